@@ -1,0 +1,22 @@
+/**
+ * Redis key layout. Every key of one subscriber shares the hash tag `{<gpsi>}` so one Lua script can touch
+ * them all on a single node and on a Redis Cluster alike. Never put a hash tag in the prefix: it would
+ * move everything into one slot and hide cross-slot bugs.
+ */
+export const subscriberTag = (gpsi: string): string => `{${gpsi}}`;
+
+export const subscriberKeys = (prefix: string, gpsi: string) => {
+  const base = `${prefix}${subscriberTag(gpsi)}`;
+  return {
+    /** Hash: status (PENDING | ACTIVE | CANCELLED), wholesaleCustomerId, wholesalePlanId, … */
+    subscription: `${base}:sub`,
+    /** Hash: the port-in request for this number (current one). */
+    portIn: `${base}:portin`,
+  };
+};
+
+/** Reply cache of the worker: the first reply to a command, re-sent on redelivery. Tag = the command id. */
+export const replyKey = (prefix: string, commandId: string): string => `${prefix}reply:{${commandId}}`;
+
+export const SUBSCRIPTION_STATUS = { PENDING: 'PENDING', ACTIVE: 'ACTIVE', CANCELLED: 'CANCELLED' } as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUS)[keyof typeof SUBSCRIPTION_STATUS];

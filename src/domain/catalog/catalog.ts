@@ -1,0 +1,115 @@
+import { Problems } from '../validation/problems';
+
+/**
+ * The product catalog: wholesale plans and the buckets they and partners can attach. Loaded once at start
+ * from a configuration file (CATALOG_FILE), validated here without I/O; a bad catalog stops the process.
+ */
+export type BucketKind = 'PRIMARY' | 'ADDON';
+
+/** Units of each sub-balance type; a new type may be added here. */
+export const UNIT_BY_SUB_BALANCE_TYPE: Readonly<Record<string, string>> = {
+  'On-Net Voice': 'Min',
+  'On-Net SMS': 'SMS',
+  'On-Net MMS': 'MMS',
+  'On-Net Data': 'MB',
+};
+
+export interface Allowance {
+  subBalanceType: string;
+  unitType: string;
+  amount: number;
+}
+
+export interface BucketDefinition {
+  bucketRefId: string;
+  name: string;
+  kind: BucketKind;
+  validityDays: number;
+  /** Share of the allocation that may roll over to the next cycle, 0..1 (0 = no rollover). */
+  rolloverCap: number;
+  allowances: Allowance[];
+}
+
+export interface PlanDefinition {
+  wholesalePlanId: string;
+  name: string;
+  primaryBucketRefId: string;
+}
+
+export interface Catalog {
+  plans: ReadonlyMap<string, PlanDefinition>;
+  buckets: ReadonlyMap<string, BucketDefinition>;
+}
+
+export class CatalogError extends Error {
+  constructor(readonly problems: { path: string; reason: string }[]) {
+    super(`invalid catalog: ${problems.map((p) => `${p.path} ${p.reason}`).join('; ')}`);
+    this.name = 'CatalogError';
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function checkAllowance(problems: Problems, path: string, raw: unknown): void {
+  if (!isRecord(raw)) {
+    problems.add(path, 'must be an object');
+    return;
+  }
+  const expectedUnit = UNIT_BY_SUB_BALANCE_TYPE[String(raw.subBalanceType)];
+  if (!expectedUnit) problems.add(`${path}.subBalanceType`, `must be one of ${Object.keys(UNIT_BY_SUB_BALANCE_TYPE).join(', ')}`);
+  else if (raw.unitType !== expectedUnit) problems.add(`${path}.unitType`, `must be ${expectedUnit} for ${raw.subBalanceType}`);
+  if (typeof raw.amount !== 'number' || !Number.isFinite(raw.amount) || raw.amount <= 0) {
+    problems.add(`${path}.amount`, 'must be a positive number');
+  }
+}
+
+function checkBucket(problems: Problems, path: string, raw: unknown): raw is BucketDefinition {
+  const before = problems.list.length;
+  if (!isRecord(raw)) {
+    problems.add(path, 'must be an object');
+    return false;
+  }
+  if (typeof raw.bucketRefId !== 'string' || raw.bucketRefId.length === 0) problems.add(`${path}.bucketRefId`, 'must be a non-empty string');
+  if (typeof raw.name !== 'string' || raw.name.length === 0) problems.add(`${path}.name`, 'must be a non-empty string');
+  if (raw.kind !== 'PRIMARY' && raw.kind !== 'ADDON') problems.add(`${path}.kind`, 'must be PRIMARY or ADDON');
+  if (!Number.isInteger(raw.validityDays) || (raw.validityDays as number) < 1) problems.add(`${path}.validityDays`, 'must be a whole number of days, at least 1');
+  if (typeof raw.rolloverCap !== 'number' || raw.rolloverCap < 0 || raw.rolloverCap > 1) problems.add(`${path}.rolloverCap`, 'must be a share between 0 and 1');
+  if (!Array.isArray(raw.allowances) || raw.allowances.length === 0) problems.add(`${path}.allowances`, 'must list at least one allowance');
+  else {
+    raw.allowances.forEach((a, i) => checkAllowance(problems, `${path}.allowances[${i}]`, a));
+    const types = raw.allowances.map((a) => (isRecord(a) ? a.subBalanceType : undefined));
+    if (new Set(types).size !== types.length) problems.add(`${path}.allowances`, 'must not repeat a subBalanceType');
+  }
+  return problems.list.length === before;
+}
+
+/** Validates a parsed catalog document and indexes it; throws CatalogError listing every problem. */
+export function buildCatalog(document: unknown): Catalog {
+  const problems = new Problems();
+  const buckets = new Map<string, BucketDefinition>();
+  const plans = new Map<string, PlanDefinition>();
+  if (!isRecord(document)) throw new CatalogError([{ path: '', reason: 'must be an object with plans and buckets' }]);
+  const rawBuckets = Array.isArray(document.buckets) ? document.buckets : [];
+  if (rawBuckets.length === 0) problems.add('buckets', 'must list at least one bucket');
+  rawBuckets.forEach((raw, i) => {
+    if (!checkBucket(problems, `buckets[${i}]`, raw)) return;
+    if (buckets.has(raw.bucketRefId)) problems.add(`buckets[${i}].bucketRefId`, `repeats ${raw.bucketRefId}`);
+    buckets.set(raw.bucketRefId, raw);
+  });
+  const rawPlans = Array.isArray(document.plans) ? document.plans : [];
+  if (rawPlans.length === 0) problems.add('plans', 'must list at least one plan');
+  rawPlans.forEach((raw, i) => {
+    const path = `plans[${i}]`;
+    if (!isRecord(raw) || typeof raw.wholesalePlanId !== 'string' || typeof raw.primaryBucketRefId !== 'string') {
+      problems.add(path, 'must have wholesalePlanId, name and primaryBucketRefId strings');
+      return;
+    }
+    const primary = buckets.get(raw.primaryBucketRefId);
+    if (!primary) problems.add(`${path}.primaryBucketRefId`, `names no bucket (${raw.primaryBucketRefId})`);
+    else if (primary.kind !== 'PRIMARY') problems.add(`${path}.primaryBucketRefId`, `names an ${primary.kind} bucket, not a PRIMARY one`);
+    if (plans.has(raw.wholesalePlanId)) problems.add(`${path}.wholesalePlanId`, `repeats ${raw.wholesalePlanId}`);
+    plans.set(raw.wholesalePlanId, { wholesalePlanId: raw.wholesalePlanId, name: String(raw.name ?? ''), primaryBucketRefId: raw.primaryBucketRefId });
+  });
+  if (!problems.ok) throw new CatalogError(problems.list);
+  return { plans, buckets };
+}

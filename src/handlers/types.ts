@@ -1,0 +1,73 @@
+import type { Logger } from 'pino';
+
+/**
+ * The contract between the worker and the handlers. A handler is a plain async function of
+ * (command, context): it validates with the pure domain core, does its I/O through the small interfaces
+ * its factory received (Temporal-samples style), and returns the reply plus the messages to publish.
+ * It never touches Kafka itself: the worker sends reply and messages together and only then commits the
+ * offset, so a handler is unit-testable with in-memory fakes of its interfaces.
+ */
+
+/** Logical topic names; the configuration maps them to real topic names. */
+export type TopicRole =
+  | 'portinCommands'
+  | 'portinReplies'
+  | 'balanceCommands'
+  | 'balanceReplies'
+  | 'portinEvents'
+  | 'balanceEvents'
+  | 'deadLetters'
+  | 'npRequests'
+  | 'npResponses';
+
+export type Domain = 'portin' | 'balance';
+
+export interface CommandContext {
+  /** X-Correlation-Id as received, or a UUID derived from the record's position when the header is missing. */
+  readonly correlationId: string;
+  /**
+   * Stable identity of this command's effect: a hash of (wholesale customer, operation, correlation id).
+   * Mutating Redis scripts record it with their outcome so a redelivered command returns the recorded
+   * outcome instead of applying twice.
+   */
+  readonly commandId: string;
+  /** Record name without namespace, e.g. `CheckPortInEligibility`. */
+  readonly operation: string;
+  /** The wholesale customer acted for: the header when given, else the caller's own (undefined in AUTH_MODE=none without header). */
+  readonly wholesaleCustomerId: string | undefined;
+  /** The handler's clock: use this, never `new Date()`, so tests and replays are deterministic. */
+  readonly now: Date;
+  readonly log: Logger;
+}
+
+/** A message a handler asks the worker to publish alongside its reply (an event, an NP request). */
+export interface OutgoingMessage {
+  topic: TopicRole;
+  /** Avro record full name, e.g. `wholesale.portin.v1.PortInActivationEvent`; its schema is in schemas/. */
+  recordName: string;
+  key: string;
+  value: Record<string, unknown>;
+  /** When set, CloudEvents binary-mode headers are added (ce_id, ce_type = recordName, ce_subject…). */
+  cloudEvent?: { id: string; subject: string; time: string };
+}
+
+export interface HandlerResult<Reply extends object = Record<string, unknown>> {
+  /** The success reply payload (fields of the operation's `<Operation>Reply` record). */
+  reply: Reply;
+  messages?: OutgoingMessage[];
+}
+
+/** Throw a ServiceError (src/errors/codes.ts) for an error reply; anything else thrown becomes INTERNAL. */
+export type Handler<Command = any, Reply extends object = Record<string, unknown>> = (
+  command: Command,
+  context: CommandContext,
+) => Promise<HandlerResult<Reply>>;
+
+export interface HandlerRegistration {
+  domain: Domain;
+  /** Command record full name, e.g. `wholesale.portin.v1.CheckPortInEligibility`. */
+  commandRecord: string;
+  /** Success reply record full name, e.g. `wholesale.portin.v1.CheckPortInEligibilityReply`. */
+  replyRecord: string;
+  handle: Handler;
+}
