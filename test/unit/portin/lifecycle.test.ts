@@ -130,12 +130,12 @@ describe('port-in lifecycle table', () => {
 });
 
 describe('effects of each move', () => {
-  const change = (plan: Plan) => {
-    if (plan.kind !== 'change') throw new Error(`expected a change, got ${plan.kind}`);
+  const change = (plan: Plan | 'read') => {
+    if (plan === 'read' || plan.kind !== 'change') throw new Error(`expected a change, got ${JSON.stringify(plan)}`);
     return plan.change;
   };
-  const recordNames = (plan: Plan) => change(plan).messages.map((m) => m.recordName);
-  const followUpKinds = (plan: Plan) => change(plan).followUps.map((f) => f.kind);
+  const recordNames = (plan: Plan | 'read') => change(plan).messages.map((m) => m.recordName);
+  const followUpKinds = (plan: Plan | 'read') => change(plan).followUps.map((f) => f.kind);
 
   it.each(['RESOLUTION_REQUIRED', 'REJECTED'] as const)('UpdatePortIn from %s is a supplement: version + 1, NP supplement, reason cleared', (status) => {
     const plan = planFor(status, 'UpdatePortIn');
