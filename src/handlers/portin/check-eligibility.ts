@@ -1,5 +1,5 @@
 import type { NonPortableRange } from '../../config';
-import { ServiceError } from '../../errors/codes';
+import { ServiceError, type FieldProblem } from '../../errors/codes';
 import { decideEligibility } from '../../domain/portin/eligibility';
 import { isInProgress } from '../../domain/portin/lifecycle';
 import { Problems, checkString } from '../../domain/validation/problems';
@@ -16,10 +16,10 @@ export interface NumberFacts {
   subscriptionStatus(gpsi: string): Promise<string | undefined>;
 }
 
-export function validateEligibilityCommand(command: CheckPortInEligibility): void {
+export function validateEligibilityCommand(command: CheckPortInEligibility): FieldProblem[] {
   const problems = new Problems();
   checkString(problems, 'gpsi', command.gpsi, { ...GPSI, required: true });
-  if (!problems.ok) throw ServiceError.badRequest(problems.list);
+  return problems.list;
 }
 
 export interface EligibilityDeps {
@@ -30,7 +30,8 @@ export interface EligibilityDeps {
 
 export const createCheckEligibility = (deps: EligibilityDeps): Handler<CheckPortInEligibility> =>
   async (command, context) => {
-    validateEligibilityCommand(command);
+    const problems = validateEligibilityCommand(command);
+    if (problems.length > 0) throw ServiceError.badRequest(problems);
     const [status, portIn] = await Promise.all([deps.numbers.subscriptionStatus(command.gpsi), deps.portIns.current(command.gpsi)]);
     const decision = decideEligibility({
       gpsi: command.gpsi,
