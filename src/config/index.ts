@@ -14,11 +14,19 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+function isUrl(raw: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(raw).protocol);
+  } catch {
+    return false;
+  }
+}
+
 export interface ServiceConfig {
   serviceName: string;
   kafka: { brokers: string[]; clientId: string; topicPartitions: number; topicReplicationFactor: number };
   schemaRegistryUrl: string;
-  redis: { url: string; keyPrefix: string; cluster: boolean };
+  redis: { urls: string[]; keyPrefix: string; cluster: boolean };
   topics: Record<TopicRole, string>;
   /** Consumer group of the command workers. */
   groupId: string;
@@ -107,14 +115,18 @@ export class EnvReader {
 
   url(variable: string, protocols: readonly string[]): string {
     const raw = this.string(variable);
-    let parsed: URL;
-    try {
-      parsed = new URL(raw);
-    } catch {
-      throw new ConfigError(variable, `a URL (${protocols.join(' or ')})`, raw);
-    }
-    if (!protocols.includes(parsed.protocol)) throw new ConfigError(variable, `a URL (${protocols.join(' or ')})`, raw);
+    if (!isUrl(raw, protocols)) throw new ConfigError(variable, `a URL (${protocols.join(' or ')})`, raw);
     return raw;
+  }
+
+  /** One URL, or several separated by commas (the nodes of a cluster). */
+  urlList(variable: string, protocols: readonly string[]): string[] {
+    const raw = this.string(variable);
+    const urls = raw.split(',').map((u) => u.trim()).filter(Boolean);
+    if (urls.length === 0 || !urls.every((u) => isUrl(u, protocols))) {
+      throw new ConfigError(variable, `comma-separated URLs (${protocols.join(' or ')})`, raw);
+    }
+    return urls;
   }
 
   brokers(variable: string): string[] {
@@ -172,7 +184,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     redis: {
-      url: reader.url('REDIS_URL', ['redis:', 'rediss:']),
+      urls: reader.urlList('REDIS_URL', ['redis:', 'rediss:']),
       keyPrefix: reader.string('REDIS_KEY_PREFIX', 'wh:'),
       cluster: reader.boolean('REDIS_CLUSTER', false),
     },

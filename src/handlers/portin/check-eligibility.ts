@@ -1,5 +1,5 @@
 import type { NonPortableRange } from '../../config';
-import { ServiceError } from '../../errors/codes';
+import { ServiceError, type FieldProblem } from '../../errors/codes';
 import { decideEligibility } from '../../domain/portin/eligibility';
 import { Problems, checkString } from '../../domain/validation/problems';
 import { GPSI } from '../../domain/validation/spec-fields';
@@ -14,15 +14,16 @@ export interface NumberFacts {
   subscriptionStatus(gpsi: string): Promise<string | undefined>;
 }
 
-export function validateEligibilityCommand(command: CheckPortInEligibility): void {
+export function validateEligibilityCommand(command: CheckPortInEligibility): FieldProblem[] {
   const problems = new Problems();
   checkString(problems, 'gpsi', command.gpsi, { ...GPSI, required: true });
-  if (!problems.ok) throw ServiceError.badRequest(problems.list);
+  return problems.list;
 }
 
 export const createCheckEligibility = (deps: { numbers: NumberFacts; nonPortableRanges: readonly NonPortableRange[] }): Handler<CheckPortInEligibility> =>
   async (command, context) => {
-    validateEligibilityCommand(command);
+    const problems = validateEligibilityCommand(command);
+    if (problems.length > 0) throw ServiceError.badRequest(problems);
     const status = await deps.numbers.subscriptionStatus(command.gpsi);
     const decision = decideEligibility({
       gpsi: command.gpsi,
