@@ -3,6 +3,7 @@ import type { OutgoingMessage } from '../../handlers/types';
 import type { Amounts, SubBalance, SubBalanceChange } from './model';
 import { totalOf } from './model';
 import type { BalanceOutcome } from './outcome';
+import { balanceRecord, type BillingEvent } from './records';
 import { fromMilli } from './units';
 
 /**
@@ -10,17 +11,6 @@ import { fromMilli } from './units';
  * recorded outcome only, so a replay publishes byte-for-byte the same event under the same id. Every event
  * carries each sub-balance concerned with its amounts before and after: billing can rebuild every balance.
  */
-export const BALANCE_NAMESPACE = 'wholesale.balance.v1';
-export const BILLING_EVENTS = [
-  'SubscriptionActivated',
-  'SubscriptionCancelled',
-  'BucketsAdded',
-  'PrimaryBucketSwapped',
-  'BucketsCancelled',
-  'BalancesUpdated',
-  'BalancesRenewed',
-] as const;
-export type BillingEvent = (typeof BILLING_EVENTS)[number];
 
 /** A UUID-shaped id derived from a seed (name-based, like UUID v5), stable across replays. */
 export function deterministicId(seed: string): string {
@@ -89,7 +79,7 @@ export function billingEvent(type: BillingEvent, outcome: BalanceOutcome, idSeed
   const s = outcome.subscription;
   return {
     topic: 'balanceEvents',
-    recordName: `${BALANCE_NAMESPACE}.${type}`,
+    recordName: balanceRecord(type),
     key: s.gpsi,
     value: {
       gpsi: s.gpsi,

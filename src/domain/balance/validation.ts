@@ -1,7 +1,7 @@
 import type { BucketDefinition, BucketKind, Catalog } from '../catalog/catalog';
 import { ServiceError, type FieldProblem } from '../../errors/codes';
 import { Problems, checkArray, checkInteger, checkString } from '../validation/problems';
-import { GPSI, WHOLESALE_CUSTOMER_ID_BALANCE } from '../validation/spec-fields';
+import { GPSI } from '../validation/spec-fields';
 import type { BalanceAction, BalanceActionKind } from './model';
 import { toMilli } from './units';
 
@@ -30,22 +30,32 @@ export const HISTORY_MAX_LIMIT = 500;
 const BUCKET_REF_ID = { min: 1, max: 36 };
 const TEXT = { required: true, min: 1, max: 64 };
 
-const throwIfAny = (problems: Problems): void => {
-  if (!problems.ok) throw ServiceError.badRequest(problems.list);
-};
+/** Field problems of a command and what validation extracted from it. */
+export interface Checked<T> {
+  problems: FieldProblem[];
+  value: T;
+}
 
-/** Checks the gpsi and the caller's wholesale customer, shared by every balance command. */
-function subscriberProblems(gpsi: unknown, wholesaleCustomerId: string | undefined): Problems {
+const checked = <T>(problems: Problems, value: T): Checked<T> => ({ problems: problems.list, value });
+
+function gpsiProblems(gpsi: unknown): Problems {
   const problems = new Problems();
   checkString(problems, 'gpsi', gpsi, { ...GPSI, required: true });
-  if (wholesaleCustomerId === undefined) problems.add('wholesaleCustomerId', 'is required for balance operations (header)');
-  else checkString(problems, 'wholesaleCustomerId', wholesaleCustomerId, WHOLESALE_CUSTOMER_ID_BALANCE);
   return problems;
 }
 
-export function validateSubscriberCommand(command: { gpsi: unknown }, wholesaleCustomerId: string | undefined): void {
-  throwIfAny(subscriberProblems(command.gpsi, wholesaleCustomerId));
+/**
+ * The handler's verdict: the command's problems plus the caller's. Balance operations need the wholesale
+ * customer (its format is checked with the other headers by the worker); throws BAD_REQUEST listing all.
+ */
+export function accept<T>(result: Checked<T>, wholesaleCustomerId: string | undefined): T {
+  const problems = [...result.problems];
+  if (wholesaleCustomerId === undefined) problems.push({ path: 'headers.wholesaleCustomerId', reason: 'is required for balance operations' });
+  if (problems.length > 0) throw ServiceError.badRequest(problems);
+  return result.value;
 }
+
+export const checkQueryBalances = (command: QueryBalancesCommand): Checked<void> => checked(gpsiProblems(command.gpsi), undefined);
 
 /** A bucket id with the path it came from in the command, for problems found later against the state. */
 export interface LocatedId {
@@ -74,38 +84,33 @@ function catalogBuckets(problems: Problems, catalog: Catalog, ids: readonly Loca
   return found;
 }
 
-/** AddBuckets: every id an ADDON of the catalog; returns their definitions in command order (repeats kept). */
-export function validateAddBuckets(command: AddBucketsCommand, wholesaleCustomerId: string | undefined, catalog: Catalog): BucketDefinition[] {
-  const problems = subscriberProblems(command.gpsi, wholesaleCustomerId);
-  const buckets = catalogBuckets(problems, catalog, bucketIds(problems, command.bucketRefId), 'ADDON');
-  throwIfAny(problems);
-  return buckets;
+/** AddBuckets: every id an ADDON of the catalog; their definitions in command order (repeats kept). */
+export function checkAddBuckets(command: AddBucketsCommand, catalog: Catalog): Checked<BucketDefinition[]> {
+  const problems = gpsiProblems(command.gpsi);
+  return checked(problems, catalogBuckets(problems, catalog, bucketIds(problems, command.bucketRefId), 'ADDON'));
 }
 
 /** SwapPrimaryBucket: a single PRIMARY bucket of the catalog (whether it differs from the current one is state). */
-export function validateSwapPrimary(command: SwapPrimaryBucketCommand, wholesaleCustomerId: string | undefined, catalog: Catalog): BucketDefinition {
-  const problems = subscriberProblems(command.gpsi, wholesaleCustomerId);
+export function checkSwapPrimary(command: SwapPrimaryBucketCommand, catalog: Catalog): Checked<BucketDefinition> {
+  const problems = gpsiProblems(command.gpsi);
   let bucket: BucketDefinition | undefined;
   if (checkString(problems, 'bucketRefId', command.bucketRefId, { ...BUCKET_REF_ID, required: true })) {
     [bucket] = catalogBuckets(problems, catalog, [{ id: command.bucketRefId, path: 'bucketRefId' }], 'PRIMARY');
   }
-  throwIfAny(problems);
-  return bucket!;
+  return checked(problems, bucket!); // defined whenever there is no problem
 }
 
 /** CancelBuckets: the distinct ids to cancel, first occurrence kept (whether the subscription has them is state). */
-export function validateCancelBuckets(command: CancelBucketsCommand, wholesaleCustomerId: string | undefined): LocatedId[] {
-  const problems = subscriberProblems(command.gpsi, wholesaleCustomerId);
+export function checkCancelBuckets(command: CancelBucketsCommand): Checked<LocatedId[]> {
+  const problems = gpsiProblems(command.gpsi);
   const ids = bucketIds(problems, command.bucketRefId);
-  throwIfAny(problems);
-  return ids.filter((item, i) => ids.findIndex((other) => other.id === item.id) === i);
+  return checked(problems, ids.filter((item, i) => ids.findIndex((other) => other.id === item.id) === i));
 }
 
-export function validateHistory(command: QueryBalanceHistoryCommand, wholesaleCustomerId: string | undefined): number {
-  const problems = subscriberProblems(command.gpsi, wholesaleCustomerId);
+export function checkHistory(command: QueryBalanceHistoryCommand): Checked<number> {
+  const problems = gpsiProblems(command.gpsi);
   checkInteger(problems, 'limit', command.limit, { min: 1, max: HISTORY_MAX_LIMIT });
-  throwIfAny(problems);
-  return command.limit ?? HISTORY_DEFAULT_LIMIT;
+  return checked(problems, command.limit ?? HISTORY_DEFAULT_LIMIT);
 }
 
 export interface ValidatedUpdate {
@@ -115,7 +120,7 @@ export interface ValidatedUpdate {
   problems: FieldProblem[];
 }
 
-function validateAction(problems: Problems, path: string, raw: unknown): BalanceAction | undefined {
+function checkAction(problems: Problems, path: string, raw: unknown): BalanceAction | undefined {
   if (typeof raw !== 'object' || raw === null) {
     problems.add(path, 'must be an object');
     return undefined;
@@ -141,13 +146,18 @@ function validateAction(problems: Problems, path: string, raw: unknown): Balance
 }
 
 /**
- * UpdateBalances: throws for a bad gpsi, caller or list (nothing to check against the subscription); else
- * returns every action with the problems of their own fields, to be completed by the subscription's checks.
+ * UpdateBalances, first part: the gpsi and the list itself. With a problem here there is nothing to check
+ * against the subscription; the actions' own fields are judged together with the subscription's checks.
  */
-export function validateUpdateBalances(command: UpdateBalancesCommand, wholesaleCustomerId: string | undefined): ValidatedUpdate {
-  const problems = subscriberProblems(command.gpsi, wholesaleCustomerId);
+export function checkUpdateEnvelope(command: UpdateBalancesCommand): Checked<unknown[]> {
+  const problems = gpsiProblems(command.gpsi);
   const items = checkArray(problems, 'balances', command.balances, { required: true, minItems: 1, maxItems: MAX_ACTIONS_PER_COMMAND });
-  throwIfAny(problems);
-  const actions = (items ?? []).map((raw, i) => validateAction(problems, `balances[${i}]`, raw));
+  return checked(problems, items ?? []);
+}
+
+/** UpdateBalances, second part: every action with the problems of its own fields. */
+export function checkUpdateActions(items: readonly unknown[]): ValidatedUpdate {
+  const problems = new Problems();
+  const actions = items.map((raw, i) => checkAction(problems, `balances[${i}]`, raw));
   return { actions, problems: problems.list };
 }

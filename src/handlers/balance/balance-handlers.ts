@@ -1,8 +1,10 @@
 import { billingEvent, wireChange } from '../../domain/balance/billing-events';
 import {
-  validateHistory,
-  validateSubscriberCommand,
-  validateUpdateBalances,
+  accept,
+  checkHistory,
+  checkQueryBalances,
+  checkUpdateActions,
+  checkUpdateEnvelope,
   type QueryBalanceHistoryCommand,
   type QueryBalancesCommand,
   type UpdateBalancesCommand,
@@ -14,7 +16,7 @@ import { commandMeta, successReply } from './replies';
 /** QueryBalances: the balances of the caller's active subscription (service-spec 2.10). */
 export const createQueryBalances = (deps: { balances: BalanceStore }): Handler<QueryBalancesCommand> =>
   async (command, context) => {
-    validateSubscriberCommand(command, context.wholesaleCustomerId);
+    accept(checkQueryBalances(command), context.wholesaleCustomerId);
     const { balances } = await deps.balances.queryBalances(command.gpsi, context.wholesaleCustomerId!);
     return { reply: successReply(balances) };
   };
@@ -26,15 +28,15 @@ export const createQueryBalances = (deps: { balances: BalanceStore }): Handler<Q
  */
 export const createUpdateBalances = (deps: { balances: BalanceStore }): Handler<UpdateBalancesCommand> =>
   async (command, context) => {
-    const update = validateUpdateBalances(command, context.wholesaleCustomerId);
-    const outcome = await deps.balances.updateBalances(commandMeta(command.gpsi, context), update);
+    const items = accept(checkUpdateEnvelope(command), context.wholesaleCustomerId);
+    const outcome = await deps.balances.updateBalances(commandMeta(command.gpsi, context), checkUpdateActions(items));
     return { reply: successReply(outcome.balances), messages: [billingEvent('BalancesUpdated', outcome, context.commandId)] };
   };
 
 /** QueryBalanceHistory (beyond the spec): the ledger, newest first. */
 export const createQueryBalanceHistory = (deps: { balances: BalanceStore }): Handler<QueryBalanceHistoryCommand> =>
   async (command, context) => {
-    const limit = validateHistory(command, context.wholesaleCustomerId);
+    const limit = accept(checkHistory(command), context.wholesaleCustomerId);
     const entries = await deps.balances.history(command.gpsi, context.wholesaleCustomerId!, limit);
     return {
       reply: {

@@ -1,6 +1,14 @@
 import type { Catalog } from '../../domain/catalog/catalog';
-import { BALANCE_NAMESPACE } from '../../domain/balance/billing-events';
-import type { Handler, HandlerRegistration } from '../types';
+import { BALANCE_COMMANDS, balanceRecord, type BalanceCommand } from '../../domain/balance/records';
+import {
+  checkAddBuckets,
+  checkCancelBuckets,
+  checkHistory,
+  checkQueryBalances,
+  checkSwapPrimary,
+  checkUpdateEnvelope,
+} from '../../domain/balance/validation';
+import type { HandlerRegistration } from '../types';
 import { createAddBuckets, createCancelBuckets, createSwapPrimaryBucket } from './bucket-handlers';
 import { createQueryBalanceHistory, createQueryBalances, createUpdateBalances } from './balance-handlers';
 import type { BalanceStore } from './ports';
@@ -10,23 +18,26 @@ export interface BalanceHandlerDeps {
   catalog: Catalog;
 }
 
-/** Record names of the balance commands; each replies with `<name>Reply`. */
-export const BALANCE_COMMANDS = ['AddBuckets', 'SwapPrimaryBucket', 'CancelBuckets', 'QueryBalances', 'UpdateBalances', 'QueryBalanceHistory'] as const;
-export type BalanceCommand = (typeof BALANCE_COMMANDS)[number];
+type Parts = Pick<HandlerRegistration, 'handle' | 'validate'>;
 
+/**
+ * The balance handlers. `validate` lets the worker list field problems together with header problems;
+ * UpdateBalances only checks its gpsi and list there, so its actions' problems are listed together with
+ * the subscription's (unknown instance, below zero…) in one reply.
+ */
 export function createBalanceHandlers(deps: BalanceHandlerDeps): HandlerRegistration[] {
-  const handlers: Record<BalanceCommand, Handler> = {
-    AddBuckets: createAddBuckets(deps),
-    SwapPrimaryBucket: createSwapPrimaryBucket(deps),
-    CancelBuckets: createCancelBuckets(deps),
-    QueryBalances: createQueryBalances(deps),
-    UpdateBalances: createUpdateBalances(deps),
-    QueryBalanceHistory: createQueryBalanceHistory(deps),
+  const parts: Record<BalanceCommand, Parts> = {
+    AddBuckets: { handle: createAddBuckets(deps), validate: (c) => checkAddBuckets(c, deps.catalog).problems },
+    SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: (c) => checkSwapPrimary(c, deps.catalog).problems },
+    CancelBuckets: { handle: createCancelBuckets(deps), validate: (c) => checkCancelBuckets(c).problems },
+    QueryBalances: { handle: createQueryBalances(deps), validate: (c) => checkQueryBalances(c).problems },
+    UpdateBalances: { handle: createUpdateBalances(deps), validate: (c) => checkUpdateEnvelope(c).problems },
+    QueryBalanceHistory: { handle: createQueryBalanceHistory(deps), validate: (c) => checkHistory(c).problems },
   };
   return BALANCE_COMMANDS.map((name) => ({
     domain: 'balance',
-    commandRecord: `${BALANCE_NAMESPACE}.${name}`,
-    replyRecord: `${BALANCE_NAMESPACE}.${name}Reply`,
-    handle: handlers[name],
+    commandRecord: balanceRecord(name),
+    replyRecord: balanceRecord(`${name}Reply`),
+    ...parts[name],
   }));
 }
