@@ -36,6 +36,17 @@ export interface ServiceConfig {
   nonPortableRanges: NonPortableRange[];
   portin: PortInConfig;
   logLevel: string;
+  balance: BalanceSettings;
+}
+
+/** Balance ledger and bill-cycle renewal (docs/balance.md). */
+export interface BalanceSettings {
+  /** Ledger entries kept per subscription (older ones are dropped). */
+  ledgerRetention: number;
+  renewal: { pollIntervalMs: number; batchSize: number; leaseMs: number; maxCatchUpCycles: number };
+  /** Billing clock: `timeScale` billing ms pass per real ms after `clockOriginMs` (1 = wall clock; tests speed it up). */
+  timeScale: number;
+  clockOriginMs: number;
 }
 
 export interface NonPortableRange {
@@ -142,6 +153,23 @@ function parseNonPortableRanges(reader: EnvReader): NonPortableRange[] {
   });
 }
 
+function loadBalanceSettings(reader: EnvReader, env: Env): BalanceSettings {
+  const origin = reader.optionalString('BALANCE_CLOCK_ORIGIN');
+  const clockOriginMs = origin === undefined ? Date.now() : Date.parse(origin);
+  if (Number.isNaN(clockOriginMs)) throw new ConfigError('BALANCE_CLOCK_ORIGIN', 'an ISO 8601 date-time', env.BALANCE_CLOCK_ORIGIN);
+  return {
+    ledgerRetention: reader.integer('BALANCE_LEDGER_RETENTION', 1000, 1, 1_000_000),
+    renewal: {
+      pollIntervalMs: reader.integer('BALANCE_RENEWAL_POLL_MS', 1000, 10, 3_600_000),
+      batchSize: reader.integer('BALANCE_RENEWAL_BATCH', 100, 1, 10_000),
+      leaseMs: reader.integer('BALANCE_RENEWAL_LEASE_MS', 30_000, 100, 3_600_000),
+      maxCatchUpCycles: reader.integer('BALANCE_RENEWAL_MAX_CATCH_UP', 12, 1, 1200),
+    },
+    timeScale: reader.integer('BALANCE_TIME_SCALE', 1, 1, 1_000_000_000),
+    clockOriginMs,
+  };
+}
+
 export function loadConfig(env: Env = process.env): ServiceConfig {
   const reader = new EnvReader(env);
   const topics = Object.fromEntries(
@@ -225,5 +253,6 @@ export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig
     groupId: reader.string('NP_SIM_GROUP_ID', 'np-simulator'),
     timeScale: reader.integer('NP_SIM_TIME_SCALE', 1, 1, 10_000_000),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    balance: loadBalanceSettings(reader, env),
   };
 }
