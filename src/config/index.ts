@@ -199,6 +199,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
     nonPortableRanges: parseNonPortableRanges(reader),
     portin: loadPortInConfig(reader),
+    balance: loadBalanceSettings(reader, env),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   };
 }
@@ -253,6 +254,5 @@ export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig
     groupId: reader.string('NP_SIM_GROUP_ID', 'np-simulator'),
     timeScale: reader.integer('NP_SIM_TIME_SCALE', 1, 1, 10_000_000),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
-    balance: loadBalanceSettings(reader, env),
   };
 }

@@ -20,3 +20,17 @@ export function catalogProblems(command: Pick<CreatePortInCommand, 'wholesalePla
   });
   return problems;
 }
+
+/**
+ * The catalog problems of a raw CreatePortIn whose field problems are already known: only identifiers
+ * well-formed enough are looked up, so one field is never reported twice.
+ */
+export function rawCatalogProblems(raw: unknown, catalog: Catalog, known: readonly FieldProblem[]): FieldProblem[] {
+  const flagged = new Set(known.map((p) => p.path));
+  const fields = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const planId = typeof fields.wholesalePlanId === 'string' && !flagged.has('wholesalePlanId') ? fields.wholesalePlanId : undefined;
+  const bucketIds = Array.isArray(fields.bucketRefId) && !flagged.has('bucketRefId') ? fields.bucketRefId : [];
+  return catalogProblems({ wholesalePlanId: planId ?? '', bucketRefId: bucketIds.map((id) => (typeof id === 'string' ? id : '')) }, catalog).filter(
+    (p) => !flagged.has(p.path) && (p.path !== 'wholesalePlanId' || planId !== undefined),
+  );
+}

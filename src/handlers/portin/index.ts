@@ -1,7 +1,10 @@
+import { ServiceError, type FieldProblem } from '../../errors/codes';
+import { rawCatalogProblems } from '../../domain/portin/catalog-check';
 import { PORTIN_COMMAND_RECORDS } from '../../domain/portin/records';
-import type { Handler, HandlerRegistration } from '../types';
+import { validateCancelPortIn, validateCreatePortIn, validateQueryPortIn, validateUpdatePortIn } from '../../domain/portin/validate-commands';
+import type { HandlerRegistration } from '../types';
 import { createCancelPortIn } from './cancel-port-in';
-import { createCheckEligibility } from './check-eligibility';
+import { createCheckEligibility, validateEligibilityCommand } from './check-eligibility';
 import { createCreatePortIn } from './create-port-in';
 import type { PortInDeps } from './deps';
 import { createQueryPortIn } from './query-port-in';
@@ -9,25 +12,49 @@ import { createUpdatePortIn } from './update-port-in';
 
 export type { PortInDeps } from './deps';
 export { createNpResponseProcessor, type NpResponseMessage, type NpResponseProcessor } from './np-response-processor';
-export { createExpirySweeper, type ExpirySweeper, type ExpirySweeperOptions } from './expiry-sweeper';
+export { createExpirySweeper, type ExpirySweeper, type ExpirySweeperOptions } from '../../schedulers/portin-expiry';
 
-/** The five port-in command handlers, by command record. */
-export function createPortInHandlers(deps: PortInDeps): HandlerRegistration[] {
-  const handlers: Record<keyof typeof PORTIN_COMMAND_RECORDS, Handler> = {
-    CheckPortInEligibility: createCheckEligibility({
-      numbers: { subscriptionStatus: async (gpsi) => (await deps.subscriptions.status(gpsi))?.status },
-      portIns: deps.store,
-      nonPortableRanges: deps.nonPortableRanges,
-    }),
-    CreatePortIn: createCreatePortIn(deps),
-    UpdatePortIn: createUpdatePortIn(deps),
-    CancelPortIn: createCancelPortIn(deps),
-    QueryPortIn: createQueryPortIn(deps),
+type Parts = Pick<HandlerRegistration, 'handle' | 'validate'>;
+
+/** The problems a throwing validator finds, for the worker to list with the header problems. */
+function problemsOf(validate: (raw: unknown) => unknown): (raw: unknown) => FieldProblem[] {
+  return (raw) => {
+    try {
+      validate(raw);
+      return [];
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'BAD_REQUEST') return error.problems;
+      throw error;
+    }
   };
-  return (Object.keys(handlers) as (keyof typeof handlers)[]).map((operation) => ({
+}
+
+/** The five port-in command handlers, by command record; `validate` runs before each (and again inside it). */
+export function createPortInHandlers(deps: PortInDeps): HandlerRegistration[] {
+  const parts: Record<keyof typeof PORTIN_COMMAND_RECORDS, Parts> = {
+    CheckPortInEligibility: {
+      validate: validateEligibilityCommand,
+      handle: createCheckEligibility({
+        numbers: { subscriptionStatus: async (gpsi) => (await deps.subscriptions.status(gpsi))?.status },
+        portIns: deps.store,
+        nonPortableRanges: deps.nonPortableRanges,
+      }),
+    },
+    CreatePortIn: {
+      validate: (raw) => {
+        const problems = problemsOf(validateCreatePortIn)(raw);
+        return [...problems, ...rawCatalogProblems(raw, deps.catalog, problems)];
+      },
+      handle: createCreatePortIn(deps),
+    },
+    UpdatePortIn: { validate: problemsOf(validateUpdatePortIn), handle: createUpdatePortIn(deps) },
+    CancelPortIn: { validate: problemsOf(validateCancelPortIn), handle: createCancelPortIn(deps) },
+    QueryPortIn: { validate: problemsOf(validateQueryPortIn), handle: createQueryPortIn(deps) },
+  };
+  return (Object.keys(parts) as (keyof typeof parts)[]).map((operation) => ({
     domain: 'portin',
     commandRecord: PORTIN_COMMAND_RECORDS[operation].command,
     replyRecord: PORTIN_COMMAND_RECORDS[operation].reply,
-    handle: handlers[operation],
+    ...parts[operation],
   }));
 }

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { causeIds } from '../../domain/portin/ids';
-import type { Cause } from '../../domain/portin/messages';
-import { parseExpiryMember, planExpiry } from '../../domain/portin/transitions';
-import type { OutgoingMessage } from '../types';
-import { applyChange, publishable } from './apply-change';
-import type { PortInDeps } from './deps';
+import { causeIds } from '../domain/portin/ids';
+import type { Cause } from '../domain/portin/messages';
+import { parseExpiryMember, planExpiry } from '../domain/portin/transitions';
+import type { OutgoingMessage } from '../handlers/types';
+import { applyChange, publishable } from '../handlers/portin/apply-change';
+import type { PortInDeps } from '../handlers/portin/deps';
 
 /**
  * Cancels, as "expired", requests left in RESOLUTION_REQUIRED or REJECTED past their deadline. Deadlines
