@@ -1,0 +1,41 @@
+import type { ErrorCode, FieldProblem } from '../errors/codes';
+
+/** Base of every error the client raises itself, so callers can tell ours from kafkajs's or the registry's. */
+export class WholesaleClientError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** No reply within the call's timeout (default 5 s, as Spring's ReplyingKafkaTemplate). */
+export class RequestTimeoutError extends WholesaleClientError {
+  constructor(
+    readonly operation: string,
+    readonly correlationId: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`${operation}: no reply within ${timeoutMs} ms (X-Correlation-Id ${correlationId})`);
+  }
+}
+
+/** The service answered with an ErrorReply: its code, message and every field problem it found. */
+export class ServiceReplyError extends WholesaleClientError {
+  constructor(
+    readonly operation: string,
+    readonly correlationId: string,
+    /** One of src/errors/codes.ts (BAD_REQUEST, NOT_FOUND, CONFLICT…); a newer service may add codes. */
+    readonly code: ErrorCode | (string & {}),
+    readonly serviceMessage: string,
+    readonly problems: readonly FieldProblem[],
+  ) {
+    super(`${operation}: ${code}: ${serviceMessage}${problems.length > 0 ? ` (${problems.map((p) => `${p.path}: ${p.reason}`).join('; ')})` : ''}`);
+  }
+}
+
+/** The call was made on, or was still waiting when, the client was closed. */
+export class ClientClosedError extends WholesaleClientError {
+  constructor(operation: string) {
+    super(`${operation}: the client is closed`);
+  }
+}
