@@ -1,6 +1,6 @@
 /** The package's client entry point: `import { WholesaleClient } from 'wholesale-portin-balance/client'`. */
 export { WholesaleClient, type WholesaleClientOptions, type CallOptions } from './wholesale-client';
-export { WholesaleClientError, RequestTimeoutError, ServiceReplyError, ClientClosedError } from './errors';
+export { WholesaleClientError, RequestTimeoutError, ServiceReplyError, InvalidCommandError, ClientClosedError } from './errors';
 export { OPERATIONS, type OperationName, type OperationInput, type OperationReply } from './operations';
 export {
   EventSubscription,

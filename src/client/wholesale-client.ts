@@ -5,7 +5,7 @@ import type { ClientConfig } from '../config';
 import { createKafka } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { HEADER, headerText } from '../worker/envelope';
-import { ClientClosedError } from './errors';
+import { asInvalidCommand, ClientClosedError } from './errors';
 import { EventSubscription, type SubscribeEventsOptions } from './events';
 import { commandKey, OPERATIONS, type OperationInput, type OperationName, type OperationReply } from './operations';
 import { PendingReplies } from './pending-replies';
@@ -24,7 +24,7 @@ export interface WholesaleClientOptions {
   log?: Logger;
   /** Called for every command; the token travels as `Authorization: Bearer <token>` (commands signed by the caller). */
   tokenProvider?: () => Promise<string>;
-  /** wholesaleCustomerId header of every call that does not name its own. */
+  /** wholesaleCustomerId header of every call that does not name its own (else `config.wholesaleCustomerId`). */
   wholesaleCustomerId?: string;
 }
 
@@ -135,7 +135,7 @@ export class WholesaleClient {
       const [value, headers] = await Promise.all([this.codec.encode(topic, spec.command, input), this.headersFor(correlationId, options)]);
       await this.sender.send(topic, { key: commandKey(input), value, headers });
     } catch (error) {
-      this.pending.fail(correlationId, error);
+      this.pending.fail(correlationId, asInvalidCommand(operation, error) ?? error);
     }
     return interpretReply(operation, correlationId, await replied);
   }
@@ -168,7 +168,7 @@ export class WholesaleClient {
 
   private async headersFor(correlationId: string, options: CallOptions): Promise<Record<string, string>> {
     const headers: Record<string, string> = { [HEADER.correlationId]: correlationId };
-    const customer = options.wholesaleCustomerId ?? this.options.wholesaleCustomerId;
+    const customer = options.wholesaleCustomerId ?? this.options.wholesaleCustomerId ?? this.config.wholesaleCustomerId;
     if (customer !== undefined) headers[HEADER.wholesaleCustomerId] = customer;
     if (this.options.tokenProvider) headers[HEADER.authorization] = `Bearer ${await this.options.tokenProvider()}`;
     return headers;

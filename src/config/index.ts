@@ -275,6 +275,8 @@ export interface ClientConfig {
   topics: Record<TopicRole, string>;
   /** Default per-call reply timeout (Spring's ReplyingKafkaTemplate default is 5 s). */
   requestTimeoutMs: number;
+  /** wholesaleCustomerId header sent when a call names none (the caller's node of the customer hierarchy). */
+  wholesaleCustomerId?: string;
   logLevel: string;
 }
 
@@ -286,6 +288,7 @@ export function loadClientConfig(overrides: Env = {}, env: Env = process.env): C
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: readTopics(reader),
     requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),
+    wholesaleCustomerId: reader.optionalString('WHOLESALE_CUSTOMER_ID'),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'warn'),
   };
 }
