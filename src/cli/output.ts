@@ -8,9 +8,21 @@ const scalar = (value: unknown): string => (value === null || value === undefine
 /** Avro records decode into class instances; JSON round-trip gives plain data (and drops their methods). */
 export const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
+/** Rows of flat records (sub-balances, ledger entries) read best as a table. */
+const isFlatRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every(isPlainValue);
+
+function tableLines(rows: Record<string, unknown>[], indent: string): string[] {
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const cells = [columns, ...rows.map((row) => columns.map((column) => scalar(row[column])))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((line) => (line[i] as string).length)));
+  return cells.map((line) => `${indent}${line.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd()}`);
+}
+
 export function prettyLines(value: unknown, indent = ''): string[] {
   if (Array.isArray(value)) {
     if (value.length === 0) return [`${indent}[]`];
+    if (value.length > 1 && value.every(isFlatRecord)) return tableLines(value, indent);
     return value.flatMap((item) => {
       if (isPlainValue(item)) return [`${indent}- ${scalar(item)}`];
       const [first = '', ...rest] = prettyLines(item, `${indent}  `);

@@ -5,6 +5,7 @@ import type { CallOptions } from '../../../src/client/wholesale-client';
 import { runCli, type CliClient } from '../../../src/cli/program';
 import { EXIT } from '../../../src/cli/exit-codes';
 import type { CliIo } from '../../../src/cli/io';
+import { prettyLines } from '../../../src/cli/output';
 
 /** The CLI's parsing, body building, output and exit codes, against an in-memory client (no Kafka). */
 interface Call {
@@ -208,5 +209,18 @@ describe('wholesale CLI', () => {
     expect(await running).toBe(EXIT.SUCCESS);
     expect(cli.out).toEqual(['2026-01-01T00:00:00Z  Y  19459986891  {"n":1}']);
     expect(cli.closed()).toBe(1);
+  });
+});
+
+describe('pretty output', () => {
+  it('renders flat rows as an aligned table and nested records as indented key: value lines', () => {
+    expect(
+      prettyLines({
+        status: 'Success',
+        reasonCode: null,
+        bucketRefId: ['1', '2'],
+        balances: [{ balanceType: 'Main', subBalances: [{ id: 'a-1', remaining: 500 }, { id: 'a-10', remaining: 51200 }] }],
+      }),
+    ).toEqual(['status: Success', 'reasonCode: -', 'bucketRefId: 1, 2', 'balances:', '  - balanceType: Main', '    subBalances:', '      id    remaining', '      a-1   500', '      a-10  51200']);
   });
 });
