@@ -36,6 +36,7 @@ interface GlobalOptions {
   registry?: string;
   timeout?: number;
   customer?: string;
+  token?: string;
   correlationId?: string;
   json?: boolean;
 }
@@ -45,6 +46,7 @@ const ENVIRONMENT_HELP = `Environment (the service's own variables; flags win):
   SCHEMA_REGISTRY_URL   Confluent-compatible registry URL (--registry)
   CLIENT_TIMEOUT_MS     reply timeout, default 5000 (--timeout)
   WHOLESALE_CUSTOMER_ID wholesaleCustomerId header (--customer)
+  WHOLESALE_TOKEN       bearer token for Authorization (--token)
   TOPIC_PORTIN_COMMANDS, TOPIC_PORTIN_REPLIES, TOPIC_BALANCE_COMMANDS, TOPIC_BALANCE_REPLIES,
   TOPIC_PORTIN_EVENTS, TOPIC_BALANCE_EVENTS   topic names, if not the defaults
   LOG_LEVEL             client log level on stderr (default warn)`;
@@ -55,6 +57,7 @@ function configOverrides(globals: GlobalOptions): Record<string, string> {
     SCHEMA_REGISTRY_URL: globals.registry,
     CLIENT_TIMEOUT_MS: globals.timeout?.toString(),
     WHOLESALE_CUSTOMER_ID: globals.customer,
+    WHOLESALE_TOKEN: globals.token,
   };
   return Object.fromEntries(Object.entries(overrides).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
@@ -110,6 +113,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     .option('--registry <url>', 'schema registry URL (env SCHEMA_REGISTRY_URL)')
     .option('--timeout <ms>', 'reply timeout in ms (env CLIENT_TIMEOUT_MS; default 5000)', parsePositiveInteger)
     .option('--customer <id>', 'wholesaleCustomerId header: act for this customer node (env WHOLESALE_CUSTOMER_ID)')
+    .option('--token <jwt>', 'bearer token sent as Authorization (env WHOLESALE_TOKEN, which keeps it out of the process list)')
     .option('--correlation-id <id>', 'X-Correlation-Id of the command (default: a new UUID)')
     .option('--json', 'print replies, errors and events as one line of JSON each')
     .addHelpText('after', `\n${ENVIRONMENT_HELP}\n\n${EXIT_CODES_HELP}`);

@@ -22,7 +22,7 @@ export interface WholesaleClientOptions {
   /** Kafka, registry and topic names — `loadClientConfig()` reads the same variables as the service. */
   config: ClientConfig;
   log?: Logger;
-  /** Called for every command; the token travels as `Authorization: Bearer <token>` (commands signed by the caller). */
+  /** Called for every command; the token travels as `Authorization: Bearer <token>` (else `config.token`, if any). */
   tokenProvider?: () => Promise<string>;
   /** wholesaleCustomerId header of every call that does not name its own (else `config.wholesaleCustomerId`). */
   wholesaleCustomerId?: string;
@@ -170,7 +170,8 @@ export class WholesaleClient {
     const headers: Record<string, string> = { [HEADER.correlationId]: correlationId };
     const customer = options.wholesaleCustomerId ?? this.options.wholesaleCustomerId ?? this.config.wholesaleCustomerId;
     if (customer !== undefined) headers[HEADER.wholesaleCustomerId] = customer;
-    if (this.options.tokenProvider) headers[HEADER.authorization] = `Bearer ${await this.options.tokenProvider()}`;
+    const token = this.options.tokenProvider ? await this.options.tokenProvider() : this.config.token;
+    if (token !== undefined) headers[HEADER.authorization] = `Bearer ${token}`;
     return headers;
   }
 

@@ -277,6 +277,8 @@ export interface ClientConfig {
   requestTimeoutMs: number;
   /** wholesaleCustomerId header sent when a call names none (the caller's node of the customer hierarchy). */
   wholesaleCustomerId?: string;
+  /** A bearer token sent with every command, for callers without a token provider of their own (the CLI). */
+  token?: string;
   logLevel: string;
 }
 
@@ -289,6 +291,7 @@ export function loadClientConfig(overrides: Env = {}, env: Env = process.env): C
     topics: readTopics(reader),
     requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),
     wholesaleCustomerId: reader.optionalString('WHOLESALE_CUSTOMER_ID'),
+    token: reader.optionalString('WHOLESALE_TOKEN'),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'warn'),
   };
 }

@@ -3,7 +3,7 @@ import type { ServiceConfig } from '../../src/config';
 import type { RunningService } from '../../src/app/service';
 import type { NpSimulator } from '../../src/simulator/np-simulator';
 import { RequestTimeoutError, ServiceReplyError, WholesaleClient, type ContractEvent, type EventSubscription } from '../../src/client';
-import { startTestService, testConfig, TestRequester } from '../support/harness';
+import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { clientConfigFor, eventually, gpsiEndingIn, startTestSimulator } from '../support/client';
 
 const CUSTOMER = 'WC-CLIENT';
@@ -160,6 +160,24 @@ describe('WholesaleClient against the real stack', () => {
       expect(client.inFlight).toBe(0);
     } finally {
       await other.stop();
+    }
+  });
+
+  it('puts the correlation id, the customer and the bearer token of its tokenProvider in the headers, and keys by gpsi', async () => {
+    let issued = 0;
+    const signed = await WholesaleClient.connect({ config: clientConfigFor(config), tokenProvider: async () => `token-${++issued}` });
+    const commands: Reply[] = [];
+    const reader = await TopicReader.start(config, [config.topics.portinCommands], (record) => commands.push(record));
+    try {
+      const gpsi = gpsiEndingIn('42');
+      await signed.checkPortInEligibility({ gpsi }, { correlationId: `corr-${gpsi}`, wholesaleCustomerId: 'WC-BRAND-7' });
+      const sent = await eventually('the command on its topic', () => commands.find((c) => c.headers['X-Correlation-Id'] === `corr-${gpsi}`));
+      expect(sent.key).toBe(gpsi);
+      expect(sent.recordName).toBe('wholesale.portin.v1.CheckPortInEligibility');
+      expect(sent.headers).toMatchObject({ Authorization: 'Bearer token-1', wholesaleCustomerId: 'WC-BRAND-7' });
+    } finally {
+      await reader.stop();
+      await signed.close();
     }
   });
 

@@ -85,6 +85,8 @@ describe('wholesale CLI', () => {
     expect(await cli.run('--json', '--correlation-id', 'TQA-1', 'balance', 'query', '--gpsi', '19459986891')).toBe(EXIT.SUCCESS);
     expect(JSON.parse(cli.out[0] as string)).toEqual({ status: 'Success', balances: [{ balanceType: 'Main', subBalances: [] }] });
     expect(cli.calls[0]?.options?.correlationId).toBe('TQA-1');
+    await cli.run('--token', 'jwt-1', '--customer', 'WC-9', 'balance', 'query', '--gpsi', '19459986891');
+    expect(cli.configs[1]).toMatchObject({ token: 'jwt-1', wholesaleCustomerId: 'WC-9' });
   });
 
   it('builds the body from --file, then --data, then field flags', async () => {
