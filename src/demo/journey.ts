@@ -19,6 +19,26 @@ export interface DemoOptions {
   gpsi?: string;
 }
 
+/** A complete CreatePortIn order for `gpsi` (plan WP-BASIC with the add-on 2000001): the demo's, and a template for tests. */
+export function examplePortInOrder(gpsi: string, portInfo: { pwdPin?: string } = {}) {
+  return {
+    partnerTransactionId: `PTX-${randomUUID().slice(0, 8)}`,
+    subscriberId: `SUB-${randomUUID().slice(0, 8)}`,
+    wholesalePlanId: 'WP-BASIC',
+    bucketRefId: ['2000001'],
+    eSIMDeliveryMethod: 'QR',
+    gpsi,
+    portInfo: {
+      authorizationName: 'Ada Lovelace',
+      accountNo: '123456789012',
+      pwdPin: portInfo.pwdPin ?? '4321',
+      termsCondition: 'ACCEPTED',
+      contact: { isBusinessType: false, firstName: 'Ada', lastName: 'Lovelace' },
+      location: { portAddress: { addressLine1: '1 Main St', city: 'Springfield', state: 'IL', zip: '62701' } },
+    },
+  };
+}
+
 const randomGpsi = (): string => `1${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}42`;
 const allSubBalances = (balances: { subBalances: SubBalance[] }[]): SubBalance[] => balances.flatMap((b) => b.subBalances);
 
@@ -73,22 +93,7 @@ export async function runDemoJourney(options: DemoOptions): Promise<void> {
     }
 
     heading('Create the port-in: plan WP-BASIC with the add-on bucket 2000001');
-    const order = {
-      partnerTransactionId: `PTX-${randomUUID().slice(0, 8)}`,
-      subscriberId: `SUB-${randomUUID().slice(0, 8)}`,
-      wholesalePlanId: 'WP-BASIC',
-      bucketRefId: ['2000001'],
-      eSIMDeliveryMethod: 'QR',
-      gpsi,
-      portInfo: {
-        authorizationName: 'Ada Lovelace',
-        accountNo: '123456789012',
-        pwdPin: '4321',
-        termsCondition: 'ACCEPTED',
-        contact: { isBusinessType: false, firstName: 'Ada', lastName: 'Lovelace' },
-        location: { portAddress: { addressLine1: '1 Main St', city: 'Springfield', state: 'IL', zip: '62701' } },
-      },
-    };
+    const order = examplePortInOrder(gpsi);
     await request('CreatePortIn', order, () => client.createPortIn(order));
 
     heading('The NP simulator answers: PortInActivationEvents until the port completes');

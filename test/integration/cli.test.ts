@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { EXIT } from '../../src/cli/exit-codes';
 import { envFor, startTestService, testConfig } from '../support/harness';
 import { clientConfigFor, eventually, gpsiEndingIn, startTestSimulator } from '../support/client';
 import { runWholesale } from '../support/cli';
+import { examplePortInOrder } from '../../src/demo/journey';
 
 const CUSTOMER = 'WC-CLI';
 
@@ -49,13 +49,7 @@ describe('wholesale CLI as a child process against the real stack', () => {
   };
   const portStatusSeen = (gpsi: string, status: string) =>
     eventually(`${status} of ${gpsi}`, () => seen.find((e) => e.recordName === 'wholesale.portin.v1.PortInActivationEvent' && e.key === gpsi && (e.value as { portStatus?: string })?.portStatus === status));
-  const order = (gpsi: string, pwdPin = '4321') => ({
-    partnerTransactionId: `PTX-${randomUUID().slice(0, 12)}`,
-    subscriberId: 'SUB-CLI',
-    wholesalePlanId: 'WP-BASIC',
-    gpsi,
-    portInfo: { authorizationName: 'Ada Lovelace', accountNo: '123456789012', pwdPin, contact: { firstName: 'Ada', lastName: 'Lovelace' } },
-  });
+  const order = (gpsi: string, pwdPin = '4321') => examplePortInOrder(gpsi, { pwdPin });
 
   it('checks eligibility: pretty output by default, one JSON line with --json, exit 0', async () => {
     const pretty = await cli('portin', 'eligibility', '--gpsi', gpsiEndingIn('42'));
@@ -119,10 +113,14 @@ describe('wholesale CLI as a child process against the real stack', () => {
     expect(updated.code).toBe(EXIT.SUCCESS);
     const cancelled = await cli('--json', 'balance', 'cancel-buckets', '--gpsi', gpsi, '--bucket', '2000002');
     expect(cancelled.code).toBe(EXIT.SUCCESS);
-    const balances = await cli('balance', 'query', '--gpsi', gpsi);
-    expect(balances.code).toBe(EXIT.SUCCESS);
-    expect(balances.stdout).toContain(`remainingBalance: ${data.remainingBalance - 250}`);
-    expect(balances.stdout).not.toContain('bucketRefId: 2000002');
+    const balances = json((await cli('--json', 'balance', 'query', '--gpsi', gpsi)).stdout);
+    const rows = balances.balances[0].subBalances as { subBalanceInstId: string; remainingBalance: number; bucketRefId: string }[];
+    expect(rows.find((s) => s.subBalanceInstId === data.subBalanceInstId)?.remainingBalance).toBe(data.remainingBalance - 250);
+    expect(rows.map((s) => s.bucketRefId)).not.toContain('2000002');
+    const table = await cli('balance', 'query', '--gpsi', gpsi);
+    expect(table.code).toBe(EXIT.SUCCESS);
+    expect(table.stdout).toMatch(/ {4}subBalanceInstId +subBalanceType +remainingBalance +allocatedBalance +rollOverBalance +totalBalance +unitType +bucketRefId\n/);
+    expect(table.stdout).toContain(`${data.subBalanceInstId} `);
     const history = json((await cli('--json', 'balance', 'history', '--gpsi', gpsi, '--limit', '2')).stdout);
     expect(history.entries).toHaveLength(2);
   });

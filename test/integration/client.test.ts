@@ -5,24 +5,9 @@ import type { NpSimulator } from '../../src/simulator/np-simulator';
 import { RequestTimeoutError, ServiceReplyError, WholesaleClient, type ContractEvent, type EventSubscription } from '../../src/client';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { clientConfigFor, eventually, gpsiEndingIn, startTestSimulator } from '../support/client';
+import { examplePortInOrder } from '../../src/demo/journey';
 
 const CUSTOMER = 'WC-CLIENT';
-
-const createOrder = (gpsi: string, overrides: Record<string, unknown> = {}) => ({
-  partnerTransactionId: `PTX-${randomUUID().slice(0, 12)}`,
-  subscriberId: 'SUB-1',
-  wholesalePlanId: 'WP-BASIC',
-  bucketRefId: ['2000001'],
-  gpsi,
-  portInfo: {
-    authorizationName: 'Ada Lovelace',
-    accountNo: '123456789012',
-    pwdPin: '4321',
-    contact: { isBusinessType: false, firstName: 'Ada', lastName: 'Lovelace' },
-    location: { portAddress: { addressLine1: '1 Main St', city: 'Springfield', state: 'IL', zip: '62701' } },
-  },
-  ...overrides,
-});
 
 describe('WholesaleClient against the real stack', () => {
   let config: ServiceConfig;
@@ -79,7 +64,7 @@ describe('WholesaleClient against the real stack', () => {
 
   it('runs a port-in to completion, sees its PortInActivationEvents with CloudEvents headers, then manages the balances', async () => {
     const gpsi = gpsiEndingIn('42');
-    const order = createOrder(gpsi);
+    const order = examplePortInOrder(gpsi);
     const created = await client.createPortIn(order);
     expect(created).toMatchObject({ status: 'Success', gpsi, partnerTransactionId: order.partnerTransactionId, portStatus: 'OPEN' });
 
@@ -133,7 +118,7 @@ describe('WholesaleClient against the real stack', () => {
 
   it('updates a port-in the old provider asked to resolve, and cancels another', async () => {
     const gpsi = gpsiEndingIn('42');
-    const order = createOrder(gpsi, { portInfo: { ...createOrder(gpsi).portInfo, pwdPin: '0000' } });
+    const order = examplePortInOrder(gpsi, { pwdPin: '0000' });
     await client.createPortIn(order);
     await waitForPortStatus(gpsi, 'RESOLUTION_REQUIRED');
     const updated = await client.updatePortIn({ partnerTransactionId: order.partnerTransactionId, gpsi, updatePortInfo: { pwdPin: '2468' } });
@@ -141,7 +126,7 @@ describe('WholesaleClient against the real stack', () => {
     await waitForPortStatus(gpsi, 'COMPLETED');
 
     const other = gpsiEndingIn('42');
-    const second = createOrder(other, { portInfo: { ...createOrder(other).portInfo, pwdPin: '0000' } });
+    const second = examplePortInOrder(other, { pwdPin: '0000' });
     await client.createPortIn(second);
     await waitForPortStatus(other, 'RESOLUTION_REQUIRED');
     const cancelled = await client.cancelPortIn({ partnerTransactionId: second.partnerTransactionId, gpsi: other });
