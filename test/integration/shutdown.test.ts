@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { testConfig, TestRequester } from '../support/harness';
+import { createTopics, envFor, testConfig, TestRequester } from '../support/harness';
 
 /** The worker as it runs in production: a separate process, stopped by SIGTERM. */
 const ROOT = join(__dirname, '..', '..');
@@ -22,9 +21,15 @@ function startWorkerProcess(env: Record<string, string>): { child: ChildProcess;
 
 describe('graceful shutdown', () => {
   it('on SIGTERM finishes in-flight work, commits every handled offset and exits 0', async () => {
-    const groupId = `shutdown-${randomUUID().slice(0, 8)}`;
-    const config = testConfig({ KAFKA_GROUP_ID: groupId });
-    const worker = startWorkerProcess({ KAFKA_GROUP_ID: groupId, REDIS_KEY_PREFIX: config.redis.keyPrefix, LOG_LEVEL: 'info' });
+    const config = testConfig();
+    const groupId = config.groupId;
+    await createTopics(config);
+    const worker = startWorkerProcess({ ...envFor(config), LOG_LEVEL: 'info' });
+    const deadline = Date.now() + 60000;
+    while (!worker.output().includes('worker started')) {
+      if (Date.now() > deadline) throw new Error(`worker did not start:\n${worker.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const requester = await TestRequester.start(config);
     try {
       const replies = await Promise.all(

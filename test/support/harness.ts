@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type IHeaders, type Producer } from 'kafkajs';
 import pino from 'pino';
-import { loadConfig, type ServiceConfig } from '../../src/config';
+import { loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../../src/config';
 import { startService, type RunningService } from '../../src/app/service';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
+import { ensureTopics } from '../../src/adapters/kafka/kafka';
 import type { TopicRole } from '../../src/handlers/types';
 import { HEADER, headerText } from '../../src/worker/envelope';
 
@@ -14,13 +15,43 @@ import { HEADER, headerText } from '../../src/worker/envelope';
  */
 export function testConfig(overrides: Record<string, string> = {}): ServiceConfig {
   const id = randomUUID().slice(0, 8);
+  // Topics of their own too: files (and engineers sharing one stack) never consume each other's commands.
+  const topics = Object.fromEntries(
+    Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, `${defaults.topics[role as TopicRole]}.${id}`]),
+  );
   return loadConfig({
     ...process.env,
+    ...topics,
+    TOPIC_PARTITIONS: '2',
     REDIS_KEY_PREFIX: `t${id}:`,
     KAFKA_GROUP_ID: `workers-${id}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...overrides,
   });
+}
+
+/** The same settings a production worker reads from the environment; the test topic names are derived from them. */
+const defaults = loadConfig({ KAFKA_BROKERS: 'x:1', SCHEMA_REGISTRY_URL: 'http://x', REDIS_URL: 'redis://x' });
+
+/** Environment variables that make a separate worker process use the same topics, prefix and group as `config`. */
+export function envFor(config: ServiceConfig): Record<string, string> {
+  return {
+    ...Object.fromEntries(Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, config.topics[role as TopicRole]])),
+    TOPIC_PARTITIONS: String(config.kafka.topicPartitions),
+    REDIS_KEY_PREFIX: config.redis.keyPrefix,
+    KAFKA_GROUP_ID: config.groupId,
+  };
+}
+
+/** Creates the configuration's topics (as a worker would at start), for tests that start the worker as a separate process. */
+export async function createTopics(config: ServiceConfig): Promise<void> {
+  const admin = kafkaFor(config).admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, Object.values(config.topics), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 export const testLogger = (config: ServiceConfig) => pino({ level: config.logLevel });
@@ -120,6 +151,7 @@ export class TestRequester {
         this.waiting.delete(correlationId);
         reject(new Error(`no reply for ${correlationId} within ${timeoutMs} ms`));
       }, timeoutMs);
+      timer.unref();
       this.waiting.set(correlationId, (reply) => {
         clearTimeout(timer);
         resolve(reply);
