@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
 
 /**
@@ -254,5 +256,36 @@ export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig
     groupId: reader.string('NP_SIM_GROUP_ID', 'np-simulator'),
     timeScale: reader.integer('NP_SIM_TIME_SCALE', 1, 1, 10_000_000),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  };
+}
+
+/** Settings of the stack provider (src/stack): where the dev and test servers come from. */
+export interface StackConfig {
+  /** Endpoints given in the environment; the provider starts only the ones missing. */
+  given: { kafkaBrokers?: string[]; schemaRegistryUrl?: string; redisUrl?: string };
+  /** STACK_KIND: `auto` tries containers, then local processes; the others force one way. */
+  kind: 'auto' | 'containers' | 'local';
+  /** How long the container-runtime probe may take before the provider moves on. */
+  runtimeProbeMs: number;
+  /** Where unpacked server distributions are cached between runs, keyed by version. */
+  cacheDir: string;
+  /** STACK_KEEP_FILES: keep data folders and logs of local servers after they stop (for debugging). */
+  keepFiles: boolean;
+}
+
+export function loadStackConfig(env: Env = process.env): StackConfig {
+  const reader = new EnvReader(env);
+  const cacheHome = reader.string('XDG_CACHE_HOME', join(homedir(), '.cache'));
+  return {
+    given: {
+      kafkaBrokers: reader.optionalString('KAFKA_BROKERS') === undefined ? undefined : reader.brokers('KAFKA_BROKERS'),
+      schemaRegistryUrl:
+        reader.optionalString('SCHEMA_REGISTRY_URL') === undefined ? undefined : reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+      redisUrl: reader.optionalString('REDIS_URL') === undefined ? undefined : reader.url('REDIS_URL', ['redis:', 'rediss:']),
+    },
+    kind: reader.oneOf('STACK_KIND', ['auto', 'containers', 'local'], 'auto'),
+    runtimeProbeMs: reader.integer('STACK_RUNTIME_PROBE_MS', 3000, 100, 60000),
+    cacheDir: reader.string('STACK_CACHE_DIR', join(cacheHome, 'wholesale-stack')),
+    keepFiles: reader.boolean('STACK_KEEP_FILES', false),
   };
 }
