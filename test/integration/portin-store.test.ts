@@ -3,16 +3,21 @@ import { createRedisClient, type RedisClient } from '../../src/adapters/redis/cl
 import { createRedisPortInStore } from '../../src/adapters/redis/portin-store';
 import type { PortInStore, RecordedOutcome } from '../../src/handlers/portin/store';
 import { requestIn } from '../support/portin/fixtures';
+import { redisTopologies } from '../support/redis-topologies';
 
-/** The port-in Lua scripts against a real Redis: compare-and-set, recorded outcomes, history, claims, schedule. */
-describe('Redis port-in store', () => {
+/**
+ * The port-in Lua scripts against a real Redis, single and Cluster: compare-and-set, recorded outcomes,
+ * history, claims, schedule. On the Cluster every script must find its keys in one slot.
+ */
+describe.each(redisTopologies())('Redis port-in store ($name)', (topology) => {
   let redis: RedisClient;
   let store: PortInStore;
   const GPSI = '19459986891';
   const outcome = (tag: string): RecordedOutcome => ({ reply: { tag }, messages: [], followUps: [] });
 
-  beforeAll(() => {
-    redis = createRedisClient({ urls: [process.env.REDIS_URL as string], cluster: false });
+  beforeAll(async () => {
+    const env = await topology.env();
+    redis = createRedisClient({ urls: (env.REDIS_URL ?? (process.env.REDIS_URL as string)).split(','), cluster: env.REDIS_CLUSTER === 'true' });
   });
 
   beforeEach(() => {
@@ -20,7 +25,8 @@ describe('Redis port-in store', () => {
   });
 
   afterAll(async () => {
-    await redis.quit();
+    await redis?.quit();
+    await topology.stop();
   });
 
   it('writes only when the current request is as expected, records the outcome, and replays it', async () => {
