@@ -111,6 +111,17 @@ describe('CreatePortIn handler', () => {
     expect(store.requests.get(GPSI)!.requestId).toBe('r');
   });
 
+  it('a takeover after the first command wrote the request and its outcome was forgotten answers that reply', async () => {
+    const { create, store } = setup();
+    const first = await create(rawCreate(), context());
+    // the first command died before settling, and its recorded outcome has expired since
+    Object.assign(store.transactions.get('WC-1|PTX-1')!, { state: 'claimed', reply: undefined });
+    store.outcomes.clear();
+    const taken = await create(rawCreate(), context({ now: later(31_000) }));
+    expect(taken).toEqual({ reply: first.reply, messages: [] });
+    expect(store.writes).toBe(1);
+  });
+
   it('refuses a second port-in for a number in progress, naming the request, and gives the claim back', async () => {
     const { create, store } = setup();
     await create(rawCreate(), context());
