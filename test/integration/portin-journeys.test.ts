@@ -1,19 +1,22 @@
 import { HEADER } from '../../src/worker/envelope';
 import { PortInJourneys, createCommand, gpsiEndingIn, statuses } from '../support/portin/journey';
+import { redisTopologies } from '../support/redis-topologies';
 
 /**
  * Issue 3's journeys over the real stack: commands through Kafka, the NP simulator answering on the NP
- * topics, and the PortInActivationEvents read back from the events topic, in order.
+ * topics, and the PortInActivationEvents read back from the events topic, in order. Once on a single
+ * Redis, once on a Redis Cluster (the partner-transaction and port-order indexes live in other slots).
  */
-describe('port-in journeys over the real stack with the NP simulator', () => {
+describe.each(redisTopologies())('port-in journeys over the real stack with the NP simulator (Redis $name)', (topology) => {
   let j: PortInJourneys;
 
   beforeAll(async () => {
-    j = await PortInJourneys.start();
+    j = await PortInJourneys.start(await topology.env());
   });
 
   afterAll(async () => {
     await j?.stop();
+    await topology.stop();
   });
 
   it('create → OPEN → CONFIRMED → COMPLETED, the subscription becomes active', async () => {

@@ -45,16 +45,17 @@ async function checkEligibility(deps: PortInDeps, command: CreatePortInCommand, 
   }
 }
 
-async function createRequest(deps: PortInDeps, command: CreatePortInCommand, requestId: string, payloadHash: string, context: CommandContext) {
+/** Writes the request; a refusal (thrown) comes before anything is written, so the caller may give its claim back. */
+async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requestId: string, payloadHash: string, context: CommandContext, cause: Cause) {
   const owner = ownerOf(context);
-  const cause: Cause = { id: causeIds.creation(requestId), at: context.now, correlationId: context.correlationId };
-  const recorded = await deps.store.recordedOutcome(command.gpsi, cause.id);
-  if (recorded) return { reply: recorded.reply as Record<string, unknown>, messages: await publishable(deps, recorded, cause) };
-  const existing = await deps.store.current(command.gpsi);
-  // a retry that took over a claim abandoned so long ago that its outcome is forgotten: answer the same reply
-  if (existing?.requestId === requestId) return { reply: existing.createReply as unknown as Record<string, unknown>, messages: [] };
-  await checkEligibility(deps, command, existing, owner);
   const subscription = pendingSubscriptionFor(command, owner, context.now);
+  const existing = await deps.store.current(command.gpsi);
+  // a retry that took over a claim abandoned so long ago that its outcome is forgotten: the request is
+  // written; answer its reply and make sure of the pending subscription (idempotent)
+  if (existing?.requestId === requestId) {
+    return { reply: existing.createReply as unknown as Record<string, unknown>, messages: [], followUps: [{ kind: 'createPendingSubscription' as const, subscription }] };
+  }
+  await checkEligibility(deps, command, existing, owner);
   const facts = { requestId, wholesaleCustomerId: owner, payloadHash, correlationId: context.correlationId, now: context.now };
   const result = await applyChange(deps, {
     gpsi: command.gpsi,
@@ -70,7 +71,7 @@ async function createRequest(deps: PortInDeps, command: CreatePortInCommand, req
     ]);
   }
   if (result.kind === 'ignored') throw new ServiceError('CONFLICT', `${command.gpsi} cannot take a new port-in: ${result.why}`);
-  return { reply: result.outcome.reply as Record<string, unknown>, messages: await publishable(deps, result.outcome, cause) };
+  return result.outcome;
 }
 
 export const createCreatePortIn = (deps: PortInDeps): Handler =>
@@ -96,12 +97,18 @@ export const createCreatePortIn = (deps: PortInDeps): Handler =>
     if (claim.kind === 'busy') {
       throw new ServiceError('CONFLICT', `partnerTransactionId ${command.partnerTransactionId} is being handled by an earlier command: retry later`);
     }
-    try {
-      const { reply, messages } = await createRequest(deps, command, claim.requestId, payloadHash, context);
-      await deps.store.settleTransaction(owner, command.partnerTransactionId, context.commandId, reply);
-      return { reply, messages };
-    } catch (error) {
-      if (isServiceError(error)) await deps.store.releaseTransaction(owner, command.partnerTransactionId, context.commandId);
-      throw error;
+    const cause: Cause = { id: causeIds.creation(claim.requestId), at: context.now, correlationId: context.correlationId };
+    let outcome = await deps.store.recordedOutcome(command.gpsi, cause.id);
+    if (!outcome) {
+      try {
+        outcome = await writeRequest(deps, command, claim.requestId, payloadHash, context, cause);
+      } catch (error) {
+        if (isServiceError(error)) await deps.store.releaseTransaction(owner, command.partnerTransactionId, context.commandId);
+        throw error;
+      }
     }
+    const reply = outcome.reply as Record<string, unknown>;
+    const messages = await publishable(deps, outcome, cause);
+    await deps.store.settleTransaction(owner, command.partnerTransactionId, context.commandId, reply);
+    return { reply, messages };
   };

@@ -3,7 +3,7 @@ import { loadNpSimulatorConfig, type ServiceConfig } from '../../../src/config';
 import type { RunningService } from '../../../src/app/service';
 import { startNpSimulator, type NpSimulator } from '../../../src/simulator/np-simulator';
 import { HEADER } from '../../../src/worker/envelope';
-import { startTestService, testConfig, testLogger, TestRequester, TopicReader, type Reply } from '../harness';
+import { envFor, startTestService, testConfig, testLogger, TestRequester, TopicReader, type Reply } from '../harness';
 
 /**
  * A port-in journey over the real stack: the service, the NP simulator (time-scaled), a requester and a
@@ -49,8 +49,8 @@ export class PortInJourneys {
     const config = testConfig(overrides);
     const service = await startTestService(config);
     const simulator = await startNpSimulator(
-      loadNpSimulatorConfig({ ...process.env, NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: overrides.NP_SIM_TIME_SCALE ?? '100000' }),
-      { log: testLogger(config), fromBeginning: false },
+      loadNpSimulatorConfig({ ...process.env, ...envFor(config), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: overrides.NP_SIM_TIME_SCALE ?? '100000' }),
+      { log: testLogger(config) },
     );
     await simulator.joined;
     const requester = await TestRequester.start(config);
