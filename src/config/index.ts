@@ -270,6 +270,7 @@ export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig
  * never touches the service's state.
  */
 export interface ClientConfig {
+  /** Read like the service's: when its Kafka TLS/SASL settings land, they belong here too (same variables). */
   kafka: { brokers: string[]; clientId: string };
   schemaRegistryUrl: string;
   topics: Record<TopicRole, string>;
