@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kafka, KafkaMessage, Producer } from 'kafkajs';
 import pino, { type Logger } from 'pino';
 import type { ClientConfig } from '../config';
-import { createKafka } from '../adapters/kafka/kafka';
+import { createKafka, createProducer } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { HEADER, headerText } from '../worker/envelope';
 import { asInvalidCommand, ClientClosedError } from './errors';
@@ -58,7 +58,7 @@ export class WholesaleClient {
     const { config } = options;
     const log = options.log ?? pino({ level: config.logLevel, name: 'wholesale-client' });
     const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    const producer = createProducer(kafka, { idempotent: false });
     await producer.connect();
     const client = new WholesaleClient(config, kafka, new AvroCodec(config.schemaRegistryUrl), producer, new SendBatcher(producer), options, log);
     try {
