@@ -18,5 +18,13 @@ module.exports = {
       testTimeout: 120000,
       maxWorkers: 1,
     },
+    {
+      // Heavier topologies of the local stack (Kafka cluster, SASL, Redis Cluster, restarts): npm run test:stack.
+      displayName: 'stack',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/test/stack/**/*.test.ts'],
+      testTimeout: 300000,
+    },
   ],
 };

@@ -1,0 +1,8 @@
+import { stackHolder } from './stack-holder';
+
+/** Stops what globalSetup started (nothing when the endpoints were given). */
+export default async function globalTeardown(): Promise<void> {
+  const stack = stackHolder.__STACK__;
+  stackHolder.__STACK__ = undefined;
+  await stack?.stop();
+}
