@@ -30,7 +30,7 @@ export async function probeContainerRuntime(timeoutMs: number): Promise<{ tc: Te
 /** Image environment variables for Kafka properties: `a.b_c` → `KAFKA_A_B__C`, as apache/kafka reads them. */
 export function kafkaImageEnvironment(properties: Readonly<Record<string, string | number | boolean>>): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(properties).map(([key, value]) => [`KAFKA_${key.replace(/-/g, '___').replace(/_/g, '__').replace(/\./g, '_').toUpperCase()}`, String(value)]),
+    Object.entries(properties).map(([key, value]) => [`KAFKA_${key.replace(/_/g, '__').replace(/-/g, '___').replace(/\./g, '_').toUpperCase()}`, String(value)]),
   );
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { startKafkaCluster, type KafkaCluster } from '../../src/stack';
+import { readValues } from './read-topic';
 
 jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration
 
@@ -40,23 +41,6 @@ describe('startKafkaCluster', () => {
   afterAll(async () => {
     await cluster?.stop();
   });
-
-  const consumeAll = async (topic: string, count: number): Promise<string[]> => {
-    const consumer: Consumer = kafka.consumer({ groupId: `cluster-test-${randomUUID()}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    const values: string[] = [];
-    await new Promise<void>((resolve) => {
-      void consumer.run({
-        eachMessage: async ({ message }) => {
-          values.push(String(message.value));
-          if (values.length === count) resolve();
-        },
-      });
-    });
-    await consumer.disconnect();
-    return values.sort();
-  };
 
   it('has three brokers and creates replication-factor-3 topics by default, min.insync.replicas 2', async () => {
     const admin = kafka.admin();
@@ -106,7 +90,7 @@ describe('startKafkaCluster', () => {
       expect(partition.leader).not.toBe(victim);
       expect(partition.isr).not.toContain(victim);
     }
-    expect(await step('consume by a new group', () => consumeAll(topic, 60))).toEqual([...batch(0), ...batch(30)].map((m) => m.value).sort());
+    expect(await step('consume by a new group', () => readValues(kafka, topic, 60).then((values) => values.sort()))).toEqual([...batch(0), ...batch(30)].map((m) => m.value).sort());
 
     const restartedAt = Date.now();
     await cluster.node(victim).start();
