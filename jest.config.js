@@ -1,6 +1,8 @@
-/** Two projects: unit (pure logic, no I/O) and integration (one real stack per run). */
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] };
+/** Two projects: unit (pure logic, no I/O) and integration (one real stack per run, files one at a time). */
+const transform = { '^.+\\.ts$': ['ts-jest', {}] };
 module.exports = {
+  testTimeout: 120000,
+  maxWorkers: 1,
   projects: [
     {
       displayName: 'unit',
@@ -15,8 +17,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 120000,
-      maxWorkers: 1,
     },
     {
       // Heavier topologies of the local stack (Kafka cluster, SASL, Redis Cluster, restarts): npm run test:stack.
@@ -24,7 +24,6 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       testMatch: ['<rootDir>/test/stack/**/*.test.ts'],
-      testTimeout: 300000,
     },
   ],
 };

@@ -16,11 +16,19 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+function isUrl(raw: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(raw).protocol);
+  } catch {
+    return false;
+  }
+}
+
 export interface ServiceConfig {
   serviceName: string;
   kafka: { brokers: string[]; clientId: string; topicPartitions: number; topicReplicationFactor: number };
   schemaRegistryUrl: string;
-  redis: { url: string; keyPrefix: string; cluster: boolean };
+  redis: { urls: string[]; keyPrefix: string; cluster: boolean };
   topics: Record<TopicRole, string>;
   /** Consumer group of the command workers. */
   groupId: string;
@@ -29,6 +37,17 @@ export interface ServiceConfig {
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   logLevel: string;
+  balance: BalanceSettings;
+}
+
+/** Balance ledger and bill-cycle renewal (docs/balance.md). */
+export interface BalanceSettings {
+  /** Ledger entries kept per subscription (older ones are dropped). */
+  ledgerRetention: number;
+  renewal: { pollIntervalMs: number; batchSize: number; leaseMs: number; maxCatchUpCycles: number };
+  /** Billing clock: `timeScale` billing ms pass per real ms after `clockOriginMs` (1 = wall clock; tests speed it up). */
+  timeScale: number;
+  clockOriginMs: number;
 }
 
 export interface NonPortableRange {
@@ -98,14 +117,18 @@ export class EnvReader {
 
   url(variable: string, protocols: readonly string[]): string {
     const raw = this.string(variable);
-    let parsed: URL;
-    try {
-      parsed = new URL(raw);
-    } catch {
-      throw new ConfigError(variable, `a URL (${protocols.join(' or ')})`, raw);
-    }
-    if (!protocols.includes(parsed.protocol)) throw new ConfigError(variable, `a URL (${protocols.join(' or ')})`, raw);
+    if (!isUrl(raw, protocols)) throw new ConfigError(variable, `a URL (${protocols.join(' or ')})`, raw);
     return raw;
+  }
+
+  /** One URL, or several separated by commas (the nodes of a cluster). */
+  urlList(variable: string, protocols: readonly string[]): string[] {
+    const raw = this.string(variable);
+    const urls = raw.split(',').map((u) => u.trim()).filter(Boolean);
+    if (urls.length === 0 || !urls.every((u) => isUrl(u, protocols))) {
+      throw new ConfigError(variable, `comma-separated URLs (${protocols.join(' or ')})`, raw);
+    }
+    return urls;
   }
 
   brokers(variable: string): string[] {
@@ -131,6 +154,23 @@ function parseNonPortableRanges(reader: EnvReader): NonPortableRange[] {
   });
 }
 
+function loadBalanceSettings(reader: EnvReader, env: Env): BalanceSettings {
+  const origin = reader.optionalString('BALANCE_CLOCK_ORIGIN');
+  const clockOriginMs = origin === undefined ? Date.now() : Date.parse(origin);
+  if (Number.isNaN(clockOriginMs)) throw new ConfigError('BALANCE_CLOCK_ORIGIN', 'an ISO 8601 date-time', env.BALANCE_CLOCK_ORIGIN);
+  return {
+    ledgerRetention: reader.integer('BALANCE_LEDGER_RETENTION', 1000, 1, 1_000_000),
+    renewal: {
+      pollIntervalMs: reader.integer('BALANCE_RENEWAL_POLL_MS', 1000, 10, 3_600_000),
+      batchSize: reader.integer('BALANCE_RENEWAL_BATCH', 100, 1, 10_000),
+      leaseMs: reader.integer('BALANCE_RENEWAL_LEASE_MS', 30_000, 100, 3_600_000),
+      maxCatchUpCycles: reader.integer('BALANCE_RENEWAL_MAX_CATCH_UP', 12, 1, 1200),
+    },
+    timeScale: reader.integer('BALANCE_TIME_SCALE', 1, 1, 1_000_000_000),
+    clockOriginMs,
+  };
+}
+
 export function loadConfig(env: Env = process.env): ServiceConfig {
   const reader = new EnvReader(env);
   const topics = Object.fromEntries(
@@ -146,7 +186,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     redis: {
-      url: reader.url('REDIS_URL', ['redis:', 'rediss:']),
+      urls: reader.urlList('REDIS_URL', ['redis:', 'rediss:']),
       keyPrefix: reader.string('REDIS_KEY_PREFIX', 'wh:'),
       cluster: reader.boolean('REDIS_CLUSTER', false),
     },
@@ -160,6 +200,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
     nonPortableRanges: parseNonPortableRanges(reader),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    balance: loadBalanceSettings(reader, env),
   };
 }
 
@@ -185,7 +226,9 @@ export function loadStackConfig(env: Env = process.env): StackConfig {
       kafkaBrokers: reader.optionalString('KAFKA_BROKERS') === undefined ? undefined : reader.brokers('KAFKA_BROKERS'),
       schemaRegistryUrl:
         reader.optionalString('SCHEMA_REGISTRY_URL') === undefined ? undefined : reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
-      redisUrl: reader.optionalString('REDIS_URL') === undefined ? undefined : reader.url('REDIS_URL', ['redis:', 'rediss:']),
+      // One URL, or the nodes of a Redis Cluster separated by commas (as the service reads it).
+      redisUrl:
+        reader.optionalString('REDIS_URL') === undefined ? undefined : reader.urlList('REDIS_URL', ['redis:', 'rediss:']).join(','),
     },
     kind: reader.oneOf('STACK_KIND', ['auto', 'containers', 'local'], 'auto'),
     runtimeProbeMs: reader.integer('STACK_RUNTIME_PROBE_MS', 3000, 100, 60000),

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { FieldProblem } from '../errors/codes';
 
 /**
  * The contract between the worker and the handlers. A handler is a plain async function of
@@ -69,5 +70,10 @@ export interface HandlerRegistration {
   commandRecord: string;
   /** Success reply record full name, e.g. `wholesale.portin.v1.CheckPortInEligibilityReply`. */
   replyRecord: string;
+  /**
+   * Pure field validation of the command. The worker runs it before the handler and answers BAD_REQUEST
+   * with its problems together with any header problems, so the requester sees every problem at once.
+   */
+  validate?: (command: any) => FieldProblem[];
   handle: Handler;
 }

@@ -35,14 +35,14 @@ describe('loadStackConfig', () => {
     const config = loadStackConfig({
       KAFKA_BROKERS: 'a:9092, b:9093',
       SCHEMA_REGISTRY_URL: 'http://r:8081',
-      REDIS_URL: 'redis://x:6379',
+      REDIS_URL: 'redis://x:6379, redis://y:6379',
       STACK_KIND: 'local',
       STACK_CACHE_DIR: '/cache',
       STACK_KEEP_FILES: 'true',
       STACK_RUNTIME_PROBE_MS: '500',
     });
     expect(config).toEqual({
-      given: { kafkaBrokers: ['a:9092', 'b:9093'], schemaRegistryUrl: 'http://r:8081', redisUrl: 'redis://x:6379' },
+      given: { kafkaBrokers: ['a:9092', 'b:9093'], schemaRegistryUrl: 'http://r:8081', redisUrl: 'redis://x:6379,redis://y:6379' },
       kind: 'local',
       runtimeProbeMs: 500,
       cacheDir: '/cache',
@@ -53,7 +53,7 @@ describe('loadStackConfig', () => {
   it('names the variable of a bad value', () => {
     expect(() => loadStackConfig({ STACK_KIND: 'docker' })).toThrow(ConfigError);
     expect(() => loadStackConfig({ STACK_KIND: 'docker' })).toThrow(/^STACK_KIND: expected one of auto, containers, local/);
-    expect(() => loadStackConfig({ REDIS_URL: 'localhost:6379' })).toThrow(/^REDIS_URL: expected a URL/);
+    expect(() => loadStackConfig({ REDIS_URL: 'localhost:6379' })).toThrow(/^REDIS_URL: expected comma-separated URLs/);
   });
 });
 

@@ -1,0 +1,29 @@
+import { Cluster, Redis } from 'ioredis';
+import { defineScripts } from './scripts';
+
+export type RedisClient = Redis | Cluster;
+
+/**
+ * One Redis client for the process, a single node or a Cluster (REDIS_CLUSTER=true, REDIS_URL a
+ * comma-separated list of node URLs). Commands wait in the offline queue while Redis is away and fail
+ * after a bounded number of retries, so a command is retried by Kafka rather than answered wrongly.
+ */
+export function createRedisClient(options: { urls: string[]; cluster: boolean; maxRetriesPerRequest?: number }): RedisClient {
+  const maxRetriesPerRequest = options.maxRetriesPerRequest ?? 3;
+  const client = options.cluster
+    ? new Cluster(options.urls.map((url) => { const u = new URL(url); return { host: u.hostname, port: Number(u.port || 6379) }; }), {
+        redisOptions: { maxRetriesPerRequest },
+      })
+    : new Redis(options.urls[0], { maxRetriesPerRequest });
+  defineScripts(client);
+  return client;
+}
+
+/** Errors that mean "Redis is not reachable now" (retry later), as opposed to a bug or a script error. */
+export function isRedisUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (
+    error.name === 'MaxRetriesPerRequestError' ||
+    /Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|LOADING|CLUSTERDOWN|TRYAGAIN|Stream isn't writeable|enableOfflineQueue/i.test(error.message)
+  );
+}

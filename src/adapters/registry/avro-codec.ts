@@ -1,0 +1,107 @@
+import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors';
+import type { Type } from 'avsc';
+import { RetriableError } from '../../errors/codes';
+import type { AvroRecordSchema } from '../../contract/schemas';
+import { subjectFor } from '../../contract/topology';
+
+/**
+ * Avro in the Confluent wire format (magic byte 0, 4-byte big-endian schema id, Avro body) over a
+ * Confluent-compatible registry (Confluent's or Apicurio's ccompat API). Schema ids are resolved once per
+ * subject and writer schemas once per id, so the hot path never waits on the registry.
+ */
+export type DecodeFailure = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE';
+
+export class DecodeError extends Error {
+  constructor(readonly reason: DecodeFailure, message: string) {
+    super(message);
+    this.name = 'DecodeError';
+  }
+}
+
+export interface DecodedRecord {
+  schemaId: number;
+  recordName: string;
+  value: Record<string, unknown>;
+}
+
+const WIRE_HEADER_BYTES = 5;
+
+const httpStatusOf = (error: unknown): number | undefined =>
+  typeof error === 'object' && error !== null && 'status' in error ? Number((error as { status: unknown }).status) : undefined;
+
+export class AvroCodec {
+  private readonly registry: SchemaRegistry;
+  private readonly idBySubject = new Map<string, number>();
+
+  constructor(private readonly registryUrl: string) {
+    this.registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 2 } });
+  }
+
+  /** Registers a record under `<topic>-<record>` with BACKWARD compatibility; returns its id. */
+  async register(topic: string, schema: AvroRecordSchema, recordName: string): Promise<number> {
+    const subject = subjectFor(topic, recordName);
+    const body = { type: SchemaType.AVRO as const, schema: JSON.stringify(schema) };
+    let id: number;
+    try {
+      ({ id } = await this.registry.register(body, { subject, compatibility: COMPATIBILITY.BACKWARD }));
+    } catch (error) {
+      // Apicurio answers an existing subject without its own rule with the global default (Confluent: 404).
+      if (!(error instanceof ConfluentSchemaRegistryCompatibilityError)) throw error;
+      await this.setBackwardCompatibility(subject);
+      ({ id } = await this.registry.register(body, { subject, compatibility: COMPATIBILITY.BACKWARD }));
+    }
+    this.idBySubject.set(subject, id);
+    return id;
+  }
+
+  private async setBackwardCompatibility(subject: string): Promise<void> {
+    const response = await fetch(`${this.registryUrl}/config/${encodeURIComponent(subject)}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+      body: JSON.stringify({ compatibility: COMPATIBILITY.BACKWARD }),
+    });
+    if (!response.ok) throw new Error(`registry refused the compatibility of ${subject}: HTTP ${response.status}`);
+  }
+
+  /** The latest id of a subject somebody else registered (clients look ids up, the service registers). */
+  async lookup(topic: string, recordName: string): Promise<number> {
+    const subject = subjectFor(topic, recordName);
+    const known = this.idBySubject.get(subject);
+    if (known !== undefined) return known;
+    const id = await this.registry.getLatestSchemaId(subject);
+    this.idBySubject.set(subject, id);
+    return id;
+  }
+
+  async encode(topic: string, recordName: string, value: object): Promise<Buffer> {
+    const id = this.idBySubject.get(subjectFor(topic, recordName)) ?? (await this.lookup(topic, recordName));
+    return this.registry.encode(id, value);
+  }
+
+  async writerType(schemaId: number): Promise<Type> {
+    try {
+      return (await this.registry.getSchema(schemaId)) as unknown as Type;
+    } catch (error) {
+      const status = httpStatusOf(error);
+      if (status === 404) throw new DecodeError('UNKNOWN_SCHEMA', `schema id ${schemaId} is not in the registry`);
+      throw new RetriableError(`schema registry unavailable while resolving id ${schemaId}`, { cause: error });
+    }
+  }
+
+  /** Decodes a wire-format value; a DecodeError says why a message is poison (it goes to the DLQ). */
+  async decode(buffer: Buffer | null): Promise<DecodedRecord> {
+    if (!buffer || buffer.length < WIRE_HEADER_BYTES || buffer[0] !== 0) {
+      throw new DecodeError('NOT_AVRO', 'value is not in the Confluent wire format (magic byte 0 + schema id)');
+    }
+    const schemaId = buffer.readUInt32BE(1);
+    const type = await this.writerType(schemaId);
+    let value: Record<string, unknown>;
+    try {
+      value = type.fromBuffer(buffer.subarray(WIRE_HEADER_BYTES)) as Record<string, unknown>;
+    } catch (error) {
+      throw new DecodeError('UNDECODABLE', `Avro body does not match schema ${schemaId}: ${(error as Error).message}`);
+    }
+    return { schemaId, recordName: type.name ?? '', value };
+  }
+}

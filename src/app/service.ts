@@ -1,0 +1,138 @@
+import type { KafkaMessage } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { ServiceConfig } from '../config';
+import type { Catalog } from '../domain/catalog/catalog';
+import { loadCatalogFile } from '../adapters/catalog/catalog-file';
+import { createHandlers } from '../handlers';
+import type { Domain } from '../handlers/types';
+import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
+import { AvroCodec } from '../adapters/registry/avro-codec';
+import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
+import { RedisReplyCache } from '../adapters/redis/reply-cache';
+import { registerContract } from '../contract/register';
+import { COMMAND_TOPICS } from '../contract/topology';
+import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../domain/validation/spec-fields';
+import { CommandProcessor } from '../worker/command-processor';
+import { BatchWorker, type RecordProcessor } from '../worker/batch-worker';
+import type { EnvelopeRules, RecordPosition } from '../worker/envelope';
+import { deadLetterMessage } from '../worker/outbound';
+import { createEventPublisher } from '../adapters/kafka/event-publisher';
+import { createBalanceComponents, createBalanceRenewals } from './balance';
+
+/**
+ * The composition root: builds every adapter from the configuration, hands them to the handlers and the
+ * worker, and returns one handle to stop it all. Entry points (worker, dev mode, tests) only call this.
+ */
+export interface RunningService {
+  readonly redis: RedisClient;
+  readonly catalog: Catalog;
+  /** Resolves once the consumer has joined its group and been assigned partitions. */
+  readonly joined: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  clock?: () => Date;
+}
+
+export function loadCatalog(file: string): Catalog {
+  return loadCatalogFile(file);
+}
+
+function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
+  const { topics } = config;
+  const forbiddenReplyTopics = new Set([
+    topics.portinCommands,
+    topics.balanceCommands,
+    topics.portinEvents,
+    topics.balanceEvents,
+    topics.deadLetters,
+    topics.npRequests,
+    topics.npResponses,
+  ]);
+  return {
+    portin: { defaultReplyTopic: topics.portinReplies, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_PORTIN },
+    balance: { defaultReplyTopic: topics.balanceReplies, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_BALANCE },
+  };
+}
+
+export async function startService(config: ServiceConfig, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
+  const catalog = loadCatalog(config.catalogFile);
+  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const created = await ensureTopics(admin, Object.values(config.topics), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
+    if (created.length > 0) log.info({ topics: created }, 'created topics');
+  } finally {
+    await admin.disconnect();
+  }
+  const codec = new AvroCodec(config.schemaRegistryUrl);
+  const registered = await registerContract(codec, config.topics);
+  log.info({ subjects: registered }, 'registered the contract schemas');
+
+  const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
+  const balance = createBalanceComponents({ config, catalog, redis });
+  const handlers = new Map(createHandlers({ config, catalog, redis, balance }).map((h) => [h.commandRecord, h]));
+  const processor = new CommandProcessor({
+    codec,
+    handlers,
+    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
+    topics: config.topics,
+    envelopeRules: envelopeRules(config),
+    maxMessageBytes: config.limits.maxMessageBytes,
+    serviceName: config.serviceName,
+    clock: options.clock ?? (() => new Date()),
+    log,
+    isRetriable: isRedisUnavailable,
+  });
+
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
+  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+  await producer.connect();
+  await consumer.connect();
+
+  const processors = new Map<string, RecordProcessor>();
+  for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
+    processors.set(config.topics[role], (message: KafkaMessage, position: RecordPosition) => processor.process(message, position, domain));
+  }
+  await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
+
+  const worker = new BatchWorker({
+    consumer,
+    producer,
+    processors,
+    concurrency: config.limits.handlerConcurrency,
+    partitionsConsumedConcurrently: config.kafka.topicPartitions,
+    log,
+    deadLetter: (message, position, error) => [
+      deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
+    ],
+    onOutcome: (outcome, position, durationMs) =>
+      log.info(
+        { correlationId: outcome.correlationId, operation: outcome.operation, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
+        'command handled',
+      ),
+  });
+  await worker.run();
+  const renewals = createBalanceRenewals({
+    config,
+    redis,
+    clock: balance.clock,
+    publish: createEventPublisher({ producer, codec, topics: config.topics, serviceName: config.serviceName }),
+    log,
+  });
+  renewals.start();
+
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      await renewals.stop();
+      await worker.stop();
+      await producer.disconnect();
+      await redis.quit().catch(() => redis.disconnect());
+      log.info('service stopped');
+    })());
+  return { redis, catalog, joined, stop };
+}

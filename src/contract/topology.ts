@@ -1,0 +1,33 @@
+import type { TopicRole } from '../handlers/types';
+import { BALANCE_COMMANDS, BILLING_EVENTS, balanceRecord as balance } from '../domain/balance/records';
+
+/**
+ * Which Avro records travel on which topic. Several record types share a topic, so each record is
+ * registered under the TopicRecordNameStrategy subject `<topic>-<record full name>`. The AsyncAPI
+ * document and the schema registration both derive from this table.
+ */
+export const ERROR_REPLY = 'wholesale.common.v1.ErrorReply';
+
+const portin = (name: string) => `wholesale.portin.v1.${name}`;
+
+export const TOPIC_RECORDS: Record<TopicRole, readonly string[]> = {
+  portinCommands: [portin('CheckPortInEligibility')],
+  portinReplies: [portin('CheckPortInEligibilityReply'), ERROR_REPLY],
+  balanceCommands: BALANCE_COMMANDS.map(balance),
+  balanceReplies: [...BALANCE_COMMANDS.map((name) => balance(`${name}Reply`)), ERROR_REPLY],
+  portinEvents: [],
+  balanceEvents: BILLING_EVENTS.map(balance),
+  deadLetters: [],
+  npRequests: [],
+  npResponses: [],
+};
+
+/** Command topics and where their replies go by default. */
+export const COMMAND_TOPICS = {
+  portinCommands: { domain: 'portin', replies: 'portinReplies' },
+  balanceCommands: { domain: 'balance', replies: 'balanceReplies' },
+} as const satisfies Partial<Record<TopicRole, { domain: string; replies: TopicRole }>>;
+
+export type CommandTopicRole = keyof typeof COMMAND_TOPICS;
+
+export const subjectFor = (topic: string, recordName: string): string => `${topic}-${recordName}`;

@@ -1,0 +1,37 @@
+import { ConfigError, loadConfig } from '../config';
+import { startService } from '../app/service';
+import { createLogger } from '../observability/logger';
+
+/** Production entry point: configuration from the environment only, no embedded stack. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = createLogger({ level: config.logLevel, name: config.serviceName });
+  const service = await startService(config, log);
+  log.info({ groupId: config.groupId, topics: config.topics }, 'worker started');
+  const shutdown = (signal: string) => {
+    log.info({ signal }, 'shutting down: finishing in-flight commands');
+    service.stop().then(
+      () => process.exit(0),
+      (error) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`worker failed to start: ${error?.stack ?? error}\n`);
+  process.exit(1);
+});

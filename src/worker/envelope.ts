@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import type { IHeaders } from 'kafkajs';
+import type { FieldProblem } from '../errors/codes';
+import { Problems, checkString, type StringRule } from '../domain/validation/problems';
+import { CORRELATION_ID } from '../domain/validation/spec-fields';
+
+/**
+ * What the headers of a command say about how to answer it, read without I/O. Besides our own headers
+ * (X-Correlation-Id, X-Reply-Topic, wholesaleCustomerId) it understands Spring Kafka's and NestJS's
+ * kafka_correlationId / kafka_replyTopic / kafka_replyPartition, so those requesters work unchanged.
+ */
+export const HEADER = {
+  correlationId: 'X-Correlation-Id',
+  replyTopic: 'X-Reply-Topic',
+  status: 'X-Status',
+  wholesaleCustomerId: 'wholesaleCustomerId',
+  authorization: 'Authorization',
+  kafkaCorrelationId: 'kafka_correlationId',
+  kafkaReplyTopic: 'kafka_replyTopic',
+  kafkaReplyPartition: 'kafka_replyPartition',
+} as const;
+
+export type CorrelationSource = 'header' | 'kafka-string' | 'kafka-binary' | 'generated';
+
+export interface Envelope {
+  correlationId: string;
+  correlationSource: CorrelationSource;
+  /** kafka_correlationId exactly as received, echoed back in the same form (Spring: 16 binary bytes). */
+  kafkaCorrelationId?: Buffer;
+  replyTopic: string;
+  replyPartition?: number;
+  wholesaleCustomerId?: string;
+  authorization?: string;
+  problems: FieldProblem[];
+}
+
+export interface EnvelopeRules {
+  defaultReplyTopic: string;
+  /** Topics the service owns that a requester may not direct replies to (commands, events, DLQ, NP). */
+  forbiddenReplyTopics: ReadonlySet<string>;
+  wholesaleCustomerId: StringRule;
+}
+
+export interface RecordPosition {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+const MAX_HEADER_TEXT = 4096;
+
+export function headerBuffer(headers: IHeaders | undefined, name: string): Buffer | undefined {
+  const raw = headers?.[name] ?? headers?.[name.toLowerCase()];
+  const first = Array.isArray(raw) ? raw[0] : raw;
+  if (first === undefined) return undefined;
+  return Buffer.isBuffer(first) ? first : Buffer.from(first);
+}
+
+export function headerText(headers: IHeaders | undefined, name: string): string | undefined {
+  const buffer = headerBuffer(headers, name);
+  return buffer === undefined ? undefined : buffer.toString('utf8');
+}
+
+const isPrintableAscii = (buffer: Buffer): boolean => buffer.every((byte) => byte >= 0x20 && byte < 0x7f);
+
+const asUuid = (hex: string): string =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+
+/** A missing correlation id is derived from the record's position, so a redelivery gets the same one. */
+export const positionalCorrelationId = (position: RecordPosition): string =>
+  asUuid(createHash('sha256').update(`${position.topic}/${position.partition}/${position.offset}`).digest('hex'));
+
+function readCorrelation(headers: IHeaders | undefined, problems: Problems, position: RecordPosition) {
+  const explicit = headerText(headers, HEADER.correlationId);
+  const kafka = headerBuffer(headers, HEADER.kafkaCorrelationId);
+  if (explicit !== undefined && checkString(problems, `headers.${HEADER.correlationId}`, explicit, CORRELATION_ID)) {
+    return { correlationId: explicit, correlationSource: 'header' as const, kafkaCorrelationId: kafka };
+  }
+  if (kafka !== undefined && kafka.length > 0 && kafka.length <= 128) {
+    // Spring sends 16 raw bytes by default; NestJS and Spring's string mode send text.
+    return isPrintableAscii(kafka)
+      ? { correlationId: kafka.toString('utf8'), correlationSource: 'kafka-string' as const, kafkaCorrelationId: kafka }
+      : { correlationId: asUuid(kafka.toString('hex').padEnd(32, '0')), correlationSource: 'kafka-binary' as const, kafkaCorrelationId: kafka };
+  }
+  return { correlationId: positionalCorrelationId(position), correlationSource: 'generated' as const, kafkaCorrelationId: undefined };
+}
+
+function readReplyTopic(headers: IHeaders | undefined, rules: EnvelopeRules, problems: Problems): string {
+  const requested = headerText(headers, HEADER.replyTopic) ?? headerText(headers, HEADER.kafkaReplyTopic);
+  if (requested === undefined) return rules.defaultReplyTopic;
+  if (!TOPIC_NAME.test(requested)) {
+    problems.add(`headers.${HEADER.replyTopic}`, 'must be a Kafka topic name (letters, digits, . _ -; at most 249)');
+    return rules.defaultReplyTopic;
+  }
+  if (rules.forbiddenReplyTopics.has(requested)) {
+    problems.add(`headers.${HEADER.replyTopic}`, 'must not name a command, event, dead-letter or NP topic');
+    return rules.defaultReplyTopic;
+  }
+  return requested;
+}
+
+function readReplyPartition(headers: IHeaders | undefined): number | undefined {
+  const raw = headerBuffer(headers, HEADER.kafkaReplyPartition);
+  if (raw === undefined) return undefined;
+  // Spring: 4-byte big-endian int; NestJS: the number as text.
+  const partition = raw.length === 4 && !isPrintableAscii(raw) ? raw.readInt32BE(0) : Number(raw.toString('utf8'));
+  return Number.isInteger(partition) && partition >= 0 ? partition : undefined;
+}
+
+export function readEnvelope(headers: IHeaders | undefined, position: RecordPosition, rules: EnvelopeRules): Envelope {
+  const problems = new Problems();
+  const correlation = readCorrelation(headers, problems, position);
+  const replyTopic = readReplyTopic(headers, rules, problems);
+  const wholesaleCustomerId = headerText(headers, HEADER.wholesaleCustomerId);
+  if (wholesaleCustomerId !== undefined) {
+    checkString(problems, `headers.${HEADER.wholesaleCustomerId}`, wholesaleCustomerId, { ...rules.wholesaleCustomerId, pattern: /^.*$/ });
+  }
+  const authorization = headerText(headers, HEADER.authorization);
+  if (authorization !== undefined && authorization.length > MAX_HEADER_TEXT) {
+    problems.add(`headers.${HEADER.authorization}`, `must be at most ${MAX_HEADER_TEXT} characters`);
+  }
+  return {
+    ...correlation,
+    replyTopic,
+    replyPartition: readReplyPartition(headers),
+    wholesaleCustomerId: problems.list.some((p) => p.path.endsWith(HEADER.wholesaleCustomerId)) ? undefined : wholesaleCustomerId,
+    authorization,
+    problems: problems.list,
+  };
+}

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel, type Consumer, type IHeaders, type Producer } from 'kafkajs';
+import pino from 'pino';
+import { loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../../src/config';
+import { startService, type RunningService } from '../../src/app/service';
+import { AvroCodec } from '../../src/adapters/registry/avro-codec';
+import { ensureTopics } from '../../src/adapters/kafka/kafka';
+import type { TopicRole } from '../../src/handlers/types';
+import { HEADER, headerText } from '../../src/worker/envelope';
+
+/**
+ * Integration-test harness over the real stack started by global-setup (KAFKA_BROKERS,
+ * SCHEMA_REGISTRY_URL, REDIS_URL in the environment). Each test file gets its own Redis key prefix and
+ * consumer groups, so files never see each other's state.
+ */
+export function testConfig(overrides: Record<string, string> = {}): ServiceConfig {
+  const id = randomUUID().slice(0, 8);
+  // Topics of their own too: files (and engineers sharing one stack) never consume each other's commands.
+  const topics = Object.fromEntries(
+    Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, `${defaults.topics[role as TopicRole]}.${id}`]),
+  );
+  return loadConfig({
+    ...process.env,
+    ...topics,
+    TOPIC_PARTITIONS: '2',
+    REDIS_KEY_PREFIX: `t${id}:`,
+    KAFKA_GROUP_ID: `workers-${id}`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...overrides,
+  });
+}
+
+/** The same settings a production worker reads from the environment; the test topic names are derived from them. */
+const defaults = loadConfig({ KAFKA_BROKERS: 'x:1', SCHEMA_REGISTRY_URL: 'http://x', REDIS_URL: 'redis://x' });
+
+/** Environment variables that make a separate worker process use the same topics, prefix and group as `config`. */
+export function envFor(config: ServiceConfig): Record<string, string> {
+  return {
+    ...Object.fromEntries(Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, config.topics[role as TopicRole]])),
+    TOPIC_PARTITIONS: String(config.kafka.topicPartitions),
+    REDIS_KEY_PREFIX: config.redis.keyPrefix,
+    KAFKA_GROUP_ID: config.groupId,
+  };
+}
+
+/** Creates the configuration's topics (as a worker would at start), for tests that start the worker as a separate process. */
+export async function createTopics(config: ServiceConfig): Promise<void> {
+  const admin = kafkaFor(config).admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, Object.values(config.topics), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export const testLogger = (config: ServiceConfig) => pino({ level: config.logLevel });
+
+export async function startTestService(config: ServiceConfig, options: Parameters<typeof startService>[2] = {}): Promise<RunningService> {
+  const service = await startService(config, testLogger(config), options);
+  await service.joined;
+  return service;
+}
+
+export interface Reply {
+  recordName: string;
+  value: Record<string, any>;
+  headers: Record<string, string>;
+  rawHeaders: IHeaders;
+  rawValue: Buffer | null;
+  topic: string;
+  key: string | null;
+}
+
+const kafkaFor = (config: ServiceConfig) => new Kafka({ clientId: 'test', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
+
+const textHeaders = (headers: IHeaders | undefined): Record<string, string> =>
+  Object.fromEntries(Object.keys(headers ?? {}).map((name) => [name, headerText(headers, name) ?? '']));
+
+/** Reads a topic from the beginning with its own group and hands every decoded record to a listener. */
+export class TopicReader {
+  private constructor(private readonly consumer: Consumer) {}
+
+  static async start(config: ServiceConfig, topics: string[], onRecord: (reply: Reply) => void, codec = new AvroCodec(config.schemaRegistryUrl)): Promise<TopicReader> {
+    const consumer = kafkaFor(config).consumer({ groupId: `reader-${randomUUID()}`, allowAutoTopicCreation: false });
+    await consumer.connect();
+    await consumer.subscribe({ topics, fromBeginning: true });
+    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+    await consumer.run({
+      eachMessage: async ({ topic, message }) => {
+        let recordName = '';
+        let value: Record<string, any> = {};
+        try {
+          const decoded = await codec.decode(message.value);
+          recordName = decoded.recordName;
+          value = JSON.parse(JSON.stringify(decoded.value));
+        } catch {
+          recordName = '<undecodable>';
+        }
+        onRecord({ recordName, value, headers: textHeaders(message.headers), rawHeaders: message.headers ?? {}, rawValue: message.value, topic, key: message.key?.toString() ?? null });
+      },
+    });
+    await joined;
+    return new TopicReader(consumer);
+  }
+
+  stop(): Promise<void> {
+    return this.consumer.disconnect();
+  }
+}
+
+/** Sends commands the way a partner's system would and waits for the reply with the same correlation id. */
+export class TestRequester {
+  private readonly waiting = new Map<string, (reply: Reply) => void>();
+  private readonly early = new Map<string, Reply>();
+
+  private constructor(
+    readonly config: ServiceConfig,
+    readonly codec: AvroCodec,
+    private readonly producer: Producer,
+    private reader?: TopicReader,
+  ) {}
+
+  static async start(config: ServiceConfig, replyTopics: string[] = [config.topics.portinReplies, config.topics.balanceReplies]): Promise<TestRequester> {
+    const codec = new AvroCodec(config.schemaRegistryUrl);
+    const producer = kafkaFor(config).producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    const requester = new TestRequester(config, codec, producer);
+    requester.reader = await TopicReader.start(config, replyTopics, (reply) => requester.receive(reply), codec);
+    return requester;
+  }
+
+  private receive(reply: Reply): void {
+    const id = reply.headers[HEADER.correlationId];
+    const resolve = this.waiting.get(id);
+    if (resolve) {
+      this.waiting.delete(id);
+      resolve(reply);
+    } else this.early.set(id, reply);
+  }
+
+  /** Waits for the next reply carrying this correlation id. */
+  awaitReply(correlationId: string, timeoutMs = 30000): Promise<Reply> {
+    const early = this.early.get(correlationId);
+    if (early) {
+      this.early.delete(correlationId);
+      return Promise.resolve(early);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(correlationId);
+        reject(new Error(`no reply for ${correlationId} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      timer.unref();
+      this.waiting.set(correlationId, (reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      });
+    });
+  }
+
+  async sendRaw(topic: string, message: { key?: string | Buffer | null; value: Buffer | null; headers?: Record<string, string | Buffer> }): Promise<void> {
+    await this.producer.send({ topic, acks: -1, messages: [{ key: message.key ?? null, value: message.value, headers: message.headers }] });
+  }
+
+  async encode(role: TopicRole, recordName: string, value: object): Promise<Buffer> {
+    return this.codec.encode(this.config.topics[role], recordName, value);
+  }
+
+  /** Encodes and sends a command, then awaits its reply. */
+  async send(
+    role: TopicRole,
+    recordName: string,
+    value: object,
+    options: { key?: string; headers?: Record<string, string | Buffer>; correlationId?: string } = {},
+  ): Promise<Reply> {
+    const correlationId = options.correlationId ?? randomUUID();
+    const pending = this.awaitReply(correlationId);
+    await this.sendRaw(this.config.topics[role], {
+      key: options.key ?? ((value as { gpsi?: string }).gpsi ?? null),
+      value: await this.encode(role, recordName, value),
+      headers: { [HEADER.correlationId]: correlationId, ...options.headers },
+    });
+    return pending;
+  }
+
+  async stop(): Promise<void> {
+    await this.reader?.stop();
+    await this.producer.disconnect();
+  }
+}

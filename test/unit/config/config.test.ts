@@ -1,0 +1,41 @@
+import { ConfigError, loadConfig } from '../../../src/config';
+
+const base = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379' };
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig(base);
+    expect(config.topics.portinCommands).toBe('wholesale.portin.commands.v1');
+    expect(config.topics.deadLetters).toBe('wholesale.commands.dlq.v1');
+    expect(config.limits.idempotencyTtlSeconds).toBe(86400);
+    expect(config.redis).toEqual({ urls: ['redis://127.0.0.1:6379'], keyPrefix: 'wh:', cluster: false });
+  });
+
+  it.each([
+    [{ KAFKA_BROKERS: undefined }, 'KAFKA_BROKERS'],
+    [{ KAFKA_BROKERS: 'localhost' }, 'KAFKA_BROKERS'],
+    [{ SCHEMA_REGISTRY_URL: 'ftp://x' }, 'SCHEMA_REGISTRY_URL'],
+    [{ REDIS_URL: 'redis://a:1,http://b:2' }, 'REDIS_URL'],
+    [{ TOPIC_PARTITIONS: '0' }, 'TOPIC_PARTITIONS'],
+    [{ REDIS_CLUSTER: 'yes' }, 'REDIS_CLUSTER'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ NON_PORTABLE_RANGES: 'abc' }, 'NON_PORTABLE_RANGES'],
+  ])('stops with one line naming the variable: %j', (override, variable) => {
+    let error: unknown;
+    try {
+      loadConfig({ ...base, ...override });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(variable);
+    expect((error as ConfigError).message).toMatch(new RegExp(`^${variable}: expected .+, got `));
+    expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('reads a Redis Cluster as a comma-separated node list and topic names from the environment', () => {
+    const config = loadConfig({ ...base, REDIS_CLUSTER: 'true', REDIS_URL: 'redis://a:1, redis://b:2', TOPIC_PORTIN_EVENTS: 'my.events' });
+    expect(config.redis.urls).toEqual(['redis://a:1', 'redis://b:2']);
+    expect(config.topics.portinEvents).toBe('my.events');
+  });
+});

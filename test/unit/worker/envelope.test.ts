@@ -1,0 +1,62 @@
+import { readEnvelope, positionalCorrelationId, HEADER, type EnvelopeRules } from '../../../src/worker/envelope';
+import { WHOLESALE_CUSTOMER_ID_BALANCE } from '../../../src/domain/validation/spec-fields';
+
+const rules: EnvelopeRules = {
+  defaultReplyTopic: 'wholesale.balance.replies.v1',
+  forbiddenReplyTopics: new Set(['wholesale.balance.events.v1']),
+  wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_BALANCE,
+};
+const position = { topic: 'wholesale.balance.commands.v1', partition: 2, offset: '41' };
+
+describe('readEnvelope', () => {
+  it('takes X-Correlation-Id as given, even when it is not a UUID (the spec example is not)', () => {
+    const envelope = readEnvelope({ [HEADER.correlationId]: Buffer.from('TQA20210903155950999') }, position, rules);
+    expect(envelope).toMatchObject({ correlationId: 'TQA20210903155950999', correlationSource: 'header', replyTopic: rules.defaultReplyTopic, problems: [] });
+  });
+
+  it('derives a stable UUID from the record position when no correlation id is sent', () => {
+    const a = readEnvelope({}, position, rules);
+    const b = readEnvelope(undefined, position, rules);
+    expect(a.correlationId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(a.correlationId).toBe(b.correlationId);
+    expect(a.correlationSource).toBe('generated');
+    expect(positionalCorrelationId({ ...position, offset: '42' })).not.toBe(a.correlationId);
+  });
+
+  it('reads a Spring 16-byte binary kafka_correlationId and keeps the bytes to echo back', () => {
+    const id = Buffer.from('00112233445566778899aabbccddeeff', 'hex');
+    const envelope = readEnvelope({ kafka_correlationId: id, kafka_replyTopic: Buffer.from('app.replies') }, position, rules);
+    expect(envelope.correlationSource).toBe('kafka-binary');
+    expect(envelope.correlationId).toBe('00112233-4455-6677-8899-aabbccddeeff');
+    expect(envelope.kafkaCorrelationId?.equals(id)).toBe(true);
+    expect(envelope.replyTopic).toBe('app.replies');
+  });
+
+  it('reads a NestJS string kafka_correlationId and a text kafka_replyPartition; Spring sends a 4-byte int', () => {
+    const nest = readEnvelope({ kafka_correlationId: 'abc-1', kafka_replyPartition: '3' }, position, rules);
+    expect(nest).toMatchObject({ correlationId: 'abc-1', correlationSource: 'kafka-string', replyPartition: 3 });
+    const partition = Buffer.alloc(4);
+    partition.writeInt32BE(1);
+    expect(readEnvelope({ kafka_replyPartition: partition }, position, rules).replyPartition).toBe(1);
+  });
+
+  it('lists every header problem: too long correlation id, forbidden reply topic, customer id over 12', () => {
+    const envelope = readEnvelope(
+      { [HEADER.correlationId]: 'x'.repeat(129), [HEADER.replyTopic]: 'wholesale.balance.events.v1', [HEADER.wholesaleCustomerId]: '1234567890123' },
+      position,
+      rules,
+    );
+    expect(envelope.problems.map((p) => p.path)).toEqual([
+      'headers.X-Correlation-Id',
+      'headers.X-Reply-Topic',
+      'headers.wholesaleCustomerId',
+    ]);
+    expect(envelope.replyTopic).toBe(rules.defaultReplyTopic);
+    expect(envelope.wholesaleCustomerId).toBeUndefined();
+  });
+
+  it('refuses a reply topic that is not a legal Kafka topic name', () => {
+    const envelope = readEnvelope({ [HEADER.replyTopic]: 'bad topic!' }, position, rules);
+    expect(envelope.problems).toEqual([{ path: 'headers.X-Reply-Topic', reason: expect.stringContaining('Kafka topic name') }]);
+  });
+});
