@@ -45,7 +45,7 @@ export async function startContainerComponent(component: Component, tc: Testcont
       // and outside the container.
       const [port] = await allocatePorts({ count: 1 });
       const properties = {
-        ...brokerProperties({ nodeId: 1, host: 'localhost', port: port!, controllerPort: 9093, voters: [{ nodeId: 1, host: 'localhost', controllerPort: 9093 }], logDir: '/var/lib/kafka/data' }),
+        ...brokerProperties({ nodeId: 1, host: 'localhost', port: port!, controllerPort: 9093, voters: [{ nodeId: 1, host: 'localhost', controllerPort: 9093 }], logDir: '/tmp/kraft-combined-logs' }),
         listeners: `PLAINTEXT://0.0.0.0:${port},CONTROLLER://0.0.0.0:9093`,
         'advertised.listeners': `PLAINTEXT://${host}:${port}`,
       };
