@@ -42,7 +42,7 @@ export function loadCatalog(file: string): Catalog {
   return loadCatalogFile(file);
 }
 
-function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
+export function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
   const { topics } = config;
   const forbiddenReplyTopics = new Set([
     topics.portinCommands,
