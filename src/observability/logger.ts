@@ -3,6 +3,12 @@ import pino, { type Logger } from 'pino';
 /**
  * pino JSON logs. Secrets never reach a log line: the redaction list covers credentials and the
  * port-in secrets wherever they appear in a logged object.
+ *
+ * Written to stdout asynchronously: pino's default destination writes every line with a blocking
+ * write(2) on the event loop, one per command under load. Asynchronously, lines logged while a write is
+ * under way are written together by the next one, so the loop never blocks and a busy worker makes a
+ * few large writes instead of thousands of small ones. Nothing waits at low traffic, and what is still
+ * buffered is flushed synchronously when the process exits (pino registers that hook).
  */
 export const REDACTED_PATHS = [
   'authorization',
@@ -19,11 +25,14 @@ export const REDACTED_PATHS = [
 ];
 
 export function createLogger(options: { level: string; name: string }): Logger {
-  return pino({
-    name: options.name,
-    level: options.level,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    base: { service: options.name },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  return pino(
+    {
+      name: options.name,
+      level: options.level,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      base: { service: options.name },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    pino.destination({ dest: 1, sync: false }),
+  );
 }
