@@ -38,6 +38,8 @@ function table(header: string[], rows: string[][]): string {
 }
 
 const cpuCell = (p: PhaseResult | undefined, name: string) => n2(p?.cpu[name]);
+/** CPU milliseconds a process spent per reply over the measured window. */
+const msPerCommand = (p: PhaseResult | undefined, name: string) => (p && p.throughput > 0 && p.cpu[name] !== undefined ? n2((p.cpu[name]! / p.throughput) * 1000) : '–');
 
 const outcomeText = (outcomes: Record<string, number>) =>
   Object.entries(outcomes)
@@ -78,6 +80,7 @@ export function renderReport(r: BenchResults): string {
     n1(s?.saturation?.latency.p50),
     n1(s?.saturation?.latency.p99),
     cpuCell(s?.saturation, 'worker'),
+    msPerCommand(s?.saturation, 'worker'),
     cpuCell(s?.saturation, 'kafka'),
     cpuCell(s?.saturation, 'redis'),
     cpuCell(s?.saturation, 'bench'),
@@ -85,9 +88,9 @@ export function renderReport(r: BenchResults): string {
     n0(s?.workerPeakRssMiB),
   ];
   const satRows = [satRow('service', service), satRow('echo (floor: no Redis, no handlers)', echo)];
-  if (service && echo) satRows.push(['**service / echo**', ratio(service.saturation?.throughput, echo.saturation?.throughput), '', ratio(service.saturation?.latency.p99, echo.saturation?.latency.p99), '', '', '', '', '', '']);
+  if (service && echo) satRows.push(['**service / echo**', ratio(service.saturation?.throughput, echo.saturation?.throughput), '', ratio(service.saturation?.latency.p99, echo.saturation?.latency.p99), '', '', '', '', '', '', '']);
   lines.push(
-    table(['Worker', 'commands/s', 'p50 ms', 'p99 ms', 'worker CPU (cores)', 'Kafka CPU', 'Redis CPU', 'load generator CPU', 'machine busy (cores)', 'worker peak RSS MiB'], satRows),
+    table(['Worker', 'commands/s', 'p50 ms', 'p99 ms', 'worker CPU (cores)', 'worker CPU ms/command', 'Kafka CPU', 'Redis CPU', 'load generator CPU', 'machine busy (cores)', 'worker peak RSS MiB'], satRows),
   );
   if (service?.saturation) lines.push('', `Outcomes (service, saturation window): ${outcomeText(service.saturation.outcomes)}`);
   lines.push('');
@@ -107,13 +110,14 @@ export function renderReport(r: BenchResults): string {
         n1(s?.latency.p99),
         n1(s?.latency.max),
         cpuCell(s, 'worker'),
+        msPerCommand(s, 'worker'),
         n1(e?.latency.p50),
         n1(e?.latency.p99),
         n1(e?.latency.max),
         ratio(s?.latency.p99, e?.latency.p99),
       ];
     });
-    lines.push(table(['offered/s', 'service replies/s', 'p50', 'p95', 'p99', 'max', 'worker CPU', 'echo p50', 'echo p99', 'echo max', 'p99 service/echo'], rows));
+    lines.push(table(['offered/s', 'service replies/s', 'p50', 'p95', 'p99', 'max', 'worker CPU', 'worker ms/command', 'echo p50', 'echo p99', 'echo max', 'p99 service/echo'], rows));
     lines.push('');
   }
 
