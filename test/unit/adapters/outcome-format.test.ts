@@ -6,7 +6,7 @@ const text = fc.string({ unit: 'binary', maxLength: 80 });
 const message = fc.record(
   {
     topic: fc.string({ minLength: 1, maxLength: 60 }),
-    partition: fc.nat({ maxValue: 1000 }),
+    partition: fc.nat({ max: 1000 }),
     key: fc.oneof(fc.constant(null), bytes, text),
     value: fc.oneof(fc.constant(null), bytes),
     headers: fc.dictionary(fc.string({ minLength: 1, maxLength: 30 }), fc.oneof(bytes, text), { maxKeys: 8, noNullPrototype: true }),
