@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     processors,
     concurrency: config.limits.handlerConcurrency,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
+    commitIntervalMs: config.kafka.commitIntervalMs,
     log,
     deadLetter: (message, position, error) => [deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', String(error))],
     onOutcome: (outcome, position, durationMs) => log.info(logLine(outcome, position, durationMs), 'command handled'),

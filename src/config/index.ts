@@ -26,7 +26,14 @@ function isUrl(raw: string, protocols: readonly string[]): boolean {
 
 export interface ServiceConfig {
   serviceName: string;
-  kafka: { brokers: string[]; clientId: string; topicPartitions: number; topicReplicationFactor: number };
+  kafka: {
+    brokers: string[];
+    clientId: string;
+    topicPartitions: number;
+    topicReplicationFactor: number;
+    /** Resolved offsets are committed at most this often (0: after every batch); see BatchWorker. */
+    commitIntervalMs: number;
+  };
   schemaRegistryUrl: string;
   redis: { urls: string[]; keyPrefix: string; cluster: boolean };
   topics: Record<TopicRole, string>;
@@ -189,6 +196,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       clientId: reader.string('KAFKA_CLIENT_ID', 'wholesale-worker'),
       topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
       topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
+      commitIntervalMs: reader.integer('KAFKA_COMMIT_INTERVAL_MS', 200, 0, 60_000),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     redis: {
