@@ -11,8 +11,11 @@ export type { StoredOutcome };
 
 export interface ReplyCache {
   get(commandId: string): Promise<StoredOutcome | undefined>;
-  /** Keeps the first outcome stored: a concurrent duplicate does not overwrite it. */
-  put(commandId: string, outcome: StoredOutcome): Promise<void>;
+  /**
+   * Keeps the first outcome stored: when one is there already it is left as it is and returned (one
+   * SET NX GET), so a query run before any lookup still answers a redelivery with the first reply.
+   */
+  put(commandId: string, outcome: StoredOutcome): Promise<StoredOutcome | undefined>;
 }
 
 export class RedisReplyCache implements ReplyCache {
@@ -27,7 +30,8 @@ export class RedisReplyCache implements ReplyCache {
     return stored === null ? undefined : decodeOutcome(stored);
   }
 
-  async put(commandId: string, outcome: StoredOutcome): Promise<void> {
-    await this.redis.set(replyKey(this.keyPrefix, commandId), encodeOutcome(outcome), 'EX', this.ttlSeconds, 'NX');
+  async put(commandId: string, outcome: StoredOutcome): Promise<StoredOutcome | undefined> {
+    const earlier = await this.redis.setBuffer(replyKey(this.keyPrefix, commandId), encodeOutcome(outcome), 'EX', this.ttlSeconds, 'NX', 'GET');
+    return earlier === null ? undefined : decodeOutcome(earlier);
   }
 }
