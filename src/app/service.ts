@@ -16,6 +16,11 @@ import { CommandProcessor } from '../worker/command-processor';
 import { BatchWorker, type RecordProcessor } from '../worker/batch-worker';
 import type { EnvelopeRules, RecordPosition } from '../worker/envelope';
 import { deadLetterMessage } from '../worker/outbound';
+import { observeProducer } from '../adapters/kafka/observed-producer';
+import { redactConfig } from '../config/redact';
+import type { ServiceMetrics } from '../observability/metrics';
+import type { ReadinessReport } from '../observability/readiness';
+import { createObservability } from './observability';
 
 /**
  * The composition root: builds every adapter from the configuration, hands them to the handlers and the
@@ -26,11 +31,17 @@ export interface RunningService {
   readonly catalog: Catalog;
   /** Resolves once the consumer has joined its group and been assigned partitions. */
   readonly joined: Promise<void>;
+  readonly metrics: ServiceMetrics;
+  readiness(): Promise<ReadinessReport>;
+  /** Where the HTTP side port listens (/healthz, /readyz, /metrics); undefined when it is off. */
+  readonly httpPort: number | undefined;
   stop(): Promise<void>;
 }
 
 export interface ServiceOptions {
   clock?: () => Date;
+  /** Overrides HTTP_PORT; 0 = any free port (tests). */
+  httpPort?: number;
 }
 
 export function loadCatalog(file: string): Catalog {
@@ -55,6 +66,7 @@ function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
 }
 
 export async function startService(config: ServiceConfig, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
+  log.info({ config: redactConfig(config) }, 'effective configuration');
   const catalog = loadCatalog(config.catalogFile);
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
   const admin = kafka.admin();
@@ -84,7 +96,9 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     isRetriable: isRedisUnavailable,
   });
 
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
+  // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
+  const producer = observeProducer(kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }), observability.metrics.messagesSent);
   const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   await producer.connect();
@@ -95,6 +109,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     processors.set(config.topics[role], (message: KafkaMessage, position: RecordPosition) => processor.process(message, position, domain));
   }
   await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
+  observability.watchConsumer(consumer, [...processors.keys()]);
 
   const worker = new BatchWorker({
     consumer,
@@ -106,21 +121,35 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     deadLetter: (message, position, error) => [
       deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
     ],
-    onOutcome: (outcome, position, durationMs) =>
+    onOutcome: (outcome, position, durationMs, message) => {
       log.info(
         { correlationId: outcome.correlationId, operation: outcome.operation, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
         'command handled',
-      ),
+      );
+      observability.recordOutcome(outcome, durationMs, message);
+    },
   });
   await worker.run();
+  await observability.start();
 
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       await worker.stop();
       await producer.disconnect();
+      await observability.stop();
       await redis.quit().catch(() => redis.disconnect());
       log.info('service stopped');
     })());
-  return { redis, catalog, joined, stop };
+  return {
+    redis,
+    catalog,
+    joined,
+    metrics: observability.metrics,
+    readiness: observability.readiness,
+    get httpPort() {
+      return observability.httpPort;
+    },
+    stop,
+  };
 }

@@ -30,11 +30,22 @@ export interface ServiceConfig {
   topics: Record<TopicRole, string>;
   /** Consumer group of the command workers. */
   groupId: string;
+  /** The HTTP side port (/healthz, /readyz, /metrics); port 0 = no HTTP server. */
+  observability: ObservabilityConfig;
   limits: { maxMessageBytes: number; idempotencyTtlSeconds: number; handlerConcurrency: number };
   catalogFile: string;
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   logLevel: string;
+}
+
+export interface ObservabilityConfig {
+  httpPort: number;
+  httpHost: string;
+  /** /readyz answers from a result at most this old, so frequent probes cost one round of checks. */
+  readinessCacheMs: number;
+  /** Each readiness check (Kafka, registry, Redis) fails when it takes longer than this. */
+  probeTimeoutMs: number;
 }
 
 export interface NonPortableRange {
@@ -162,6 +173,12 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     },
     topics,
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
+    observability: {
+      httpPort: reader.integer('HTTP_PORT', 0, 0, 65535),
+      httpHost: reader.string('HTTP_HOST', '0.0.0.0'),
+      readinessCacheMs: reader.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
+      probeTimeoutMs: reader.integer('READINESS_PROBE_TIMEOUT_MS', 2000, 100, 60_000),
+    },
     limits: {
       maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
       idempotencyTtlSeconds: reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1),
