@@ -1,0 +1,199 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { startService, type RunningService } from '../../src/app/service';
+import type { ServiceConfig } from '../../src/config';
+import { HEADER } from '../../src/worker/envelope';
+import { startTestService, testConfig, testLogger, TestRequester } from '../support/harness';
+import { httpGet, sampleSum, scrape } from '../support/prometheus';
+
+const ELIGIBILITY = 'wholesale.portin.v1.CheckPortInEligibility';
+const randomGpsi = () => `1${Math.floor(1e10 + Math.random() * 9e10)}`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+interface Readyz {
+  status: number;
+  body: { ready: boolean; failed: string[]; checks: Record<string, { ok: boolean; detail?: string }> };
+}
+
+const readyz = async (port: number): Promise<Readyz> => {
+  const { status, body } = await httpGet(port, '/readyz');
+  return { status, body: JSON.parse(body) };
+};
+
+describe('HTTP side port: health, readiness and metrics of a running worker', () => {
+  let config: ServiceConfig;
+  let service: RunningService;
+  let requester: TestRequester;
+
+  beforeAll(async () => {
+    config = testConfig({ READINESS_CACHE_MS: '200' });
+    service = await startService(config, testLogger(config), { httpPort: 0 });
+    requester = await TestRequester.start(config);
+  });
+
+  afterAll(async () => {
+    await requester?.stop();
+    await service?.stop();
+  });
+
+  it('answers /healthz at once and turns /readyz ready once the consumer joined, every check named', async () => {
+    const port = service.httpPort!;
+    expect(port).toBeGreaterThan(0);
+    const health = await httpGet(port, '/healthz');
+    expect({ status: health.status, body: JSON.parse(health.body) }).toEqual({ status: 200, body: { status: 'ok' } });
+
+    const seen: Readyz[] = [];
+    const ready = await until('/readyz 200', async () => {
+      const answer = await readyz(port);
+      seen.push(answer);
+      return answer.status === 200 ? answer : undefined;
+    });
+    // Before the group join (if the probe got there first) only the consumer check may fail.
+    for (const early of seen.filter((s) => s.status !== 200)) expect(early.body.failed).toEqual(['consumer']);
+    expect(ready.body.ready).toBe(true);
+    expect(Object.keys(ready.body.checks).sort()).toEqual(['consumer', 'kafka', 'redis', 'registry']);
+    expect(Object.values(ready.body.checks).every((check) => check.ok)).toBe(true);
+    expect(ready.body.checks.consumer!.detail).toMatch(/^[1-9]\d* partition\(s\) assigned$/);
+    expect((await httpGet(port, '/nope')).status).toBe(404);
+  });
+
+  it('moves the /metrics counters with the traffic sent: outcomes, durations, ages, dead letters, Redis calls, lag', async () => {
+    const port = service.httpPort!;
+    const before = await scrape(port);
+    const good = 7;
+    const bad = 3;
+    const replies = await Promise.all([
+      ...Array.from({ length: good }, () => requester.send('portinCommands', ELIGIBILITY, { gpsi: randomGpsi() })),
+      ...Array.from({ length: bad }, () => requester.send('portinCommands', ELIGIBILITY, { gpsi: '12ab' })),
+    ]);
+    expect(replies.map((r) => r.headers[HEADER.status]).sort()).toEqual([...Array(bad).fill('BAD_REQUEST'), ...Array(good).fill('Success')]);
+    // A record that is not Avro goes to the dead-letter topic; its requester gets a BAD_REQUEST reply.
+    const poisonId = randomUUID();
+    const poisonReply = requester.awaitReply(poisonId);
+    await requester.sendRaw(config.topics.portinCommands, { key: 'poison', value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: poisonId } });
+    await poisonReply;
+
+    // Metrics are recorded before the batch is sent: by the time a reply arrived its command is counted,
+    // but the dead letter's acknowledgement may land a moment after the reply.
+    const after = await until('the dead letter counted', async () => {
+      const samples = await scrape(port);
+      return sampleSum(samples, 'wholesale_dead_letters_total') > sampleSum(before, 'wholesale_dead_letters_total') ? samples : undefined;
+    });
+    const moved = (name: string, labels: Record<string, string> = {}) => sampleSum(after, name, labels) - sampleSum(before, name, labels);
+    expect(moved('wholesale_commands_total', { operation: 'CheckPortInEligibility', outcome: 'Success' })).toBe(good);
+    expect(moved('wholesale_commands_total', { operation: 'CheckPortInEligibility', outcome: 'BAD_REQUEST' })).toBe(bad);
+    expect(moved('wholesale_commands_total', { outcome: 'DEAD_LETTER' })).toBe(1);
+    expect(moved('wholesale_dead_letters_total', { reason: 'NOT_AVRO' })).toBe(1);
+    expect(moved('wholesale_command_duration_seconds_count', { operation: 'CheckPortInEligibility' })).toBe(good + bad);
+    expect(moved('wholesale_command_age_seconds_count', { operation: 'CheckPortInEligibility' })).toBe(good + bad);
+    // Each valid command reads the reply cache once and stores its outcome once.
+    expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'replyCache.get', result: 'ok' })).toBe(good);
+    expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'replyCache.put', result: 'ok' })).toBe(good);
+    expect(sampleSum(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sampleSum(after, 'wholesale_consumer_assigned_partitions')).toBe(config.kafka.topicPartitions * 2);
+
+    // Lag per partition of each consumed topic, and it drains to 0 once the batches are committed.
+    const lagSeries = after.filter((s) => s.name === 'wholesale_consumer_lag');
+    expect(lagSeries.map((s) => `${s.labels.topic}/${s.labels.partition}`).sort()).toEqual(
+      [config.topics.portinCommands, config.topics.balanceCommands].flatMap((t) => [...Array(config.kafka.topicPartitions).keys()].map((p) => `${t}/${p}`)).sort(),
+    );
+    await until('lag 0', async () => (sampleSum(await scrape(port), 'wholesale_consumer_lag') === 0 ? true : undefined));
+  });
+});
+
+/** A redis-server of this test's own on a free port, so it can be stopped without touching anyone else's. */
+class OwnRedis {
+  private child?: ChildProcess;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'ops-redis-'));
+  constructor(readonly port: number) {}
+
+  static async start(): Promise<OwnRedis> {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const redis = new OwnRedis(port);
+    await redis.start();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], { stdio: 'ignore' });
+    await until('redis-server answering', async () => {
+      const client = new Redis(this.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        return (await client.ping()) === 'PONG' ? true : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        client.disconnect();
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+describe('readiness follows Redis', () => {
+  it('is ready with Redis up, names redis when it is stopped, and is ready again when it is back', async () => {
+    const redis = await OwnRedis.start();
+    const config = testConfig({ REDIS_URL: redis.url, READINESS_CACHE_MS: '100', READINESS_PROBE_TIMEOUT_MS: '500' });
+    let service: RunningService | undefined;
+    try {
+      service = await startTestService(config, { httpPort: 0 });
+      const port = service.httpPort!;
+      await until('ready', async () => ((await readyz(port)).status === 200 ? true : undefined));
+
+      await redis.stop();
+      const down = await until('not ready', async () => {
+        const answer = await readyz(port);
+        return answer.status === 503 ? answer : undefined;
+      });
+      expect(down.body).toMatchObject({ ready: false, failed: ['redis'] });
+      expect(down.body.checks.redis!.ok).toBe(false);
+      expect(down.body.checks.redis!.detail).toBeTruthy();
+      // Liveness is not readiness: the process is fine, only a dependency is away.
+      expect((await httpGet(port, '/healthz')).status).toBe(200);
+
+      await redis.start();
+      await until('ready again', async () => ((await readyz(port)).status === 200 ? true : undefined));
+    } finally {
+      await service?.stop();
+      await redis.dispose();
+    }
+  });
+});
