@@ -51,7 +51,7 @@ export async function readAsyncApi(file: string): Promise<DocumentedContract> {
   for (const operation of document.operations()) {
     const reply = operation.reply();
     contract.operations.push({
-      id: operation.id(),
+      id: operation.id() ?? '',
       action: operation.action() ?? '',
       channel: operation.channels().all()[0]?.address() ?? '',
       messages: operation.messages().all().map(recordOf),
