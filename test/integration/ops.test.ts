@@ -1,29 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Redis from 'ioredis';
 import { startService, type RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/config';
+import { startLocalRedis } from '../../src/stack';
 import { HEADER } from '../../src/worker/envelope';
 import { startTestService, testConfig, testLogger, TestRequester } from '../support/harness';
 import { httpGet, sampleSum, scrape } from '../support/prometheus';
+import { until } from '../support/until';
 
 const ELIGIBILITY = 'wholesale.portin.v1.CheckPortInEligibility';
 const randomGpsi = () => `1${Math.floor(1e10 + Math.random() * 9e10)}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 interface Readyz {
   status: number;
@@ -116,61 +102,10 @@ describe('HTTP side port: health, readiness and metrics of a running worker', ()
   });
 });
 
-/** A redis-server of this test's own on a free port, so it can be stopped without touching anyone else's. */
-class OwnRedis {
-  private child?: ChildProcess;
-  private readonly dir = mkdtempSync(join(tmpdir(), 'ops-redis-'));
-  constructor(readonly port: number) {}
-
-  static async start(): Promise<OwnRedis> {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number };
-        probe.close(() => resolve(port));
-      });
-    });
-    const redis = new OwnRedis(port);
-    await redis.start();
-    return redis;
-  }
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], { stdio: 'ignore' });
-    await until('redis-server answering', async () => {
-      const client = new Redis(this.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      client.on('error', () => undefined);
-      try {
-        await client.connect();
-        return (await client.ping()) === 'PONG' ? true : undefined;
-      } catch {
-        return undefined;
-      } finally {
-        client.disconnect();
-      }
-    });
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-
-  async dispose(): Promise<void> {
-    await this.stop();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
 describe('readiness follows Redis', () => {
   it('is ready with Redis up, names redis when it is stopped, and is ready again when it is back', async () => {
-    const redis = await OwnRedis.start();
+    // A redis-server of this test's own, so it can be stopped without touching anyone else's.
+    const redis = await startLocalRedis({ appendOnly: false });
     const config = testConfig({ REDIS_URL: redis.url, READINESS_CACHE_MS: '100', READINESS_PROBE_TIMEOUT_MS: '500' });
     let service: RunningService | undefined;
     try {
