@@ -91,12 +91,12 @@ describe('HTTP side port: health, readiness and metrics of a running worker', ()
     expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'replyCache.get', result: 'ok' })).toBe(good);
     expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'replyCache.put', result: 'ok' })).toBe(good);
     expect(sampleSum(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
-    expect(sampleSum(after, 'wholesale_consumer_assigned_partitions')).toBe(config.kafka.topicPartitions * 2);
+    expect(sampleSum(after, 'wholesale_consumer_assigned_partitions')).toBe(config.kafka.topicPartitions * service.consumedTopics.length);
 
     // Lag per partition of each consumed topic, and it drains to 0 once the batches are committed.
     const lagSeries = after.filter((s) => s.name === 'wholesale_consumer_lag');
     expect(lagSeries.map((s) => `${s.labels.topic}/${s.labels.partition}`).sort()).toEqual(
-      [config.topics.portinCommands, config.topics.balanceCommands].flatMap((t) => [...Array(config.kafka.topicPartitions).keys()].map((p) => `${t}/${p}`)).sort(),
+      service.consumedTopics.flatMap((t) => [...Array(config.kafka.topicPartitions).keys()].map((p) => `${t}/${p}`)).sort(),
     );
     await until('lag 0', async () => (sampleSum(await scrape(port), 'wholesale_consumer_lag') === 0 ? true : undefined));
   });
