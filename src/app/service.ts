@@ -1,4 +1,4 @@
-import type { KafkaMessage } from 'kafkajs';
+import { Partitioners, type KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
 import type { Catalog } from '../domain/catalog/catalog';
@@ -108,7 +108,11 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
 
   const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
   // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
-  const producer = observeProducer(kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }), observability.metrics.messagesSent);
+  const producer = observeProducer(
+    // The Java-compatible murmur2 partitioner, named so kafkajs does not warn: a gpsi key lands on the partition a Java producer would pick.
+    kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner }),
+    observability.metrics.messagesSent,
+  );
   const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   await producer.connect();
