@@ -1,11 +1,11 @@
-import { Partitioners, type KafkaMessage } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
 import type { Catalog } from '../domain/catalog/catalog';
 import { loadCatalogFile } from '../adapters/catalog/catalog-file';
 import { createHandlers } from '../handlers';
 import type { Domain } from '../handlers/types';
-import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
+import { createKafka, createProducer, ensureTopics } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
 import { RedisReplyCache } from '../adapters/redis/reply-cache';
@@ -108,11 +108,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
 
   const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
   // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
-  const producer = observeProducer(
-    // The Java-compatible murmur2 partitioner, named so kafkajs does not warn: a gpsi key lands on the partition a Java producer would pick.
-    kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner }),
-    observability.metrics.messagesSent,
-  );
+  const producer = observeProducer(createProducer(kafka, { idempotent: true }), observability.metrics.messagesSent);
   const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   await producer.connect();

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type Admin, type ITopicConfig, type LogEntry } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type LogEntry, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 
 /** kafkajs with its log lines routed into pino, so one log stream carries everything. */
@@ -61,4 +61,16 @@ async function waitForLeaders(admin: Admin, topics: string[], partitions: number
     if (Date.now() > deadline) throw new Error(`topics ${topics.join(', ')} have no leader for every partition after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * Producers of this project: the Java-compatible murmur2 partitioner (kafkajs's default since 2.0, named
+ * explicitly), so a key lands on the same partition whichever language produced it; never auto-create topics.
+ */
+export function createProducer(kafka: Kafka, options: { idempotent: boolean }): Producer {
+  return kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    allowAutoTopicCreation: false,
+    ...(options.idempotent ? { idempotent: true, maxInFlightRequests: 1 } : {}),
+  });
 }
