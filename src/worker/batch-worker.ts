@@ -119,7 +119,9 @@ export class BatchWorker {
         const position = { topic, partition, offset: message.offset };
         const started = performance.now();
         try {
-          const outcome = await processor(message, position);
+          const processed = await processor(message, position);
+          // Records that are not commands (NP responses) are logged with the id their headers or position give.
+          const outcome = processed.correlationId ? processed : { ...processed, correlationId: correlationIdOf(message.headers, position) };
           outcomes.set(message.offset, outcome);
           this.options.onOutcome?.(outcome, position, performance.now() - started, message);
         } catch (error) {

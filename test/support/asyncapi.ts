@@ -20,6 +20,8 @@ export interface DocumentedContract {
   channels: Map<string, Set<string>>;
   /** Message record name → where its correlation id is read. */
   correlationIds: Map<string, string | undefined>;
+  /** Message record name → the top-level field names of its Avro payload. */
+  payloadFields: Map<string, string[]>;
   operations: DocumentedOperation[];
   /** Diagnostics of severity error. */
   errors: string[];
@@ -35,7 +37,7 @@ function avroRecordOf(payload: unknown): string | undefined {
 export async function readAsyncApi(file: string): Promise<DocumentedContract> {
   const { document, diagnostics } = await fromFile(new Parser(), file).parse();
   const errors = diagnostics.filter((d) => d.severity === 0).map((d) => `${d.path.join('.')}: ${d.message}`);
-  const contract: DocumentedContract = { channels: new Map(), correlationIds: new Map(), operations: [], errors };
+  const contract: DocumentedContract = { channels: new Map(), correlationIds: new Map(), payloadFields: new Map(), operations: [], errors };
   if (!document) return contract;
   const recordOf = (message: { payload(): { json(): unknown } | undefined; id(): string }) => avroRecordOf(message.payload()?.json()) ?? message.id();
   for (const channel of document.channels()) {
@@ -45,6 +47,8 @@ export async function readAsyncApi(file: string): Promise<DocumentedContract> {
       if (!record) continue;
       records.add(record);
       contract.correlationIds.set(record, message.correlationId()?.location());
+      const { schema } = message.payload()!.json() as { schema: { fields?: { name: string }[] } };
+      contract.payloadFields.set(record, (schema.fields ?? []).map((f) => f.name));
     }
     contract.channels.set(channel.address() ?? channel.id(), records);
   }
@@ -77,6 +81,7 @@ export interface CodeContract {
 
 export const REPLY_ADDRESS = '$message.header#/X-Reply-Topic';
 export const CORRELATION_ID = '$message.header#/X-Correlation-Id';
+const PAYLOAD_POINTER = '$message.payload#/';
 
 /** Everything the code defines that the document does not say, and everything it says that the code does not define. */
 export function contractDrift(documented: DocumentedContract, code: CodeContract): string[] {
@@ -95,6 +100,10 @@ export function contractDrift(documented: DocumentedContract, code: CodeContract
     const expected = new Set(code.topicRecords[role] ?? []);
     for (const record of expected) if (!channel.has(record)) problems.push(`record ${record} on ${topic} (${role}) is not a message of its channel`);
     for (const record of channel) if (!expected.has(record)) problems.push(`channel ${topic} documents ${record}, which the topology does not put on ${role}`);
+  }
+  for (const [record, location] of documented.correlationIds) {
+    const field = location?.startsWith(PAYLOAD_POINTER) ? location.slice(PAYLOAD_POINTER.length) : undefined;
+    if (field !== undefined && !documented.payloadFields.get(record)?.includes(field)) problems.push(`message ${record}: its correlation id ${location} names a field its schema does not have`);
   }
   for (const address of documented.channels.keys()) {
     if (!configured.has(address)) problems.push(`channel ${address} is not a configured topic`);

@@ -49,13 +49,15 @@ describe('asyncapi.yaml', () => {
     expect(drift).toHaveLength(4);
   });
 
-  it('reports what the document says that the code does not define: a stale record, a stale topic, a wrong reply address', () => {
+  it('reports what the document says that the code does not define: a stale record, a stale topic, a wrong reply address, a correlation id in a field that does not exist', () => {
     const channels = new Map([...documented.channels].map(([address, records]) => [address, new Set(records)]));
     channels.get(defaults.topics.portinReplies)!.add('wholesale.portin.v1.RetiredReply');
     channels.set('wholesale.retired.v1', new Set());
     const operations = documented.operations.map((o) => (o.id === 'checkPortInEligibility' ? { ...o, replyAddress: '$message.header#/kafka_replyTopic' } : o));
-    expect(contractDrift({ ...documented, channels, operations }, code)).toEqual([
+    const correlationIds = new Map(documented.correlationIds).set('np.portin.v1.PortConfirmed', '$message.payload#/correlationId');
+    expect(contractDrift({ ...documented, channels, operations, correlationIds }, code)).toEqual([
       `channel ${defaults.topics.portinReplies} documents wholesale.portin.v1.RetiredReply, which the topology does not put on portinReplies`,
+      'message np.portin.v1.PortConfirmed: its correlation id $message.payload#/correlationId names a field its schema does not have',
       'channel wholesale.retired.v1 is not a configured topic',
       'operation checkPortInEligibility: the reply address must be $message.header#/X-Reply-Topic',
     ]);
