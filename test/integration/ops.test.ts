@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { startService, type RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/config';
 import { startLocalRedis } from '../../src/stack';
@@ -129,6 +131,45 @@ describe('readiness follows Redis', () => {
     } finally {
       await service?.stop();
       await redis.dispose();
+    }
+  });
+});
+
+describe('logs an operator can follow', () => {
+  it('logs the effective configuration once at start, and every line about a command carries its correlation id', async () => {
+    const lines: Record<string, any>[] = [];
+    const log = pino({ level: 'debug' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+    const config = testConfig({ REDIS_KEY_PREFIX: `logs${randomUUID().slice(0, 6)}:` });
+    const service = await startService(config, log);
+    const requester = await TestRequester.start(config);
+    try {
+      await service.joined;
+      const startup = lines.filter((l) => l.msg === 'effective configuration');
+      expect(startup).toHaveLength(1);
+      expect(startup[0]!.config).toMatchObject({ groupId: config.groupId, topics: config.topics, kafka: { brokers: config.kafka.brokers } });
+
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      await requester.send('portinCommands', ELIGIBILITY, { gpsi: randomGpsi() }, { correlationId: ids[0] });
+      await requester.send('portinCommands', ELIGIBILITY, { gpsi: 'bad' }, { correlationId: ids[1] });
+      const poisonReply = requester.awaitReply(ids[2]!);
+      await requester.sendRaw(config.topics.portinCommands, { key: 'k', value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: ids[2]! } });
+      await poisonReply;
+      const handled = await until('three command lines', async () => {
+        const found = lines.filter((l) => l.msg === 'command handled' && ids.includes(l.correlationId));
+        return found.length === 3 ? found : undefined;
+      });
+      expect(handled.map((l) => [l.correlationId, l.outcome])).toEqual([
+        [ids[0], 'Success'],
+        [ids[1], 'BAD_REQUEST'],
+        [ids[2], 'DEAD_LETTER'],
+      ]);
+      // Any line naming a record (its offset) or an operation belongs to one command and carries its id.
+      const aboutCommands = lines.filter((l) => l.offset !== undefined || l.operation !== undefined);
+      expect(aboutCommands.length).toBeGreaterThanOrEqual(3);
+      expect(aboutCommands.filter((l) => typeof l.correlationId !== 'string' || l.correlationId === '')).toEqual([]);
+    } finally {
+      await requester.stop();
+      await service.stop();
     }
   });
 });
