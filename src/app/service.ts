@@ -8,6 +8,7 @@ import type { Domain } from '../handlers/types';
 import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
+import { createRedisRateLimiter } from '../adapters/redis/rate-limiter';
 import { RedisReplyCache } from '../adapters/redis/reply-cache';
 import { registerContract } from '../contract/register';
 import { COMMAND_TOPICS } from '../contract/topology';
@@ -16,6 +17,7 @@ import { CommandProcessor } from '../worker/command-processor';
 import { BatchWorker, type RecordProcessor } from '../worker/batch-worker';
 import type { EnvelopeRules, RecordPosition } from '../worker/envelope';
 import { deadLetterMessage } from '../worker/outbound';
+import { createAccessControl } from './security';
 
 /**
  * The composition root: builds every adapter from the configuration, hands them to the handlers and the
@@ -56,7 +58,8 @@ function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
 
 export async function startService(config: ServiceConfig, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   const catalog = loadCatalog(config.catalogFile);
-  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
+  const access = createAccessControl(config, log);
+  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -71,7 +74,10 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
 
   const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
   const handlers = new Map(createHandlers({ config, catalog, redis }).map((h) => [h.commandRecord, h]));
+  const clock = options.clock ?? (() => new Date());
   const processor = new CommandProcessor({
+    ...access,
+    rateLimiter: createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit),
     codec,
     handlers,
     replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
@@ -79,7 +85,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     envelopeRules: envelopeRules(config),
     maxMessageBytes: config.limits.maxMessageBytes,
     serviceName: config.serviceName,
-    clock: options.clock ?? (() => new Date()),
+    clock,
     log,
     isRetriable: isRedisUnavailable,
   });

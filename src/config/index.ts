@@ -1,4 +1,5 @@
 import type { TopicRole } from '../handlers/types';
+import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
 
 /**
  * The one module that reads configuration. Every setting comes from the environment, is validated at
@@ -24,7 +25,7 @@ function isUrl(raw: string, protocols: readonly string[]): boolean {
 
 export interface ServiceConfig {
   serviceName: string;
-  kafka: { brokers: string[]; clientId: string; topicPartitions: number; topicReplicationFactor: number };
+  kafka: { brokers: string[]; clientId: string; topicPartitions: number; topicReplicationFactor: number; security: KafkaSecurity };
   schemaRegistryUrl: string;
   redis: { urls: string[]; keyPrefix: string; cluster: boolean };
   topics: Record<TopicRole, string>;
@@ -32,6 +33,11 @@ export interface ServiceConfig {
   groupId: string;
   limits: { maxMessageBytes: number; idempotencyTtlSeconds: number; handlerConcurrency: number };
   catalogFile: string;
+  /** Who may send commands: JWT verification settings, or none (local work). */
+  auth: AuthSettings;
+  /** The customer hierarchy: partners and their sub nodes (brands), docs/security.md. */
+  customersFile: string;
+  rateLimit: RateLimitSettings;
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   logLevel: string;
@@ -153,6 +159,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       clientId: reader.string('KAFKA_CLIENT_ID', 'wholesale-worker'),
       topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
       topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
+      security: loadKafkaSecurity(reader),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     redis: {
@@ -168,6 +175,9 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
     },
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
+    auth: loadAuthSettings(reader),
+    customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
+    rateLimit: loadRateLimitSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   };
