@@ -28,7 +28,6 @@ export function kafkaTransport(security: KafkaSecurity | undefined): Pick<KafkaC
   if (security?.sasl) {
     const { mechanism, username, password } = security.sasl;
     transport.sasl = { mechanism, username, password } as SASLOptions; // one object literal per mechanism in kafkajs's union
-
   }
   return transport;
 }
