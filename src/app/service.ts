@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
-import { buildCatalog, type Catalog } from '../domain/catalog/catalog';
+import type { Catalog } from '../domain/catalog/catalog';
+import { loadCatalogFile } from '../adapters/catalog/catalog-file';
 import { createHandlers } from '../handlers';
 import type { Domain } from '../handlers/types';
 import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
@@ -17,6 +17,8 @@ import { CommandProcessor } from '../worker/command-processor';
 import { BatchWorker, type RecordProcessor } from '../worker/batch-worker';
 import type { EnvelopeRules, RecordPosition } from '../worker/envelope';
 import { deadLetterMessage } from '../worker/outbound';
+import { createEventPublisher } from '../adapters/kafka/event-publisher';
+import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createAccessControl } from './security';
 
 /**
@@ -36,7 +38,7 @@ export interface ServiceOptions {
 }
 
 export function loadCatalog(file: string): Catalog {
-  return buildCatalog(JSON.parse(readFileSync(file, 'utf8')));
+  return loadCatalogFile(file);
 }
 
 function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
@@ -73,7 +75,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   log.info({ subjects: registered }, 'registered the contract schemas');
 
   const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
-  const handlers = new Map(createHandlers({ config, catalog, redis }).map((h) => [h.commandRecord, h]));
+  const balance = createBalanceComponents({ config, catalog, redis });
+  const handlers = new Map(createHandlers({ config, catalog, redis, balance }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
   const processor = new CommandProcessor({
     ...access,
@@ -119,10 +122,19 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       ),
   });
   await worker.run();
+  const renewals = createBalanceRenewals({
+    config,
+    redis,
+    clock: balance.clock,
+    publish: createEventPublisher({ producer, codec, topics: config.topics, serviceName: config.serviceName }),
+    log,
+  });
+  renewals.start();
 
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
+      await renewals.stop();
       await worker.stop();
       await producer.disconnect();
       await redis.quit().catch(() => redis.disconnect());

@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
 import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
 
@@ -41,6 +43,17 @@ export interface ServiceConfig {
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   logLevel: string;
+  balance: BalanceSettings;
+}
+
+/** Balance ledger and bill-cycle renewal (docs/balance.md). */
+export interface BalanceSettings {
+  /** Ledger entries kept per subscription (older ones are dropped). */
+  ledgerRetention: number;
+  renewal: { pollIntervalMs: number; batchSize: number; leaseMs: number; maxCatchUpCycles: number };
+  /** Billing clock: `timeScale` billing ms pass per real ms after `clockOriginMs` (1 = wall clock; tests speed it up). */
+  timeScale: number;
+  clockOriginMs: number;
 }
 
 export interface NonPortableRange {
@@ -147,6 +160,23 @@ function parseNonPortableRanges(reader: EnvReader): NonPortableRange[] {
   });
 }
 
+function loadBalanceSettings(reader: EnvReader, env: Env): BalanceSettings {
+  const origin = reader.optionalString('BALANCE_CLOCK_ORIGIN');
+  const clockOriginMs = origin === undefined ? Date.now() : Date.parse(origin);
+  if (Number.isNaN(clockOriginMs)) throw new ConfigError('BALANCE_CLOCK_ORIGIN', 'an ISO 8601 date-time', env.BALANCE_CLOCK_ORIGIN);
+  return {
+    ledgerRetention: reader.integer('BALANCE_LEDGER_RETENTION', 1000, 1, 1_000_000),
+    renewal: {
+      pollIntervalMs: reader.integer('BALANCE_RENEWAL_POLL_MS', 1000, 10, 3_600_000),
+      batchSize: reader.integer('BALANCE_RENEWAL_BATCH', 100, 1, 10_000),
+      leaseMs: reader.integer('BALANCE_RENEWAL_LEASE_MS', 30_000, 100, 3_600_000),
+      maxCatchUpCycles: reader.integer('BALANCE_RENEWAL_MAX_CATCH_UP', 12, 1, 1200),
+    },
+    timeScale: reader.integer('BALANCE_TIME_SCALE', 1, 1, 1_000_000_000),
+    clockOriginMs,
+  };
+}
+
 export function loadConfig(env: Env = process.env): ServiceConfig {
   const reader = new EnvReader(env);
   const topics = Object.fromEntries(
@@ -180,5 +210,37 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     rateLimit: loadRateLimitSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    balance: loadBalanceSettings(reader, env),
+  };
+}
+
+/** Settings of the stack provider (src/stack): where the dev and test servers come from. */
+export interface StackConfig {
+  /** Endpoints given in the environment; the provider starts only the ones missing. */
+  given: { kafkaBrokers?: string[]; schemaRegistryUrl?: string; redisUrl?: string };
+  /** STACK_KIND: `auto` tries containers, then local processes; the others force one way. */
+  kind: 'auto' | 'containers' | 'local';
+  /** How long the container-runtime probe may take before the provider moves on. */
+  runtimeProbeMs: number;
+  /** Where unpacked server distributions are cached between runs, keyed by version. */
+  cacheDir: string;
+  /** STACK_KEEP_FILES: keep data folders and logs of local servers after they stop (for debugging). */
+  keepFiles: boolean;
+}
+
+export function loadStackConfig(env: Env = process.env): StackConfig {
+  const reader = new EnvReader(env);
+  const cacheHome = reader.string('XDG_CACHE_HOME', join(homedir(), '.cache'));
+  return {
+    given: {
+      kafkaBrokers: reader.optionalString('KAFKA_BROKERS') === undefined ? undefined : reader.brokers('KAFKA_BROKERS'),
+      schemaRegistryUrl:
+        reader.optionalString('SCHEMA_REGISTRY_URL') === undefined ? undefined : reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+      redisUrl: reader.optionalString('REDIS_URL') === undefined ? undefined : reader.url('REDIS_URL', ['redis:', 'rediss:']),
+    },
+    kind: reader.oneOf('STACK_KIND', ['auto', 'containers', 'local'], 'auto'),
+    runtimeProbeMs: reader.integer('STACK_RUNTIME_PROBE_MS', 3000, 100, 60000),
+    cacheDir: reader.string('STACK_CACHE_DIR', join(cacheHome, 'wholesale-stack')),
+    keepFiles: reader.boolean('STACK_KEEP_FILES', false),
   };
 }

@@ -1,4 +1,5 @@
 import type { TopicRole } from '../handlers/types';
+import { BALANCE_COMMANDS, BILLING_EVENTS, balanceRecord as balance } from '../domain/balance/records';
 
 /**
  * Which Avro records travel on which topic. Several record types share a topic, so each record is
@@ -12,10 +13,10 @@ const portin = (name: string) => `wholesale.portin.v1.${name}`;
 export const TOPIC_RECORDS: Record<TopicRole, readonly string[]> = {
   portinCommands: [portin('CheckPortInEligibility')],
   portinReplies: [portin('CheckPortInEligibilityReply'), ERROR_REPLY],
-  balanceCommands: [],
-  balanceReplies: [ERROR_REPLY],
+  balanceCommands: BALANCE_COMMANDS.map(balance),
+  balanceReplies: [...BALANCE_COMMANDS.map((name) => balance(`${name}Reply`)), ERROR_REPLY],
   portinEvents: [],
-  balanceEvents: [],
+  balanceEvents: BILLING_EVENTS.map(balance),
   deadLetters: [],
   npRequests: [],
   npResponses: [],

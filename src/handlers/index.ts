@@ -2,6 +2,8 @@ import type { ServiceConfig } from '../config';
 import type { Catalog } from '../domain/catalog/catalog';
 import type { RedisClient } from '../adapters/redis/client';
 import { RedisNumberFacts } from '../adapters/redis/number-facts';
+import type { BalanceComponents } from '../app/balance';
+import { createBalanceHandlers } from './balance';
 import { createCheckEligibility, validateEligibilityCommand } from './portin/check-eligibility';
 import type { HandlerRegistration } from './types';
 
@@ -10,6 +12,8 @@ export interface HandlerDeps {
   config: ServiceConfig;
   catalog: Catalog;
   redis: RedisClient;
+  /** Balance stores and the subscription lifecycle (src/app/balance.ts). */
+  balance: BalanceComponents;
 }
 
 const portin = (name: string) => `wholesale.portin.v1.${name}`;
@@ -24,5 +28,6 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistration[] {
       validate: validateEligibilityCommand,
       handle: createCheckEligibility({ numbers, nonPortableRanges: deps.config.nonPortableRanges }),
     },
+    ...createBalanceHandlers({ balances: deps.balance.balances, catalog: deps.catalog }),
   ];
 }

@@ -12,8 +12,19 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
     subscription: `${base}:sub`,
     /** Hash: the port-in request for this number (current one). */
     portIn: `${base}:portin`,
+    /** Hash: subBalanceInstId → sub-balance JSON (quantities in milli-units as decimal strings). */
+    balances: `${base}:bal`,
+    /** List: the balance ledger, newest first, trimmed to the retention. */
+    ledger: `${base}:ledger`,
+    /** List: renewal outcomes whose BalancesRenewed event is not yet published. */
+    renewalOutbox: `${base}:renewal-outbox`,
+    /** String: the recorded outcome of one command on this subscription (TTL), for redelivery. */
+    commandOutcome: (commandId: string) => `${base}:done:${commandId}`,
   };
 };
+
+/** Sorted set of gpsi by the real time (epoch ms) of their next renewal. One global key, touched alone. */
+export const renewalDueKey = (prefix: string): string => `${prefix}balance:renewal-due`;
 
 /** Reply cache of the worker: the first reply to a command, re-sent on redelivery. Tag = the command id. */
 export const replyKey = (prefix: string, commandId: string): string => `${prefix}reply:{${commandId}}`;

@@ -8,8 +8,14 @@ import type { Redis, Cluster } from 'ioredis';
  * routes each call by its first key on a Redis Cluster.
  */
 const SCRIPT_FILE = /^([a-zA-Z][a-zA-Z0-9]*)-(\d+)\.lua$/;
+/** `-- @include name` inlines scripts/lib/name.lua, so scripts share helpers without repeating them. */
+const INCLUDE = /^--\s*@include\s+([a-zA-Z0-9_-]+)\s*$/gm;
 
 export const SCRIPTS_DIR = join(__dirname, 'scripts');
+
+export function scriptSource(dir: string, file: string): string {
+  return readFileSync(join(dir, file), 'utf8').replace(INCLUDE, (_, lib: string) => readFileSync(join(dir, 'lib', `${lib}.lua`), 'utf8'));
+}
 
 export function defineScripts(client: Redis | Cluster, dir = SCRIPTS_DIR): string[] {
   const names: string[] = [];
@@ -17,7 +23,7 @@ export function defineScripts(client: Redis | Cluster, dir = SCRIPTS_DIR): strin
     const match = SCRIPT_FILE.exec(file);
     if (!match) continue;
     const [, name, keys] = match;
-    client.defineCommand(name, { numberOfKeys: Number(keys), lua: readFileSync(join(dir, file), 'utf8') });
+    client.defineCommand(name, { numberOfKeys: Number(keys), lua: scriptSource(dir, file) });
     names.push(name);
   }
   return names;

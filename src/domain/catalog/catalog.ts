@@ -1,3 +1,4 @@
+import { toMilli } from '../balance/units';
 import { Problems } from '../validation/problems';
 
 /**
@@ -24,8 +25,12 @@ export interface BucketDefinition {
   bucketRefId: string;
   name: string;
   kind: BucketKind;
-  validityDays: number;
-  /** Share of the allocation that may roll over to the next cycle, 0..1 (0 = no rollover). */
+  /**
+   * How many bill cycles the bucket lasts, counting the one it is added in: 0 = renewed every cycle until
+   * cancelled (every PRIMARY bucket); 1 = until the next bill cycle starts (a one-off top-up); N = N cycles.
+   */
+  validityCycles: number;
+  /** Share of the allocation that may roll over to the next cycle, 0..1 with at most 3 decimals (0 = none). */
   rolloverCap: number;
   allowances: Allowance[];
 }
@@ -49,6 +54,8 @@ export class CatalogError extends Error {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+const isShare = (v: unknown): v is number => typeof v === 'number' && v >= 0 && v <= 1 && Math.round(v * 1000) / 1000 === v;
 
 function checkAllowance(problems: Problems, path: string, raw: unknown): void {
   if (!isRecord(raw)) {
@@ -58,9 +65,8 @@ function checkAllowance(problems: Problems, path: string, raw: unknown): void {
   const expectedUnit = UNIT_BY_SUB_BALANCE_TYPE[String(raw.subBalanceType)];
   if (!expectedUnit) problems.add(`${path}.subBalanceType`, `must be one of ${Object.keys(UNIT_BY_SUB_BALANCE_TYPE).join(', ')}`);
   else if (raw.unitType !== expectedUnit) problems.add(`${path}.unitType`, `must be ${expectedUnit} for ${raw.subBalanceType}`);
-  if (typeof raw.amount !== 'number' || !Number.isFinite(raw.amount) || raw.amount <= 0) {
-    problems.add(`${path}.amount`, 'must be a positive number');
-  }
+  const amount = toMilli(raw.amount);
+  if ('reason' in amount) problems.add(`${path}.amount`, amount.reason);
 }
 
 function checkBucket(problems: Problems, path: string, raw: unknown): raw is BucketDefinition {
@@ -69,11 +75,15 @@ function checkBucket(problems: Problems, path: string, raw: unknown): raw is Buc
     problems.add(path, 'must be an object');
     return false;
   }
-  if (typeof raw.bucketRefId !== 'string' || raw.bucketRefId.length === 0) problems.add(`${path}.bucketRefId`, 'must be a non-empty string');
-  if (typeof raw.name !== 'string' || raw.name.length === 0) problems.add(`${path}.name`, 'must be a non-empty string');
+  if (!nonEmpty(raw.bucketRefId)) problems.add(`${path}.bucketRefId`, 'must be a non-empty string');
+  if (!nonEmpty(raw.name)) problems.add(`${path}.name`, 'must be a non-empty string');
   if (raw.kind !== 'PRIMARY' && raw.kind !== 'ADDON') problems.add(`${path}.kind`, 'must be PRIMARY or ADDON');
-  if (!Number.isInteger(raw.validityDays) || (raw.validityDays as number) < 1) problems.add(`${path}.validityDays`, 'must be a whole number of days, at least 1');
-  if (typeof raw.rolloverCap !== 'number' || raw.rolloverCap < 0 || raw.rolloverCap > 1) problems.add(`${path}.rolloverCap`, 'must be a share between 0 and 1');
+  if (!Number.isInteger(raw.validityCycles) || (raw.validityCycles as number) < 0) {
+    problems.add(`${path}.validityCycles`, 'must be a whole number of bill cycles (0 = renewed until cancelled)');
+  } else if (raw.kind === 'PRIMARY' && raw.validityCycles !== 0) {
+    problems.add(`${path}.validityCycles`, 'must be 0 for a PRIMARY bucket (renewed every cycle)');
+  }
+  if (!isShare(raw.rolloverCap)) problems.add(`${path}.rolloverCap`, 'must be a share from 0 to 1 with at most 3 decimals');
   if (!Array.isArray(raw.allowances) || raw.allowances.length === 0) problems.add(`${path}.allowances`, 'must list at least one allowance');
   else {
     raw.allowances.forEach((a, i) => checkAllowance(problems, `${path}.allowances[${i}]`, a));
@@ -100,7 +110,7 @@ export function buildCatalog(document: unknown): Catalog {
   if (rawPlans.length === 0) problems.add('plans', 'must list at least one plan');
   rawPlans.forEach((raw, i) => {
     const path = `plans[${i}]`;
-    if (!isRecord(raw) || typeof raw.wholesalePlanId !== 'string' || typeof raw.primaryBucketRefId !== 'string') {
+    if (!isRecord(raw) || !nonEmpty(raw.wholesalePlanId) || !nonEmpty(raw.name) || !nonEmpty(raw.primaryBucketRefId)) {
       problems.add(path, 'must have wholesalePlanId, name and primaryBucketRefId strings');
       return;
     }
@@ -108,7 +118,7 @@ export function buildCatalog(document: unknown): Catalog {
     if (!primary) problems.add(`${path}.primaryBucketRefId`, `names no bucket (${raw.primaryBucketRefId})`);
     else if (primary.kind !== 'PRIMARY') problems.add(`${path}.primaryBucketRefId`, `names an ${primary.kind} bucket, not a PRIMARY one`);
     if (plans.has(raw.wholesalePlanId)) problems.add(`${path}.wholesalePlanId`, `repeats ${raw.wholesalePlanId}`);
-    plans.set(raw.wholesalePlanId, { wholesalePlanId: raw.wholesalePlanId, name: String(raw.name ?? ''), primaryBucketRefId: raw.primaryBucketRefId });
+    plans.set(raw.wholesalePlanId, { wholesalePlanId: raw.wholesalePlanId, name: raw.name, primaryBucketRefId: raw.primaryBucketRefId });
   });
   if (!problems.ok) throw new CatalogError(problems.list);
   return { plans, buckets };

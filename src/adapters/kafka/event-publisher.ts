@@ -1,0 +1,31 @@
+import type { Producer } from 'kafkajs';
+import type { OutgoingMessage, TopicRole } from '../../handlers/types';
+import { cloudEventHeaders } from '../../worker/outbound';
+
+/**
+ * Publishes messages produced outside a command (the renewal scheduler's billing events): Avro through the
+ * registry, CloudEvents binary headers, acks from all in-sync replicas before it resolves.
+ */
+export interface EventEncoder {
+  encode(topic: string, recordName: string, value: object): Promise<Buffer>;
+}
+
+export type PublishEvents = (messages: OutgoingMessage[]) => Promise<void>;
+
+export function createEventPublisher(deps: { producer: Producer; codec: EventEncoder; topics: Readonly<Record<TopicRole, string>>; serviceName: string }): PublishEvents {
+  return async (messages) => {
+    const encoded = await Promise.all(
+      messages.map(async (m) => {
+        const topic = deps.topics[m.topic];
+        const correlationId = typeof m.value.correlationId === 'string' ? m.value.correlationId : undefined;
+        const headers = m.cloudEvent
+          ? cloudEventHeaders({ ...m.cloudEvent, source: deps.serviceName, type: m.recordName, correlationId })
+          : {};
+        return { topic, message: { key: m.key, value: await deps.codec.encode(topic, m.recordName, m.value), headers } };
+      }),
+    );
+    const byTopic = new Map<string, { key: string; value: Buffer; headers: Record<string, string> }[]>();
+    for (const { topic, message } of encoded) byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
+    await deps.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, msgs]) => ({ topic, messages: msgs })) });
+  };
+}

@@ -1,0 +1,118 @@
+import { isErrorCode, ServiceError, type FieldProblem } from '../../errors/codes';
+import type { Amounts, ChangeKind, SubBalance, SubBalanceChange } from '../../domain/balance/model';
+import type { BalanceOutcome, LedgerEntry, SubscriptionFacts } from '../../domain/balance/outcome';
+
+/**
+ * Decoding of what the Lua scripts return. Quantities arrive as decimal strings of milli-units; Lua's cjson
+ * encodes an empty array as {} (it cannot tell them apart), hence `list`.
+ */
+type Raw = Record<string, unknown>;
+
+const list = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
+const int = (value: unknown): number => Number(value);
+const optional = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+const amounts = (raw: unknown): Amounts | undefined => {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const a = raw as Raw;
+  return { remaining: int(a.remaining), allocated: int(a.allocated), rollover: int(a.rollover) };
+};
+
+export function decodeChange(raw: Raw): SubBalanceChange {
+  const change: SubBalanceChange = {
+    change: raw.change as ChangeKind,
+    subBalanceInstId: String(raw.subBalanceInstId),
+    bucketRefId: String(raw.bucketRefId),
+    subBalanceType: String(raw.subBalanceType),
+    unitType: String(raw.unitType),
+  };
+  if (raw.quantity !== undefined) change.quantity = int(raw.quantity);
+  const before = amounts(raw.before);
+  const after = amounts(raw.after);
+  if (before) change.before = before;
+  if (after) change.after = after;
+  return change;
+}
+
+export function decodeSubBalance(raw: Raw): SubBalance {
+  return {
+    subBalanceInstId: String(raw.subBalanceInstId),
+    bucketRefId: String(raw.bucketRefId),
+    bucketKind: raw.bucketKind === 'PRIMARY' ? 'PRIMARY' : 'ADDON',
+    subBalanceType: String(raw.subBalanceType),
+    unitType: String(raw.unitType),
+    allocated: int(raw.allocated),
+    remaining: int(raw.remaining),
+    rollover: int(raw.rollover),
+    rolloverCap: int(raw.rolloverCap),
+    endCycle: int(raw.endCycle),
+  };
+}
+
+export function decodeFacts(raw: Raw): SubscriptionFacts {
+  const facts: SubscriptionFacts = {
+    gpsi: String(raw.gpsi),
+    subscriptionId: String(raw.subscriptionId),
+    subscriberId: String(raw.subscriberId),
+    wholesaleCustomerId: String(raw.wholesaleCustomerId),
+    wholesalePlanId: String(raw.wholesalePlanId),
+    billCycleFrequency: String(raw.billCycleFrequency),
+    billCycleStartDay: int(raw.billCycleStartDay),
+    status: String(raw.status),
+  };
+  const primary = optional(raw.primaryBucketRefId);
+  if (primary) facts.primaryBucketRefId = primary;
+  if (optional(raw.cycleNo)) facts.cycleNo = int(raw.cycleNo);
+  const cycleStart = optional(raw.cycleStart);
+  const nextRenewalAt = optional(raw.nextRenewalAt);
+  if (cycleStart) facts.cycleStart = cycleStart;
+  if (nextRenewalAt) facts.nextRenewalAt = nextRenewalAt;
+  return facts;
+}
+
+/** Index of the action a problem path names (`balances[3].quantity` → 3), so problems read in command order. */
+const actionIndex = (path: string): number => Number(/^\w+\[(\d+)\]/.exec(path)?.[1] ?? -1);
+
+/** The error an outcome records, as the ServiceError to answer with; problems sorted by action. */
+function recordedError(raw: Raw): ServiceError {
+  const code = String(raw.code);
+  const problems = list<FieldProblem>(raw.problems)
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => actionIndex(a.p.path) - actionIndex(b.p.path) || a.i - b.i)
+    .map(({ p }) => ({ path: String(p.path), reason: String(p.reason) }));
+  return new ServiceError(isErrorCode(code) ? code : 'INTERNAL', String(raw.message), problems);
+}
+
+/** Parses a script's JSON outcome; a recorded refusal is thrown as its ServiceError. */
+export function decodeOutcome(json: string, replayed: boolean): BalanceOutcome {
+  const raw = JSON.parse(json) as Raw;
+  if (raw.error) throw recordedError(raw.error as Raw);
+  const outcome: BalanceOutcome = {
+    at: String(raw.at),
+    correlationId: String(raw.correlationId),
+    subscription: decodeFacts(raw.subscription as Raw),
+    changes: list<Raw>(raw.changes).map(decodeChange),
+    balances: list<Raw>(raw.balances).map(decodeSubBalance),
+    replayed,
+  };
+  const causeId = optional(raw.causeId) ?? optional(raw.commandId);
+  if (causeId) outcome.causeId = causeId;
+  if (raw.bucketRefIds !== undefined) outcome.bucketRefIds = list<string>(raw.bucketRefIds);
+  for (const field of ['fromBucketRefId', 'toBucketRefId', 'reason'] as const) {
+    const value = optional(raw[field]);
+    if (value) outcome[field] = value;
+  }
+  return outcome;
+}
+
+/** Parses the read-only answers (query, history): a refusal is thrown, else the raw object is returned. */
+export function decodeRead(json: string): Raw {
+  const raw = JSON.parse(json) as Raw;
+  if (raw.error) throw recordedError(raw.error as Raw);
+  return raw;
+}
+
+export function decodeLedgerEntry(json: string): LedgerEntry {
+  const raw = JSON.parse(json) as Raw;
+  return { ...decodeChange(raw), at: String(raw.at), correlationId: String(raw.correlationId), operation: String(raw.operation) };
+}

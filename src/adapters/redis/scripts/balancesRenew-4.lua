@@ -1,0 +1,32 @@
+-- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
+-- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
+-- Each sub-balance rolls its remaining over up to its cap and restarts at allocation + rollover; buckets
+-- whose validity ends at this cycle expire. The outcome goes to the outbox for the billing event.
+-- KEYS: subscription, balances, ledger, outbox   ARGV: context JSON {gpsi, at, cycleStart, nextRenewalAt, correlationId, operation, retention}
+-- Returns { outcome JSON or '', 'renewed' | 'inactive' | 'not-due' }.
+-- @include balance
+local ctx = cjson.decode(ARGV[1])
+local s = redis.call('HMGET', KEYS[1], 'status', 'nextRenewalAt', 'cycleNo')
+if s[1] ~= 'ACTIVE' then return { '', 'inactive' } end
+if s[2] ~= ctx.cycleStart then return { '', 'not-due' } end
+
+local cycleNo = tonumber(s[3]) + 1
+local changes = {}
+for _, b in ipairs(loadBalances(KEYS[2])) do
+  local endCycle = tonumber(b.endCycle)
+  if endCycle ~= 0 and endCycle <= cycleNo then
+    changes[#changes + 1] = removeBalance(KEYS[2], b, 'Expired')
+  else
+    local before = amountsOf(b)
+    local rollover = math.min(tonumber(b.remaining), tonumber(b.rolloverCap))
+    b.rollover = fmt(rollover)
+    b.remaining = fmt(tonumber(b.allocated) + rollover)
+    saveBalance(KEYS[2], b)
+    changes[#changes + 1] = change('Renewed', b, before, amountsOf(b), nil)
+  end
+end
+redis.call('HSET', KEYS[1], 'cycleNo', fmt(cycleNo), 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
+appendLedger(KEYS[3], ctx, changes)
+local encoded = cjson.encode(success(KEYS[1], KEYS[2], ctx, changes))
+redis.call('RPUSH', KEYS[4], encoded)
+return { encoded, 'renewed' }

@@ -1,0 +1,58 @@
+-- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
+-- the earlier actions), every problem is listed, and with any problem (or problems the caller already
+-- found in the actions' own fields) nothing is written. Mirrors evaluateUpdate in domain/balance/arithmetic.ts.
+-- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, {actions, problems} JSON
+-- @include balance
+local recorded = replay(KEYS[4])
+if recorded then return recorded end
+local ctx = cjson.decode(ARGV[1])
+local payload = cjson.decode(ARGV[2])
+local problems = payload.problems
+local refused = precondition(KEYS[1], ctx.gpsi, ctx.customer)
+if refused then
+  -- A command that is malformed anyway is answered as such, whoever owns the number.
+  if #problems > 0 then refused = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } end
+  return finish(KEYS[4], ctx, { error = refused })
+end
+
+local byId = {}
+for _, b in ipairs(loadBalances(KEYS[2])) do byId[b.subBalanceInstId] = b end
+local changes, touched = {}, {}
+for i, a in ipairs(payload.actions) do
+  local at = 'balances[' .. (i - 1) .. ']'
+  local b = a ~= cjson.null and byId[a.subBalanceInstId] or nil
+  if a ~= cjson.null and not b then
+    problems[#problems + 1] = { path = at .. '.subBalanceInstId', reason = 'names no sub-balance of this subscription' }
+  elseif b then
+    local fits = true
+    if a.subBalanceType ~= b.subBalanceType then
+      problems[#problems + 1] = { path = at .. '.subBalanceType', reason = 'must be ' .. b.subBalanceType .. ' for this sub-balance' }
+      fits = false
+    end
+    if a.unitType ~= b.unitType then
+      problems[#problems + 1] = { path = at .. '.unitType', reason = 'must be ' .. b.unitType .. ' for this sub-balance' }
+      fits = false
+    end
+    if fits and a.action ~= cjson.null and a.quantity ~= cjson.null then
+      local remaining, quantity = tonumber(b.remaining), tonumber(a.quantity)
+      local after = a.action == 'Subtract' and remaining - quantity or remaining + quantity
+      if after < 0 then
+        problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance below zero (remaining ' .. units(remaining) .. ')' }
+      elseif after > MAX_MILLI then
+        problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance above ' .. units(MAX_MILLI) }
+      else
+        local before = amountsOf(b)
+        b.remaining = fmt(after)
+        touched[b.subBalanceInstId] = b
+        changes[#changes + 1] = change(a.action, b, before, amountsOf(b), a.quantity)
+      end
+    end
+  end
+end
+if #problems > 0 then
+  return finish(KEYS[4], ctx, { error = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } })
+end
+
+for _, b in pairs(touched) do saveBalance(KEYS[2], b) end
+appendLedger(KEYS[3], ctx, changes)
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes))

@@ -1,0 +1,15 @@
+-- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
+-- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
+-- @include balance
+local recorded = replay(KEYS[4])
+if recorded then return recorded end
+local ctx = cjson.decode(ARGV[1])
+local refused = precondition(KEYS[1], ctx.gpsi, ctx.customer)
+if refused then return finish(KEYS[4], ctx, { error = refused }) end
+
+local cycleNo = tonumber(redis.call('HGET', KEYS[1], 'cycleNo'))
+local payload = cjson.decode(ARGV[2])
+local changes = {}
+for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed, cycleNo) end
+appendLedger(KEYS[3], ctx, changes)
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }))

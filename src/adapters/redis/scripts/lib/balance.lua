@@ -1,0 +1,107 @@
+-- Shared helpers of the subscription and balance scripts, inlined by the loader (-- @include balance).
+-- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
+-- they are exact in Lua's doubles below 2^53 and MAX_MILLI keeps them there.
+local MAX_MILLI = 1000000000000000
+
+local function fmt(n)
+  return string.format('%d', n)
+end
+
+-- Milli-units as a decimal number of units, printed like JavaScript does (1500 -> "1.5").
+local function units(milli)
+  local whole, fraction = math.floor(milli / 1000), milli % 1000
+  if fraction == 0 then return fmt(whole) end
+  local digits = string.gsub(string.format('%03d', fraction), '0+$', '')
+  return fmt(whole) .. '.' .. digits
+end
+
+-- The subscription facts every outcome carries, so an event can be rebuilt from the outcome alone.
+local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustomerId', 'wholesalePlanId', 'primaryBucketRefId',
+  'billCycleFrequency', 'billCycleStartDay', 'cycleNo', 'cycleStart', 'nextRenewalAt', 'status' }
+
+local function subscriptionFacts(subKey)
+  local values = redis.call('HMGET', subKey, unpack(FACT_FIELDS))
+  local facts = {}
+  for i, field in ipairs(FACT_FIELDS) do facts[field] = values[i] or nil end
+  return facts
+end
+
+-- Every balance operation needs an ACTIVE subscription of the calling wholesale customer.
+local function precondition(subKey, gpsi, customer)
+  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+  if not s[1] or s[2] ~= customer then
+    return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
+  end
+  if s[1] ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  end
+  return nil
+end
+
+local function loadBalances(balKey)
+  local flat = redis.call('HGETALL', balKey)
+  local list = {}
+  for i = 2, #flat, 2 do list[#list + 1] = cjson.decode(flat[i]) end
+  table.sort(list, function(a, b) return tonumber(a.seq) < tonumber(b.seq) end)
+  return list
+end
+
+local function saveBalance(balKey, b)
+  redis.call('HSET', balKey, b.subBalanceInstId, cjson.encode(b))
+end
+
+local function amountsOf(b)
+  return { remaining = b.remaining, allocated = b.allocated, rollover = b.rollover }
+end
+
+local function change(kind, b, before, after, quantity)
+  return { change = kind, subBalanceInstId = b.subBalanceInstId, bucketRefId = b.bucketRefId,
+    subBalanceType = b.subBalanceType, unitType = b.unitType, quantity = quantity, before = before, after = after }
+end
+
+-- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its allocation.
+local function instantiate(subKey, balKey, gpsi, seed, cycleNo)
+  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
+  local validity = tonumber(seed.validityCycles)
+  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = validity == 0 and '0' or fmt(cycleNo + validity) }
+  saveBalance(balKey, b)
+  return change('Created', b, nil, amountsOf(b), nil)
+end
+
+local function removeBalance(balKey, b, kind)
+  redis.call('HDEL', balKey, b.subBalanceInstId)
+  return change(kind, b, amountsOf(b), nil, nil)
+end
+
+-- One ledger entry per change, newest first, trimmed to the retention.
+local function appendLedger(ledgerKey, ctx, changes)
+  for _, c in ipairs(changes) do
+    local entry = { at = ctx.at, correlationId = ctx.correlationId, operation = ctx.operation }
+    for k, v in pairs(c) do entry[k] = v end
+    redis.call('LPUSH', ledgerKey, cjson.encode(entry))
+  end
+  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+end
+
+-- The recorded outcome of a command, returned as is when the command is delivered again.
+local function replay(doneKey)
+  local recorded = redis.call('GET', doneKey)
+  if recorded then return { recorded, 1 } end
+  return nil
+end
+
+local function finish(doneKey, ctx, outcome)
+  local encoded = cjson.encode(outcome)
+  redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
+  return { encoded, 0 }
+end
+
+local function success(subKey, balKey, ctx, changes, extra)
+  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
+    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey) }
+  for k, v in pairs(extra or {}) do outcome[k] = v end
+  return outcome
+end

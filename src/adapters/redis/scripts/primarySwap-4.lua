@@ -1,0 +1,25 @@
+-- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation).
+-- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, {bucketRefId, seeds} JSON
+-- @include balance
+local recorded = replay(KEYS[4])
+if recorded then return recorded end
+local ctx = cjson.decode(ARGV[1])
+local refused = precondition(KEYS[1], ctx.gpsi, ctx.customer)
+if refused then return finish(KEYS[4], ctx, { error = refused }) end
+
+local payload = cjson.decode(ARGV[2])
+local current = redis.call('HGET', KEYS[1], 'primaryBucketRefId')
+if current == payload.bucketRefId then
+  return finish(KEYS[4], ctx, { error = { code = 'CONFLICT', message = 'Bucket ' .. current .. ' is already the primary bucket',
+    problems = { { path = 'bucketRefId', reason = 'is already the primary bucket of this subscription' } } } })
+end
+
+local changes = {}
+for _, b in ipairs(loadBalances(KEYS[2])) do
+  if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
+end
+local cycleNo = tonumber(redis.call('HGET', KEYS[1], 'cycleNo'))
+for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed, cycleNo) end
+redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId)
+appendLedger(KEYS[3], ctx, changes)
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { fromBucketRefId = current, toBucketRefId = payload.bucketRefId }))

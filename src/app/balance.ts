@@ -1,0 +1,45 @@
+import type { Logger } from 'pino';
+import type { ServiceConfig } from '../config';
+import type { Catalog } from '../domain/catalog/catalog';
+import { createBillingClock, type BillingClock } from '../domain/balance/clock';
+import type { PublishEvents } from '../adapters/kafka/event-publisher';
+import { createRedisBalanceStore } from '../adapters/redis/balance-store';
+import type { RedisClient } from '../adapters/redis/client';
+import { createRedisRenewalStore } from '../adapters/redis/renewal-store';
+import { createRedisSubscriptionStore, type SubscriptionStore } from '../adapters/redis/subscription-store';
+import type { BalanceStore } from '../handlers/balance/ports';
+import { createRenewalScheduler, type RenewalScheduler } from '../schedulers/balance-renewal';
+
+/** Builds the balance side's adapters from the configuration (composition only, no logic). */
+export interface BalanceComponents {
+  clock: BillingClock;
+  /** The SubscriptionLifecycle port-in uses, and the NumberFacts of eligibility. */
+  subscriptions: SubscriptionStore;
+  balances: BalanceStore;
+}
+
+export function createBalanceComponents(deps: { config: ServiceConfig; catalog: Catalog; redis: RedisClient }): BalanceComponents {
+  const { config, catalog, redis } = deps;
+  const clock = createBillingClock(config.balance.timeScale, config.balance.clockOriginMs);
+  const settings = {
+    keyPrefix: config.redis.keyPrefix,
+    outcomeTtlSeconds: config.limits.idempotencyTtlSeconds,
+    ledgerRetention: config.balance.ledgerRetention,
+  };
+  return {
+    clock,
+    subscriptions: createRedisSubscriptionStore({ redis, catalog, clock, settings }),
+    balances: createRedisBalanceStore(redis, settings),
+  };
+}
+
+export function createBalanceRenewals(deps: { config: ServiceConfig; redis: RedisClient; clock: BillingClock; publish: PublishEvents; log: Logger }): RenewalScheduler {
+  const { config } = deps;
+  return createRenewalScheduler({
+    store: createRedisRenewalStore(deps.redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: config.balance.ledgerRetention }),
+    clock: deps.clock,
+    publish: deps.publish,
+    log: deps.log.child({ component: 'balance-renewal' }),
+    settings: config.balance.renewal,
+  });
+}

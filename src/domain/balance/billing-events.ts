@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { OutgoingMessage } from '../../handlers/types';
+import type { Amounts, SubBalance, SubBalanceChange } from './model';
+import { totalOf } from './model';
+import type { BalanceOutcome } from './outcome';
+import { balanceRecord, type BillingEvent } from './records';
+import { fromMilli } from './units';
+
+/**
+ * Billing events (wholesale.balance.events.v1, key = gpsi, CloudEvents binary headers), built from a
+ * recorded outcome only, so a replay publishes byte-for-byte the same event under the same id. Every event
+ * carries each sub-balance concerned with its amounts before and after: billing can rebuild every balance.
+ */
+
+/** A UUID-shaped id derived from a seed (name-based, like UUID v5), stable across replays. */
+export function deterministicId(seed: string): string {
+  const hex = createHash('sha1').update(seed).digest('hex');
+  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Amounts as the wire shows them (service-spec 2.10 names, units not milli-units). */
+export const wireAmounts = (a: Amounts) => ({
+  remainingBalance: fromMilli(a.remaining),
+  allocatedBalance: fromMilli(a.allocated),
+  rollOverBalance: fromMilli(a.rollover),
+  totalBalance: fromMilli(totalOf(a)),
+});
+
+/** A sub-balance as service-spec 2.10 shows it, plus the bucket it belongs to. */
+export const wireSubBalance = (b: SubBalance) => ({
+  subBalanceInstId: b.subBalanceInstId,
+  subBalanceType: b.subBalanceType,
+  ...wireAmounts(b),
+  unitType: b.unitType,
+  bucketRefId: b.bucketRefId,
+});
+
+export const wireChange = (c: SubBalanceChange) => ({
+  change: c.change,
+  subBalanceInstId: c.subBalanceInstId,
+  bucketRefId: c.bucketRefId,
+  subBalanceType: c.subBalanceType,
+  unitType: c.unitType,
+  quantity: c.quantity === undefined ? null : fromMilli(c.quantity),
+  before: c.before ? wireAmounts(c.before) : null,
+  after: c.after ? wireAmounts(c.after) : null,
+});
+
+/** The fields only some events carry, taken from the outcome. */
+function specificFields(type: BillingEvent, o: BalanceOutcome): Record<string, unknown> {
+  const s = o.subscription;
+  switch (type) {
+    case 'SubscriptionActivated':
+      return {
+        primaryBucketRefId: s.primaryBucketRefId ?? null,
+        addOnBucketRefIds: o.bucketRefIds ?? [],
+        billCycleFrequency: s.billCycleFrequency,
+        billCycleStartDay: s.billCycleStartDay,
+        cycleStart: s.cycleStart ?? null,
+        nextRenewalAt: s.nextRenewalAt ?? null,
+      };
+    case 'SubscriptionCancelled':
+      return { reason: o.reason ?? null };
+    case 'BucketsAdded':
+    case 'BucketsCancelled':
+      return { bucketRefIds: o.bucketRefIds ?? [] };
+    case 'PrimaryBucketSwapped':
+      return { fromBucketRefId: o.fromBucketRefId ?? null, toBucketRefId: o.toBucketRefId ?? null };
+    case 'BalancesRenewed':
+      return { cycleNo: s.cycleNo ?? 1, cycleStart: s.cycleStart ?? null, nextRenewalAt: s.nextRenewalAt ?? null };
+    case 'BalancesUpdated':
+      return {};
+  }
+}
+
+/** One billing event from an outcome; `idSeed` makes its CloudEvents id (same seed on replay → same id). */
+export function billingEvent(type: BillingEvent, outcome: BalanceOutcome, idSeed: string): OutgoingMessage {
+  const s = outcome.subscription;
+  return {
+    topic: 'balanceEvents',
+    recordName: balanceRecord(type),
+    key: s.gpsi,
+    value: {
+      gpsi: s.gpsi,
+      subscriptionId: s.subscriptionId,
+      subscriberId: s.subscriberId,
+      wholesaleCustomerId: s.wholesaleCustomerId,
+      wholesalePlanId: s.wholesalePlanId,
+      occurredAt: outcome.at,
+      correlationId: outcome.correlationId,
+      causeId: outcome.causeId ?? null,
+      ...specificFields(type, outcome),
+      changes: outcome.changes.map(wireChange),
+    },
+    cloudEvent: { id: deterministicId(`${idSeed}/${type}`), subject: s.gpsi, time: outcome.at },
+  };
+}

@@ -1,0 +1,61 @@
+import type { Milli } from './units';
+
+/**
+ * The balance model. A subscription holds sub-balances, each instantiated from one allowance of one bucket
+ * (the plan's PRIMARY bucket or an ADDON). All quantities are milli-units (see units.ts).
+ *
+ *   allocated  the bucket's allowance for one bill cycle
+ *   rollover   the unused part carried from the previous cycle, at most `rolloverCap`
+ *   total      allocated + rollover: what the cycle granted
+ *   remaining  what is left to use; never below zero (an Add may raise it above total)
+ */
+export interface Amounts {
+  remaining: Milli;
+  allocated: Milli;
+  rollover: Milli;
+}
+
+export interface SubBalance extends Amounts {
+  subBalanceInstId: string;
+  bucketRefId: string;
+  bucketKind: 'PRIMARY' | 'ADDON';
+  subBalanceType: string;
+  unitType: string;
+  /** Most that may roll over into the next cycle (the bucket's rolloverCap share of the allocation). */
+  rolloverCap: Milli;
+  /** Bill cycle number at whose start the bucket ends (it is not renewed into it); 0 = renewed until cancelled. */
+  endCycle: number;
+}
+
+/** What happened to one sub-balance; ledger entries and billing events both carry these. */
+export type ChangeKind = 'Created' | 'Removed' | 'Add' | 'Subtract' | 'Renewed' | 'Expired';
+
+export interface SubBalanceChange {
+  change: ChangeKind;
+  subBalanceInstId: string;
+  bucketRefId: string;
+  subBalanceType: string;
+  unitType: string;
+  /** The quantity of an Add or Subtract. */
+  quantity?: Milli;
+  /** Absent when the sub-balance was created. */
+  before?: Amounts;
+  /** Absent when the sub-balance was removed or expired. */
+  after?: Amounts;
+}
+
+export type BalanceActionKind = 'Add' | 'Subtract';
+
+/**
+ * One action of UpdateBalances after validation. action and quantity are undefined when the command gave a
+ * bad one (already reported): the action is then still checked against the subscription, never applied.
+ */
+export interface BalanceAction {
+  subBalanceInstId: string;
+  subBalanceType: string;
+  unitType: string;
+  action: BalanceActionKind | undefined;
+  quantity: Milli | undefined;
+}
+
+export const totalOf = (amounts: Amounts): Milli => amounts.allocated + amounts.rollover;

@@ -1,0 +1,54 @@
+import type { BucketDefinition, Catalog, PlanDefinition } from '../catalog/catalog';
+import { rolloverCapOf } from './arithmetic';
+import { MILLI_PER_UNIT, type Milli } from './units';
+
+/**
+ * What a Redis script needs to create the sub-balances of one bucket: one seed per allowance, computed
+ * from the catalog here so the scripts never read the catalog (the subscription keeps a snapshot).
+ */
+export interface SubBalanceSeed {
+  bucketRefId: string;
+  bucketKind: 'PRIMARY' | 'ADDON';
+  subBalanceType: string;
+  unitType: string;
+  allocated: Milli;
+  rolloverCap: Milli;
+  validityCycles: number;
+}
+
+export function seedsOf(bucket: BucketDefinition): SubBalanceSeed[] {
+  return bucket.allowances.map((a) => {
+    const allocated = Math.round(a.amount * MILLI_PER_UNIT);
+    return {
+      bucketRefId: bucket.bucketRefId,
+      bucketKind: bucket.kind,
+      subBalanceType: a.subBalanceType,
+      unitType: a.unitType,
+      allocated,
+      rolloverCap: rolloverCapOf(allocated, bucket.rolloverCap),
+      validityCycles: bucket.validityCycles,
+    };
+  });
+}
+
+export interface ActivationPlan {
+  primary: BucketDefinition;
+  /** Requested add-ons that the catalog still offers as ADDON, in request order. */
+  addOns: BucketDefinition[];
+  /** Requested ids the catalog no longer offers as add-ons (skipped, logged by the caller). */
+  skipped: string[];
+  seeds: SubBalanceSeed[];
+}
+
+/** The buckets a subscription starts with: its plan's primary bucket and the add-ons asked for at creation. */
+export function activationPlan(catalog: Catalog, plan: PlanDefinition, requestedAddOns: readonly string[]): ActivationPlan {
+  const primary = catalog.buckets.get(plan.primaryBucketRefId)!; // buildCatalog guarantees it
+  const addOns: BucketDefinition[] = [];
+  const skipped: string[] = [];
+  for (const id of requestedAddOns) {
+    const bucket = catalog.buckets.get(id);
+    if (bucket?.kind === 'ADDON') addOns.push(bucket);
+    else skipped.push(id);
+  }
+  return { primary, addOns, skipped, seeds: [primary, ...addOns].flatMap(seedsOf) };
+}

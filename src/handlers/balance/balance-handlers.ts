@@ -1,0 +1,48 @@
+import { billingEvent, wireChange } from '../../domain/balance/billing-events';
+import {
+  accept,
+  checkHistory,
+  checkQueryBalances,
+  checkUpdateActions,
+  checkUpdateEnvelope,
+  type QueryBalanceHistoryCommand,
+  type QueryBalancesCommand,
+  type UpdateBalancesCommand,
+} from '../../domain/balance/validation';
+import type { Handler } from '../types';
+import type { BalanceStore } from './ports';
+import { commandMeta, successReply } from './replies';
+
+/** QueryBalances: the balances of the caller's active subscription (service-spec 2.10). */
+export const createQueryBalances = (deps: { balances: BalanceStore }): Handler<QueryBalancesCommand> =>
+  async (command, context) => {
+    accept(checkQueryBalances(command), context.wholesaleCustomerId);
+    const { balances } = await deps.balances.queryBalances(command.gpsi, context.wholesaleCustomerId!);
+    return { reply: successReply(balances) };
+  };
+
+/**
+ * UpdateBalances, all or nothing. The actions' own fields are checked here, the rest (instance, type,
+ * unit, below zero) inside the store's atomic step, which also gets our problems so that it writes nothing
+ * and the reply lists every problem at once.
+ */
+export const createUpdateBalances = (deps: { balances: BalanceStore }): Handler<UpdateBalancesCommand> =>
+  async (command, context) => {
+    const items = accept(checkUpdateEnvelope(command), context.wholesaleCustomerId);
+    const outcome = await deps.balances.updateBalances(commandMeta(command.gpsi, context), checkUpdateActions(items));
+    return { reply: successReply(outcome.balances), messages: [billingEvent('BalancesUpdated', outcome, context.commandId)] };
+  };
+
+/** QueryBalanceHistory (beyond the spec): the ledger, newest first. */
+export const createQueryBalanceHistory = (deps: { balances: BalanceStore }): Handler<QueryBalanceHistoryCommand> =>
+  async (command, context) => {
+    const limit = accept(checkHistory(command), context.wholesaleCustomerId);
+    const entries = await deps.balances.history(command.gpsi, context.wholesaleCustomerId!, limit);
+    return {
+      reply: {
+        status: 'Success',
+        gpsi: command.gpsi,
+        entries: entries.map((e) => ({ at: e.at, correlationId: e.correlationId, operation: e.operation, ...wireChange(e) })),
+      },
+    };
+  };

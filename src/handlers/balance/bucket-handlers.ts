@@ -1,0 +1,42 @@
+import { billingEvent } from '../../domain/balance/billing-events';
+import { seedsOf } from '../../domain/balance/seeds';
+import {
+  accept,
+  checkAddBuckets,
+  checkCancelBuckets,
+  checkSwapPrimary,
+  type AddBucketsCommand,
+  type CancelBucketsCommand,
+  type SwapPrimaryBucketCommand,
+} from '../../domain/balance/validation';
+import type { Catalog } from '../../domain/catalog/catalog';
+import type { Handler } from '../types';
+import type { BalanceStore } from './ports';
+import { commandMeta, successReply } from './replies';
+
+/** AddBuckets: every id an ADDON of the catalog; each added bucket gets new sub-balances at full allocation. */
+export const createAddBuckets = (deps: { balances: BalanceStore; catalog: Catalog }): Handler<AddBucketsCommand> =>
+  async (command, context) => {
+    const buckets = accept(checkAddBuckets(command, deps.catalog), context.wholesaleCustomerId);
+    const outcome = await deps.balances.addBuckets(commandMeta(command.gpsi, context), {
+      bucketRefIds: buckets.map((b) => b.bucketRefId),
+      seeds: buckets.flatMap(seedsOf),
+    });
+    return { reply: successReply(outcome.balances), messages: [billingEvent('BucketsAdded', outcome, context.commandId)] };
+  };
+
+/** SwapPrimaryBucket: a PRIMARY bucket other than the current one replaces it. */
+export const createSwapPrimaryBucket = (deps: { balances: BalanceStore; catalog: Catalog }): Handler<SwapPrimaryBucketCommand> =>
+  async (command, context) => {
+    const bucket = accept(checkSwapPrimary(command, deps.catalog), context.wholesaleCustomerId);
+    const outcome = await deps.balances.swapPrimary(commandMeta(command.gpsi, context), { bucketRefId: bucket.bucketRefId, seeds: seedsOf(bucket) });
+    return { reply: successReply(outcome.balances), messages: [billingEvent('PrimaryBucketSwapped', outcome, context.commandId)] };
+  };
+
+/** CancelBuckets: removes add-ons the subscription has (not one it lacks, never the primary). */
+export const createCancelBuckets = (deps: { balances: BalanceStore }): Handler<CancelBucketsCommand> =>
+  async (command, context) => {
+    const ids = accept(checkCancelBuckets(command), context.wholesaleCustomerId);
+    const outcome = await deps.balances.cancelBuckets(commandMeta(command.gpsi, context), ids);
+    return { reply: successReply(outcome.balances), messages: [billingEvent('BucketsCancelled', outcome, context.commandId)] };
+  };

@@ -1,0 +1,43 @@
+import type { Catalog } from '../../domain/catalog/catalog';
+import { BALANCE_COMMANDS, balanceRecord, type BalanceCommand } from '../../domain/balance/records';
+import {
+  checkAddBuckets,
+  checkCancelBuckets,
+  checkHistory,
+  checkQueryBalances,
+  checkSwapPrimary,
+  checkUpdateEnvelope,
+} from '../../domain/balance/validation';
+import type { HandlerRegistration } from '../types';
+import { createAddBuckets, createCancelBuckets, createSwapPrimaryBucket } from './bucket-handlers';
+import { createQueryBalanceHistory, createQueryBalances, createUpdateBalances } from './balance-handlers';
+import type { BalanceStore } from './ports';
+
+export interface BalanceHandlerDeps {
+  balances: BalanceStore;
+  catalog: Catalog;
+}
+
+type Parts = Pick<HandlerRegistration, 'handle' | 'validate'>;
+
+/**
+ * The balance handlers. `validate` lets the worker list field problems together with header problems;
+ * UpdateBalances only checks its gpsi and list there, so its actions' problems are listed together with
+ * the subscription's (unknown instance, below zero…) in one reply.
+ */
+export function createBalanceHandlers(deps: BalanceHandlerDeps): HandlerRegistration[] {
+  const parts: Record<BalanceCommand, Parts> = {
+    AddBuckets: { handle: createAddBuckets(deps), validate: (c) => checkAddBuckets(c, deps.catalog).problems },
+    SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: (c) => checkSwapPrimary(c, deps.catalog).problems },
+    CancelBuckets: { handle: createCancelBuckets(deps), validate: (c) => checkCancelBuckets(c).problems },
+    QueryBalances: { handle: createQueryBalances(deps), validate: (c) => checkQueryBalances(c).problems },
+    UpdateBalances: { handle: createUpdateBalances(deps), validate: (c) => checkUpdateEnvelope(c).problems },
+    QueryBalanceHistory: { handle: createQueryBalanceHistory(deps), validate: (c) => checkHistory(c).problems },
+  };
+  return BALANCE_COMMANDS.map((name) => ({
+    domain: 'balance',
+    commandRecord: balanceRecord(name),
+    replyRecord: balanceRecord(`${name}Reply`),
+    ...parts[name],
+  }));
+}

@@ -1,0 +1,30 @@
+import type { SubBalance } from '../../domain/balance/model';
+import type { BalanceOutcome, LedgerEntry, SubscriptionFacts } from '../../domain/balance/outcome';
+import type { SubBalanceSeed } from '../../domain/balance/seeds';
+import type { LocatedId, ValidatedUpdate } from '../../domain/balance/validation';
+
+/**
+ * What the balance handlers need from the state store (implemented over Redis Lua scripts in
+ * src/adapters/redis/balance-store.ts). Every mutating call is one atomic step that first checks the
+ * precondition (an ACTIVE subscription of the caller) and records its outcome under the command id; a
+ * refusal is thrown as a ServiceError, also recorded.
+ */
+export interface CommandMeta {
+  gpsi: string;
+  wholesaleCustomerId: string;
+  commandId: string;
+  correlationId: string;
+  operation: string;
+  /** ISO 8601 time of the command (the handler's clock). */
+  at: string;
+}
+
+export interface BalanceStore {
+  addBuckets(meta: CommandMeta, add: { bucketRefIds: string[]; seeds: SubBalanceSeed[] }): Promise<BalanceOutcome>;
+  swapPrimary(meta: CommandMeta, swap: { bucketRefId: string; seeds: SubBalanceSeed[] }): Promise<BalanceOutcome>;
+  cancelBuckets(meta: CommandMeta, bucketRefIds: LocatedId[]): Promise<BalanceOutcome>;
+  updateBalances(meta: CommandMeta, update: ValidatedUpdate): Promise<BalanceOutcome>;
+  queryBalances(gpsi: string, wholesaleCustomerId: string): Promise<{ subscription: SubscriptionFacts; balances: SubBalance[] }>;
+  /** The newest `limit` ledger entries, newest first. */
+  history(gpsi: string, wholesaleCustomerId: string, limit: number): Promise<LedgerEntry[]>;
+}

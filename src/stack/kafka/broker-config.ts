@@ -1,0 +1,96 @@
+import type { Properties } from './properties';
+
+/** Where one combined broker+controller node listens, and the quorum it belongs to. */
+export interface BrokerLayout {
+  readonly nodeId: number;
+  readonly host: string;
+  /** PLAINTEXT listener: clients without credentials, inter-broker traffic, the stack's own admin checks. */
+  readonly port: number;
+  readonly controllerPort: number;
+  /** SASL_PLAINTEXT listener (SCRAM-SHA-256 and SCRAM-SHA-512), when SASL is wanted. */
+  readonly saslPort?: number;
+  /** Every voter of the static KRaft quorum, this node included. */
+  readonly voters: readonly { nodeId: number; host: string; controllerPort: number }[];
+  readonly logDir: string;
+}
+
+export const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+export type ScramMechanism = (typeof SCRAM_MECHANISMS)[number];
+
+export interface ScramUser {
+  readonly username: string;
+  readonly password: string;
+  /** Default: both SCRAM-SHA-256 and SCRAM-SHA-512. */
+  readonly mechanisms?: readonly ScramMechanism[];
+}
+
+const SCRAM_LOGIN = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+
+/**
+ * server.properties of one combined-mode node, tuned for a small machine (2 cores): two network and I/O
+ * threads, few partitions for the internal topics, no initial rebalance delay. With three or more voters,
+ * replication factor 3 (capped at the voter count) and min.insync.replicas 2; alone, 1 and 1.
+ */
+export function brokerProperties(layout: BrokerLayout): Properties {
+  const { nodeId, host, port, controllerPort, saslPort, voters, logDir } = layout;
+  const replication = Math.min(voters.length, 3);
+  const minInsync = replication >= 3 ? 2 : 1;
+  const listeners = [`PLAINTEXT://${host}:${port}`, `CONTROLLER://${host}:${controllerPort}`];
+  const advertised = [`PLAINTEXT://${host}:${port}`];
+  if (saslPort !== undefined) {
+    listeners.push(`SASL_PLAINTEXT://${host}:${saslPort}`);
+    advertised.push(`SASL_PLAINTEXT://${host}:${saslPort}`);
+  }
+  const base: Properties = {
+    'process.roles': 'broker,controller',
+    'node.id': nodeId,
+    'controller.quorum.voters': voters.map((v) => `${v.nodeId}@${v.host}:${v.controllerPort}`).join(','),
+    listeners: listeners.join(','),
+    'advertised.listeners': advertised.join(','),
+    'controller.listener.names': 'CONTROLLER',
+    'inter.broker.listener.name': 'PLAINTEXT',
+    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+    'log.dirs': logDir,
+    'num.partitions': 1,
+    'default.replication.factor': replication,
+    'min.insync.replicas': minInsync,
+    'offsets.topic.replication.factor': replication,
+    'offsets.topic.num.partitions': 5,
+    'transaction.state.log.replication.factor': replication,
+    'transaction.state.log.min.isr': minInsync,
+    'transaction.state.log.num.partitions': 5,
+    'group.initial.rebalance.delay.ms': 0,
+    'num.network.threads': 2,
+    'num.io.threads': 2,
+    'num.recovery.threads.per.data.dir': 1,
+    'background.threads': 2,
+    'log.retention.hours': 24,
+  };
+  if (saslPort === undefined) return base;
+  return {
+    ...base,
+    'sasl.enabled.mechanisms': SCRAM_MECHANISMS.join(','),
+    ...Object.fromEntries(SCRAM_MECHANISMS.map((m) => [`listener.name.sasl_plaintext.${m.toLowerCase()}.sasl.jaas.config`, SCRAM_LOGIN])),
+  };
+}
+
+// StorageTool parses `[name=...,password=...]`: keep to characters that need no quoting there.
+const SAFE_CREDENTIAL = /^[A-Za-z0-9._@+-]+$/;
+
+/** `--add-scram` arguments of `kafka.tools.StorageTool format`, creating the users at format time. */
+export function scramFormatArgs(users: readonly ScramUser[]): string[] {
+  return users.flatMap((user) => {
+    for (const [what, value] of [['username', user.username], ['password', user.password]] as const) {
+      if (!SAFE_CREDENTIAL.test(value)) throw new Error(`SCRAM ${what} may only use letters, digits and . _ @ + -: ${JSON.stringify(what === 'username' ? value : '***')}`);
+    }
+    return (user.mechanisms ?? SCRAM_MECHANISMS).flatMap((m) => ['--add-scram', `${m}=[name=${user.username},password=${user.password}]`]);
+  });
+}
+
+/** A random KRaft cluster id: 16 random bytes, URL-safe base64 without padding, as Kafka's Uuid prints them. */
+export function randomClusterId(randomBytes: (size: number) => Buffer): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id; // Kafka avoids ids a command line would read as an option
+  }
+}

@@ -1,0 +1,360 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { loadCatalogFile } from '../../src/adapters/catalog/catalog-file';
+import { createRedisClient, type RedisClient } from '../../src/adapters/redis/client';
+import { renewalDueKey, subscriberKeys } from '../../src/adapters/redis/keys';
+import { createRedisRenewalStore } from '../../src/adapters/redis/renewal-store';
+import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
+import type { ServiceConfig } from '../../src/config';
+import { evaluateUpdate } from '../../src/domain/balance/arithmetic';
+import type { BalanceAction } from '../../src/domain/balance/model';
+import { checkUpdateActions } from '../../src/domain/balance/validation';
+import type { CommandMeta } from '../../src/handlers/balance/ports';
+import { testConfig } from '../support/harness';
+import { createActiveSubscription, createPendingSubscription, newSubscription, randomCustomer, type TestSubscription } from '../support/subscriptions';
+import { redisTopologies } from '../support/redis-topologies';
+
+/**
+ * The balance Lua scripts and stores against a real Redis — a single node and a three-master Cluster
+ * (same code, keys of one subscription in one hash tag: no CROSSSLOT).
+ */
+describe.each(redisTopologies())('balance store on Redis ($name)', (topology) => {
+  let config: ServiceConfig;
+  let redis: RedisClient;
+  let balance: BalanceComponents;
+
+  beforeAll(async () => {
+    config = testConfig(await topology.env());
+    redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
+    balance = createBalanceComponents({ config, catalog: loadCatalogFile(config.catalogFile), redis });
+  });
+
+  afterAll(async () => {
+    await redis?.quit();
+    await topology.stop();
+  });
+
+  const meta = (sub: TestSubscription, overrides: Partial<CommandMeta> = {}): CommandMeta => ({
+    gpsi: sub.gpsi,
+    wholesaleCustomerId: sub.wholesaleCustomerId,
+    commandId: randomUUID(),
+    correlationId: randomUUID(),
+    operation: 'UpdateBalances',
+    at: new Date().toISOString(),
+    ...overrides,
+  });
+
+  /** Everything Redis holds for a subscription, to prove a refused command changed nothing. */
+  const snapshot = async (gpsi: string) => {
+    const keys = subscriberKeys(config.redis.keyPrefix, gpsi);
+    return { sub: await redis.hgetall(keys.subscription), bal: await redis.hgetall(keys.balances), ledger: await redis.lrange(keys.ledger, 0, -1) };
+  };
+
+  const balancesOf = async (sub: TestSubscription) => (await balance.balances.queryBalances(sub.gpsi, sub.wholesaleCustomerId)).balances;
+  const addOne = (sub: TestSubscription, id: string, quantity = 1000) =>
+    balance.balances.updateBalances(meta(sub), checkUpdateActions([{ subBalanceInstId: id, subBalanceType: 'On-Net Data', action: 'Add', quantity: quantity / 1000, unitType: 'MB' }]));
+
+  describe('subscription lifecycle', () => {
+    it('activation instantiates the plan primary bucket and the requested add-ons, once', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000002', 'unknown'], billCycleStartDay: 5 });
+      expect(await balance.subscriptions.status(sub.gpsi)).toEqual({ status: 'ACTIVE', wholesaleCustomerId: sub.wholesaleCustomerId });
+      expect(await balance.subscriptions.subscriptionStatus(sub.gpsi)).toBe('ACTIVE');
+      const balances = await balancesOf(sub);
+      expect(balances.map((b) => [b.subBalanceInstId, b.bucketRefId, b.subBalanceType, b.allocated, b.remaining, b.rollover])).toEqual([
+        [`${sub.gpsi}-1`, '1000001', 'On-Net Voice', 500_000, 500_000, 0],
+        [`${sub.gpsi}-2`, '1000001', 'On-Net SMS', 1_000_000, 1_000_000, 0],
+        [`${sub.gpsi}-3`, '1000001', 'On-Net MMS', 100_000, 100_000, 0],
+        [`${sub.gpsi}-4`, '1000001', 'On-Net Data', 5_120_000, 5_120_000, 0],
+        [`${sub.gpsi}-5`, '2000002', 'On-Net Data', 5_120_000, 5_120_000, 0],
+      ]);
+      const [event] = sub.events;
+      expect(event.recordName).toBe('wholesale.balance.v1.SubscriptionActivated');
+      expect(event.value).toMatchObject({
+        gpsi: sub.gpsi,
+        wholesaleCustomerId: sub.wholesaleCustomerId,
+        subscriberId: sub.subscriberId,
+        wholesalePlanId: 'WP-BASIC',
+        primaryBucketRefId: '1000001',
+        addOnBucketRefIds: ['2000002'],
+        billCycleStartDay: 5,
+      });
+      expect((event.value.changes as { change: string }[]).map((c) => c.change)).toEqual(Array(5).fill('Created'));
+      expect((event.value.nextRenewalAt as string).slice(8, 19)).toBe('05T00:00:00');
+
+      const again = await balance.subscriptions.activate(sub.gpsi, new Date(), 'another-cause');
+      expect(again).toEqual(sub.events);
+      expect(await balancesOf(sub)).toEqual(balances);
+      const due = await redis.zscore(renewalDueKey(config.redis.keyPrefix), sub.gpsi);
+      expect(Number(due)).toBe(balance.clock.toRealMs(new Date(event.value.nextRenewalAt as string)));
+    });
+
+    it('createPending is idempotent per command, leaves a live subscription alone and starts over after a cancellation', async () => {
+      const subscription = newSubscription();
+      const at = new Date();
+      expect(await balance.subscriptions.createPending(subscription, 'cmd-a', at)).toBe(true);
+      expect(await balance.subscriptions.createPending(subscription, 'cmd-a', at)).toBe(true);
+      expect(await balance.subscriptions.createPending({ ...subscription, wholesaleCustomerId: 'OTHER' }, 'cmd-b', at)).toBe(false);
+      expect(await balance.subscriptions.status(subscription.gpsi)).toEqual({ status: 'PENDING', wholesaleCustomerId: subscription.wholesaleCustomerId });
+
+      const cancelled = await balance.subscriptions.cancel(subscription.gpsi, at, 'PortCancelled', 'cause-1', 'corr-1');
+      expect(cancelled).toHaveLength(1);
+      expect(cancelled[0]).toMatchObject({ recordName: 'wholesale.balance.v1.SubscriptionCancelled', key: subscription.gpsi, value: { reason: 'PortCancelled', correlationId: 'corr-1', changes: [] } });
+      expect(await balance.subscriptions.cancel(subscription.gpsi, new Date(), 'again', 'cause-2')).toEqual(cancelled);
+      expect(await balance.subscriptions.subscriptionStatus(subscription.gpsi)).toBe('CANCELLED');
+
+      expect(await balance.subscriptions.createPending({ ...subscription, wholesaleCustomerId: 'NEWOWNER' }, 'cmd-c', at)).toBe(true);
+      expect(await balance.subscriptions.status(subscription.gpsi)).toEqual({ status: 'PENDING', wholesaleCustomerId: 'NEWOWNER' });
+    });
+
+    it('cancel leaves an active subscription alone; an unknown number has no status', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      expect(await balance.subscriptions.cancel(sub.gpsi, new Date(), 'late', 'cause')).toEqual([]);
+      expect(await balance.subscriptions.subscriptionStatus(sub.gpsi)).toBe('ACTIVE');
+      expect(await balance.subscriptions.status(newSubscription().gpsi)).toBeUndefined();
+    });
+
+    it('sub-balance ids are never reused for a number, even by its next subscription', async () => {
+      const pending = await createPendingSubscription(balance.subscriptions);
+      await balance.subscriptions.activate(pending.gpsi, new Date(), 'c1');
+      const { gpsi } = pending;
+      await redis.hset(subscriberKeys(config.redis.keyPrefix, gpsi).subscription, 'status', 'CANCELLED'); // as a future disconnect would
+      await balance.subscriptions.createPending(newSubscription({ gpsi, wholesaleCustomerId: pending.wholesaleCustomerId }), 'again', new Date());
+      await balance.subscriptions.activate(gpsi, new Date(), 'c2');
+      const ids = (await balancesOf(pending)).map((b) => b.subBalanceInstId);
+      expect(ids).toEqual([5, 6, 7, 8].map((n) => `${gpsi}-${n}`));
+    });
+  });
+
+  describe('precondition of every balance operation', () => {
+    it('NOT_FOUND without a subscription or for another customer; CONFLICT naming the state when not active', async () => {
+      const active = await createActiveSubscription(balance.subscriptions);
+      const pending = await createPendingSubscription(balance.subscriptions);
+      const cancelled = await createPendingSubscription(balance.subscriptions);
+      await balance.subscriptions.cancel(cancelled.gpsi, new Date(), 'x', 'y');
+      const stranger = { ...active, wholesaleCustomerId: randomCustomer() };
+      const nobody = { ...active, gpsi: newSubscription().gpsi };
+
+      await expect(balance.balances.queryBalances(stranger.gpsi, stranger.wholesaleCustomerId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(balance.balances.queryBalances(nobody.gpsi, nobody.wholesaleCustomerId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(balance.balances.history(stranger.gpsi, stranger.wholesaleCustomerId, 10)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(balance.balances.addBuckets(meta(stranger), { bucketRefIds: [], seeds: [] })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(balance.balances.queryBalances(pending.gpsi, pending.wholesaleCustomerId)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('PENDING') });
+      await expect(balance.balances.cancelBuckets(meta(cancelled), [{ id: '2000001', path: 'bucketRefId[0]' }])).rejects.toMatchObject({
+        code: 'CONFLICT',
+        problems: [{ path: 'gpsi', reason: 'subscription is CANCELLED' }],
+      });
+    });
+  });
+
+  describe('buckets', () => {
+    it('AddBuckets gives each added bucket its own new sub-balances at full allocation', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA' });
+      const seed = { bucketRefId: '2000001', bucketKind: 'ADDON' as const, subBalanceType: 'On-Net Data', unitType: 'MB', allocated: 1_024_000, rolloverCap: 0, validityCycles: 1 };
+      const outcome = await balance.balances.addBuckets(meta(sub, { operation: 'AddBuckets' }), { bucketRefIds: ['2000001', '2000001'], seeds: [seed, seed] });
+      expect(outcome.bucketRefIds).toEqual(['2000001', '2000001']);
+      expect(outcome.changes.map((c) => [c.change, c.subBalanceInstId, c.before, c.after])).toEqual([
+        ['Created', `${sub.gpsi}-2`, undefined, { remaining: 1_024_000, allocated: 1_024_000, rollover: 0 }],
+        ['Created', `${sub.gpsi}-3`, undefined, { remaining: 1_024_000, allocated: 1_024_000, rollover: 0 }],
+      ]);
+      expect(outcome.balances.map((b) => [b.subBalanceInstId, b.endCycle])).toEqual([
+        [`${sub.gpsi}-1`, 0],
+        [`${sub.gpsi}-2`, 2],
+        [`${sub.gpsi}-3`, 2],
+      ]);
+    });
+
+    it('SwapPrimaryBucket replaces the primary sub-balances; the current primary again is a CONFLICT', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA', bucketRefIds: ['2000003'] });
+      const seed = { bucketRefId: '1000001', bucketKind: 'PRIMARY' as const, subBalanceType: 'On-Net SMS', unitType: 'SMS', allocated: 1_000_000, rolloverCap: 500_000, validityCycles: 0 };
+      const outcome = await balance.balances.swapPrimary(meta(sub, { operation: 'SwapPrimaryBucket' }), { bucketRefId: '1000001', seeds: [seed] });
+      expect(outcome).toMatchObject({ fromBucketRefId: '1000003', toBucketRefId: '1000001', subscription: { primaryBucketRefId: '1000001' } });
+      expect(outcome.changes.map((c) => [c.change, c.bucketRefId])).toEqual([
+        ['Removed', '1000003'],
+        ['Created', '1000001'],
+      ]);
+      expect(outcome.balances.map((b) => b.bucketRefId)).toEqual(['2000003', '1000001']);
+      const before = await snapshot(sub.gpsi);
+      await expect(balance.balances.swapPrimary(meta(sub), { bucketRefId: '1000001', seeds: [seed] })).rejects.toMatchObject({
+        code: 'CONFLICT',
+        problems: [{ path: 'bucketRefId', reason: 'is already the primary bucket of this subscription' }],
+      });
+      expect(await snapshot(sub.gpsi)).toEqual(before);
+    });
+
+    it('CancelBuckets removes every instance of an add-on; a missing bucket is NOT_FOUND, the primary a CONFLICT, and nothing changes then', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000002', '2000004', '2000002'] });
+      const before = await snapshot(sub.gpsi);
+      await expect(
+        balance.balances.cancelBuckets(meta(sub), [
+          { id: '2000002', path: 'bucketRefId[0]' },
+          { id: '1000001', path: 'bucketRefId[1]' },
+          { id: '2000001', path: 'bucketRefId[2]' },
+        ]),
+      ).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        problems: [
+          { path: 'bucketRefId[1]', reason: expect.stringContaining('primary bucket') },
+          { path: 'bucketRefId[2]', reason: 'is not a bucket of this subscription' },
+        ],
+      });
+      await expect(balance.balances.cancelBuckets(meta(sub), [{ id: '1000001', path: 'bucketRefId[0]' }])).rejects.toMatchObject({ code: 'CONFLICT' });
+      expect(await snapshot(sub.gpsi)).toEqual(before);
+
+      const outcome = await balance.balances.cancelBuckets(meta(sub, { operation: 'CancelBuckets' }), [{ id: '2000002', path: 'bucketRefId[0]' }]);
+      expect(outcome.bucketRefIds).toEqual(['2000002']);
+      expect(outcome.changes.map((c) => [c.change, c.bucketRefId, c.after])).toEqual([
+        ['Removed', '2000002', undefined],
+        ['Removed', '2000002', undefined],
+      ]);
+      expect(new Set(outcome.balances.map((b) => b.bucketRefId))).toEqual(new Set(['1000001', '2000004']));
+    });
+  });
+
+  describe('UpdateBalances', () => {
+    it('applies all actions in one step and reports before and after', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const outcome = await balance.balances.updateBalances(
+        meta(sub),
+        checkUpdateActions([
+          { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Voice', action: 'Subtract', quantity: 12.5, unitType: 'Min' },
+          { subBalanceInstId: `${sub.gpsi}-4`, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Add', quantity: 0.001, unitType: 'MB' },
+        ]),
+      );
+      expect(outcome.changes.map((c) => [c.change, c.quantity, c.before!.remaining, c.after!.remaining])).toEqual([
+        ['Subtract', 12_500, 500_000, 487_500],
+        ['Add', 1, 5_120_000, 5_120_001],
+      ]);
+      expect(outcome.balances.find((b) => b.subBalanceType === 'On-Net Voice')!.remaining).toBe(487_500);
+    });
+
+    it('is all or nothing: every problem listed in action order, state unchanged', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const before = await snapshot(sub.gpsi);
+      const update = checkUpdateActions([
+        { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Add', quantity: 5, unitType: 'MB' },
+        { subBalanceInstId: 'missing', subBalanceType: 'On-Net Data', action: 'Add', quantity: 5, unitType: 'MB' },
+        { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Data', action: 'Add', quantity: Number.POSITIVE_INFINITY, unitType: 'MB' },
+        { subBalanceInstId: `${sub.gpsi}-2`, subBalanceType: 'On-Net SMS', action: 'Subtract', quantity: 1000.001, unitType: 'SMS' },
+      ]);
+      await expect(balance.balances.updateBalances(meta(sub), update)).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+        problems: [
+          { path: 'balances[1].subBalanceInstId', reason: 'names no sub-balance of this subscription' },
+          { path: 'balances[2].quantity', reason: 'must be a finite number' },
+          { path: 'balances[2].subBalanceType', reason: 'must be On-Net Voice for this sub-balance' },
+          { path: 'balances[2].unitType', reason: 'must be Min for this sub-balance' },
+          { path: 'balances[3].quantity', reason: 'would take the remaining balance below zero (remaining 1000)' },
+        ],
+      });
+      expect(await snapshot(sub.gpsi)).toEqual(before);
+    });
+
+    it('a redelivered command returns its recorded outcome and is applied once', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const once = meta(sub);
+      const update = checkUpdateActions([{ subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 20, unitType: 'MB' }]);
+      const first = await balance.balances.updateBalances(once, update);
+      const second = await balance.balances.updateBalances({ ...once, at: new Date(Date.now() + 5000).toISOString() }, update);
+      expect(first.replayed).toBe(false);
+      expect(second).toEqual({ ...first, replayed: true });
+      expect((await balancesOf(sub))[3].remaining).toBe(5_100_000);
+      const refused = meta(sub);
+      const tooMuch = checkUpdateActions([{ subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 6000, unitType: 'MB' }]);
+      await expect(balance.balances.updateBalances(refused, tooMuch)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      await addOne(sub, `${sub.gpsi}-4`, 5_000_000); // now it would fit, but the redelivery keeps its first answer
+      await expect(balance.balances.updateBalances(refused, tooMuch)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    });
+
+    it('1,000 concurrent Add 1 from several clients end exactly 1,000 higher', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const clients = Array.from({ length: 4 }, () => createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster }));
+      try {
+        const stores = clients.map((client) => createBalanceComponents({ config, catalog: loadCatalogFile(config.catalogFile), redis: client }).balances);
+        const action = checkUpdateActions([{ subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Add', quantity: 1, unitType: 'MB' }]);
+        await Promise.all(Array.from({ length: 1000 }, (_, i) => stores[i % stores.length].updateBalances(meta(sub), action)));
+      } finally {
+        await Promise.all(clients.map((c) => c.quit()));
+      }
+      expect((await balancesOf(sub))[3].remaining).toBe(5_120_000 + 1_000_000);
+      // 4 creations + 1,000 Adds, trimmed to the retention (1,000 by default); the newest is the last Add.
+      expect(await redis.llen(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger)).toBe(config.balance.ledgerRetention);
+      const [newest] = await balance.balances.history(sub.gpsi, sub.wholesaleCustomerId, 1);
+      expect(newest).toMatchObject({ change: 'Add', quantity: 1000, after: { remaining: 6_120_000 } });
+    });
+
+    it('the Lua script agrees with the pure model on random action lists', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000004'] });
+      const ids = (await balancesOf(sub)).map((b) => b.subBalanceInstId);
+      const arbitraryAction = fc.record({
+        subBalanceInstId: fc.constantFrom(...ids, 'ghost'),
+        subBalanceType: fc.constantFrom('On-Net Voice', 'On-Net SMS', 'On-Net MMS', 'On-Net Data'),
+        unitType: fc.constantFrom('Min', 'SMS', 'MMS', 'MB'),
+        action: fc.constantFrom('Add' as const, 'Subtract' as const),
+        quantity: fc.integer({ min: 1, max: 2_000_000 }),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(arbitraryAction, { minLength: 1, maxLength: 6 }), async (actions: BalanceAction[]) => {
+          const state = await balancesOf(sub);
+          const expected = evaluateUpdate(state, actions);
+          const update = { actions, problems: [] };
+          const result = await balance.balances.updateBalances(meta(sub), update).then(
+            (o) => ({ changes: o.changes, balances: o.balances, problems: [] as unknown[] }),
+            (e) => ({ changes: [], balances: state, problems: e.problems as unknown[] }),
+          );
+          expect(result.problems).toEqual(expected.problems);
+          expect(result.changes).toEqual(expected.changes);
+          expect(await balancesOf(sub)).toEqual(expected.balances);
+        }),
+        { numRuns: 40 },
+      );
+    });
+  });
+
+  describe('renewal and ledger', () => {
+    it('renews once per cycle: allowance reset, unused part rolled over up to the cap, one-cycle add-ons expire', async () => {
+      const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
+      const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000001'] });
+      await balance.balances.updateBalances(
+        meta(sub),
+        checkUpdateActions([
+          { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Voice', action: 'Subtract', quantity: 400, unitType: 'Min' },
+          { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 1000, unitType: 'MB' },
+        ]),
+      );
+      const state = (await renewals.state(sub.gpsi))!;
+      const cycle = { at: new Date().toISOString(), cycleStart: state.nextRenewalAt!, nextRenewalAt: '2999-01-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` };
+      expect(await renewals.renew(sub.gpsi, cycle)).toBe('renewed');
+      expect(await renewals.renew(sub.gpsi, cycle)).toBe('not-due');
+      const balances = await balancesOf(sub);
+      expect(balances.map((b) => [b.subBalanceType, b.allocated, b.rollover, b.remaining])).toEqual([
+        ['On-Net Voice', 500_000, 100_000, 600_000], // 100 left, cap 250: all of it rolls over
+        ['On-Net SMS', 1_000_000, 500_000, 1_500_000], // 1000 left, cap 500
+        ['On-Net MMS', 100_000, 50_000, 150_000],
+        ['On-Net Data', 5_120_000, 2_560_000, 7_680_000], // 4120 left, cap 2560
+      ]); // the one-cycle data pass (2000001) expired
+      const [pending] = await renewals.pending(sub.gpsi);
+      expect(pending.outcome.subscription).toMatchObject({ cycleNo: 2, cycleStart: cycle.cycleStart, nextRenewalAt: cycle.nextRenewalAt });
+      expect(pending.outcome.changes.map((c) => c.change)).toEqual(['Renewed', 'Renewed', 'Renewed', 'Renewed', 'Expired']);
+      await renewals.acknowledge(sub.gpsi, pending.token);
+      expect(await renewals.pending(sub.gpsi)).toEqual([]);
+    });
+
+    it('keeps every change in the ledger, newest first, bounded by the retention', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const outcomes = [];
+      for (let i = 1; i <= 3; i++) outcomes.push(await addOne(sub, `${sub.gpsi}-4`, i * 1000));
+      const entries = await balance.balances.history(sub.gpsi, sub.wholesaleCustomerId, 5);
+      expect(entries).toHaveLength(5);
+      expect(entries.slice(0, 3).map((e) => e.quantity)).toEqual([3000, 2000, 1000]);
+      expect(entries.slice(0, 3)).toEqual(
+        outcomes.reverse().map((o) => ({ ...o.changes[0], at: o.at, correlationId: o.correlationId, operation: 'UpdateBalances' })),
+      );
+      expect(entries[3]).toMatchObject({ change: 'Created', operation: 'SubscriptionActivation' });
+
+      const small = testConfig({ ...(await topology.env()), BALANCE_LEDGER_RETENTION: '3', REDIS_KEY_PREFIX: config.redis.keyPrefix });
+      const bounded = createBalanceComponents({ config: small, catalog: loadCatalogFile(config.catalogFile), redis });
+      await bounded.balances.updateBalances(meta(sub), checkUpdateActions([{ subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Add', quantity: 9, unitType: 'MB' }]));
+      expect(await redis.llen(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger)).toBe(3);
+    });
+  });
+});

@@ -1,0 +1,142 @@
+import fc from 'fast-check';
+import { applyQuantity, evaluateUpdate, renewAmounts, rolloverCapOf } from '../../../src/domain/balance/arithmetic';
+import { totalOf, type BalanceAction, type SubBalance } from '../../../src/domain/balance/model';
+import { MAX_MILLI } from '../../../src/domain/balance/units';
+
+const subBalance = (overrides: Partial<SubBalance> = {}): SubBalance => ({
+  subBalanceInstId: '15550000001-1',
+  bucketRefId: '1000001',
+  bucketKind: 'PRIMARY',
+  subBalanceType: 'On-Net Data',
+  unitType: 'MB',
+  allocated: 5_120_000,
+  remaining: 5_120_000,
+  rollover: 0,
+  rolloverCap: 2_560_000,
+  endCycle: 0,
+  ...overrides,
+});
+
+const action = (overrides: Partial<BalanceAction> = {}): BalanceAction => ({
+  subBalanceInstId: '15550000001-1',
+  subBalanceType: 'On-Net Data',
+  unitType: 'MB',
+  action: 'Add',
+  quantity: 1000,
+  ...overrides,
+});
+
+const milli = fc.integer({ min: 0, max: 1e12 });
+const positive = fc.integer({ min: 1, max: 1e12 });
+
+describe('balance arithmetic', () => {
+  it('caps rollover at a share of the allocation, rounded down to a milli-unit', () => {
+    expect(rolloverCapOf(5_120_000, 0.5)).toBe(2_560_000);
+    expect(rolloverCapOf(10, 0.3)).toBe(3); // 0.3 * 10 is 2.9999… in doubles: integer arithmetic avoids it
+    expect(rolloverCapOf(7, 0.5)).toBe(3);
+    expect(rolloverCapOf(5_120_000, 0)).toBe(0);
+    expect(rolloverCapOf(5_120_000, 1)).toBe(5_120_000);
+  });
+
+  it('never takes remaining below zero', () => {
+    fc.assert(
+      fc.property(milli, positive, (remaining, quantity) => {
+        const result = applyQuantity(remaining, 'Subtract', quantity);
+        if (quantity > remaining) expect(result).toEqual({ reason: expect.stringContaining('below zero') });
+        else expect(result).toEqual({ remaining: remaining - quantity });
+      }),
+    );
+  });
+
+  it('Add then Subtract of the same quantity is the identity', () => {
+    fc.assert(
+      fc.property(milli, positive, (remaining, quantity) => {
+        const added = applyQuantity(remaining, 'Add', quantity);
+        if (!('remaining' in added)) return;
+        expect(applyQuantity(added.remaining, 'Subtract', quantity)).toEqual({ remaining });
+      }),
+    );
+  });
+
+  it('refuses an Add above the largest balance', () => {
+    expect(applyQuantity(MAX_MILLI, 'Add', 1)).toEqual({ reason: expect.stringContaining('above') });
+  });
+
+  it('renews to allocation plus the unused part, rollover capped, total = allocated + rollover', () => {
+    fc.assert(
+      fc.property(positive, milli, fc.integer({ min: 0, max: 1000 }), (allocated, remaining, perMille) => {
+        const rolloverCap = rolloverCapOf(allocated, perMille / 1000);
+        const renewed = renewAmounts({ allocated, remaining, rollover: 0, rolloverCap });
+        expect(renewed.rollover).toBe(Math.min(remaining, rolloverCap));
+        expect(renewed.rollover).toBeLessThanOrEqual(rolloverCap);
+        expect(renewed.remaining).toBe(totalOf(renewed));
+        expect(renewed.remaining).toBeGreaterThanOrEqual(allocated);
+      }),
+    );
+  });
+
+  it('does not accumulate rollover across cycles beyond the cap', () => {
+    let amounts = { allocated: 1000, remaining: 1000, rollover: 0, rolloverCap: 500 };
+    for (let cycle = 0; cycle < 5; cycle++) amounts = { ...renewAmounts(amounts), rolloverCap: 500 };
+    expect(amounts).toMatchObject({ rollover: 500, remaining: 1500 });
+  });
+});
+
+describe('UpdateBalances evaluation (all or nothing)', () => {
+  it('applies every action in order and reports before and after', () => {
+    const result = evaluateUpdate([subBalance()], [action({ quantity: 1000 }), action({ action: 'Subtract', quantity: 3000 })]);
+    expect(result.problems).toEqual([]);
+    expect(result.balances[0].remaining).toBe(5_118_000);
+    expect(result.changes.map((c) => [c.change, c.before?.remaining, c.after?.remaining])).toEqual([
+      ['Add', 5_120_000, 5_121_000],
+      ['Subtract', 5_121_000, 5_118_000],
+    ]);
+  });
+
+  it('lists every problem and changes nothing when any action is wrong', () => {
+    const balances = [subBalance()];
+    const result = evaluateUpdate(balances, [
+      action({ quantity: 1000 }),
+      action({ subBalanceInstId: 'nope' }),
+      action({ subBalanceType: 'On-Net Voice', unitType: 'Min' }),
+      action({ action: 'Subtract', quantity: 99_000_000 }),
+    ]);
+    expect(result.problems).toEqual([
+      { path: 'balances[1].subBalanceInstId', reason: 'names no sub-balance of this subscription' },
+      { path: 'balances[2].subBalanceType', reason: 'must be On-Net Data for this sub-balance' },
+      { path: 'balances[2].unitType', reason: 'must be MB for this sub-balance' },
+      { path: 'balances[3].quantity', reason: 'would take the remaining balance below zero (remaining 5121)' },
+    ]);
+    expect(result.changes).toEqual([]);
+    expect(result.balances).toEqual(balances);
+  });
+
+  it('sees earlier actions: two Subtracts that together go below zero are refused', () => {
+    const result = evaluateUpdate([subBalance({ remaining: 1000 })], [action({ action: 'Subtract', quantity: 600 }), action({ action: 'Subtract', quantity: 600 })]);
+    expect(result.problems.map((p) => p.path)).toEqual(['balances[1].quantity']);
+  });
+
+  it('checks an action whose quantity was already refused against the subscription, without applying it', () => {
+    const result = evaluateUpdate([subBalance()], [action({ quantity: undefined, unitType: 'GB' }), undefined]);
+    expect(result.problems).toEqual([{ path: 'balances[0].unitType', reason: 'must be MB for this sub-balance' }]);
+  });
+
+  it('keeps remaining ≥ 0 and total = allocated + rollover whatever the actions', () => {
+    const actions = fc.array(
+      fc.record({ action: fc.constantFrom('Add' as const, 'Subtract' as const), quantity: fc.integer({ min: 1, max: 10_000_000 }) }),
+      { maxLength: 20 },
+    );
+    fc.assert(
+      fc.property(actions, (list) => {
+        const result = evaluateUpdate([subBalance()], list.map((a) => action(a)));
+        for (const b of result.balances) {
+          expect(b.remaining).toBeGreaterThanOrEqual(0);
+          expect(totalOf(b)).toBe(b.allocated + b.rollover);
+        }
+        const net = list.reduce((sum, a) => sum + (a.action === 'Add' ? a.quantity : -a.quantity), 0);
+        if (result.problems.length === 0) expect(result.balances[0].remaining).toBe(5_120_000 + net);
+        else expect(result.balances[0].remaining).toBe(5_120_000);
+      }),
+    );
+  });
+});

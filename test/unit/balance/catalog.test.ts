@@ -1,0 +1,83 @@
+import { buildCatalog, CatalogError } from '../../../src/domain/catalog/catalog';
+import defaultCatalog from '../../../config/catalog.json';
+
+const problemsOf = (document: unknown) => {
+  try {
+    buildCatalog(document);
+  } catch (error) {
+    if (error instanceof CatalogError) return error.problems;
+    throw error;
+  }
+  throw new Error('the catalog was accepted');
+};
+
+const bucket = (overrides: Record<string, unknown> = {}) => ({
+  bucketRefId: 'P1',
+  name: 'Plan bucket',
+  kind: 'PRIMARY',
+  validityCycles: 0,
+  rolloverCap: 0.5,
+  allowances: [{ subBalanceType: 'On-Net Data', unitType: 'MB', amount: 1024 }],
+  ...overrides,
+});
+
+describe('product catalog', () => {
+  it('accepts the shipped default catalog: every plan has a PRIMARY bucket', () => {
+    const catalog = buildCatalog(defaultCatalog);
+    expect(catalog.plans.size).toBeGreaterThan(0);
+    for (const plan of catalog.plans.values()) expect(catalog.buckets.get(plan.primaryBucketRefId)?.kind).toBe('PRIMARY');
+    expect([...catalog.buckets.values()].some((b) => b.kind === 'ADDON')).toBe(true);
+  });
+
+  it('lists every problem of a bad catalog at once, with its path', () => {
+    const problems = problemsOf({
+      plans: [
+        { wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'A1' },
+        { wholesalePlanId: 'WP2', name: 'Two', primaryBucketRefId: 'missing' },
+        { wholesalePlanId: 'WP1', name: 'Again', primaryBucketRefId: 'P1' },
+        { name: 'No id' },
+      ],
+      buckets: [
+        bucket(),
+        bucket({ bucketRefId: 'A1', kind: 'ADDON', validityCycles: 1, rolloverCap: 0 }),
+        bucket({ bucketRefId: 'X', kind: 'PRIMARY', validityCycles: 2, rolloverCap: 1.5, allowances: [] }),
+        bucket({
+          bucketRefId: 'Y',
+          kind: 'BONUS',
+          allowances: [
+            { subBalanceType: 'On-Net Voice', unitType: 'MB', amount: 10 },
+            { subBalanceType: 'Roaming Data', unitType: 'MB', amount: -1 },
+            { subBalanceType: 'On-Net SMS', unitType: 'SMS', amount: 0.0001 },
+          ],
+        }),
+        bucket({ bucketRefId: 'P1' }),
+      ],
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        { path: 'plans[0].primaryBucketRefId', reason: 'names an ADDON bucket, not a PRIMARY one' },
+        { path: 'plans[1].primaryBucketRefId', reason: 'names no bucket (missing)' },
+        { path: 'plans[2].wholesalePlanId', reason: 'repeats WP1' },
+        { path: 'plans[3]', reason: expect.stringContaining('wholesalePlanId') },
+        { path: 'buckets[2].validityCycles', reason: 'must be 0 for a PRIMARY bucket (renewed every cycle)' },
+        { path: 'buckets[2].rolloverCap', reason: expect.stringContaining('from 0 to 1') },
+        { path: 'buckets[2].allowances', reason: 'must list at least one allowance' },
+        { path: 'buckets[3].kind', reason: 'must be PRIMARY or ADDON' },
+        { path: 'buckets[3].allowances[0].unitType', reason: 'must be Min for On-Net Voice' },
+        { path: 'buckets[3].allowances[1].subBalanceType', reason: expect.stringContaining('must be one of') },
+        { path: 'buckets[3].allowances[1].amount', reason: 'must be greater than zero' },
+        { path: 'buckets[3].allowances[2].amount', reason: 'must have at most 3 decimals' },
+        { path: 'buckets[4].bucketRefId', reason: 'repeats P1' },
+      ]),
+    );
+    expect(problems).toHaveLength(13);
+  });
+
+  it('says clearly when the document is not a catalog', () => {
+    expect(problemsOf(null)).toEqual([{ path: '', reason: 'must be an object with plans and buckets' }]);
+    expect(problemsOf({})).toEqual([
+      { path: 'buckets', reason: 'must list at least one bucket' },
+      { path: 'plans', reason: 'must list at least one plan' },
+    ]);
+  });
+});

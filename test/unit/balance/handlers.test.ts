@@ -1,0 +1,191 @@
+import pino from 'pino';
+import { buildCatalog } from '../../../src/domain/catalog/catalog';
+import type { BalanceOutcome } from '../../../src/domain/balance/outcome';
+import type { SubBalance } from '../../../src/domain/balance/model';
+import { ServiceError } from '../../../src/errors/codes';
+import { createBalanceHandlers } from '../../../src/handlers/balance';
+import type { BalanceStore } from '../../../src/handlers/balance/ports';
+import type { CommandContext, HandlerRegistration } from '../../../src/handlers/types';
+import defaultCatalog from '../../../config/catalog.json';
+
+const GPSI = '15551234567';
+const catalog = buildCatalog(defaultCatalog);
+
+const data: SubBalance = {
+  subBalanceInstId: `${GPSI}-1`,
+  bucketRefId: '1000001',
+  bucketKind: 'PRIMARY',
+  subBalanceType: 'On-Net Data',
+  unitType: 'MB',
+  allocated: 5_120_000,
+  remaining: 5_119_500,
+  rollover: 1_000_500,
+  rolloverCap: 2_560_000,
+  endCycle: 0,
+};
+
+const outcome = (overrides: Partial<BalanceOutcome> = {}): BalanceOutcome => ({
+  at: '2026-03-01T10:00:00.000Z',
+  correlationId: 'corr-1',
+  causeId: 'cmd-1',
+  subscription: {
+    gpsi: GPSI,
+    subscriptionId: 'sub-1',
+    subscriberId: 'S1',
+    wholesaleCustomerId: 'C1',
+    wholesalePlanId: 'WP-BASIC',
+    primaryBucketRefId: '1000001',
+    billCycleFrequency: 'MONTHLY',
+    billCycleStartDay: 1,
+    status: 'ACTIVE',
+    cycleNo: 1,
+  },
+  changes: [],
+  balances: [data],
+  replayed: false,
+  ...overrides,
+});
+
+/** An in-memory BalanceStore that records what the handlers asked for. */
+function fakeStore(result: BalanceOutcome | ServiceError = outcome()) {
+  const calls: { method: string; args: unknown[] }[] = [];
+  const answer = (method: string) => async (...args: unknown[]) => {
+    calls.push({ method, args });
+    if (result instanceof ServiceError) throw result;
+    return result;
+  };
+  const store: BalanceStore = {
+    addBuckets: answer('addBuckets'),
+    swapPrimary: answer('swapPrimary'),
+    cancelBuckets: answer('cancelBuckets'),
+    updateBalances: answer('updateBalances'),
+    queryBalances: answer('queryBalances') as BalanceStore['queryBalances'],
+    history: async (...args) => {
+      calls.push({ method: 'history', args });
+      return [{ at: 'now', correlationId: 'c', operation: 'UpdateBalances', change: 'Add', subBalanceInstId: 'i', bucketRefId: 'b', subBalanceType: 'On-Net SMS', unitType: 'SMS', quantity: 2500 }];
+    },
+  };
+  return { store, calls };
+}
+
+const context = (overrides: Partial<CommandContext> = {}): CommandContext => ({
+  correlationId: 'corr-1',
+  commandId: 'cmd-1',
+  operation: 'AddBuckets',
+  wholesaleCustomerId: 'C1',
+  canSee: (owner) => owner === 'C1',
+  visibleCustomerIds: ['C1'],
+  now: new Date('2026-03-01T10:00:00Z'),
+  log: pino({ level: 'silent' }),
+  ...overrides,
+});
+
+const handler = (handlers: HandlerRegistration[], name: string) => handlers.find((h) => h.commandRecord === `wholesale.balance.v1.${name}`)!;
+
+describe('balance handlers', () => {
+  it('registers the six commands with their reply records and validators', () => {
+    const handlers = createBalanceHandlers({ balances: fakeStore().store, catalog });
+    expect(handlers.map((h) => [h.domain, h.commandRecord, h.replyRecord])).toEqual(
+      ['AddBuckets', 'SwapPrimaryBucket', 'CancelBuckets', 'QueryBalances', 'UpdateBalances', 'QueryBalanceHistory'].map((n) => [
+        'balance',
+        `wholesale.balance.v1.${n}`,
+        `wholesale.balance.v1.${n}Reply`,
+      ]),
+    );
+    expect(handlers.every((h) => typeof h.validate === 'function')).toBe(true);
+  });
+
+  it('answers BAD_REQUEST listing every problem without touching the store', async () => {
+    const { store, calls } = fakeStore();
+    const add = handler(createBalanceHandlers({ balances: store, catalog }), 'AddBuckets');
+    await expect(add.handle({ gpsi: GPSI, bucketRefId: ['1000001', 'zzz'] }, context({ wholesaleCustomerId: undefined }))).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      problems: [
+        { path: 'bucketRefId[0]', reason: 'names a PRIMARY bucket (1000001), not an ADDON one' },
+        { path: 'bucketRefId[1]', reason: 'names no bucket in the catalog (zzz)' },
+        { path: 'headers.wholesaleCustomerId', reason: 'is required for balance operations' },
+      ],
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it('AddBuckets: passes the catalog seeds in milli-units and replies with balances in units', async () => {
+    const { store, calls } = fakeStore();
+    const add = handler(createBalanceHandlers({ balances: store, catalog }), 'AddBuckets');
+    const result = await add.handle({ gpsi: GPSI, bucketRefId: ['2000004'] }, context());
+    expect(calls[0].args[0]).toMatchObject({ gpsi: GPSI, wholesaleCustomerId: 'C1', commandId: 'cmd-1', operation: 'AddBuckets', at: '2026-03-01T10:00:00.000Z' });
+    expect(calls[0].args[1]).toEqual({
+      bucketRefIds: ['2000004'],
+      seeds: [
+        { bucketRefId: '2000004', bucketKind: 'ADDON', subBalanceType: 'On-Net SMS', unitType: 'SMS', allocated: 500_000, rolloverCap: 0, validityCycles: 0 },
+        { bucketRefId: '2000004', bucketKind: 'ADDON', subBalanceType: 'On-Net MMS', unitType: 'MMS', allocated: 50_000, rolloverCap: 0, validityCycles: 0 },
+      ],
+    });
+    expect(result.reply).toEqual({
+      status: 'Success',
+      balances: [
+        {
+          balanceType: 'Main',
+          subBalances: [
+            {
+              subBalanceInstId: `${GPSI}-1`,
+              subBalanceType: 'On-Net Data',
+              remainingBalance: 5119.5,
+              allocatedBalance: 5120,
+              rollOverBalance: 1000.5,
+              totalBalance: 6120.5,
+              unitType: 'MB',
+              bucketRefId: '1000001',
+            },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('emits the billing event keyed by gpsi with an id derived from the command id (a replay gets the same id)', async () => {
+    const handlers = createBalanceHandlers({ balances: fakeStore().store, catalog });
+    const update = handler(handlers, 'UpdateBalances');
+    const command = { gpsi: GPSI, balances: [{ subBalanceInstId: `${GPSI}-1`, subBalanceType: 'On-Net Data', action: 'Add', quantity: 1, unitType: 'MB' }] };
+    const first = await update.handle(command, context({ operation: 'UpdateBalances' }));
+    const again = await update.handle(command, context({ operation: 'UpdateBalances' }));
+    const other = await update.handle(command, context({ operation: 'UpdateBalances', commandId: 'cmd-2' }));
+    const [event] = first.messages!;
+    expect(event).toMatchObject({ topic: 'balanceEvents', recordName: 'wholesale.balance.v1.BalancesUpdated', key: GPSI });
+    expect(event.cloudEvent!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(again.messages![0]).toEqual(event);
+    expect(other.messages![0].cloudEvent!.id).not.toBe(event.cloudEvent!.id);
+    expect(event.value).toMatchObject({ gpsi: GPSI, wholesaleCustomerId: 'C1', correlationId: 'corr-1', causeId: 'cmd-1', changes: [] });
+  });
+
+  it('UpdateBalances: hands the actions and their own problems to the store, which judges them all together', async () => {
+    const { store, calls } = fakeStore(new ServiceError('BAD_REQUEST', 'The command is invalid', [{ path: 'balances[0].quantity', reason: 'must be a finite number' }]));
+    const update = handler(createBalanceHandlers({ balances: store, catalog }), 'UpdateBalances');
+    const command = { gpsi: GPSI, balances: [{ subBalanceInstId: 'x', subBalanceType: 'On-Net Data', action: 'Add', quantity: Number.NaN, unitType: 'MB' }] };
+    await expect(update.handle(command, context())).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    expect(calls[0].args[1]).toEqual({
+      actions: [{ subBalanceInstId: 'x', subBalanceType: 'On-Net Data', unitType: 'MB', action: 'Add', quantity: undefined }],
+      problems: [{ path: 'balances[0].quantity', reason: 'must be a finite number' }],
+    });
+  });
+
+  it('passes a refusal of the store (NOT_FOUND, CONFLICT) through as the reply error', async () => {
+    const refusal = new ServiceError('CONFLICT', 'The subscription is PENDING, not ACTIVE');
+    const query = handler(createBalanceHandlers({ balances: fakeStore(refusal).store, catalog }), 'QueryBalances');
+    await expect(query.handle({ gpsi: GPSI }, context())).rejects.toBe(refusal);
+  });
+
+  it('QueryBalanceHistory: entries with quantities in units, the default limit when none is given', async () => {
+    const { store, calls } = fakeStore();
+    const history = handler(createBalanceHandlers({ balances: store, catalog }), 'QueryBalanceHistory');
+    const result = await history.handle({ gpsi: GPSI, limit: null }, context());
+    expect(calls[0].args).toEqual([GPSI, 'C1', 50]);
+    expect(result.reply).toEqual({
+      status: 'Success',
+      gpsi: GPSI,
+      entries: [
+        { at: 'now', correlationId: 'c', operation: 'UpdateBalances', change: 'Add', subBalanceInstId: 'i', bucketRefId: 'b', subBalanceType: 'On-Net SMS', unitType: 'SMS', quantity: 2.5, before: null, after: null },
+      ],
+    });
+  });
+});

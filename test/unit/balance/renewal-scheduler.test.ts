@@ -1,0 +1,143 @@
+import pino from 'pino';
+import { createBillingClock } from '../../../src/domain/balance/clock';
+import type { BalanceOutcome } from '../../../src/domain/balance/outcome';
+import type { OutgoingMessage } from '../../../src/handlers/types';
+import { createRenewalScheduler, type RenewalStore } from '../../../src/schedulers/balance-renewal';
+
+const GPSI = '15551234567';
+
+/** An in-memory RenewalStore with the same compare-and-set rule as the renewal script. */
+function memoryStore(subscription: { status: string; billCycleStartDay: number; nextRenewalAt: string }) {
+  const due = new Map<string, number>();
+  const outbox: string[] = [];
+  const renewedCycles: string[] = [];
+  const store: RenewalStore = {
+    async claimDue(now, leaseUntil, limit) {
+      const claimed = [...due].filter(([, at]) => at <= now).slice(0, limit).map(([gpsi]) => gpsi);
+      for (const gpsi of claimed) due.set(gpsi, leaseUntil);
+      return claimed;
+    },
+    state: async () => ({ ...subscription }),
+    async renew(_gpsi, cycle) {
+      if (subscription.status !== 'ACTIVE') return 'inactive';
+      if (subscription.nextRenewalAt !== cycle.cycleStart) return 'not-due';
+      subscription.nextRenewalAt = cycle.nextRenewalAt;
+      renewedCycles.push(cycle.cycleStart);
+      outbox.push(JSON.stringify({ cycleStart: cycle.cycleStart, nextRenewalAt: cycle.nextRenewalAt, correlationId: cycle.correlationId }));
+      return 'renewed';
+    },
+    async pending() {
+      return outbox.map((token) => {
+        const o = JSON.parse(token);
+        const outcome: BalanceOutcome = {
+          at: 'now',
+          correlationId: o.correlationId,
+          subscription: { gpsi: GPSI, subscriptionId: 'sub-1', subscriberId: 'S', wholesaleCustomerId: 'C', wholesalePlanId: 'P', billCycleFrequency: 'MONTHLY', billCycleStartDay: 1, status: 'ACTIVE', cycleStart: o.cycleStart, nextRenewalAt: o.nextRenewalAt },
+          changes: [],
+          balances: [],
+          replayed: false,
+        };
+        return { token, outcome };
+      });
+    },
+    acknowledge: async (_gpsi, token) => void outbox.splice(outbox.indexOf(token), 1),
+    schedule: async (gpsi, at) => void due.set(gpsi, at),
+    unschedule: async (gpsi) => void due.delete(gpsi),
+  };
+  return { store, due, outbox, renewedCycles, subscription };
+}
+
+const settings = { pollIntervalMs: 10, batchSize: 10, leaseMs: 60_000, maxCatchUpCycles: 3 };
+const log = pino({ level: 'silent' });
+
+describe('renewal scheduler', () => {
+  it('renews each started cycle once, publishes before acknowledging, and reschedules at the next cycle', async () => {
+    let real = Date.UTC(2026, 2, 15, 12);
+    const clock = createBillingClock(1, 0, () => real);
+    const memory = memoryStore({ status: 'ACTIVE', billCycleStartDay: 15, nextRenewalAt: '2026-03-15T00:00:00.000Z' });
+    memory.due.set(GPSI, Date.UTC(2026, 2, 15));
+    const published: OutgoingMessage[] = [];
+    const scheduler = createRenewalScheduler({
+      store: memory.store,
+      clock,
+      publish: async (m) => {
+        expect(memory.outbox).toHaveLength(1); // still there: acknowledged only after the publish
+        published.push(...m);
+      },
+      log,
+      settings,
+      realNow: () => real,
+    });
+
+    expect(await scheduler.tick()).toBe(1);
+    expect(memory.renewedCycles).toEqual(['2026-03-15T00:00:00.000Z']);
+    expect(memory.outbox).toEqual([]);
+    expect(published).toHaveLength(1);
+    expect(published[0]).toMatchObject({ recordName: 'wholesale.balance.v1.BalancesRenewed', key: GPSI, value: { cycleStart: '2026-03-15T00:00:00.000Z', nextRenewalAt: '2026-04-15T00:00:00.000Z' } });
+    expect(memory.due.get(GPSI)).toBe(Date.UTC(2026, 3, 15));
+
+    expect(await scheduler.tick()).toBe(0); // not due again before April 15
+    real = Date.UTC(2026, 3, 15, 0, 0, 1);
+    expect(await scheduler.tick()).toBe(1);
+    expect(memory.renewedCycles).toEqual(['2026-03-15T00:00:00.000Z', '2026-04-15T00:00:00.000Z']);
+  });
+
+  it('catches up missed cycles a few at a time and stays due for the rest', async () => {
+    const real = Date.UTC(2026, 6, 2);
+    const memory = memoryStore({ status: 'ACTIVE', billCycleStartDay: 1, nextRenewalAt: '2026-01-01T00:00:00.000Z' });
+    memory.due.set(GPSI, 0);
+    const published: OutgoingMessage[] = [];
+    const scheduler = createRenewalScheduler({ store: memory.store, clock: createBillingClock(1, 0, () => real), publish: async (m) => void published.push(...m), log, settings, realNow: () => real });
+    expect(await scheduler.tick()).toBe(3);
+    expect(memory.due.get(GPSI)).toBe(real);
+    expect(await scheduler.tick()).toBe(3);
+    expect(await scheduler.tick()).toBe(1);
+    expect(memory.renewedCycles.map((c) => c.slice(0, 7))).toEqual(['2026-01', '2026-02', '2026-03', '2026-04', '2026-05', '2026-06', '2026-07']);
+    expect(new Set(published.map((m) => m.cloudEvent!.id)).size).toBe(7);
+    expect(memory.due.get(GPSI)).toBe(Date.UTC(2026, 7, 1));
+  });
+
+  it('publishes an event left in the outbox by a crash, under the same id, without renewing again', async () => {
+    const real = Date.UTC(2026, 2, 20);
+    const memory = memoryStore({ status: 'ACTIVE', billCycleStartDay: 15, nextRenewalAt: '2026-03-15T00:00:00.000Z' });
+    memory.due.set(GPSI, 0);
+    const ids: string[] = [];
+    let failing = true;
+    const scheduler = createRenewalScheduler({
+      store: memory.store,
+      clock: createBillingClock(1, 0, () => real),
+      publish: async (m) => {
+        if (failing) throw new Error('Kafka away');
+        ids.push(...m.map((x) => x.cloudEvent!.id));
+      },
+      log,
+      settings: { ...settings, leaseMs: 0 },
+      realNow: () => real,
+    });
+    expect(await scheduler.tick()).toBe(0); // renewed, but the publish failed: counted as a failure
+    expect(memory.outbox).toHaveLength(1);
+    failing = false;
+    await scheduler.tick();
+    expect(memory.renewedCycles).toHaveLength(1);
+    expect(memory.outbox).toEqual([]);
+    expect(ids).toHaveLength(1);
+  });
+
+  it('drops a subscription that is no longer active from the due-set', async () => {
+    const memory = memoryStore({ status: 'CANCELLED', billCycleStartDay: 1, nextRenewalAt: '2026-01-01T00:00:00.000Z' });
+    memory.due.set(GPSI, 0);
+    const scheduler = createRenewalScheduler({ store: memory.store, clock: createBillingClock(1, 0), publish: async () => undefined, log, settings });
+    await scheduler.tick();
+    expect(memory.due.has(GPSI)).toBe(false);
+  });
+
+  it('polls after start and stops cleanly', async () => {
+    const memory = memoryStore({ status: 'ACTIVE', billCycleStartDay: 1, nextRenewalAt: '2026-01-01T00:00:00.000Z' });
+    const scheduler = createRenewalScheduler({ store: memory.store, clock: createBillingClock(1, 0), publish: async () => undefined, log, settings });
+    scheduler.start();
+    memory.due.set(GPSI, 0);
+    await new Promise((r) => setTimeout(r, 100));
+    await scheduler.stop();
+    expect(memory.renewedCycles.length).toBeGreaterThan(0);
+  });
+});
