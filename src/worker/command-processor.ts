@@ -65,6 +65,15 @@ export interface ProcessOutcome {
 /** Replies that depend on the moment (credentials, rate, a crash) are not remembered for redeliveries. */
 const TRANSIENT_CODES: ReadonlySet<string> = new Set<ErrorCode>(['UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL']);
 
+/** Key, value and headers: everything a hostile sender could inflate. */
+function messageBytes(record: CommandRecord): number {
+  let size = (record.value?.length ?? 0) + (record.key?.length ?? 0);
+  for (const [name, raw] of Object.entries(record.headers ?? {})) {
+    for (const value of Array.isArray(raw) ? raw : [raw]) size += name.length + (value?.length ?? 0);
+  }
+  return size;
+}
+
 const shortName = (recordName: string): string => recordName.slice(recordName.lastIndexOf('.') + 1);
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -81,14 +90,14 @@ export class CommandProcessor {
   async process(record: CommandRecord, position: RecordPosition, domain: Domain): Promise<ProcessOutcome> {
     const { deps } = this;
     const envelope = readEnvelope(record.headers, position, deps.envelopeRules[domain]);
-    const size = (record.value?.length ?? 0) + (record.key?.length ?? 0);
-    if (size > deps.maxMessageBytes) {
-      return this.deadLetter(domain, record, position, envelope, 'TOO_LARGE', `message is ${size} bytes, the limit is ${deps.maxMessageBytes}`);
-    }
     // Who is asking comes before anything that costs: a command without valid credentials, for someone
     // else's customer or over the partner's rate is answered without being decoded or dead-lettered.
     const admitted = await this.admit(domain, envelope);
     if ('outbound' in admitted) return admitted;
+    const size = messageBytes(record);
+    if (size > deps.maxMessageBytes) {
+      return this.deadLetter(domain, record, position, envelope, 'TOO_LARGE', `message is ${size} bytes, the limit is ${deps.maxMessageBytes}`);
+    }
     let decoded: DecodedRecord;
     try {
       decoded = await deps.codec.decode(record.value);

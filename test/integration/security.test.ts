@@ -7,7 +7,7 @@ import { HEADER } from '../../src/worker/envelope';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
-import { redisSnapshot } from '../support/redis-snapshot';
+import { redisSnapshot, subscriberState } from '../support/redis-snapshot';
 import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,9 +70,7 @@ describe('authentication and customer isolation over the real stack', () => {
     ['CancelBuckets', { gpsi: sub.gpsi, bucketRefId: ['2000002'] }],
     ['SwapPrimaryBucket', { gpsi: sub.gpsi, bucketRefId: '1000002' }],
   ];
-  const businessState = (sub: TestSubscription) => redisSnapshot(service.redis, `${config.redis.keyPrefix}{${sub.gpsi}}:*`).then((all) =>
-    Object.fromEntries(Object.entries(all).filter(([key]) => !key.includes(':done:'))),
-  );
+  const businessState = (sub: TestSubscription) => subscriberState(service.redis, config.redis.keyPrefix, sub.gpsi);
 
   describe('authentication', () => {
     it('no token, a malformed one, a bad signature, an expired token, a wrong audience or issuer → UNAUTHORIZED, nothing applied, no event', async () => {

@@ -19,3 +19,9 @@ export async function redisSnapshot(redis: RedisClient, pattern: string): Promis
   );
   return Object.fromEntries(entries);
 }
+
+/** A subscriber's business state (subscription, port-in, balances, ledger), without recorded command outcomes. */
+export async function subscriberState(redis: RedisClient, keyPrefix: string, gpsi: string): Promise<Record<string, unknown>> {
+  const all = await redisSnapshot(redis, `${keyPrefix}{${gpsi}}:*`);
+  return Object.fromEntries(Object.entries(all).filter(([key]) => !key.includes(':done:')));
+}

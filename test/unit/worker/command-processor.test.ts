@@ -152,6 +152,8 @@ describe('CommandProcessor', () => {
     expect(wrongDomain.outbound[0].headers['x-dlq-reason']).toBe('NO_HANDLER');
     const big = await processor.process({ key: null, value: Buffer.alloc(2000), headers: { 'X-Correlation-Id': 'y' }, timestamp: '0' }, position, 'portin');
     expect(big.outbound[0].headers['x-dlq-reason']).toBe('TOO_LARGE');
+    const bigHeaders = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'z', junk: 'x'.repeat(2000) }, timestamp: '0' }, position, 'portin');
+    expect(bigHeaders.outbound[0].headers['x-dlq-reason']).toBe('TOO_LARGE');
   });
 });
 
@@ -173,9 +175,9 @@ describe('CommandProcessor access control', () => {
     timestamp: '0',
   });
 
-  it('answers UNAUTHORIZED before decoding anything: no handler, no dead letter, nothing remembered', async () => {
+  it('answers UNAUTHORIZED before decoding or sizing anything: no handler, no dead letter, nothing remembered', async () => {
     const { codec, processor, replies, calls } = secured(success);
-    for (const rec of [await record(codec, {}), await record(codec, {}, Buffer.from('not avro at all'))]) {
+    for (const rec of [await record(codec, {}), await record(codec, {}, Buffer.from('not avro at all')), await record(codec, {}, Buffer.alloc(5000))]) {
       const result = await processor.process(rec, position, 'portin');
       expect(result.outcome).toBe('UNAUTHORIZED');
       expect(result.outbound.map((m) => m.topic)).toEqual(['t.portinReplies']);
