@@ -7,8 +7,12 @@ import type { TokenKeys } from './jwt-authenticator';
 export const JWKS_ALGORITHMS = ['RS256', 'ES256'];
 export const SECRET_ALGORITHMS = ['HS256'];
 
-/** How often a JWKS file may be re-read when a token names a key it does not hold (key rotation). */
-const FILE_RELOAD_COOLDOWN_MS = 30_000;
+export interface TokenKeyOptions {
+  /** How often a JWKS file may be re-read when a token names a key it does not hold (key rotation). */
+  fileReloadCooldownMs?: number;
+  /** How long a JWKS URL may take to answer. */
+  fetchTimeoutMs?: number;
+}
 
 export function readJwksFile(file: string): JSONWebKeySet {
   let parsed: unknown;
@@ -27,7 +31,7 @@ export function readJwksFile(file: string): JSONWebKeySet {
  * A JWKS file, read at start (a bad file stops the service) and again when a token names a key id the
  * loaded set lacks, at most every 30 s: rotating keys is replacing the file, no restart needed.
  */
-function fileKeys(file: string): JWTVerifyGetKey {
+function fileKeys(file: string, cooldownMs: number): JWTVerifyGetKey {
   let current = createLocalJWKSet(readJwksFile(file));
   let mtimeMs = statSync(file).mtimeMs;
   let checkedAt = Date.now();
@@ -35,7 +39,7 @@ function fileKeys(file: string): JWTVerifyGetKey {
     try {
       return await current(header, token);
     } catch (error) {
-      if (!(error instanceof errors.JWKSNoMatchingKey) || Date.now() - checkedAt < FILE_RELOAD_COOLDOWN_MS) throw error;
+      if (!(error instanceof errors.JWKSNoMatchingKey) || Date.now() - checkedAt < cooldownMs) throw error;
       checkedAt = Date.now();
       const changed = statSync(file).mtimeMs;
       if (changed === mtimeMs) throw error;
@@ -47,12 +51,14 @@ function fileKeys(file: string): JWTVerifyGetKey {
 }
 
 /** The verification keys of AUTH_JWKS_FILE, AUTH_JWKS_URL (fetched and cached by jose) or AUTH_HS256_SECRET. */
-export function tokenKeysFrom(source: AuthKeySource): TokenKeys {
+export function tokenKeysFrom(source: AuthKeySource, options: TokenKeyOptions = {}): TokenKeys {
   switch (source.kind) {
     case 'jwks-file':
-      return { key: fileKeys(source.file), algorithms: JWKS_ALGORITHMS };
-    case 'jwks-url':
-      return { key: createRemoteJWKSet(new URL(source.url), { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 600_000 }), algorithms: JWKS_ALGORITHMS };
+      return { key: fileKeys(source.file, options.fileReloadCooldownMs ?? 30_000), algorithms: JWKS_ALGORITHMS };
+    case 'jwks-url': {
+      const remote = createRemoteJWKSet(new URL(source.url), { timeoutDuration: options.fetchTimeoutMs ?? 5000, cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+      return { key: remote, algorithms: JWKS_ALGORITHMS };
+    }
     case 'hs256':
       return { key: new TextEncoder().encode(source.secret), algorithms: SECRET_ALGORITHMS };
   }
