@@ -19,6 +19,9 @@ import type { EnvelopeRules, RecordPosition } from '../worker/envelope';
 import { deadLetterMessage } from '../worker/outbound';
 import { createEventPublisher } from '../adapters/kafka/event-publisher';
 import { createBalanceComponents, createBalanceRenewals } from './balance';
+import { createPortInComponents, createPortInExpiry } from './portin';
+import { createNpResponseProcessor } from '../handlers/portin';
+import { createNpResponseRecordProcessor } from '../worker/np-responses';
 import { createAccessControl } from './security';
 
 /**
@@ -76,7 +79,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
 
   const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
   const balance = createBalanceComponents({ config, catalog, redis });
-  const handlers = new Map(createHandlers({ config, catalog, redis, balance }).map((h) => [h.commandRecord, h]));
+  const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
+  const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
   const processor = new CommandProcessor({
     ...access,
@@ -98,11 +102,25 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   await producer.connect();
   await consumer.connect();
+  const publish = createEventPublisher({ producer, codec, topics: config.topics, serviceName: config.serviceName });
 
   const processors = new Map<string, RecordProcessor>();
   for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
     processors.set(config.topics[role], (message: KafkaMessage, position: RecordPosition) => processor.process(message, position, domain));
   }
+  // NP responses drive the port-in lifecycle: consumed by the same group, no reply
+  processors.set(
+    config.topics.npResponses,
+    createNpResponseRecordProcessor({
+      codec,
+      process: createNpResponseProcessor(portin),
+      publish,
+      deadLetterTopic: config.topics.deadLetters,
+      clock,
+      log: log.child({ component: 'np-responses' }),
+      isRetriable: isRedisUnavailable,
+    }),
+  );
   await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
 
   const worker = new BatchWorker({
@@ -126,15 +144,18 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     config,
     redis,
     clock: balance.clock,
-    publish: createEventPublisher({ producer, codec, topics: config.topics, serviceName: config.serviceName }),
+    publish,
     log,
   });
   renewals.start();
+  const expiry = createPortInExpiry({ portin, config, publish, log, clock });
+  expiry.start();
 
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       await renewals.stop();
+      await expiry.stop();
       await worker.stop();
       await producer.disconnect();
       await redis.quit().catch(() => redis.disconnect());

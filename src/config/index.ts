@@ -42,6 +42,7 @@ export interface ServiceConfig {
   rateLimit: RateLimitSettings;
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
+  portin: PortInConfig;
   logLevel: string;
   balance: BalanceSettings;
 }
@@ -209,8 +210,62 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
     rateLimit: loadRateLimitSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
-    logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    portin: loadPortInConfig(reader),
     balance: loadBalanceSettings(reader, env),
+    logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  };
+}
+
+/** Port-in lifecycle settings (see docs/portin.md). */
+export interface PortInConfig {
+  /** Business days from submission (or a supplement) to the desired due date. */
+  dueIntervalBusinessDays: number;
+  /** A request left this long in RESOLUTION_REQUIRED or REJECTED is cancelled as expired (30 days). */
+  abandonAfterSeconds: number;
+  expirySweepIntervalMs: number;
+  /** How long a sweeper holds a due request before another sweeper may take it. */
+  expiryLeaseMs: number;
+  /** How long an unfinished CreatePortIn's claim on its partnerTransactionId holds off a retry. */
+  claimLeaseMs: number;
+  networkServiceProvider: string;
+  localServiceProvider: string;
+}
+
+function loadPortInConfig(reader: EnvReader): PortInConfig {
+  return {
+    dueIntervalBusinessDays: reader.integer('PORTIN_DUE_INTERVAL_BUSINESS_DAYS', 1, 0, 30),
+    abandonAfterSeconds: reader.integer('PORTIN_ABANDON_AFTER_SECONDS', 30 * 24 * 3600, 1),
+    expirySweepIntervalMs: reader.integer('PORTIN_EXPIRY_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600 * 1000),
+    expiryLeaseMs: reader.integer('PORTIN_EXPIRY_LEASE_MS', 60_000, 100, 24 * 3600 * 1000),
+    claimLeaseMs: reader.integer('PORTIN_CLAIM_LEASE_MS', 30_000, 100, 24 * 3600 * 1000),
+    networkServiceProvider: reader.string('PORTIN_NETWORK_SERVICE_PROVIDER', 'WHOLESALE-NNSP'),
+    localServiceProvider: reader.string('PORTIN_LOCAL_SERVICE_PROVIDER', 'WHOLESALE-NLSP'),
+  };
+}
+
+/** The NP simulator (npm run np-sim): the Kafka and registry endpoints, its topics and its clock. */
+export interface NpSimulatorConfig {
+  kafka: { brokers: string[]; clientId: string };
+  schemaRegistryUrl: string;
+  topics: { npRequests: string; npResponses: string };
+  groupId: string;
+  /** Simulated seconds per real second: 1 plays in real time, 100000 runs a one-day port in under a second. */
+  timeScale: number;
+  logLevel: string;
+}
+
+export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig {
+  const reader = new EnvReader(env);
+  return {
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('NP_SIM_CLIENT_ID', 'np-simulator') },
+    schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+    topics: {
+      npRequests: reader.string(TOPIC_DEFAULTS.npRequests[0], TOPIC_DEFAULTS.npRequests[1]),
+      npResponses: reader.string(TOPIC_DEFAULTS.npResponses[0], TOPIC_DEFAULTS.npResponses[1]),
+    },
+    groupId: reader.string('NP_SIM_GROUP_ID', 'np-simulator'),
+    timeScale: reader.integer('NP_SIM_TIME_SCALE', 1, 1, 10_000_000),
+    logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   };
 }
 

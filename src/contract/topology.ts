@@ -1,5 +1,6 @@
 import type { TopicRole } from '../handlers/types';
 import { BALANCE_COMMANDS, BILLING_EVENTS, balanceRecord as balance } from '../domain/balance/records';
+import { PORTIN_TOPOLOGY } from '../domain/portin/records';
 
 /**
  * Which Avro records travel on which topic. Several record types share a topic, so each record is
@@ -8,18 +9,16 @@ import { BALANCE_COMMANDS, BILLING_EVENTS, balanceRecord as balance } from '../d
  */
 export const ERROR_REPLY = 'wholesale.common.v1.ErrorReply';
 
-const portin = (name: string) => `wholesale.portin.v1.${name}`;
-
 export const TOPIC_RECORDS: Record<TopicRole, readonly string[]> = {
-  portinCommands: [portin('CheckPortInEligibility')],
-  portinReplies: [portin('CheckPortInEligibilityReply'), ERROR_REPLY],
+  portinCommands: PORTIN_TOPOLOGY.portinCommands,
+  portinReplies: [...PORTIN_TOPOLOGY.portinReplies, ERROR_REPLY],
   balanceCommands: BALANCE_COMMANDS.map(balance),
   balanceReplies: [...BALANCE_COMMANDS.map((name) => balance(`${name}Reply`)), ERROR_REPLY],
-  portinEvents: [],
+  portinEvents: PORTIN_TOPOLOGY.portinEvents,
   balanceEvents: BILLING_EVENTS.map(balance),
   deadLetters: [],
-  npRequests: [],
-  npResponses: [],
+  npRequests: PORTIN_TOPOLOGY.npRequests,
+  npResponses: PORTIN_TOPOLOGY.npResponses,
 };
 
 /** Command topics and where their replies go by default. */

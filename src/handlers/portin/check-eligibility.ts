@@ -1,9 +1,11 @@
 import type { NonPortableRange } from '../../config';
 import { ServiceError, type FieldProblem } from '../../errors/codes';
 import { decideEligibility } from '../../domain/portin/eligibility';
+import { isInProgress } from '../../domain/portin/lifecycle';
 import { Problems, checkString } from '../../domain/validation/problems';
 import { GPSI } from '../../domain/validation/spec-fields';
 import type { Handler } from '../types';
+import type { PortInStore } from './store';
 
 export interface CheckPortInEligibility {
   gpsi: string;
@@ -20,14 +22,22 @@ export function validateEligibilityCommand(command: CheckPortInEligibility): Fie
   return problems.list;
 }
 
-export const createCheckEligibility = (deps: { numbers: NumberFacts; nonPortableRanges: readonly NonPortableRange[] }): Handler<CheckPortInEligibility> =>
+export interface EligibilityDeps {
+  numbers: NumberFacts;
+  portIns: Pick<PortInStore, 'current'>;
+  nonPortableRanges: readonly NonPortableRange[];
+}
+
+export const createCheckEligibility = (deps: EligibilityDeps): Handler<CheckPortInEligibility> =>
   async (command, context) => {
     const problems = validateEligibilityCommand(command);
     if (problems.length > 0) throw ServiceError.badRequest(problems);
-    const status = await deps.numbers.subscriptionStatus(command.gpsi);
+    const [status, portIn] = await Promise.all([deps.numbers.subscriptionStatus(command.gpsi), deps.portIns.current(command.gpsi)]);
     const decision = decideEligibility({
       gpsi: command.gpsi,
       hasActiveSubscription: status === 'ACTIVE',
+      // a PENDING subscription belongs to a port-in not yet completed
+      hasPortInProgress: (portIn !== undefined && isInProgress(portIn.portStatus)) || status === 'PENDING',
       nonPortableRanges: deps.nonPortableRanges,
     });
     return { reply: { status: 'Success', checkedDate: context.now.toISOString(), ...decision } };

@@ -1,0 +1,45 @@
+/**
+ * Avro record full names of port-in and of the number-portability gateway; their schemas are in
+ * schemas/portin and schemas/np. The topology (src/contract/topology.ts) lists them per topic role.
+ */
+export const PORTIN_NAMESPACE = 'wholesale.portin.v1';
+export const NP_NAMESPACE = 'np.portin.v1';
+
+const portin = (name: string): string => `${PORTIN_NAMESPACE}.${name}`;
+const np = (name: string): string => `${NP_NAMESPACE}.${name}`;
+
+export const PORTIN_COMMAND_RECORDS = {
+  CheckPortInEligibility: { command: portin('CheckPortInEligibility'), reply: portin('CheckPortInEligibilityReply') },
+  CreatePortIn: { command: portin('CreatePortIn'), reply: portin('CreatePortInReply') },
+  UpdatePortIn: { command: portin('UpdatePortIn'), reply: portin('UpdatePortInReply') },
+  CancelPortIn: { command: portin('CancelPortIn'), reply: portin('CancelPortInReply') },
+  QueryPortIn: { command: portin('QueryPortIn'), reply: portin('QueryPortInReply') },
+} as const;
+
+export const PORTIN_EVENT_RECORD = portin('PortInActivationEvent');
+
+/** np.portin.requests.v1: what the service asks of the NP application. */
+export const NP_REQUEST_RECORDS = {
+  submit: np('SubmitPortRequest'),
+  supplement: np('SupplementPortRequest'),
+  cancel: np('CancelPortRequest'),
+} as const;
+
+/** np.portin.responses.v1: what the NP application answers; the record's short name is the lifecycle trigger. */
+export const NP_RESPONSE_RECORDS = {
+  OrderIdAssigned: np('OrderIdAssigned'),
+  PortConfirmed: np('PortConfirmed'),
+  PortDelayed: np('PortDelayed'),
+  ResolutionRequired: np('ResolutionRequired'),
+  PortRejected: np('PortRejected'),
+  ActivationComplete: np('ActivationComplete'),
+} as const;
+
+/** Record names per topic role, for the topology table. */
+export const PORTIN_TOPOLOGY = {
+  portinCommands: Object.values(PORTIN_COMMAND_RECORDS).map((r) => r.command),
+  portinReplies: Object.values(PORTIN_COMMAND_RECORDS).map((r) => r.reply),
+  portinEvents: [PORTIN_EVENT_RECORD],
+  npRequests: Object.values(NP_REQUEST_RECORDS),
+  npResponses: Object.values(NP_RESPONSE_RECORDS),
+} as const;

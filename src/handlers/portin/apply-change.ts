@@ -1,0 +1,94 @@
+import { RetriableError, ServiceError } from '../../errors/codes';
+import { PORT_STATUSES, ruleFor, type PortTrigger } from '../../domain/portin/lifecycle';
+import type { Cause } from '../../domain/portin/messages';
+import type { PortInRequest } from '../../domain/portin/request';
+import type { Change, FollowUp, Plan } from '../../domain/portin/transitions';
+import type { OutgoingMessage } from '../types';
+import type { PortInDeps } from './deps';
+import type { RecordedOutcome, WriteMode } from './store';
+
+/**
+ * The one way a port-in request changes: replay a recorded outcome if the cause was handled already;
+ * else read, plan (pure, from the lifecycle table), and write with compare-and-set, planning again when
+ * another writer got there first; then run the follow-ups (idempotent) and return the messages.
+ */
+const MAX_ATTEMPTS = 5;
+
+export interface ChangeSpec {
+  gpsi: string;
+  cause: Cause;
+  mode: WriteMode;
+  /** Plans against the number's current request (undefined: it has none). May throw a ServiceError. */
+  plan(current: PortInRequest | undefined): Plan;
+  /** The success reply recorded with the change. */
+  reply?(change: Change): Record<string, unknown>;
+  /** A single-slot step that must precede the write (e.g. the port-order index). False: skip the change. */
+  beforeWrite?(change: Change, current: PortInRequest | undefined): Promise<boolean>;
+}
+
+export type ChangeResult =
+  | { kind: 'applied'; outcome: RecordedOutcome; replayed: boolean }
+  | { kind: 'conflict'; current: PortInRequest }
+  | { kind: 'ignored'; why: string };
+
+export async function applyChange(deps: Pick<PortInDeps, 'store'>, spec: ChangeSpec): Promise<ChangeResult> {
+  const { store } = deps;
+  const recorded = await store.recordedOutcome(spec.gpsi, spec.cause.id);
+  if (recorded) return { kind: 'applied', outcome: recorded, replayed: true };
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const current = await store.current(spec.gpsi);
+    const plan = spec.plan(current);
+    if (plan.kind === 'conflict') return { kind: 'conflict', current: current as PortInRequest };
+    if (plan.kind === 'ignore') return { kind: 'ignored', why: plan.why };
+    const { change } = plan;
+    if (spec.beforeWrite && !(await spec.beforeWrite(change, current))) return { kind: 'ignored', why: 'refused before writing' };
+    const outcome: RecordedOutcome = { messages: change.messages, followUps: change.followUps };
+    if (spec.reply) outcome.reply = spec.reply(change);
+    const expected = current
+      ? { requestId: current.requestId, portOrderVersion: current.portOrderVersion, portStatus: current.portStatus }
+      : { requestId: null };
+    const written = await store.write(spec.gpsi, spec.cause.id, expected, spec.mode, change.next, outcome);
+    if (written.kind !== 'stale') return { kind: 'applied', outcome: written.outcome, replayed: written.kind === 'replayed' };
+  }
+  throw new RetriableError(`port-in request of ${spec.gpsi} kept changing while ${spec.cause.id} was applied`);
+}
+
+/** Runs the follow-ups of an applied change; returns the billing events they produce. */
+export async function runFollowUps(deps: Pick<PortInDeps, 'store' | 'subscriptions'>, followUps: FollowUp[], cause: Cause): Promise<OutgoingMessage[]> {
+  const messages: OutgoingMessage[] = [];
+  for (const step of followUps) {
+    switch (step.kind) {
+      case 'createPendingSubscription':
+        await deps.subscriptions.createPending(step.subscription, cause.id, cause.at);
+        break;
+      case 'activateSubscription':
+        messages.push(...(await deps.subscriptions.activate(step.gpsi, cause.at, cause.id, cause.correlationId)));
+        break;
+      case 'cancelSubscription':
+        messages.push(...(await deps.subscriptions.cancel(step.gpsi, cause.at, step.reason, cause.id, cause.correlationId)));
+        break;
+      case 'scheduleExpiry':
+        await deps.store.scheduleExpiry(step.member, new Date(step.deadline));
+        break;
+    }
+  }
+  return messages;
+}
+
+/** The messages of an applied change: its own (events, NP requests) then those of its follow-ups. */
+export async function publishable(deps: Pick<PortInDeps, 'store' | 'subscriptions'>, outcome: RecordedOutcome, cause: Cause): Promise<OutgoingMessage[]> {
+  return [...outcome.messages, ...(await runFollowUps(deps, outcome.followUps, cause))];
+}
+
+/** The statuses in which the table lets a command move a request, for the CONFLICT message. */
+const acceptedIn = (trigger: PortTrigger): string =>
+  PORT_STATUSES.filter((s) => ['move', 'replace'].includes(ruleFor(s, trigger).action)).join(' or ');
+
+export const conflictError = (trigger: PortTrigger, request: PortInRequest): ServiceError =>
+  new ServiceError(
+    'CONFLICT',
+    `port-in request ${request.partnerTransactionId} for ${request.gpsi} is ${request.portStatus}: ${trigger} is accepted in ${acceptedIn(trigger)} only`,
+    [{ path: 'portStatus', reason: `is ${request.portStatus}` }],
+  );
+
+export const notFoundError = (what: string): ServiceError => new ServiceError('NOT_FOUND', `no port-in request ${what}`);

@@ -1,0 +1,38 @@
+import { causeIds } from '../../domain/portin/ids';
+import type { Cause } from '../../domain/portin/messages';
+import { planCancel } from '../../domain/portin/transitions';
+import { validateCancelPortIn } from '../../domain/portin/validate-commands';
+import type { Handler } from '../types';
+import { applyChange, conflictError, notFoundError, publishable } from './apply-change';
+import { ownerOf, type PortInDeps } from './deps';
+import { describeKeys, findOwnedRequest } from './find-request';
+
+/**
+ * CancelPortIn: by partnerTransactionId and/or gpsi (both: they must name the same request of the
+ * caller's). Accepted in RESOLUTION_REQUIRED or REJECTED; the NP side is told and the pending subscription
+ * is cancelled.
+ */
+export const createCancelPortIn = (deps: PortInDeps): Handler =>
+  async (raw, context) => {
+    const command = validateCancelPortIn(raw);
+    const owner = ownerOf(context);
+    const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };
+    const target = await findOwnedRequest(deps.store, owner, command);
+    if (!target) throw notFoundError(`matches ${describeKeys(command)}`);
+    const result = await applyChange(deps, {
+      gpsi: target.gpsi,
+      cause,
+      mode: 'update',
+      // the number may have a newer request: the one found is then finished, and cancelling it a conflict
+      plan: (current) => (current?.requestId === target.requestId ? planCancel(current, { cause, settings: deps.settings }) : { kind: 'conflict', status: target.portStatus }),
+      reply: ({ next }) => ({
+        status: 'Success',
+        partnerTransactionId: next.partnerTransactionId,
+        gpsi: next.gpsi,
+        portStatus: next.portStatus,
+      }),
+    });
+    if (result.kind === 'conflict') throw conflictError('CancelPortIn', result.current?.requestId === target.requestId ? result.current : target);
+    if (result.kind === 'ignored') throw notFoundError(`matches ${describeKeys(command)}`);
+    return { reply: result.outcome.reply as Record<string, unknown>, messages: await publishable(deps, result.outcome, cause) };
+  };

@@ -1,0 +1,114 @@
+import { ServiceError, isServiceError } from '../../errors/codes';
+import { catalogProblems } from '../../domain/portin/catalog-check';
+import type { CreatePortInCommand } from '../../domain/portin/commands';
+import { NUMBER_ALREADY_ACTIVE, decideEligibility } from '../../domain/portin/eligibility';
+import { causeIds, payloadFingerprint, requestIdFor } from '../../domain/portin/ids';
+import { isInProgress } from '../../domain/portin/lifecycle';
+import type { Cause } from '../../domain/portin/messages';
+import { reason } from '../../domain/portin/reason-codes';
+import { pendingSubscriptionFor, type PortInRequest } from '../../domain/portin/request';
+import { planCreate } from '../../domain/portin/transitions';
+import { validateCreatePortIn } from '../../domain/portin/validate-commands';
+import type { CommandContext, Handler } from '../types';
+import { applyChange, publishable } from './apply-change';
+import { ownerOf, type PortInDeps } from './deps';
+
+/**
+ * CreatePortIn. Order of steps, each safe to repeat: validate and check the catalog (pure); claim the
+ * partner transaction (its own slot) so a retry with the same payload gets the first reply and another
+ * payload a CONFLICT; check eligibility; write the request (the number's slot, outcome recorded under
+ * the request id, so a retry that takes an abandoned claim over replays it); create the pending
+ * subscription; settle the claim with the reply. A refusal before the write gives the claim back.
+ */
+function inProgressError(existing: PortInRequest, owner: string): ServiceError {
+  const which = existing.wholesaleCustomerId === owner ? `request ${existing.partnerTransactionId}` : "another wholesale customer's request";
+  const { reasonCode, reasonDescription } = reason('PORT_IN_IN_PROGRESS');
+  return new ServiceError('CONFLICT', `${existing.gpsi} already has a port-in in progress: ${which} is ${existing.portStatus}`, [
+    { path: 'gpsi', reason: `${reasonCode} ${reasonDescription}: ${which} (${existing.portStatus})` },
+  ]);
+}
+
+/** Eligibility must pass; the port-in in progress is named, the other reasons carried as they are. */
+async function checkEligibility(deps: PortInDeps, command: CreatePortInCommand, current: PortInRequest | undefined, owner: string): Promise<void> {
+  if (current && isInProgress(current.portStatus)) throw inProgressError(current, owner);
+  const subscription = await deps.subscriptions.status(command.gpsi);
+  const decision = decideEligibility({
+    gpsi: command.gpsi,
+    hasActiveSubscription: subscription?.status === 'ACTIVE',
+    hasPortInProgress: subscription?.status === 'PENDING',
+    nonPortableRanges: deps.nonPortableRanges,
+  });
+  if (decision.eligibilityStatus !== 'Eligible') {
+    throw new ServiceError('CONFLICT', `${command.gpsi} is not eligible for port-in: ${decision.reasonCode} ${decision.reasonDesc}`, [
+      { path: 'gpsi', reason: `${decision.reasonCode} ${decision.reasonDesc}` },
+    ]);
+  }
+}
+
+/** Writes the request; a refusal (thrown) comes before anything is written, so the caller may give its claim back. */
+async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requestId: string, payloadHash: string, context: CommandContext, cause: Cause) {
+  const owner = ownerOf(context);
+  const subscription = pendingSubscriptionFor(command, owner, context.now);
+  const existing = await deps.store.current(command.gpsi);
+  // a retry that took over a claim abandoned so long ago that its outcome is forgotten: the request is
+  // written; answer its reply and make sure of the pending subscription (idempotent)
+  if (existing?.requestId === requestId) {
+    return { reply: existing.createReply as unknown as Record<string, unknown>, messages: [], followUps: [{ kind: 'createPendingSubscription' as const, subscription }] };
+  }
+  await checkEligibility(deps, command, existing, owner);
+  const facts = { requestId, wholesaleCustomerId: owner, payloadHash, correlationId: context.correlationId, now: context.now };
+  const result = await applyChange(deps, {
+    gpsi: command.gpsi,
+    cause,
+    mode: 'replace',
+    plan: (current) => planCreate(current, command, facts, subscription, { cause, settings: deps.settings }),
+    reply: (change) => change.next.createReply as unknown as Record<string, unknown>,
+  });
+  if (result.kind === 'conflict') {
+    if (isInProgress(result.current.portStatus)) throw inProgressError(result.current, owner);
+    throw new ServiceError('CONFLICT', `${command.gpsi} was already ported in (${result.current.portStatus})`, [
+      { path: 'gpsi', reason: `${NUMBER_ALREADY_ACTIVE.reasonCode} ${NUMBER_ALREADY_ACTIVE.reasonDesc}` },
+    ]);
+  }
+  if (result.kind === 'ignored') throw new ServiceError('CONFLICT', `${command.gpsi} cannot take a new port-in: ${result.why}`);
+  return result.outcome;
+}
+
+export const createCreatePortIn = (deps: PortInDeps): Handler =>
+  async (raw, context) => {
+    const command = validateCreatePortIn(raw);
+    const problems = catalogProblems(command, deps.catalog);
+    if (problems.length > 0) throw ServiceError.badRequest(problems, 'The command names what the catalog does not hold');
+    const owner = ownerOf(context);
+    const payloadHash = payloadFingerprint(command);
+    const claim = await deps.store.claimTransaction(owner, command.partnerTransactionId, {
+      commandId: context.commandId,
+      payloadHash,
+      gpsi: command.gpsi,
+      requestId: requestIdFor(context.commandId),
+      now: context.now,
+    });
+    if (claim.kind === 'duplicate') return { reply: claim.reply };
+    if (claim.kind === 'mismatch') {
+      throw new ServiceError('CONFLICT', `partnerTransactionId ${command.partnerTransactionId} was already used with a different payload`, [
+        { path: 'partnerTransactionId', reason: 'is already used by another port-in request' },
+      ]);
+    }
+    if (claim.kind === 'busy') {
+      throw new ServiceError('CONFLICT', `partnerTransactionId ${command.partnerTransactionId} is being handled by an earlier command: retry later`);
+    }
+    const cause: Cause = { id: causeIds.creation(claim.requestId), at: context.now, correlationId: context.correlationId };
+    let outcome = await deps.store.recordedOutcome(command.gpsi, cause.id);
+    if (!outcome) {
+      try {
+        outcome = await writeRequest(deps, command, claim.requestId, payloadHash, context, cause);
+      } catch (error) {
+        if (isServiceError(error)) await deps.store.releaseTransaction(owner, command.partnerTransactionId, context.commandId);
+        throw error;
+      }
+    }
+    const reply = outcome.reply as Record<string, unknown>;
+    const messages = await publishable(deps, outcome, cause);
+    await deps.store.settleTransaction(owner, command.partnerTransactionId, context.commandId, reply);
+    return { reply, messages };
+  };

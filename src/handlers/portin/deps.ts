@@ -1,0 +1,18 @@
+import type { NonPortableRange } from '../../config';
+import type { Catalog } from '../../domain/catalog/catalog';
+import type { PortInSettings } from '../../domain/portin/request';
+import type { SubscriptionLifecycle } from '../../domain/subscription';
+import type { CommandContext } from '../types';
+import type { PortInStore } from './store';
+
+/** What the port-in handlers, the NP response processor and the expiry sweeper are built from. */
+export interface PortInDeps {
+  store: PortInStore;
+  subscriptions: SubscriptionLifecycle;
+  catalog: Catalog;
+  settings: PortInSettings;
+  nonPortableRanges: readonly NonPortableRange[];
+}
+
+/** Every request belongs to a wholesale customer; a command naming none acts for the '' owner. */
+export const ownerOf = (context: Pick<CommandContext, 'wholesaleCustomerId'>): string => context.wholesaleCustomerId ?? '';

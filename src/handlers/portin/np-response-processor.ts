@@ -1,0 +1,58 @@
+import { causeIds } from '../../domain/portin/ids';
+import type { Cause } from '../../domain/portin/messages';
+import { parseNpResponse } from '../../domain/portin/np-response';
+import { planNpResponse } from '../../domain/portin/transitions';
+import type { CommandContext, OutgoingMessage } from '../types';
+import { applyChange, publishable } from './apply-change';
+import type { PortInDeps } from './deps';
+
+/**
+ * Consumes np.portin.responses.v1 (no reply): each response drives the lifecycle of the request it
+ * answers, idempotently. A repeated response replays its recorded outcome (same events, same ids); one
+ * for another request or an older portOrderVersion, or one the table ignores, changes nothing. A
+ * malformed response is logged and skipped: the NP side is outside the service and never stops it.
+ */
+export interface NpResponseMessage {
+  /** Avro record full name, e.g. np.portin.v1.PortConfirmed. */
+  recordName: string;
+  value: Record<string, unknown>;
+}
+
+export type NpResponseContext = Pick<CommandContext, 'now' | 'log'>;
+
+export type NpResponseProcessor = (response: NpResponseMessage, context: NpResponseContext) => Promise<OutgoingMessage[]>;
+
+export function createNpResponseProcessor(deps: PortInDeps): NpResponseProcessor {
+  return async ({ recordName, value }, context) => {
+    const parsed = parseNpResponse(recordName, value);
+    if (!parsed.ok) {
+      context.log.warn({ recordName, problems: parsed.problems }, 'NP response skipped: malformed');
+      return [];
+    }
+    const { response } = parsed;
+    const cause: Cause = { id: causeIds.npResponse(response.responseId), at: context.now };
+    const result = await applyChange(deps, {
+      gpsi: response.gpsi,
+      cause,
+      mode: 'update',
+      plan: (current) => {
+        if (!current) return { kind: 'ignore', why: 'the number has no port-in request' };
+        // events an NP response causes carry the correlation id of the command the NP side answers
+        cause.correlationId = current.correlationId;
+        return planNpResponse(current, response, { cause, settings: deps.settings });
+      },
+      // the port-order index (its own slot) first: a crash after it leaves a harmless, repeatable index entry
+      beforeWrite: async ({ next }, current) => {
+        if (!next.portOrderId || next.portOrderId === current?.portOrderId) return true;
+        const indexed = await deps.store.indexPortOrder(next.portOrderId, { gpsi: next.gpsi, requestId: next.requestId });
+        if (!indexed) context.log.warn({ portOrderId: next.portOrderId, gpsi: next.gpsi }, 'NP portOrderId already names another request: ignored');
+        return indexed;
+      },
+    });
+    if (result.kind !== 'applied') {
+      context.log.info({ recordName, gpsi: response.gpsi, responseId: response.responseId, why: result.kind === 'ignored' ? result.why : 'conflict' }, 'NP response changes nothing');
+      return [];
+    }
+    return publishable(deps, result.outcome, cause);
+  };
+}

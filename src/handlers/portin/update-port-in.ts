@@ -1,0 +1,40 @@
+import { causeIds } from '../../domain/portin/ids';
+import type { Cause } from '../../domain/portin/messages';
+import { planUpdate } from '../../domain/portin/transitions';
+import { validateUpdatePortIn } from '../../domain/portin/validate-commands';
+import type { Handler } from '../types';
+import { applyChange, conflictError, notFoundError, publishable } from './apply-change';
+import { ownerOf, type PortInDeps } from './deps';
+
+/**
+ * UpdatePortIn: a supplement to a request in RESOLUTION_REQUIRED or REJECTED. partnerTransactionId and
+ * gpsi must name the same request of the caller's; the request goes back to OPEN with portOrderVersion
+ * one higher, and the merged port information goes to the NP side.
+ */
+export const createUpdatePortIn = (deps: PortInDeps): Handler =>
+  async (raw, context) => {
+    const command = validateUpdatePortIn(raw);
+    const owner = ownerOf(context);
+    const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };
+    const missing = () => notFoundError(`with partnerTransactionId ${command.partnerTransactionId} for gpsi ${command.gpsi}`);
+    const result = await applyChange(deps, {
+      gpsi: command.gpsi,
+      cause,
+      mode: 'update',
+      plan: (current) => {
+        if (!current || current.wholesaleCustomerId !== owner || current.partnerTransactionId !== command.partnerTransactionId) throw missing();
+        return planUpdate(current, command, { cause, settings: deps.settings });
+      },
+      reply: ({ next }) => ({
+        status: 'Success',
+        partnerTransactionId: next.partnerTransactionId,
+        gpsi: next.gpsi,
+        portStatus: next.portStatus,
+        portOrderVersion: String(next.portOrderVersion),
+        desiredDueDate: next.desiredDueDate,
+      }),
+    });
+    if (result.kind === 'conflict') throw conflictError('UpdatePortIn', result.current);
+    if (result.kind === 'ignored') throw missing();
+    return { reply: result.outcome.reply as Record<string, unknown>, messages: await publishable(deps, result.outcome, cause) };
+  };

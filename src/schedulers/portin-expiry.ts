@@ -1,0 +1,93 @@
+import type { Logger } from 'pino';
+import { causeIds } from '../domain/portin/ids';
+import type { Cause } from '../domain/portin/messages';
+import { parseExpiryMember, planExpiry } from '../domain/portin/transitions';
+import type { OutgoingMessage } from '../handlers/types';
+import { applyChange, publishable } from '../handlers/portin/apply-change';
+import type { PortInDeps } from '../handlers/portin/deps';
+
+/**
+ * Cancels, as "expired", requests left in RESOLUTION_REQUIRED or REJECTED past their deadline. Deadlines
+ * sit in one sorted set; each sweep leases the due members (so several worker instances never take the
+ * same one at once), expires them, publishes the messages and only then drops them from the schedule: a
+ * crash leaves the member to be taken again when its lease ends, and the recorded outcome makes the
+ * retry publish the same messages.
+ */
+export interface ExpirySweeperOptions {
+  intervalMs: number;
+  leaseMs: number;
+  batchSize: number;
+  clock: () => Date;
+  log: Logger;
+  /** Publishes messages; resolves once Kafka acknowledged them. */
+  publish: (messages: OutgoingMessage[]) => Promise<void>;
+}
+
+export interface ExpirySweeper {
+  start(): void;
+  /** Stops the timer and waits for a sweep in flight. */
+  stop(): Promise<void>;
+  /** One sweep; returns how many requests it expired. */
+  sweepOnce(): Promise<number>;
+}
+
+export function createExpirySweeper(deps: PortInDeps, options: ExpirySweeperOptions): ExpirySweeper {
+  const { store } = deps;
+
+  async function expire(member: string, now: Date): Promise<boolean> {
+    const scheduled = parseExpiryMember(member);
+    if (!scheduled) {
+      await store.completeExpiry(member);
+      return false;
+    }
+    const cause: Cause = { id: causeIds.expiry(scheduled.requestId, scheduled.portOrderVersion), at: now };
+    const result = await applyChange(deps, {
+      gpsi: scheduled.gpsi,
+      cause,
+      mode: 'update',
+      plan: (current) => (current ? planExpiry(current, scheduled, { cause, settings: deps.settings }) : { kind: 'ignore', why: 'no request' }),
+    });
+    if (result.kind === 'applied') await options.publish(await publishable(deps, result.outcome, cause));
+    await store.completeExpiry(member);
+    return result.kind === 'applied';
+  }
+
+  async function sweepOnce(): Promise<number> {
+    const now = options.clock();
+    const due = await store.claimDueExpiries(now, options.leaseMs, options.batchSize);
+    let expired = 0;
+    for (const member of due) {
+      try {
+        if (await expire(member, now)) expired += 1;
+      } catch (error) {
+        // left leased: taken again when the lease ends
+        options.log.error({ err: error, member }, 'port-in expiry failed; retried after its lease');
+      }
+    }
+    if (expired > 0) options.log.info({ expired }, 'port-in requests expired');
+    return expired;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<unknown> = Promise.resolve();
+  const tick = () => {
+    inFlight = sweepOnce()
+      .catch((error) => options.log.error({ err: error }, 'port-in expiry sweep failed'))
+      .finally(() => {
+        if (timer) timer = setTimeout(tick, options.intervalMs);
+      });
+  };
+
+  return {
+    start() {
+      if (timer) return;
+      timer = setTimeout(tick, options.intervalMs);
+    },
+    async stop() {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await inFlight;
+    },
+    sweepOnce,
+  };
+}

@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+import type { NpSimulatorConfig } from '../config';
+import { loadSchemas } from '../contract/schemas';
+import { createKafka } from '../adapters/kafka/kafka';
+import { AvroCodec, DecodeError } from '../adapters/registry/avro-codec';
+import { NP_RESPONSE_RECORDS } from '../domain/portin/records';
+import { plan, type SimRequest } from './rules';
+
+/**
+ * The NP application, simulated: consumes np.portin.requests.v1, plays the rules of rules.ts and produces
+ * np.portin.responses.v1 (Avro through the registry, key gpsi). Waits are divided by the time scale, so a
+ * whole port runs in seconds in tests. Pending responses live in memory: a restart forgets them (a
+ * simulator, not the NP application), and a cancel drops those of its request.
+ */
+export interface NpSimulator {
+  /** Resolves once the consumer joined its group (requests sent after this are seen). */
+  readonly joined: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface NpSimulatorOptions {
+  log: Logger;
+  /** Read the requests topic from its beginning when the group has no offsets (default true). */
+  fromBeginning?: boolean;
+  clock?: () => Date;
+}
+
+export async function startNpSimulator(config: NpSimulatorConfig, options: NpSimulatorOptions): Promise<NpSimulator> {
+  const { log } = options;
+  const clock = options.clock ?? (() => new Date());
+  const codec = new AvroCodec(config.schemaRegistryUrl);
+  // the simulator produces the NP responses, so it registers their schemas (idempotent)
+  const schemas = loadSchemas();
+  for (const recordName of Object.values(NP_RESPONSE_RECORDS)) {
+    await codec.register(config.topics.npResponses, schemas.get(recordName)!, recordName);
+  }
+  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false });
+  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+  await producer.connect();
+  await consumer.connect();
+  await consumer.subscribe({ topics: [config.topics.npRequests], fromBeginning: options.fromBeginning ?? true });
+
+  const pending = new Map<string, Set<NodeJS.Timeout>>();
+  let stopping = false;
+
+  const send = async (recordName: string, key: string, value: Record<string, unknown>) => {
+    const encoded = await codec.encode(config.topics.npResponses, recordName, { ...value, sentAt: clock().toISOString() });
+    await producer.send({ topic: config.topics.npResponses, acks: -1, messages: [{ key, value: encoded }] });
+    log.info({ recordName, gpsi: key, requestId: value.requestId, portOrderVersion: value.portOrderVersion }, 'NP response sent');
+  };
+
+  const schedule = (request: SimRequest) => {
+    const timers = pending.get(request.requestId) ?? new Set<NodeJS.Timeout>();
+    pending.set(request.requestId, timers);
+    // a newer version supersedes what an older one still had pending
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+    for (const response of plan(request, clock())) {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (stopping) return;
+        send(response.recordName, request.gpsi, response.value).catch((error) => log.error({ err: error, recordName: response.recordName }, 'NP response not sent'));
+      }, Math.max(0, response.afterMs / config.timeScale));
+      timers.add(timer);
+    }
+  };
+
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      let decoded;
+      try {
+        decoded = await codec.decode(message.value);
+      } catch (error) {
+        if (error instanceof DecodeError) {
+          log.warn({ reason: error.reason }, 'NP request skipped: undecodable');
+          return;
+        }
+        throw error;
+      }
+      const request = { ...(decoded.value as unknown as SimRequest), recordName: decoded.recordName };
+      log.info({ recordName: request.recordName, gpsi: request.gpsi, requestId: request.requestId, portOrderVersion: request.portOrderVersion }, 'NP request received');
+      schedule(request);
+    },
+  });
+
+  return {
+    joined,
+    async stop() {
+      stopping = true;
+      for (const timers of pending.values()) for (const timer of timers) clearTimeout(timer);
+      pending.clear();
+      await consumer.disconnect();
+      await producer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { Logger } from 'pino';
+import { RetriableError } from '../errors/codes';
+import type { PublishEvents } from '../adapters/kafka/event-publisher';
+import { DecodeError } from '../adapters/registry/avro-codec';
+import type { NpResponseProcessor } from '../handlers/portin/np-response-processor';
+import type { RecordProcessor } from './batch-worker';
+import type { Codec } from './command-processor';
+import { deadLetterMessage } from './outbound';
+
+/**
+ * The consumer side of np.portin.responses.v1: not a command (no reply). Each record is decoded, handed
+ * to the port-in NP response processor, and the events it returns are published (acks=all) before the
+ * record counts as processed, so its offset is committed only after them: at-least-once, with replays
+ * made harmless by the outcome the processor recorded. An undecodable record goes to the DLQ.
+ */
+export interface NpResponseConsumerDeps {
+  codec: Pick<Codec, 'decode'>;
+  process: NpResponseProcessor;
+  publish: PublishEvents;
+  deadLetterTopic: string;
+  clock: () => Date;
+  log: Logger;
+  isRetriable: (error: unknown) => boolean;
+}
+
+export function createNpResponseRecordProcessor(deps: NpResponseConsumerDeps): RecordProcessor {
+  return async (message, position) => {
+    let decoded;
+    try {
+      decoded = await deps.codec.decode(message.value);
+    } catch (error) {
+      if (!(error instanceof DecodeError)) throw error;
+      return { outbound: [deadLetterMessage(deps.deadLetterTopic, message, position, error.reason, error.message)], outcome: 'DEAD_LETTER' };
+    }
+    const operation = decoded.recordName.slice(decoded.recordName.lastIndexOf('.') + 1);
+    try {
+      const messages = await deps.process({ recordName: decoded.recordName, value: decoded.value }, { now: deps.clock(), log: deps.log.child({ operation }) });
+      if (messages.length > 0) await deps.publish(messages);
+      return { outbound: [], outcome: messages.length > 0 ? 'Applied' : 'NoChange', operation };
+    } catch (error) {
+      if (error instanceof RetriableError || deps.isRetriable(error)) {
+        throw error instanceof RetriableError ? error : new RetriableError((error as Error).message, { cause: error });
+      }
+      throw error;
+    }
+  };
+}

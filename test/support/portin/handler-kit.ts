@@ -1,0 +1,45 @@
+import pino from 'pino';
+import { buildCatalog } from '../../../src/domain/catalog/catalog';
+import type { PortInDeps } from '../../../src/handlers/portin/deps';
+import type { CommandContext } from '../../../src/handlers/types';
+import { SETTINGS, T0 } from './fixtures';
+import { MemoryPortInStore } from './memory-store';
+import { MemorySubscriptions } from './memory-subscriptions';
+import catalogDocument from '../../../config/catalog.json';
+
+/** Port-in handler dependencies over in-memory fakes, and command contexts, for unit tests. */
+export const silentLog = pino({ level: 'silent' });
+
+export function portInKit(overrides: Partial<PortInDeps> = {}) {
+  const store = new MemoryPortInStore();
+  const subscriptions = new MemorySubscriptions();
+  const deps: PortInDeps = {
+    store,
+    subscriptions,
+    catalog: buildCatalog(catalogDocument),
+    settings: SETTINGS,
+    nonPortableRanges: [{ prefix: '1900', reasonCode: '8B', reasonDesc: 'PremiumRateNumber' }],
+    ...overrides,
+  };
+  return { deps, store, subscriptions };
+}
+
+let sequence = 0;
+
+/** A context acting for `wholesaleCustomerId` (default WC-1) that sees that node's records only, unless overridden. */
+export function context(overrides: Partial<CommandContext> = {}): CommandContext {
+  sequence += 1;
+  const wholesaleCustomerId = 'wholesaleCustomerId' in overrides ? overrides.wholesaleCustomerId : 'WC-1';
+  const owner = wholesaleCustomerId ?? '';
+  return {
+    correlationId: `corr-${sequence}`,
+    commandId: `cmd-${sequence}`,
+    operation: 'Test',
+    wholesaleCustomerId,
+    canSee: (candidate) => (candidate ?? '') === owner,
+    visibleCustomerIds: [owner],
+    now: T0,
+    log: silentLog,
+    ...overrides,
+  };
+}

@@ -1,0 +1,325 @@
+import { ServiceError } from '../../../src/errors/codes';
+import { NP_REQUEST_RECORDS, PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
+import { createCancelPortIn } from '../../../src/handlers/portin/cancel-port-in';
+import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in';
+import { createPortInHandlers } from '../../../src/handlers/portin';
+import { createQueryPortIn } from '../../../src/handlers/portin/query-port-in';
+import { createUpdatePortIn } from '../../../src/handlers/portin/update-port-in';
+import type { CommandContext, HandlerResult } from '../../../src/handlers/types';
+import { payloadFingerprint } from '../../../src/domain/portin/ids';
+import { validateCreatePortIn } from '../../../src/domain/portin/validate-commands';
+import { T0, rawCreate, subscriptionFor } from '../../support/portin/fixtures';
+import { context, portInKit } from '../../support/portin/handler-kit';
+
+async function refusal(run: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await run;
+  } catch (error) {
+    if (error instanceof ServiceError) return error;
+    throw error;
+  }
+  throw new Error('expected a ServiceError');
+}
+
+const GPSI = '19459986891';
+const later = (ms: number) => new Date(T0.getTime() + ms);
+
+function setup() {
+  const kit = portInKit();
+  const create = createCreatePortIn(kit.deps);
+  const update = createUpdatePortIn(kit.deps);
+  const cancel = createCancelPortIn(kit.deps);
+  const query = createQueryPortIn(kit.deps);
+  /** Moves the number's request to a status, as the NP side would have. */
+  const force = (status: 'RESOLUTION_REQUIRED' | 'REJECTED' | 'COMPLETED', gpsi = GPSI) => {
+    const request = kit.store.requests.get(gpsi)!;
+    kit.store.requests.set(gpsi, { ...request, portStatus: status, reasonCode: '8C', reasonDescription: 'Password/PIN required or incorrect', portOrderId: 'PO-1' });
+    kit.store.orders.set('PO-1', { gpsi, requestId: request.requestId });
+  };
+  return { ...kit, create, update, cancel, query, force };
+}
+
+describe('CreatePortIn handler', () => {
+  it('creates the request OPEN, the pending subscription, and publishes the OPEN event and the NP submit', async () => {
+    const { create, store, subscriptions } = setup();
+    const ctx = context();
+    const result = await create(rawCreate(), ctx);
+    expect(result.reply).toEqual({
+      status: 'Success',
+      partnerTransactionId: 'PTX-1',
+      gpsi: GPSI,
+      subscriberId: 'SUB-1',
+      portStatus: 'OPEN',
+      portOrderVersion: '1',
+      portOriginalSubmissionDate: T0.toISOString(),
+      desiredDueDate: '2026-03-05T10:00:00.000Z',
+    });
+    expect(result.messages!.map((m) => m.recordName)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.submit]);
+    expect(result.messages![0]).toMatchObject({ topic: 'portinEvents', key: GPSI, value: { portStatus: 'OPEN', correlationId: ctx.correlationId, wholesaleCustomerId: 'WC-1' } });
+    // the NP side gets the secrets in clear; the stored request keeps only masks besides them
+    expect(result.messages![1]).toMatchObject({ topic: 'npRequests', key: GPSI, value: { portOrderVersion: 1, portInfo: { pwdPin: '4321', accountNo: '123456789012' } } });
+    expect(store.requests.get(GPSI)!.portInfo).toMatchObject({ pwdPin: '****', accountNo: '****9012' });
+    expect(subscriptions.subscriptions.get(GPSI)).toMatchObject({ status: 'PENDING', wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000001'], billCycleStartDay: 5 });
+  });
+
+  it('defaults the bill cycle start day to the submission day', async () => {
+    const { create, subscriptions } = setup();
+    await create(rawCreate({ billCycleStartDay: null }), context());
+    expect(subscriptions.subscriptions.get(GPSI)!.billCycleStartDay).toBe(4);
+  });
+
+  it('answers a retry with the same payload with the first reply and publishes nothing again', async () => {
+    const { create } = setup();
+    const first = await create(rawCreate(), context());
+    const retry = await create(rawCreate(), context({ now: later(60_000) }));
+    expect(retry).toEqual({ reply: first.reply });
+  });
+
+  it('replays a redelivered command (same commandId) with the same reply and the same messages', async () => {
+    const { create, store } = setup();
+    const ctx = context();
+    const first = await create(rawCreate(), ctx);
+    const again = await create(rawCreate(), { ...ctx, now: later(5000) });
+    expect(again).toEqual(first);
+    expect(store.writes).toBe(1);
+  });
+
+  it('refuses a partnerTransactionId reused with another payload', async () => {
+    const { create } = setup();
+    await create(rawCreate(), context());
+    const error = await refusal(create(rawCreate({ subscriberId: 'SUB-2' }), context()));
+    expect(error).toMatchObject({ code: 'CONFLICT', problems: [{ path: 'partnerTransactionId', reason: 'is already used by another port-in request' }] });
+  });
+
+  it('keeps partnerTransactionIds apart per wholesale customer', async () => {
+    const { create } = setup();
+    await create(rawCreate(), context());
+    const other = await create(rawCreate({ gpsi: '19459986892' }), context({ wholesaleCustomerId: 'WC-2' }));
+    expect(other.reply).toMatchObject({ partnerTransactionId: 'PTX-1', gpsi: '19459986892' });
+  });
+
+  it('answers busy while another command holds the claim, and takes an abandoned claim over after the lease', async () => {
+    const { create, store } = setup();
+    const payload = rawCreate();
+    // an earlier command claimed the transaction and died before writing anything
+    const first = context();
+    const claim = await store.claimTransaction('WC-1', 'PTX-1', { commandId: first.commandId, payloadHash: payloadFingerprint(validateCreatePortIn(payload)), gpsi: GPSI, requestId: 'r', now: T0 });
+    expect(claim.kind).toBe('claimed');
+    expect(await refusal(create(payload, context({ now: later(1000) })))).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('retry later') });
+    const taken = await create(payload, context({ now: later(31_000) }));
+    expect(taken.reply).toMatchObject({ status: 'Success', portStatus: 'OPEN' });
+    expect(store.requests.get(GPSI)!.requestId).toBe('r');
+  });
+
+  it('a takeover after the first command wrote the request and its outcome was forgotten answers that reply', async () => {
+    const { create, store } = setup();
+    const first = await create(rawCreate(), context());
+    // the first command died before settling, and its recorded outcome has expired since
+    Object.assign(store.transactions.get('WC-1|PTX-1')!, { state: 'claimed', reply: undefined });
+    store.outcomes.clear();
+    const taken = await create(rawCreate(), context({ now: later(31_000) }));
+    expect(taken).toEqual({ reply: first.reply, messages: [] });
+    expect(store.writes).toBe(1);
+  });
+
+  it('refuses a second port-in for a number in progress, naming the request, and gives the claim back', async () => {
+    const { create, store } = setup();
+    await create(rawCreate(), context());
+    const error = await refusal(create(rawCreate({ partnerTransactionId: 'PTX-2' }), context()));
+    expect(error.code).toBe('CONFLICT');
+    expect(error.message).toBe('19459986891 already has a port-in in progress: request PTX-1 is OPEN');
+    expect(error.problems).toEqual([{ path: 'gpsi', reason: '8P PortInInProgress: request PTX-1 (OPEN)' }]);
+    expect(store.transactions.has('WC-1|PTX-2')).toBe(false);
+    const foreign = await refusal(create(rawCreate({ partnerTransactionId: 'PTX-3' }), context({ wholesaleCustomerId: 'WC-2' })));
+    expect(foreign.message).toContain("another wholesale customer's request is OPEN");
+  });
+
+  it('carries the eligibility reason: an active number (8A) and a non-portable range', async () => {
+    const { create, subscriptions, store } = setup();
+    subscriptions.subscriptions.set(GPSI, { ...subscriptionFor(), status: 'ACTIVE' });
+    expect(await refusal(create(rawCreate(), context()))).toMatchObject({ code: 'CONFLICT', problems: [{ path: 'gpsi', reason: '8A NumberAlreadyActive' }] });
+    expect(await refusal(create(rawCreate({ gpsi: '19001234567', partnerTransactionId: 'PTX-9' }), context()))).toMatchObject({
+      code: 'CONFLICT',
+      problems: [{ path: 'gpsi', reason: '8B PremiumRateNumber' }],
+    });
+    expect(store.transactions.size).toBe(0);
+  });
+
+  it('refuses plans and buckets the catalog does not hold, and primary buckets in bucketRefId', async () => {
+    const { create } = setup();
+    const error = await refusal(create(rawCreate({ wholesalePlanId: 'WP-NONE', bucketRefId: ['1000002', 'X-1', '2000002'] }), context()));
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.problems).toEqual([
+      { path: 'wholesalePlanId', reason: 'names no wholesale plan of the catalog (WP-NONE)' },
+      { path: 'bucketRefId[0]', reason: '1000002 is a PRIMARY bucket: only add-on buckets may be listed, the plan brings its primary bucket' },
+      { path: 'bucketRefId[1]', reason: 'names no bucket of the catalog (X-1)' },
+    ]);
+  });
+
+  it('starts a new request over a cancelled one; the old one stays queryable by its partnerTransactionId', async () => {
+    const { create, cancel, query, force } = setup();
+    await create(rawCreate(), context());
+    force('REJECTED');
+    await cancel({ gpsi: GPSI }, context());
+    const second = await create(rawCreate({ partnerTransactionId: 'PTX-2' }), context({ now: later(60_000) }));
+    expect(second.reply).toMatchObject({ partnerTransactionId: 'PTX-2', portStatus: 'OPEN', portOrderVersion: '1' });
+    expect((await query({ gpsi: GPSI }, context())).reply).toMatchObject({ partnerTransactionId: 'PTX-2', portStatus: 'OPEN' });
+    expect((await query({ partnerTransactionId: 'PTX-1' }, context())).reply).toMatchObject({ partnerTransactionId: 'PTX-1', portStatus: 'CANCELLED' });
+  });
+});
+
+describe('UpdatePortIn handler', () => {
+  const updateOf = (info: object, overrides: object = {}) => ({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: info, ...overrides });
+
+  it.each(['RESOLUTION_REQUIRED', 'REJECTED'] as const)('sends a supplement from %s: OPEN, version 2, merged info with the secrets in clear', async (status) => {
+    const { create, update, force, store } = setup();
+    await create(rawCreate(), context());
+    force(status);
+    const ctx = context({ now: later(3600_000) });
+    const result = await update(updateOf({ pwdPin: '9999', contact: { businessName: 'ACME' } }), ctx);
+    expect(result.reply).toEqual({ status: 'Success', partnerTransactionId: 'PTX-1', gpsi: GPSI, portStatus: 'OPEN', portOrderVersion: '2', desiredDueDate: '2026-03-05T11:00:00.000Z' });
+    const [event, supplement] = result.messages!;
+    expect(event.value).toMatchObject({ portStatus: 'OPEN', previousPortStatus: status, portOrderVersion: '2', reasonCode: null, correlationId: ctx.correlationId });
+    expect(supplement).toMatchObject({ recordName: NP_REQUEST_RECORDS.supplement, value: { portOrderId: 'PO-1', portOrderVersion: 2 } });
+    expect(supplement.value.portInfo).toMatchObject({ pwdPin: '9999', accountNo: '123456789012', contact: { businessName: 'ACME', firstName: 'Ada', lastName: 'Lovelace' } });
+    expect(store.requests.get(GPSI)!.portInfo.pwdPin).toBe('****');
+  });
+
+  it('replays a redelivered update instead of bumping the version twice', async () => {
+    const { create, update, force, store } = setup();
+    await create(rawCreate(), context());
+    force('REJECTED');
+    const ctx = context();
+    const first = await update(updateOf({ pwdPin: '9999' }), ctx);
+    const again = await update(updateOf({ pwdPin: '9999' }), ctx);
+    expect(again).toEqual(first);
+    expect(store.requests.get(GPSI)!.portOrderVersion).toBe(2);
+  });
+
+  it('is a CONFLICT naming the status outside RESOLUTION_REQUIRED and REJECTED', async () => {
+    const { create, update } = setup();
+    await create(rawCreate(), context());
+    const error = await refusal(update(updateOf({ pwdPin: '9999' }), context()));
+    expect(error).toMatchObject({ code: 'CONFLICT', problems: [{ path: 'portStatus', reason: 'is OPEN' }] });
+    expect(error.message).toBe('port-in request PTX-1 for 19459986891 is OPEN: UpdatePortIn is accepted in RESOLUTION_REQUIRED or REJECTED only');
+  });
+
+  it('finds nothing for another partnerTransactionId, another number or another customer', async () => {
+    const { create, update, force } = setup();
+    await create(rawCreate(), context());
+    force('REJECTED');
+    for (const [command, customer] of [
+      [updateOf({ pwdPin: '1' }, { partnerTransactionId: 'PTX-2' }), 'WC-1'],
+      [updateOf({ pwdPin: '1' }, { gpsi: '19459986899' }), 'WC-1'],
+      [updateOf({ pwdPin: '1' }), 'WC-2'],
+    ] as const) {
+      expect((await refusal(update(command, context({ wholesaleCustomerId: customer })))).code).toBe('NOT_FOUND');
+    }
+  });
+});
+
+describe('CancelPortIn handler', () => {
+  it('cancels by partnerTransactionId alone: the NP side is told and the pending subscription cancelled', async () => {
+    const { create, cancel, force, subscriptions, store } = setup();
+    await create(rawCreate(), context());
+    force('RESOLUTION_REQUIRED');
+    const result = await cancel({ partnerTransactionId: 'PTX-1' }, context());
+    expect(result.reply).toEqual({ status: 'Success', partnerTransactionId: 'PTX-1', gpsi: GPSI, portStatus: 'CANCELLED' });
+    expect(result.messages!.map((m) => m.recordName)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.cancel, 'wholesale.balance.v1.SubscriptionCancelled']);
+    expect(result.messages![0].value).toMatchObject({ portStatus: 'CANCELLED', reasonCode: 'CP' });
+    expect(subscriptions.subscriptions.get(GPSI)!.status).toBe('CANCELLED');
+    expect(store.requests.get(GPSI)!.secrets).toEqual({});
+  });
+
+  it('needs both keys to name the same request, and the caller to own it', async () => {
+    const { create, cancel, force } = setup();
+    await create(rawCreate(), context());
+    force('REJECTED');
+    expect((await refusal(cancel({ partnerTransactionId: 'PTX-2', gpsi: GPSI }, context()))).code).toBe('NOT_FOUND');
+    expect((await refusal(cancel({ partnerTransactionId: 'PTX-1', gpsi: '19459986899' }, context()))).code).toBe('NOT_FOUND');
+    expect((await refusal(cancel({ gpsi: GPSI }, context({ wholesaleCustomerId: undefined })))).code).toBe('NOT_FOUND');
+    expect((await cancel({ partnerTransactionId: 'PTX-1', gpsi: GPSI }, context())).reply).toMatchObject({ portStatus: 'CANCELLED' });
+  });
+
+  it('is a CONFLICT naming the status for an OPEN request', async () => {
+    const { create, cancel } = setup();
+    await create(rawCreate(), context());
+    expect(await refusal(cancel({ gpsi: GPSI }, context()))).toMatchObject({ code: 'CONFLICT', problems: [{ path: 'portStatus', reason: 'is OPEN' }] });
+  });
+});
+
+describe('QueryPortIn handler', () => {
+  it('answers the record of 2.8 by any key, with pwdPin and accountNo masked', async () => {
+    const { create, query, force } = setup();
+    await create(rawCreate(), context());
+    force('RESOLUTION_REQUIRED');
+    const byGpsi = (await query({ gpsi: GPSI }, context())).reply;
+    expect(byGpsi).toEqual({
+      status: 'Success',
+      gpsi: GPSI,
+      partnerTransactionId: 'PTX-1',
+      portOrderId: 'PO-1',
+      portOrderVersion: '1',
+      subscriberId: 'SUB-1',
+      portStatus: 'RESOLUTION_REQUIRED',
+      reasonCode: '8C',
+      reasonDescription: 'Password/PIN required or incorrect',
+      desiredDueDate: '2026-03-05T10:00:00.000Z',
+      confirmedDueDate: null,
+      portDirection: 'PORT_IN',
+      portLastUpdateDate: T0.toISOString(),
+      portOriginalSubmissionDate: T0.toISOString(),
+      portInfo: {
+        authorizationName: 'Ada Lovelace',
+        accountNo: '****9012',
+        pwdPin: '****',
+        termsCondition: 'ACCEPTED',
+        contact: { isBusinessType: false, businessName: null, namePrefix: null, firstName: 'Ada', middleName: null, lastName: 'Lovelace', nameSuffix: null, additionalTitle: null },
+        location: { portAddress: { addressLine1: '1 Main St', addressLine2: null, city: 'Springfield', state: 'IL', zip: '62701' }, activationAddress: null },
+      },
+      newNetworkServiceProvider: 'NNSP-TEST',
+      oldNetworkServiceProvider: null,
+      oldLocalServiceProvider: null,
+      newLocalServiceProvider: 'NLSP-TEST',
+    });
+    expect((await query({ portOrderId: 'PO-1' }, context())).reply).toEqual(byGpsi);
+    expect((await query({ partnerTransactionId: 'PTX-1', portOrderId: 'PO-1', gpsi: GPSI }, context())).reply).toEqual(byGpsi);
+  });
+
+  it('finds nothing for another customer, or keys naming different requests', async () => {
+    const { create, query } = setup();
+    await create(rawCreate(), context());
+    expect((await refusal(query({ gpsi: GPSI }, context({ wholesaleCustomerId: 'WC-2' })))).code).toBe('NOT_FOUND');
+    expect((await refusal(query({ partnerTransactionId: 'PTX-1' }, context({ wholesaleCustomerId: 'WC-2' })))).code).toBe('NOT_FOUND');
+    expect((await refusal(query({ partnerTransactionId: 'PTX-1', portOrderId: 'PO-9' }, context()))).code).toBe('NOT_FOUND');
+    expect((await refusal(query({ gpsi: '19459986899' }, context()))).code).toBe('NOT_FOUND');
+  });
+});
+
+describe('createPortInHandlers', () => {
+  it('registers the five port-in commands with their reply records and a validate that lists every problem', async () => {
+    const { deps } = portInKit();
+    const registrations = createPortInHandlers(deps);
+    expect(registrations.map((r) => [r.commandRecord, r.replyRecord])).toEqual(
+      ['CheckPortInEligibility', 'CreatePortIn', 'UpdatePortIn', 'CancelPortIn', 'QueryPortIn'].map((n) => [`wholesale.portin.v1.${n}`, `wholesale.portin.v1.${n}Reply`]),
+    );
+    const createReg = registrations.find((r) => r.commandRecord.endsWith('.CreatePortIn'))!;
+    expect(createReg.validate!(rawCreate({ gpsi: null, wholesalePlanId: 'WP-NONE', bucketRefId: ['1000001', ''] }))).toEqual([
+      { path: 'bucketRefId[1]', reason: 'must be at least 1 characters' },
+      { path: 'gpsi', reason: 'is required' },
+      { path: 'wholesalePlanId', reason: 'names no wholesale plan of the catalog (WP-NONE)' },
+      { path: 'bucketRefId[0]', reason: '1000001 is a PRIMARY bucket: only add-on buckets may be listed, the plan brings its primary bucket' },
+    ]);
+    expect(createReg.validate!(rawCreate())).toEqual([]);
+  });
+
+  it('eligibility rejects a number with a port-in in progress with 8P', async () => {
+    const { deps } = portInKit();
+    const handlers = new Map(createPortInHandlers(deps).map((r) => [r.commandRecord, r.handle]));
+    const run = (name: string, value: object, ctx: CommandContext = context()) =>
+      handlers.get(`wholesale.portin.v1.${name}`)!(value, ctx) as Promise<HandlerResult>;
+    expect((await run('CheckPortInEligibility', { gpsi: GPSI })).reply).toMatchObject({ eligibilityStatus: 'Eligible' });
+    await run('CreatePortIn', rawCreate());
+    expect((await run('CheckPortInEligibility', { gpsi: GPSI })).reply).toMatchObject({ eligibilityStatus: 'Reject', reasonCode: '8P', reasonDesc: 'PortInInProgress' });
+  });
+});

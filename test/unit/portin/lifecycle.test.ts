@@ -1,0 +1,236 @@
+import {
+  EXPIRING_STATUSES,
+  NP_TRIGGERS,
+  PORT_STATUSES,
+  PORT_TRIGGERS,
+  TRANSITIONS,
+  isInProgress,
+  type PortStatus,
+  type PortTrigger,
+} from '../../../src/domain/portin/lifecycle';
+import type { Cause } from '../../../src/domain/portin/messages';
+import { PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS } from '../../../src/domain/portin/records';
+import { planCancel, planCreate, planExpiry, planNpResponse, planUpdate, type Plan } from '../../../src/domain/portin/transitions';
+import { SETTINGS, T0, createCommand, npResponse, requestIn, subscriptionFor } from '../../support/portin/fixtures';
+
+/**
+ * The lifecycle of issue 3, written out here independently of the table, cell by cell: every status
+ * against every command, every NP response and the expiry timer. Each cell is checked on the table and on
+ * what the planner actually does.
+ */
+type Expected = 'conflict' | 'read' | 'ignore' | 'annotate' | PortStatus;
+const conflict3 = { CreatePortIn: 'conflict', UpdatePortIn: 'conflict', CancelPortIn: 'conflict' } as const;
+const reads = { QueryPortIn: 'read', CheckPortInEligibility: 'read' } as const;
+const noNp = { OrderIdAssigned: 'ignore', PortConfirmed: 'ignore', PortDelayed: 'ignore', ResolutionRequired: 'ignore', PortRejected: 'ignore', ActivationComplete: 'ignore' } as const;
+const awaitingPartner = {
+  CreatePortIn: 'conflict',
+  UpdatePortIn: 'OPEN',
+  CancelPortIn: 'CANCELLED',
+  ...reads,
+  ...noNp,
+  OrderIdAssigned: 'annotate',
+  Expire: 'CANCELLED',
+} as const;
+
+const EXPECTED: Record<PortStatus, Record<PortTrigger, Expected>> = {
+  OPEN: {
+    ...conflict3,
+    ...reads,
+    OrderIdAssigned: 'annotate',
+    PortConfirmed: 'CONFIRMED',
+    PortDelayed: 'DELAYED',
+    ResolutionRequired: 'RESOLUTION_REQUIRED',
+    PortRejected: 'REJECTED',
+    ActivationComplete: 'ignore',
+    Expire: 'ignore',
+  },
+  DELAYED: {
+    ...conflict3,
+    ...reads,
+    OrderIdAssigned: 'annotate',
+    PortConfirmed: 'CONFIRMED',
+    PortDelayed: 'ignore',
+    ResolutionRequired: 'RESOLUTION_REQUIRED',
+    PortRejected: 'REJECTED',
+    ActivationComplete: 'ignore',
+    Expire: 'ignore',
+  },
+  CONFIRMED: { ...conflict3, ...reads, ...noNp, OrderIdAssigned: 'annotate', ActivationComplete: 'COMPLETED', Expire: 'ignore' },
+  RESOLUTION_REQUIRED: awaitingPartner,
+  REJECTED: awaitingPartner,
+  COMPLETED: { ...conflict3, ...reads, ...noNp, Expire: 'ignore' },
+  CANCELLED: { ...conflict3, CreatePortIn: 'OPEN', ...reads, ...noNp, Expire: 'ignore' },
+};
+
+const cause: Cause = { id: 'cause-1', at: new Date(T0.getTime() + 40 * 24 * 3600 * 1000), correlationId: 'corr-1' };
+const ctx = { cause, settings: SETTINGS };
+
+function planFor(status: PortStatus, trigger: PortTrigger): Plan | 'read' {
+  // OrderIdAssigned only annotates a request that has no portOrderId yet
+  const current = requestIn(status, trigger === 'OrderIdAssigned' ? { portOrderId: undefined } : {});
+  switch (trigger) {
+    case 'CreatePortIn':
+      return planCreate(current, createCommand({ partnerTransactionId: 'PTX-2' }), { requestId: 'req-2', wholesaleCustomerId: 'WC-1', payloadHash: 'h2', correlationId: 'corr-1', now: cause.at }, subscriptionFor(), ctx);
+    case 'UpdatePortIn':
+      return planUpdate(current, { partnerTransactionId: 'PTX-1', gpsi: current.gpsi, updatePortInfo: { pwdPin: '9999' } }, ctx);
+    case 'CancelPortIn':
+      return planCancel(current, ctx);
+    case 'Expire':
+      return planExpiry(current, { requestId: current.requestId, portOrderVersion: current.portOrderVersion }, ctx);
+    case 'QueryPortIn':
+    case 'CheckPortInEligibility':
+      return 'read';
+    default:
+      return planNpResponse(current, npResponse(trigger), ctx);
+  }
+}
+
+const cells = PORT_STATUSES.flatMap((status) => PORT_TRIGGERS.map((trigger) => [status, trigger, EXPECTED[status][trigger]] as const));
+
+describe('port-in lifecycle table', () => {
+  it('has a rule for every status and every trigger', () => {
+    expect(Object.keys(TRANSITIONS).sort()).toEqual([...PORT_STATUSES].sort());
+    for (const status of PORT_STATUSES) expect(Object.keys(TRANSITIONS[status]).sort()).toEqual([...PORT_TRIGGERS].sort());
+  });
+
+  it.each(cells)('%s × %s → %s', (status, trigger, expected) => {
+    const rule = TRANSITIONS[status][trigger];
+    const plan = planFor(status, trigger);
+    if (expected === 'read') {
+      expect(rule.action).toBe('read');
+      return;
+    }
+    if (plan === 'read') throw new Error('only queries read');
+    if (expected === 'conflict') {
+      expect(rule.action).toBe('conflict');
+      expect(plan).toEqual({ kind: 'conflict', status });
+      return;
+    }
+    if (expected === 'ignore') {
+      expect(rule.action).toBe('ignore');
+      expect(plan.kind).toBe('ignore');
+      return;
+    }
+    if (plan.kind !== 'change') throw new Error(`expected a change, got ${JSON.stringify(plan)}`);
+    const { next, messages } = plan.change;
+    if (expected === 'annotate') {
+      expect(rule.action).toBe('annotate');
+      expect(next.portStatus).toBe(status);
+      expect(next.portOrderId).toBe('PO-1');
+      expect(messages).toEqual([]);
+      return;
+    }
+    expect(next.portStatus).toBe(expected);
+    expect(next.statusSince).toBe(cause.at.toISOString());
+    expect(next.portLastUpdateDate).toBe(cause.at.toISOString());
+    const event = messages[0];
+    expect(event.recordName).toBe(PORTIN_EVENT_RECORD);
+    expect(event.value).toMatchObject({ portStatus: expected, previousPortStatus: trigger === 'CreatePortIn' ? null : status });
+  });
+});
+
+describe('effects of each move', () => {
+  const change = (plan: Plan | 'read') => {
+    if (plan === 'read' || plan.kind !== 'change') throw new Error(`expected a change, got ${JSON.stringify(plan)}`);
+    return plan.change;
+  };
+  const recordNames = (plan: Plan | 'read') => change(plan).messages.map((m) => m.recordName);
+  const followUpKinds = (plan: Plan | 'read') => change(plan).followUps.map((f) => f.kind);
+
+  it.each(['RESOLUTION_REQUIRED', 'REJECTED'] as const)('UpdatePortIn from %s is a supplement: version + 1, NP supplement, reason cleared', (status) => {
+    const plan = planFor(status, 'UpdatePortIn');
+    const { next } = change(plan);
+    expect(next.portOrderVersion).toBe(2);
+    expect(next.reasonCode).toBeUndefined();
+    expect(next.secrets.pwdPin).toBe('9999');
+    expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.supplement]);
+    expect(change(plan).messages[1].value).toMatchObject({ portOrderVersion: 2, portOrderId: 'PO-1' });
+  });
+
+  it.each(['RESOLUTION_REQUIRED', 'REJECTED'] as const)('CancelPortIn from %s cancels at the NP side and the pending subscription, and forgets the secrets', (status) => {
+    const plan = planFor(status, 'CancelPortIn');
+    expect(change(plan).next).toMatchObject({ reasonCode: 'CP', secrets: {} });
+    expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.cancel]);
+    expect(followUpKinds(plan)).toEqual(['cancelSubscription']);
+  });
+
+  it.each(EXPIRING_STATUSES)('Expire from %s cancels with the "expired" reason', (status) => {
+    const plan = planFor(status, 'Expire');
+    expect(change(plan).next).toMatchObject({ portStatus: 'CANCELLED', reasonCode: 'EX', reasonDescription: 'expired' });
+    expect(followUpKinds(plan)).toEqual(['cancelSubscription']);
+  });
+
+  it('the expiring statuses are exactly RESOLUTION_REQUIRED and REJECTED', () => {
+    expect(EXPIRING_STATUSES).toEqual(['RESOLUTION_REQUIRED', 'REJECTED']);
+  });
+
+  it.each([['OPEN', 'ResolutionRequired'], ['DELAYED', 'PortRejected']] as const)('%s × %s schedules the expiry 30 days on and keeps the reason', (status, trigger) => {
+    const plan = planFor(status, trigger);
+    expect(change(plan).next).toMatchObject({ reasonCode: '8C', reasonDescription: 'Password/PIN required or incorrect' });
+    expect(change(plan).followUps).toEqual([
+      { kind: 'scheduleExpiry', member: '19459986891|req-1|1', deadline: new Date(cause.at.getTime() + 30 * 24 * 3600 * 1000).toISOString() },
+    ]);
+  });
+
+  it('ActivationComplete activates the subscription and forgets the secrets', () => {
+    const plan = planFor('CONFIRMED', 'ActivationComplete');
+    expect(change(plan).next.secrets).toEqual({});
+    expect(followUpKinds(plan)).toEqual(['activateSubscription']);
+  });
+
+  it('PortConfirmed records the confirmed due date', () => {
+    expect(change(planFor('OPEN', 'PortConfirmed')).next.confirmedDueDate).toBe('2026-03-05T10:00:00.000Z');
+  });
+
+  it('CreatePortIn over a CANCELLED request starts a new one: version 1, NP submit, pending subscription', () => {
+    const plan = planFor('CANCELLED', 'CreatePortIn');
+    expect(change(plan).next).toMatchObject({ requestId: 'req-2', portOrderVersion: 1, partnerTransactionId: 'PTX-2' });
+    expect(change(plan).next.portOrderId).toBeUndefined();
+    expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.submit]);
+    expect(followUpKinds(plan)).toEqual(['createPendingSubscription']);
+  });
+
+  it('CreatePortIn on a number with no request creates one', () => {
+    const plan = planCreate(undefined, createCommand(), { requestId: 'req-9', wholesaleCustomerId: 'WC-1', payloadHash: 'h', correlationId: 'c', now: T0 }, subscriptionFor(), ctx);
+    expect(change(plan).next).toMatchObject({ portStatus: 'OPEN', portOrderVersion: 1 });
+  });
+});
+
+describe('NP responses apply only to the request and version they answer', () => {
+  it.each(PORT_STATUSES.flatMap((s) => NP_TRIGGERS.map((t) => [s, t] as const)))('%s × %s for an older version changes nothing', (status, trigger) => {
+    const current = requestIn(status, { portOrderVersion: 2, portOrderId: trigger === 'OrderIdAssigned' ? undefined : 'PO-1' });
+    expect(planNpResponse(current, npResponse(trigger, { portOrderVersion: 1 }), ctx).kind).toBe('ignore');
+  });
+
+  it.each(NP_TRIGGERS)('%s for another request changes nothing', (trigger) => {
+    expect(planNpResponse(requestIn('OPEN', { portOrderId: undefined }), npResponse(trigger, { requestId: 'other' }), ctx).kind).toBe('ignore');
+  });
+
+  it('a repeated OrderIdAssigned, or one naming another id, changes nothing', () => {
+    expect(planNpResponse(requestIn('OPEN'), npResponse('OrderIdAssigned'), ctx)).toMatchObject({ kind: 'ignore', why: 'order id already recorded' });
+    expect(planNpResponse(requestIn('OPEN'), npResponse('OrderIdAssigned', { portOrderId: 'PO-2' }), ctx).kind).toBe('ignore');
+  });
+
+  it('a repeated status response changes nothing once applied', () => {
+    const first = planNpResponse(requestIn('OPEN'), npResponse('PortDelayed'), ctx);
+    if (first.kind !== 'change') throw new Error('expected a change');
+    expect(planNpResponse(first.change.next, npResponse('PortDelayed'), ctx).kind).toBe('ignore');
+  });
+});
+
+describe('expiry timer', () => {
+  it('does nothing before the deadline', () => {
+    const early = { ...ctx, cause: { ...cause, at: new Date(T0.getTime() + 29 * 24 * 3600 * 1000) } };
+    expect(planExpiry(requestIn('REJECTED'), { requestId: 'req-1', portOrderVersion: 1 }, early)).toMatchObject({ kind: 'ignore', why: 'not yet due' });
+  });
+
+  it('does nothing when the request moved on since it was scheduled', () => {
+    expect(planExpiry(requestIn('REJECTED', { portOrderVersion: 2 }), { requestId: 'req-1', portOrderVersion: 1 }, ctx).kind).toBe('ignore');
+  });
+});
+
+describe('in progress', () => {
+  it.each(PORT_STATUSES)('%s', (status) => {
+    expect(isInProgress(status)).toBe(!['COMPLETED', 'CANCELLED'].includes(status));
+  });
+});

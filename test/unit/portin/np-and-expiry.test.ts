@@ -1,0 +1,166 @@
+import { NP_REQUEST_RECORDS, NP_RESPONSE_RECORDS, PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
+import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in';
+import { createNpResponseProcessor } from '../../../src/handlers/portin/np-response-processor';
+import type { OutgoingMessage } from '../../../src/handlers/types';
+import { createExpirySweeper } from '../../../src/schedulers/portin-expiry';
+import { T0, rawCreate } from '../../support/portin/fixtures';
+import { context, portInKit, silentLog } from '../../support/portin/handler-kit';
+
+const GPSI = '19459986891';
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const DAY = 24 * 3600 * 1000;
+
+async function created() {
+  const kit = portInKit();
+  await createCreatePortIn(kit.deps)(rawCreate(), context());
+  const requestId = kit.store.requests.get(GPSI)!.requestId;
+  const process = createNpResponseProcessor(kit.deps);
+  const respond = (trigger: keyof typeof NP_RESPONSE_RECORDS, fields: Record<string, unknown> = {}, when = at(1000)) =>
+    process(
+      {
+        recordName: NP_RESPONSE_RECORDS[trigger],
+        value: { responseId: `r-${trigger}-${fields.portOrderVersion ?? 1}`, requestId, gpsi: GPSI, portOrderId: 'PO-1', portOrderVersion: 1, sentAt: when.toISOString(), ...fields },
+      },
+      { now: when, log: silentLog },
+    );
+  return { ...kit, requestId, respond };
+}
+
+const names = (messages: OutgoingMessage[]) => messages.map((m) => m.recordName);
+
+describe('NP response processor', () => {
+  it('records the order id (indexed first) without an event, then drives OPEN → CONFIRMED → COMPLETED', async () => {
+    const { respond, store, subscriptions, requestId } = await created();
+    expect(await respond('OrderIdAssigned', { oldNetworkServiceProvider: 'ONSP-9' })).toEqual([]);
+    expect(store.orders.get('PO-1')).toEqual({ gpsi: GPSI, requestId });
+    expect(store.requests.get(GPSI)).toMatchObject({ portOrderId: 'PO-1', oldNetworkServiceProvider: 'ONSP-9', portStatus: 'OPEN' });
+
+    const confirmed = await respond('PortConfirmed', { dueDate: '2026-03-05T10:00:00.000Z' });
+    expect(names(confirmed)).toEqual([PORTIN_EVENT_RECORD]);
+    expect(confirmed[0].value).toMatchObject({ portStatus: 'CONFIRMED', portOrderId: 'PO-1', correlationId: store.requests.get(GPSI)!.correlationId });
+
+    const completed = await respond('ActivationComplete', { activatedAt: '2026-03-05T10:00:00.000Z' }, at(DAY));
+    expect(names(completed)).toEqual([PORTIN_EVENT_RECORD, 'wholesale.balance.v1.SubscriptionActivated']);
+    expect(subscriptions.subscriptions.get(GPSI)!.status).toBe('ACTIVE');
+    expect(store.requests.get(GPSI)!.secrets).toEqual({});
+  });
+
+  it('carries the correlation id of the command the NP side answers', async () => {
+    const { respond, store } = await created();
+    const [event] = await respond('PortDelayed', { reasonCode: '1N', reasonDescription: 'Due date and time cannot be met' });
+    expect(event.value.correlationId).toBe(store.requests.get(GPSI)!.correlationId);
+    expect(event.value).toMatchObject({ portStatus: 'DELAYED', reasonCode: '1N' });
+  });
+
+  it('replays a repeated response: the same messages with the same event ids, and one write', async () => {
+    const { respond, store } = await created();
+    const first = await respond('ResolutionRequired', { reasonCode: '8C', reasonDescription: 'Password/PIN required or incorrect' });
+    const writes = store.writes;
+    const again = await respond('ResolutionRequired', { reasonCode: '8C', reasonDescription: 'Password/PIN required or incorrect' }, at(5000));
+    expect(again).toEqual(first);
+    expect(store.writes).toBe(writes);
+    expect(first[0].cloudEvent!.id).toBe(first[0].value.eventId);
+  });
+
+  it('ignores a response for an older version, and one for a number without a request', async () => {
+    const { respond, store, deps } = await created();
+    store.requests.set(GPSI, { ...store.requests.get(GPSI)!, portOrderVersion: 2 });
+    expect(await respond('PortRejected', { reasonCode: '7A' })).toEqual([]);
+    expect(store.requests.get(GPSI)!.portStatus).toBe('OPEN');
+    const process = createNpResponseProcessor(deps);
+    const none = await process(
+      { recordName: NP_RESPONSE_RECORDS.PortConfirmed, value: { responseId: 'x', requestId: 'y', gpsi: '19999999999', portOrderVersion: 1, sentAt: 'now', dueDate: 'd' } },
+      { now: T0, log: silentLog },
+    );
+    expect(none).toEqual([]);
+  });
+
+  it('skips a malformed response instead of failing', async () => {
+    const { deps } = portInKit();
+    const process = createNpResponseProcessor(deps);
+    expect(await process({ recordName: NP_RESPONSE_RECORDS.PortRejected, value: { gpsi: 'x' } }, { now: T0, log: silentLog })).toEqual([]);
+    expect(await process({ recordName: 'np.portin.v1.Unknown', value: {} }, { now: T0, log: silentLog })).toEqual([]);
+  });
+
+  it('keeps its order id when the NP side names one already given to another request', async () => {
+    const { respond, store } = await created();
+    store.orders.set('PO-1', { gpsi: '19999999999', requestId: 'other' });
+    expect(await respond('OrderIdAssigned')).toEqual([]);
+    expect(store.requests.get(GPSI)!.portOrderId).toBeUndefined();
+  });
+});
+
+describe('expiry sweeper', () => {
+  async function rejected() {
+    const kit = await created();
+    await kit.respond('PortRejected', { reasonCode: '7A', reasonDescription: 'Number not portable' }, at(1000));
+    const published: OutgoingMessage[][] = [];
+    let now = at(1000);
+    /** Publishing fails while `failing` is set (Kafka away). */
+    let failing = false;
+    const sweeper = createExpirySweeper(kit.deps, {
+      intervalMs: 10,
+      leaseMs: 60_000,
+      batchSize: 10,
+      clock: () => now,
+      log: silentLog,
+      publish: async (messages) => {
+        published.push(messages);
+        if (failing) throw new Error('kafka away');
+      },
+    });
+    return { ...kit, sweeper, published, setNow: (d: Date) => (now = d), setFailing: (f: boolean) => (failing = f) };
+  }
+
+  it('schedules the deadline 30 days after the request became REJECTED', async () => {
+    const { store, requestId } = await rejected();
+    expect([...store.schedule]).toEqual([[`${GPSI}|${requestId}|1`, at(1000).getTime() + 30 * DAY]]);
+  });
+
+  it('does nothing before the deadline; after it cancels as expired and publishes the event, the NP cancel and the billing event', async () => {
+    const { sweeper, published, setNow, store, subscriptions } = await rejected();
+    setNow(at(29 * DAY));
+    expect(await sweeper.sweepOnce()).toBe(0);
+    setNow(at(31 * DAY));
+    expect(await sweeper.sweepOnce()).toBe(1);
+    expect(published.map(names)).toEqual([[PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.cancel, 'wholesale.balance.v1.SubscriptionCancelled']]);
+    expect(published[0][0].value).toMatchObject({ portStatus: 'CANCELLED', reasonCode: 'EX', reasonDescription: 'expired', correlationId: null });
+    expect(store.requests.get(GPSI)!.portStatus).toBe('CANCELLED');
+    expect(subscriptions.subscriptions.get(GPSI)!.status).toBe('CANCELLED');
+    expect(store.schedule.size).toBe(0);
+    expect(await sweeper.sweepOnce()).toBe(0);
+  });
+
+  it('drops a deadline the request has moved on from (a supplement came in time)', async () => {
+    const { sweeper, published, setNow, store } = await rejected();
+    store.requests.set(GPSI, { ...store.requests.get(GPSI)!, portStatus: 'OPEN', portOrderVersion: 2 });
+    setNow(at(31 * DAY));
+    expect(await sweeper.sweepOnce()).toBe(0);
+    expect(published).toEqual([]);
+    expect(store.schedule.size).toBe(0);
+  });
+
+  it('leaves a member whose publishing failed leased, and expires it again with the same event id after the lease', async () => {
+    const { sweeper, published: seen, setNow, setFailing, store } = await rejected();
+    setNow(at(31 * DAY));
+    setFailing(true);
+    expect(await sweeper.sweepOnce()).toBe(0);
+    expect(store.schedule.size).toBe(1);
+    setFailing(false);
+    expect(await sweeper.sweepOnce()).toBe(0); // still leased
+    setNow(at(31 * DAY + 61_000));
+    expect(await sweeper.sweepOnce()).toBe(1);
+    expect(seen[1][0].value.eventId).toBe(seen[0][0].value.eventId);
+    expect(store.schedule.size).toBe(0);
+  });
+
+  it('runs on its timer until stopped', async () => {
+    const { sweeper, published, setNow } = await rejected();
+    setNow(at(31 * DAY));
+    sweeper.start();
+    const deadline = Date.now() + 2000;
+    while (published.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await sweeper.stop();
+    expect(published).toHaveLength(1);
+  });
+});
