@@ -43,3 +43,8 @@ export function context(overrides: Partial<CommandContext> = {}): CommandContext
     ...overrides,
   };
 }
+
+/** A context acting for `acting` that sees the records of every node in `visible` (a partner and its brands). */
+export function scopedContext(acting: string, visible: readonly string[], overrides: Partial<CommandContext> = {}): CommandContext {
+  return context({ wholesaleCustomerId: acting, canSee: (owner) => owner != null && visible.includes(owner), visibleCustomerIds: visible, ...overrides });
+}
