@@ -245,7 +245,7 @@ function loadPortInConfig(reader: EnvReader): PortInConfig {
 
 /** The NP simulator (npm run np-sim): the Kafka and registry endpoints, its topics and its clock. */
 export interface NpSimulatorConfig {
-  kafka: { brokers: string[]; clientId: string };
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
   schemaRegistryUrl: string;
   topics: { npRequests: string; npResponses: string };
   groupId: string;
@@ -257,7 +257,7 @@ export interface NpSimulatorConfig {
 export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig {
   const reader = new EnvReader(env);
   return {
-    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('NP_SIM_CLIENT_ID', 'np-simulator') },
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('NP_SIM_CLIENT_ID', 'np-simulator'), security: loadKafkaSecurity(reader) },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: {
       npRequests: reader.string(TOPIC_DEFAULTS.npRequests[0], TOPIC_DEFAULTS.npRequests[1]),

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../../src/config';
+import { ConfigError, loadConfig, loadNpSimulatorConfig } from '../../../src/config';
 
 const endpoints = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379' };
 const jwt = { ...endpoints, AUTH_JWKS_FILE: 'keys/jwks.json', AUTH_ISSUER: 'https://idp.example' };
@@ -63,5 +63,10 @@ describe('security settings', () => {
     });
     expect(configError({ ...jwt, KAFKA_SASL_MECHANISM: 'gssapi' }).variable).toBe('KAFKA_SASL_MECHANISM');
     expect(configError({ ...jwt, KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'svc' }).variable).toBe('KAFKA_SASL_PASSWORD');
+  });
+
+  it('the NP simulator reads the same Kafka transport settings', () => {
+    const sim = loadNpSimulatorConfig({ ...endpoints, KAFKA_TLS_CA_FILE: 'ca.pem', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'np', KAFKA_SASL_PASSWORD: 'pw' });
+    expect(sim.kafka.security).toEqual({ tls: { caFile: 'ca.pem', rejectUnauthorized: true }, sasl: { mechanism: 'plain', username: 'np', password: 'pw' } });
   });
 });
