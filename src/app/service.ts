@@ -135,7 +135,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     ],
     onOutcome: (outcome, position, durationMs) =>
       log.info(
-        { correlationId: outcome.correlationId, operation: outcome.operation, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
+        { correlationId: outcome.correlationId, operation: outcome.operation, customer: outcome.customer, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
         'command handled',
       ),
   });

@@ -60,6 +60,8 @@ export interface ProcessOutcome {
   outcome: string;
   operation?: string;
   correlationId: string;
+  /** The acting node of an admitted command (for the audit line "who did what"). */
+  customer?: string;
 }
 
 /** Replies that depend on the moment (credentials, rate, a crash) are not remembered for redeliveries. */
@@ -94,6 +96,11 @@ export class CommandProcessor {
     // else's customer or over the partner's rate is answered without being decoded or dead-lettered.
     const admitted = await this.admit(domain, envelope);
     if ('outbound' in admitted) return admitted;
+    return { ...(await this.processAdmitted(record, position, domain, envelope, admitted)), customer: admitted.effectiveCustomerId };
+  }
+
+  private async processAdmitted(record: CommandRecord, position: RecordPosition, domain: Domain, envelope: Envelope, scope: CustomerScope): Promise<ProcessOutcome> {
+    const { deps } = this;
     const size = messageBytes(record);
     if (size > deps.maxMessageBytes) {
       return this.deadLetter(domain, record, position, envelope, 'TOO_LARGE', `message is ${size} bytes, the limit is ${deps.maxMessageBytes}`);
@@ -114,7 +121,7 @@ export class CommandProcessor {
     if (problems.length > 0) {
       return this.answerError(domain, envelope, operation, 'BAD_REQUEST', `The command is invalid: ${problems.length} problem(s)`, problems);
     }
-    return this.handle(domain, registration, decoded, envelope, operation, admitted);
+    return this.handle(domain, registration, decoded, envelope, operation, scope);
   }
 
   private async admit(domain: Domain, envelope: Envelope): Promise<CustomerScope | ProcessOutcome> {

@@ -225,7 +225,7 @@ describe('CommandProcessor access control', () => {
     expect(limited.outcome).toBe('RATE_LIMITED');
     expect(codec.read(limited.outbound[0].value!)).toMatchObject({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('retry in 250 ms') } });
     const served = await processor.process(await record(codec, { Authorization: 'Bearer P2' }), position, 'portin');
-    expect(served.outcome).toBe('Success');
+    expect([served.outcome, served.customer, limited.customer]).toEqual(['Success', 'P2', undefined]); // the audit line names who acted
     expect([partners, calls(), replies.entries.size]).toEqual([['P1', 'P2'], 1, 1]);
   });
 
