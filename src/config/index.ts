@@ -178,11 +178,16 @@ function loadBalanceSettings(reader: EnvReader, env: Env): BalanceSettings {
   };
 }
 
-export function loadConfig(env: Env = process.env): ServiceConfig {
-  const reader = new EnvReader(env);
-  const topics = Object.fromEntries(
+/** Topic names by role; each variable falls back to the contract's default name. */
+export function readTopics(reader: EnvReader): Record<TopicRole, string> {
+  return Object.fromEntries(
     Object.entries(TOPIC_DEFAULTS).map(([role, [variable, name]]) => [role, reader.string(variable, name)]),
   ) as Record<TopicRole, string>;
+}
+
+export function loadConfig(env: Env = process.env): ServiceConfig {
+  const reader = new EnvReader(env);
+  const topics = readTopics(reader);
   return {
     serviceName: reader.string('SERVICE_NAME', 'wholesale-portin-balance'),
     kafka: {
@@ -266,6 +271,39 @@ export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig
     groupId: reader.string('NP_SIM_GROUP_ID', 'np-simulator'),
     timeScale: reader.integer('NP_SIM_TIME_SCALE', 1, 1, 10_000_000),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  };
+}
+
+/**
+ * Settings of a requester (the client library, the CLI, the demo): the same variables as the service for
+ * Kafka, the registry and the topic names, so one environment drives both sides. No Redis: a requester
+ * never touches the service's state.
+ */
+export interface ClientConfig {
+  /** Read like the service's: when its Kafka TLS/SASL settings land, they belong here too (same variables). */
+  kafka: { brokers: string[]; clientId: string };
+  schemaRegistryUrl: string;
+  topics: Record<TopicRole, string>;
+  /** Default per-call reply timeout (Spring's ReplyingKafkaTemplate default is 5 s). */
+  requestTimeoutMs: number;
+  /** wholesaleCustomerId header sent when a call names none (the caller's node of the customer hierarchy). */
+  wholesaleCustomerId?: string;
+  /** A bearer token sent with every command, for callers without a token provider of their own (the CLI). */
+  token?: string;
+  logLevel: string;
+}
+
+/** `overrides` (e.g. CLI flags, as variable → value) win over the environment. */
+export function loadClientConfig(overrides: Env = {}, env: Env = process.env): ClientConfig {
+  const reader = new EnvReader({ ...env, ...overrides });
+  return {
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client') },
+    schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+    topics: readTopics(reader),
+    requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),
+    wholesaleCustomerId: reader.optionalString('WHOLESALE_CUSTOMER_ID'),
+    token: reader.optionalString('WHOLESALE_TOKEN'),
+    logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'warn'),
   };
 }
 

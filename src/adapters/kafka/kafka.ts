@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
-import { Kafka, logLevel, type Admin, type ITopicConfig, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type KafkaConfig, type LogEntry, type Producer, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { KafkaSecurity, KafkaTlsSettings } from '../../config/security';
 
@@ -67,4 +67,16 @@ export async function ensureTopics(admin: Admin, topics: string[], partitions: n
     .map((topic) => ({ topic, numPartitions: partitions, replicationFactor }));
   if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: true });
   return missing.map((t) => t.topic);
+}
+
+/**
+ * Producers of this project: the Java-compatible murmur2 partitioner (kafkajs's default since 2.0, named
+ * explicitly), so a key lands on the same partition whichever language produced it; never auto-create topics.
+ */
+export function createProducer(kafka: Kafka, options: { idempotent: boolean }): Producer {
+  return kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    allowAutoTopicCreation: false,
+    ...(options.idempotent ? { idempotent: true, maxInFlightRequests: 1 } : {}),
+  });
 }
