@@ -280,8 +280,8 @@ export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig
  * never touches the service's state.
  */
 export interface ClientConfig {
-  /** Read like the service's: when its Kafka TLS/SASL settings land, they belong here too (same variables). */
-  kafka: { brokers: string[]; clientId: string };
+  /** Read like the service's, with the same Kafka TLS/SASL variables. */
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
   schemaRegistryUrl: string;
   topics: Record<TopicRole, string>;
   /** Default per-call reply timeout (Spring's ReplyingKafkaTemplate default is 5 s). */
@@ -297,7 +297,7 @@ export interface ClientConfig {
 export function loadClientConfig(overrides: Env = {}, env: Env = process.env): ClientConfig {
   const reader = new EnvReader({ ...env, ...overrides });
   return {
-    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client') },
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client'), security: loadKafkaSecurity(reader) },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: readTopics(reader),
     requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),

@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaTransport } from '../../src/adapters/kafka/kafka';
 import { startLocalKafka, type LocalKafka } from '../../src/stack';
 import { HEADER } from '../../src/worker/envelope';
-import { startTestService, testConfig, TestRequester } from '../support/harness';
+import { WholesaleClient } from '../../src/client';
+import { loadClientConfig, loadNpSimulatorConfig } from '../../src/config';
+import { startNpSimulator } from '../../src/simulator/np-simulator';
+import { envFor, startTestService, testConfig, testLogger, TestRequester } from '../support/harness';
 
 /**
  * Kafka transport security: a Kafka of its own with a SASL_PLAINTEXT listener whose SCRAM users are
@@ -27,15 +31,22 @@ describe('Kafka SASL/SCRAM', () => {
     await kafka?.dispose();
   });
 
-  it.each(['SCRAM-SHA-512', 'SCRAM-SHA-256'])('with the right password (%s) the service connects and answers commands over the SASL listener', async (mechanism) => {
-    const config = testConfig(saslEnv(mechanism, USER.password));
+  it.each(['SCRAM-SHA-512', 'SCRAM-SHA-256'])('with the right password (%s) the service, the client library and the NP simulator connect over the SASL listener', async (mechanism) => {
+    const env = saslEnv(mechanism, USER.password);
+    const config = testConfig(env);
     const service = await startTestService(config);
     const requester = await TestRequester.start(config);
+    const client = await WholesaleClient.connect({ config: loadClientConfig({ ...envFor(config), ...env }) });
+    const simulator = await startNpSimulator(loadNpSimulatorConfig({ ...process.env, ...envFor(config), ...env, NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}` }), { log: testLogger(config) });
     try {
       const reply = await requester.send('portinCommands', 'wholesale.portin.v1.CheckPortInEligibility', { gpsi: '19459986891' });
       expect(reply.headers[HEADER.status]).toBe('Success');
       expect(reply.value.eligibilityStatus).toBeDefined();
+      expect(await client.checkPortInEligibility({ gpsi: '19459986891' })).toMatchObject({ status: 'Success' });
+      await simulator.joined;
     } finally {
+      await simulator.stop();
+      await client.close();
       await requester.stop();
       await service.stop();
     }

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, loadNpSimulatorConfig } from '../../../src/config';
+import { ConfigError, loadClientConfig, loadConfig, loadNpSimulatorConfig } from '../../../src/config';
 
 const endpoints = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379' };
 const jwt = { ...endpoints, AUTH_JWKS_FILE: 'keys/jwks.json', AUTH_ISSUER: 'https://idp.example' };
@@ -65,7 +65,10 @@ describe('security settings', () => {
     expect(configError({ ...jwt, KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'svc' }).variable).toBe('KAFKA_SASL_PASSWORD');
   });
 
-  it('the NP simulator reads the same Kafka transport settings', () => {
+  it('the NP simulator and the client library read the same Kafka transport settings', () => {
+    expect(loadClientConfig({ KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'partner', KAFKA_SASL_PASSWORD: 'pw' }, endpoints).kafka.security).toEqual({
+      sasl: { mechanism: 'scram-sha-256', username: 'partner', password: 'pw' },
+    });
     const sim = loadNpSimulatorConfig({ ...endpoints, KAFKA_TLS_CA_FILE: 'ca.pem', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'np', KAFKA_SASL_PASSWORD: 'pw' });
     expect(sim.kafka.security).toEqual({ tls: { caFile: 'ca.pem', rejectUnauthorized: true }, sasl: { mechanism: 'plain', username: 'np', password: 'pw' } });
   });
