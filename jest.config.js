@@ -18,5 +18,12 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
+    {
+      // Heavier topologies of the local stack (Kafka cluster, SASL, Redis Cluster, restarts): npm run test:stack.
+      displayName: 'stack',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/test/stack/**/*.test.ts'],
+    },
   ],
 };

@@ -30,7 +30,7 @@ export async function probeContainerRuntime(timeoutMs: number): Promise<{ tc: Te
 /** Image environment variables for Kafka properties: `a.b_c` → `KAFKA_A_B__C`, as apache/kafka reads them. */
 export function kafkaImageEnvironment(properties: Readonly<Record<string, string | number | boolean>>): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(properties).map(([key, value]) => [`KAFKA_${key.replace(/-/g, '___').replace(/_/g, '__').replace(/\./g, '_').toUpperCase()}`, String(value)]),
+    Object.entries(properties).map(([key, value]) => [`KAFKA_${key.replace(/_/g, '__').replace(/-/g, '___').replace(/\./g, '_').toUpperCase()}`, String(value)]),
   );
 }
 
@@ -45,7 +45,7 @@ export async function startContainerComponent(component: Component, tc: Testcont
       // and outside the container.
       const [port] = await allocatePorts({ count: 1 });
       const properties = {
-        ...brokerProperties({ nodeId: 1, host: 'localhost', port: port!, controllerPort: 9093, voters: [{ nodeId: 1, host: 'localhost', controllerPort: 9093 }], logDir: '/var/lib/kafka/data' }),
+        ...brokerProperties({ nodeId: 1, host: 'localhost', port: port!, controllerPort: 9093, voters: [{ nodeId: 1, host: 'localhost', controllerPort: 9093 }], logDir: '/tmp/kraft-combined-logs' }),
         listeners: `PLAINTEXT://0.0.0.0:${port},CONTROLLER://0.0.0.0:9093`,
         'advertised.listeners': `PLAINTEXT://${host}:${port}`,
       };

@@ -1,1 +1,8 @@
-export default async function globalTeardown(): Promise<void> {}
+import { stackHolder } from './stack-holder';
+
+/** Stops what globalSetup started (nothing when the endpoints were given). */
+export default async function globalTeardown(): Promise<void> {
+  const stack = stackHolder.__STACK__;
+  stackHolder.__STACK__ = undefined;
+  await stack?.stop();
+}

@@ -29,8 +29,18 @@ export async function cachedFolder(cacheDir: string, key: string, populate: (fol
   return folder;
 }
 
-/** Runs Maven in batch mode; its output is in the error when it fails. */
-export async function runMaven(args: readonly string[], cwd: string): Promise<void> {
+// One Maven at a time per process: Maven 3.8 does not lock its local repository, and on a fresh machine two
+// runs would download the same plugins into it at once.
+let mavenQueue: Promise<unknown> = Promise.resolve();
+
+/** Runs Maven in batch mode, one run at a time; its output is in the error when it fails. */
+export function runMaven(args: readonly string[], cwd: string): Promise<void> {
+  const run = mavenQueue.then(() => runMavenNow(args, cwd));
+  mavenQueue = run.catch(() => undefined);
+  return run;
+}
+
+async function runMavenNow(args: readonly string[], cwd: string): Promise<void> {
   try {
     await run('mvn', ['-B', '-q', ...args], { cwd, timeout: 10 * 60_000, maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {

@@ -89,8 +89,14 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
   const ports = await allocatePorts({ count: count * portsPerNode });
   const voters = Array.from({ length: count }, (_, i) => ({ nodeId: i + 1, host: LOOPBACK, controllerPort: ports[i * portsPerNode + 1]! }));
   const clusterId = randomClusterId(randomBytes);
-  const nodes = voters.map((voter, i) =>
-    createNode({ ...voter, port: ports[i * portsPerNode]!, saslPort: options.sasl ? ports[i * portsPerNode + 2] : undefined, voters }, clusterId, libs, options),
+  // A restarted node is ready when every running peer lists it, not only itself: a client asking a peer
+  // must find it too.
+  const runningPeers = (nodeId: number): string[] => nodes.filter((n) => n.nodeId !== nodeId && n.running).flatMap((n) => n.brokers);
+  const nodes: LocalKafka[] = voters.map((voter, i) =>
+    createNode(
+      { ...voter, port: ports[i * portsPerNode]!, saslPort: options.sasl ? ports[i * portsPerNode + 2] : undefined, voters },
+      { clusterId, libs, options, runningPeers: () => runningPeers(voter.nodeId) },
+    ),
   );
   const stop = async (): Promise<void> => {
     await Promise.all(nodes.map((node) => node.dispose()));
@@ -122,7 +128,14 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
 
 type NodeLayout = Omit<BrokerLayout, 'logDir'>;
 
-function createNode(layout: NodeLayout, clusterId: string, libs: string, options: LocalKafkaOptions): LocalKafka {
+interface NodeContext {
+  readonly clusterId: string;
+  readonly libs: string;
+  readonly options: LocalKafkaOptions;
+  readonly runningPeers: () => string[];
+}
+
+function createNode(layout: NodeLayout, { clusterId, libs, options, runningPeers }: NodeContext): LocalKafka {
   const dir = createServerFolder(`kafka-${layout.nodeId}-${layout.port}`, options);
   const logDir = join(dir, 'data');
   const propertiesFile = join(dir, 'server.properties');
@@ -162,7 +175,12 @@ function createNode(layout: NodeLayout, clusterId: string, libs: string, options
     keepFiles: options.keepFiles,
     prepare: format,
     waitReady: (process) =>
-      waitForKafkaNode(process, address, layout.nodeId, options.readyTimeoutMs ?? 90_000, layout.saslPort === undefined ? [] : [layout.saslPort]),
+      waitForKafkaNode(process, {
+        addresses: [address, ...runningPeers()],
+        nodeId: layout.nodeId,
+        timeoutMs: options.readyTimeoutMs ?? 90_000,
+        extraPorts: layout.saslPort === undefined ? [] : [layout.saslPort],
+      }),
   });
   return Object.assign(server, {
     nodeId: layout.nodeId,

@@ -31,31 +31,36 @@ async function offsetsTopicLed(admin: Admin): Promise<boolean> {
   return metadata !== undefined && metadata.partitions.length > 0 && metadata.partitions.every((p) => p.leader >= 0);
 }
 
+export interface NodeReadiness {
+  /** The node's own PLAINTEXT address first, then running peers that must list it as well. */
+  readonly addresses: readonly string[];
+  readonly nodeId: number;
+  readonly timeoutMs: number;
+  /** More ports that must accept connections (the SASL listener). */
+  readonly extraPorts?: readonly number[];
+}
+
 /**
- * One node is ready: its port accepts connections, the cluster metadata it serves lists it (registered and
- * unfenced), and the offsets topic, when it exists, has a leader for every partition (so after a restart
- * the first consumer finds its group coordinator).
+ * One node is ready: its port accepts connections, the cluster metadata served by it and by every running
+ * peer lists it (registered and unfenced), and the offsets topic, when it exists, has a leader for every
+ * partition (so after a restart the first consumer finds its group coordinator).
  */
-export async function waitForKafkaNode(
-  process: SupervisedProcess,
-  address: string,
-  nodeId: number,
-  timeoutMs: number,
-  extraPorts: readonly number[] = [],
-): Promise<void> {
-  const port = Number(address.split(':')[1]);
-  await waitUntil(async () => ((await isPortOpen(port)) ? true : undefined), { what: `listening on ${address}`, timeoutMs, process });
-  await waitUntil(
-    () =>
-      withAdmin([address], async (admin) => {
-        const { brokers } = await admin.describeCluster();
-        if (!brokers.some((b) => b.nodeId === nodeId)) return undefined;
-        return (await offsetsTopicLed(admin)) ? true : undefined;
-      }),
-    { what: `registered as broker ${nodeId}`, timeoutMs, process, intervalMs: 300 },
-  );
-  for (const extra of extraPorts) {
-    await waitUntil(async () => ((await isPortOpen(extra)) ? true : undefined), { what: `listening on port ${extra}`, timeoutMs, process });
+export async function waitForKafkaNode(process: SupervisedProcess, readiness: NodeReadiness): Promise<void> {
+  const { addresses, nodeId, timeoutMs, extraPorts = [] } = readiness;
+  const own = addresses[0]!;
+  for (const port of [Number(own.split(':')[1]), ...extraPorts]) {
+    await waitUntil(async () => ((await isPortOpen(port)) ? true : undefined), { what: `listening on port ${port}`, timeoutMs, process });
+  }
+  for (const address of addresses) {
+    await waitUntil(
+      () =>
+        withAdmin([address], async (admin) => {
+          const { brokers } = await admin.describeCluster();
+          if (!brokers.some((b) => b.nodeId === nodeId)) return undefined;
+          return (await offsetsTopicLed(admin)) ? true : undefined;
+        }),
+      { what: `listed as broker ${nodeId} by ${address}`, timeoutMs, process, intervalMs: 300 },
+    );
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keepFolderOnExit, removeFolderNow, removeFolderOnExit } from './cleanup';
@@ -12,7 +12,7 @@ export interface ServerControl {
   stop(): Promise<void>;
   /** SIGKILL, as in a crash. The data folder stays. */
   kill(): Promise<void>;
-  /** Stops the server and removes its folder (unless files are kept). */
+  /** Ends the server at once (SIGKILL: its data is thrown away) and removes its folder (unless files are kept). */
   dispose(): Promise<void>;
   readonly running: boolean;
   /** The server's own temporary folder: data, configuration, log. */
@@ -27,11 +27,45 @@ export interface ServerFolderOptions {
   readonly keepFiles?: boolean;
 }
 
-/** A fresh temporary folder for one server, removed at exit unless kept. */
+const FOLDER_PREFIX = 'wholesale-stack-';
+const KEEP_MARK = '.keep';
+let swept = false;
+
+/**
+ * A fresh temporary folder for one server, named after this process (wholesale-stack-<pid>-<name>-XXXXXX),
+ * removed at exit unless kept. The first call also removes folders of earlier runs whose process is gone
+ * (killed by SIGKILL, so no exit hook ran), except folders marked as kept.
+ */
 export function createServerFolder(name: string, options: ServerFolderOptions = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), `wholesale-stack-${name.replace(/[^A-Za-z0-9-]/g, '-')}-`));
-  if (!options.keepFiles) removeFolderOnExit(dir);
+  if (!swept) {
+    swept = true;
+    sweepAbandonedFolders();
+  }
+  const dir = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-${name.replace(/[^A-Za-z0-9-]/g, '-')}-`));
+  if (options.keepFiles) markKept(dir);
+  else removeFolderOnExit(dir);
   return dir;
+}
+
+function markKept(dir: string): void {
+  writeFileSync(join(dir, KEEP_MARK), 'kept for reading: remove by hand\n');
+}
+
+function sweepAbandonedFolders(): void {
+  for (const entry of readdirSync(tmpdir())) {
+    const owner = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(entry);
+    if (!owner || isAlive(Number(owner[1])) || existsSync(join(tmpdir(), entry, KEEP_MARK))) continue;
+    rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export interface LocalServerParts {
@@ -77,6 +111,7 @@ export class LocalServer implements ServerControl {
       await this.process.kill();
       this.failed = true;
       keepFolderOnExit(this.dir); // its log explains the failure
+      markKept(this.dir);
       throw error;
     }
   }
@@ -90,7 +125,8 @@ export class LocalServer implements ServerControl {
   }
 
   async dispose(): Promise<void> {
-    await this.process.stop();
+    if (this.parts.keepFiles) await this.process.stop(5_000); // a graceful end, for whoever reads the log
+    else await this.process.kill();
     if (!this.parts.keepFiles && !this.failed) removeFolderNow(this.dir);
   }
 

@@ -21,9 +21,11 @@ export interface ExitInfo {
   signal: NodeJS.Signals | null;
 }
 
-// setpriv (util-linux) makes the kernel send SIGTERM to the server when this Node process dies, even by
-// SIGKILL, so a crashed test run leaves no orphan JVMs. Without it the exit hook below still covers
-// every ordinary exit.
+// setpriv (util-linux) makes the kernel SIGKILL the server when this Node process dies in any way, so a
+// crashed or killed test run leaves no orphans. SIGKILL, not SIGTERM: a Kafka node whose quorum peers are
+// gone can hang for minutes in a graceful shutdown. It also covers jest test files, whose sandboxed
+// `process` object never emits 'exit' to our hook. Without setpriv (not Linux) the exit hook covers
+// ordinary exits of ordinary Node processes.
 const SETPRIV = '/usr/bin/setpriv';
 const hasSetpriv = existsSync(SETPRIV);
 
@@ -53,7 +55,7 @@ export class SupervisedProcess {
     const { command, args, cwd, logFile, name } = this.spec;
     appendFileSync(logFile, `\n=== ${new Date().toISOString()} starting ${name}: ${command} ${args.join(' ')}\n`);
     const fd = openSync(logFile, 'a');
-    const [file, argv] = hasSetpriv ? [SETPRIV, ['--pdeathsig', 'TERM', '--', command, ...args]] : [command, [...args]];
+    const [file, argv] = hasSetpriv ? [SETPRIV, ['--pdeathsig', 'KILL', '--', command, ...args]] : [command, [...args]];
     let child: ChildProcess;
     try {
       child = spawn(file, argv, { cwd, stdio: ['ignore', fd, fd] });
