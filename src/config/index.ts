@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
+import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
 
 /**
  * The one module that reads configuration. Every setting comes from the environment, is validated at
@@ -26,7 +27,7 @@ function isUrl(raw: string, protocols: readonly string[]): boolean {
 
 export interface ServiceConfig {
   serviceName: string;
-  kafka: { brokers: string[]; clientId: string; topicPartitions: number; topicReplicationFactor: number };
+  kafka: { brokers: string[]; clientId: string; topicPartitions: number; topicReplicationFactor: number; security: KafkaSecurity };
   schemaRegistryUrl: string;
   redis: { urls: string[]; keyPrefix: string; cluster: boolean };
   topics: Record<TopicRole, string>;
@@ -36,6 +37,11 @@ export interface ServiceConfig {
   observability: ObservabilityConfig;
   limits: { maxMessageBytes: number; idempotencyTtlSeconds: number; handlerConcurrency: number };
   catalogFile: string;
+  /** Who may send commands: JWT verification settings, or none (local work). */
+  auth: AuthSettings;
+  /** The customer hierarchy: partners and their sub nodes (brands), docs/security.md. */
+  customersFile: string;
+  rateLimit: RateLimitSettings;
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   portin: PortInConfig;
@@ -200,6 +206,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       clientId: reader.string('KAFKA_CLIENT_ID', 'wholesale-worker'),
       topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
       topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
+      security: loadKafkaSecurity(reader),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     redis: {
@@ -221,6 +228,9 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
     },
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
+    auth: loadAuthSettings(reader),
+    customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
+    rateLimit: loadRateLimitSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
     portin: loadPortInConfig(reader),
     balance: loadBalanceSettings(reader, env),
@@ -257,7 +267,7 @@ function loadPortInConfig(reader: EnvReader): PortInConfig {
 
 /** The NP simulator (npm run np-sim): the Kafka and registry endpoints, its topics and its clock. */
 export interface NpSimulatorConfig {
-  kafka: { brokers: string[]; clientId: string };
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
   schemaRegistryUrl: string;
   topics: { npRequests: string; npResponses: string };
   groupId: string;
@@ -269,7 +279,7 @@ export interface NpSimulatorConfig {
 export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig {
   const reader = new EnvReader(env);
   return {
-    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('NP_SIM_CLIENT_ID', 'np-simulator') },
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('NP_SIM_CLIENT_ID', 'np-simulator'), security: loadKafkaSecurity(reader) },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: {
       npRequests: reader.string(TOPIC_DEFAULTS.npRequests[0], TOPIC_DEFAULTS.npRequests[1]),
@@ -287,8 +297,8 @@ export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig
  * never touches the service's state.
  */
 export interface ClientConfig {
-  /** Read like the service's: when its Kafka TLS/SASL settings land, they belong here too (same variables). */
-  kafka: { brokers: string[]; clientId: string };
+  /** Read like the service's, with the same Kafka TLS/SASL variables. */
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
   schemaRegistryUrl: string;
   topics: Record<TopicRole, string>;
   /** Default per-call reply timeout (Spring's ReplyingKafkaTemplate default is 5 s). */
@@ -304,7 +314,7 @@ export interface ClientConfig {
 export function loadClientConfig(overrides: Env = {}, env: Env = process.env): ClientConfig {
   const reader = new EnvReader({ ...env, ...overrides });
   return {
-    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client') },
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client'), security: loadKafkaSecurity(reader) },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: readTopics(reader),
     requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),

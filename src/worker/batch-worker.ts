@@ -17,6 +17,7 @@ export interface RecordOutcome {
   outcome: string;
   operation?: string;
   correlationId?: string;
+  customer?: string;
 }
 
 export type RecordProcessor = (message: KafkaMessage, position: RecordPosition) => Promise<RecordOutcome>;

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigError } from '../../src/config';
+import { ConfigError, EnvReader } from '../../src/config';
 
 /**
  * Checks a configuration table of docs/operations.md against the loader it documents: the variables the
@@ -26,10 +26,23 @@ export function tableFor(markdown: string, loaderName: string): DocumentedVariab
     .map(([, name, defaultCell]) => ({ name: name!, default: defaultCell! }));
 }
 
-/** Every variable the loader reads from an environment holding `base`. */
+/** Every variable the loader asks its EnvReader for, given an environment holding `base`. */
 export function variablesRead(load: Loader, base: Record<string, string>): Set<string> {
   const read = new Set<string>();
-  load(new Proxy(base, { get: (target, name) => (typeof name === 'string' && read.add(name), target[name as string]) }));
+  const prototype = EnvReader.prototype as unknown as Record<string, (variable: string, ...rest: unknown[]) => unknown>;
+  const methods = Object.getOwnPropertyNames(prototype).filter((name) => name !== 'constructor' && typeof prototype[name] === 'function');
+  const originals = methods.map((name) => [name, prototype[name]!] as const);
+  for (const [name, original] of originals) {
+    prototype[name] = function (this: EnvReader, variable: string, ...rest: unknown[]) {
+      read.add(variable);
+      return original.call(this, variable, ...rest);
+    };
+  }
+  try {
+    load(base);
+  } finally {
+    for (const [name, original] of originals) prototype[name] = original;
+  }
   return read;
 }
 

@@ -1,8 +1,39 @@
-import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type LogEntry, type Producer } from 'kafkajs';
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
+import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type KafkaConfig, type LogEntry, type Producer, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { KafkaSecurity, KafkaTlsSettings } from '../../config/security';
+
+const readFile = (file: string | undefined): Buffer | undefined => (file === undefined ? undefined : readFileSync(file));
+
+function tlsOptions(tls: KafkaTlsSettings): ConnectionOptions {
+  return {
+    ca: readFile(tls.caFile),
+    cert: readFile(tls.certFile),
+    key: readFile(tls.keyFile),
+    passphrase: tls.keyPassphrase,
+    servername: tls.servername,
+    rejectUnauthorized: tls.rejectUnauthorized,
+  };
+}
+
+/**
+ * The transport part of a kafkajs configuration: TLS (CA, client certificate and key, read from their
+ * files now) and SASL (PLAIN, SCRAM-SHA-256/512). Used by every Kafka client: the service, the NP
+ * simulator, the client library and the CLI.
+ */
+export function kafkaTransport(security: KafkaSecurity | undefined): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const transport: Pick<KafkaConfig, 'ssl' | 'sasl'> = {};
+  if (security?.tls) transport.ssl = tlsOptions(security.tls);
+  if (security?.sasl) {
+    const { mechanism, username, password } = security.sasl;
+    transport.sasl = { mechanism, username, password } as SASLOptions; // one object literal per mechanism in kafkajs's union
+  }
+  return transport;
+}
 
 /** kafkajs with its log lines routed into pino, so one log stream carries everything. */
-export function createKafka(options: { brokers: string[]; clientId: string; log: Logger }): Kafka {
+export function createKafka(options: { brokers: string[]; clientId: string; log: Logger; security?: KafkaSecurity }): Kafka {
   const log = options.log.child({ component: 'kafkajs' });
   const toPino = (level: logLevel) => {
     switch (level) {
@@ -19,6 +50,7 @@ export function createKafka(options: { brokers: string[]; clientId: string; log:
   return new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
+    ...kafkaTransport(options.security),
     logLevel: logLevel.WARN,
     logCreator: () => (entry: LogEntry) => {
       const { message, ...extra } = entry.log;

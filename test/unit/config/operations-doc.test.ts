@@ -1,16 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
+import * as configModule from '../../../src/config';
+import { loadClientConfig, loadConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
 import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';
 
 /** docs/operations.md lists every variable src/config reads, with the defaults the code applies. */
 const DOC = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'operations.md'), 'utf8');
-const required = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379' };
-const { REDIS_URL: _redis, ...npRequired } = required;
+const endpoints = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081' };
+// Settings read only when another is set are switched on here, so that they are read too.
+const sasl = { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'worker', KAFKA_SASL_PASSWORD: 'pw' };
+const required = { ...endpoints, REDIS_URL: 'redis://127.0.0.1:6379', AUTH_JWKS_FILE: 'config/jwks.json', AUTH_ISSUER: 'https://issuer.example', ...sasl };
 
 const LOADERS: [name: string, load: Loader, base: Record<string, string>][] = [
   ['loadConfig', loadConfig, required],
-  ['loadNpSimulatorConfig', loadNpSimulatorConfig, npRequired],
+  ['loadNpSimulatorConfig', loadNpSimulatorConfig, { ...endpoints, ...sasl }],
+  ['loadClientConfig', (env) => loadClientConfig({}, env), { ...endpoints, ...sasl }],
   ['loadStackConfig', loadStackConfig, {}],
 ];
 
@@ -22,6 +26,11 @@ describe('docs/operations.md configuration tables', () => {
     const rows = tableFor(DOC, name);
     expect(rows.length).toBeGreaterThan(0);
     expect(configDocDrift(rows, load, base)).toEqual([]);
+  });
+
+  it('has a table for every configuration loader of src/config', () => {
+    const loaders = Object.keys(configModule).filter((name) => /^load\w*Config$/.test(name));
+    expect(loaders.sort()).toEqual(LOADERS.map(([name]) => name).sort());
   });
 
   it('reports an undocumented variable, a stale row, wrong defaults and an optional variable written as required', () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { loadConfig } from '../../../src/config';
 import { isSecretName, redactConfig, redactUrl, REDACTED } from '../../../src/config/redact';
 
-const base = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379' };
+const base = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379', AUTH_MODE: 'none' };
 
 describe('redactConfig', () => {
   it('masks passwords in the Redis and registry URLs of a loaded configuration, and nothing else', () => {
@@ -21,6 +21,29 @@ describe('redactConfig', () => {
     expect(redacted.redis.urls).toEqual([`redis://:${REDACTED}@a:6379`, `rediss://app:${REDACTED}@b:6380`]);
     // Everything that is not a secret is logged as it is.
     expect({ ...redacted, schemaRegistryUrl: config.schemaRegistryUrl, redis: config.redis }).toEqual(config);
+  });
+
+  it('masks the JWT secret, the SASL password and the TLS key passphrase of a loaded configuration', () => {
+    const config = loadConfig({
+      ...base,
+      AUTH_MODE: 'jwt',
+      AUTH_HS256_SECRET: 'an-hs256-secret-of-at-least-32-characters',
+      AUTH_ISSUER: 'https://issuer.example',
+      KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
+      KAFKA_SASL_USERNAME: 'worker',
+      KAFKA_SASL_PASSWORD: 'sasl-pw',
+      KAFKA_TLS_CERT_FILE: '/tls/client.pem',
+      KAFKA_TLS_KEY_FILE: '/tls/client.key',
+      KAFKA_TLS_KEY_PASSPHRASE: 'key-pass',
+    });
+    const redacted = redactConfig(config);
+    const text = JSON.stringify(redacted);
+    for (const secret of ['an-hs256-secret', 'sasl-pw', 'key-pass']) expect(text).not.toContain(secret);
+    expect(redacted.auth).toMatchObject({ mode: 'jwt', issuer: 'https://issuer.example', keys: { kind: 'hs256', secret: REDACTED } });
+    expect(redacted.kafka.security).toEqual({
+      sasl: { mechanism: 'scram-sha-512', username: 'worker', password: REDACTED },
+      tls: { ...config.kafka.security.tls, keyPassphrase: REDACTED },
+    });
   });
 
   it('leaves the input untouched', () => {

@@ -7,7 +7,7 @@ import { contractDrift, readAsyncApi, type CodeContract, type DocumentedContract
 /** asyncapi.yaml against the contract the code defines: it cannot drift in either direction. */
 const ASYNCAPI = join(__dirname, '..', '..', '..', 'asyncapi.yaml');
 
-const defaults = loadConfig({ KAFKA_BROKERS: 'k:1', SCHEMA_REGISTRY_URL: 'http://r', REDIS_URL: 'redis://x' });
+const defaults = loadConfig({ KAFKA_BROKERS: 'k:1', SCHEMA_REGISTRY_URL: 'http://r', REDIS_URL: 'redis://x', AUTH_MODE: 'none' });
 const code: CodeContract = {
   schemas: [...loadSchemas().keys()],
   topics: defaults.topics,

@@ -2,7 +2,7 @@ import { loadConfig } from '../../../src/config';
 import { ServiceMetrics } from '../../../src/observability/metrics';
 import { DLQ_HEADER } from '../../../src/worker/outbound';
 
-const { topics } = loadConfig({ KAFKA_BROKERS: 'k:1', SCHEMA_REGISTRY_URL: 'http://r', REDIS_URL: 'redis://x' });
+const { topics } = loadConfig({ KAFKA_BROKERS: 'k:1', SCHEMA_REGISTRY_URL: 'http://r', REDIS_URL: 'redis://x', AUTH_MODE: 'none' });
 
 const valueOf = async (metrics: ServiceMetrics, name: string, labels: Record<string, string>): Promise<number | undefined> => {
   const metric = await metrics.registry.getSingleMetric(name)!.get();
