@@ -3,7 +3,7 @@
 # Not built on the machine this repository was written on (no Docker engine there); the same steps were
 # run by hand instead: `npm run build`, `npm ci --omit=dev`, `node dist/src/entry/worker.js` (docs/operations.md).
 #   docker build -t wholesale-portin-balance .
-#   docker run --env-file worker.env -p 8080:8080 wholesale-portin-balance
+#   docker run --env-file worker.env -p 8080:8080 wholesale-portin-balance   (endpoints and AUTH_* settings: docs/operations.md)
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
