@@ -33,6 +33,8 @@ export interface ServiceConfig {
   topics: Record<TopicRole, string>;
   /** Consumer group of the command workers. */
   groupId: string;
+  /** The HTTP side port (/healthz, /readyz, /metrics); port 0 = no HTTP server. */
+  observability: ObservabilityConfig;
   limits: { maxMessageBytes: number; idempotencyTtlSeconds: number; handlerConcurrency: number };
   catalogFile: string;
   /** Who may send commands: JWT verification settings, or none (local work). */
@@ -55,6 +57,15 @@ export interface BalanceSettings {
   /** Billing clock: `timeScale` billing ms pass per real ms after `clockOriginMs` (1 = wall clock; tests speed it up). */
   timeScale: number;
   clockOriginMs: number;
+}
+
+export interface ObservabilityConfig {
+  httpPort: number;
+  httpHost: string;
+  /** /readyz answers from a result at most this old, so frequent probes cost one round of checks. */
+  readinessCacheMs: number;
+  /** Each readiness check (Kafka, registry, Redis) fails when it takes longer than this. */
+  probeTimeoutMs: number;
 }
 
 export interface NonPortableRange {
@@ -205,6 +216,12 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     },
     topics,
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
+    observability: {
+      httpPort: reader.integer('HTTP_PORT', 0, 0, 65535),
+      httpHost: reader.string('HTTP_HOST', '0.0.0.0'),
+      readinessCacheMs: reader.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
+      probeTimeoutMs: reader.integer('READINESS_PROBE_TIMEOUT_MS', 2000, 100, 60_000),
+    },
     limits: {
       maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
       idempotencyTtlSeconds: reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1),

@@ -65,8 +65,34 @@ export async function ensureTopics(admin: Admin, topics: string[], partitions: n
   const missing: ITopicConfig[] = [...new Set(topics)]
     .filter((topic) => !existing.has(topic))
     .map((topic) => ({ topic, numPartitions: partitions, replicationFactor }));
-  if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: true });
+  if (missing.length > 0) {
+    await admin.createTopics({ topics: missing, waitForLeaders: false });
+    await waitForLeaders(admin, missing.map((t) => t.topic), partitions);
+  }
   return missing.map((t) => t.topic);
+}
+
+/** Metadata errors a broker answers for a topic it has not heard of yet, right after its creation. */
+const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/**
+ * Waits until every partition of the new topics has a leader. kafkajs' own waitForLeaders retries only
+ * LEADER_NOT_AVAILABLE, but on a multi-broker cluster the broker asked may not know the topic yet
+ * (UNKNOWN_TOPIC_OR_PARTITION) for a moment: that is waited out too.
+ */
+async function waitForLeaders(admin: Admin, topics: string[], partitions: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+      const ready = metadata.every((t) => t.partitions.length === partitions && t.partitions.every((p) => p.leader >= 0));
+      if (ready) return;
+    } catch (error) {
+      if (!NOT_YET.has((error as { type?: string }).type ?? '')) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`topics ${topics.join(', ')} have no leader for every partition after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**

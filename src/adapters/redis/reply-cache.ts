@@ -1,5 +1,6 @@
 import type { Redis, Cluster } from 'ioredis';
 import type { Outbound } from '../../worker/outbound';
+import { timedRedisCall } from './call-timing';
 import { replyKey } from './keys';
 
 /**
@@ -54,7 +55,7 @@ export class RedisReplyCache implements ReplyCache {
   ) {}
 
   async get(commandId: string): Promise<StoredOutcome | undefined> {
-    const raw = await this.redis.get(replyKey(this.keyPrefix, commandId));
+    const raw = await timedRedisCall(this.redis, 'replyCache.get', () => this.redis.get(replyKey(this.keyPrefix, commandId)));
     if (raw === null) return undefined;
     const parsed = JSON.parse(raw) as { f: string; m: SerializedOutbound[] };
     return { fingerprint: parsed.f, messages: parsed.m.map(deserialize) };
@@ -62,6 +63,6 @@ export class RedisReplyCache implements ReplyCache {
 
   async put(commandId: string, outcome: StoredOutcome): Promise<void> {
     const raw = JSON.stringify({ f: outcome.fingerprint, m: outcome.messages.map(serialize) });
-    await this.redis.set(replyKey(this.keyPrefix, commandId), raw, 'EX', this.ttlSeconds, 'NX');
+    await timedRedisCall(this.redis, 'replyCache.put', () => this.redis.set(replyKey(this.keyPrefix, commandId), raw, 'EX', this.ttlSeconds, 'NX'));
   }
 }
