@@ -11,7 +11,8 @@ import { listenerPid } from './processes';
 import { redisBenchmark, usedMemory } from './redis-probe';
 import { renderReport, targetsOf, type BenchResults } from './report';
 import { runScenario, Scenario, type BenchContext } from './scenario';
-import { benchSubscription, Seeder } from './seed';
+import { benchAuth } from './auth';
+import { BENCH_CUSTOMERS, benchSubscription, Seeder } from './seed';
 import { stateFloor } from './state-floor';
 import { MixedWorkload, type UpdateTarget } from './workload';
 
@@ -83,18 +84,21 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 
   try {
+    const auth = await benchAuth(runDir, BENCH_CUSTOMERS);
     const baseEnv = {
       KAFKA_BROKERS: stack.kafkaBrokers.join(','),
       SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
       REDIS_URL: stack.redisUrl,
       REDIS_KEY_PREFIX: keyPrefix,
       LOG_LEVEL: 'info',
+      ...auth.env,
     };
     const serviceConfig = loadConfig(baseEnv);
     const catalog = loadCatalog(serviceConfig.catalogFile);
     const context: BenchContext = {
       runId,
       baseEnv,
+      tokenProvider: auth.tokenProvider,
       admin,
       redis,
       redisUrl: stack.redisUrl,

@@ -23,8 +23,10 @@ const ENTRIES: Record<WorkerKind, string> = { service: 'src/entry/worker.ts', ec
 
 export interface BenchContext {
   runId: string;
-  /** Variables every worker gets: endpoints, Redis key prefix, log level. */
+  /** Variables every worker gets: endpoints, Redis key prefix, log level, authentication. */
   baseEnv: Record<string, string>;
+  /** Bearer tokens for the client (the service runs with AUTH_MODE=jwt). */
+  tokenProvider: () => Promise<string>;
   admin: Admin;
   redis: Redis;
   redisUrl: string;
@@ -104,7 +106,10 @@ export class Scenario {
     try {
       const commandTopics = Object.keys(COMMAND_TOPICS).map((role) => config.topics[role as TopicRole]);
       await waitForGroup(context.admin, config.groupId, options.workers, commandTopics);
-      const client = await WholesaleClient.connect({ config: loadClientConfig({ ...env, CLIENT_ID: `bench-client-${options.name}`, LOG_LEVEL: 'error' }) });
+      const client = await WholesaleClient.connect({
+        config: loadClientConfig({ ...env, CLIENT_ID: `bench-client-${options.name}`, LOG_LEVEL: 'error' }),
+        tokenProvider: context.tokenProvider,
+      });
       return new Scenario(context, options, config, env, workers, client, (performance.now() - began) / 1000);
     } catch (error) {
       await Promise.all(workers.map((w) => w.stop()));

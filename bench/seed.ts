@@ -15,10 +15,13 @@ import type { BenchSubscription, UpdateTarget } from './workload';
 export const SEEDED_ADD_ONS = ['2000002', '2000004'];
 const CUSTOMERS = 20;
 
+/** The customer nodes owning the subscriptions (all under one partner, see auth.ts). */
+export const BENCH_CUSTOMERS = Array.from({ length: CUSTOMERS }, (_, i) => `BENCH${String(i).padStart(3, '0')}`);
+
 /** The i-th benchmark subscription: the numbers and customers are derived, so nothing needs storing. */
 export const benchSubscription = (i: number): BenchSubscription => ({
   gpsi: `1800${String(i).padStart(9, '0')}`,
-  customer: `BENCH${String(i % CUSTOMERS).padStart(3, '0')}`,
+  customer: BENCH_CUSTOMERS[i % CUSTOMERS]!,
 });
 
 export interface SeedSettings {
@@ -76,7 +79,7 @@ export class Seeder {
   async updateTarget(): Promise<UpdateTarget> {
     const { gpsi, customer } = benchSubscription(0);
     const balances = createRedisBalanceStore(this.redis, { keyPrefix: this.settings.keyPrefix, outcomeTtlSeconds: 60, ledgerRetention: 1000 });
-    const { subscription, balances: subBalances } = await balances.queryBalances(gpsi, customer);
+    const { subscription, balances: subBalances } = await balances.queryBalances(gpsi, [customer]);
     const data = subBalances.find((b) => b.bucketRefId === subscription.primaryBucketRefId && b.unitType === 'MB');
     if (!data) throw new Error(`subscription ${gpsi} has no data allowance in its primary bucket`);
     return { suffix: data.subBalanceInstId.slice(gpsi.length + 1), subBalanceType: data.subBalanceType, unitType: data.unitType };

@@ -8,6 +8,7 @@ import type { Domain } from '../handlers/types';
 import { createKafka, createProducer, ensureTopics } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
+import { createRedisRateLimiter } from '../adapters/redis/rate-limiter';
 import { RedisReplyCache } from '../adapters/redis/reply-cache';
 import { registerContract } from '../contract/register';
 import { COMMAND_TOPICS } from '../contract/topology';
@@ -21,6 +22,12 @@ import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
 import { createNpResponseRecordProcessor } from '../worker/np-responses';
+import { createAccessControl } from './security';
+import { observeProducer } from '../adapters/kafka/observed-producer';
+import { redactConfig } from '../config/redact';
+import type { ServiceMetrics } from '../observability/metrics';
+import type { ReadinessReport } from '../observability/readiness';
+import { createObservability } from './observability';
 
 /**
  * The composition root: builds every adapter from the configuration, hands them to the handlers and the
@@ -31,11 +38,19 @@ export interface RunningService {
   readonly catalog: Catalog;
   /** Resolves once the consumer has joined its group and been assigned partitions. */
   readonly joined: Promise<void>;
+  /** The topics the worker group consumes (commands and NP responses). */
+  readonly consumedTopics: readonly string[];
+  readonly metrics: ServiceMetrics;
+  readiness(): Promise<ReadinessReport>;
+  /** Where the HTTP side port listens (/healthz, /readyz, /metrics); undefined when it is off. */
+  readonly httpPort: number | undefined;
   stop(): Promise<void>;
 }
 
 export interface ServiceOptions {
   clock?: () => Date;
+  /** Overrides HTTP_PORT; 0 = any free port (tests). */
+  httpPort?: number;
 }
 
 export function loadCatalog(file: string): Catalog {
@@ -60,8 +75,10 @@ export function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRul
 }
 
 export async function startService(config: ServiceConfig, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
+  log.info({ config: redactConfig(config) }, 'effective configuration');
   const catalog = loadCatalog(config.catalogFile);
-  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
+  const access = createAccessControl(config, log);
+  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -80,6 +97,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
   const processor = new CommandProcessor({
+    ...access,
+    rateLimiter: createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit),
     codec,
     handlers,
     replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
@@ -92,7 +111,9 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     isRetriable: isRedisUnavailable,
   });
 
-  const producer = createProducer(kafka, { idempotent: true });
+  const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
+  // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
+  const producer = observeProducer(createProducer(kafka, { idempotent: true }), observability.metrics.messagesSent);
   const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   await producer.connect();
@@ -117,6 +138,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     }),
   );
   await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
+  observability.watchConsumer(consumer, [...processors.keys()]);
 
   const worker = new BatchWorker({
     consumer,
@@ -129,11 +151,13 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     deadLetter: (message, position, error) => [
       deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
     ],
-    onOutcome: (outcome, position, durationMs) =>
+    onOutcome: (outcome, position, durationMs, message) => {
       log.info(
-        { correlationId: outcome.correlationId, operation: outcome.operation, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
+        { correlationId: outcome.correlationId, operation: outcome.operation, customer: outcome.customer, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
         'command handled',
-      ),
+      );
+      observability.recordOutcome(outcome, durationMs, message);
+    },
   });
   await worker.run();
   const renewals = createBalanceRenewals({
@@ -146,6 +170,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   renewals.start();
   const expiry = createPortInExpiry({ portin, config, publish, log, clock });
   expiry.start();
+  await observability.start();
 
   let stopped: Promise<void> | undefined;
   const stop = () =>
@@ -154,8 +179,20 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       await expiry.stop();
       await worker.stop();
       await producer.disconnect();
+      await observability.stop();
       await redis.quit().catch(() => redis.disconnect());
       log.info('service stopped');
     })());
-  return { redis, catalog, joined, stop };
+  return {
+    redis,
+    catalog,
+    joined,
+    consumedTopics: [...processors.keys()],
+    metrics: observability.metrics,
+    readiness: observability.readiness,
+    get httpPort() {
+      return observability.httpPort;
+    },
+    stop,
+  };
 }

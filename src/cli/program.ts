@@ -12,6 +12,7 @@ import { commandInput, UsageError } from './input';
 import type { CliIo } from './io';
 import { OPERATION_COMMANDS, optionKey, parsePositiveInteger, type OperationCommand } from './operation-commands';
 import { formatError, formatEvent, formatReply } from './output';
+import { createDevSigner } from '../security/dev-signer';
 
 /**
  * `wholesale`: the service's operations from a terminal or a script. Connection settings come from the
@@ -29,6 +30,8 @@ export interface CliDeps {
   /** Settings from the environment with the flags' overrides (variable → value). */
   loadConfig?: (overrides: Record<string, string>) => ClientConfig;
   connect?: (config: ClientConfig, log: Logger) => Promise<CliClient>;
+  /** --dev-token: signs a token for a customer node with the dev key (default: src/security/dev-signer.ts, .dev-keys/). */
+  signDevToken?: (customerId: string) => Promise<string>;
 }
 
 interface GlobalOptions {
@@ -37,6 +40,7 @@ interface GlobalOptions {
   timeout?: number;
   customer?: string;
   token?: string;
+  devToken?: string;
   correlationId?: string;
   json?: boolean;
 }
@@ -46,7 +50,9 @@ const ENVIRONMENT_HELP = `Environment (the service's own variables; flags win):
   SCHEMA_REGISTRY_URL   Confluent-compatible registry URL (--registry)
   CLIENT_TIMEOUT_MS     reply timeout, default 5000 (--timeout)
   WHOLESALE_CUSTOMER_ID wholesaleCustomerId header (--customer)
-  WHOLESALE_TOKEN       bearer token for Authorization (--token)
+  WHOLESALE_TOKEN       bearer token for Authorization (--token; --dev-token signs one with .dev-keys/)
+  KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE, KAFKA_SASL_MECHANISM,
+  KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD   Kafka transport security (docs/security.md)
   TOPIC_PORTIN_COMMANDS, TOPIC_PORTIN_REPLIES, TOPIC_BALANCE_COMMANDS, TOPIC_BALANCE_REPLIES,
   TOPIC_PORTIN_EVENTS, TOPIC_BALANCE_EVENTS   topic names, if not the defaults
   LOG_LEVEL             client log level on stderr (default warn)`;
@@ -62,6 +68,7 @@ function configOverrides(globals: GlobalOptions): Record<string, string> {
   return Object.fromEntries(Object.entries(overrides).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
+const defaultSignDevToken = async (customerId: string): Promise<string> => (await createDevSigner()).sign(customerId);
 const defaultConnect = (config: ClientConfig, log: Logger): Promise<CliClient> => WholesaleClient.connect({ config, log });
 const cliLogger = (config: ClientConfig): Logger => pino({ level: config.logLevel, name: 'wholesale-cli' }, pino.destination(2));
 
@@ -91,10 +98,13 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
   const { io } = deps;
   const loadConfig = deps.loadConfig ?? ((overrides) => loadClientConfig(overrides));
   const connect = deps.connect ?? defaultConnect;
+  const signDevToken = deps.signDevToken ?? defaultSignDevToken;
   let exitCode: ExitCode = EXIT.SUCCESS;
 
   async function withClient(globals: GlobalOptions, work: (client: CliClient, config: ClientConfig) => Promise<void>): Promise<void> {
-    const config = loadConfig(configOverrides(globals));
+    const overrides = configOverrides(globals);
+    if (globals.devToken !== undefined) overrides.WHOLESALE_TOKEN = await signDevToken(globals.devToken);
+    const config = loadConfig(overrides);
     const client = await connect(config, cliLogger(config));
     try {
       await work(client, config);
@@ -114,6 +124,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     .option('--timeout <ms>', 'reply timeout in ms (env CLIENT_TIMEOUT_MS; default 5000)', parsePositiveInteger)
     .option('--customer <id>', 'wholesaleCustomerId header: act for this customer node (env WHOLESALE_CUSTOMER_ID)')
     .option('--token <jwt>', 'bearer token sent as Authorization (env WHOLESALE_TOKEN, which keeps it out of the process list)')
+    .option('--dev-token <customerId>', 'dev stack only: sign a token naming this customer node with the dev key in .dev-keys/ (instead of --token)')
     .option('--correlation-id <id>', 'X-Correlation-Id of the command (default: a new UUID)')
     .option('--json', 'print replies, errors and events as one line of JSON each')
     .addHelpText('after', `\n${ENVIRONMENT_HELP}\n\n${EXIT_CODES_HELP}`);

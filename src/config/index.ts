@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
+import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
 
 /**
  * The one module that reads configuration. Every setting comes from the environment, is validated at
@@ -31,6 +32,7 @@ export interface ServiceConfig {
     clientId: string;
     topicPartitions: number;
     topicReplicationFactor: number;
+    security: KafkaSecurity;
     /** Resolved offsets are committed at most this often (0: after every batch); see BatchWorker. */
     commitIntervalMs: number;
   };
@@ -39,8 +41,15 @@ export interface ServiceConfig {
   topics: Record<TopicRole, string>;
   /** Consumer group of the command workers. */
   groupId: string;
+  /** The HTTP side port (/healthz, /readyz, /metrics); port 0 = no HTTP server. */
+  observability: ObservabilityConfig;
   limits: { maxMessageBytes: number; idempotencyTtlSeconds: number; handlerConcurrency: number };
   catalogFile: string;
+  /** Who may send commands: JWT verification settings, or none (local work). */
+  auth: AuthSettings;
+  /** The customer hierarchy: partners and their sub nodes (brands), docs/security.md. */
+  customersFile: string;
+  rateLimit: RateLimitSettings;
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   portin: PortInConfig;
@@ -56,6 +65,15 @@ export interface BalanceSettings {
   /** Billing clock: `timeScale` billing ms pass per real ms after `clockOriginMs` (1 = wall clock; tests speed it up). */
   timeScale: number;
   clockOriginMs: number;
+}
+
+export interface ObservabilityConfig {
+  httpPort: number;
+  httpHost: string;
+  /** /readyz answers from a result at most this old, so frequent probes cost one round of checks. */
+  readinessCacheMs: number;
+  /** Each readiness check (Kafka, registry, Redis) fails when it takes longer than this. */
+  probeTimeoutMs: number;
 }
 
 export interface NonPortableRange {
@@ -196,6 +214,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       clientId: reader.string('KAFKA_CLIENT_ID', 'wholesale-worker'),
       topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
       topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
+      security: loadKafkaSecurity(reader),
       commitIntervalMs: reader.integer('KAFKA_COMMIT_INTERVAL_MS', 200, 0, 60_000),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
@@ -206,12 +225,21 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     },
     topics,
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
+    observability: {
+      httpPort: reader.integer('HTTP_PORT', 0, 0, 65535),
+      httpHost: reader.string('HTTP_HOST', '0.0.0.0'),
+      readinessCacheMs: reader.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
+      probeTimeoutMs: reader.integer('READINESS_PROBE_TIMEOUT_MS', 2000, 100, 60_000),
+    },
     limits: {
       maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
       idempotencyTtlSeconds: reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1),
       handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
     },
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
+    auth: loadAuthSettings(reader),
+    customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
+    rateLimit: loadRateLimitSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
     portin: loadPortInConfig(reader),
     balance: loadBalanceSettings(reader, env),
@@ -248,7 +276,7 @@ function loadPortInConfig(reader: EnvReader): PortInConfig {
 
 /** The NP simulator (npm run np-sim): the Kafka and registry endpoints, its topics and its clock. */
 export interface NpSimulatorConfig {
-  kafka: { brokers: string[]; clientId: string };
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
   schemaRegistryUrl: string;
   topics: { npRequests: string; npResponses: string };
   groupId: string;
@@ -260,7 +288,7 @@ export interface NpSimulatorConfig {
 export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig {
   const reader = new EnvReader(env);
   return {
-    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('NP_SIM_CLIENT_ID', 'np-simulator') },
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('NP_SIM_CLIENT_ID', 'np-simulator'), security: loadKafkaSecurity(reader) },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: {
       npRequests: reader.string(TOPIC_DEFAULTS.npRequests[0], TOPIC_DEFAULTS.npRequests[1]),
@@ -278,8 +306,8 @@ export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig
  * never touches the service's state.
  */
 export interface ClientConfig {
-  /** Read like the service's: when its Kafka TLS/SASL settings land, they belong here too (same variables). */
-  kafka: { brokers: string[]; clientId: string };
+  /** Read like the service's, with the same Kafka TLS/SASL variables. */
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
   schemaRegistryUrl: string;
   topics: Record<TopicRole, string>;
   /** Default per-call reply timeout (Spring's ReplyingKafkaTemplate default is 5 s). */
@@ -295,7 +323,7 @@ export interface ClientConfig {
 export function loadClientConfig(overrides: Env = {}, env: Env = process.env): ClientConfig {
   const reader = new EnvReader({ ...env, ...overrides });
   return {
-    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client') },
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client'), security: loadKafkaSecurity(reader) },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: readTopics(reader),
     requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig, loadNpSimulatorConfig } from '../config';
 import { startService } from '../app/service';
 import { createLogger } from '../observability/logger';
 import { startNpSimulator } from '../simulator/np-simulator';
+import { createDevSigner, devAuthEnv } from '../security/dev-signer';
 import { provideStack } from '../stack';
 
 /**
@@ -17,8 +18,11 @@ const DEV_DEFAULTS = {
 
 async function main(): Promise<void> {
   const stack = await provideStack();
+  // Authentication stays on in dev: a key pair in .dev-keys/ signs the CLI's and the demo's tokens.
+  const signer = await createDevSigner();
   const env = {
     ...DEV_DEFAULTS,
+    ...devAuthEnv(signer.keys),
     ...process.env,
     KAFKA_BROKERS: stack.kafkaBrokers.join(','),
     SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
@@ -41,9 +45,11 @@ async function main(): Promise<void> {
       `dev mode up — ${stack.describe()}`,
       `  service: consumer group ${config.groupId}; commands on ${config.topics.portinCommands}, ${config.topics.balanceCommands}`,
       `  NP simulator: time scale ${env.NP_SIM_TIME_SCALE}`,
+      `  authentication: ${config.auth.mode}${config.auth.mode === 'jwt' ? ` (dev key ${signer.keys.jwksFile}; customers ${config.customersFile})` : ''}`,
       '  in another shell:',
       ...exports.map((line) => `    ${line}`),
-      '    npm run demo            # or: npx wholesale portin eligibility --gpsi 14155550123',
+      '    npm run demo',
+      '    npx wholesale --dev-token 100000108465 portin eligibility --gpsi 14155550123',
       '  Ctrl-C stops everything',
       '',
     ].join('\n'),

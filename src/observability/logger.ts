@@ -13,18 +13,31 @@ import pino, { type Logger } from 'pino';
 export const REDACTED_PATHS = [
   'authorization',
   '*.authorization',
+  'Authorization',
+  '*.Authorization',
   'headers.Authorization',
+  'headers.authorization',
+  '*.headers.Authorization',
+  '*.headers.authorization',
   'password',
   '*.password',
+  '*.*.password',
+  'secret',
+  '*.secret',
+  '*.*.secret',
+  'pwdPin',
   '*.pwdPin',
   '*.*.pwdPin',
+  '*.*.*.pwdPin',
+  'accountNo',
   '*.accountNo',
   '*.*.accountNo',
+  '*.*.*.accountNo',
   'token',
   '*.token',
 ];
 
-export function createLogger(options: { level: string; name: string }): Logger {
+export function createLogger(options: { level: string; name: string; destination?: pino.DestinationStream }): Logger {
   return pino(
     {
       name: options.name,
@@ -33,6 +46,6 @@ export function createLogger(options: { level: string; name: string }): Logger {
       base: { service: options.name },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    pino.destination({ dest: 1, sync: false }),
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }

@@ -1,7 +1,7 @@
 import type { Consumer, EachBatchPayload, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { RetriableError } from '../errors/codes';
-import type { RecordPosition } from './envelope';
+import { correlationIdOf, type RecordPosition } from './envelope';
 import { CoalescingSender } from './coalescing-sender';
 import type { Outbound } from './outbound';
 
@@ -25,6 +25,7 @@ export interface RecordOutcome {
   outcome: string;
   operation?: string;
   correlationId?: string;
+  customer?: string;
 }
 
 export type RecordProcessor = (message: KafkaMessage, position: RecordPosition) => Promise<RecordOutcome>;
@@ -37,7 +38,8 @@ export interface BatchWorkerOptions {
   concurrency: number;
   partitionsConsumedConcurrently: number;
   log: Logger;
-  onOutcome?: (outcome: RecordOutcome, position: RecordPosition, durationMs: number) => void;
+  /** Called once per record processed, dead-lettered records included (for logs and metrics). */
+  onOutcome?: (outcome: RecordOutcome, position: RecordPosition, durationMs: number, message: KafkaMessage) => void;
   /** Where a record goes when its processor fails with anything but a RetriableError: never retried forever. */
   deadLetter: (message: KafkaMessage, position: RecordPosition, error: unknown) => Outbound[];
   retryBackoffMs?: { initial: number; max: number };
@@ -173,16 +175,21 @@ export class BatchWorker {
         const position = { topic, partition, offset: message.offset };
         const started = performance.now();
         try {
-          const outcome = await processor(message, position);
+          const processed = await processor(message, position);
+          // Records that are not commands (NP responses) are logged with the id their headers or position give.
+          const outcome = processed.correlationId ? processed : { ...processed, correlationId: correlationIdOf(message.headers, position) };
           outcomes.set(message.offset, outcome);
-          this.options.onOutcome?.(outcome, position, performance.now() - started);
+          this.options.onOutcome?.(outcome, position, performance.now() - started, message);
         } catch (error) {
+          const correlationId = correlationIdOf(message.headers, position);
           if (!(error instanceof RetriableError)) {
-            this.options.log.error({ err: error, ...position }, 'record processor failed unexpectedly; dead-lettering the record');
-            outcomes.set(message.offset, { outbound: this.options.deadLetter(message, position, error), outcome: 'DEAD_LETTER' });
+            this.options.log.error({ err: error, correlationId, ...position }, 'record processor failed unexpectedly; dead-lettering the record');
+            const outcome = { outbound: this.options.deadLetter(message, position, error), outcome: 'DEAD_LETTER', correlationId };
+            outcomes.set(message.offset, outcome);
+            this.options.onOutcome?.(outcome, position, performance.now() - started, message);
             continue;
           }
-          this.options.log.warn({ err: error.message, ...position }, 'retriable failure');
+          this.options.log.warn({ err: error.message, correlationId, ...position }, 'retriable failure');
           outcomes.set(message.offset, undefined);
           return; // later records of this key wait, to keep per-key order
         }

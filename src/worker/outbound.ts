@@ -52,16 +52,20 @@ export function replyMessage(envelope: Envelope, status: string, value: Buffer):
   };
 }
 
+/** The bearer token is a credential, replayable until it expires: it never travels on to the DLQ. */
+const isSecretHeader = (name: string): boolean => name.toLowerCase() === HEADER.authorization.toLowerCase();
+
 const copyHeaders = (headers: IHeaders | undefined): Record<string, string | Buffer> => {
   const copy: Record<string, string | Buffer> = {};
   for (const [name, raw] of Object.entries(headers ?? {})) {
+    if (isSecretHeader(name)) continue;
     const first = Array.isArray(raw) ? raw[0] : raw;
     if (first !== undefined) copy[name] = first;
   }
   return copy;
 };
 
-/** The poison message byte for byte, with headers saying why and where it came from. */
+/** The poison message byte for byte (without its Authorization header), with headers saying why and where it came from. */
 export function deadLetterMessage(
   deadLetterTopic: string,
   record: { key: Buffer | null; value: Buffer | null; headers?: IHeaders; timestamp: string },

@@ -148,12 +148,14 @@ export function decodeOutcome(stored: Buffer): StoredOutcome {
     const partition = r.i32();
     const key = r.tagged();
     const value = r.tagged();
-    const headers: Record<string, string | Buffer> = {};
+    const entries: [string, string | Buffer][] = [];
     for (let n = r.u16(); n > 0; n--) {
       const name = r.text();
       const header = r.tagged();
-      if (header !== null) headers[name] = header;
+      if (header !== null) entries.push([name, header]);
     }
+    // fromEntries defines own properties: a header named "__proto__" stays a header.
+    const headers = Object.fromEntries(entries);
     if (typeof value === 'string') throw new Error('stored outcome: a message value must be bytes');
     messages.push({ topic, ...(partition >= 0 ? { partition } : {}), key, value, headers });
   }

@@ -1,4 +1,5 @@
 import type { Redis, Cluster } from 'ioredis';
+import { timedRedisCall } from './call-timing';
 import { replyKey } from './keys';
 import { decodeOutcome, encodeOutcome, type StoredOutcome } from './outcome-format';
 
@@ -26,12 +27,15 @@ export class RedisReplyCache implements ReplyCache {
   ) {}
 
   async get(commandId: string): Promise<StoredOutcome | undefined> {
-    const stored = await this.redis.getBuffer(replyKey(this.keyPrefix, commandId));
+    const stored = await timedRedisCall(this.redis, 'replyCache.get', () => this.redis.getBuffer(replyKey(this.keyPrefix, commandId)));
     return stored === null ? undefined : decodeOutcome(stored);
   }
 
   async put(commandId: string, outcome: StoredOutcome): Promise<StoredOutcome | undefined> {
-    const earlier = await this.redis.setBuffer(replyKey(this.keyPrefix, commandId), encodeOutcome(outcome), 'EX', this.ttlSeconds, 'NX', 'GET');
+    const stored = encodeOutcome(outcome);
+    const earlier = await timedRedisCall(this.redis, 'replyCache.put', () =>
+      this.redis.setBuffer(replyKey(this.keyPrefix, commandId), stored, 'EX', this.ttlSeconds, 'NX', 'GET'),
+    );
     return earlier === null ? undefined : decodeOutcome(earlier);
   }
 }

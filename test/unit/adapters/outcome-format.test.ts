@@ -37,6 +37,13 @@ describe('stored outcome layout', () => {
     });
   });
 
+  it('keeps a header named __proto__ as a header', () => {
+    const headers = Object.fromEntries([['__proto__', 'x']]) as Record<string, string>;
+    const decoded = decodeOutcome(encodeOutcome({ fingerprint: 'f', messages: [{ topic: 't', key: null, value: null, headers }] }));
+    expect(Object.getOwnPropertyDescriptor(decoded.messages[0]!.headers, '__proto__')?.value).toBe('x');
+    expect(Object.getPrototypeOf(decoded.messages[0]!.headers)).toBe(Object.prototype);
+  });
+
   it('refuses truncated or unknown bytes instead of replaying garbage', () => {
     const encoded = encodeOutcome({ fingerprint: 'f', messages: [{ topic: 't', key: 'k', value: Buffer.from('v'), headers: {} }] });
     expect(() => decodeOutcome(encoded.subarray(0, encoded.length - 1))).toThrow(/truncated/);

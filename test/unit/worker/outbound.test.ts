@@ -28,6 +28,13 @@ describe('outbound messages', () => {
     expect((letter.headers[DLQ_HEADER.detail] as string).length).toBe(1024);
   });
 
+  it('a dead letter never carries the bearer token', () => {
+    const headers = { Authorization: 'Bearer a.b.c', authorization: Buffer.from('Bearer d.e.f'), 'X-Correlation-Id': 'c' };
+    const letter = deadLetterMessage('dlq', { key: null, value: null, headers, timestamp: '1' }, { topic: 't', partition: 0, offset: '1' }, 'NOT_AVRO', 'x');
+    expect(Object.keys(letter.headers).filter((h) => h.toLowerCase() === 'authorization')).toEqual([]);
+    expect(letter.headers['X-Correlation-Id']).toBe('c');
+  });
+
   it('CloudEvents binary mode: ce_* attributes and content-type application/avro', () => {
     expect(cloudEventHeaders({ id: 'e1', source: 'svc', type: 'T', subject: '1555', time: '2026-01-01T00:00:00.000Z', correlationId: 'c' })).toEqual({
       ce_specversion: '1.0', ce_id: 'e1', ce_source: 'svc', ce_type: 'T', ce_subject: '1555', ce_time: '2026-01-01T00:00:00.000Z',
