@@ -6,7 +6,7 @@ import { AvroCodec } from '../src/adapters/registry/avro-codec';
 import { registerContract } from '../src/contract/register';
 import { COMMAND_TOPICS } from '../src/contract/topology';
 import type { Domain } from '../src/handlers/types';
-import { createLogger } from '../src/observability/logger';
+import { createLogger, unredactedLogger } from '../src/observability/logger';
 import { BatchWorker, type RecordOutcome, type RecordProcessor } from '../src/worker/batch-worker';
 import { readEnvelope, type RecordPosition } from '../src/worker/envelope';
 import { deadLetterMessage, replyMessage } from '../src/worker/outbound';
@@ -59,6 +59,7 @@ async function main(): Promise<void> {
   await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
   // The service's per-command log line, so both sides pay for the same logging.
   const logLine = (outcome: RecordOutcome, position: RecordPosition, durationMs: number) => ({ ...position, ...outcome, outbound: undefined, durationMs: Math.round(durationMs * 10) / 10 });
+  const commandLines = unredactedLogger(log);
   const worker = new BatchWorker({
     consumer,
     producer,
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
     commitIntervalMs: config.kafka.commitIntervalMs,
     log,
     deadLetter: (message, position, error) => [deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', String(error))],
-    onOutcome: (outcome, position, durationMs) => log.info(logLine(outcome, position, durationMs), 'command handled'),
+    onOutcome: (outcome, position, durationMs) => commandLines.info(logLine(outcome, position, durationMs), 'command handled'),
   });
   await worker.run();
   log.info('echo worker started');

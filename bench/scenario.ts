@@ -69,7 +69,7 @@ export interface ScenarioResult {
 }
 
 function scenarioConfig(context: BenchContext, name: string, partitions: number): { env: Record<string, string>; config: ServiceConfig } {
-  const defaults = loadConfig({ KAFKA_BROKERS: 'x:1', SCHEMA_REGISTRY_URL: 'http://x', REDIS_URL: 'redis://x' });
+  const defaults = loadConfig({ KAFKA_BROKERS: 'x:1', SCHEMA_REGISTRY_URL: 'http://x', REDIS_URL: 'redis://x', AUTH_MODE: 'none' });
   const suffix = `${context.runId}.${name}`;
   const topics = Object.fromEntries(
     Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, `bench.${defaults.topics[role as TopicRole]}.${suffix}`]),

@@ -28,6 +28,7 @@ import { redactConfig } from '../config/redact';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { ReadinessReport } from '../observability/readiness';
 import { createObservability } from './observability';
+import { unredactedLogger } from '../observability/logger';
 
 /**
  * The composition root: builds every adapter from the configuration, hands them to the handlers and the
@@ -140,6 +141,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
   observability.watchConsumer(consumer, [...processors.keys()]);
 
+  const commandLines = unredactedLogger(log);
   const worker = new BatchWorker({
     consumer,
     producer,
@@ -152,7 +154,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
     ],
     onOutcome: (outcome, position, durationMs, message) => {
-      log.info(
+      commandLines.info(
         { correlationId: outcome.correlationId, operation: outcome.operation, customer: outcome.customer, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
         'command handled',
       );
