@@ -60,20 +60,20 @@ export interface WorkerProcess {
 
 export interface StartWorkerOptions {
   name: string;
-  /** Entry module, relative to the repository root. */
+  /** Compiled entry module, relative to the repository root. */
   entry: string;
   env: Record<string, string>;
   logDir: string;
   nodeOptions?: string[];
 }
 
-/** Starts a worker entry point with tsx (no build step; the code that runs is the same JavaScript). */
+/** Starts a compiled worker entry point with node, as production does. */
 export function startWorkerProcess(options: StartWorkerOptions): WorkerProcess {
   const logFile = join(options.logDir, `${options.name}.log`);
   const fd = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeOptions ?? []), '--import', 'tsx', options.entry], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeOptions ?? []), options.entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('X_'))), ...options.env },
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);

@@ -126,6 +126,12 @@ export function renderReport(r: BenchResults): string {
   const sat = service?.saturation?.redis;
   lines.push(`- Commands per service command (INFO commandstats over the saturation window, script-internal commands included): ${n2(sat?.callsPerCommand)}; Redis CPU per command: ${n0(sat?.usecPerCommand)} µs`);
   lines.push(`- Per service command, from a MONITOR sample: ${roundTripText(service?.roundTrips)}`);
+  if (sat) {
+    const perDayGiB = (sat.bytesPerCommand * 1000 * 86_400) / 2 ** 30;
+    lines.push(
+      `- Redis memory kept per command (recorded outcomes and reply cache, kept IDEMPOTENCY_TTL_SECONDS = 24 h; ledger entries): ${n0(sat.bytesPerCommand)} bytes — at a steady 1,000 commands/s that is ${n0(perDayGiB)} GiB held for the 24 h window`,
+    );
+  }
   for (const s of r.seeding) lines.push(`- Memory per subscription (plan WP-BASIC + 2 add-ons = 7 sub-balances, ledger of 7 entries, renewal entry): ${n0(s.bytesPerSubscription)} bytes (used_memory growth over ${n0(s.subscriptions)} subscriptions; seeded in ${n1(s.seconds)} s)`);
   if (r.stateFloor) {
     lines.push(

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -65,6 +66,11 @@ async function main(): Promise<void> {
   const runDir = join(outDir, `run-${new Date(began).toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(runDir, { recursive: true });
   progress(`load average at start: ${loadStart}; logs in ${runDir}`);
+
+  // The workers run compiled, as `npm start` and the container run them.
+  progress('building dist/ (npm run build)');
+  const build = spawnSync('npm', ['run', 'build'], { cwd: join(__dirname, '..'), encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
 
   const stack = await provideStack();
   progress(stack.describe());

@@ -8,7 +8,7 @@ import type { TopicRole } from '../src/handlers/types';
 import { closedLoop, openLoop, type DriveResult, type PhaseTiming } from './drive';
 import { CpuProbe } from './machine';
 import { processMemory, startWorkerProcess, waitForGroup, type WorkerProcess } from './processes';
-import { commandStats, startMonitor, statsDelta, type CommandStats, type MonitorSample } from './redis-probe';
+import { commandStats, startMonitor, statsDelta, usedMemory, type CommandStats, type MonitorSample } from './redis-probe';
 import type { MixedWorkload } from './workload';
 
 /**
@@ -19,7 +19,8 @@ import type { MixedWorkload } from './workload';
  */
 export type WorkerKind = 'service' | 'echo';
 
-const ENTRIES: Record<WorkerKind, string> = { service: 'src/entry/worker.ts', echo: 'bench/echo-worker.ts' };
+/** The compiled entry points, as `npm start` and the container run them (run.ts builds them first). */
+const ENTRIES: Record<WorkerKind, string> = { service: 'dist/src/entry/worker.js', echo: 'dist/src/entry/echo-worker.js' };
 
 export interface BenchContext {
   runId: string;
@@ -52,7 +53,8 @@ export interface ScenarioOptions {
 
 export interface PhaseResult extends DriveResult {
   cpu: Record<string, number>;
-  redis?: { callsPerCommand: number; usecPerCommand: number; calls: Record<string, number> };
+  /** Redis commands run, Redis CPU, and memory kept (recorded outcomes, reply cache, ledger) per command. */
+  redis?: { callsPerCommand: number; usecPerCommand: number; bytesPerCommand: number; calls: Record<string, number> };
 }
 
 export interface ScenarioResult {
@@ -125,14 +127,16 @@ export class Scenario {
   private async measured(drive: () => Promise<DriveResult>): Promise<PhaseResult> {
     const { timing, redis } = this.context;
     const probe = this.probe();
-    const stats: { before?: Promise<CommandStats>; after?: Promise<CommandStats> } = {};
+    const stats: { before?: Promise<CommandStats>; after?: Promise<CommandStats>; memoryBefore?: Promise<number>; memoryAfter?: Promise<number> } = {};
     const startTimer = setTimeout(() => {
       probe.start();
       stats.before = commandStats(redis);
+      stats.memoryBefore = usedMemory(redis);
     }, timing.warmupMs);
     const stopTimer = setTimeout(() => {
       probe.stop();
       stats.after = commandStats(redis);
+      stats.memoryAfter = usedMemory(redis);
     }, timing.warmupMs + timing.measureMs);
     const result = await drive();
     clearTimeout(startTimer);
@@ -142,7 +146,10 @@ export class Scenario {
     if (stats.before && stats.after) {
       const delta = statsDelta(await stats.before, await stats.after);
       const commands = result.throughput * (timing.measureMs / 1000);
-      if (commands > 0) phase.redis = { callsPerCommand: delta.totalCalls / commands, usecPerCommand: delta.usec / commands, calls: delta.calls };
+      const retained = (await stats.memoryAfter!) - (await stats.memoryBefore!);
+      if (commands > 0) {
+        phase.redis = { callsPerCommand: delta.totalCalls / commands, usecPerCommand: delta.usec / commands, bytesPerCommand: retained / commands, calls: delta.calls };
+      }
     }
     return phase;
   }

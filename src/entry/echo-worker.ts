@@ -1,18 +1,19 @@
 import type { KafkaMessage } from 'kafkajs';
-import { loadConfig } from '../src/config';
-import { envelopeRules } from '../src/app/service';
-import { createKafka, createProducer, ensureTopics } from '../src/adapters/kafka/kafka';
-import { AvroCodec } from '../src/adapters/registry/avro-codec';
-import { registerContract } from '../src/contract/register';
-import { COMMAND_TOPICS } from '../src/contract/topology';
-import type { Domain } from '../src/handlers/types';
-import { createLogger, unredactedLogger } from '../src/observability/logger';
-import { BatchWorker, type RecordOutcome, type RecordProcessor } from '../src/worker/batch-worker';
-import { readEnvelope, type RecordPosition } from '../src/worker/envelope';
-import { deadLetterMessage, replyMessage } from '../src/worker/outbound';
+import { loadConfig } from '../config';
+import { envelopeRules } from '../app/service';
+import { createKafka, createProducer, ensureTopics } from '../adapters/kafka/kafka';
+import { AvroCodec } from '../adapters/registry/avro-codec';
+import { registerContract } from '../contract/register';
+import { COMMAND_TOPICS } from '../contract/topology';
+import type { Domain } from '../handlers/types';
+import { createLogger, unredactedLogger } from '../observability/logger';
+import { BatchWorker, type RecordOutcome, type RecordProcessor } from '../worker/batch-worker';
+import { readEnvelope, type RecordPosition } from '../worker/envelope';
+import { deadLetterMessage, replyMessage } from '../worker/outbound';
 
 /**
- * The benchmark's floor: the service's request/reply path without its state. Same Kafka client settings,
+ * The benchmark's floor (npm run bench, docs/benchmarks.md; not for production): the service's
+ * request/reply path without its state. Same Kafka client settings,
  * consumer group, BatchWorker (split by key, one sendBatch, commit after), envelope reading, Avro codec
  * over the same registry, and the same per-command log line — but every command is answered with a fixed
  * success record of its operation, without Redis and without handler logic.
