@@ -28,6 +28,7 @@ import { redactConfig } from '../config/redact';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { ReadinessReport } from '../observability/readiness';
 import { createObservability } from './observability';
+import { unredactedLogger } from '../observability/logger';
 
 /**
  * The composition root: builds every adapter from the configuration, hands them to the handlers and the
@@ -57,7 +58,7 @@ export function loadCatalog(file: string): Catalog {
   return loadCatalogFile(file);
 }
 
-function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
+export function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
   const { topics } = config;
   const forbiddenReplyTopics = new Set([
     topics.portinCommands,
@@ -140,18 +141,20 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
   observability.watchConsumer(consumer, [...processors.keys()]);
 
+  const commandLines = unredactedLogger(log);
   const worker = new BatchWorker({
     consumer,
     producer,
     processors,
     concurrency: config.limits.handlerConcurrency,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
+    commitIntervalMs: config.kafka.commitIntervalMs,
     log,
     deadLetter: (message, position, error) => [
       deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
     ],
     onOutcome: (outcome, position, durationMs, message) => {
-      log.info(
+      commandLines.info(
         { correlationId: outcome.correlationId, operation: outcome.operation, customer: outcome.customer, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
         'command handled',
       );

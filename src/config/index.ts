@@ -27,7 +27,15 @@ function isUrl(raw: string, protocols: readonly string[]): boolean {
 
 export interface ServiceConfig {
   serviceName: string;
-  kafka: { brokers: string[]; clientId: string; topicPartitions: number; topicReplicationFactor: number; security: KafkaSecurity };
+  kafka: {
+    brokers: string[];
+    clientId: string;
+    topicPartitions: number;
+    topicReplicationFactor: number;
+    security: KafkaSecurity;
+    /** Resolved offsets are committed at most this often (0: after every batch); see BatchWorker. */
+    commitIntervalMs: number;
+  };
   schemaRegistryUrl: string;
   redis: { urls: string[]; keyPrefix: string; cluster: boolean };
   topics: Record<TopicRole, string>;
@@ -207,6 +215,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
       topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
       security: loadKafkaSecurity(reader),
+      commitIntervalMs: reader.integer('KAFKA_COMMIT_INTERVAL_MS', 200, 0, 60_000),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     redis: {
@@ -354,5 +363,56 @@ export function loadStackConfig(env: Env = process.env): StackConfig {
     runtimeProbeMs: reader.integer('STACK_RUNTIME_PROBE_MS', 3000, 100, 60000),
     cacheDir: reader.string('STACK_CACHE_DIR', join(cacheHome, 'wholesale-stack')),
     keepFiles: reader.boolean('STACK_KEEP_FILES', false),
+  };
+}
+
+/** `npm run bench` (bench/run.ts): what to measure and for how long (docs/benchmarks.md). */
+export interface BenchConfig {
+  /** BENCH_QUICK: a shortened run (short phases, fewer scenarios) to smoke-test the benchmark in a minute or two. */
+  quick: boolean;
+  /** Active subscriptions of the main workload. */
+  subscriptions: number;
+  /** Larger populations the subscription-growth scenario fills up to, in order (empty: skipped). */
+  growthSteps: number[];
+  /** Partitions of the command and reply topics in the main scenario. */
+  partitions: number;
+  /** Offered loads (commands/s) of the open-loop latency runs. */
+  rates: number[];
+  /** Calls in flight in the closed-loop saturation runs. */
+  inFlight: number;
+  /** Seconds measured per phase (after a warm-up of a third of it). */
+  phaseSeconds: number;
+  /** Scenarios to leave out: any of echo, redis, scaling, growth. */
+  skip: string[];
+  /** When set, the service worker runs with --cpu-prof and writes its profile here. */
+  cpuProfileDir?: string;
+  /** Where the results (JSON and the printed tables) are written. */
+  outDir: string;
+}
+
+export function loadBenchConfig(env: Env = process.env): BenchConfig {
+  const reader = new EnvReader(env);
+  const quick = reader.boolean('BENCH_QUICK', false);
+  const numbers = (variable: string, fallback: string): number[] => {
+    const raw = reader.string(variable, fallback).trim();
+    if (raw === 'none') return [];
+    const values = raw.split(',').map((v) => Number(v.trim()));
+    if (values.some((v) => !Number.isInteger(v) || v < 1)) throw new ConfigError(variable, 'comma-separated whole numbers above 0, or none', raw);
+    return values;
+  };
+  const skip = reader.string('BENCH_SKIP', 'none').split(',').map((s) => s.trim()).filter((s) => s && s !== 'none');
+  const unknown = skip.filter((s) => !['echo', 'redis', 'scaling', 'growth'].includes(s));
+  if (unknown.length > 0) throw new ConfigError('BENCH_SKIP', 'a comma-separated list of echo, redis, scaling, growth', env.BENCH_SKIP);
+  return {
+    quick,
+    subscriptions: reader.integer('BENCH_SUBSCRIPTIONS', 10_000, 100, 10_000_000),
+    growthSteps: numbers('BENCH_GROWTH', quick ? '30000' : '100000,300000'),
+    partitions: reader.integer('BENCH_PARTITIONS', 4, 1, 64),
+    rates: numbers('BENCH_RATES', '500,1000,2000'),
+    inFlight: reader.integer('BENCH_IN_FLIGHT', 256, 1, 10_000),
+    phaseSeconds: reader.integer('BENCH_PHASE_SECONDS', quick ? 4 : 12, 1, 3600),
+    skip,
+    cpuProfileDir: reader.optionalString('BENCH_CPU_PROF'),
+    outDir: reader.string('BENCH_OUT', '.bench'),
   };
 }

@@ -87,5 +87,11 @@ export interface HandlerRegistration {
    * with its problems together with any header problems, so the requester sees every problem at once.
    */
   validate?: (command: any) => FieldProblem[];
+  /**
+   * The handler changes nothing (a query). Its outcome is still recorded and replayed to a redelivery,
+   * but the worker does not look it up first: it runs the query, then one SET NX GET records the outcome
+   * or hands back the first one — one Redis round trip per command instead of two.
+   */
+  readOnly?: boolean;
   handle: Handler;
 }

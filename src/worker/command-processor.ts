@@ -5,7 +5,7 @@ import { RetriableError, isServiceError, type ErrorCode, type FieldProblem } fro
 import type { CommandContext, Domain, HandlerRegistration, OutgoingMessage, TopicRole } from '../handlers/types';
 import { ERROR_REPLY } from '../contract/topology';
 import { DecodeError, type DecodedRecord } from '../adapters/registry/avro-codec';
-import type { ReplyCache } from '../adapters/redis/reply-cache';
+import type { ReplyCache, StoredOutcome } from '../adapters/redis/reply-cache';
 import type { Authenticator, Authorizer, CustomerScope, RateLimiter } from '../security/access';
 import { readEnvelope, type Envelope, type EnvelopeRules, type RecordPosition } from './envelope';
 import {
@@ -146,13 +146,9 @@ export class CommandProcessor {
     // Keyed by the acting node, not the raw header: two partners reusing a correlation id never share a reply.
     const commandId = commandIdOf(scope.effectiveCustomerId, operation, envelope.correlationId);
     const fingerprint = fingerprintOf(decoded.value);
-    const remembered = await this.retriable(() => deps.replies.get(commandId));
-    if (remembered) {
-      if (remembered.fingerprint === fingerprint) {
-        return { outbound: remembered.messages, outcome: 'REPLAYED', operation, correlationId: envelope.correlationId };
-      }
-      return this.answerError(domain, envelope, operation, 'CONFLICT', `X-Correlation-Id ${envelope.correlationId} was already used for a different ${operation} command`);
-    }
+    // A query is not looked up first: it runs, and recording its outcome hands back an earlier one.
+    const remembered = registration.readOnly ? undefined : await this.retriable(() => deps.replies.get(commandId));
+    if (remembered) return this.replay(domain, envelope, operation, remembered, fingerprint);
     const context: CommandContext = {
       correlationId: envelope.correlationId,
       commandId,
@@ -171,16 +167,28 @@ export class CommandProcessor {
       outcome = { outbound: [reply, ...messages], outcome: 'Success', operation, correlationId: envelope.correlationId };
     } catch (error) {
       if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
-      if (!isServiceError(error)) {
+      if (isServiceError(error)) {
+        outcome = await this.answerError(domain, envelope, operation, error.code, error.message, error.problems);
+      } else {
         context.log.error({ err: error }, 'handler failed');
-        return this.answerError(domain, envelope, operation, 'INTERNAL', 'The service failed to handle the command');
+        outcome = await this.answerError(domain, envelope, operation, 'INTERNAL', 'The service failed to handle the command');
       }
-      outcome = await this.answerError(domain, envelope, operation, error.code, error.message, error.problems);
     }
-    if (!TRANSIENT_CODES.has(outcome.outcome)) {
-      await this.retriable(() => deps.replies.put(commandId, { fingerprint, messages: outcome.outbound }));
+    if (TRANSIENT_CODES.has(outcome.outcome)) {
+      const earlier = registration.readOnly ? await this.retriable(() => deps.replies.get(commandId)) : undefined;
+      return earlier ? this.replay(domain, envelope, operation, earlier, fingerprint) : outcome;
     }
-    return outcome;
+    const earlier = await this.retriable(() => deps.replies.put(commandId, { fingerprint, messages: outcome.outbound }));
+    // Only a query may meet its own earlier outcome here; a change was looked up before it ran.
+    return earlier && registration.readOnly ? this.replay(domain, envelope, operation, earlier, fingerprint) : outcome;
+  }
+
+  /** The first outcome of this command again, or CONFLICT when the correlation id came with another payload. */
+  private async replay(domain: Domain, envelope: Envelope, operation: string, remembered: StoredOutcome, fingerprint: string): Promise<ProcessOutcome> {
+    if (remembered.fingerprint === fingerprint) {
+      return { outbound: remembered.messages, outcome: 'REPLAYED', operation, correlationId: envelope.correlationId };
+    }
+    return this.answerError(domain, envelope, operation, 'CONFLICT', `X-Correlation-Id ${envelope.correlationId} was already used for a different ${operation} command`);
   }
 
   private async encodeReply(domain: Domain, envelope: Envelope, recordName: string, value: object): Promise<Outbound> {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { createRedisClient, type RedisClient } from '../../src/adapters/redis/client';
 import { rateLimitKey } from '../../src/adapters/redis/keys';
 import { createRedisRateLimiter } from '../../src/adapters/redis/rate-limiter';
@@ -42,6 +43,24 @@ describe('per-partner rate limit', () => {
       const ttl = await redis.pttl(rateLimitKey(prefix, 'p1'));
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(1500);
+    });
+
+    it('requests that arrive together take their tokens in one call: the first ones admitted, in order, as many as there are tokens', async () => {
+      const limiter = createRedisRateLimiter(redis, prefix, { perSecond: 10, burst: 5 });
+      const watcher = new Redis(process.env.REDIS_URL!);
+      const monitor = await watcher.monitor();
+      const calls: string[] = [];
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (String(args[0]).toLowerCase().startsWith('eval') && args.includes(rateLimitKey(prefix, 'p4'))) calls.push(args.at(-1)!);
+      });
+      const together = await Promise.all(Array.from({ length: 8 }, () => limiter.admit('p4')));
+      await sleep(200); // MONITOR reports a little after the command ran
+      monitor.disconnect();
+      watcher.disconnect();
+      expect(together.map((a) => a.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+      expect(together[7]!.retryAfterMs).toBeGreaterThan(0);
+      expect(together[7]!.retryAfterMs).toBeLessThanOrEqual(100);
+      expect(calls).toEqual(['8']); // one script call asking for eight tokens
     });
 
     it('RATE_LIMIT_PER_SECOND=0 admits everything without touching Redis', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as configModule from '../../../src/config';
-import { loadClientConfig, loadConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
+import { loadBenchConfig, loadClientConfig, loadConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
 import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';
 
 /** docs/operations.md lists every variable src/config reads, with the defaults the code applies. */
@@ -16,6 +16,7 @@ const LOADERS: [name: string, load: Loader, base: Record<string, string>][] = [
   ['loadNpSimulatorConfig', loadNpSimulatorConfig, { ...endpoints, ...sasl }],
   ['loadClientConfig', (env) => loadClientConfig({}, env), { ...endpoints, ...sasl }],
   ['loadStackConfig', loadStackConfig, {}],
+  ['loadBenchConfig', loadBenchConfig, {}],
 ];
 
 describe('docs/operations.md configuration tables', () => {

@@ -47,6 +47,7 @@ function harness(processor: RecordProcessor) {
       resolveOffset: () => undefined,
       heartbeat: async () => undefined,
       commitOffsetsIfNecessary: async () => undefined,
+      uncommittedOffsets: () => ({ topics: [] }),
       isRunning: () => attempts++ < 3,
       isStale: () => false,
     } as unknown as EachBatchPayload);

@@ -45,7 +45,9 @@ class MemoryReplyCache implements ReplyCache {
     return this.entries.get(id);
   }
   async put(id: string, outcome: StoredOutcome) {
-    if (!this.entries.has(id)) this.entries.set(id, outcome);
+    const earlier = this.entries.get(id);
+    if (!earlier) this.entries.set(id, outcome);
+    return earlier;
   }
 }
 
@@ -55,7 +57,11 @@ const topics = Object.fromEntries(
 
 const COMMAND = 'wholesale.portin.v1.CheckPortInEligibility';
 
-function setup(handle: HandlerRegistration['handle'], access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'rateLimiter'>> = {}) {
+function setup(
+  handle: HandlerRegistration['handle'],
+  access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'rateLimiter'>> = {},
+  options: Pick<HandlerRegistration, 'readOnly'> = {},
+) {
   const codec = new MemoryCodec();
   const replies = new MemoryReplyCache();
   let calls = 0;
@@ -64,6 +70,7 @@ function setup(handle: HandlerRegistration['handle'], access: Partial<Pick<Proce
     commandRecord: COMMAND,
     replyRecord: 'wholesale.portin.v1.CheckPortInEligibilityReply',
     validate: (c: { gpsi: string }) => (c.gpsi.length < 11 ? [{ path: 'gpsi', reason: 'too short' }] : []),
+    ...options,
     handle: async (command, context) => {
       calls++;
       return handle(command, context);
@@ -112,6 +119,21 @@ describe('CommandProcessor', () => {
     expect(again.outcome).toBe('REPLAYED');
     expect(again.outbound).toEqual(first.outbound);
     expect(calls()).toBe(1);
+  });
+
+  it('runs a read-only handler again on a redelivery, but answers with the first reply; another payload is a CONFLICT', async () => {
+    let checks = 0;
+    const { codec, processor, replies, calls } = setup(async () => ({ reply: { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: `check ${++checks}`, reasonCode: null, reasonDesc: null } }), {}, { readOnly: true });
+    const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 'c1' }, timestamp: '0' });
+    const first = await processor.process(await record('14155550123'), position, 'portin');
+    const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
+    expect(calls()).toBe(2);
+    expect(again.outcome).toBe('REPLAYED');
+    expect(again.outbound).toEqual(first.outbound);
+    expect(codec.read(again.outbound[0].value!)).toMatchObject({ checkedDate: 'check 1' });
+    const other = await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin');
+    expect(other.outcome).toBe('CONFLICT');
+    expect(replies.entries.size).toBe(1);
   });
 
   it('maps a ServiceError to an ErrorReply with its code and problems; validation problems skip the handler', async () => {
