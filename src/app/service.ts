@@ -17,6 +17,7 @@ import { BatchWorker, type RecordProcessor } from '../worker/batch-worker';
 import type { EnvelopeRules, RecordPosition } from '../worker/envelope';
 import { deadLetterMessage } from '../worker/outbound';
 import { createEventPublisher } from '../adapters/kafka/event-publisher';
+import { createPartitionedSender, partitionCounts } from '../adapters/kafka/partitioned-sender';
 import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
@@ -36,6 +37,11 @@ export interface RunningService {
 
 export interface ServiceOptions {
   clock?: () => Date;
+  /**
+   * Called when the consumer stopped for good (kafkajs does not restart it after a non-retriable error):
+   * the process would otherwise live on consuming nothing. The worker entry point exits non-zero.
+   */
+  onFatal?: (error: Error) => void;
 }
 
 export function loadCatalog(file: string): Catalog {
@@ -93,11 +99,25 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   });
 
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
-  const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
+  const consumer = kafka.consumer({
+    groupId: config.groupId,
+    allowAutoTopicCreation: false,
+    maxBytesPerPartition: config.limits.maxMessageBytes * 4,
+    sessionTimeout: config.kafka.sessionTimeoutMs,
+    heartbeatInterval: config.kafka.heartbeatIntervalMs,
+    metadataMaxAge: config.kafka.metadataMaxAgeMs,
+  });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-  await producer.connect();
-  await consumer.connect();
-  const publish = createEventPublisher({ producer, codec, topics: config.topics, serviceName: config.serviceName });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (payload.restart) return;
+    log.fatal({ err: payload.error }, 'the consumer stopped for good');
+    options.onFatal?.(payload.error);
+  });
+  // partition counts for the sender, which writes one topic-partition per call (see partitioned-sender.ts)
+  const metadata = kafka.admin();
+  await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
+  const sender = createPartitionedSender(producer, partitionCounts(metadata));
+  const publish = createEventPublisher({ sender, codec, topics: config.topics, serviceName: config.serviceName });
 
   const processors = new Map<string, RecordProcessor>();
   for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
@@ -120,7 +140,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
 
   const worker = new BatchWorker({
     consumer,
-    producer,
+    sender,
     processors,
     concurrency: config.limits.handlerConcurrency,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
@@ -153,6 +173,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       await expiry.stop();
       await worker.stop();
       await producer.disconnect();
+      await metadata.disconnect();
       await redis.quit().catch(() => redis.disconnect());
       log.info('service stopped');
     })());
