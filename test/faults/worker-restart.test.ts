@@ -1,6 +1,7 @@
-import { createTopics, envFor, testConfig } from '../support/harness';
+import { createTopics } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
+import { faultConfig, workerEnv } from './support/fault-config';
 import { report, seconds } from './support/report';
 import { groupProgress } from './support/topics';
 
@@ -16,21 +17,21 @@ const LOAD = { subscriptions: 50, commands: 5000, producers: 4, ratePerSecond: 8
 
 async function stopAndRestart(signal: 'SIGKILL' | 'SIGTERM') {
   const began = Date.now();
-  const config = testConfig({ TOPIC_PARTITIONS: '4' });
+  const config = faultConfig();
   await createTopics(config);
   const load = await BalanceLoad.prepare(config, LOAD);
   const workers: WorkerProcess[] = [];
   try {
     await load.watchReplies();
-    workers.push(await WorkerProcess.start(envFor(config), 'worker-1'));
+    workers.push(await WorkerProcess.start(workerEnv(config), 'worker-1'));
     const sending = load.send();
     await load.repliedAtLeast(Math.floor(LOAD.commands * 0.4), 90_000);
     const repliedAtSignal = load.replied;
     const exitCode = await workers[0]!.signal(signal);
     const afterStop = await groupProgress(config.kafka.brokers, config.groupId, config.topics.balanceCommands);
-    workers.push(await WorkerProcess.start(envFor(config), 'worker-2'));
+    workers.push(await WorkerProcess.start(workerEnv(config), 'worker-2'));
     await sending;
-    await load.allReplied(120_000);
+    await load.settled(120_000);
     const tally = await load.tally();
     const [first, second] = workers.map((w) => w.outcomes());
     const handledFirst = workers[0]!.handled.length;

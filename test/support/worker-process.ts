@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -20,6 +20,8 @@ export interface HandledLine {
   topic: string;
   partition: number;
   offset: string;
+  /** When the test process read the line (ms since the epoch). */
+  at: number;
 }
 
 export class WorkerProcess {
@@ -49,7 +51,7 @@ export class WorkerProcess {
     const node = [process.execPath, '--require', join(TSX, 'preflight.cjs'), '--import', pathToFileURL(join(TSX, 'loader.mjs')).href];
     const child = spawn('setpriv', ['--pdeathsig', 'KILL', ...node, join(ROOT, 'src', 'entry', 'worker.ts')], {
       cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     return new WorkerProcess(child, name);
@@ -73,13 +75,15 @@ export class WorkerProcess {
   private take(text: string): void {
     const parts = (this.partial + text).split('\n');
     this.partial = parts.pop()!;
+    // WORKER_LOG_DIR: every line of every worker also goes to <dir>/<name>-<pid>.log (for reading a failure)
+    if (process.env.WORKER_LOG_DIR && parts.length > 0) appendFileSync(join(process.env.WORKER_LOG_DIR, `${this.name}-${this.pid}.log`), parts.map((l) => `${l}\n`).join(''));
     for (const line of parts) {
       this.lines.push(line);
       if (this.lines.length > KEPT_LINES) this.lines.shift();
       if (line.includes('"command handled"')) {
         try {
           const parsed = JSON.parse(line) as HandledLine;
-          this.handled.push({ correlationId: parsed.correlationId, operation: parsed.operation, outcome: parsed.outcome, topic: parsed.topic, partition: parsed.partition, offset: parsed.offset });
+          this.handled.push({ correlationId: parsed.correlationId, operation: parsed.operation, outcome: parsed.outcome, topic: parsed.topic, partition: parsed.partition, offset: parsed.offset, at: Date.now() });
         } catch {
           // a line cut by a kill: not a handled record
         }
@@ -123,6 +127,28 @@ export class WorkerProcess {
 
   output(): string {
     return this.lines.join('\n');
+  }
+
+  /** Resolves once more than `count` records were handled; returns how long that took. */
+  async handledMoreThan(count: number, timeoutMs: number): Promise<number> {
+    const began = Date.now();
+    while (this.handled.length <= count) {
+      if (Date.now() - began > timeoutMs) throw new Error(`${this.name}: still ${this.handled.length} handled after ${timeoutMs} ms; last output:\n${this.tail(20)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return Date.now() - began;
+  }
+
+  /** The longest time between two handled records from `since` (ms since the epoch) on, in ms. */
+  longestPause(since: number): number {
+    let previous = since;
+    let longest = 0;
+    for (const line of this.handled) {
+      if (line.at < since) continue;
+      longest = Math.max(longest, line.at - previous);
+      previous = line.at;
+    }
+    return longest;
   }
 
   /** Counts of "command handled" lines by outcome. */

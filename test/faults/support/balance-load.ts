@@ -4,12 +4,13 @@ import type { ServiceConfig } from '../../../src/config';
 import { loadCatalog } from '../../../src/app/service';
 import { createBalanceComponents, type BalanceComponents } from '../../../src/app/balance';
 import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';
+import { createPartitionedSender } from '../../../src/adapters/kafka/partitioned-sender';
 import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
 import { registerContract } from '../../../src/contract/register';
 import { HEADER } from '../../../src/worker/envelope';
 import { createActiveSubscription, type TestSubscription } from '../../support/subscriptions';
 import type { Counts } from './report';
-import { drainTopic, headerString, kafkaClient } from './topics';
+import { drainTopic, groupProgress, headerString, kafkaClient, TEST_SESSION } from './topics';
 
 /**
  * The fixed workload of the fault tests: `commands` UpdateBalances, each "Add 1" to one sub-balance,
@@ -111,7 +112,7 @@ export class BalanceLoad {
 
   /** Follows the reply topic to report progress (the final count reads the whole topic again). */
   async watchReplies(brokers = this.config.kafka.brokers): Promise<void> {
-    const consumer = kafkaClient(brokers, 'faults-progress').consumer({ groupId: `progress-${randomUUID()}`, allowAutoTopicCreation: false });
+    const consumer = kafkaClient(brokers, 'faults-progress').consumer({ groupId: `progress-${randomUUID()}`, allowAutoTopicCreation: false, ...TEST_SESSION });
     await consumer.connect();
     await consumer.subscribe({ topics: [this.config.topics.balanceReplies], fromBeginning: true });
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
@@ -169,9 +170,11 @@ export class BalanceLoad {
         headers: { [HEADER.correlationId]: c.correlationId, [HEADER.wholesaleCustomerId]: c.subscription.wholesaleCustomerId },
       })),
     );
+    // the partner writes one partition per call too: kafkajs can drop part of a multi-broker call when a broker dies
+    const sender = createPartitionedSender(producer, async () => this.config.kafka.topicPartitions);
     for (;;) {
       try {
-        await producer.send({ topic: this.config.topics.balanceCommands, acks: -1, messages });
+        await sender.send(messages.map((m) => ({ ...m, topic: this.config.topics.balanceCommands })));
         for (const c of chunk) this.sent.add(c.correlationId);
         return;
       } catch {
@@ -181,9 +184,22 @@ export class BalanceLoad {
     }
   }
 
-  /** Waits until every command was answered (by the progress watcher). */
-  async allReplied(timeoutMs: number): Promise<void> {
-    await this.repliedAtLeast(this.commands.length, timeoutMs);
+  /**
+   * Waits until every command was sent and the worker group committed the whole command topic: then every
+   * reply and event was acknowledged by Kafka. Asks with a fresh admin client each time (a long-lived client
+   * can keep stale metadata through a broker failure); returns how long it took.
+   */
+  async settled(timeoutMs: number, brokers = this.config.kafka.brokers): Promise<number> {
+    const began = Date.now();
+    let last = { committed: 0, end: 0 };
+    for (;;) {
+      if (this.sent.size === this.commands.length) {
+        last = await groupProgress(brokers, this.config.groupId, this.config.topics.balanceCommands).catch(() => last);
+        if (last.end > 0 && last.committed === last.end) return Date.now() - began;
+      }
+      if (Date.now() - began > timeoutMs) throw new Error(`not settled within ${timeoutMs} ms: sent ${this.sent.size} of ${this.commands.length}, committed ${last.committed} of ${last.end}`);
+      await sleep(500);
+    }
   }
 
   /** Compares the final state (Redis, the reply and event topics) with what was sent. */
