@@ -1,4 +1,4 @@
-/** Two projects: unit (pure logic, no I/O) and integration (one real stack per run, files one at a time). */
+/** Projects: unit (pure logic, no I/O), integration (one real stack per run, files one at a time), stack, faults. */
 const transform = { '^.+\\.ts$': ['ts-jest', {}] };
 module.exports = {
   testTimeout: 120000,
@@ -24,6 +24,15 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       testMatch: ['<rootDir>/test/stack/**/*.test.ts'],
+    },
+    {
+      // Fault injection on servers and workers the suite starts itself (npm run test:faults, docs/reliability.md).
+      displayName: 'faults',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/faults/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/faults/support/global-teardown.ts',
     },
   ],
 };

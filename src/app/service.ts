@@ -18,6 +18,7 @@ import { BatchWorker, type RecordProcessor } from '../worker/batch-worker';
 import type { EnvelopeRules, RecordPosition } from '../worker/envelope';
 import { deadLetterMessage } from '../worker/outbound';
 import { createEventPublisher } from '../adapters/kafka/event-publisher';
+import { createPartitionedSender, partitionCounts } from '../adapters/kafka/partitioned-sender';
 import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
@@ -52,6 +53,11 @@ export interface ServiceOptions {
   clock?: () => Date;
   /** Overrides HTTP_PORT; 0 = any free port (tests). */
   httpPort?: number;
+  /**
+   * Called when the consumer stopped for good (kafkajs does not restart it after a non-retriable error):
+   * the process would otherwise live on consuming nothing. The worker entry point exits non-zero.
+   */
+  onFatal?: (error: Error) => void;
 }
 
 export function loadCatalog(file: string): Catalog {
@@ -115,11 +121,25 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
   // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
   const producer = observeProducer(createProducer(kafka, { idempotent: true }), observability.metrics.messagesSent);
-  const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
+  const consumer = kafka.consumer({
+    groupId: config.groupId,
+    allowAutoTopicCreation: false,
+    maxBytesPerPartition: config.limits.maxMessageBytes * 4,
+    sessionTimeout: config.kafka.sessionTimeoutMs,
+    heartbeatInterval: config.kafka.heartbeatIntervalMs,
+    metadataMaxAge: config.kafka.metadataMaxAgeMs,
+  });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-  await producer.connect();
-  await consumer.connect();
-  const publish = createEventPublisher({ producer, codec, topics: config.topics, serviceName: config.serviceName });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (payload.restart) return;
+    log.fatal({ err: payload.error }, 'the consumer stopped for good');
+    options.onFatal?.(payload.error);
+  });
+  // partition counts for the sender, which writes one topic-partition per call (see partitioned-sender.ts)
+  const metadata = kafka.admin();
+  await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
+  const sender = createPartitionedSender(producer, partitionCounts(metadata));
+  const publish = createEventPublisher({ sender, codec, topics: config.topics, serviceName: config.serviceName });
 
   const processors = new Map<string, RecordProcessor>();
   for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
@@ -144,7 +164,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const commandLines = unredactedLogger(log);
   const worker = new BatchWorker({
     consumer,
-    producer,
+    sender,
     processors,
     concurrency: config.limits.handlerConcurrency,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
@@ -182,6 +202,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       await worker.stop();
       await producer.disconnect();
       await observability.stop();
+      await metadata.disconnect();
       await redis.quit().catch(() => redis.disconnect());
       log.info('service stopped');
     })());

@@ -35,6 +35,20 @@ export interface ServiceConfig {
     security: KafkaSecurity;
     /** Resolved offsets are committed at most this often (0: after every batch); see BatchWorker. */
     commitIntervalMs: number;
+    /**
+     * A worker silent this long leaves the group and its partitions go to the others. Also what a worker
+     * waits after a Kafka outage: its crashed-and-restarted consumer joins as a new member and the group
+     * waits for the old one's session to end (docs/reliability.md).
+     */
+    sessionTimeoutMs: number;
+    heartbeatIntervalMs: number;
+    /**
+     * How old the consumer's cluster metadata may grow. kafkajs fetches a partition only from the leader its
+     * metadata names and refreshes it only when this age passes: after a broker dies, a partition whose new
+     * leader it has not seen is not fetched at all until then (measured: stalled for good within a 2 min
+     * wait at kafkajs' 5 min default). This bounds that stall.
+     */
+    metadataMaxAgeMs: number;
   };
   schemaRegistryUrl: string;
   redis: { urls: string[]; keyPrefix: string; cluster: boolean };
@@ -197,6 +211,14 @@ function loadBalanceSettings(reader: EnvReader, env: Env): BalanceSettings {
   };
 }
 
+/** The broker refuses sessions under 6 s (group.min.session.timeout.ms); heartbeats must fit in a session several times. */
+function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'metadataMaxAgeMs'> {
+  const sessionTimeoutMs = reader.integer('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000);
+  const heartbeatIntervalMs = reader.integer('KAFKA_HEARTBEAT_INTERVAL_MS', 3_000, 100, Math.floor(sessionTimeoutMs / 3));
+  const metadataMaxAgeMs = reader.integer('KAFKA_METADATA_MAX_AGE_MS', 10_000, 1_000, 300_000);
+  return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs };
+}
+
 /** Topic names by role; each variable falls back to the contract's default name. */
 export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   return Object.fromEntries(
@@ -216,6 +238,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
       security: loadKafkaSecurity(reader),
       commitIntervalMs: reader.integer('KAFKA_COMMIT_INTERVAL_MS', 200, 0, 60_000),
+      ...loadGroupTimings(reader),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     redis: {

@@ -3,6 +3,7 @@ import { loadConfig } from '../config';
 import { envelopeRules } from '../app/service';
 import { createKafka, createProducer, ensureTopics } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
+import { createPartitionedSender, partitionCounts } from '../adapters/kafka/partitioned-sender';
 import { registerContract } from '../contract/register';
 import { COMMAND_TOPICS } from '../contract/topology';
 import type { Domain } from '../handlers/types';
@@ -55,15 +56,17 @@ async function main(): Promise<void> {
 
   const producer = createProducer(kafka, { idempotent: true });
   const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
-  await producer.connect();
-  await consumer.connect();
+  const metadata = kafka.admin();
+  await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
+  // The same sender as the service: one topic-partition per call (src/adapters/kafka/partitioned-sender.ts).
+  const sender = createPartitionedSender(producer, partitionCounts(metadata));
   await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
   // The service's per-command log line, so both sides pay for the same logging.
   const logLine = (outcome: RecordOutcome, position: RecordPosition, durationMs: number) => ({ ...position, ...outcome, outbound: undefined, durationMs: Math.round(durationMs * 10) / 10 });
   const commandLines = unredactedLogger(log);
   const worker = new BatchWorker({
     consumer,
-    producer,
+    sender,
     processors,
     concurrency: config.limits.handlerConcurrency,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
@@ -77,7 +80,7 @@ async function main(): Promise<void> {
   const shutdown = () => {
     worker
       .stop()
-      .then(() => producer.disconnect())
+      .then(() => Promise.all([producer.disconnect(), metadata.disconnect()]))
       .then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGTERM', shutdown);

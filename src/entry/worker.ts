@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../config';
-import { startService } from '../app/service';
+import { startService, type RunningService } from '../app/service';
 import { createLogger } from '../observability/logger';
 
 /** Production entry point: configuration from the environment only, no embedded stack. */
@@ -15,18 +15,20 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger({ level: config.logLevel, name: config.serviceName });
-  const service = await startService(config, log);
-  log.info({ groupId: config.groupId, topics: config.topics }, 'worker started');
-  const shutdown = (signal: string) => {
+  let service: RunningService | undefined;
+  const shutdown = (signal: string, exitCode = 0): void => {
     log.info({ signal }, 'shutting down: finishing in-flight commands');
-    service.stop().then(
-      () => process.exit(0),
+    (service?.stop() ?? Promise.resolve()).then(
+      () => process.exit(exitCode),
       (error) => {
         log.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
   };
+  // a consumer kafkajs will not restart: leave, so that the orchestrator starts a fresh worker
+  service = await startService(config, log, { onFatal: () => shutdown('consumer stopped', 1) });
+  log.info({ groupId: config.groupId, topics: config.topics }, 'worker started');
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }

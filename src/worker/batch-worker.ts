@@ -1,16 +1,15 @@
-import type { Consumer, EachBatchPayload, KafkaMessage, Producer } from 'kafkajs';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { RetriableError } from '../errors/codes';
 import { correlationIdOf, type RecordPosition } from './envelope';
-import { CoalescingSender } from './coalescing-sender';
+import type { OutboundSender } from '../adapters/kafka/partitioned-sender';
 import type { Outbound } from './outbound';
 
 /**
  * The consume → process → produce → commit loop. Each fetched batch is split by record key: records of
  * one key run one after another (per-number order), different keys run concurrently. Everything the batch
- * produced goes out in one sendBatch (acks=all, idempotent producer; batches of several partitions that
- * finish together share it, see CoalescingSender), and only then are the offsets resolved and committed:
- * at-least-once, with redeliveries made harmless by the reply cache.
+ * produced goes out through the sender (acks=all, idempotent producer, one partition per call), and only
+ * then are the offsets resolved and committed: at-least-once, with redeliveries made harmless by the reply cache.
  * A RetriableError (Redis or the registry away) holds the partition: the failed records are retried with
  * backoff, heartbeating, until they succeed or the consumer stops; they are never committed unprocessed.
  *
@@ -32,7 +31,8 @@ export type RecordProcessor = (message: KafkaMessage, position: RecordPosition) 
 
 export interface BatchWorkerOptions {
   consumer: Consumer;
-  producer: Producer;
+  /** Writes what a batch produced; resolves once Kafka acknowledged all of it. */
+  sender: OutboundSender;
   /** Topic name → the processor of its records. */
   processors: ReadonlyMap<string, RecordProcessor>;
   concurrency: number;
@@ -85,10 +85,8 @@ export class BatchWorker {
   /** Commits what kafkajs holds as resolved and not yet committed (any batch's payload reaches the same group). */
   private committer?: Committer;
 
-  private readonly sender: CoalescingSender;
 
   constructor(private readonly options: BatchWorkerOptions) {
-    this.sender = new CoalescingSender(options.producer);
   }
 
   async run(): Promise<void> {
@@ -200,18 +198,6 @@ export class BatchWorker {
   }
 
   private async send(outbound: Outbound[]): Promise<void> {
-    if (outbound.length === 0) return;
-    const byTopic = new Map<string, Outbound[]>();
-    for (const message of outbound) {
-      const list = byTopic.get(message.topic);
-      if (list) list.push(message);
-      else byTopic.set(message.topic, [message]);
-    }
-    await this.sender.send(
-      [...byTopic].map(([topic, messages]) => ({
-        topic,
-        messages: messages.map(({ key, value, headers, partition }) => ({ key, value, headers, partition })),
-      })),
-    );
+    await this.options.sender.send(outbound);
   }
 }

@@ -20,6 +20,9 @@ export const DLQ_HEADER = {
   sourcePartition: 'x-dlq-source-partition',
   sourceOffset: 'x-dlq-source-offset',
   sourceTimestamp: 'x-dlq-source-timestamp',
+  keyTruncated: 'x-dlq-key-truncated',
+  valueTruncated: 'x-dlq-value-truncated',
+  headersDropped: 'x-dlq-headers-dropped',
 } as const;
 
 export interface ErrorReplyValue {
@@ -55,17 +58,42 @@ export function replyMessage(envelope: Envelope, status: string, value: Buffer):
 /** The bearer token is a credential, replayable until it expires: it never travels on to the DLQ. */
 const isSecretHeader = (name: string): boolean => name.toLowerCase() === HEADER.authorization.toLowerCase();
 
-const copyHeaders = (headers: IHeaders | undefined): Record<string, string | Buffer> => {
+/**
+ * A dead letter must itself fit in one Kafka record (the broker's message.max.bytes, 1 MiB by default),
+ * whatever the poison record carried: its key and value are kept up to DEAD_LETTER_BODY_BYTES together and
+ * its headers up to DEAD_LETTER_HEADER_BYTES, and what was cut is said in x-dlq-*-truncated headers (the
+ * original sizes). A record the broker refuses would fail the whole batch again at every redelivery.
+ */
+export const DEAD_LETTER_BODY_BYTES = 512 * 1024;
+export const DEAD_LETTER_HEADER_BYTES = 256 * 1024;
+const DEAD_LETTER_KEY_BYTES = 16 * 1024;
+
+const headerBytes = (value: string | Buffer): number => (Buffer.isBuffer(value) ? value.length : Buffer.byteLength(value));
+
+const copyHeaders = (headers: IHeaders | undefined): { headers: Record<string, string | Buffer>; dropped: number } => {
   const copy: Record<string, string | Buffer> = {};
+  let bytes = 0;
+  let dropped = 0;
   for (const [name, raw] of Object.entries(headers ?? {})) {
     if (isSecretHeader(name)) continue;
     const first = Array.isArray(raw) ? raw[0] : raw;
-    if (first !== undefined) copy[name] = first;
+    if (first === undefined) continue;
+    const size = Buffer.byteLength(name) + headerBytes(first);
+    if (bytes + size > DEAD_LETTER_HEADER_BYTES) {
+      dropped++;
+      continue;
+    }
+    bytes += size;
+    copy[name] = first;
   }
-  return copy;
+  return { headers: copy, dropped };
 };
 
-/** The poison message byte for byte (without its Authorization header), with headers saying why and where it came from. */
+function truncated(bytes: Buffer | null, limit: number): Buffer | null {
+  return bytes === null || bytes.length <= limit ? bytes : bytes.subarray(0, limit);
+}
+
+/** The poison message byte for byte (within the bounds above, without its Authorization header), with headers saying why and where it came from. */
 export function deadLetterMessage(
   deadLetterTopic: string,
   record: { key: Buffer | null; value: Buffer | null; headers?: IHeaders; timestamp: string },
@@ -73,12 +101,20 @@ export function deadLetterMessage(
   reason: DeadLetterReason,
   detail: string,
 ): Outbound {
+  const { headers, dropped } = copyHeaders(record.headers);
+  const key = truncated(record.key, DEAD_LETTER_KEY_BYTES);
+  const value = truncated(record.value, DEAD_LETTER_BODY_BYTES - (key?.length ?? 0));
+  const cut: Record<string, string> = {};
+  if (key !== record.key) cut[DLQ_HEADER.keyTruncated] = String(record.key!.length);
+  if (value !== record.value) cut[DLQ_HEADER.valueTruncated] = String(record.value!.length);
+  if (dropped > 0) cut[DLQ_HEADER.headersDropped] = String(dropped);
   return {
     topic: deadLetterTopic,
-    key: record.key,
-    value: record.value,
+    key,
+    value,
     headers: {
-      ...copyHeaders(record.headers),
+      ...headers,
+      ...cut,
       [DLQ_HEADER.reason]: reason,
       [DLQ_HEADER.detail]: detail.slice(0, 1024),
       [DLQ_HEADER.sourceTopic]: position.topic,
@@ -87,6 +123,13 @@ export function deadLetterMessage(
       [DLQ_HEADER.sourceTimestamp]: record.timestamp,
     },
   };
+}
+
+/** Bytes a message takes on the wire, near enough to keep a send below the broker's batch limit. */
+export function outboundBytes(message: Outbound): number {
+  let bytes = 64 + (message.key === null ? 0 : headerBytes(message.key)) + (message.value?.length ?? 0);
+  for (const [name, value] of Object.entries(message.headers)) bytes += Buffer.byteLength(name) + headerBytes(value);
+  return bytes;
 }
 
 /** CloudEvents Kafka binding, binary mode: attributes as ce_* headers, content-type = datacontenttype. */

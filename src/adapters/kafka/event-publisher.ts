@@ -1,6 +1,6 @@
-import type { Producer } from 'kafkajs';
 import type { OutgoingMessage, TopicRole } from '../../handlers/types';
 import { cloudEventHeaders } from '../../worker/outbound';
+import type { OutboundSender } from './partitioned-sender';
 
 /**
  * Publishes messages produced outside a command (the renewal scheduler's billing events): Avro through the
@@ -12,7 +12,7 @@ export interface EventEncoder {
 
 export type PublishEvents = (messages: OutgoingMessage[]) => Promise<void>;
 
-export function createEventPublisher(deps: { producer: Producer; codec: EventEncoder; topics: Readonly<Record<TopicRole, string>>; serviceName: string }): PublishEvents {
+export function createEventPublisher(deps: { sender: OutboundSender; codec: EventEncoder; topics: Readonly<Record<TopicRole, string>>; serviceName: string }): PublishEvents {
   return async (messages) => {
     const encoded = await Promise.all(
       messages.map(async (m) => {
@@ -21,11 +21,9 @@ export function createEventPublisher(deps: { producer: Producer; codec: EventEnc
         const headers = m.cloudEvent
           ? cloudEventHeaders({ ...m.cloudEvent, source: deps.serviceName, type: m.recordName, correlationId })
           : {};
-        return { topic, message: { key: m.key, value: await deps.codec.encode(topic, m.recordName, m.value), headers } };
+        return { topic, key: m.key, value: await deps.codec.encode(topic, m.recordName, m.value), headers };
       }),
     );
-    const byTopic = new Map<string, { key: string; value: Buffer; headers: Record<string, string> }[]>();
-    for (const { topic, message } of encoded) byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
-    await deps.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, msgs]) => ({ topic, messages: msgs })) });
+    await deps.sender.send(encoded);
   };
 }

@@ -4,6 +4,7 @@ import type { Type } from 'avsc';
 import { RetriableError } from '../../errors/codes';
 import type { AvroRecordSchema } from '../../contract/schemas';
 import { subjectFor } from '../../contract/topology';
+import { avroBoundsProblem } from './avro-bounds';
 
 /**
  * Avro in the Confluent wire format (magic byte 0, 4-byte big-endian schema id, Avro body) over a
@@ -104,9 +105,13 @@ export class AvroCodec {
     }
     const schemaId = buffer.readUInt32BE(1);
     const type = await this.writerType(schemaId);
+    const body = buffer.subarray(WIRE_HEADER_BYTES);
+    // avsc trusts lengths and block counts: a few bytes claiming 2^40 items would exhaust the heap
+    const outOfBounds = avroBoundsProblem(type, body);
+    if (outOfBounds) throw new DecodeError('UNDECODABLE', `Avro body does not fit schema ${schemaId}: ${outOfBounds}`);
     let value: Record<string, unknown>;
     try {
-      value = type.fromBuffer(buffer.subarray(WIRE_HEADER_BYTES)) as Record<string, unknown>;
+      value = type.fromBuffer(body) as Record<string, unknown>;
     } catch (error) {
       throw new DecodeError('UNDECODABLE', `Avro body does not match schema ${schemaId}: ${(error as Error).message}`);
     }

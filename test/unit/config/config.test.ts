@@ -16,6 +16,7 @@ describe('loadConfig', () => {
     expect(config.topics.deadLetters).toBe('wholesale.commands.dlq.v1');
     expect(config.limits.idempotencyTtlSeconds).toBe(86400);
     expect(config.redis).toEqual({ urls: ['redis://127.0.0.1:6379'], keyPrefix: 'wh:', cluster: false });
+    expect(config.kafka).toMatchObject({ sessionTimeoutMs: 30000, heartbeatIntervalMs: 3000 });
   });
 
   it.each([
@@ -27,6 +28,8 @@ describe('loadConfig', () => {
     [{ REDIS_CLUSTER: 'yes' }, 'REDIS_CLUSTER'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ NON_PORTABLE_RANGES: 'abc' }, 'NON_PORTABLE_RANGES'],
+    [{ KAFKA_SESSION_TIMEOUT_MS: '5000' }, 'KAFKA_SESSION_TIMEOUT_MS'],
+    [{ KAFKA_SESSION_TIMEOUT_MS: '9000', KAFKA_HEARTBEAT_INTERVAL_MS: '3001' }, 'KAFKA_HEARTBEAT_INTERVAL_MS'],
   ])('stops with one line naming the variable: %j', (override, variable) => {
     let error: unknown;
     try {

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import type { Consumer, EachBatchPayload, KafkaMessage, Producer } from 'kafkajs';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { OutboundSender } from '../../../src/adapters/kafka/partitioned-sender';
 import pino from 'pino';
 import { RetriableError } from '../../../src/errors/codes';
 import { BatchWorker, type RecordOutcome, type RecordProcessor } from '../../../src/worker/batch-worker';
@@ -26,11 +27,11 @@ function harness(processor: RecordProcessor) {
   let eachBatch!: (payload: EachBatchPayload) => Promise<void>;
   const consumer = { run: async (options: { eachBatch: typeof eachBatch }) => void (eachBatch = options.eachBatch) } as unknown as Consumer;
   const sent: string[] = [];
-  const producer = { sendBatch: async (b: { topicMessages: { topic: string; messages: unknown[] }[] }) => void b.topicMessages.forEach((t) => t.messages.forEach(() => sent.push(t.topic))) } as unknown as Producer;
+  const sender: OutboundSender = { send: async (messages) => void messages.forEach((m) => sent.push(m.topic)) };
   const outcomes: { outcome: RecordOutcome; position: RecordPosition; message: KafkaMessage }[] = [];
   const worker = new BatchWorker({
     consumer,
-    producer,
+    sender,
     processors: new Map([[TOPIC, processor]]),
     concurrency: 4,
     partitionsConsumedConcurrently: 1,

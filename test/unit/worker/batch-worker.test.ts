@@ -1,9 +1,10 @@
-import type { Consumer, EachBatchPayload, KafkaMessage, Producer } from 'kafkajs';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { OutboundSender } from '../../../src/adapters/kafka/partitioned-sender';
 import pino from 'pino';
 import { BatchWorker, type RecordProcessor } from '../../../src/worker/batch-worker';
 
 /**
- * The BatchWorker's commit rules over a fake consumer and producer (no Kafka): offsets are committed
+ * The BatchWorker's commit rules over a fake consumer and sender (no Kafka): offsets are committed
  * only after the batch's messages were acknowledged, at most once per interval, by a timer when no
  * batch comes, and always before the worker leaves the group.
  */
@@ -27,13 +28,12 @@ class FakeKafka {
     },
   } as unknown as Consumer;
 
-  producer = {
-    sendBatch: async ({ topicMessages }: { topicMessages: { messages: unknown[] }[] }) => {
+  sender: OutboundSender = {
+    send: async (messages) => {
       await this.sendGate;
-      this.events.push(`send ${topicMessages.reduce((n, t) => n + t.messages.length, 0)}`);
-      return [];
+      this.events.push(`send ${messages.length}`);
     },
-  } as unknown as Producer;
+  };
 
   payload(partition: number, offsets: string[]): EachBatchPayload {
     const messages = offsets.map((offset) => ({ offset, key: Buffer.from(`k${offset}`), value: Buffer.from('v'), headers: {}, timestamp: '0' }) as unknown as KafkaMessage);
@@ -62,7 +62,7 @@ const echo: RecordProcessor = async (message) => ({ outbound: [{ topic: 'replies
 async function startWorker(kafka: FakeKafka, commitIntervalMs: number): Promise<BatchWorker> {
   const worker = new BatchWorker({
     consumer: kafka.consumer,
-    producer: kafka.producer,
+    sender: kafka.sender,
     processors: new Map([['commands', echo]]),
     concurrency: 4,
     partitionsConsumedConcurrently: 2,

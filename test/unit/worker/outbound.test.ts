@@ -1,4 +1,4 @@
-import { cloudEventHeaders, deadLetterMessage, errorReplyValue, replyHeaders, DLQ_HEADER } from '../../../src/worker/outbound';
+import { cloudEventHeaders, deadLetterMessage, errorReplyValue, outboundBytes, replyHeaders, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, DLQ_HEADER } from '../../../src/worker/outbound';
 import type { Envelope } from '../../../src/worker/envelope';
 
 const envelope: Envelope = { correlationId: 'c-1', correlationSource: 'header', replyTopic: 'r', problems: [] };
@@ -33,6 +33,19 @@ describe('outbound messages', () => {
     const letter = deadLetterMessage('dlq', { key: null, value: null, headers, timestamp: '1' }, { topic: 't', partition: 0, offset: '1' }, 'NOT_AVRO', 'x');
     expect(Object.keys(letter.headers).filter((h) => h.toLowerCase() === 'authorization')).toEqual([]);
     expect(letter.headers['X-Correlation-Id']).toBe('c');
+  });
+
+  it('a dead letter of a huge record stays below the broker limit and says what was cut', () => {
+    const headers = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`h${i}`, Buffer.alloc(1000, 1)]));
+    const record = { key: Buffer.alloc(40_000, 2), value: Buffer.alloc(1_000_000, 3), headers, timestamp: '1' };
+    const letter = deadLetterMessage('dlq', record, { topic: 't', partition: 0, offset: '5' }, 'TOO_LARGE', 'big');
+    expect(outboundBytes(letter)).toBeLessThan(DEAD_LETTER_BODY_BYTES + DEAD_LETTER_HEADER_BYTES + 4096);
+    expect(outboundBytes(letter)).toBeLessThan(1024 * 1024 - 1024);
+    expect((letter.key as Buffer).length + letter.value!.length).toBe(DEAD_LETTER_BODY_BYTES);
+    expect(letter.value!.subarray(0, 10)).toEqual(record.value.subarray(0, 10));
+    expect(letter.headers).toMatchObject({ [DLQ_HEADER.keyTruncated]: '40000', [DLQ_HEADER.valueTruncated]: '1000000', [DLQ_HEADER.reason]: 'TOO_LARGE' });
+    expect(Number(letter.headers[DLQ_HEADER.headersDropped])).toBe(600 - Object.keys(letter.headers).filter((h) => /^h\d+$/.test(h)).length);
+    expect(Number(letter.headers[DLQ_HEADER.headersDropped])).toBeGreaterThan(0);
   });
 
   it('CloudEvents binary mode: ce_* attributes and content-type application/avro', () => {

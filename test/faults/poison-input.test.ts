@@ -1,0 +1,209 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Producer } from 'kafkajs';
+import { AvroCodec } from '../../src/adapters/registry/avro-codec';
+import { HEADER, positionalCorrelationId } from '../../src/worker/envelope';
+import { DLQ_HEADER } from '../../src/worker/outbound';
+import { createTopics } from '../support/harness';
+import { WorkerProcess } from '../support/worker-process';
+import { avroString, varint, wireHeader } from '../support/avro-bytes';
+import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
+import { faultConfig, workerEnv } from './support/fault-config';
+import { report, seconds } from './support/report';
+import { drainTopic, headerString, kafkaClient } from './support/topics';
+
+jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration
+
+/**
+ * Issue 7, item 6: poison and hostile input at volume, mixed into 1,000 valid UpdateBalances. Every bad
+ * record must end in the dead-letter topic (found by its source topic, partition and offset) or be answered
+ * with an error (found by its correlation id, or the one the worker derives from its position), never with
+ * Success; the valid commands must all be applied exactly once; and the worker process's memory must stay
+ * bounded (RSS sampled through the run).
+ */
+const PARTITIONS = 4;
+const MB = 1024 * 1024;
+
+interface Poison {
+  kind: string;
+  topic: string;
+  key: string | Buffer | null;
+  value: Buffer | null;
+  headers?: Record<string, string | Buffer>;
+  /** The correlation id the requester gave, when it gave one. */
+  correlationId?: string;
+  /** Default: spread round-robin. */
+  partition?: number;
+}
+
+interface SentPoison extends Poison {
+  partition: number;
+  offset: string;
+}
+
+const randomInt = (max: number) => Math.floor(Math.random() * max);
+
+/** Sends records one partition each, chosen here, so that every record's offset is known from the acknowledgement. */
+async function sendPoison(producer: Producer, poison: Poison[], perRequest: number): Promise<SentPoison[]> {
+  const sent: SentPoison[] = [];
+  for (let from = 0; from < poison.length; from += perRequest) {
+    const chunk = poison.slice(from, from + perRequest).map((p, i) => ({ ...p, partition: p.partition ?? (from + i) % PARTITIONS }));
+    const byTopic = new Map<string, typeof chunk>();
+    for (const p of chunk) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
+    for (const [topic, records] of byTopic) {
+      const metadata = await producer.send({ topic, acks: -1, messages: records.map(({ key, value, headers, partition }) => ({ key, value, headers, partition })) });
+      const next = new Map(metadata.map((m) => [m.partition, BigInt(m.baseOffset!)]));
+      for (const record of records) {
+        const offset = next.get(record.partition)!;
+        next.set(record.partition, offset + 1n);
+        sent.push({ ...record, offset: offset.toString() });
+      }
+    }
+  }
+  return sent;
+}
+
+describe('poison and hostile input at volume, mixed into valid traffic', () => {
+  let worker: WorkerProcess | undefined;
+  let load: BalanceLoad | undefined;
+
+  afterAll(async () => {
+    await worker?.signal('SIGKILL');
+    await load?.stop();
+  });
+
+  it('every bad record is dead-lettered or answered with an error, every valid command applied once, memory bounded', async () => {
+    const began = Date.now();
+    const config = faultConfig();
+    const { topics } = config;
+    await createTopics(config);
+    const valid = 1000;
+    load = await BalanceLoad.prepare(config, { subscriptions: 20, commands: valid, producers: 2, ratePerSecond: 250 });
+    await load.watchReplies();
+    worker = await WorkerProcess.start(workerEnv(config));
+    const rss: number[] = [];
+    const sampler = setInterval(() => worker?.running && rss.push(worker.rssBytes()), 250);
+
+    // warm up with the first valid commands, then take the baseline
+    const sending = load.send();
+    await load.repliedAtLeast(200, 60_000);
+    const rssBefore = worker.rssBytes();
+
+    const codec = new AvroCodec(config.schemaRegistryUrl);
+    const update = (gpsi: string) =>
+      codec.encode(topics.balanceCommands, 'wholesale.balance.v1.UpdateBalances', {
+        gpsi,
+        balances: [{ subBalanceInstId: `${gpsi}-1`, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Add', quantity: 1, unitType: 'MB' }],
+      });
+    const validBody = await update('15550001111');
+    const gpsi = () => `1555${String(randomInt(1e7)).padStart(7, '0')}`;
+    const withId = (p: Omit<Poison, 'headers' | 'correlationId'>, extra: Record<string, string | Buffer> = {}): Poison => {
+      const correlationId = randomUUID();
+      return { ...p, correlationId, headers: { [HEADER.correlationId]: correlationId, [HEADER.wholesaleCustomerId]: 'WC-POISON', ...extra } };
+    };
+    const commandTopics = [topics.balanceCommands, topics.balanceCommands, topics.portinCommands, topics.npResponses];
+
+    const small: Poison[] = [
+      // 10,000 random byte strings over the command topics and the NP responses; a third carry a correlation id
+      ...Array.from({ length: 10_000 }, (_, i) => {
+        const raw = { kind: 'random bytes', topic: commandTopics[i % commandTopics.length]!, key: i % 5 === 0 ? null : gpsi(), value: randomBytes(randomInt(300)) };
+        return i % 3 === 0 ? withId(raw) : raw;
+      }),
+      // valid Avro cut short (the 5-byte wire header kept)
+      ...(await Promise.all(Array.from({ length: 500 }, async () => {
+        const body = await update(gpsi());
+        return withId({ kind: 'truncated Avro', topic: topics.balanceCommands, key: gpsi(), value: body.subarray(0, 5 + randomInt(body.length - 5)) });
+      }))),
+      // valid Avro of records that have no handler on the balance topic
+      ...(await Promise.all(Array.from({ length: 200 }, async (_, i) =>
+        withId({
+          kind: 'wrong record',
+          topic: topics.balanceCommands,
+          key: gpsi(),
+          value:
+            i % 2 === 0
+              ? await codec.encode(topics.portinCommands, 'wholesale.portin.v1.CheckPortInEligibility', { gpsi: gpsi() })
+              : await codec.encode(topics.balanceReplies, 'wholesale.balance.v1.QueryBalancesReply', { status: 'Success', balances: [] }),
+        }),
+      ))),
+      // the wire format with schema ids the registry never gave
+      ...Array.from({ length: 300 }, (_, i) => withId({ kind: 'unknown schema id', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(1_500_000_000 + i), randomBytes(20)]) })),
+      // a 17-byte body whose array claims 2^40 items (avsc alone exhausts the heap on it)
+      ...Array.from({ length: 50 }, () => withId({ kind: 'Avro block bomb', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(validBody.readUInt32BE(1)), avroString('15550001111'), varint(2 ** 40)]) })),
+      // a valid command with no headers at all, or without the wholesale customer
+      ...Array.from({ length: 200 }, () => ({ kind: 'missing headers', topic: topics.balanceCommands, key: gpsi(), value: validBody })),
+      ...Array.from({ length: 100 }, () => {
+        const correlationId = randomUUID();
+        return { kind: 'missing headers', topic: topics.balanceCommands, key: gpsi(), value: validBody, correlationId, headers: { [HEADER.correlationId]: correlationId } };
+      }),
+    ];
+    const large: Poison[] = [
+      // huge headers: a 200 KB correlation id, a 200 KB wholesale customer, 600 headers of 1 KB on random bytes
+      ...Array.from({ length: 20 }, () => ({ kind: 'huge headers', topic: topics.balanceCommands, key: gpsi(), value: validBody, headers: { [HEADER.correlationId]: 'c'.repeat(200_000), [HEADER.wholesaleCustomerId]: 'WC-1' } })),
+      ...Array.from({ length: 20 }, () => withId({ kind: 'huge headers', topic: topics.balanceCommands, key: gpsi(), value: validBody }, { [HEADER.wholesaleCustomerId]: 'w'.repeat(200_000) })),
+      ...Array.from({ length: 10 }, () => ({ kind: 'huge headers', topic: topics.balanceCommands, key: 'same-key', value: randomBytes(1000), headers: Object.fromEntries(Array.from({ length: 600 }, (_, h) => [`x-junk-${h}`, randomBytes(1000)])) })),
+      // records just under the worker's 256 KiB limit on one partition with one key: a fetch brings four, whose dead
+      // letters (one key, one partition) add up to more than the broker takes in one batch
+      ...Array.from({ length: 8 }, () => ({ ...withId({ kind: 'large, one key', topic: topics.balanceCommands, key: 'same-key', value: Buffer.concat([Buffer.from([1]), randomBytes(261_999)]) }), partition: 0 })),
+      // records near the broker's 1 MiB limit: over the worker's limit, dead-lettered cut to fit
+      ...Array.from({ length: 3 }, () => withId({ kind: 'near 1 MiB', topic: topics.balanceCommands, key: 'same-key', value: randomBytes(900_000) })),
+    ];
+    const partner = kafkaClient(config.kafka.brokers, 'faults-hostile').producer({ allowAutoTopicCreation: false });
+    await partner.connect();
+    const poisonBegan = Date.now();
+    const shuffled = [...small].sort(() => Math.random() - 0.5);
+    const sent = [...(await sendPoison(partner, shuffled, 200)), ...(await sendPoison(partner, large, 1))];
+    await partner.disconnect();
+    const poisonSentMs = Date.now() - poisonBegan;
+    await sending;
+    await load.settled(120_000);
+
+    // every poison record accounted for: its dead letter (by source position) or its error reply
+    const dlq = new Set(
+      (await drainTopic(config.kafka.brokers, topics.deadLetters, 120_000)).map((d) =>
+        [headerString(d, DLQ_HEADER.sourceTopic), headerString(d, DLQ_HEADER.sourcePartition), headerString(d, DLQ_HEADER.sourceOffset)].join('/'),
+      ),
+    );
+    const replies = new Map<string, string>();
+    for (const topic of [topics.balanceReplies, topics.portinReplies]) {
+      for (const reply of await drainTopic(config.kafka.brokers, topic, 120_000)) replies.set(headerString(reply, HEADER.correlationId)!, headerString(reply, HEADER.status)!);
+    }
+    // the worker answers a record without a usable correlation id under one derived from its position
+    const answerIdOf = (p: SentPoison) => p.correlationId ?? positionalCorrelationId(p);
+    const byKind = new Map<string, { sent: number; dlq: number; errors: number; success: number; unaccounted: number }>();
+    const unaccounted: string[] = [];
+    for (const p of sent) {
+      const counts = byKind.get(p.kind) ?? { sent: 0, dlq: 0, errors: 0, success: 0, unaccounted: 0 };
+      byKind.set(p.kind, counts);
+      counts.sent++;
+      const inDlq = dlq.has(`${p.topic}/${p.partition}/${p.offset}`);
+      const status = replies.get(answerIdOf(p));
+      if (inDlq) counts.dlq++;
+      if (status !== undefined && status !== 'Success') counts.errors++;
+      if (status === 'Success') counts.success++;
+      if (!inDlq && (status === undefined || status === 'Success')) {
+        counts.unaccounted++;
+        if (unaccounted.length < 5) unaccounted.push(`${p.kind} ${p.topic}/${p.partition}/${p.offset} ${p.value?.subarray(0, 16).toString('hex')}`);
+      }
+    }
+    clearInterval(sampler);
+    const rssAfter = worker.rssBytes();
+    const rssPeak = Math.max(...rss);
+    const tally = await load.tally();
+    const total = [...byKind.values()].reduce((sum, c) => ({ sent: sum.sent + c.sent, dlq: sum.dlq + c.dlq, errors: sum.errors + c.errors, unaccounted: sum.unaccounted + c.unaccounted }), { sent: 0, dlq: 0, errors: 0, unaccounted: 0 });
+    report('poison and hostile input', tally, [
+      `poison sent ${total.sent} in ${(poisonSentMs / 1000).toFixed(1)} s: dead-lettered ${total.dlq}, answered with an error ${total.errors}, unaccounted ${total.unaccounted}`,
+      [...byKind].map(([kind, c]) => `${kind} ${c.sent}/${c.dlq} DLQ/${c.errors} errors`).join(', '),
+      `worker RSS ${(rssBefore / MB).toFixed(0)} MB before the poison, peak ${(rssPeak / MB).toFixed(0)} MB, ${(rssAfter / MB).toFixed(0)} MB after`,
+      `worker outcomes ${JSON.stringify(worker.outcomes())}, same process: ${worker.running}`,
+      ...tallyExtras(tally),
+      seconds(began),
+    ]);
+    expect(unaccounted).toEqual([]);
+    expect([...byKind.values()].every((c) => c.success === 0)).toBe(true);
+    expect(worker.running).toBe(true);
+    expectExactlyOnce(tally, valid);
+    // bounded: the poison (≈ 20 MB of records) leaves no lasting growth and no runaway peak
+    expect(rssAfter - rssBefore).toBeLessThan(150 * MB);
+    expect(rssPeak).toBeLessThan(rssBefore + 300 * MB);
+  });
+});

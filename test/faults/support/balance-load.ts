@@ -1,0 +1,277 @@
+import { randomUUID } from 'node:crypto';
+import type { Producer } from 'kafkajs';
+import type { ServiceConfig } from '../../../src/config';
+import { loadCatalog } from '../../../src/app/service';
+import { createBalanceComponents, type BalanceComponents } from '../../../src/app/balance';
+import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';
+import { createPartitionedSender } from '../../../src/adapters/kafka/partitioned-sender';
+import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
+import { registerContract } from '../../../src/contract/register';
+import { HEADER } from '../../../src/worker/envelope';
+import { createActiveSubscription, type TestSubscription } from '../../support/subscriptions';
+import type { Counts } from './report';
+import { drainTopic, groupProgress, headerString, kafkaClient, TEST_SESSION } from './topics';
+
+/**
+ * The fixed workload of the fault tests: `commands` UpdateBalances, each "Add 1" to one sub-balance,
+ * spread round-robin over every sub-balance of `subscriptions` active subscriptions, sent by `producers`
+ * producers at about `ratePerSecond`, keyed by gpsi, each with its own correlation id. A send that fails
+ * (Kafka away) is sent again as it was, as a partner would. The final state is checked against what was
+ * sent: every sub-balance must end at its start plus 1 per Add sent to it, the ledgers must hold each
+ * command's Add exactly once, every command must have a Success reply and one billing event (one ce_id).
+ */
+export interface BalanceLoadOptions {
+  subscriptions: number;
+  commands: number;
+  producers: number;
+  ratePerSecond: number;
+}
+
+interface PlannedCommand {
+  correlationId: string;
+  subscription: TestSubscription;
+  subBalanceInstId: string;
+  subBalanceType: string;
+  unitType: string;
+}
+
+export interface BalanceTally extends Counts {
+  /** Reply records read for our correlation ids (more than `replied` when a redelivery answered again). */
+  replyCopies: number;
+  notSuccess: number;
+  /** Distinct ce_id of BalancesUpdated events for our commands, and event records in all. */
+  eventIds: number;
+  eventCopies: number;
+  /** Commands with more than one distinct event id (an effect published twice as different events). */
+  eventDuplicates: number;
+  /** Sub-balances whose final remaining differs from start + Adds sent, as `id: got X, expected Y`. */
+  balanceMismatches: string[];
+}
+
+const UPDATE_BALANCES = 'wholesale.balance.v1.UpdateBalances';
+const CHUNK = 25;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class BalanceLoad {
+  private readonly sent = new Set<string>();
+  private readonly progress = new Set<string>();
+  private sendAttemptsFailed = 0;
+  private stopProgress?: () => Promise<void>;
+
+  private constructor(
+    readonly config: ServiceConfig,
+    private readonly options: BalanceLoadOptions,
+    private readonly redis: RedisClient,
+    private readonly balance: BalanceComponents,
+    private readonly codec: AvroCodec,
+    private readonly commands: PlannedCommand[],
+    /** subBalanceInstId → remaining (milli-units) before the load. */
+    private readonly start: Map<string, number>,
+    private readonly subscriptions: TestSubscription[],
+  ) {}
+
+  /** Creates the subscriptions in Redis, registers the contract and plans the commands. */
+  static async prepare(config: ServiceConfig, options: BalanceLoadOptions): Promise<BalanceLoad> {
+    const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster, maxRetriesPerRequest: 20 });
+    const balance = createBalanceComponents({ config, catalog: loadCatalog(config.catalogFile), redis });
+    const codec = new AvroCodec(config.schemaRegistryUrl);
+    await registerContract(codec, config.topics);
+    const subscriptions = await Promise.all(
+      Array.from({ length: options.subscriptions }, () => createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: `CF${randomUUID().slice(0, 8)}` })),
+    );
+    const start = new Map<string, number>();
+    const targets: Omit<PlannedCommand, 'correlationId'>[][] = [];
+    for (const subscription of subscriptions) {
+      const { balances } = await balance.balances.queryBalances(subscription.gpsi, [subscription.wholesaleCustomerId]);
+      for (const b of balances) start.set(b.subBalanceInstId, b.remaining);
+      targets.push(balances.map((b) => ({ subscription, subBalanceInstId: b.subBalanceInstId, subBalanceType: b.subBalanceType, unitType: b.unitType })));
+    }
+    const commands = Array.from({ length: options.commands }, (_, i) => {
+      const ofSubscription = targets[i % targets.length]!;
+      return { ...ofSubscription[Math.floor(i / targets.length) % ofSubscription.length]!, correlationId: randomUUID() };
+    });
+    return new BalanceLoad(config, options, redis, balance, codec, commands, start, subscriptions);
+  }
+
+  get size(): number {
+    return this.commands.length;
+  }
+
+  /** Distinct correlation ids answered so far (after watchReplies). */
+  get replied(): number {
+    return this.progress.size;
+  }
+
+  get sentCount(): number {
+    return this.sent.size;
+  }
+
+  get failedSends(): number {
+    return this.sendAttemptsFailed;
+  }
+
+  /** Follows the reply topic to report progress (the final count reads the whole topic again). */
+  async watchReplies(brokers = this.config.kafka.brokers): Promise<void> {
+    const consumer = kafkaClient(brokers, 'faults-progress').consumer({ groupId: `progress-${randomUUID()}`, allowAutoTopicCreation: false, ...TEST_SESSION });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [this.config.topics.balanceReplies], fromBeginning: true });
+    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const id = headerString(message, HEADER.correlationId);
+        if (id) this.progress.add(id);
+      },
+    });
+    await joined;
+    this.stopProgress = () => consumer.disconnect();
+  }
+
+  /** Resolves once `count` distinct commands were answered. */
+  async repliedAtLeast(count: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.progress.size < count) {
+      if (Date.now() > deadline) throw new Error(`only ${this.progress.size} of ${count} replies within ${timeoutMs} ms (sent ${this.sent.size})`);
+      await sleep(50);
+    }
+  }
+
+  /** Sends every command (resolves when all were acknowledged by Kafka at least once). */
+  async send(brokers = this.config.kafka.brokers): Promise<void> {
+    const { producers, ratePerSecond } = this.options;
+    const kafka = kafkaClient(brokers, 'faults-partner');
+    const clients: Producer[] = Array.from({ length: producers }, () => kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1000 } }));
+    await Promise.all(clients.map((p) => p.connect()));
+    const began = Date.now();
+    const chunkInterval = (CHUNK * producers * 1000) / ratePerSecond;
+    try {
+      await Promise.all(
+        clients.map(async (producer, p) => {
+          const mine = this.commands.filter((_, i) => i % producers === p);
+          for (let from = 0, round = 0; from < mine.length; from += CHUNK, round++) {
+            const due = began + round * chunkInterval;
+            if (due > Date.now()) await sleep(due - Date.now());
+            await this.sendChunk(producer, mine.slice(from, from + CHUNK));
+          }
+        }),
+      );
+    } finally {
+      await Promise.all(clients.map((p) => p.disconnect().catch(() => undefined)));
+    }
+  }
+
+  private async sendChunk(producer: Producer, chunk: PlannedCommand[]): Promise<void> {
+    const messages = await Promise.all(
+      chunk.map(async (c) => ({
+        key: c.subscription.gpsi,
+        value: await this.codec.encode(this.config.topics.balanceCommands, UPDATE_BALANCES, {
+          gpsi: c.subscription.gpsi,
+          balances: [{ subBalanceInstId: c.subBalanceInstId, balanceType: 'Main', subBalanceType: c.subBalanceType, action: 'Add', quantity: 1, unitType: c.unitType }],
+        }),
+        headers: { [HEADER.correlationId]: c.correlationId, [HEADER.wholesaleCustomerId]: c.subscription.wholesaleCustomerId },
+      })),
+    );
+    // the partner writes one partition per call too: kafkajs can drop part of a multi-broker call when a broker dies
+    const sender = createPartitionedSender(producer, async () => this.config.kafka.topicPartitions);
+    for (;;) {
+      try {
+        await sender.send(messages.map((m) => ({ ...m, topic: this.config.topics.balanceCommands })));
+        for (const c of chunk) this.sent.add(c.correlationId);
+        return;
+      } catch {
+        this.sendAttemptsFailed++;
+        await sleep(500);
+      }
+    }
+  }
+
+  /**
+   * Waits until every command was sent and the worker group committed the whole command topic: then every
+   * reply and event was acknowledged by Kafka. Asks with a fresh admin client each time (a long-lived client
+   * can keep stale metadata through a broker failure); returns how long it took.
+   */
+  async settled(timeoutMs: number, brokers = this.config.kafka.brokers): Promise<number> {
+    const began = Date.now();
+    let last = { committed: 0, end: 0 };
+    for (;;) {
+      if (this.sent.size === this.commands.length) {
+        last = await groupProgress(brokers, this.config.groupId, this.config.topics.balanceCommands).catch(() => last);
+        if (last.end > 0 && last.committed === last.end) return Date.now() - began;
+      }
+      if (Date.now() - began > timeoutMs) throw new Error(`not settled within ${timeoutMs} ms: sent ${this.sent.size} of ${this.commands.length}, committed ${last.committed} of ${last.end}`);
+      await sleep(500);
+    }
+  }
+
+  /** Compares the final state (Redis, the reply and event topics) with what was sent. */
+  async tally(brokers = this.config.kafka.brokers): Promise<BalanceTally> {
+    const ours = new Set(this.commands.map((c) => c.correlationId));
+    const replies = await drainTopic(brokers, this.config.topics.balanceReplies);
+    const repliedIds = new Set<string>();
+    let replyCopies = 0;
+    let notSuccess = 0;
+    for (const reply of replies) {
+      const id = headerString(reply, HEADER.correlationId);
+      if (!id || !ours.has(id)) continue;
+      replyCopies++;
+      repliedIds.add(id);
+      if (headerString(reply, HEADER.status) !== 'Success') notSuccess++;
+    }
+    const events = await drainTopic(brokers, this.config.topics.balanceEvents);
+    const eventIdsByCommand = new Map<string, Set<string>>();
+    let eventCopies = 0;
+    for (const event of events) {
+      const id = headerString(event, 'ce_correlationid');
+      if (!id || !ours.has(id) || headerString(event, 'ce_type') !== 'wholesale.balance.v1.BalancesUpdated') continue;
+      eventCopies++;
+      const ids = eventIdsByCommand.get(id) ?? new Set<string>();
+      ids.add(headerString(event, 'ce_id')!);
+      eventIdsByCommand.set(id, ids);
+    }
+    const appliedById = new Map<string, number>();
+    const expected = new Map(this.start);
+    for (const c of this.commands) expected.set(c.subBalanceInstId, expected.get(c.subBalanceInstId)! + 1000);
+    const balanceMismatches: string[] = [];
+    for (const subscription of this.subscriptions) {
+      const { gpsi, wholesaleCustomerId } = subscription;
+      const ledger = await this.balance.balances.history(gpsi, [wholesaleCustomerId], 500);
+      for (const entry of ledger) if (entry.change === 'Add' && ours.has(entry.correlationId)) appliedById.set(entry.correlationId, (appliedById.get(entry.correlationId) ?? 0) + 1);
+      const { balances } = await this.balance.balances.queryBalances(gpsi, [wholesaleCustomerId]);
+      for (const b of balances) {
+        if (b.remaining !== expected.get(b.subBalanceInstId)) balanceMismatches.push(`${b.subBalanceInstId}: got ${b.remaining}, expected ${expected.get(b.subBalanceInstId)}`);
+      }
+    }
+    const applied = [...appliedById.values()].reduce((sum, n) => sum + n, 0);
+    return {
+      sent: this.sent.size,
+      replied: repliedIds.size,
+      applied,
+      duplicates: applied - appliedById.size,
+      lost: [...ours].filter((id) => !appliedById.has(id)).length,
+      replyCopies,
+      notSuccess,
+      eventIds: [...eventIdsByCommand.values()].reduce((sum, ids) => sum + ids.size, 0),
+      eventCopies,
+      eventDuplicates: [...eventIdsByCommand.values()].filter((ids) => ids.size > 1).length,
+      balanceMismatches,
+    };
+  }
+
+  async stop(): Promise<void> {
+    await this.stopProgress?.();
+    this.redis.disconnect();
+  }
+}
+
+/** The figures besides the five counts, for the report line. */
+export const tallyExtras = (t: BalanceTally): string[] => [
+  `reply records ${t.replyCopies}`,
+  `billing events ${t.eventIds} distinct / ${t.eventCopies} records`,
+];
+
+/** Exactly once: every command answered Success, applied once, its event published under one id, balances exact. */
+export function expectExactlyOnce(t: BalanceTally, sent: number): void {
+  expect({ sent: t.sent, replied: t.replied, applied: t.applied, duplicates: t.duplicates, lost: t.lost }).toEqual({ sent, replied: sent, applied: sent, duplicates: 0, lost: 0 });
+  expect(t.notSuccess).toBe(0);
+  expect(t.balanceMismatches).toEqual([]);
+  expect({ eventIds: t.eventIds, eventDuplicates: t.eventDuplicates }).toEqual({ eventIds: sent, eventDuplicates: 0 });
+}

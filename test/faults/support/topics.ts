@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
+import type { ServiceConfig } from '../../../src/config';
+
+/** Reading whole topics and consumer-group offsets, for checking what the service produced and committed. */
+export const kafkaClient = (brokers: string[], clientId = 'faults') =>
+  new Kafka({ clientId, brokers, logLevel: logLevel.NOTHING, retry: { retries: 15, initialRetryTime: 200, maxRetryTime: 2000 } });
+
+/** Test-side consumers rejoin quickly after a Kafka outage and see moved partition leaders soon (see KAFKA_METADATA_MAX_AGE_MS). */
+export const TEST_SESSION = { sessionTimeout: 6000, heartbeatInterval: 1000, metadataMaxAge: 5000 } as const;
+
+export type TopicRecord = KafkaMessage & { partition: number };
+
+/** Every record of the topic up to its end offsets at the time of the call, read by a fresh group. */
+export async function drainTopic(brokers: string[], topic: string, timeoutMs = 60_000): Promise<TopicRecord[]> {
+  const kafka = kafkaClient(brokers);
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+  const remaining = new Map(ends.filter((e) => Number(e.high) > Number(e.low)).map((e) => [e.partition, Number(e.high)]));
+  const records: TopicRecord[] = [];
+  if (remaining.size === 0) return records;
+  const consumer = kafka.consumer({ groupId: `drain-${randomUUID()}`, allowAutoTopicCreation: false, maxBytesPerPartition: 4 * 1024 * 1024, ...TEST_SESSION });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${topic}: read ${records.length} records, partitions ${[...remaining.keys()]} not finished within ${timeoutMs} ms`)), timeoutMs);
+      consumer
+        .run({
+          eachBatchAutoResolve: true,
+          eachBatch: async ({ batch }) => {
+            const end = remaining.get(batch.partition);
+            if (end === undefined) return;
+            for (const message of batch.messages) if (Number(message.offset) < end) records.push({ ...message, partition: batch.partition });
+            if (Number(batch.lastOffset()) + 1 >= end) remaining.delete(batch.partition);
+            if (remaining.size === 0) {
+              clearTimeout(timer);
+              resolve();
+            }
+          },
+        })
+        .catch(reject);
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return records;
+}
+
+/** Committed offset of the group per partition (-1 when none), and the end offset of each partition. */
+export async function groupProgress(brokers: string[], groupId: string, topic: string): Promise<{ committed: number; end: number }> {
+  const admin = kafkaClient(brokers).admin();
+  await admin.connect();
+  try {
+    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const ends = await admin.fetchTopicOffsets(topic);
+    const committed = offsets.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+    const end = ends.reduce((sum, p) => sum + Number(p.high), 0);
+    return { committed, end };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export const headerString = (message: KafkaMessage, name: string): string | undefined => {
+  const raw = message.headers?.[name];
+  const first = Array.isArray(raw) ? raw[0] : raw;
+  return first === undefined ? undefined : first.toString();
+};
+
+/**
+ * Creates the configuration's topics on a cluster of any size. Not kafkajs's waitForLeaders: on several
+ * brokers the one asked may not know a new topic yet (tulios/kafkajs#815); the metadata read is retried.
+ */
+export async function createTopicsOnCluster(config: ServiceConfig, extraTopics: string[] = []): Promise<void> {
+  const { topicPartitions: numPartitions, topicReplicationFactor: replicationFactor, brokers } = config.kafka;
+  const admin = kafkaClient(brokers).admin();
+  await admin.connect();
+  try {
+    const topics = [...new Set([...Object.values(config.topics), ...extraTopics])];
+    await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions, replicationFactor })), waitForLeaders: false });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const metadata = await admin.fetchTopicMetadata({ topics });
+        if (metadata.topics.every((t) => t.partitions.length === numPartitions && t.partitions.every((p) => p.leader >= 0))) return;
+      } catch (error) {
+        if (attempt >= 100) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -1,0 +1,72 @@
+import { createTopics } from '../support/harness';
+import { WorkerProcess } from '../support/worker-process';
+import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
+import { faultConfig, workerEnv } from './support/fault-config';
+import { report, seconds } from './support/report';
+import { groupProgress } from './support/topics';
+
+jest.setTimeout(240_000); // jest ignores testTimeout in a project's configuration
+
+/**
+ * Issue 7, items 1 and 2: the worker process stopped in the middle of 5,000 UpdateBalances (Add 1 over the
+ * 200 sub-balances of 50 subscriptions, four producers) and started again. SIGKILL: the records handled
+ * but not yet committed are delivered again and must be replayed, not applied again. SIGTERM: the worker
+ * finishes its batch and commits, so the next one must not see a single record again.
+ */
+const LOAD = { subscriptions: 50, commands: 5000, producers: 4, ratePerSecond: 800 };
+
+async function stopAndRestart(signal: 'SIGKILL' | 'SIGTERM') {
+  const began = Date.now();
+  const config = faultConfig();
+  await createTopics(config);
+  const load = await BalanceLoad.prepare(config, LOAD);
+  const workers: WorkerProcess[] = [];
+  try {
+    await load.watchReplies();
+    workers.push(await WorkerProcess.start(workerEnv(config), 'worker-1'));
+    const sending = load.send();
+    await load.repliedAtLeast(Math.floor(LOAD.commands * 0.4), 90_000);
+    const repliedAtSignal = load.replied;
+    const exitCode = await workers[0]!.signal(signal);
+    const afterStop = await groupProgress(config.kafka.brokers, config.groupId, config.topics.balanceCommands);
+    workers.push(await WorkerProcess.start(workerEnv(config), 'worker-2'));
+    await sending;
+    await load.settled(120_000);
+    const tally = await load.tally();
+    const [first, second] = workers.map((w) => w.outcomes());
+    const handledFirst = workers[0]!.handled.length;
+    const replayed = second!.REPLAYED ?? 0;
+    const line = report(`worker ${signal}`, tally, [
+      `signal at ${repliedAtSignal} replies, exit ${exitCode}`,
+      `first worker handled ${handledFirst}, committed ${afterStop.committed} of ${afterStop.end} sent by then`,
+      `second worker handled ${workers[1]!.handled.length} (${replayed} replayed)`,
+      ...tallyExtras(tally),
+      `${seconds(began)}`,
+    ]);
+    expectExactlyOnce(tally, LOAD.commands);
+    return { tally, first: first!, second: second!, handledFirst, replayed, afterStop, exitCode, line };
+  } finally {
+    await Promise.all(workers.map((w) => w.signal('SIGKILL')));
+    await load.stop();
+  }
+}
+
+describe('worker process stopped under load and started again', () => {
+  it('SIGKILL: every command answered, every Add applied exactly once', async () => {
+    const run = await stopAndRestart('SIGKILL');
+    expect(run.exitCode).toBeNull();
+    // killed in the middle: the second worker handled the rest, and the uncommitted tail again
+    expect(run.handledFirst).toBeGreaterThan(0);
+    expect(run.handledFirst).toBeLessThan(LOAD.commands);
+    expect(run.afterStop.committed).toBeLessThanOrEqual(run.handledFirst);
+  });
+
+  it('SIGTERM: the batch in flight is finished and committed, nothing is delivered twice', async () => {
+    const run = await stopAndRestart('SIGTERM');
+    expect(run.exitCode).toBe(0);
+    expect(run.replayed).toBe(0);
+    // every record the first worker handled was committed before it left
+    expect(run.afterStop.committed).toBe(run.handledFirst);
+    expect({ first: run.handledFirst, second: run.second.Success ?? 0 }).toEqual({ first: run.handledFirst, second: LOAD.commands - run.handledFirst });
+  });
+});

@@ -1,0 +1,64 @@
+import fc from 'fast-check';
+import { Partitioners, type PartitionMetadata } from 'kafkajs';
+import { byPartition, chunkByBytes, createPartitionedSender, MAX_SEND_BYTES } from '../../../src/adapters/kafka/partitioned-sender';
+import { outboundBytes, type Outbound } from '../../../src/worker/outbound';
+
+/**
+ * The sender writes one topic-partition per call (kafkajs drops messages of a multi-broker call whose
+ * partitions moved mid-call) in runs below the broker's batch limit; partitions are chosen as kafkajs's and
+ * Java's default partitioner would.
+ */
+const message = (size: number, i: number): Outbound => ({ topic: `t${i % 3}`, key: `k${i}`, value: Buffer.alloc(size), headers: { n: String(i) } });
+const fourPartitions = async () => 4;
+
+describe('chunkByBytes', () => {
+  it('keeps every message, in order, in runs of at most the limit (a larger message alone)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 2 * MAX_SEND_BYTES }), { maxLength: 40 }), (sizes) => {
+        const messages = sizes.map(message);
+        const chunks = chunkByBytes(messages, MAX_SEND_BYTES);
+        expect(chunks.flat()).toEqual(messages);
+        for (const chunk of chunks) {
+          expect(chunk.length).toBeGreaterThan(0);
+          const bytes = chunk.reduce((sum, m) => sum + outboundBytes(m), 0);
+          if (chunk.length > 1) expect(bytes).toBeLessThanOrEqual(MAX_SEND_BYTES);
+        }
+      }),
+    );
+  });
+
+  it('sends small messages together', () => {
+    expect(chunkByBytes(Array.from({ length: 1000 }, (_, i) => message(200, i)), MAX_SEND_BYTES)).toHaveLength(1);
+    expect(chunkByBytes([], MAX_SEND_BYTES)).toEqual([]);
+  });
+});
+
+describe('byPartition', () => {
+  it("chooses kafkajs's default partition for a key, keeps a given one, and keeps the order within a partition", async () => {
+    const kafkajs = Partitioners.DefaultPartitioner();
+    const metadata = Array.from({ length: 4 }, (_, partitionId) => ({ partitionId, leader: 1 }) as PartitionMetadata);
+    const messages = Array.from({ length: 200 }, (_, i) => ({ ...message(10, i), partition: i % 50 === 0 ? 3 : undefined }));
+    const groups = await byPartition(messages, fourPartitions);
+    for (const [key, group] of groups) {
+      const [partition, topic] = [Number(key.split(':')[0]), key.slice(key.indexOf(':') + 1)];
+      for (const m of group) {
+        expect(m.topic).toBe(topic);
+        expect(m.partition).toBe(partition);
+        const original = messages.find((o) => o.headers.n === m.headers.n)!;
+        expect(partition).toBe(original.partition ?? kafkajs({ topic, partitionMetadata: metadata, message: { key: original.key, value: original.value } }));
+      }
+      const order = group.map((m) => Number(m.headers.n));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+    expect([...groups.values()].flat()).toHaveLength(messages.length);
+  });
+
+  it('makes one send call per topic-partition and run', async () => {
+    const calls: { topic: string; partitions: Set<number | undefined> }[] = [];
+    const producer = { send: async (record: { topic: string; messages: { partition?: number }[] }) => void calls.push({ topic: record.topic, partitions: new Set(record.messages.map((m) => m.partition)) }) };
+    const sender = createPartitionedSender(producer as never, fourPartitions);
+    await sender.send(Array.from({ length: 100 }, (_, i) => message(100, i)));
+    expect(calls.length).toBeGreaterThan(3);
+    for (const call of calls) expect(call.partitions.size).toBe(1);
+  });
+});
