@@ -63,10 +63,26 @@ export class ReplyListener {
   }
 
   /** Seeks every assigned partition to where this listener stopped, or else to its current high watermark. */
+  /**
+   * Right after a topic is created a broker may not know it leads a partition yet ("not the leader"):
+   * kafkajs's admin does not retry that here, so refresh the metadata and ask again, a few times.
+   */
+  private async highWatermarks(topic: string, attempts = 6): Promise<{ partition: number; high: string }[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.admin.fetchTopicOffsets(topic);
+      } catch (error) {
+        const retriable = (error as { retriable?: boolean }).retriable === true;
+        if (!retriable || attempt >= attempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      }
+    }
+  }
+
   private async position(consumer: Consumer, assignment: Record<string, number[]>): Promise<void> {
     for (const [topic, partitions] of Object.entries(assignment)) {
       const needWatermark = partitions.some((p) => !this.positions.has(tp(topic, p)));
-      const watermarks = needWatermark ? await this.admin.fetchTopicOffsets(topic) : [];
+      const watermarks = needWatermark ? await this.highWatermarks(topic) : [];
       for (const partition of partitions) {
         const offset = this.positions.get(tp(topic, partition)) ?? watermarks.find((w) => w.partition === partition)?.high;
         if (offset === undefined) throw new Error(`no high watermark for ${topic}/${partition}`);
