@@ -5,9 +5,10 @@ import type { Catalog } from '../domain/catalog/catalog';
 import { loadCatalogFile } from '../adapters/catalog/catalog-file';
 import { createHandlers } from '../handlers';
 import type { Domain } from '../handlers/types';
-import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
+import { createKafka, createProducer, ensureTopics } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
+import { createRedisRateLimiter } from '../adapters/redis/rate-limiter';
 import { RedisReplyCache } from '../adapters/redis/reply-cache';
 import { registerContract } from '../contract/register';
 import { COMMAND_TOPICS } from '../contract/topology';
@@ -22,6 +23,13 @@ import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
 import { createNpResponseRecordProcessor } from '../worker/np-responses';
+import { createAccessControl } from './security';
+import { observeProducer } from '../adapters/kafka/observed-producer';
+import { redactConfig } from '../config/redact';
+import type { ServiceMetrics } from '../observability/metrics';
+import type { ReadinessReport } from '../observability/readiness';
+import { createObservability } from './observability';
+import { unredactedLogger } from '../observability/logger';
 
 /**
  * The composition root: builds every adapter from the configuration, hands them to the handlers and the
@@ -32,11 +40,19 @@ export interface RunningService {
   readonly catalog: Catalog;
   /** Resolves once the consumer has joined its group and been assigned partitions. */
   readonly joined: Promise<void>;
+  /** The topics the worker group consumes (commands and NP responses). */
+  readonly consumedTopics: readonly string[];
+  readonly metrics: ServiceMetrics;
+  readiness(): Promise<ReadinessReport>;
+  /** Where the HTTP side port listens (/healthz, /readyz, /metrics); undefined when it is off. */
+  readonly httpPort: number | undefined;
   stop(): Promise<void>;
 }
 
 export interface ServiceOptions {
   clock?: () => Date;
+  /** Overrides HTTP_PORT; 0 = any free port (tests). */
+  httpPort?: number;
   /**
    * Called when the consumer stopped for good (kafkajs does not restart it after a non-retriable error):
    * the process would otherwise live on consuming nothing. The worker entry point exits non-zero.
@@ -48,7 +64,7 @@ export function loadCatalog(file: string): Catalog {
   return loadCatalogFile(file);
 }
 
-function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
+export function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
   const { topics } = config;
   const forbiddenReplyTopics = new Set([
     topics.portinCommands,
@@ -66,8 +82,10 @@ function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
 }
 
 export async function startService(config: ServiceConfig, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
+  log.info({ config: redactConfig(config) }, 'effective configuration');
   const catalog = loadCatalog(config.catalogFile);
-  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
+  const access = createAccessControl(config, log);
+  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -86,6 +104,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
   const processor = new CommandProcessor({
+    ...access,
+    rateLimiter: createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit),
     codec,
     handlers,
     replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
@@ -98,7 +118,9 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     isRetriable: isRedisUnavailable,
   });
 
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
+  // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
+  const producer = observeProducer(createProducer(kafka, { idempotent: true }), observability.metrics.messagesSent);
   const consumer = kafka.consumer({
     groupId: config.groupId,
     allowAutoTopicCreation: false,
@@ -137,22 +159,27 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     }),
   );
   await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
+  observability.watchConsumer(consumer, [...processors.keys()]);
 
+  const commandLines = unredactedLogger(log);
   const worker = new BatchWorker({
     consumer,
     sender,
     processors,
     concurrency: config.limits.handlerConcurrency,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
+    commitIntervalMs: config.kafka.commitIntervalMs,
     log,
     deadLetter: (message, position, error) => [
       deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
     ],
-    onOutcome: (outcome, position, durationMs) =>
-      log.info(
-        { correlationId: outcome.correlationId, operation: outcome.operation, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
+    onOutcome: (outcome, position, durationMs, message) => {
+      commandLines.info(
+        { correlationId: outcome.correlationId, operation: outcome.operation, customer: outcome.customer, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
         'command handled',
-      ),
+      );
+      observability.recordOutcome(outcome, durationMs, message);
+    },
   });
   await worker.run();
   const renewals = createBalanceRenewals({
@@ -165,6 +192,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   renewals.start();
   const expiry = createPortInExpiry({ portin, config, publish, log, clock });
   expiry.start();
+  await observability.start();
 
   let stopped: Promise<void> | undefined;
   const stop = () =>
@@ -173,9 +201,21 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       await expiry.stop();
       await worker.stop();
       await producer.disconnect();
+      await observability.stop();
       await metadata.disconnect();
       await redis.quit().catch(() => redis.disconnect());
       log.info('service stopped');
     })());
-  return { redis, catalog, joined, stop };
+  return {
+    redis,
+    catalog,
+    joined,
+    consumedTopics: [...processors.keys()],
+    metrics: observability.metrics,
+    readiness: observability.readiness,
+    get httpPort() {
+      return observability.httpPort;
+    },
+    stop,
+  };
 }

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
+import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
 
 /**
  * The one module that reads configuration. Every setting comes from the environment, is validated at
@@ -31,6 +32,9 @@ export interface ServiceConfig {
     clientId: string;
     topicPartitions: number;
     topicReplicationFactor: number;
+    security: KafkaSecurity;
+    /** Resolved offsets are committed at most this often (0: after every batch); see BatchWorker. */
+    commitIntervalMs: number;
     /**
      * A worker silent this long leaves the group and its partitions go to the others. Also what a worker
      * waits after a Kafka outage: its crashed-and-restarted consumer joins as a new member and the group
@@ -51,8 +55,15 @@ export interface ServiceConfig {
   topics: Record<TopicRole, string>;
   /** Consumer group of the command workers. */
   groupId: string;
+  /** The HTTP side port (/healthz, /readyz, /metrics); port 0 = no HTTP server. */
+  observability: ObservabilityConfig;
   limits: { maxMessageBytes: number; idempotencyTtlSeconds: number; handlerConcurrency: number };
   catalogFile: string;
+  /** Who may send commands: JWT verification settings, or none (local work). */
+  auth: AuthSettings;
+  /** The customer hierarchy: partners and their sub nodes (brands), docs/security.md. */
+  customersFile: string;
+  rateLimit: RateLimitSettings;
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   portin: PortInConfig;
@@ -68,6 +79,15 @@ export interface BalanceSettings {
   /** Billing clock: `timeScale` billing ms pass per real ms after `clockOriginMs` (1 = wall clock; tests speed it up). */
   timeScale: number;
   clockOriginMs: number;
+}
+
+export interface ObservabilityConfig {
+  httpPort: number;
+  httpHost: string;
+  /** /readyz answers from a result at most this old, so frequent probes cost one round of checks. */
+  readinessCacheMs: number;
+  /** Each readiness check (Kafka, registry, Redis) fails when it takes longer than this. */
+  probeTimeoutMs: number;
 }
 
 export interface NonPortableRange {
@@ -199,11 +219,16 @@ function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sess
   return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs };
 }
 
-export function loadConfig(env: Env = process.env): ServiceConfig {
-  const reader = new EnvReader(env);
-  const topics = Object.fromEntries(
+/** Topic names by role; each variable falls back to the contract's default name. */
+export function readTopics(reader: EnvReader): Record<TopicRole, string> {
+  return Object.fromEntries(
     Object.entries(TOPIC_DEFAULTS).map(([role, [variable, name]]) => [role, reader.string(variable, name)]),
   ) as Record<TopicRole, string>;
+}
+
+export function loadConfig(env: Env = process.env): ServiceConfig {
+  const reader = new EnvReader(env);
+  const topics = readTopics(reader);
   return {
     serviceName: reader.string('SERVICE_NAME', 'wholesale-portin-balance'),
     kafka: {
@@ -211,6 +236,8 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       clientId: reader.string('KAFKA_CLIENT_ID', 'wholesale-worker'),
       topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
       topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
+      security: loadKafkaSecurity(reader),
+      commitIntervalMs: reader.integer('KAFKA_COMMIT_INTERVAL_MS', 200, 0, 60_000),
       ...loadGroupTimings(reader),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
@@ -221,12 +248,21 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     },
     topics,
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
+    observability: {
+      httpPort: reader.integer('HTTP_PORT', 0, 0, 65535),
+      httpHost: reader.string('HTTP_HOST', '0.0.0.0'),
+      readinessCacheMs: reader.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
+      probeTimeoutMs: reader.integer('READINESS_PROBE_TIMEOUT_MS', 2000, 100, 60_000),
+    },
     limits: {
       maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
       idempotencyTtlSeconds: reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1),
       handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
     },
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
+    auth: loadAuthSettings(reader),
+    customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
+    rateLimit: loadRateLimitSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
     portin: loadPortInConfig(reader),
     balance: loadBalanceSettings(reader, env),
@@ -263,7 +299,7 @@ function loadPortInConfig(reader: EnvReader): PortInConfig {
 
 /** The NP simulator (npm run np-sim): the Kafka and registry endpoints, its topics and its clock. */
 export interface NpSimulatorConfig {
-  kafka: { brokers: string[]; clientId: string };
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
   schemaRegistryUrl: string;
   topics: { npRequests: string; npResponses: string };
   groupId: string;
@@ -275,7 +311,7 @@ export interface NpSimulatorConfig {
 export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig {
   const reader = new EnvReader(env);
   return {
-    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('NP_SIM_CLIENT_ID', 'np-simulator') },
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('NP_SIM_CLIENT_ID', 'np-simulator'), security: loadKafkaSecurity(reader) },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: {
       npRequests: reader.string(TOPIC_DEFAULTS.npRequests[0], TOPIC_DEFAULTS.npRequests[1]),
@@ -284,6 +320,39 @@ export function loadNpSimulatorConfig(env: Env = process.env): NpSimulatorConfig
     groupId: reader.string('NP_SIM_GROUP_ID', 'np-simulator'),
     timeScale: reader.integer('NP_SIM_TIME_SCALE', 1, 1, 10_000_000),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  };
+}
+
+/**
+ * Settings of a requester (the client library, the CLI, the demo): the same variables as the service for
+ * Kafka, the registry and the topic names, so one environment drives both sides. No Redis: a requester
+ * never touches the service's state.
+ */
+export interface ClientConfig {
+  /** Read like the service's, with the same Kafka TLS/SASL variables. */
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
+  schemaRegistryUrl: string;
+  topics: Record<TopicRole, string>;
+  /** Default per-call reply timeout (Spring's ReplyingKafkaTemplate default is 5 s). */
+  requestTimeoutMs: number;
+  /** wholesaleCustomerId header sent when a call names none (the caller's node of the customer hierarchy). */
+  wholesaleCustomerId?: string;
+  /** A bearer token sent with every command, for callers without a token provider of their own (the CLI). */
+  token?: string;
+  logLevel: string;
+}
+
+/** `overrides` (e.g. CLI flags, as variable → value) win over the environment. */
+export function loadClientConfig(overrides: Env = {}, env: Env = process.env): ClientConfig {
+  const reader = new EnvReader({ ...env, ...overrides });
+  return {
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client'), security: loadKafkaSecurity(reader) },
+    schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+    topics: readTopics(reader),
+    requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),
+    wholesaleCustomerId: reader.optionalString('WHOLESALE_CUSTOMER_ID'),
+    token: reader.optionalString('WHOLESALE_TOKEN'),
+    logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'warn'),
   };
 }
 
@@ -317,5 +386,56 @@ export function loadStackConfig(env: Env = process.env): StackConfig {
     runtimeProbeMs: reader.integer('STACK_RUNTIME_PROBE_MS', 3000, 100, 60000),
     cacheDir: reader.string('STACK_CACHE_DIR', join(cacheHome, 'wholesale-stack')),
     keepFiles: reader.boolean('STACK_KEEP_FILES', false),
+  };
+}
+
+/** `npm run bench` (bench/run.ts): what to measure and for how long (docs/benchmarks.md). */
+export interface BenchConfig {
+  /** BENCH_QUICK: a shortened run (short phases, fewer scenarios) to smoke-test the benchmark in a minute or two. */
+  quick: boolean;
+  /** Active subscriptions of the main workload. */
+  subscriptions: number;
+  /** Larger populations the subscription-growth scenario fills up to, in order (empty: skipped). */
+  growthSteps: number[];
+  /** Partitions of the command and reply topics in the main scenario. */
+  partitions: number;
+  /** Offered loads (commands/s) of the open-loop latency runs. */
+  rates: number[];
+  /** Calls in flight in the closed-loop saturation runs. */
+  inFlight: number;
+  /** Seconds measured per phase (after a warm-up of a third of it). */
+  phaseSeconds: number;
+  /** Scenarios to leave out: any of echo, redis, scaling, growth. */
+  skip: string[];
+  /** When set, the service worker runs with --cpu-prof and writes its profile here. */
+  cpuProfileDir?: string;
+  /** Where the results (JSON and the printed tables) are written. */
+  outDir: string;
+}
+
+export function loadBenchConfig(env: Env = process.env): BenchConfig {
+  const reader = new EnvReader(env);
+  const quick = reader.boolean('BENCH_QUICK', false);
+  const numbers = (variable: string, fallback: string): number[] => {
+    const raw = reader.string(variable, fallback).trim();
+    if (raw === 'none') return [];
+    const values = raw.split(',').map((v) => Number(v.trim()));
+    if (values.some((v) => !Number.isInteger(v) || v < 1)) throw new ConfigError(variable, 'comma-separated whole numbers above 0, or none', raw);
+    return values;
+  };
+  const skip = reader.string('BENCH_SKIP', 'none').split(',').map((s) => s.trim()).filter((s) => s && s !== 'none');
+  const unknown = skip.filter((s) => !['echo', 'redis', 'scaling', 'growth'].includes(s));
+  if (unknown.length > 0) throw new ConfigError('BENCH_SKIP', 'a comma-separated list of echo, redis, scaling, growth', env.BENCH_SKIP);
+  return {
+    quick,
+    subscriptions: reader.integer('BENCH_SUBSCRIPTIONS', 10_000, 100, 10_000_000),
+    growthSteps: numbers('BENCH_GROWTH', quick ? '30000' : '100000,300000'),
+    partitions: reader.integer('BENCH_PARTITIONS', 4, 1, 64),
+    rates: numbers('BENCH_RATES', '500,1000,2000'),
+    inFlight: reader.integer('BENCH_IN_FLIGHT', 256, 1, 10_000),
+    phaseSeconds: reader.integer('BENCH_PHASE_SECONDS', quick ? 4 : 12, 1, 3600),
+    skip,
+    cpuProfileDir: reader.optionalString('BENCH_CPU_PROF'),
+    outDir: reader.string('BENCH_OUT', '.bench'),
   };
 }

@@ -34,8 +34,20 @@ export interface CommandContext {
   readonly commandId: string;
   /** Record name without namespace, e.g. `CheckPortInEligibility`. */
   readonly operation: string;
-  /** The wholesale customer acted for: the header when given, else the caller's own (undefined in AUTH_MODE=none without header). */
+  /**
+   * The node of the customer hierarchy acted for: the wholesaleCustomerId header when given (already
+   * checked to lie in the caller's subtree), else the caller's own node (undefined in AUTH_MODE=none without
+   * header). The owner of the records a command creates.
+   */
   readonly wholesaleCustomerId: string | undefined;
+  /**
+   * Whether a record owned by `owner` is visible to this command: the owner is the acting node or lies below
+   * it (a partner sees its brands' records; a brand not its sibling's). Answer NOT_FOUND for an invisible
+   * record, exactly as for a missing one, so the reply never hints that it exists.
+   */
+  canSee(owner: string | null | undefined): boolean;
+  /** The acting node and every node below it: for the same check inside a Lua script (membership). */
+  readonly visibleCustomerIds: readonly string[];
   /** The handler's clock: use this, never `new Date()`, so tests and replays are deterministic. */
   readonly now: Date;
   readonly log: Logger;
@@ -75,5 +87,11 @@ export interface HandlerRegistration {
    * with its problems together with any header problems, so the requester sees every problem at once.
    */
   validate?: (command: any) => FieldProblem[];
+  /**
+   * The handler changes nothing (a query). Its outcome is still recorded and replayed to a redelivery,
+   * but the worker does not look it up first: it runs the query, then one SET NX GET records the outcome
+   * or hands back the first one — one Redis round trip per command instead of two.
+   */
+  readOnly?: boolean;
   handle: Handler;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { NpSimulatorConfig } from '../config';
 import { loadSchemas } from '../contract/schemas';
-import { createKafka } from '../adapters/kafka/kafka';
+import { createKafka, createProducer } from '../adapters/kafka/kafka';
 import { AvroCodec, DecodeError } from '../adapters/registry/avro-codec';
 import { NP_RESPONSE_RECORDS } from '../domain/portin/records';
 import { plan, type SimRequest } from './rules';
@@ -34,8 +34,8 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   for (const recordName of Object.values(NP_RESPONSE_RECORDS)) {
     await codec.register(config.topics.npResponses, schemas.get(recordName)!, recordName);
   }
-  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
+  const producer = createProducer(kafka, { idempotent: true });
   const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   await producer.connect();

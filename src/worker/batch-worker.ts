@@ -1,7 +1,7 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { RetriableError } from '../errors/codes';
-import type { RecordPosition } from './envelope';
+import { correlationIdOf, type RecordPosition } from './envelope';
 import type { OutboundSender } from '../adapters/kafka/partitioned-sender';
 import type { Outbound } from './outbound';
 
@@ -12,12 +12,19 @@ import type { Outbound } from './outbound';
  * then are the offsets resolved and committed: at-least-once, with redeliveries made harmless by the reply cache.
  * A RetriableError (Redis or the registry away) holds the partition: the failed records are retried with
  * backoff, heartbeating, until they succeed or the consumer stops; they are never committed unprocessed.
+ *
+ * Commits: an offset is resolved only after its batch's messages were acknowledged, and resolved offsets
+ * are committed at most every `commitIntervalMs` (0: after every batch) — by the next batch that ends
+ * after the interval, or by a timer when none comes — and always before the worker leaves the group.
+ * Under load a commit per batch was as many Kafka requests as the replies themselves; a redelivery
+ * after a crash is answered from the reply cache, so the interval bounds only how much is replayed.
  */
 export interface RecordOutcome {
   outbound: Outbound[];
   outcome: string;
   operation?: string;
   correlationId?: string;
+  customer?: string;
 }
 
 export type RecordProcessor = (message: KafkaMessage, position: RecordPosition) => Promise<RecordOutcome>;
@@ -31,10 +38,13 @@ export interface BatchWorkerOptions {
   concurrency: number;
   partitionsConsumedConcurrently: number;
   log: Logger;
-  onOutcome?: (outcome: RecordOutcome, position: RecordPosition, durationMs: number) => void;
+  /** Called once per record processed, dead-lettered records included (for logs and metrics). */
+  onOutcome?: (outcome: RecordOutcome, position: RecordPosition, durationMs: number, message: KafkaMessage) => void;
   /** Where a record goes when its processor fails with anything but a RetriableError: never retried forever. */
   deadLetter: (message: KafkaMessage, position: RecordPosition, error: unknown) => Outbound[];
   retryBackoffMs?: { initial: number; max: number };
+  /** Resolved offsets are committed at most this often (ms); 0 commits after every batch. */
+  commitIntervalMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,30 +74,73 @@ function groupByKey(messages: KafkaMessage[]): KafkaMessage[][] {
   return [...groups.values(), ...loose];
 }
 
+type Committer = Pick<EachBatchPayload, 'commitOffsetsIfNecessary' | 'uncommittedOffsets'>;
+
 export class BatchWorker {
   private stopping = false;
+  private inFlight = 0;
+  private idle?: () => void;
+  private lastCommit = 0;
+  private commitTimer?: NodeJS.Timeout;
+  /** Commits what kafkajs holds as resolved and not yet committed (any batch's payload reaches the same group). */
+  private committer?: Committer;
 
-  constructor(private readonly options: BatchWorkerOptions) {}
+
+  constructor(private readonly options: BatchWorkerOptions) {
+  }
 
   async run(): Promise<void> {
     const { consumer, partitionsConsumedConcurrently } = this.options;
     await consumer.run({
-      autoCommit: true,
-      autoCommitThreshold: 1,
+      autoCommit: false, // kafkajs would commit after every batch; see commit()
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently,
       eachBatch: (payload) => this.eachBatch(payload),
     });
   }
 
-  /** Stop fetching, let the batch in flight finish and commit (kafkajs waits for it), then leave. */
+  /** Stop fetching, let the batches in flight finish, commit everything they resolved, then leave. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.options.consumer.pause([...this.options.processors.keys()].map((topic) => ({ topic })));
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    clearTimeout(this.commitTimer);
+    await this.commitResolved().catch((error) => this.options.log.warn({ err: (error as Error).message }, 'final offset commit failed; the uncommitted records will be replayed'));
     await this.options.consumer.disconnect();
   }
 
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
+    if (this.stopping) return;
+    this.inFlight++;
+    try {
+      await this.handleBatch(payload);
+    } finally {
+      if (--this.inFlight === 0) this.idle?.();
+    }
+  }
+
+  /** Commits resolved offsets when the interval has passed, else makes sure a timer will. */
+  private async commit(committer: Committer): Promise<void> {
+    this.committer = committer;
+    const interval = this.options.commitIntervalMs ?? 0;
+    const due = this.lastCommit + interval - Date.now();
+    if (due <= 0) return this.commitResolved();
+    this.commitTimer ??= setTimeout(() => {
+      this.commitTimer = undefined;
+      this.commitResolved().catch((error) => this.options.log.warn({ err: (error as Error).message }, 'deferred offset commit failed; the next batch commits'));
+    }, due);
+  }
+
+  private async commitResolved(): Promise<void> {
+    const committer = this.committer;
+    if (!committer) return;
+    this.lastCommit = Date.now();
+    const pending = committer.uncommittedOffsets();
+    if (pending.topics.length > 0) await committer.commitOffsetsIfNecessary(pending);
+  }
+
+  private async handleBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
     const processor = this.options.processors.get(batch.topic);
     if (!processor || batch.messages.length === 0) return;
     let pending = batch.messages;
@@ -100,7 +153,7 @@ export class BatchWorker {
       const firstFailed = pending.findIndex((m) => outcomes.get(m.offset) === undefined);
       const committedUpTo = firstFailed === -1 ? pending.length : firstFailed;
       if (committedUpTo > 0) resolveOffset(pending[committedUpTo - 1].offset);
-      await commitOffsetsIfNecessary();
+      await this.commit(payload);
       pending = pending.filter((m) => outcomes.get(m.offset) === undefined);
       if (pending.length === 0) break;
       if (this.stopping || !isRunning() || isStale()) return;
@@ -120,16 +173,21 @@ export class BatchWorker {
         const position = { topic, partition, offset: message.offset };
         const started = performance.now();
         try {
-          const outcome = await processor(message, position);
+          const processed = await processor(message, position);
+          // Records that are not commands (NP responses) are logged with the id their headers or position give.
+          const outcome = processed.correlationId ? processed : { ...processed, correlationId: correlationIdOf(message.headers, position) };
           outcomes.set(message.offset, outcome);
-          this.options.onOutcome?.(outcome, position, performance.now() - started);
+          this.options.onOutcome?.(outcome, position, performance.now() - started, message);
         } catch (error) {
+          const correlationId = correlationIdOf(message.headers, position);
           if (!(error instanceof RetriableError)) {
-            this.options.log.error({ err: error, ...position }, 'record processor failed unexpectedly; dead-lettering the record');
-            outcomes.set(message.offset, { outbound: this.options.deadLetter(message, position, error), outcome: 'DEAD_LETTER' });
+            this.options.log.error({ err: error, correlationId, ...position }, 'record processor failed unexpectedly; dead-lettering the record');
+            const outcome = { outbound: this.options.deadLetter(message, position, error), outcome: 'DEAD_LETTER', correlationId };
+            outcomes.set(message.offset, outcome);
+            this.options.onOutcome?.(outcome, position, performance.now() - started, message);
             continue;
           }
-          this.options.log.warn({ err: error.message, ...position }, 'retriable failure');
+          this.options.log.warn({ err: error.message, correlationId, ...position }, 'retriable failure');
           outcomes.set(message.offset, undefined);
           return; // later records of this key wait, to keep per-key order
         }

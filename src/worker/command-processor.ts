@@ -5,7 +5,8 @@ import { RetriableError, isServiceError, type ErrorCode, type FieldProblem } fro
 import type { CommandContext, Domain, HandlerRegistration, OutgoingMessage, TopicRole } from '../handlers/types';
 import { ERROR_REPLY } from '../contract/topology';
 import { DecodeError, type DecodedRecord } from '../adapters/registry/avro-codec';
-import type { ReplyCache } from '../adapters/redis/reply-cache';
+import type { ReplyCache, StoredOutcome } from '../adapters/redis/reply-cache';
+import type { Authenticator, Authorizer, CustomerScope, RateLimiter } from '../security/access';
 import { readEnvelope, type Envelope, type EnvelopeRules, type RecordPosition } from './envelope';
 import {
   cloudEventHeaders,
@@ -45,6 +46,12 @@ export interface ProcessorDeps {
   log: Logger;
   /** Classifies infrastructure failures thrown by handlers' adapters as retriable. */
   isRetriable: (error: unknown) => boolean;
+  /** Who sent the command (Authorization header): src/security. */
+  authenticator: Authenticator;
+  /** What it may act for (wholesaleCustomerId header within the caller's subtree). */
+  authorizer: Authorizer;
+  /** Per-partner command rate. */
+  rateLimiter: RateLimiter;
 }
 
 export interface ProcessOutcome {
@@ -53,10 +60,21 @@ export interface ProcessOutcome {
   outcome: string;
   operation?: string;
   correlationId: string;
+  /** The acting node of an admitted command (for the audit line "who did what"). */
+  customer?: string;
 }
 
 /** Replies that depend on the moment (credentials, rate, a crash) are not remembered for redeliveries. */
 const TRANSIENT_CODES: ReadonlySet<string> = new Set<ErrorCode>(['UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL']);
+
+/** Key, value and headers: everything a hostile sender could inflate. */
+function messageBytes(record: CommandRecord): number {
+  let size = (record.value?.length ?? 0) + (record.key?.length ?? 0);
+  for (const [name, raw] of Object.entries(record.headers ?? {})) {
+    for (const value of Array.isArray(raw) ? raw : [raw]) size += name.length + (value?.length ?? 0);
+  }
+  return size;
+}
 
 const shortName = (recordName: string): string => recordName.slice(recordName.lastIndexOf('.') + 1);
 
@@ -74,7 +92,16 @@ export class CommandProcessor {
   async process(record: CommandRecord, position: RecordPosition, domain: Domain): Promise<ProcessOutcome> {
     const { deps } = this;
     const envelope = readEnvelope(record.headers, position, deps.envelopeRules[domain]);
-    const size = (record.value?.length ?? 0) + (record.key?.length ?? 0);
+    // Who is asking comes before anything that costs: a command without valid credentials, for someone
+    // else's customer or over the partner's rate is answered without being decoded or dead-lettered.
+    const admitted = await this.admit(domain, envelope);
+    if ('outbound' in admitted) return admitted;
+    return { ...(await this.processAdmitted(record, position, domain, envelope, admitted)), customer: admitted.effectiveCustomerId };
+  }
+
+  private async processAdmitted(record: CommandRecord, position: RecordPosition, domain: Domain, envelope: Envelope, scope: CustomerScope): Promise<ProcessOutcome> {
+    const { deps } = this;
+    const size = messageBytes(record);
     if (size > deps.maxMessageBytes) {
       return this.deadLetter(domain, record, position, envelope, 'TOO_LARGE', `message is ${size} bytes, the limit is ${deps.maxMessageBytes}`);
     }
@@ -94,25 +121,41 @@ export class CommandProcessor {
     if (problems.length > 0) {
       return this.answerError(domain, envelope, operation, 'BAD_REQUEST', `The command is invalid: ${problems.length} problem(s)`, problems);
     }
-    return this.handle(domain, registration, decoded, envelope, operation);
+    return this.handle(domain, registration, decoded, envelope, operation, scope);
   }
 
-  private async handle(domain: Domain, registration: HandlerRegistration, decoded: DecodedRecord, envelope: Envelope, operation: string): Promise<ProcessOutcome> {
+  private async admit(domain: Domain, envelope: Envelope): Promise<CustomerScope | ProcessOutcome> {
     const { deps } = this;
-    const commandId = commandIdOf(envelope.wholesaleCustomerId, operation, envelope.correlationId);
-    const fingerprint = fingerprintOf(decoded.value);
-    const remembered = await this.retriable(() => deps.replies.get(commandId));
-    if (remembered) {
-      if (remembered.fingerprint === fingerprint) {
-        return { outbound: remembered.messages, outcome: 'REPLAYED', operation, correlationId: envelope.correlationId };
-      }
-      return this.answerError(domain, envelope, operation, 'CONFLICT', `X-Correlation-Id ${envelope.correlationId} was already used for a different ${operation} command`);
+    let scope: CustomerScope;
+    try {
+      const caller = await deps.authenticator.authenticate(envelope.authorization);
+      scope = deps.authorizer.authorize(caller, envelope.wholesaleCustomerId);
+    } catch (error) {
+      if (!isServiceError(error)) throw error;
+      return this.answerError(domain, envelope, null, error.code, error.message);
     }
+    const admission = await this.retriable(() => deps.rateLimiter.admit(scope.partnerId));
+    if (!admission.allowed) {
+      return this.answerError(domain, envelope, null, 'RATE_LIMITED', `The partner's command rate is over its limit; retry in ${admission.retryAfterMs} ms`);
+    }
+    return scope;
+  }
+
+  private async handle(domain: Domain, registration: HandlerRegistration, decoded: DecodedRecord, envelope: Envelope, operation: string, scope: CustomerScope): Promise<ProcessOutcome> {
+    const { deps } = this;
+    // Keyed by the acting node, not the raw header: two partners reusing a correlation id never share a reply.
+    const commandId = commandIdOf(scope.effectiveCustomerId, operation, envelope.correlationId);
+    const fingerprint = fingerprintOf(decoded.value);
+    // A query is not looked up first: it runs, and recording its outcome hands back an earlier one.
+    const remembered = registration.readOnly ? undefined : await this.retriable(() => deps.replies.get(commandId));
+    if (remembered) return this.replay(domain, envelope, operation, remembered, fingerprint);
     const context: CommandContext = {
       correlationId: envelope.correlationId,
       commandId,
       operation,
-      wholesaleCustomerId: envelope.wholesaleCustomerId,
+      wholesaleCustomerId: scope.effectiveCustomerId,
+      canSee: scope.canSee,
+      visibleCustomerIds: scope.visibleCustomerIds,
       now: deps.clock(),
       log: deps.log.child({ correlationId: envelope.correlationId, operation }),
     };
@@ -124,16 +167,28 @@ export class CommandProcessor {
       outcome = { outbound: [reply, ...messages], outcome: 'Success', operation, correlationId: envelope.correlationId };
     } catch (error) {
       if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
-      if (!isServiceError(error)) {
+      if (isServiceError(error)) {
+        outcome = await this.answerError(domain, envelope, operation, error.code, error.message, error.problems);
+      } else {
         context.log.error({ err: error }, 'handler failed');
-        return this.answerError(domain, envelope, operation, 'INTERNAL', 'The service failed to handle the command');
+        outcome = await this.answerError(domain, envelope, operation, 'INTERNAL', 'The service failed to handle the command');
       }
-      outcome = await this.answerError(domain, envelope, operation, error.code, error.message, error.problems);
     }
-    if (!TRANSIENT_CODES.has(outcome.outcome)) {
-      await this.retriable(() => deps.replies.put(commandId, { fingerprint, messages: outcome.outbound }));
+    if (TRANSIENT_CODES.has(outcome.outcome)) {
+      const earlier = registration.readOnly ? await this.retriable(() => deps.replies.get(commandId)) : undefined;
+      return earlier ? this.replay(domain, envelope, operation, earlier, fingerprint) : outcome;
     }
-    return outcome;
+    const earlier = await this.retriable(() => deps.replies.put(commandId, { fingerprint, messages: outcome.outbound }));
+    // Only a query may meet its own earlier outcome here; a change was looked up before it ran.
+    return earlier && registration.readOnly ? this.replay(domain, envelope, operation, earlier, fingerprint) : outcome;
+  }
+
+  /** The first outcome of this command again, or CONFLICT when the correlation id came with another payload. */
+  private async replay(domain: Domain, envelope: Envelope, operation: string, remembered: StoredOutcome, fingerprint: string): Promise<ProcessOutcome> {
+    if (remembered.fingerprint === fingerprint) {
+      return { outbound: remembered.messages, outcome: 'REPLAYED', operation, correlationId: envelope.correlationId };
+    }
+    return this.answerError(domain, envelope, operation, 'CONFLICT', `X-Correlation-Id ${envelope.correlationId} was already used for a different ${operation} command`);
   }
 
   private async encodeReply(domain: Domain, envelope: Envelope, recordName: string, value: object): Promise<Outbound> {

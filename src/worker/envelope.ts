@@ -86,6 +86,10 @@ function readCorrelation(headers: IHeaders | undefined, problems: Problems, posi
   return { correlationId: positionalCorrelationId(position), correlationSource: 'generated' as const, kafkaCorrelationId: undefined };
 }
 
+/** The correlation id a record's lines are logged with, the same one readEnvelope gives its handler. */
+export const correlationIdOf = (headers: IHeaders | undefined, position: RecordPosition): string =>
+  readCorrelation(headers, new Problems(), position).correlationId;
+
 function readReplyTopic(headers: IHeaders | undefined, rules: EnvelopeRules, problems: Problems): string {
   const requested = headerText(headers, HEADER.replyTopic) ?? headerText(headers, HEADER.kafkaReplyTopic);
   if (requested === undefined) return rules.defaultReplyTopic;

@@ -5,6 +5,7 @@ import { DecodeError } from '../adapters/registry/avro-codec';
 import type { NpResponseProcessor } from '../handlers/portin/np-response-processor';
 import type { RecordProcessor } from './batch-worker';
 import type { Codec } from './command-processor';
+import { correlationIdOf } from './envelope';
 import { deadLetterMessage } from './outbound';
 
 /**
@@ -34,7 +35,9 @@ export function createNpResponseRecordProcessor(deps: NpResponseConsumerDeps): R
     }
     const operation = decoded.recordName.slice(decoded.recordName.lastIndexOf('.') + 1);
     try {
-      const messages = await deps.process({ recordName: decoded.recordName, value: decoded.value }, { now: deps.clock(), log: deps.log.child({ operation }) });
+      // The same correlation id as the worker's lines for this record (from its headers, else its position).
+      const log = deps.log.child({ operation, correlationId: correlationIdOf(message.headers, position) });
+      const messages = await deps.process({ recordName: decoded.recordName, value: decoded.value }, { now: deps.clock(), log });
       if (messages.length > 0) await deps.publish(messages);
       return { outbound: [], outcome: messages.length > 0 ? 'Applied' : 'NoChange', operation };
     } catch (error) {

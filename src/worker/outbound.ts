@@ -55,6 +55,9 @@ export function replyMessage(envelope: Envelope, status: string, value: Buffer):
   };
 }
 
+/** The bearer token is a credential, replayable until it expires: it never travels on to the DLQ. */
+const isSecretHeader = (name: string): boolean => name.toLowerCase() === HEADER.authorization.toLowerCase();
+
 /**
  * A dead letter must itself fit in one Kafka record (the broker's message.max.bytes, 1 MiB by default),
  * whatever the poison record carried: its key and value are kept up to DEAD_LETTER_BODY_BYTES together and
@@ -72,6 +75,7 @@ const copyHeaders = (headers: IHeaders | undefined): { headers: Record<string, s
   let bytes = 0;
   let dropped = 0;
   for (const [name, raw] of Object.entries(headers ?? {})) {
+    if (isSecretHeader(name)) continue;
     const first = Array.isArray(raw) ? raw[0] : raw;
     if (first === undefined) continue;
     const size = Buffer.byteLength(name) + headerBytes(first);
@@ -89,7 +93,7 @@ function truncated(bytes: Buffer | null, limit: number): Buffer | null {
   return bytes === null || bytes.length <= limit ? bytes : bytes.subarray(0, limit);
 }
 
-/** The poison message byte for byte (within the bounds above), with headers saying why and where it came from. */
+/** The poison message byte for byte (within the bounds above, without its Authorization header), with headers saying why and where it came from. */
 export function deadLetterMessage(
   deadLetterTopic: string,
   record: { key: Buffer | null; value: Buffer | null; headers?: IHeaders; timestamp: string },

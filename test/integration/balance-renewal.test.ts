@@ -127,7 +127,7 @@ describe('balance renewal at the bill cycle (two worker instances, sped-up clock
 
     // From the third cycle on nothing changes any more, so a renewal running meanwhile cannot disturb this.
     const steady = (events[0].value.changes as Change[]).filter((c) => c.after);
-    const { balances } = await balance.balances.queryBalances(a.gpsi, a.wholesaleCustomerId);
+    const { balances } = await balance.balances.queryBalances(a.gpsi, [a.wholesaleCustomerId]);
     expect(balances.map((b) => [b.subBalanceInstId, b.allocated / 1000, b.rollover / 1000, b.remaining / 1000])).toEqual(
       steady.map((c) => [c.subBalanceInstId, c.after!.allocatedBalance, c.after!.rollOverBalance, c.after!.remainingBalance]),
     );

@@ -50,7 +50,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     return { sub: await redis.hgetall(keys.subscription), bal: await redis.hgetall(keys.balances), ledger: await redis.lrange(keys.ledger, 0, -1) };
   };
 
-  const balancesOf = async (sub: TestSubscription) => (await balance.balances.queryBalances(sub.gpsi, sub.wholesaleCustomerId)).balances;
+  const balancesOf = async (sub: TestSubscription) => (await balance.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId])).balances;
   const addOne = (sub: TestSubscription, id: string, quantity = 1000) =>
     balance.balances.updateBalances(meta(sub), checkUpdateActions([{ subBalanceInstId: id, subBalanceType: 'On-Net Data', action: 'Add', quantity: quantity / 1000, unitType: 'MB' }]));
 
@@ -134,11 +134,11 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const stranger = { ...active, wholesaleCustomerId: randomCustomer() };
       const nobody = { ...active, gpsi: newSubscription().gpsi };
 
-      await expect(balance.balances.queryBalances(stranger.gpsi, stranger.wholesaleCustomerId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-      await expect(balance.balances.queryBalances(nobody.gpsi, nobody.wholesaleCustomerId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-      await expect(balance.balances.history(stranger.gpsi, stranger.wholesaleCustomerId, 10)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(balance.balances.queryBalances(stranger.gpsi, [stranger.wholesaleCustomerId])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(balance.balances.queryBalances(nobody.gpsi, [nobody.wholesaleCustomerId])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(balance.balances.history(stranger.gpsi, [stranger.wholesaleCustomerId], 10)).rejects.toMatchObject({ code: 'NOT_FOUND' });
       await expect(balance.balances.addBuckets(meta(stranger), { bucketRefIds: [], seeds: [] })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-      await expect(balance.balances.queryBalances(pending.gpsi, pending.wholesaleCustomerId)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('PENDING') });
+      await expect(balance.balances.queryBalances(pending.gpsi, [pending.wholesaleCustomerId])).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('PENDING') });
       await expect(balance.balances.cancelBuckets(meta(cancelled), [{ id: '2000001', path: 'bucketRefId[0]' }])).rejects.toMatchObject({
         code: 'CONFLICT',
         problems: [{ path: 'gpsi', reason: 'subscription is CANCELLED' }],
@@ -278,7 +278,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect((await balancesOf(sub))[3].remaining).toBe(5_120_000 + 1_000_000);
       // 4 creations + 1,000 Adds, trimmed to the retention (1,000 by default); the newest is the last Add.
       expect(await redis.llen(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger)).toBe(config.balance.ledgerRetention);
-      const [newest] = await balance.balances.history(sub.gpsi, sub.wholesaleCustomerId, 1);
+      const [newest] = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 1);
       expect(newest).toMatchObject({ change: 'Add', quantity: 1000, after: { remaining: 6_120_000 } });
     });
 
@@ -343,7 +343,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const sub = await createActiveSubscription(balance.subscriptions);
       const outcomes = [];
       for (let i = 1; i <= 3; i++) outcomes.push(await addOne(sub, `${sub.gpsi}-4`, i * 1000));
-      const entries = await balance.balances.history(sub.gpsi, sub.wholesaleCustomerId, 5);
+      const entries = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 5);
       expect(entries).toHaveLength(5);
       expect(entries.slice(0, 3).map((e) => e.quantity)).toEqual([3000, 2000, 1000]);
       expect(entries.slice(0, 3)).toEqual(

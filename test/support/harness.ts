@@ -4,7 +4,7 @@ import pino from 'pino';
 import { loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../../src/config';
 import { startService, type RunningService } from '../../src/app/service';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
-import { ensureTopics } from '../../src/adapters/kafka/kafka';
+import { ensureTopics, kafkaTransport } from '../../src/adapters/kafka/kafka';
 import type { TopicRole } from '../../src/handlers/types';
 import { HEADER, headerText } from '../../src/worker/envelope';
 
@@ -26,20 +26,42 @@ export function testConfig(overrides: Record<string, string> = {}): ServiceConfi
     REDIS_KEY_PREFIX: `t${id}:`,
     KAFKA_GROUP_ID: `workers-${id}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Tests run without tokens or rate limits unless they ask (test/support/auth.ts: testAuth()).
+    AUTH_MODE: 'none',
+    RATE_LIMIT_PER_SECOND: '0',
     ...overrides,
   });
 }
 
 /** The same settings a production worker reads from the environment; the test topic names are derived from them. */
-const defaults = loadConfig({ KAFKA_BROKERS: 'x:1', SCHEMA_REGISTRY_URL: 'http://x', REDIS_URL: 'redis://x' });
+const defaults = loadConfig({ KAFKA_BROKERS: 'x:1', SCHEMA_REGISTRY_URL: 'http://x', REDIS_URL: 'redis://x', AUTH_MODE: 'none' });
 
-/** Environment variables that make a separate worker process use the same topics, prefix and group as `config`. */
+/** The AUTH_* settings of `config` as environment variables (the HS256 secret is not supported here). */
+function authEnv(auth: ServiceConfig['auth']): Record<string, string> {
+  if (auth.mode === 'none') return { AUTH_MODE: 'none' };
+  const keys: Record<string, string> =
+    auth.keys.kind === 'jwks-file' ? { AUTH_JWKS_FILE: auth.keys.file } : auth.keys.kind === 'jwks-url' ? { AUTH_JWKS_URL: auth.keys.url } : { AUTH_HS256_SECRET: auth.keys.secret };
+  return {
+    AUTH_MODE: 'jwt',
+    ...keys,
+    AUTH_ISSUER: auth.issuer,
+    AUTH_AUDIENCE: auth.audience,
+    AUTH_CLOCK_TOLERANCE_SECONDS: String(auth.clockToleranceSeconds),
+    AUTH_CUSTOMER_CLAIM: auth.customerClaim,
+  };
+}
+
+/** Environment variables that make a separate worker process use the same topics, prefix, group and security settings as `config`. */
 export function envFor(config: ServiceConfig): Record<string, string> {
   return {
     ...Object.fromEntries(Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, config.topics[role as TopicRole]])),
     TOPIC_PARTITIONS: String(config.kafka.topicPartitions),
     REDIS_KEY_PREFIX: config.redis.keyPrefix,
     KAFKA_GROUP_ID: config.groupId,
+    ...authEnv(config.auth),
+    CUSTOMERS_FILE: config.customersFile,
+    RATE_LIMIT_PER_SECOND: String(config.rateLimit.perSecond),
+    RATE_LIMIT_BURST: String(config.rateLimit.burst),
   };
 }
 
@@ -72,7 +94,7 @@ export interface Reply {
   key: string | null;
 }
 
-const kafkaFor = (config: ServiceConfig) => new Kafka({ clientId: 'test', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
+const kafkaFor = (config: ServiceConfig) => new Kafka({ clientId: 'test', brokers: config.kafka.brokers, ...kafkaTransport(config.kafka.security), logLevel: logLevel.NOTHING });
 
 const textHeaders = (headers: IHeaders | undefined): Record<string, string> =>
   Object.fromEntries(Object.keys(headers ?? {}).map((name) => [name, headerText(headers, name) ?? '']));
@@ -109,6 +131,8 @@ export class TopicReader {
   }
 }
 
+export type TokenProvider = () => Promise<string> | string;
+
 /** Sends commands the way a partner's system would and waits for the reply with the same correlation id. */
 export class TestRequester {
   private readonly waiting = new Map<string, (reply: Reply) => void>();
@@ -118,14 +142,20 @@ export class TestRequester {
     readonly config: ServiceConfig,
     readonly codec: AvroCodec,
     private readonly producer: Producer,
+    private readonly tokenProvider?: TokenProvider,
     private reader?: TopicReader,
   ) {}
 
-  static async start(config: ServiceConfig, replyTopics: string[] = [config.topics.portinReplies, config.topics.balanceReplies]): Promise<TestRequester> {
+  /** With a tokenProvider, every command carries `Authorization: Bearer <token>` unless a send says otherwise. */
+  static async start(
+    config: ServiceConfig,
+    replyTopics: string[] = [config.topics.portinReplies, config.topics.balanceReplies],
+    options: { tokenProvider?: TokenProvider } = {},
+  ): Promise<TestRequester> {
     const codec = new AvroCodec(config.schemaRegistryUrl);
     const producer = kafkaFor(config).producer({ allowAutoTopicCreation: false });
     await producer.connect();
-    const requester = new TestRequester(config, codec, producer);
+    const requester = new TestRequester(config, codec, producer, options.tokenProvider);
     requester.reader = await TopicReader.start(config, replyTopics, (reply) => requester.receive(reply), codec);
     return requester;
   }
@@ -167,19 +197,23 @@ export class TestRequester {
     return this.codec.encode(this.config.topics[role], recordName, value);
   }
 
-  /** Encodes and sends a command, then awaits its reply. */
+  /**
+   * Encodes and sends a command, then awaits its reply. `token`: a bearer token for this command only,
+   * or null to send none even when the requester has a tokenProvider.
+   */
   async send(
     role: TopicRole,
     recordName: string,
     value: object,
-    options: { key?: string; headers?: Record<string, string | Buffer>; correlationId?: string } = {},
+    options: { key?: string; headers?: Record<string, string | Buffer>; correlationId?: string; token?: string | null } = {},
   ): Promise<Reply> {
     const correlationId = options.correlationId ?? randomUUID();
+    const token = options.token === undefined ? await this.tokenProvider?.() : options.token;
     const pending = this.awaitReply(correlationId);
     await this.sendRaw(this.config.topics[role], {
       key: options.key ?? ((value as { gpsi?: string }).gpsi ?? null),
       value: await this.encode(role, recordName, value),
-      headers: { [HEADER.correlationId]: correlationId, ...options.headers },
+      headers: { [HEADER.correlationId]: correlationId, ...(token ? { [HEADER.authorization]: `Bearer ${token}` } : {}), ...options.headers },
     });
     return pending;
   }

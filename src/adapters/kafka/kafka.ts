@@ -1,8 +1,39 @@
-import { Kafka, logLevel, type Admin, type ITopicConfig, type LogEntry } from 'kafkajs';
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
+import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type KafkaConfig, type LogEntry, type Producer, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { KafkaSecurity, KafkaTlsSettings } from '../../config/security';
+
+const readFile = (file: string | undefined): Buffer | undefined => (file === undefined ? undefined : readFileSync(file));
+
+function tlsOptions(tls: KafkaTlsSettings): ConnectionOptions {
+  return {
+    ca: readFile(tls.caFile),
+    cert: readFile(tls.certFile),
+    key: readFile(tls.keyFile),
+    passphrase: tls.keyPassphrase,
+    servername: tls.servername,
+    rejectUnauthorized: tls.rejectUnauthorized,
+  };
+}
+
+/**
+ * The transport part of a kafkajs configuration: TLS (CA, client certificate and key, read from their
+ * files now) and SASL (PLAIN, SCRAM-SHA-256/512). Used by every Kafka client: the service, the NP
+ * simulator, the client library and the CLI.
+ */
+export function kafkaTransport(security: KafkaSecurity | undefined): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const transport: Pick<KafkaConfig, 'ssl' | 'sasl'> = {};
+  if (security?.tls) transport.ssl = tlsOptions(security.tls);
+  if (security?.sasl) {
+    const { mechanism, username, password } = security.sasl;
+    transport.sasl = { mechanism, username, password } as SASLOptions; // one object literal per mechanism in kafkajs's union
+  }
+  return transport;
+}
 
 /** kafkajs with its log lines routed into pino, so one log stream carries everything. */
-export function createKafka(options: { brokers: string[]; clientId: string; log: Logger }): Kafka {
+export function createKafka(options: { brokers: string[]; clientId: string; log: Logger; security?: KafkaSecurity }): Kafka {
   const log = options.log.child({ component: 'kafkajs' });
   const toPino = (level: logLevel) => {
     switch (level) {
@@ -19,6 +50,7 @@ export function createKafka(options: { brokers: string[]; clientId: string; log:
   return new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
+    ...kafkaTransport(options.security),
     logLevel: logLevel.WARN,
     logCreator: () => (entry: LogEntry) => {
       const { message, ...extra } = entry.log;
@@ -33,6 +65,44 @@ export async function ensureTopics(admin: Admin, topics: string[], partitions: n
   const missing: ITopicConfig[] = [...new Set(topics)]
     .filter((topic) => !existing.has(topic))
     .map((topic) => ({ topic, numPartitions: partitions, replicationFactor }));
-  if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: true });
+  if (missing.length > 0) {
+    await admin.createTopics({ topics: missing, waitForLeaders: false });
+    await waitForLeaders(admin, missing.map((t) => t.topic), partitions);
+  }
   return missing.map((t) => t.topic);
+}
+
+/** Metadata errors a broker answers for a topic it has not heard of yet, right after its creation. */
+const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/**
+ * Waits until every partition of the new topics has a leader. kafkajs' own waitForLeaders retries only
+ * LEADER_NOT_AVAILABLE, but on a multi-broker cluster the broker asked may not know the topic yet
+ * (UNKNOWN_TOPIC_OR_PARTITION) for a moment: that is waited out too.
+ */
+async function waitForLeaders(admin: Admin, topics: string[], partitions: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+      const ready = metadata.every((t) => t.partitions.length === partitions && t.partitions.every((p) => p.leader >= 0));
+      if (ready) return;
+    } catch (error) {
+      if (!NOT_YET.has((error as { type?: string }).type ?? '')) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`topics ${topics.join(', ')} have no leader for every partition after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Producers of this project: the Java-compatible murmur2 partitioner (kafkajs's default since 2.0, named
+ * explicitly), so a key lands on the same partition whichever language produced it; never auto-create topics.
+ */
+export function createProducer(kafka: Kafka, options: { idempotent: boolean }): Producer {
+  return kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    allowAutoTopicCreation: false,
+    ...(options.idempotent ? { idempotent: true, maxInFlightRequests: 1 } : {}),
+  });
 }

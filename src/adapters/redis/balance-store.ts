@@ -22,7 +22,7 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
     const keys = keysOf(meta.gpsi);
     const context = {
       gpsi: meta.gpsi,
-      customer: meta.wholesaleCustomerId,
+      visible: meta.visibleCustomerIds ?? [meta.wholesaleCustomerId],
       commandId: meta.commandId,
       correlationId: meta.correlationId,
       operation: meta.operation,
@@ -53,17 +53,17 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
         actions: update.actions.map((a) => (a ? { ...a, action: a.action ?? null, quantity: a.quantity === undefined ? null : String(a.quantity) } : null)),
       }),
 
-    async queryBalances(gpsi, wholesaleCustomerId) {
+    async queryBalances(gpsi, visibleCustomerIds) {
       const keys = keysOf(gpsi);
-      const json = await runScript<string>(redis, 'balancesQuery', [keys.subscription, keys.balances], [gpsi, wholesaleCustomerId]);
+      const json = await runScript<string>(redis, 'balancesQuery', [keys.subscription, keys.balances], [gpsi, JSON.stringify(visibleCustomerIds)]);
       const raw = decodeRead(json);
       const balances = Array.isArray(raw.balances) ? raw.balances.map(decodeSubBalance) : [];
       return { subscription: decodeFacts(raw.subscription as Record<string, unknown>), balances };
     },
 
-    async history(gpsi, wholesaleCustomerId, limit) {
+    async history(gpsi, visibleCustomerIds, limit) {
       const keys = keysOf(gpsi);
-      const [status, ...entries] = await runScript<string[]>(redis, 'ledgerRead', [keys.subscription, keys.ledger], [gpsi, wholesaleCustomerId, limit]);
+      const [status, ...entries] = await runScript<string[]>(redis, 'ledgerRead', [keys.subscription, keys.ledger], [gpsi, JSON.stringify(visibleCustomerIds), limit]);
       decodeRead(status);
       return entries.map(decodeLedgerEntry);
     },

@@ -31,3 +31,6 @@ export const replyKey = (prefix: string, commandId: string): string => `${prefix
 
 export const SUBSCRIPTION_STATUS = { PENDING: 'PENDING', ACTIVE: 'ACTIVE', CANCELLED: 'CANCELLED' } as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUS)[keyof typeof SUBSCRIPTION_STATUS];
+
+/** A partner's rate-limit token bucket; a hash tag of its own, so partners spread over a Cluster. */
+export const rateLimitKey = (prefix: string, partnerId: string): string => `${prefix}rate:{partner:${partnerId}}`;

@@ -1,50 +1,23 @@
 import type { Redis, Cluster } from 'ioredis';
-import type { Outbound } from '../../worker/outbound';
+import { timedRedisCall } from './call-timing';
 import { replyKey } from './keys';
+import { decodeOutcome, encodeOutcome, type StoredOutcome } from './outcome-format';
 
 /**
  * The worker's memory of answered commands: the fingerprint of the command and every message it sent
  * (reply and events), re-sent as they were when the command is delivered again. One key per command, so
- * a single SET NX / GET is atomic on its own.
+ * a single SET NX / GET is atomic on its own. Stored in the compact layout of outcome-format.ts.
  */
-export interface StoredOutcome {
-  fingerprint: string;
-  messages: Outbound[];
-}
+export type { StoredOutcome };
 
 export interface ReplyCache {
   get(commandId: string): Promise<StoredOutcome | undefined>;
-  /** Keeps the first outcome stored: a concurrent duplicate does not overwrite it. */
-  put(commandId: string, outcome: StoredOutcome): Promise<void>;
+  /**
+   * Keeps the first outcome stored: when one is there already it is left as it is and returned (one
+   * SET NX GET), so a query run before any lookup still answers a redelivery with the first reply.
+   */
+  put(commandId: string, outcome: StoredOutcome): Promise<StoredOutcome | undefined>;
 }
-
-interface SerializedOutbound {
-  t: string;
-  p?: number;
-  k: string | null;
-  v: string | null;
-  h: Record<string, string>;
-}
-
-const BINARY = 'b64:';
-const encodeBytes = (value: Buffer | string): string => (Buffer.isBuffer(value) ? BINARY + value.toString('base64') : `s:${value}`);
-const decodeBytes = (value: string): Buffer | string => (value.startsWith(BINARY) ? Buffer.from(value.slice(BINARY.length), 'base64') : value.slice(2));
-
-const serialize = (m: Outbound): SerializedOutbound => ({
-  t: m.topic,
-  p: m.partition,
-  k: m.key === null ? null : encodeBytes(m.key),
-  v: m.value === null ? null : m.value.toString('base64'),
-  h: Object.fromEntries(Object.entries(m.headers).map(([name, value]) => [name, encodeBytes(value)])),
-});
-
-const deserialize = (s: SerializedOutbound): Outbound => ({
-  topic: s.t,
-  partition: s.p,
-  key: s.k === null ? null : decodeBytes(s.k),
-  value: s.v === null ? null : Buffer.from(s.v, 'base64'),
-  headers: Object.fromEntries(Object.entries(s.h).map(([name, value]) => [name, decodeBytes(value)])),
-});
 
 export class RedisReplyCache implements ReplyCache {
   constructor(
@@ -54,14 +27,15 @@ export class RedisReplyCache implements ReplyCache {
   ) {}
 
   async get(commandId: string): Promise<StoredOutcome | undefined> {
-    const raw = await this.redis.get(replyKey(this.keyPrefix, commandId));
-    if (raw === null) return undefined;
-    const parsed = JSON.parse(raw) as { f: string; m: SerializedOutbound[] };
-    return { fingerprint: parsed.f, messages: parsed.m.map(deserialize) };
+    const stored = await timedRedisCall(this.redis, 'replyCache.get', () => this.redis.getBuffer(replyKey(this.keyPrefix, commandId)));
+    return stored === null ? undefined : decodeOutcome(stored);
   }
 
-  async put(commandId: string, outcome: StoredOutcome): Promise<void> {
-    const raw = JSON.stringify({ f: outcome.fingerprint, m: outcome.messages.map(serialize) });
-    await this.redis.set(replyKey(this.keyPrefix, commandId), raw, 'EX', this.ttlSeconds, 'NX');
+  async put(commandId: string, outcome: StoredOutcome): Promise<StoredOutcome | undefined> {
+    const stored = encodeOutcome(outcome);
+    const earlier = await timedRedisCall(this.redis, 'replyCache.put', () =>
+      this.redis.setBuffer(replyKey(this.keyPrefix, commandId), stored, 'EX', this.ttlSeconds, 'NX', 'GET'),
+    );
+    return earlier === null ? undefined : decodeOutcome(earlier);
   }
 }

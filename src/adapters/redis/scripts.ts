@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis, Cluster } from 'ioredis';
+import { timedRedisCall } from './call-timing';
 
 /**
  * Every atomic Redis step is one Lua script in scripts/, named `<command>-<numberOfKeys>.lua` (BullMQ
@@ -33,5 +34,5 @@ export function defineScripts(client: Redis | Cluster, dir = SCRIPTS_DIR): strin
 export function runScript<T>(client: Redis | Cluster, name: string, keys: string[], args: (string | number)[]): Promise<T> {
   const command = (client as unknown as Record<string, (...a: (string | number)[]) => Promise<T>>)[name];
   if (typeof command !== 'function') throw new Error(`Redis script ${name} is not defined (missing scripts/${name}-N.lua?)`);
-  return command.call(client, ...keys, ...args);
+  return timedRedisCall(client, name, () => command.call(client, ...keys, ...args));
 }

@@ -43,14 +43,21 @@ export class AvroCodec {
   async register(topic: string, schema: AvroRecordSchema, recordName: string): Promise<number> {
     const subject = subjectFor(topic, recordName);
     const body = { type: SchemaType.AVRO as const, schema: JSON.stringify(schema) };
+    const registerOnce = () => this.registry.register(body, { subject, compatibility: COMPATIBILITY.BACKWARD });
     let id: number;
     try {
-      ({ id } = await this.registry.register(body, { subject, compatibility: COMPATIBILITY.BACKWARD }));
+      ({ id } = await registerOnce());
     } catch (error) {
-      // Apicurio answers an existing subject without its own rule with the global default (Confluent: 404).
-      if (!(error instanceof ConfluentSchemaRegistryCompatibilityError)) throw error;
-      await this.setBackwardCompatibility(subject);
-      ({ id } = await this.registry.register(body, { subject, compatibility: COMPATIBILITY.BACKWARD }));
+      if (httpStatusOf(error) === 409) {
+        // Another instance starting at the same moment created the subject's rule first (Apicurio: 409 "A rule
+        // named 'COMPATIBILITY' already exists"): it is there now, and the second attempt checks it.
+        ({ id } = await registerOnce());
+      } else {
+        // Apicurio answers an existing subject without its own rule with the global default (Confluent: 404).
+        if (!(error instanceof ConfluentSchemaRegistryCompatibilityError)) throw error;
+        await this.setBackwardCompatibility(subject);
+        ({ id } = await registerOnce());
+      }
     }
     this.idBySubject.set(subject, id);
     return id;
@@ -62,7 +69,8 @@ export class AvroCodec {
       headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
       body: JSON.stringify({ compatibility: COMPATIBILITY.BACKWARD }),
     });
-    if (!response.ok) throw new Error(`registry refused the compatibility of ${subject}: HTTP ${response.status}`);
+    // 409: another instance set the rule at the same moment; the registration that follows checks it.
+    if (!response.ok && response.status !== 409) throw new Error(`registry refused the compatibility of ${subject}: HTTP ${response.status}`);
   }
 
   /** The latest id of a subject somebody else registered (clients look ids up, the service registers). */

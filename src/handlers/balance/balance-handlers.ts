@@ -13,11 +13,11 @@ import type { Handler } from '../types';
 import type { BalanceStore } from './ports';
 import { commandMeta, successReply } from './replies';
 
-/** QueryBalances: the balances of the caller's active subscription (service-spec 2.10). */
+/** QueryBalances: the balances of an active subscription the caller can see (service-spec 2.10). */
 export const createQueryBalances = (deps: { balances: BalanceStore }): Handler<QueryBalancesCommand> =>
   async (command, context) => {
     accept(checkQueryBalances(command), context.wholesaleCustomerId);
-    const { balances } = await deps.balances.queryBalances(command.gpsi, context.wholesaleCustomerId!);
+    const { balances } = await deps.balances.queryBalances(command.gpsi, context.visibleCustomerIds);
     return { reply: successReply(balances) };
   };
 
@@ -37,7 +37,7 @@ export const createUpdateBalances = (deps: { balances: BalanceStore }): Handler<
 export const createQueryBalanceHistory = (deps: { balances: BalanceStore }): Handler<QueryBalanceHistoryCommand> =>
   async (command, context) => {
     const limit = accept(checkHistory(command), context.wholesaleCustomerId);
-    const entries = await deps.balances.history(command.gpsi, context.wholesaleCustomerId!, limit);
+    const entries = await deps.balances.history(command.gpsi, context.visibleCustomerIds, limit);
     return {
       reply: {
         status: 'Success',

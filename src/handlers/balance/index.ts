@@ -18,7 +18,7 @@ export interface BalanceHandlerDeps {
   catalog: Catalog;
 }
 
-type Parts = Pick<HandlerRegistration, 'handle' | 'validate'>;
+type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'readOnly'>;
 
 /**
  * The balance handlers. `validate` lets the worker list field problems together with header problems;
@@ -30,9 +30,9 @@ export function createBalanceHandlers(deps: BalanceHandlerDeps): HandlerRegistra
     AddBuckets: { handle: createAddBuckets(deps), validate: (c) => checkAddBuckets(c, deps.catalog).problems },
     SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: (c) => checkSwapPrimary(c, deps.catalog).problems },
     CancelBuckets: { handle: createCancelBuckets(deps), validate: (c) => checkCancelBuckets(c).problems },
-    QueryBalances: { handle: createQueryBalances(deps), validate: (c) => checkQueryBalances(c).problems },
+    QueryBalances: { handle: createQueryBalances(deps), validate: (c) => checkQueryBalances(c).problems, readOnly: true },
     UpdateBalances: { handle: createUpdateBalances(deps), validate: (c) => checkUpdateEnvelope(c).problems },
-    QueryBalanceHistory: { handle: createQueryBalanceHistory(deps), validate: (c) => checkHistory(c).problems },
+    QueryBalanceHistory: { handle: createQueryBalanceHistory(deps), validate: (c) => checkHistory(c).problems, readOnly: true },
   };
   return BALANCE_COMMANDS.map((name) => ({
     domain: 'balance',

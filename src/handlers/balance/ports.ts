@@ -6,12 +6,14 @@ import type { LocatedId, ValidatedUpdate } from '../../domain/balance/validation
 /**
  * What the balance handlers need from the state store (implemented over Redis Lua scripts in
  * src/adapters/redis/balance-store.ts). Every mutating call is one atomic step that first checks the
- * precondition (an ACTIVE subscription of the caller) and records its outcome under the command id; a
+ * precondition (an ACTIVE subscription the caller can see) and records its outcome under the command id; a
  * refusal is thrown as a ServiceError, also recorded.
  */
 export interface CommandMeta {
   gpsi: string;
   wholesaleCustomerId: string;
+  /** Owners whose subscriptions the command may touch (CommandContext.visibleCustomerIds); default: the acting node only. */
+  visibleCustomerIds?: readonly string[];
   commandId: string;
   correlationId: string;
   operation: string;
@@ -24,7 +26,8 @@ export interface BalanceStore {
   swapPrimary(meta: CommandMeta, swap: { bucketRefId: string; seeds: SubBalanceSeed[] }): Promise<BalanceOutcome>;
   cancelBuckets(meta: CommandMeta, bucketRefIds: LocatedId[]): Promise<BalanceOutcome>;
   updateBalances(meta: CommandMeta, update: ValidatedUpdate): Promise<BalanceOutcome>;
-  queryBalances(gpsi: string, wholesaleCustomerId: string): Promise<{ subscription: SubscriptionFacts; balances: SubBalance[] }>;
+  /** `visibleCustomerIds`: the subscription's owner must be one of them (CommandContext.visibleCustomerIds). */
+  queryBalances(gpsi: string, visibleCustomerIds: readonly string[]): Promise<{ subscription: SubscriptionFacts; balances: SubBalance[] }>;
   /** The newest `limit` ledger entries, newest first. */
-  history(gpsi: string, wholesaleCustomerId: string, limit: number): Promise<LedgerEntry[]>;
+  history(gpsi: string, visibleCustomerIds: readonly string[], limit: number): Promise<LedgerEntry[]>;
 }

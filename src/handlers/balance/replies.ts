@@ -14,6 +14,7 @@ export const successReply = (balances: readonly SubBalance[]) => ({ status: 'Suc
 export const commandMeta = (gpsi: string, context: CommandContext): CommandMeta => ({
   gpsi,
   wholesaleCustomerId: context.wholesaleCustomerId!,
+  visibleCustomerIds: context.visibleCustomerIds,
   commandId: context.commandId,
   correlationId: context.correlationId,
   operation: context.operation,

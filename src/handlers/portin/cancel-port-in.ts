@@ -4,20 +4,19 @@ import { planCancel } from '../../domain/portin/transitions';
 import { validateCancelPortIn } from '../../domain/portin/validate-commands';
 import type { Handler } from '../types';
 import { applyChange, conflictError, notFoundError, publishable } from './apply-change';
-import { ownerOf, type PortInDeps } from './deps';
+import type { PortInDeps } from './deps';
 import { describeKeys, findOwnedRequest } from './find-request';
 
 /**
- * CancelPortIn: by partnerTransactionId and/or gpsi (both: they must name the same request of the
- * caller's). Accepted in RESOLUTION_REQUIRED or REJECTED; the NP side is told and the pending subscription
+ * CancelPortIn: by partnerTransactionId and/or gpsi (both: they must name the same request the caller
+ * can see). Accepted in RESOLUTION_REQUIRED or REJECTED; the NP side is told and the pending subscription
  * is cancelled.
  */
 export const createCancelPortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {
     const command = validateCancelPortIn(raw);
-    const owner = ownerOf(context);
     const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };
-    const target = await findOwnedRequest(deps.store, owner, command);
+    const target = await findOwnedRequest(deps.store, context, command);
     if (!target) throw notFoundError(`matches ${describeKeys(command)}`);
     const result = await applyChange(deps, {
       gpsi: target.gpsi,

@@ -20,8 +20,8 @@ import { ownerOf, type PortInDeps } from './deps';
  * the request id, so a retry that takes an abandoned claim over replays it); create the pending
  * subscription; settle the claim with the reply. A refusal before the write gives the claim back.
  */
-function inProgressError(existing: PortInRequest, owner: string): ServiceError {
-  const which = existing.wholesaleCustomerId === owner ? `request ${existing.partnerTransactionId}` : "another wholesale customer's request";
+function inProgressError(existing: PortInRequest, canSee: CommandContext['canSee']): ServiceError {
+  const which = canSee(existing.wholesaleCustomerId) ? `request ${existing.partnerTransactionId}` : "another wholesale customer's request";
   const { reasonCode, reasonDescription } = reason('PORT_IN_IN_PROGRESS');
   return new ServiceError('CONFLICT', `${existing.gpsi} already has a port-in in progress: ${which} is ${existing.portStatus}`, [
     { path: 'gpsi', reason: `${reasonCode} ${reasonDescription}: ${which} (${existing.portStatus})` },
@@ -29,8 +29,8 @@ function inProgressError(existing: PortInRequest, owner: string): ServiceError {
 }
 
 /** Eligibility must pass; the port-in in progress is named, the other reasons carried as they are. */
-async function checkEligibility(deps: PortInDeps, command: CreatePortInCommand, current: PortInRequest | undefined, owner: string): Promise<void> {
-  if (current && isInProgress(current.portStatus)) throw inProgressError(current, owner);
+async function checkEligibility(deps: PortInDeps, command: CreatePortInCommand, current: PortInRequest | undefined, canSee: CommandContext['canSee']): Promise<void> {
+  if (current && isInProgress(current.portStatus)) throw inProgressError(current, canSee);
   const subscription = await deps.subscriptions.status(command.gpsi);
   const decision = decideEligibility({
     gpsi: command.gpsi,
@@ -55,7 +55,7 @@ async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requ
   if (existing?.requestId === requestId) {
     return { reply: existing.createReply as unknown as Record<string, unknown>, messages: [], followUps: [{ kind: 'createPendingSubscription' as const, subscription }] };
   }
-  await checkEligibility(deps, command, existing, owner);
+  await checkEligibility(deps, command, existing, context.canSee);
   const facts = { requestId, wholesaleCustomerId: owner, payloadHash, correlationId: context.correlationId, now: context.now };
   const result = await applyChange(deps, {
     gpsi: command.gpsi,
@@ -65,7 +65,7 @@ async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requ
     reply: (change) => change.next.createReply as unknown as Record<string, unknown>,
   });
   if (result.kind === 'conflict') {
-    if (isInProgress(result.current.portStatus)) throw inProgressError(result.current, owner);
+    if (isInProgress(result.current.portStatus)) throw inProgressError(result.current, context.canSee);
     throw new ServiceError('CONFLICT', `${command.gpsi} was already ported in (${result.current.portStatus})`, [
       { path: 'gpsi', reason: `${NUMBER_ALREADY_ACTIVE.reasonCode} ${NUMBER_ALREADY_ACTIVE.reasonDesc}` },
     ]);

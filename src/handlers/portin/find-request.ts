@@ -1,10 +1,11 @@
 import type { PortInRequest } from '../../domain/portin/request';
+import type { CommandContext } from '../types';
 import type { PortInStore } from './store';
 
 /**
- * Finds the one request that every given key names, among the owner's requests only: another customer's
- * request, or keys naming different requests, find nothing (NOT_FOUND, never FORBIDDEN: a customer does not
- * learn that another customer's request exists).
+ * Finds the one request that every given key names, among the requests the caller can see (owned by the
+ * acting node or a node below it): another customer's request, or keys naming different requests, find
+ * nothing (NOT_FOUND, never FORBIDDEN: a customer does not learn that another customer's request exists).
  */
 export interface RequestKeys {
   gpsi?: string;
@@ -12,24 +13,29 @@ export interface RequestKeys {
   portOrderId?: string;
 }
 
+type Visibility = Pick<CommandContext, 'canSee' | 'visibleCustomerIds'>;
+
+const matchesAll = (request: PortInRequest, keys: RequestKeys): boolean =>
+  (Object.keys(keys) as (keyof RequestKeys)[]).every((k) => keys[k] === undefined || keys[k] === request[k]);
+
 /**
  * Looks the request up by the most specific key given (partnerTransactionId, then portOrderId, then the
- * number's current request), then checks every other key against it.
+ * number's current request), then checks every other key against it. partnerTransactionIds are the
+ * owners' own, so one is looked up under every visible owner, the acting node's first.
  */
-export async function findOwnedRequest(store: PortInStore, owner: string, keys: RequestKeys): Promise<PortInRequest | undefined> {
-  let request: PortInRequest | undefined;
+export async function findOwnedRequest(store: PortInStore, scope: Visibility, keys: RequestKeys): Promise<PortInRequest | undefined> {
+  let candidates: (PortInRequest | undefined)[] = [];
   if (keys.partnerTransactionId !== undefined) {
-    const ref = await store.findTransaction(owner, keys.partnerTransactionId);
-    request = ref && (await store.byRequest(ref));
+    const ptid = keys.partnerTransactionId;
+    const refs = await Promise.all(scope.visibleCustomerIds.map((owner) => store.findTransaction(owner, ptid)));
+    candidates = await Promise.all(refs.map((ref) => ref && store.byRequest(ref)));
   } else if (keys.portOrderId !== undefined) {
     const ref = await store.findPortOrder(keys.portOrderId);
-    request = ref && (await store.byRequest(ref));
+    candidates = [ref && (await store.byRequest(ref))];
   } else if (keys.gpsi !== undefined) {
-    request = await store.current(keys.gpsi);
+    candidates = [await store.current(keys.gpsi)];
   }
-  if (!request || request.wholesaleCustomerId !== owner) return undefined;
-  const matches = (Object.keys(keys) as (keyof RequestKeys)[]).every((k) => keys[k] === undefined || keys[k] === request[k]);
-  return matches ? request : undefined;
+  return candidates.find((request): request is PortInRequest => request !== undefined && scope.canSee(request.wholesaleCustomerId) && matchesAll(request, keys));
 }
 
 export const describeKeys = (keys: RequestKeys): string =>

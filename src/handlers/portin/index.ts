@@ -14,7 +14,7 @@ export type { PortInDeps } from './deps';
 export { createNpResponseProcessor, type NpResponseMessage, type NpResponseProcessor } from './np-response-processor';
 export { createExpirySweeper, type ExpirySweeper, type ExpirySweeperOptions } from '../../schedulers/portin-expiry';
 
-type Parts = Pick<HandlerRegistration, 'handle' | 'validate'>;
+type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'readOnly'>;
 
 /** The problems a throwing validator finds, for the worker to list with the header problems. */
 function problemsOf(validate: (raw: unknown) => unknown): (raw: unknown) => FieldProblem[] {
@@ -39,6 +39,7 @@ export function createPortInHandlers(deps: PortInDeps): HandlerRegistration[] {
         portIns: deps.store,
         nonPortableRanges: deps.nonPortableRanges,
       }),
+      readOnly: true,
     },
     CreatePortIn: {
       validate: (raw) => {
@@ -49,7 +50,7 @@ export function createPortInHandlers(deps: PortInDeps): HandlerRegistration[] {
     },
     UpdatePortIn: { validate: problemsOf(validateUpdatePortIn), handle: createUpdatePortIn(deps) },
     CancelPortIn: { validate: problemsOf(validateCancelPortIn), handle: createCancelPortIn(deps) },
-    QueryPortIn: { validate: problemsOf(validateQueryPortIn), handle: createQueryPortIn(deps) },
+    QueryPortIn: { validate: problemsOf(validateQueryPortIn), handle: createQueryPortIn(deps), readOnly: true },
   };
   return (Object.keys(parts) as (keyof typeof parts)[]).map((operation) => ({
     domain: 'portin',

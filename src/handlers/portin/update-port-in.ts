@@ -4,17 +4,16 @@ import { planUpdate } from '../../domain/portin/transitions';
 import { validateUpdatePortIn } from '../../domain/portin/validate-commands';
 import type { Handler } from '../types';
 import { applyChange, conflictError, notFoundError, publishable } from './apply-change';
-import { ownerOf, type PortInDeps } from './deps';
+import type { PortInDeps } from './deps';
 
 /**
  * UpdatePortIn: a supplement to a request in RESOLUTION_REQUIRED or REJECTED. partnerTransactionId and
- * gpsi must name the same request of the caller's; the request goes back to OPEN with portOrderVersion
+ * gpsi must name the same request the caller can see; the request goes back to OPEN with portOrderVersion
  * one higher, and the merged port information goes to the NP side.
  */
 export const createUpdatePortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {
     const command = validateUpdatePortIn(raw);
-    const owner = ownerOf(context);
     const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };
     const missing = () => notFoundError(`with partnerTransactionId ${command.partnerTransactionId} for gpsi ${command.gpsi}`);
     const result = await applyChange(deps, {
@@ -22,7 +21,7 @@ export const createUpdatePortIn = (deps: PortInDeps): Handler =>
       cause,
       mode: 'update',
       plan: (current) => {
-        if (!current || current.wholesaleCustomerId !== owner || current.partnerTransactionId !== command.partnerTransactionId) throw missing();
+        if (!current || !context.canSee(current.wholesaleCustomerId) || current.partnerTransactionId !== command.partnerTransactionId) throw missing();
         return planUpdate(current, command, { cause, settings: deps.settings });
       },
       reply: ({ next }) => ({

@@ -85,7 +85,7 @@ export class BalanceLoad {
     const start = new Map<string, number>();
     const targets: Omit<PlannedCommand, 'correlationId'>[][] = [];
     for (const subscription of subscriptions) {
-      const { balances } = await balance.balances.queryBalances(subscription.gpsi, subscription.wholesaleCustomerId);
+      const { balances } = await balance.balances.queryBalances(subscription.gpsi, [subscription.wholesaleCustomerId]);
       for (const b of balances) start.set(b.subBalanceInstId, b.remaining);
       targets.push(balances.map((b) => ({ subscription, subBalanceInstId: b.subBalanceInstId, subBalanceType: b.subBalanceType, unitType: b.unitType })));
     }
@@ -247,11 +247,11 @@ export class BalanceLoad {
     const balanceMismatches: string[] = [];
     for (const subscription of this.subscriptions) {
       const { gpsi, wholesaleCustomerId } = subscription;
-      const ledger = await this.balance.balances.history(gpsi, wholesaleCustomerId, 500);
+      const ledger = await this.balance.balances.history(gpsi, [wholesaleCustomerId], 500);
       const adds = ledger.filter((entry) => entry.change === 'Add' && ours.has(entry.correlationId)).reverse(); // the ledger is newest first
       for (const entry of adds) appliedById.set(entry.correlationId, (appliedById.get(entry.correlationId) ?? 0) + 1);
       if (JSON.stringify(adds.map((e) => e.correlationId)) !== JSON.stringify(topicOrder.get(gpsi) ?? [])) orderViolations.push(gpsi);
-      const { balances } = await this.balance.balances.queryBalances(gpsi, wholesaleCustomerId);
+      const { balances } = await this.balance.balances.queryBalances(gpsi, [wholesaleCustomerId]);
       for (const b of balances) {
         if (b.remaining !== expected.get(b.subBalanceInstId)) balanceMismatches.push(`${b.subBalanceInstId}: got ${b.remaining}, expected ${expected.get(b.subBalanceInstId)}`);
       }

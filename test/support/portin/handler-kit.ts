@@ -26,15 +26,25 @@ export function portInKit(overrides: Partial<PortInDeps> = {}) {
 
 let sequence = 0;
 
+/** A context acting for `wholesaleCustomerId` (default WC-1) that sees that node's records only, unless overridden. */
 export function context(overrides: Partial<CommandContext> = {}): CommandContext {
   sequence += 1;
+  const wholesaleCustomerId = 'wholesaleCustomerId' in overrides ? overrides.wholesaleCustomerId : 'WC-1';
+  const owner = wholesaleCustomerId ?? '';
   return {
     correlationId: `corr-${sequence}`,
     commandId: `cmd-${sequence}`,
     operation: 'Test',
-    wholesaleCustomerId: 'WC-1',
+    wholesaleCustomerId,
+    canSee: (candidate) => (candidate ?? '') === owner,
+    visibleCustomerIds: [owner],
     now: T0,
     log: silentLog,
     ...overrides,
   };
+}
+
+/** A context acting for `acting` that sees the records of every node in `visible` (a partner and its brands). */
+export function scopedContext(acting: string, visible: readonly string[], overrides: Partial<CommandContext> = {}): CommandContext {
+  return context({ wholesaleCustomerId: acting, canSee: (owner) => owner != null && visible.includes(owner), visibleCustomerIds: visible, ...overrides });
 }

@@ -3,7 +3,7 @@ import { loadNpSimulatorConfig, type ServiceConfig } from '../../../src/config';
 import type { RunningService } from '../../../src/app/service';
 import { startNpSimulator, type NpSimulator } from '../../../src/simulator/np-simulator';
 import { HEADER } from '../../../src/worker/envelope';
-import { envFor, startTestService, testConfig, testLogger, TestRequester, TopicReader, type Reply } from '../harness';
+import { envFor, startTestService, testConfig, testLogger, TestRequester, TopicReader, type Reply, type TokenProvider } from '../harness';
 
 /**
  * A port-in journey over the real stack: the service, the NP simulator (time-scaled), a requester and a
@@ -45,7 +45,8 @@ export class PortInJourneys {
     readonly events: Reply[],
   ) {}
 
-  static async start(overrides: Record<string, string> = {}): Promise<PortInJourneys> {
+  /** `tokenProvider`: every command carries a bearer token (AUTH_MODE=jwt tests). */
+  static async start(overrides: Record<string, string> = {}, options: { tokenProvider?: TokenProvider } = {}): Promise<PortInJourneys> {
     const config = testConfig(overrides);
     const service = await startTestService(config);
     const simulator = await startNpSimulator(
@@ -53,7 +54,7 @@ export class PortInJourneys {
       { log: testLogger(config) },
     );
     await simulator.joined;
-    const requester = await TestRequester.start(config);
+    const requester = await TestRequester.start(config, undefined, options);
     const events: Reply[] = [];
     const reader = await TopicReader.start(config, [config.topics.portinEvents], (event) => events.push(event));
     return new PortInJourneys(config, service, requester, simulator, reader, events);
@@ -66,11 +67,11 @@ export class PortInJourneys {
     await this.service?.stop();
   }
 
-  /** Sends a port-in command for a wholesale customer (default WC-1) and awaits its reply. */
-  send(operation: string, value: object, customer: string | null = 'WC-1', correlationId?: string): Promise<Reply> {
+  /** Sends a port-in command for a wholesale customer (default WC-1) and awaits its reply; `token` overrides the requester's. */
+  send(operation: string, value: object, customer: string | null = 'WC-1', correlationId?: string, token?: string | null): Promise<Reply> {
     const headers: Record<string, string> = customer === null ? {} : { [HEADER.wholesaleCustomerId]: customer };
     const key = (value as { gpsi?: string; partnerTransactionId?: string }).gpsi ?? (value as { partnerTransactionId?: string }).partnerTransactionId;
-    return this.requester.send('portinCommands', PORTIN(operation), value, { headers, key, correlationId });
+    return this.requester.send('portinCommands', PORTIN(operation), value, { headers, key, correlationId, token });
   }
 
   eventsFor(gpsi: string): Reply[] {

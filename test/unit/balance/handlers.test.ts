@@ -73,6 +73,8 @@ const context = (overrides: Partial<CommandContext> = {}): CommandContext => ({
   commandId: 'cmd-1',
   operation: 'AddBuckets',
   wholesaleCustomerId: 'C1',
+  canSee: (owner) => owner === 'C1' || owner === 'C1-brand',
+  visibleCustomerIds: ['C1', 'C1-brand'],
   now: new Date('2026-03-01T10:00:00Z'),
   log: pino({ level: 'silent' }),
   ...overrides,
@@ -111,7 +113,7 @@ describe('balance handlers', () => {
     const { store, calls } = fakeStore();
     const add = handler(createBalanceHandlers({ balances: store, catalog }), 'AddBuckets');
     const result = await add.handle({ gpsi: GPSI, bucketRefId: ['2000004'] }, context());
-    expect(calls[0].args[0]).toMatchObject({ gpsi: GPSI, wholesaleCustomerId: 'C1', commandId: 'cmd-1', operation: 'AddBuckets', at: '2026-03-01T10:00:00.000Z' });
+    expect(calls[0].args[0]).toMatchObject({ gpsi: GPSI, wholesaleCustomerId: 'C1', visibleCustomerIds: ['C1', 'C1-brand'], commandId: 'cmd-1', operation: 'AddBuckets', at: '2026-03-01T10:00:00.000Z' });
     expect(calls[0].args[1]).toEqual({
       bucketRefIds: ['2000004'],
       seeds: [
@@ -177,7 +179,7 @@ describe('balance handlers', () => {
     const { store, calls } = fakeStore();
     const history = handler(createBalanceHandlers({ balances: store, catalog }), 'QueryBalanceHistory');
     const result = await history.handle({ gpsi: GPSI, limit: null }, context());
-    expect(calls[0].args).toEqual([GPSI, 'C1', 50]);
+    expect(calls[0].args).toEqual([GPSI, ['C1', 'C1-brand'], 50]);
     expect(result.reply).toEqual({
       status: 'Success',
       gpsi: GPSI,

@@ -1,6 +1,13 @@
 import { ConfigError, loadConfig } from '../../../src/config';
 
-const base = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379' };
+const base = {
+  KAFKA_BROKERS: '127.0.0.1:9092',
+  SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  // AUTH_MODE=jwt is the default and needs its key source and issuer.
+  AUTH_JWKS_FILE: 'keys/jwks.json',
+  AUTH_ISSUER: 'https://idp.example',
+};
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {

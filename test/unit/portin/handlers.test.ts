@@ -9,7 +9,7 @@ import type { CommandContext, HandlerResult } from '../../../src/handlers/types'
 import { payloadFingerprint } from '../../../src/domain/portin/ids';
 import { validateCreatePortIn } from '../../../src/domain/portin/validate-commands';
 import { T0, rawCreate, subscriptionFor } from '../../support/portin/fixtures';
-import { context, portInKit } from '../../support/portin/handler-kit';
+import { context, portInKit, scopedContext } from '../../support/portin/handler-kit';
 
 async function refusal(run: Promise<unknown>): Promise<ServiceError> {
   try {
@@ -293,6 +293,46 @@ describe('QueryPortIn handler', () => {
     expect((await refusal(query({ partnerTransactionId: 'PTX-1' }, context({ wholesaleCustomerId: 'WC-2' })))).code).toBe('NOT_FOUND');
     expect((await refusal(query({ partnerTransactionId: 'PTX-1', portOrderId: 'PO-9' }, context()))).code).toBe('NOT_FOUND');
     expect((await refusal(query({ gpsi: '19459986899' }, context()))).code).toBe('NOT_FOUND');
+  });
+});
+
+describe('the customer hierarchy (context.canSee)', () => {
+  // Partner P with brands B1 and B2; the request belongs to B1.
+  const partner = () => scopedContext('P', ['P', 'B1', 'B2']);
+  const brand1 = () => scopedContext('B1', ['B1']);
+  const brand2 = () => scopedContext('B2', ['B2']);
+
+  it("a partner's root node queries, updates and cancels its brand's request by every key", async () => {
+    const { create, query, update, cancel, force } = setup();
+    await create(rawCreate(), brand1());
+    force('REJECTED');
+    for (const keys of [{ gpsi: GPSI }, { partnerTransactionId: 'PTX-1' }, { portOrderId: 'PO-1' }, { partnerTransactionId: 'PTX-1', gpsi: GPSI }]) {
+      expect((await query(keys, partner())).reply).toMatchObject({ partnerTransactionId: 'PTX-1', portStatus: 'REJECTED' });
+    }
+    expect((await update({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: { pwdPin: '9999' } }, partner())).reply).toMatchObject({ portOrderVersion: '2' });
+    force('REJECTED');
+    expect((await cancel({ partnerTransactionId: 'PTX-1' }, partner())).reply).toMatchObject({ portStatus: 'CANCELLED' });
+  });
+
+  it('a sibling brand finds nothing by any key and changes nothing', async () => {
+    const { create, query, update, cancel, force, store } = setup();
+    await create(rawCreate(), brand1());
+    force('REJECTED');
+    const before = store.requests.get(GPSI);
+    for (const keys of [{ gpsi: GPSI }, { partnerTransactionId: 'PTX-1' }, { portOrderId: 'PO-1' }]) {
+      expect((await refusal(query(keys, brand2()))).code).toBe('NOT_FOUND');
+      expect((await refusal(cancel(keys, brand2()))).code).toBe(keys.portOrderId ? 'BAD_REQUEST' : 'NOT_FOUND');
+    }
+    expect((await refusal(update({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: { pwdPin: '9999' } }, brand2()))).code).toBe('NOT_FOUND');
+    expect(store.requests.get(GPSI)).toEqual(before);
+  });
+
+  it('a number in progress is named to whoever can see its request, and anonymous to anyone else', async () => {
+    const { create } = setup();
+    await create(rawCreate(), brand1());
+    const again = (ctx: CommandContext) => refusal(create(rawCreate({ partnerTransactionId: 'PTX-9' }), ctx));
+    expect((await again(partner())).message).toContain('request PTX-1 is OPEN');
+    expect((await again(brand2())).message).toContain("another wholesale customer's request is OPEN");
   });
 });
 

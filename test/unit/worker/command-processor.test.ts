@@ -3,7 +3,10 @@ import pino from 'pino';
 import { loadSchemas } from '../../../src/contract/schemas';
 import { DecodeError } from '../../../src/adapters/registry/avro-codec';
 import type { ReplyCache, StoredOutcome } from '../../../src/adapters/redis/reply-cache';
-import { CommandProcessor, type Codec } from '../../../src/worker/command-processor';
+import { CommandProcessor, type Codec, type ProcessorDeps } from '../../../src/worker/command-processor';
+import { createHierarchyAuthorizer, createOpenAuthorizer, unlimited, type Authenticator, type RateLimiter } from '../../../src/security/access';
+import { CustomerHierarchy } from '../../../src/security/hierarchy';
+import { openAuthenticator } from '../../../src/security/jwt-authenticator';
 import { ServiceError, RetriableError } from '../../../src/errors/codes';
 import type { HandlerRegistration, TopicRole } from '../../../src/handlers/types';
 import { WHOLESALE_CUSTOMER_ID_PORTIN } from '../../../src/domain/validation/spec-fields';
@@ -42,7 +45,9 @@ class MemoryReplyCache implements ReplyCache {
     return this.entries.get(id);
   }
   async put(id: string, outcome: StoredOutcome) {
-    if (!this.entries.has(id)) this.entries.set(id, outcome);
+    const earlier = this.entries.get(id);
+    if (!earlier) this.entries.set(id, outcome);
+    return earlier;
   }
 }
 
@@ -52,7 +57,11 @@ const topics = Object.fromEntries(
 
 const COMMAND = 'wholesale.portin.v1.CheckPortInEligibility';
 
-function setup(handle: HandlerRegistration['handle']) {
+function setup(
+  handle: HandlerRegistration['handle'],
+  access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'rateLimiter'>> = {},
+  options: Pick<HandlerRegistration, 'readOnly'> = {},
+) {
   const codec = new MemoryCodec();
   const replies = new MemoryReplyCache();
   let calls = 0;
@@ -61,6 +70,7 @@ function setup(handle: HandlerRegistration['handle']) {
     commandRecord: COMMAND,
     replyRecord: 'wholesale.portin.v1.CheckPortInEligibilityReply',
     validate: (c: { gpsi: string }) => (c.gpsi.length < 11 ? [{ path: 'gpsi', reason: 'too short' }] : []),
+    ...options,
     handle: async (command, context) => {
       calls++;
       return handle(command, context);
@@ -78,6 +88,10 @@ function setup(handle: HandlerRegistration['handle']) {
     clock: () => new Date('2026-11-21T10:00:00Z'),
     log: pino({ level: 'silent' }),
     isRetriable: (e) => e instanceof Error && e.message === 'redis down',
+    authenticator: openAuthenticator,
+    authorizer: createOpenAuthorizer(undefined),
+    rateLimiter: unlimited,
+    ...access,
   });
   return { codec, replies, processor, calls: () => calls };
 }
@@ -105,6 +119,21 @@ describe('CommandProcessor', () => {
     expect(again.outcome).toBe('REPLAYED');
     expect(again.outbound).toEqual(first.outbound);
     expect(calls()).toBe(1);
+  });
+
+  it('runs a read-only handler again on a redelivery, but answers with the first reply; another payload is a CONFLICT', async () => {
+    let checks = 0;
+    const { codec, processor, replies, calls } = setup(async () => ({ reply: { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: `check ${++checks}`, reasonCode: null, reasonDesc: null } }), {}, { readOnly: true });
+    const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 'c1' }, timestamp: '0' });
+    const first = await processor.process(await record('14155550123'), position, 'portin');
+    const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
+    expect(calls()).toBe(2);
+    expect(again.outcome).toBe('REPLAYED');
+    expect(again.outbound).toEqual(first.outbound);
+    expect(codec.read(again.outbound[0].value!)).toMatchObject({ checkedDate: 'check 1' });
+    const other = await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin');
+    expect(other.outcome).toBe('CONFLICT');
+    expect(replies.entries.size).toBe(1);
   });
 
   it('maps a ServiceError to an ErrorReply with its code and problems; validation problems skip the handler', async () => {
@@ -145,5 +174,85 @@ describe('CommandProcessor', () => {
     expect(wrongDomain.outbound[0].headers['x-dlq-reason']).toBe('NO_HANDLER');
     const big = await processor.process({ key: null, value: Buffer.alloc(2000), headers: { 'X-Correlation-Id': 'y' }, timestamp: '0' }, position, 'portin');
     expect(big.outbound[0].headers['x-dlq-reason']).toBe('TOO_LARGE');
+    const bigHeaders = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'z', junk: 'x'.repeat(2000) }, timestamp: '0' }, position, 'portin');
+    expect(bigHeaders.outbound[0].headers['x-dlq-reason']).toBe('TOO_LARGE');
+  });
+});
+
+describe('CommandProcessor access control', () => {
+  const hierarchy = CustomerHierarchy.parse({ partners: [{ id: 'P1', nodes: [{ id: 'B1' }, { id: 'B2' }] }, { id: 'P2' }] });
+  /** A stand-in for the JWT authenticator: the token text is the caller's node. */
+  const tokenIsCaller: Authenticator = {
+    authenticate: async (authorization) => {
+      if (!authorization?.startsWith('Bearer ')) throw new ServiceError('UNAUTHORIZED', 'The command carries no valid credentials: no Authorization header');
+      return { customerId: authorization.slice('Bearer '.length) };
+    },
+  };
+  const secured = (handle: HandlerRegistration['handle'], rateLimiter: RateLimiter = unlimited) =>
+    setup(handle, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy), rateLimiter });
+  const record = async (codec: MemoryCodec, headers: Record<string, string>, value?: Buffer) => ({
+    key: null,
+    value: value ?? (await codec.encode('', COMMAND, { gpsi: '14155550123' })),
+    headers: { 'X-Correlation-Id': 'c1', ...headers },
+    timestamp: '0',
+  });
+
+  it('answers UNAUTHORIZED before decoding or sizing anything: no handler, no dead letter, nothing remembered', async () => {
+    const { codec, processor, replies, calls } = secured(success);
+    for (const rec of [await record(codec, {}), await record(codec, {}, Buffer.from('not avro at all')), await record(codec, {}, Buffer.alloc(5000))]) {
+      const result = await processor.process(rec, position, 'portin');
+      expect(result.outcome).toBe('UNAUTHORIZED');
+      expect(result.outbound.map((m) => m.topic)).toEqual(['t.portinReplies']);
+      expect(codec.read(result.outbound[0].value!)).toMatchObject({ status: 'UNAUTHORIZED', operation: null, error: { code: 'UNAUTHORIZED' } });
+    }
+    expect(calls()).toBe(0);
+    expect(replies.entries.size).toBe(0);
+  });
+
+  it('answers FORBIDDEN for a wholesaleCustomerId outside the caller\'s subtree', async () => {
+    const { codec, processor, calls } = secured(success);
+    for (const [caller, header] of [['P1', 'P2'], ['B1', 'B2'], ['B1', 'P1'], ['P1', 'unknown']]) {
+      const result = await processor.process(await record(codec, { Authorization: `Bearer ${caller}`, wholesaleCustomerId: header }), position, 'portin');
+      expect(result.outcome).toBe('FORBIDDEN');
+    }
+    expect(calls()).toBe(0);
+  });
+
+  it('gives the handler the acting node and a subtree check', async () => {
+    const seen: { customer?: string; canSee: boolean[]; visible: readonly string[] }[] = [];
+    const { codec, processor } = secured(async (_command, context) => {
+      seen.push({ customer: context.wholesaleCustomerId, canSee: ['P1', 'B1', 'B2', 'P2'].map((o) => context.canSee(o)), visible: context.visibleCustomerIds });
+      return success();
+    });
+    await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'p' }), position, 'portin');
+    await processor.process(await record(codec, { Authorization: 'Bearer P1', wholesaleCustomerId: 'B1', 'X-Correlation-Id': 'b' }), position, 'portin');
+    expect(seen).toEqual([
+      { customer: 'P1', canSee: [true, true, true, false], visible: ['P1', 'B1', 'B2'] },
+      { customer: 'B1', canSee: [false, true, false, false], visible: ['B1'] },
+    ]);
+  });
+
+  it('two partners reusing one correlation id never share a remembered reply', async () => {
+    const { codec, processor, calls } = secured(success);
+    const first = await processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin');
+    const second = await processor.process(await record(codec, { Authorization: 'Bearer P2' }), { ...position, offset: '8' }, 'portin');
+    expect([first.outcome, second.outcome, calls()]).toEqual(['Success', 'Success', 2]);
+  });
+
+  it('answers RATE_LIMITED when the partner\'s bucket is empty, counting the partner of the acting node', async () => {
+    const partners: string[] = [];
+    const limiter: RateLimiter = { admit: async (partner) => (partners.push(partner), { allowed: partner !== 'P1', retryAfterMs: 250 }) };
+    const { codec, processor, calls, replies } = secured(success, limiter);
+    const limited = await processor.process(await record(codec, { Authorization: 'Bearer P1', wholesaleCustomerId: 'B2' }), position, 'portin');
+    expect(limited.outcome).toBe('RATE_LIMITED');
+    expect(codec.read(limited.outbound[0].value!)).toMatchObject({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('retry in 250 ms') } });
+    const served = await processor.process(await record(codec, { Authorization: 'Bearer P2' }), position, 'portin');
+    expect([served.outcome, served.customer, limited.customer]).toEqual(['Success', 'P2', undefined]); // the audit line names who acted
+    expect([partners, calls(), replies.entries.size]).toEqual([['P1', 'P2'], 1, 1]);
+  });
+
+  it('a limiter that cannot reach Redis makes the record retriable, not refused', async () => {
+    const { codec, processor } = secured(success, { admit: async () => Promise.reject(new Error('redis down')) });
+    await expect(processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin')).rejects.toBeInstanceOf(RetriableError);
   });
 });

@@ -28,6 +28,13 @@ describe('outbound messages', () => {
     expect((letter.headers[DLQ_HEADER.detail] as string).length).toBe(1024);
   });
 
+  it('a dead letter never carries the bearer token', () => {
+    const headers = { Authorization: 'Bearer a.b.c', authorization: Buffer.from('Bearer d.e.f'), 'X-Correlation-Id': 'c' };
+    const letter = deadLetterMessage('dlq', { key: null, value: null, headers, timestamp: '1' }, { topic: 't', partition: 0, offset: '1' }, 'NOT_AVRO', 'x');
+    expect(Object.keys(letter.headers).filter((h) => h.toLowerCase() === 'authorization')).toEqual([]);
+    expect(letter.headers['X-Correlation-Id']).toBe('c');
+  });
+
   it('a dead letter of a huge record stays below the broker limit and says what was cut', () => {
     const headers = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`h${i}`, Buffer.alloc(1000, 1)]));
     const record = { key: Buffer.alloc(40_000, 2), value: Buffer.alloc(1_000_000, 3), headers, timestamp: '1' };

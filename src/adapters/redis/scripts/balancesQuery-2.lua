@@ -1,6 +1,6 @@
 -- QueryBalances: the sub-balances of an active subscription of the caller, read in one atomic step.
--- KEYS: subscription, balances   ARGV: gpsi, wholesale customer
+-- KEYS: subscription, balances   ARGV: gpsi, visible customers (JSON array)
 -- @include balance
-local refused = precondition(KEYS[1], ARGV[1], ARGV[2])
+local refused = precondition(KEYS[1], ARGV[1], cjson.decode(ARGV[2]))
 if refused then return cjson.encode({ error = refused }) end
 return cjson.encode({ subscription = subscriptionFacts(KEYS[1]), balances = loadBalances(KEYS[2]) })

@@ -8,7 +8,7 @@ if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
 local payload = cjson.decode(ARGV[2])
 local problems = payload.problems
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.customer)
+local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
 if refused then
   -- A command that is malformed anyway is answered as such, whoever owns the number.
   if #problems > 0 then refused = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } end

@@ -4,7 +4,7 @@
 local recorded = replay(KEYS[4])
 if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.customer)
+local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local cycleNo = tonumber(redis.call('HGET', KEYS[1], 'cycleNo'))

@@ -1,8 +1,8 @@
 -- QueryBalanceHistory: the newest `limit` ledger entries of an active subscription of the caller.
--- KEYS: subscription, ledger   ARGV: gpsi, wholesale customer, limit
+-- KEYS: subscription, ledger   ARGV: gpsi, visible customers (JSON array), limit
 -- Returns { status JSON, entry JSON... } so entries travel as stored, without re-encoding.
 -- @include balance
-local refused = precondition(KEYS[1], ARGV[1], ARGV[2])
+local refused = precondition(KEYS[1], ARGV[1], cjson.decode(ARGV[2]))
 if refused then return { cjson.encode({ error = refused }) } end
 local entries = redis.call('LRANGE', KEYS[2], 0, tonumber(ARGV[3]) - 1)
 table.insert(entries, 1, cjson.encode({ subscription = subscriptionFacts(KEYS[1]) }))

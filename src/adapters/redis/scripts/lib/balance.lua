@@ -26,10 +26,15 @@ local function subscriptionFacts(subKey)
   return facts
 end
 
--- Every balance operation needs an ACTIVE subscription of the calling wholesale customer.
-local function precondition(subKey, gpsi, customer)
+-- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of `visible`
+-- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
+local function precondition(subKey, gpsi, visible)
   local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
-  if not s[1] or s[2] ~= customer then
+  local seen = false
+  for _, id in ipairs(visible) do
+    if id == s[2] then seen = true break end
+  end
+  if not s[1] or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
   if s[1] ~= 'ACTIVE' then

@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# The worker image: multi-stage, production dependencies only, non-root, health-checked on /healthz.
+# Not built on the machine this repository was written on (no Docker engine there); the same steps were
+# run by hand instead: `npm run build`, `npm ci --omit=dev`, `node dist/src/entry/worker.js` (docs/operations.md).
+#   docker build -t wholesale-portin-balance .
+#   docker run --env-file worker.env -p 8080:8080 wholesale-portin-balance   (endpoints and AUTH_* settings: docs/operations.md)
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# 1. Compile TypeScript with the dev dependencies; copy the Lua scripts and Avro schemas into dist/.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY schemas ./schemas
+COPY src ./src
+RUN npm run build
+
+# 2. Production dependencies only (none of them has an install script or a native part).
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
+
+# 3. Runtime: compiled code, production node_modules, the product catalog; runs as the image's `node` user.
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HTTP_PORT=8080
+WORKDIR /app
+COPY --from=deps --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --chown=root:root package.json ./
+COPY --chown=root:root config ./config
+USER node
+EXPOSE 8080
+# Liveness only: /readyz (Kafka, registry, Redis, group membership) is for orchestrators that route or gate on it.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# `npm start` without npm in between, so SIGTERM reaches node and the worker drains before it exits.
+CMD ["node", "dist/src/entry/worker.js"]

@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import { Redis } from 'ioredis';
+
+/**
+ * What Redis says about the run: commands executed (INFO commandstats, which counts the commands a Lua
+ * script runs as well as the script call itself), the round trips clients made (a MONITOR sample tells
+ * a client's commands from those run inside scripts), memory (INFO memory), and the floor of Redis
+ * itself (redis-benchmark).
+ */
+export type CommandStats = Record<string, { calls: number; usec: number }>;
+
+export async function commandStats(redis: Redis): Promise<CommandStats> {
+  const info = await redis.info('commandstats');
+  const stats: CommandStats = {};
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
+    stats[match[1]!] = { calls: Number(match[2]), usec: Number(match[3]) };
+  }
+  return stats;
+}
+
+/** Calls and Redis CPU time per command between two snapshots, leaving out the bench's own INFO/MONITOR. */
+export function statsDelta(before: CommandStats, after: CommandStats): { calls: Record<string, number>; totalCalls: number; usec: number } {
+  const calls: Record<string, number> = {};
+  let totalCalls = 0;
+  let usec = 0;
+  for (const [name, now] of Object.entries(after)) {
+    if (name === 'info' || name === 'monitor') continue;
+    const delta = now.calls - (before[name]?.calls ?? 0);
+    if (delta <= 0) continue;
+    calls[name] = delta;
+    totalCalls += delta;
+    usec += now.usec - (before[name]?.usec ?? 0);
+  }
+  return { calls, totalCalls, usec };
+}
+
+export async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? NaN);
+}
+
+export interface MonitorSample {
+  /** Commands clients sent (round trips), by name. */
+  client: Record<string, number>;
+  /** Commands Lua scripts ran, by name. */
+  lua: Record<string, number>;
+}
+
+/** Records every command Redis runs until `stop()`; sources tell client commands from script ones. */
+export async function startMonitor(url: string): Promise<{ stop(): Promise<MonitorSample> }> {
+  const redis = new Redis(url);
+  const monitor = await redis.monitor();
+  const sample: MonitorSample = { client: {}, lua: {} };
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    const name = String(args[0] ?? '').toLowerCase();
+    if (name === 'info' || name === 'monitor') return;
+    const bucket = source === 'lua' ? sample.lua : sample.client;
+    bucket[name] = (bucket[name] ?? 0) + 1;
+  });
+  return {
+    async stop() {
+      monitor.disconnect();
+      redis.disconnect();
+      return sample;
+    },
+  };
+}
+
+/** redis-benchmark (installed with redis-server): requests/s of plain commands, pipelined or not. */
+export function redisBenchmark(host: string, port: number, options: { requests: number; clients: number; pipeline: number; tests: string }): Record<string, number> | undefined {
+  const run = spawnSync(
+    'redis-benchmark',
+    ['-h', host, '-p', String(port), '-n', String(options.requests), '-c', String(options.clients), '-P', String(options.pipeline), '-t', options.tests, '--csv'],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
+  if (run.status !== 0) return undefined;
+  const result: Record<string, number> = {};
+  for (const line of run.stdout.split('\n')) {
+    const match = /^"([^"]+)","([\d.]+)"/.exec(line);
+    if (match) result[match[1]!] = Number(match[2]);
+  }
+  return result;
+}

@@ -1,0 +1,199 @@
+import type { Latencies } from './drive';
+import type { MachineInfo } from './machine';
+import type { MonitorSample } from './redis-probe';
+import type { PhaseResult, ScenarioResult } from './scenario';
+import type { StateFloorResult } from './state-floor';
+
+/** Everything one run measured, printed as Markdown tables (the same text goes to docs/benchmarks.md). */
+export interface BenchResults {
+  command: string;
+  quick: boolean;
+  machine: MachineInfo;
+  versions: Record<string, string>;
+  stack: string;
+  load: { start: string; end: string };
+  startedAt: string;
+  durationSeconds: number;
+  subscriptions: number;
+  partitions: number;
+  inFlight: number;
+  phase: { warmupSeconds: number; measureSeconds: number };
+  seeding: { subscriptions: number; seconds: number; bytesPerSubscription: number }[];
+  service?: ScenarioResult;
+  echo?: ScenarioResult;
+  stateFloor?: StateFloorResult;
+  redisBenchmark?: Record<string, number>;
+  scaling: ScenarioResult[];
+  growth: { subscriptions: number; bytesPerSubscription: number; usedMemoryMiB: number; latency?: Latencies; workerPeakRssMiB?: number; redisCpu?: number }[];
+  targets: { name: string; target: string; measured: string; met: boolean | undefined }[];
+}
+
+const n0 = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : Math.round(v).toLocaleString('en-US'));
+const n1 = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(1));
+const n2 = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(2));
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !b ? '–' : (a / b).toFixed(2));
+
+function table(header: string[], rows: string[][]): string {
+  return [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+const cpuCell = (p: PhaseResult | undefined, name: string) => n2(p?.cpu[name]);
+/** CPU milliseconds a process spent per reply over the measured window. */
+const msPerCommand = (p: PhaseResult | undefined, name: string) => (p && p.throughput > 0 && p.cpu[name] !== undefined ? n2((p.cpu[name]! / p.throughput) * 1000) : '–');
+
+const outcomeText = (outcomes: Record<string, number>) =>
+  Object.entries(outcomes)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+
+function roundTripText(sample: { commands: number; sample: MonitorSample } | undefined): string {
+  if (!sample || sample.commands === 0) return '–';
+  const per = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${(v / sample.commands).toFixed(2)}`)
+      .join(', ');
+  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0) / sample.commands;
+  return `${total(sample.sample.client).toFixed(2)} round trips (${per(sample.sample.client)}); ${total(sample.sample.lua).toFixed(2)} inside scripts`;
+}
+
+export function renderReport(r: BenchResults): string {
+  const lines: string[] = [];
+  const { service, echo } = r;
+  lines.push(`## Run of ${r.startedAt}${r.quick ? ' (BENCH_QUICK: shortened)' : ''}`);
+  lines.push('');
+  lines.push(`- Command: \`${r.command}\``);
+  lines.push(`- Machine: ${r.machine.cores} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB; Node ${r.machine.node}; ${Object.entries(r.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  lines.push(`- Stack: ${r.stack}`);
+  lines.push(`- Load average (1/5/15 min) at start ${r.load.start}, at end ${r.load.end}; run took ${n0(r.durationSeconds)} s`);
+  lines.push(
+    `- Workload per 100 commands: 50 QueryBalances, 40 UpdateBalances, 5 AddBuckets/CancelBuckets, 5 CheckPortInEligibility; ${n0(r.subscriptions)} active subscriptions; ${r.partitions} partitions; saturation = closed loop with ${r.inFlight} calls in flight; each phase ${r.phase.warmupSeconds} s warm-up + ${r.phase.measureSeconds} s measured`,
+  );
+  lines.push('');
+
+  lines.push('### Throughput at saturation (one worker process)');
+  lines.push('');
+  const satRow = (name: string, s: ScenarioResult | undefined) => [
+    name,
+    n0(s?.saturation?.throughput),
+    n1(s?.saturation?.latency.p50),
+    n1(s?.saturation?.latency.p99),
+    cpuCell(s?.saturation, 'worker'),
+    msPerCommand(s?.saturation, 'worker'),
+    cpuCell(s?.saturation, 'kafka'),
+    cpuCell(s?.saturation, 'redis'),
+    cpuCell(s?.saturation, 'bench'),
+    cpuCell(s?.saturation, 'machine'),
+    n0(s?.workerPeakRssMiB),
+  ];
+  const satRows = [satRow('service', service), satRow('echo (floor: no Redis, no handlers)', echo)];
+  if (service && echo) satRows.push(['**service / echo**', ratio(service.saturation?.throughput, echo.saturation?.throughput), '', ratio(service.saturation?.latency.p99, echo.saturation?.latency.p99), '', '', '', '', '', '', '']);
+  lines.push(
+    table(['Worker', 'commands/s', 'p50 ms', 'p99 ms', 'worker CPU (cores)', 'worker CPU ms/command', 'Kafka CPU', 'Redis CPU', 'load generator CPU', 'machine busy (cores)', 'worker peak RSS MiB'], satRows),
+  );
+  if (service?.saturation) lines.push('', `Outcomes (service, saturation window): ${outcomeText(service.saturation.outcomes)}`);
+  lines.push('');
+
+  const rates = Object.keys(service?.rates ?? echo?.rates ?? {}).map(Number);
+  if (rates.length > 0) {
+    lines.push('### Latency at fixed offered loads (open loop, from the intended send time), ms');
+    lines.push('');
+    const rows = rates.map((rate) => {
+      const s = service?.rates[rate];
+      const e = echo?.rates[rate];
+      return [
+        n0(rate),
+        n0(s?.throughput),
+        n1(s?.latency.p50),
+        n1(s?.latency.p95),
+        n1(s?.latency.p99),
+        n1(s?.latency.max),
+        cpuCell(s, 'worker'),
+        msPerCommand(s, 'worker'),
+        n1(e?.latency.p50),
+        n1(e?.latency.p99),
+        n1(e?.latency.max),
+        ratio(s?.latency.p99, e?.latency.p99),
+      ];
+    });
+    lines.push(table(['offered/s', 'service replies/s', 'p50', 'p95', 'p99', 'max', 'worker CPU', 'worker ms/command', 'echo p50', 'echo p99', 'echo max', 'p99 service/echo'], rows));
+    lines.push('');
+  }
+
+  lines.push('### Redis');
+  lines.push('');
+  const sat = service?.saturation?.redis;
+  lines.push(`- Commands per service command (INFO commandstats over the saturation window, script-internal commands included): ${n2(sat?.callsPerCommand)}; Redis CPU per command: ${n0(sat?.usecPerCommand)} µs`);
+  lines.push(`- Per service command, from a MONITOR sample: ${roundTripText(service?.roundTrips)}`);
+  if (sat) {
+    const perDayGiB = (sat.bytesPerCommand * 1000 * 86_400) / 2 ** 30;
+    lines.push(
+      `- Redis memory kept per command (recorded outcomes and reply cache, kept IDEMPOTENCY_TTL_SECONDS = 24 h; ledger entries): ${n0(sat.bytesPerCommand)} bytes — at a steady 1,000 commands/s that is ${n0(perDayGiB)} GiB held for the 24 h window`,
+    );
+  }
+  for (const s of r.seeding) lines.push(`- Memory per subscription (plan WP-BASIC + 2 add-ons = 7 sub-balances, ledger of 7 entries, renewal entry): ${n0(s.bytesPerSubscription)} bytes (used_memory growth over ${n0(s.subscriptions)} subscriptions; seeded in ${n1(s.seconds)} s)`);
+  if (r.stateFloor) {
+    lines.push(
+      `- State floor (the handlers and their Redis calls — reply-cache GET, script, reply-cache SET — without Kafka, ${r.inFlight} in flight on one connection): ${n0(r.stateFloor.throughput)} commands/s, p50 ${n1(r.stateFloor.latency.p50)} ms, p99 ${n1(r.stateFloor.latency.p99)} ms`,
+    );
+  }
+  if (r.redisBenchmark) lines.push(`- redis-benchmark (50 clients): ${Object.entries(r.redisBenchmark).map(([k, v]) => `${k} ${n0(v)}/s`).join(', ')}`);
+  lines.push('');
+
+  if (r.scaling.length > 0) {
+    lines.push('### Scaling (service, saturation)');
+    lines.push('');
+    lines.push(
+      table(
+        ['Partitions', 'Worker processes', 'commands/s', 'p99 ms', 'worker CPU (cores, all)', 'Kafka CPU', 'Redis CPU', 'machine busy', 'peak RSS MiB (largest)'],
+        r.scaling.map((s) => [
+          String(s.partitions),
+          String(s.workers),
+          n0(s.saturation?.throughput),
+          n1(s.saturation?.latency.p99),
+          cpuCell(s.saturation, 'worker'),
+          cpuCell(s.saturation, 'kafka'),
+          cpuCell(s.saturation, 'redis'),
+          cpuCell(s.saturation, 'machine'),
+          n0(s.workerPeakRssMiB),
+        ]),
+      ),
+    );
+    lines.push('');
+  }
+
+  if (r.growth.length > 0) {
+    lines.push('### Growth with the number of subscriptions (service at 1,000 commands/s, open loop)');
+    lines.push('');
+    lines.push(
+      table(
+        ['Subscriptions', 'bytes/subscription (added)', 'Redis used_memory MiB', 'p50 ms', 'p99 ms', 'max ms', 'worker peak RSS MiB'],
+        r.growth.map((g) => [n0(g.subscriptions), n0(g.bytesPerSubscription), n0(g.usedMemoryMiB), n1(g.latency?.p50), n1(g.latency?.p99), n1(g.latency?.max), n0(g.workerPeakRssMiB)]),
+      ),
+    );
+    lines.push('');
+  }
+
+  lines.push('### Targets');
+  lines.push('');
+  lines.push(table(['Target', 'Goal', 'Measured', 'Met'], r.targets.map((t) => [t.name, t.target, t.measured, t.met === undefined ? '–' : t.met ? 'yes' : '**no**'])));
+  lines.push('');
+  return lines.join('\n');
+}
+
+export function targetsOf(r: Omit<BenchResults, 'targets'>): BenchResults['targets'] {
+  const sat = r.service?.saturation?.throughput;
+  const echoSat = r.echo?.saturation?.throughput;
+  const p99At1000 = r.service?.rates[1000]?.latency.p99;
+  const rss = r.service?.workerPeakRssMiB;
+  const bytes = r.seeding[0]?.bytesPerSubscription;
+  const check = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined || Number.isNaN(value) ? undefined : ok(value));
+  return [
+    { name: 'Saturation, one worker', target: '≥ 3,000 commands/s', measured: `${n0(sat)} commands/s`, met: check(sat, (v) => v >= 3000) },
+    { name: 'Service / echo throughput', target: '≥ 0.70', measured: ratio(sat, echoSat), met: check(sat && echoSat ? sat / echoSat : undefined, (v) => v >= 0.7) },
+    { name: 'p99 at 1,000 commands/s', target: '< 50 ms', measured: `${n1(p99At1000)} ms`, met: check(p99At1000, (v) => v < 50) },
+    { name: 'Worker peak RSS', target: '< 250 MB', measured: `${n0(rss)} MiB`, met: check(rss, (v) => v * 1.048576 < 250) },
+    { name: 'Redis memory per subscription', target: '< 2 KB', measured: `${n0(bytes)} bytes`, met: check(bytes, (v) => v < 2048) },
+  ];
+}

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import type { ServiceConfig } from '../src/config';
+import { createBalanceComponents } from '../src/app/balance';
+import { createPortInComponents } from '../src/app/portin';
+import { loadCatalog } from '../src/app/service';
+import { createAccessControl } from '../src/app/security';
+import { createRedisClient } from '../src/adapters/redis/client';
+import { createRedisRateLimiter } from '../src/adapters/redis/rate-limiter';
+import { RedisReplyCache } from '../src/adapters/redis/reply-cache';
+import { isServiceError } from '../src/errors/codes';
+import { createHandlers } from '../src/handlers';
+import { OPERATIONS } from '../src/client/operations';
+import { commandIdOf } from '../src/worker/command-processor';
+import { summarize, type Latencies } from './drive';
+import { BENCH_PARTNER } from './auth';
+import type { MixedWorkload } from './workload';
+
+/**
+ * The state floor: the workload's commands run straight through the service's handlers and Redis stores —
+ * rate-limit take, reply-cache read (not for queries), the handler's Lua script(s), reply-cache write, as
+ * the worker does — with no Kafka and no Avro, on one ioredis connection with the same number of commands
+ * in flight as the worker allows. What Redis and the handlers alone can do on this machine.
+ */
+export interface StateFloorResult {
+  throughput: number;
+  latency: Latencies;
+  errors: number;
+}
+
+export async function stateFloor(config: ServiceConfig, workload: MixedWorkload, inFlight: number, seconds: number): Promise<StateFloorResult> {
+  const catalog = loadCatalog(config.catalogFile);
+  const redis = createRedisClient({ urls: config.redis.urls, cluster: false });
+  const balance = createBalanceComponents({ config, catalog, redis });
+  const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
+  const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
+  const replies = new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds);
+  const log = pino({ level: 'silent' });
+  const { authorizer } = createAccessControl(config, log);
+  const rateLimiter = createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit);
+  const samples: number[] = [];
+  let errors = 0;
+  const end = performance.now() + seconds * 1000;
+  const lane = async () => {
+    while (performance.now() < end) {
+      const call = workload.next();
+      const spec = OPERATIONS[call.operation];
+      const operation = spec.command.slice(spec.command.lastIndexOf('.') + 1);
+      const correlationId = randomUUID();
+      const commandId = commandIdOf(call.customer, operation, correlationId);
+      const registration = handlers.get(spec.command)!;
+      const began = performance.now();
+      const scope = authorizer.authorize({ customerId: BENCH_PARTNER }, call.customer);
+      await rateLimiter.admit(scope.partnerId);
+      if (!registration.readOnly) await replies.get(commandId);
+      let reply: object;
+      try {
+        const context = { correlationId, commandId, operation, wholesaleCustomerId: call.customer, canSee: scope.canSee, visibleCustomerIds: scope.visibleCustomerIds, now: new Date(), log };
+        reply = (await registration.handle(call.input, context)).reply;
+      } catch (error) {
+        if (!isServiceError(error)) throw error;
+        errors++;
+        reply = { status: error.code };
+      }
+      await replies.put(commandId, { fingerprint: commandId, messages: [{ topic: 'replies', key: correlationId, value: Buffer.from(JSON.stringify(reply)), headers: {} }] });
+      samples.push(performance.now() - began);
+    }
+  };
+  const began = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  const elapsed = (performance.now() - began) / 1000;
+  await redis.quit();
+  return { throughput: samples.length / elapsed, latency: summarize(samples), errors };
+}

@@ -1,0 +1,31 @@
+import type { Logger } from 'pino';
+import type { ServiceConfig } from '../config';
+import { createHierarchyAuthorizer, createOpenAuthorizer, type Authenticator, type Authorizer } from '../security/access';
+import { loadHierarchyFile, loadOptionalHierarchyFile } from '../security/hierarchy-file';
+import { createJwtAuthenticator, openAuthenticator } from '../security/jwt-authenticator';
+import { tokenKeysFrom } from '../security/token-keys';
+
+/** Who may send commands and what they may act for (docs/security.md), given to the command processor. */
+export interface AccessControl {
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+}
+
+/**
+ * Built first at start, so a bad key set or customer hierarchy stops the service before it connects.
+ * Tokens are checked against the wall clock, never the handlers' (possibly simulated) clock.
+ */
+export function createAccessControl(config: ServiceConfig, log: Logger): AccessControl {
+  const { auth } = config;
+  if (auth.mode === 'none') {
+    log.warn('AUTH_MODE=none: commands are NOT authenticated and any wholesaleCustomerId is accepted; use only for local work');
+    return { authenticator: openAuthenticator, authorizer: createOpenAuthorizer(loadOptionalHierarchyFile(config.customersFile)) };
+  }
+  const hierarchy = loadHierarchyFile(config.customersFile);
+  const authenticator = createJwtAuthenticator(auth, tokenKeysFrom(auth.keys));
+  log.info(
+    { keys: auth.keys.kind, issuer: auth.issuer, audience: auth.audience, customerClaim: auth.customerClaim, customers: hierarchy.size, rateLimit: config.rateLimit },
+    'commands are authenticated (AUTH_MODE=jwt)',
+  );
+  return { authenticator, authorizer: createHierarchyAuthorizer(hierarchy) };
+}

@@ -1,0 +1,68 @@
+import type { ContractEvent } from '../client/events';
+import type { FieldProblem } from '../errors/codes';
+
+/** How replies, errors and events are printed: indented `key: value` lines for people, one JSON line with --json. */
+const isPlainValue = (value: unknown): boolean => value === null || typeof value !== 'object';
+const scalar = (value: unknown): string => (value === null || value === undefined ? '-' : typeof value === 'string' ? value : JSON.stringify(value));
+
+/** Avro records decode into class instances; JSON round-trip gives plain data (and drops their methods). */
+export const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** Rows of flat records (sub-balances, ledger entries) read best as a table. */
+const isFlatRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every(isPlainValue);
+
+function tableLines(rows: Record<string, unknown>[], indent: string): string[] {
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const cells = [columns, ...rows.map((row) => columns.map((column) => scalar(row[column])))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((line) => (line[i] as string).length)));
+  return cells.map((line) => `${indent}${line.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd()}`);
+}
+
+export function prettyLines(value: unknown, indent = ''): string[] {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return [`${indent}[]`];
+    if (value.length > 1 && value.every(isFlatRecord)) return tableLines(value, indent);
+    return value.flatMap((item) => {
+      if (isPlainValue(item)) return [`${indent}- ${scalar(item)}`];
+      const [first = '', ...rest] = prettyLines(item, `${indent}  `);
+      return [`${indent}- ${first.trimStart()}`, ...rest];
+    });
+  }
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => {
+      if (isPlainValue(item)) return [`${indent}${key}: ${scalar(item)}`];
+      if (Array.isArray(item) && item.every(isPlainValue)) return [`${indent}${key}: ${item.length === 0 ? '[]' : item.map(scalar).join(', ')}`];
+      return [`${indent}${key}:`, ...prettyLines(item, `${indent}  `)];
+    });
+  }
+  return [`${indent}${scalar(value)}`];
+}
+
+export function formatReply(reply: object, options: { json: boolean; operation: string; correlationId: string }): string {
+  if (options.json) return JSON.stringify(plain(reply));
+  return [`${options.operation}  (X-Correlation-Id ${options.correlationId})`, ...prettyLines(plain(reply), '  ')].join('\n');
+}
+
+export interface PrintableError {
+  code: string;
+  message: string;
+  problems?: readonly FieldProblem[];
+  correlationId?: string;
+}
+
+export function formatError(error: PrintableError, json: boolean): string {
+  if (json) return JSON.stringify({ error: { code: error.code, message: error.message, problems: error.problems ?? [] }, correlationId: error.correlationId });
+  const lines = [`error ${error.code}: ${error.message}`];
+  for (const problem of error.problems ?? []) lines.push(`  ${problem.path}: ${problem.reason}`);
+  if (error.correlationId) lines.push(`  (X-Correlation-Id ${error.correlationId})`);
+  return lines.join('\n');
+}
+
+export function formatEvent(event: ContractEvent, json: boolean): string {
+  if (json) return JSON.stringify(plain(event));
+  const when = event.cloudEvent.time ?? new Date(Number(event.timestamp)).toISOString();
+  const name = event.recordName.split('.').pop();
+  const detail = event.known ? JSON.stringify(plain(event.value)) : (event.error ?? JSON.stringify(plain(event.value)));
+  return `${when}  ${name}  ${event.key ?? '-'}  ${detail}`;
+}

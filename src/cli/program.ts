@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { Command, CommanderError, Option } from 'commander';
+import pino, { type Logger } from 'pino';
+import { ConfigError, loadClientConfig, type ClientConfig } from '../config';
+import { InvalidCommandError, RequestTimeoutError, ServiceReplyError } from '../client/errors';
+import type { SubscribeEventsOptions, EventSubscription } from '../client/events';
+import type { CallOptions } from '../client/wholesale-client';
+import { WholesaleClient } from '../client/wholesale-client';
+import type { OperationName } from '../client/operations';
+import { EXIT, EXIT_CODES_HELP, type ExitCode } from './exit-codes';
+import { commandInput, UsageError } from './input';
+import type { CliIo } from './io';
+import { OPERATION_COMMANDS, optionKey, parsePositiveInteger, type OperationCommand } from './operation-commands';
+import { formatError, formatEvent, formatReply } from './output';
+import { createDevSigner } from '../security/dev-signer';
+
+/**
+ * `wholesale`: the service's operations from a terminal or a script. Connection settings come from the
+ * same environment variables as the service (flags override them); the body of a command from --file,
+ * --data and field flags. Exit codes: see exit-codes.ts.
+ */
+export interface CliClient {
+  call(operation: OperationName, input: Record<string, unknown>, options?: CallOptions): Promise<object>;
+  subscribeEvents(options: SubscribeEventsOptions): Pick<EventSubscription, 'ready' | 'close'>;
+  close(): Promise<void>;
+}
+
+export interface CliDeps {
+  io: CliIo;
+  /** Settings from the environment with the flags' overrides (variable → value). */
+  loadConfig?: (overrides: Record<string, string>) => ClientConfig;
+  connect?: (config: ClientConfig, log: Logger) => Promise<CliClient>;
+  /** --dev-token: signs a token for a customer node with the dev key (default: src/security/dev-signer.ts, .dev-keys/). */
+  signDevToken?: (customerId: string) => Promise<string>;
+}
+
+interface GlobalOptions {
+  brokers?: string;
+  registry?: string;
+  timeout?: number;
+  customer?: string;
+  token?: string;
+  devToken?: string;
+  correlationId?: string;
+  json?: boolean;
+}
+
+const ENVIRONMENT_HELP = `Environment (the service's own variables; flags win):
+  KAFKA_BROKERS         host:port,… (--brokers)
+  SCHEMA_REGISTRY_URL   Confluent-compatible registry URL (--registry)
+  CLIENT_TIMEOUT_MS     reply timeout, default 5000 (--timeout)
+  WHOLESALE_CUSTOMER_ID wholesaleCustomerId header (--customer)
+  WHOLESALE_TOKEN       bearer token for Authorization (--token; --dev-token signs one with .dev-keys/)
+  KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE, KAFKA_SASL_MECHANISM,
+  KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD   Kafka transport security (docs/security.md)
+  TOPIC_PORTIN_COMMANDS, TOPIC_PORTIN_REPLIES, TOPIC_BALANCE_COMMANDS, TOPIC_BALANCE_REPLIES,
+  TOPIC_PORTIN_EVENTS, TOPIC_BALANCE_EVENTS   topic names, if not the defaults
+  LOG_LEVEL             client log level on stderr (default warn)`;
+
+function configOverrides(globals: GlobalOptions): Record<string, string> {
+  const overrides: Record<string, string | undefined> = {
+    KAFKA_BROKERS: globals.brokers,
+    SCHEMA_REGISTRY_URL: globals.registry,
+    CLIENT_TIMEOUT_MS: globals.timeout?.toString(),
+    WHOLESALE_CUSTOMER_ID: globals.customer,
+    WHOLESALE_TOKEN: globals.token,
+  };
+  return Object.fromEntries(Object.entries(overrides).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+const defaultSignDevToken = async (customerId: string): Promise<string> => (await createDevSigner()).sign(customerId);
+const defaultConnect = (config: ClientConfig, log: Logger): Promise<CliClient> => WholesaleClient.connect({ config, log });
+const cliLogger = (config: ClientConfig): Logger => pino({ level: config.logLevel, name: 'wholesale-cli' }, pino.destination(2));
+
+/** Prints what went wrong and says which exit code it means. */
+function reportFailure(io: CliIo, error: unknown, json: boolean): ExitCode {
+  if (error instanceof ServiceReplyError) {
+    io.stderr(formatError({ code: error.code, message: error.serviceMessage, problems: error.problems, correlationId: error.correlationId }, json));
+    return EXIT.SERVICE_ERROR;
+  }
+  if (error instanceof RequestTimeoutError) {
+    io.stderr(formatError({ code: 'TIMEOUT', message: `no reply within ${error.timeoutMs} ms`, correlationId: error.correlationId }, json));
+    return EXIT.TIMEOUT;
+  }
+  if (error instanceof InvalidCommandError) {
+    io.stderr(formatError({ code: 'INVALID_COMMAND', message: 'the command does not match its schema (nothing was sent)', problems: error.problems }, json));
+    return EXIT.USAGE;
+  }
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    io.stderr(formatError({ code: 'USAGE', message: error.message }, json));
+    return EXIT.USAGE;
+  }
+  io.stderr(formatError({ code: 'FAILURE', message: (error as Error)?.message ?? String(error) }, json));
+  return EXIT.FAILURE;
+}
+
+export async function runCli(argv: readonly string[], deps: CliDeps): Promise<ExitCode> {
+  const { io } = deps;
+  const loadConfig = deps.loadConfig ?? ((overrides) => loadClientConfig(overrides));
+  const connect = deps.connect ?? defaultConnect;
+  const signDevToken = deps.signDevToken ?? defaultSignDevToken;
+  let exitCode: ExitCode = EXIT.SUCCESS;
+
+  async function withClient(globals: GlobalOptions, work: (client: CliClient, config: ClientConfig) => Promise<void>): Promise<void> {
+    const overrides = configOverrides(globals);
+    if (globals.devToken !== undefined) overrides.WHOLESALE_TOKEN = await signDevToken(globals.devToken);
+    const config = loadConfig(overrides);
+    const client = await connect(config, cliLogger(config));
+    try {
+      await work(client, config);
+    } finally {
+      await client.close();
+    }
+  }
+
+  const program = new Command('wholesale')
+    .description('Requester for the wholesale port-in and balance service over Kafka: one sub-command per operation, and the events.')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout(text.trimEnd()), writeErr: (text) => io.stderr(text.trimEnd()) })
+    .showHelpAfterError('(add --help for usage)')
+    .configureHelp({ showGlobalOptions: true })
+    .option('--brokers <list>', 'Kafka brokers, host:port,… (env KAFKA_BROKERS)')
+    .option('--registry <url>', 'schema registry URL (env SCHEMA_REGISTRY_URL)')
+    .option('--timeout <ms>', 'reply timeout in ms (env CLIENT_TIMEOUT_MS; default 5000)', parsePositiveInteger)
+    .option('--customer <id>', 'wholesaleCustomerId header: act for this customer node (env WHOLESALE_CUSTOMER_ID)')
+    .option('--token <jwt>', 'bearer token sent as Authorization (env WHOLESALE_TOKEN, which keeps it out of the process list)')
+    .option('--dev-token <customerId>', 'dev stack only: sign a token naming this customer node with the dev key in .dev-keys/ (instead of --token)')
+    .option('--correlation-id <id>', 'X-Correlation-Id of the command (default: a new UUID)')
+    .option('--json', 'print replies, errors and events as one line of JSON each')
+    .addHelpText('after', `\n${ENVIRONMENT_HELP}\n\n${EXIT_CODES_HELP}`);
+
+  const groups = {
+    portin: program.command('portin').description('port-in: eligibility, create, update, cancel, query'),
+    balance: program.command('balance').description('balances: add/swap/cancel buckets, query, update, history'),
+  };
+
+  const addOperation = (spec: OperationCommand): void => {
+    const command = groups[spec.group]
+      .command(spec.name)
+      .description(spec.summary)
+      .option('-f, --file <path>', 'the command as a JSON object ("-" reads standard input); --data and field flags win over it')
+      .option('-d, --data <json>', 'the command as inline JSON');
+    for (const field of spec.fields) command.option(field.flags, field.description, field.parse as never);
+    command.addHelpText('after', `\nExample:\n  ${spec.example}`);
+    command.action(async (options: Record<string, string | undefined>, self: Command) => {
+      const globals = self.optsWithGlobals<GlobalOptions>();
+      const fields = Object.fromEntries(spec.fields.map((f) => [f.field, options[optionKey(f.flags)]]));
+      const input = await commandInput(io, { file: options.file, data: options.data }, fields);
+      await withClient(globals, async (client) => {
+        const correlationId = globals.correlationId ?? randomUUID();
+        const reply = await client.call(spec.operation, input, { correlationId });
+        io.stdout(formatReply(reply, { json: Boolean(globals.json), operation: spec.operation, correlationId }));
+      });
+    });
+  };
+  OPERATION_COMMANDS.forEach(addOperation);
+
+  program
+    .command('events')
+    .description('the service events: PortInActivationEvent and the billing events')
+    .command('tail')
+    .description('print events as they arrive, until Ctrl-C')
+    .option('--from-beginning', 'start from the oldest event kept (for a group without committed offsets)')
+    .option('--group <id>', 'consumer group (default: a new one, so every tail sees every event)')
+    .addOption(new Option('--topic <topic...>', 'portin, balance, or a topic name (default: both event topics)'))
+    .option('--gpsi <gpsi>', 'only events of this number (the record key)')
+    .option('--max <n>', 'stop after n events', parsePositiveInteger)
+    .addHelpText('after', '\nExample:\n  wholesale events tail --from-beginning --gpsi 19459986891')
+    .action(async (options: { fromBeginning?: boolean; group?: string; topic?: string[]; gpsi?: string; max?: number }, self: Command) => {
+      const globals = self.optsWithGlobals<GlobalOptions>();
+      await withClient(globals, async (client, config) => {
+        const aliases: Record<string, string> = { portin: config.topics.portinEvents, balance: config.topics.balanceEvents };
+        const topics = (options.topic ?? ['portin', 'balance']).map((t) => aliases[t] ?? t);
+        let printed = 0;
+        let stopInterrupt: () => void = () => undefined;
+        const finished = new Promise<void>((resolve) => {
+          stopInterrupt = io.onInterrupt(resolve);
+          const subscription = client.subscribeEvents({
+            groupId: options.group,
+            fromBeginning: Boolean(options.fromBeginning),
+            topics,
+            onEvent: (event) => {
+              if (options.gpsi !== undefined && event.key !== options.gpsi) return;
+              io.stdout(formatEvent(event, Boolean(globals.json)));
+              if (options.max !== undefined && ++printed >= options.max) resolve();
+            },
+          });
+          subscription.ready.then(
+            () => io.stderr(`listening on ${topics.join(', ')} (Ctrl-C to stop)`),
+            (error: unknown) => {
+              exitCode = reportFailure(io, error, Boolean(globals.json));
+              resolve();
+            },
+          );
+        });
+        await finished;
+        stopInterrupt();
+      });
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help asked for (0); any other commander error already printed its message: a usage error.
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.SUCCESS : EXIT.USAGE;
+    }
+    return reportFailure(io, error, argv.includes('--json'));
+  }
+}

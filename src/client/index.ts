@@ -1,0 +1,17 @@
+/** The package's client entry point: `import { WholesaleClient } from 'wholesale-portin-balance/client'`. */
+export { WholesaleClient, type WholesaleClientOptions, type CallOptions } from './wholesale-client';
+export { WholesaleClientError, RequestTimeoutError, ServiceReplyError, InvalidCommandError, ClientClosedError } from './errors';
+export { OPERATIONS, type OperationName, type OperationInput, type OperationReply } from './operations';
+export {
+  EventSubscription,
+  EVENT_RECORDS,
+  type ContractEvent,
+  type KnownEvent,
+  type UnknownEvent,
+  type EventRecordName,
+  type CloudEventAttributes,
+  type SubscribeEventsOptions,
+} from './events';
+export { loadClientConfig, ConfigError, type ClientConfig } from '../config';
+export type { FieldProblem, ErrorCode } from '../errors/codes';
+export type * from '../contract/types.generated';

@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import type { Kafka, KafkaMessage, Producer } from 'kafkajs';
+import pino, { type Logger } from 'pino';
+import type { ClientConfig } from '../config';
+import { createKafka, createProducer } from '../adapters/kafka/kafka';
+import { AvroCodec } from '../adapters/registry/avro-codec';
+import { HEADER, headerText } from '../worker/envelope';
+import { asInvalidCommand, ClientClosedError } from './errors';
+import { EventSubscription, type SubscribeEventsOptions } from './events';
+import { commandKey, OPERATIONS, type OperationInput, type OperationName, type OperationReply } from './operations';
+import { PendingReplies } from './pending-replies';
+import { ReplyListener } from './reply-listener';
+import { interpretReply, type DecodedReply } from './replies';
+import { SendBatcher } from './send-batcher';
+
+/**
+ * A typed requester for the wholesale port-in and balance service over Kafka. One producer and one reply
+ * consumer per instance, shared by every call; many calls may be in flight at once, each settled by its
+ * own reply (matched on X-Correlation-Id), its own timeout, or the client's close.
+ */
+export interface WholesaleClientOptions {
+  /** Kafka, registry and topic names — `loadClientConfig()` reads the same variables as the service. */
+  config: ClientConfig;
+  log?: Logger;
+  /** Called for every command; the token travels as `Authorization: Bearer <token>` (else `config.token`, if any). */
+  tokenProvider?: () => Promise<string>;
+  /** wholesaleCustomerId header of every call that does not name its own (else `config.wholesaleCustomerId`). */
+  wholesaleCustomerId?: string;
+}
+
+export interface CallOptions {
+  /** X-Correlation-Id of this call; default a new UUID. Reusing one makes the service answer with its first reply. */
+  correlationId?: string;
+  /** Acts for this node of the customer hierarchy (header wholesaleCustomerId). */
+  wholesaleCustomerId?: string;
+  /** Reply timeout of this call; default `config.requestTimeoutMs` (5000). */
+  timeoutMs?: number;
+}
+
+export class WholesaleClient {
+  private readonly pending = new PendingReplies<DecodedReply>();
+  private readonly subscriptions = new Set<EventSubscription>();
+  private listener?: ReplyListener;
+  private closing?: Promise<void>;
+
+  private constructor(
+    readonly config: ClientConfig,
+    private readonly kafka: Kafka,
+    private readonly codec: AvroCodec,
+    private readonly producer: Producer,
+    private readonly sender: SendBatcher,
+    private readonly options: WholesaleClientOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /** Connects the producer and the reply consumer; resolves once replies can no longer be missed. */
+  static async connect(options: WholesaleClientOptions): Promise<WholesaleClient> {
+    const { config } = options;
+    const log = options.log ?? pino({ level: config.logLevel, name: 'wholesale-client' });
+    const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
+    const producer = createProducer(kafka, { idempotent: false });
+    await producer.connect();
+    const client = new WholesaleClient(config, kafka, new AvroCodec(config.schemaRegistryUrl), producer, new SendBatcher(producer), options, log);
+    try {
+      client.listener = await ReplyListener.start({
+        kafka,
+        topics: [...new Set([config.topics.portinReplies, config.topics.balanceReplies])],
+        groupId: `${config.kafka.clientId}-replies-${randomUUID()}`,
+        log,
+        onMessage: (message) => client.onReply(message),
+      });
+    } catch (error) {
+      await producer.disconnect();
+      throw error;
+    }
+    return client;
+  }
+
+  checkPortInEligibility(input: OperationInput<'checkPortInEligibility'>, options?: CallOptions) {
+    return this.call('checkPortInEligibility', input, options);
+  }
+
+  createPortIn(input: OperationInput<'createPortIn'>, options?: CallOptions) {
+    return this.call('createPortIn', input, options);
+  }
+
+  updatePortIn(input: OperationInput<'updatePortIn'>, options?: CallOptions) {
+    return this.call('updatePortIn', input, options);
+  }
+
+  cancelPortIn(input: OperationInput<'cancelPortIn'>, options?: CallOptions) {
+    return this.call('cancelPortIn', input, options);
+  }
+
+  queryPortIn(input: OperationInput<'queryPortIn'>, options?: CallOptions) {
+    return this.call('queryPortIn', input, options);
+  }
+
+  addBuckets(input: OperationInput<'addBuckets'>, options?: CallOptions) {
+    return this.call('addBuckets', input, options);
+  }
+
+  swapPrimaryBucket(input: OperationInput<'swapPrimaryBucket'>, options?: CallOptions) {
+    return this.call('swapPrimaryBucket', input, options);
+  }
+
+  cancelBuckets(input: OperationInput<'cancelBuckets'>, options?: CallOptions) {
+    return this.call('cancelBuckets', input, options);
+  }
+
+  queryBalances(input: OperationInput<'queryBalances'>, options?: CallOptions) {
+    return this.call('queryBalances', input, options);
+  }
+
+  updateBalances(input: OperationInput<'updateBalances'>, options?: CallOptions) {
+    return this.call('updateBalances', input, options);
+  }
+
+  queryBalanceHistory(input: OperationInput<'queryBalanceHistory'>, options?: CallOptions) {
+    return this.call('queryBalanceHistory', input, options);
+  }
+
+  /**
+   * Sends one command and awaits its reply. Rejects with ServiceReplyError (an ErrorReply: code, message,
+   * problems), RequestTimeoutError, ClientClosedError, or the Kafka/registry failure that kept it from being sent.
+   */
+  async call<O extends OperationName>(operation: O, input: OperationInput<O>, options: CallOptions = {}): Promise<OperationReply<O>> {
+    if (this.closing) throw new ClientClosedError(operation);
+    const spec = OPERATIONS[operation];
+    const correlationId = options.correlationId ?? randomUUID();
+    const replied = this.pending.wait(operation, correlationId, options.timeoutMs ?? this.config.requestTimeoutMs);
+    replied.catch(() => undefined); // awaited below; this only keeps an early timeout from counting as unhandled
+    try {
+      const topic = this.config.topics[spec.commandTopic];
+      const [value, headers] = await Promise.all([this.codec.encode(topic, spec.command, input), this.headersFor(correlationId, options)]);
+      await this.sender.send(topic, { key: commandKey(input), value, headers });
+    } catch (error) {
+      this.pending.fail(correlationId, asInvalidCommand(operation, error) ?? error);
+    }
+    return interpretReply(operation, correlationId, await replied);
+  }
+
+  /** Events of the service (port-in activation, billing), decoded; iterate it or pass `onEvent`. Close it, or close the client. */
+  subscribeEvents(options: SubscribeEventsOptions = {}): EventSubscription {
+    if (this.closing) throw new ClientClosedError('subscribeEvents');
+    const topics = options.topics ?? [this.config.topics.portinEvents, this.config.topics.balanceEvents];
+    const subscription = new EventSubscription(this.kafka, this.codec, { ...options, topics }, this.log);
+    this.subscriptions.add(subscription);
+    subscription.ready.catch(() => undefined); // the caller awaits it if it cares
+    return subscription;
+  }
+
+  /** Calls still waiting for their reply. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Rejects the calls still waiting, closes the event subscriptions, disconnects. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.pending.close();
+      await Promise.allSettled([...this.subscriptions].map((s) => s.close()));
+      await this.listener?.stop();
+      await this.producer.disconnect();
+    })();
+    return this.closing;
+  }
+
+  private async headersFor(correlationId: string, options: CallOptions): Promise<Record<string, string>> {
+    const headers: Record<string, string> = { [HEADER.correlationId]: correlationId };
+    const customer = options.wholesaleCustomerId ?? this.options.wholesaleCustomerId ?? this.config.wholesaleCustomerId;
+    if (customer !== undefined) headers[HEADER.wholesaleCustomerId] = customer;
+    const token = this.options.tokenProvider ? await this.options.tokenProvider() : this.config.token;
+    if (token !== undefined) headers[HEADER.authorization] = `Bearer ${token}`;
+    return headers;
+  }
+
+  /** Only replies somebody waits for are decoded; the rest (other requesters', late ones) are skipped. */
+  private onReply(message: KafkaMessage): void {
+    const correlationId = headerText(message.headers, HEADER.correlationId);
+    if (correlationId === undefined || !this.pending.has(correlationId)) return;
+    this.codec.decode(message.value).then(
+      (reply) => this.pending.resolve(correlationId, reply),
+      (error) => this.pending.fail(correlationId, error),
+    );
+  }
+}

@@ -1,0 +1,129 @@
+import { ConfigError, type EnvReader } from './index';
+
+/**
+ * Security settings (docs/security.md): who may send commands (AUTH_*), the customer hierarchy
+ * (CUSTOMERS_FILE), per-partner rate limits (RATE_LIMIT_*) and Kafka transport security (KAFKA_TLS_*,
+ * KAFKA_SASL_*). Read through the one EnvReader of src/config, validated at start like every setting.
+ */
+
+/** Where the keys that verify command tokens come from: exactly one source. */
+export type AuthKeySource =
+  | { kind: 'jwks-file'; file: string }
+  | { kind: 'jwks-url'; url: string }
+  | { kind: 'hs256'; secret: string };
+
+export interface JwtAuthSettings {
+  mode: 'jwt';
+  keys: AuthKeySource;
+  issuer: string;
+  audience: string;
+  /** Seconds of clock skew accepted on exp and nbf. */
+  clockToleranceSeconds: number;
+  /** The token claim naming the caller's node of the customer hierarchy (normally the partner root). */
+  customerClaim: string;
+}
+
+/** AUTH_MODE=none: no token is checked (local work only; the service warns at start). */
+export type AuthSettings = JwtAuthSettings | { mode: 'none' };
+
+export interface RateLimitSettings {
+  /** Commands per second each partner may send on average; 0 turns the limit off. */
+  perSecond: number;
+  /** Commands a partner may send at once after being idle (the bucket size). */
+  burst: number;
+}
+
+export interface KafkaTlsSettings {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  keyPassphrase?: string;
+  rejectUnauthorized: boolean;
+  servername?: string;
+}
+
+export const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+export type SaslMechanism = (typeof SASL_MECHANISMS)[number];
+
+export interface KafkaSaslSettings {
+  mechanism: SaslMechanism;
+  username: string;
+  password: string;
+}
+
+/** Transport security of every Kafka client of the service, the NP simulator and the client library. */
+export interface KafkaSecurity {
+  tls?: KafkaTlsSettings;
+  sasl?: KafkaSaslSettings;
+}
+
+export const DEFAULT_AUDIENCE = 'wholesale-portin-balance';
+export const DEFAULT_CUSTOMER_CLAIM = 'wholesaleCustomerId';
+/** HS256 with a short secret can be brute-forced offline from one token: RFC 7518 asks for at least 256 bits. */
+const MIN_HS256_SECRET = 32;
+
+function authKeys(reader: EnvReader): AuthKeySource {
+  const file = reader.optionalString('AUTH_JWKS_FILE');
+  const url = reader.optionalString('AUTH_JWKS_URL');
+  const secret = reader.optionalString('AUTH_HS256_SECRET');
+  const given = [file, url, secret].filter((v) => v !== undefined).length;
+  if (given !== 1) {
+    throw new ConfigError('AUTH_JWKS_FILE', 'exactly one of AUTH_JWKS_FILE, AUTH_JWKS_URL or AUTH_HS256_SECRET with AUTH_MODE=jwt', given === 0 ? undefined : `${given} key sources`);
+  }
+  if (file !== undefined) return { kind: 'jwks-file', file };
+  if (url !== undefined) return { kind: 'jwks-url', url: reader.url('AUTH_JWKS_URL', ['http:', 'https:']) };
+  if (secret!.length < MIN_HS256_SECRET) throw new ConfigError('AUTH_HS256_SECRET', `at least ${MIN_HS256_SECRET} characters`, '[redacted]');
+  return { kind: 'hs256', secret: secret! };
+}
+
+export function loadAuthSettings(reader: EnvReader): AuthSettings {
+  const mode = reader.oneOf('AUTH_MODE', ['jwt', 'none'] as const, 'jwt');
+  if (mode === 'none') return { mode };
+  return {
+    mode,
+    keys: authKeys(reader),
+    issuer: reader.string('AUTH_ISSUER'),
+    audience: reader.string('AUTH_AUDIENCE', DEFAULT_AUDIENCE),
+    clockToleranceSeconds: reader.integer('AUTH_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
+    customerClaim: reader.string('AUTH_CUSTOMER_CLAIM', DEFAULT_CUSTOMER_CLAIM),
+  };
+}
+
+export function loadRateLimitSettings(reader: EnvReader): RateLimitSettings {
+  const perSecond = reader.integer('RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000);
+  return { perSecond, burst: reader.integer('RATE_LIMIT_BURST', Math.max(1, perSecond * 2), 1, 10_000_000) };
+}
+
+function loadTls(reader: EnvReader): KafkaTlsSettings | undefined {
+  const tls = {
+    caFile: reader.optionalString('KAFKA_TLS_CA_FILE'),
+    certFile: reader.optionalString('KAFKA_TLS_CERT_FILE'),
+    keyFile: reader.optionalString('KAFKA_TLS_KEY_FILE'),
+    keyPassphrase: reader.optionalString('KAFKA_TLS_KEY_PASSPHRASE'),
+    servername: reader.optionalString('KAFKA_TLS_SERVERNAME'),
+    rejectUnauthorized: reader.boolean('KAFKA_TLS_REJECT_UNAUTHORIZED', true),
+  };
+  if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
+    throw new ConfigError('KAFKA_TLS_CERT_FILE', 'KAFKA_TLS_CERT_FILE and KAFKA_TLS_KEY_FILE together (client certificate and its key)', tls.certFile ?? tls.keyFile);
+  }
+  // Giving any TLS file turns TLS on; KAFKA_TLS=true alone means TLS with the system's trusted CAs.
+  const enabled = reader.boolean('KAFKA_TLS', tls.caFile !== undefined || tls.certFile !== undefined);
+  return enabled ? tls : undefined;
+}
+
+function loadSasl(reader: EnvReader): KafkaSaslSettings | undefined {
+  const raw = reader.optionalString('KAFKA_SASL_MECHANISM');
+  if (raw === undefined) return undefined;
+  const mechanism = raw.toLowerCase() as SaslMechanism; // Kafka spells them upper case, kafkajs lower case: accept both
+  if (!SASL_MECHANISMS.includes(mechanism)) throw new ConfigError('KAFKA_SASL_MECHANISM', `one of ${SASL_MECHANISMS.join(', ')}`, raw);
+  return { mechanism, username: reader.string('KAFKA_SASL_USERNAME'), password: reader.string('KAFKA_SASL_PASSWORD') };
+}
+
+export function loadKafkaSecurity(reader: EnvReader): KafkaSecurity {
+  const security: KafkaSecurity = {};
+  const tls = loadTls(reader);
+  const sasl = loadSasl(reader);
+  if (tls) security.tls = tls;
+  if (sasl) security.sasl = sasl;
+  return security;
+}

@@ -1,0 +1,74 @@
+import { ConfigError, loadConfig, loadNpSimulatorConfig } from '../config';
+import { startService } from '../app/service';
+import { createLogger } from '../observability/logger';
+import { startNpSimulator } from '../simulator/np-simulator';
+import { createDevSigner, devAuthEnv } from '../security/dev-signer';
+import { provideStack } from '../stack';
+
+/**
+ * `npm run dev`: the stack (given endpoints, containers, or local Kafka/Apicurio/Redis processes), then
+ * the service and the NP simulator in this process. Prints where everything listens and the exports a
+ * second shell needs for the CLI and the demo. Ctrl-C stops it all.
+ */
+const DEV_DEFAULTS = {
+  // A porting day passes in about four seconds, so a port completes while you watch the demo.
+  NP_SIM_TIME_SCALE: '20000',
+  NON_PORTABLE_RANGES: '1900:8B:PremiumRateNumber',
+};
+
+async function main(): Promise<void> {
+  const stack = await provideStack();
+  // Authentication stays on in dev: a key pair in .dev-keys/ signs the CLI's and the demo's tokens.
+  const signer = await createDevSigner();
+  const env = {
+    ...DEV_DEFAULTS,
+    ...devAuthEnv(signer.keys),
+    ...process.env,
+    KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+    SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
+    REDIS_URL: stack.redisUrl,
+  };
+  const config = loadConfig(env);
+  const log = createLogger({ level: config.logLevel, name: config.serviceName });
+  const service = await startService(config, log);
+  const simulator = await startNpSimulator(loadNpSimulatorConfig(env), { log: log.child({ component: 'np-simulator' }) });
+  await service.joined;
+
+  const exports = [
+    `export KAFKA_BROKERS=${env.KAFKA_BROKERS}`,
+    `export SCHEMA_REGISTRY_URL=${env.SCHEMA_REGISTRY_URL}`,
+    `export REDIS_URL=${env.REDIS_URL}`,
+  ];
+  process.stderr.write(
+    [
+      '',
+      `dev mode up — ${stack.describe()}`,
+      `  service: consumer group ${config.groupId}; commands on ${config.topics.portinCommands}, ${config.topics.balanceCommands}`,
+      `  NP simulator: time scale ${env.NP_SIM_TIME_SCALE}`,
+      `  authentication: ${config.auth.mode}${config.auth.mode === 'jwt' ? ` (dev key ${signer.keys.jwksFile}; customers ${config.customersFile})` : ''}`,
+      '  in another shell:',
+      ...exports.map((line) => `    ${line}`),
+      '    npm run demo',
+      '    npx wholesale --dev-token 100000108465 portin eligibility --gpsi 14155550123',
+      '  Ctrl-C stops everything',
+      '',
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    await simulator.stop();
+    await service.stop();
+    await stack.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+main().catch((error) => {
+  process.stderr.write(error instanceof ConfigError ? `configuration error: ${error.message}\n` : `dev mode failed: ${error?.stack ?? error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,93 @@
+import type { KafkaMessage } from 'kafkajs';
+import { loadConfig } from '../config';
+import { envelopeRules } from '../app/service';
+import { createKafka, createProducer, ensureTopics } from '../adapters/kafka/kafka';
+import { AvroCodec } from '../adapters/registry/avro-codec';
+import { createPartitionedSender, partitionCounts } from '../adapters/kafka/partitioned-sender';
+import { registerContract } from '../contract/register';
+import { COMMAND_TOPICS } from '../contract/topology';
+import type { Domain } from '../handlers/types';
+import { createLogger, unredactedLogger } from '../observability/logger';
+import { BatchWorker, type RecordOutcome, type RecordProcessor } from '../worker/batch-worker';
+import { readEnvelope, type RecordPosition } from '../worker/envelope';
+import { deadLetterMessage, replyMessage } from '../worker/outbound';
+
+/**
+ * The benchmark's floor (npm run bench, docs/benchmarks.md; not for production): the service's
+ * request/reply path without its state. Same Kafka client settings,
+ * consumer group, BatchWorker (split by key, one sendBatch, commit after), envelope reading, Avro codec
+ * over the same registry, and the same per-command log line — but every command is answered with a fixed
+ * success record of its operation, without Redis and without handler logic.
+ */
+const FIXED_REPLIES: Record<string, object> = {
+  'wholesale.balance.v1.QueryBalancesReply': { status: 'Success', balances: [] },
+  'wholesale.balance.v1.UpdateBalancesReply': { status: 'Success', balances: [] },
+  'wholesale.balance.v1.AddBucketsReply': { status: 'Success', balances: [] },
+  'wholesale.balance.v1.CancelBucketsReply': { status: 'Success', balances: [] },
+  'wholesale.portin.v1.CheckPortInEligibilityReply': { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: '', reasonCode: null, reasonDesc: null },
+};
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger({ level: config.logLevel, name: 'echo-worker' });
+  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, Object.values(config.topics), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
+  await admin.disconnect();
+  const codec = new AvroCodec(config.schemaRegistryUrl);
+  await registerContract(codec, config.topics);
+  const rules = envelopeRules(config);
+
+  const processors = new Map<string, RecordProcessor>();
+  for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
+    processors.set(config.topics[role], async (message: KafkaMessage, position: RecordPosition) => {
+      const envelope = readEnvelope(message.headers, position, rules[domain]);
+      const decoded = await codec.decode(message.value);
+      const replyRecord = `${decoded.recordName}Reply`;
+      const fixed = FIXED_REPLIES[replyRecord];
+      if (!fixed) throw new Error(`the echo worker has no fixed reply for ${decoded.recordName}`);
+      const value = replyRecord.endsWith('EligibilityReply') ? { ...fixed, checkedDate: new Date().toISOString() } : fixed;
+      const encoded = await codec.encode(rules[domain].defaultReplyTopic, replyRecord, value);
+      const operation = decoded.recordName.slice(decoded.recordName.lastIndexOf('.') + 1);
+      return { outbound: [replyMessage(envelope, 'Success', encoded)], outcome: 'Success', operation, correlationId: envelope.correlationId };
+    });
+  }
+
+  const producer = createProducer(kafka, { idempotent: true });
+  const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
+  const metadata = kafka.admin();
+  await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
+  // The same sender as the service: one topic-partition per call (src/adapters/kafka/partitioned-sender.ts).
+  const sender = createPartitionedSender(producer, partitionCounts(metadata));
+  await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
+  // The service's per-command log line, so both sides pay for the same logging.
+  const logLine = (outcome: RecordOutcome, position: RecordPosition, durationMs: number) => ({ ...position, ...outcome, outbound: undefined, durationMs: Math.round(durationMs * 10) / 10 });
+  const commandLines = unredactedLogger(log);
+  const worker = new BatchWorker({
+    consumer,
+    sender,
+    processors,
+    concurrency: config.limits.handlerConcurrency,
+    partitionsConsumedConcurrently: config.kafka.topicPartitions,
+    commitIntervalMs: config.kafka.commitIntervalMs,
+    log,
+    deadLetter: (message, position, error) => [deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', String(error))],
+    onOutcome: (outcome, position, durationMs) => commandLines.info(logLine(outcome, position, durationMs), 'command handled'),
+  });
+  await worker.run();
+  log.info('echo worker started');
+  const shutdown = () => {
+    worker
+      .stop()
+      .then(() => Promise.all([producer.disconnect(), metadata.disconnect()]))
+      .then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+main().catch((error) => {
+  process.stderr.write(`echo worker failed to start: ${error?.stack ?? error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,154 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { TopicRole } from '../handlers/types';
+import type { SentMessage } from '../adapters/kafka/observed-producer';
+import type { PartitionLag } from '../adapters/kafka/consumer-lag';
+import { DLQ_HEADER } from '../worker/outbound';
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (two services in one process — tests —
+ * never collide). The worker, the producer and the Redis seams report through plain callbacks
+ * (commandHandled, messagesSent, redisCall), so none of them imports prom-client.
+ * Names and labels are listed in docs/operations.md.
+ */
+export const METRIC_PREFIX = 'wholesale_';
+
+export interface HandledCommand {
+  operation?: string;
+  /** "Success", an error code, "REPLAYED", "DEAD_LETTER", or an NP response outcome. */
+  outcome: string;
+  durationMs: number;
+  /** Milliseconds since the record's timestamp when it was handled. */
+  ageMs?: number;
+}
+
+export interface MetricsOptions {
+  topics: Readonly<Record<TopicRole, string>>;
+  /** Consumer lag of the group, read at scrape time; omitted → no lag series. */
+  lag?: () => Promise<PartitionLag[]>;
+  /** Assigned partitions of this instance, read at scrape time. */
+  assignedPartitions?: () => number;
+  /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
+  processMetrics?: boolean;
+}
+
+/** Topics whose messages count as published events (NP requests are events for the NP system). */
+const EVENT_ROLES: readonly TopicRole[] = ['portinEvents', 'balanceEvents', 'npRequests'];
+
+const seconds = (ms: number): number => ms / 1000;
+
+function headerText(headers: SentMessage['headers'], name: string): string | undefined {
+  const raw = headers?.[name];
+  const first = Array.isArray(raw) ? raw[0] : raw;
+  return first === undefined ? undefined : first.toString();
+}
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly commands: Counter<'operation' | 'outcome'>;
+  private readonly duration: Histogram<'operation'>;
+  private readonly age: Histogram<'operation'>;
+  private readonly deadLetters: Counter<'reason'>;
+  private readonly events: Counter<'topic'>;
+  private readonly redisDuration: Histogram<'operation' | 'result'>;
+  private readonly eventTopics: ReadonlySet<string>;
+  private readonly deadLetterTopic: string;
+
+  constructor(options: MetricsOptions) {
+    const registers = [this.registry];
+    this.eventTopics = new Set(EVENT_ROLES.map((role) => options.topics[role]));
+    this.deadLetterTopic = options.topics.deadLetters;
+    this.commands = new Counter({
+      name: `${METRIC_PREFIX}commands_total`,
+      help: 'Command records handled, by operation (record name without namespace) and outcome (Success, error code, REPLAYED, DEAD_LETTER).',
+      labelNames: ['operation', 'outcome'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: `${METRIC_PREFIX}command_duration_seconds`,
+      help: 'Time to handle one command record: decode, reply cache, handler, encode (not the Kafka send).',
+      labelNames: ['operation'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.age = new Histogram({
+      name: `${METRIC_PREFIX}command_age_seconds`,
+      help: 'End-to-end age of a command when handled: now minus the record timestamp.',
+      labelNames: ['operation'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    });
+    this.deadLetters = new Counter({
+      name: `${METRIC_PREFIX}dead_letters_total`,
+      help: 'Records sent to the dead-letter topic, by reason (x-dlq-reason).',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.events = new Counter({
+      name: `${METRIC_PREFIX}events_published_total`,
+      help: 'Events acknowledged by Kafka, by topic (port-in events, balance events, NP requests).',
+      labelNames: ['topic'],
+      registers,
+    });
+    this.redisDuration = new Histogram({
+      name: `${METRIC_PREFIX}redis_call_duration_seconds`,
+      help: 'Duration of Redis calls: Lua scripts by name, replyCache.get / replyCache.put; result ok or error.',
+      labelNames: ['operation', 'result'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    });
+    if (options.lag) this.registerLag(options.lag);
+    if (options.assignedPartitions) {
+      const read = options.assignedPartitions;
+      new Gauge({
+        name: `${METRIC_PREFIX}consumer_assigned_partitions`,
+        help: 'Partitions assigned to this instance by the consumer group (0 while rebalancing).',
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    }
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  private registerLag(read: () => Promise<PartitionLag[]>): void {
+    new Gauge({
+      name: `${METRIC_PREFIX}consumer_lag`,
+      help: "Records not yet committed by the worker group, per topic and partition (end offset minus the group's committed offset).",
+      labelNames: ['topic', 'partition'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        // No answer from Kafka: no series rather than stale numbers (alert on absent()).
+        const lags = await read().catch(() => []);
+        for (const { topic, partition, lag } of lags) this.set({ topic, partition: String(partition) }, lag);
+      },
+    });
+  }
+
+  readonly commandHandled = (command: HandledCommand): void => {
+    const operation = command.operation ?? 'unknown';
+    this.commands.inc({ operation, outcome: command.outcome });
+    this.duration.observe({ operation }, seconds(command.durationMs));
+    if (command.ageMs !== undefined) this.age.observe({ operation }, seconds(Math.max(0, command.ageMs)));
+  };
+
+  readonly messagesSent = (messages: readonly SentMessage[]): void => {
+    for (const message of messages) {
+      if (message.topic === this.deadLetterTopic) this.deadLetters.inc({ reason: headerText(message.headers, DLQ_HEADER.reason) ?? 'unknown' });
+      else if (this.eventTopics.has(message.topic)) this.events.inc({ topic: message.topic });
+    }
+  };
+
+  readonly redisCall = (operation: string, durationMs: number, failed: boolean): void => {
+    this.redisDuration.observe({ operation, result: failed ? 'error' : 'ok' }, seconds(durationMs));
+  };
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

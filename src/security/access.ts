@@ -1,0 +1,97 @@
+import { ServiceError } from '../errors/codes';
+import type { CustomerHierarchy } from './hierarchy';
+
+/**
+ * Who sent a command and what it may act for. The worker authenticates (the token names the caller's
+ * node) and authorizes (the wholesaleCustomerId header must name a node of the caller's subtree) before
+ * any handler runs; handlers then scope records with `canSee`. These interfaces are what the command
+ * processor is given (ProcessorDeps), so it stays unit-testable without keys or Redis.
+ */
+export interface Caller {
+  /** The node the token names, normally a partner root; undefined in AUTH_MODE=none. */
+  readonly customerId: string | undefined;
+  /** The token's subject (the calling system), for logs; never the token itself. */
+  readonly subject?: string;
+}
+
+export interface Authenticator {
+  /** Reads the Authorization header. Throws ServiceError UNAUTHORIZED; an unreachable key source throws RetriableError. */
+  authenticate(authorization: string | undefined): Promise<Caller>;
+}
+
+/** What one command may act on. */
+export interface CustomerScope {
+  /** The node acted for: the header when given, else the caller's own node. Owner of records it creates. */
+  readonly effectiveCustomerId: string | undefined;
+  /** The partner (root) the command is accounted to: the rate-limit bucket. */
+  readonly partnerId: string;
+  /** The effective node and every node below it: for membership checks inside Lua scripts. */
+  readonly visibleCustomerIds: readonly string[];
+  /** True when a record owned by `owner` lies in the effective node's subtree. */
+  canSee(owner: string | null | undefined): boolean;
+}
+
+export interface Authorizer {
+  /** Throws ServiceError FORBIDDEN when the requested node is outside the caller's subtree. */
+  authorize(caller: Caller, requestedCustomerId: string | undefined): CustomerScope;
+}
+
+export interface Admission {
+  allowed: boolean;
+  /** When refused: how long until one more command would be admitted. */
+  retryAfterMs: number;
+}
+
+export interface RateLimiter {
+  admit(partnerId: string): Promise<Admission>;
+}
+
+export const unlimited: RateLimiter = { admit: async () => ({ allowed: true, retryAfterMs: 0 }) };
+
+const forbidden = () => new ServiceError('FORBIDDEN', 'The caller may not act for this wholesale customer');
+
+function scopeOf(hierarchy: CustomerHierarchy, nodeId: string): CustomerScope {
+  const node = hierarchy.node(nodeId)!;
+  const visible = new Set(node.subtree);
+  return {
+    effectiveCustomerId: node.id,
+    partnerId: node.partnerId,
+    visibleCustomerIds: node.subtree,
+    canSee: (owner) => owner != null && visible.has(owner),
+  };
+}
+
+/**
+ * AUTH_MODE=jwt: the caller's node must exist, the header (when given) must name a node of its subtree.
+ * The same refusal for "unknown node" and "someone else's node", so the reply never confirms a node exists.
+ */
+export function createHierarchyAuthorizer(hierarchy: CustomerHierarchy): Authorizer {
+  return {
+    authorize(caller, requested) {
+      const own = hierarchy.node(caller.customerId);
+      if (!own) throw forbidden();
+      const effective = requested ?? own.id;
+      if (!hierarchy.isWithin(effective, own.id)) throw forbidden();
+      return scopeOf(hierarchy, effective);
+    },
+  };
+}
+
+/**
+ * AUTH_MODE=none (local work): nobody is refused; the header alone picks the node. A node the hierarchy
+ * knows sees its subtree, any other value sees only records it owns itself (the behaviour before auth).
+ */
+export function createOpenAuthorizer(hierarchy: CustomerHierarchy | undefined): Authorizer {
+  return {
+    authorize(_caller, requested) {
+      if (requested !== undefined && hierarchy?.node(requested)) return scopeOf(hierarchy, requested);
+      const owner = requested ?? '';
+      return {
+        effectiveCustomerId: requested,
+        partnerId: requested ?? '-',
+        visibleCustomerIds: [owner],
+        canSee: (candidate) => (candidate ?? '') === owner,
+      };
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { RunningService } from '../../src/app/service';
+import type { NpSimulator } from '../../src/simulator/np-simulator';
+import { envFor, startTestService, testConfig } from '../support/harness';
+import { startTestSimulator } from '../support/client';
+
+/** `npm run demo` as a newcomer runs it, against a service and the NP simulator (here in-process, on the test's topics). */
+const ROOT = join(__dirname, '..', '..');
+
+describe('npm run demo', () => {
+  let service: RunningService;
+  let simulator: NpSimulator;
+
+  afterAll(async () => {
+    await simulator?.stop();
+    await service?.stop();
+  });
+
+  it('runs the whole journey and prints every step with its reply', async () => {
+    const config = testConfig();
+    service = await startTestService(config);
+    simulator = await startTestSimulator(config);
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'src', 'entry', 'demo.ts'), '--wait', '60'], {
+        cwd: ROOT,
+        env: { ...process.env, ...envFor(config), LOG_LEVEL: 'error' },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const headings = run.stdout.split('\n').filter((line) => line.startsWith('── '));
+    expect(headings).toHaveLength(11);
+    for (const operation of ['CheckPortInEligibility', 'CreatePortIn', 'QueryPortIn', 'QueryBalances', 'AddBuckets', 'SwapPrimaryBucket', 'UpdateBalances', 'QueryBalanceHistory']) {
+      expect(run.stdout).toContain(`  → ${operation} `);
+    }
+    expect(run.stdout).toContain('error BAD_REQUEST');
+    expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .* → CONFIRMED/);
+    expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .* → COMPLETED/);
+    expect(run.stdout).toContain('⚡ event SubscriptionActivated');
+    expect(run.stdout).toMatch(/\nDone: \d+ events seen for \d+\./);
+  });
+});

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { loadNpSimulatorConfig, type ServiceConfig } from '../../src/config';
+import { startService, type RunningService } from '../../src/app/service';
+import { createLogger } from '../../src/observability/logger';
+import { startNpSimulator, type NpSimulator } from '../../src/simulator/np-simulator';
+import { HEADER } from '../../src/worker/envelope';
+import { testAuth, type TestAuth } from '../support/auth';
+import { balanceRecord } from '../support/balance-client';
+import { envFor, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
+import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';
+
+/**
+ * A full journey — a port-in sent back for resolution, updated with new secrets, confirmed and completed,
+ * queried, then a balance command; plus a refused command carrying over-long secrets, an expired token
+ * and a dead letter — with the service and the NP simulator logging at trace level through the
+ * production logger. Every log line, reply, event and dead letter is searched for the pwdPin, accountNo
+ * and token values: none may appear. The NP requests must carry the port-in secrets (the old provider
+ * checks them), which shows the same search finds them where they are.
+ */
+describe('secrets never appear in logs, replies, events or dead letters', () => {
+  let auth: TestAuth;
+  let config: ServiceConfig;
+  let service: RunningService;
+  let simulator: NpSimulator;
+  let requester: TestRequester;
+  let reader: TopicReader;
+  const logLines: string[] = [];
+  const records: Reply[] = [];
+
+  beforeAll(async () => {
+    auth = await testAuth();
+    config = testConfig({ ...auth.env, LOG_LEVEL: 'trace' });
+    const log = createLogger({ level: 'trace', name: 'secrets-test', destination: { write: (line: string) => logLines.push(line) } });
+    service = await startService(config, log);
+    await service.joined;
+    simulator = await startNpSimulator(
+      loadNpSimulatorConfig({ ...process.env, ...envFor(config), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000', LOG_LEVEL: 'trace' }),
+      { log },
+    );
+    await simulator.joined;
+    requester = await TestRequester.start(config);
+    const { portinCommands, balanceCommands, ...outputs } = config.topics; // the commands hold the secrets as partners send them
+    reader = await TopicReader.start(config, Object.values(outputs), (record) => records.push(record));
+  });
+
+  afterAll(async () => {
+    await reader?.stop();
+    await requester?.stop();
+    await simulator?.stop();
+    await service?.stop();
+    auth?.cleanup();
+  });
+
+  const until = async (what: string, condition: () => boolean, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  it('a full journey leaves no pwdPin, accountNo or token anywhere but the NP requests', async () => {
+    const secrets = {
+      firstPin: 'Pin-7Qx-0417',
+      firstAccount: '000000000000000', // all zeros: the simulated old provider asks for resolution
+      secondPin: 'Zq9-pin-5521',
+      secondAccount: 'ACCT-88k-31947',
+      tooLongPin: 'Xx-secret-pin-999', // 17 characters: refused, and not echoed
+      tooLongAccount: 'ACCT-way-too-long-for-the-field-77',
+      token: await auth.signer.sign('alpha'),
+      expiredToken: await auth.signer.sign('alpha', { ttlSeconds: -300 }),
+    };
+    const gpsi = gpsiEndingIn('42');
+    const send = (role: 'portinCommands' | 'balanceCommands', record: string, value: object, token = secrets.token) =>
+      requester.send(role, record, value, { token, headers: { [HEADER.wholesaleCustomerId]: 'alpha-b1' }, key: gpsi });
+    const statusOf = (gpsiEvents: Reply[]) => gpsiEvents.map((e) => `${e.value.portStatus}/v${e.value.portOrderVersion}`);
+    const portInEvents = () => records.filter((r) => r.topic === config.topics.portinEvents && r.key === gpsi);
+
+    const create = createCommand(gpsi, { portInfo: { ...createCommand(gpsi).portInfo, pwdPin: secrets.firstPin, accountNo: secrets.firstAccount } });
+    expect((await send('portinCommands', PORTIN('CreatePortIn'), create)).value.status).toBe('Success');
+    await until('RESOLUTION_REQUIRED', () => statusOf(portInEvents()).includes('RESOLUTION_REQUIRED/v1'));
+    const queried = await send('portinCommands', PORTIN('QueryPortIn'), { gpsi });
+    expect(queried.value.portInfo).toMatchObject({ pwdPin: '****', accountNo: '****0000' });
+    const update = { partnerTransactionId: create.partnerTransactionId, gpsi, updatePortInfo: { pwdPin: secrets.secondPin, accountNo: secrets.secondAccount } };
+    expect((await send('portinCommands', PORTIN('UpdatePortIn'), update)).value.status).toBe('Success');
+    await until('COMPLETED', () => statusOf(portInEvents()).includes('COMPLETED/v2'));
+    expect((await send('portinCommands', PORTIN('QueryPortIn'), { partnerTransactionId: create.partnerTransactionId })).value.portInfo).toMatchObject({ pwdPin: '****', accountNo: '****1947' });
+    expect((await send('balanceCommands', balanceRecord('QueryBalances'), { gpsi })).value.status).toBe('Success');
+
+    const refused = createCommand(gpsiEndingIn('43'), { portInfo: { ...create.portInfo, pwdPin: secrets.tooLongPin, accountNo: secrets.tooLongAccount } });
+    const badRequest = await send('portinCommands', PORTIN('CreatePortIn'), refused);
+    expect(badRequest.value.error.problems.map((p: { path: string }) => p.path)).toEqual(['portInfo.accountNo', 'portInfo.pwdPin']);
+    expect((await send('portinCommands', PORTIN('QueryPortIn'), { gpsi }, secrets.expiredToken)).headers[HEADER.status]).toBe('UNAUTHORIZED');
+    const poison = randomUUID();
+    await requester.sendRaw(config.topics.portinCommands, { key: gpsi, value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: poison, [HEADER.authorization]: `Bearer ${secrets.token}` } });
+    await requester.awaitReply(poison);
+    await until('the dead letter', () => records.some((r) => r.topic === config.topics.deadLetters && r.headers[HEADER.correlationId] === poison));
+    await until('the balance events', () => records.some((r) => r.topic === config.topics.balanceEvents && r.key === gpsi));
+
+    // Everything the service and the simulator wrote, as text: log lines; each record's key, headers,
+    // decoded value and raw bytes (Avro writes strings as plain UTF-8).
+    const text = (r: Reply) => [r.key ?? '', JSON.stringify(r.value), r.rawValue?.toString('utf8') ?? '', ...Object.entries(r.rawHeaders).map(([name, v]) => `${name}=${String(v)}`)].join('\n');
+    const npRequests = records.filter((r) => r.topic === config.topics.npRequests).map(text).join('\n');
+    const elsewhere = {
+      logs: logLines.join(''),
+      replies: records.filter((r) => r.topic === config.topics.portinReplies || r.topic === config.topics.balanceReplies).map(text).join('\n'),
+      events: records.filter((r) => r.topic === config.topics.portinEvents || r.topic === config.topics.balanceEvents).map(text).join('\n'),
+      deadLetters: records.filter((r) => r.topic === config.topics.deadLetters).map(text).join('\n'),
+      npResponses: records.filter((r) => r.topic === config.topics.npResponses).map(text).join('\n'),
+    };
+    // The haystacks are real: the journey was logged, answered and published.
+    expect(logLines.filter((l) => l.includes('"command handled"')).length).toBeGreaterThanOrEqual(8);
+    expect(Object.values(elsewhere).every((haystack) => haystack.length > 100)).toBe(true);
+    expect(elsewhere.events).toContain(gpsi);
+
+    const values = Object.entries(secrets).flatMap(([name, value]) =>
+      name.toLowerCase().includes('token') ? [[name, value], [`${name} signature`, value.split('.')[2]]] : [[name, value]],
+    );
+    const found = values.flatMap(([name, value]) => Object.entries(elsewhere).filter(([, haystack]) => haystack.includes(value)).map(([where]) => `${name} in ${where}`));
+    expect(found).toEqual([]);
+    // Where the secrets must be: the NP requests carry the port information to the old provider.
+    expect([secrets.firstPin, secrets.firstAccount, secrets.secondPin, secrets.secondAccount].map((v) => npRequests.includes(v))).toEqual([true, true, true, true]);
+    expect(npRequests.includes(secrets.token)).toBe(false);
+  });
+});

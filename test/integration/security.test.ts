@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import type { BalanceComponents } from '../../src/app/balance';
+import type { RunningService } from '../../src/app/service';
+import type { ServiceConfig } from '../../src/config';
+import { createDevSigner, type DevSigner } from '../../src/security/dev-signer';
+import { HEADER } from '../../src/worker/envelope';
+import { testAuth, type TestAuth } from '../support/auth';
+import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
+import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
+import { redisSnapshot, subscriberState } from '../support/redis-snapshot';
+import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Issue 6 over the real stack, AUTH_MODE=jwt: who may send commands (tokens), what they may act on
+ * (the customer hierarchy of test/support/auth.ts), and that refused commands change nothing.
+ */
+describe('authentication and customer isolation over the real stack', () => {
+  let auth: TestAuth;
+  let config: ServiceConfig;
+  let service: RunningService;
+  let requester: TestRequester;
+  let reader: TopicReader;
+  let balance: BalanceComponents;
+  let stranger: DevSigner;
+  let strangerDir: string;
+  const events: Reply[] = [];
+
+  beforeAll(async () => {
+    auth = await testAuth();
+    strangerDir = mkdtempSync(join(tmpdir(), 'stranger-keys-'));
+    stranger = await createDevSigner({ dir: strangerDir });
+    config = testConfig(auth.env);
+    service = await startTestService(config);
+    requester = await TestRequester.start(config);
+    reader = await TopicReader.start(config, [config.topics.balanceEvents, config.topics.portinEvents], (e) => events.push(e));
+    balance = balanceComponentsOf(service, config);
+  });
+
+  afterAll(async () => {
+    await reader?.stop();
+    await requester?.stop();
+    await service?.stop();
+    auth?.cleanup();
+    rmSync(strangerDir, { recursive: true, force: true });
+  });
+
+  const send = (operation: string, command: object, token: string | null, customer?: string, correlationId = randomUUID()) =>
+    requester.send('balanceCommands', balanceRecord(operation), command, {
+      token,
+      correlationId,
+      headers: customer === undefined ? {} : { [HEADER.wholesaleCustomerId]: customer },
+    });
+  const status = (reply: Reply) => reply.headers[HEADER.status];
+  const subscriptionOf = (owner: string) => createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: owner, bucketRefIds: ['2000002'] });
+  const tokenFor = (customer: string) => auth.signer.sign(customer);
+
+  const updateOf = (sub: TestSubscription) => ({
+    gpsi: sub.gpsi,
+    balances: [{ subBalanceInstId: `${sub.gpsi}-4`, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 1, unitType: 'MB' }],
+  });
+  /** One command of every balance operation against `sub`, in an order where each succeeds for its owner. */
+  const everyOperation = (sub: TestSubscription): [string, object][] => [
+    ['QueryBalances', { gpsi: sub.gpsi }],
+    ['UpdateBalances', updateOf(sub)],
+    ['QueryBalanceHistory', { gpsi: sub.gpsi, limit: 5 }],
+    ['AddBuckets', { gpsi: sub.gpsi, bucketRefId: ['2000001'] }],
+    ['CancelBuckets', { gpsi: sub.gpsi, bucketRefId: ['2000002'] }],
+    ['SwapPrimaryBucket', { gpsi: sub.gpsi, bucketRefId: '1000002' }],
+  ];
+  const businessState = (sub: TestSubscription) => subscriberState(service.redis, config.redis.keyPrefix, sub.gpsi);
+
+  describe('authentication', () => {
+    it('no token, a malformed one, a bad signature, an expired token, a wrong audience or issuer → UNAUTHORIZED, nothing applied, no event', async () => {
+      const sub = await subscriptionOf('alpha-b1');
+      const before = await redisSnapshot(service.redis, `${config.redis.keyPrefix}*`);
+      const refused: [string, string | null][] = [
+        ['no token', null],
+        ['malformed', 'not-a-jwt'],
+        ['bad signature', await stranger.sign('alpha')],
+        ['expired', await auth.signer.sign('alpha', { ttlSeconds: -120 })],
+        ['not valid yet', await auth.signer.sign('alpha', { notBeforeSeconds: 600 })],
+        ['wrong audience', await auth.signer.sign('alpha', { audience: 'another-service' })],
+        ['wrong issuer', await auth.signer.sign('alpha', { issuer: 'https://evil.example' })],
+      ];
+      const correlationIds: string[] = [];
+      for (const [name, token] of refused) {
+        for (const [operation, command] of everyOperation(sub)) {
+          const correlationId = randomUUID();
+          correlationIds.push(correlationId);
+          const reply = await send(operation, command, token, 'alpha-b1', correlationId);
+          expect([name, operation, status(reply), reply.value.error?.code]).toEqual([name, operation, 'UNAUTHORIZED', 'UNAUTHORIZED']);
+        }
+      }
+      // Not a key was written: no balance change, no ledger entry, no remembered reply, no outcome record.
+      expect(await redisSnapshot(service.redis, `${config.redis.keyPrefix}*`)).toEqual(before);
+      // A valid command afterwards is applied and published, so the silence above is not a dead topic.
+      const applied = await send('UpdateBalances', updateOf(sub), await tokenFor('alpha'), 'alpha-b1');
+      expect(status(applied)).toBe('Success');
+      await waitFor(() => events.some((e) => e.value.correlationId === applied.headers[HEADER.correlationId]));
+      expect(events.filter((e) => correlationIds.includes(e.value.correlationId))).toEqual([]);
+    });
+
+    it('an UNAUTHORIZED reply is not remembered: the same correlation id with a valid token is then handled', async () => {
+      const sub = await subscriptionOf('alpha');
+      const correlationId = randomUUID();
+      const command = { gpsi: sub.gpsi };
+      expect(status(await send('QueryBalances', command, null, undefined, correlationId))).toBe('UNAUTHORIZED');
+      expect(status(await send('QueryBalances', command, await tokenFor('alpha'), undefined, correlationId))).toBe('Success');
+    });
+  });
+
+  describe('the customer hierarchy', () => {
+    it('a brand node acting on its own records: every operation succeeds (partner token naming the brand, or the brand\'s own token)', async () => {
+      for (const [token, header] of [[await tokenFor('alpha'), 'alpha-b1'], [await tokenFor('alpha-b1'), undefined]] as const) {
+        const sub = await subscriptionOf('alpha-b1');
+        for (const [operation, command] of everyOperation(sub)) {
+          const reply = await send(operation, command, token, header);
+          expect([operation, status(reply)]).toEqual([operation, 'Success']);
+        }
+      }
+    });
+
+    it('a partner\'s root node sees and changes its brands\' records (and a brand its sub-brand\'s)', async () => {
+      const sub = await subscriptionOf('alpha-b1x');
+      const partner = await tokenFor('alpha');
+      expect(status(await send('QueryBalances', { gpsi: sub.gpsi }, partner))).toBe('Success');
+      expect(status(await send('UpdateBalances', updateOf(sub), partner))).toBe('Success');
+      expect(status(await send('QueryBalances', { gpsi: sub.gpsi }, partner, 'alpha-b1'))).toBe('Success');
+      expect(status(await send('QueryBalances', { gpsi: sub.gpsi }, await tokenFor('alpha-b1')))).toBe('Success');
+    });
+
+    it('a sibling brand or another partner gets FORBIDDEN or NOT_FOUND for every operation, and nothing changes', async () => {
+      const sub = await subscriptionOf('alpha-b1');
+      const before = await businessState(sub);
+      const alpha = await tokenFor('alpha');
+      const sibling = await tokenFor('alpha-b2');
+      const beta = await tokenFor('beta');
+      const attempts: [string, string, string | undefined, string][] = [
+        ['partner acting as the sibling brand', alpha, 'alpha-b2', 'NOT_FOUND'],
+        ['the sibling brand itself', sibling, undefined, 'NOT_FOUND'],
+        ['the sibling brand naming the owner', sibling, 'alpha-b1', 'FORBIDDEN'],
+        ['the sibling brand naming its partner', sibling, 'alpha', 'FORBIDDEN'],
+        ['another partner', beta, undefined, 'NOT_FOUND'],
+        ['another partner naming the owner', beta, 'alpha-b1', 'FORBIDDEN'],
+        ['another partner naming an unknown node', beta, 'nobody', 'FORBIDDEN'],
+      ];
+      for (const [who, token, header, expected] of attempts) {
+        for (const [operation, command] of everyOperation(sub)) {
+          const reply = await send(operation, command, token, header);
+          expect([who, operation, status(reply)]).toEqual([who, operation, expected]);
+          if (expected === 'NOT_FOUND') {
+            // The same answer as for a number nobody has: no hint that the subscription exists.
+            expect(reply.value.error.message).toBe(`No subscription for gpsi ${sub.gpsi} belongs to this wholesale customer`);
+          }
+        }
+      }
+      expect(await businessState(sub)).toEqual(before);
+    });
+
+    it('a token naming a node the hierarchy does not know is FORBIDDEN', async () => {
+      const sub = await subscriptionOf('beta');
+      expect(status(await send('QueryBalances', { gpsi: sub.gpsi }, await tokenFor('ghost')))).toBe('FORBIDDEN');
+    });
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 20000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

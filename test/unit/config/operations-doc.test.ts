@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as configModule from '../../../src/config';
+import { loadBenchConfig, loadClientConfig, loadConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
+import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';
+
+/** docs/operations.md lists every variable src/config reads, with the defaults the code applies. */
+const DOC = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'operations.md'), 'utf8');
+const endpoints = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081' };
+// Settings read only when another is set are switched on here, so that they are read too.
+const sasl = { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'worker', KAFKA_SASL_PASSWORD: 'pw' };
+const required = { ...endpoints, REDIS_URL: 'redis://127.0.0.1:6379', AUTH_JWKS_FILE: 'config/jwks.json', AUTH_ISSUER: 'https://issuer.example', ...sasl };
+
+const LOADERS: [name: string, load: Loader, base: Record<string, string>][] = [
+  ['loadConfig', loadConfig, required],
+  ['loadNpSimulatorConfig', loadNpSimulatorConfig, { ...endpoints, ...sasl }],
+  ['loadClientConfig', (env) => loadClientConfig({}, env), { ...endpoints, ...sasl }],
+  ['loadStackConfig', loadStackConfig, {}],
+  ['loadBenchConfig', loadBenchConfig, {}],
+];
+
+describe('docs/operations.md configuration tables', () => {
+  beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(Date.parse('2026-01-01T00:00:00Z'))); // BALANCE_CLOCK_ORIGIN defaults to now
+  afterEach(() => jest.restoreAllMocks());
+
+  it.each(LOADERS)('%s: every variable read is documented, nothing else, with the defaults the code applies', (name, load, base) => {
+    const rows = tableFor(DOC, name);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(configDocDrift(rows, load, base)).toEqual([]);
+  });
+
+  it('has a table for every configuration loader of src/config', () => {
+    const loaders = Object.keys(configModule).filter((name) => /^load\w*Config$/.test(name));
+    expect(loaders.sort()).toEqual(LOADERS.map(([name]) => name).sort());
+  });
+
+  it('reports an undocumented variable, a stale row, wrong defaults and an optional variable written as required', () => {
+    const rows = tableFor(DOC, 'loadConfig')
+      .filter((row) => row.name !== 'HTTP_PORT')
+      .map((row) => (row.name === 'TOPIC_PARTITIONS' ? { ...row, default: '`6`' } : row.name === 'KAFKA_BROKERS' ? { ...row, default: '`localhost:9092`' } : row.name === 'LOG_LEVEL' ? { ...row, default: '— (required)' } : row))
+      .concat({ name: 'RETIRED_SETTING', default: '`1`' });
+    expect(configDocDrift(rows, loadConfig, required)).toEqual([
+      'HTTP_PORT is read by the code but not documented',
+      'RETIRED_SETTING is documented but the code does not read it',
+      'KAFKA_BROKERS: the documented default `localhost:9092` is not the one the code applies',
+      'TOPIC_PARTITIONS: the documented default `6` is not the one the code applies',
+      'LOG_LEVEL is documented as required but the code starts without it',
+    ]);
+  });
+});

@@ -1,0 +1,127 @@
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { OutboundSender } from '../../../src/adapters/kafka/partitioned-sender';
+import pino from 'pino';
+import { BatchWorker, type RecordProcessor } from '../../../src/worker/batch-worker';
+
+/**
+ * The BatchWorker's commit rules over a fake consumer and sender (no Kafka): offsets are committed
+ * only after the batch's messages were acknowledged, at most once per interval, by a timer when no
+ * batch comes, and always before the worker leaves the group.
+ */
+type Event = string;
+
+class FakeKafka {
+  readonly events: Event[] = [];
+  eachBatch?: (payload: EachBatchPayload) => Promise<void>;
+  private resolved = new Map<number, string>();
+  private committed = new Map<number, string>();
+  /** Lets a test hold the producer's acknowledgement. */
+  sendGate: Promise<void> = Promise.resolve();
+
+  consumer = {
+    run: async ({ eachBatch }: { eachBatch: (payload: EachBatchPayload) => Promise<void> }) => {
+      this.eachBatch = eachBatch;
+    },
+    pause: () => this.events.push('pause'),
+    disconnect: async () => {
+      this.events.push('disconnect');
+    },
+  } as unknown as Consumer;
+
+  sender: OutboundSender = {
+    send: async (messages) => {
+      await this.sendGate;
+      this.events.push(`send ${messages.length}`);
+    },
+  };
+
+  payload(partition: number, offsets: string[]): EachBatchPayload {
+    const messages = offsets.map((offset) => ({ offset, key: Buffer.from(`k${offset}`), value: Buffer.from('v'), headers: {}, timestamp: '0' }) as unknown as KafkaMessage);
+    const uncommittedOffsets = () => ({
+      topics: [...this.resolved]
+        .filter(([p, offset]) => this.committed.get(p) !== offset)
+        .map(([p, offset]) => ({ topic: 'commands', partitions: [{ partition: p, offset }] })),
+    });
+    return {
+      batch: { topic: 'commands', partition, messages },
+      resolveOffset: (offset: string) => this.resolved.set(partition, String(BigInt(offset) + 1n)),
+      uncommittedOffsets,
+      commitOffsetsIfNecessary: async (offsets?: { topics: { partitions: { partition: number; offset: string }[] }[] }) => {
+        for (const t of offsets?.topics ?? []) for (const p of t.partitions) this.committed.set(p.partition, p.offset);
+        this.events.push(`commit ${(offsets?.topics ?? []).flatMap((t) => t.partitions.map((p) => `${p.partition}@${p.offset}`)).join(',')}`);
+      },
+      heartbeat: async () => undefined,
+      isRunning: () => true,
+      isStale: () => false,
+    } as unknown as EachBatchPayload;
+  }
+}
+
+const echo: RecordProcessor = async (message) => ({ outbound: [{ topic: 'replies', key: message.key, value: message.value, headers: {} }], outcome: 'Success' });
+
+async function startWorker(kafka: FakeKafka, commitIntervalMs: number): Promise<BatchWorker> {
+  const worker = new BatchWorker({
+    consumer: kafka.consumer,
+    sender: kafka.sender,
+    processors: new Map([['commands', echo]]),
+    concurrency: 4,
+    partitionsConsumedConcurrently: 2,
+    log: pino({ level: 'silent' }),
+    deadLetter: () => [],
+    commitIntervalMs,
+  });
+  await worker.run();
+  return worker;
+}
+
+describe('BatchWorker commits', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('with interval 0 commits after every batch, and only after its replies were acknowledged', async () => {
+    const kafka = new FakeKafka();
+    await startWorker(kafka, 0);
+    await kafka.eachBatch!(kafka.payload(0, ['0', '1']));
+    await kafka.eachBatch!(kafka.payload(0, ['2']));
+    expect(kafka.events).toEqual(['send 2', 'commit 0@2', 'send 1', 'commit 0@3']);
+  });
+
+  it('commits at most once per interval; a timer commits what the last batches resolved', async () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    const kafka = new FakeKafka();
+    await startWorker(kafka, 200);
+    await kafka.eachBatch!(kafka.payload(0, ['0']));
+    await kafka.eachBatch!(kafka.payload(1, ['0', '1']));
+    await kafka.eachBatch!(kafka.payload(0, ['1']));
+    expect(kafka.events).toEqual(['send 1', 'commit 0@1', 'send 2', 'send 1']);
+    await jest.advanceTimersByTimeAsync(199);
+    expect(kafka.events).toHaveLength(4);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(kafka.events.slice(4)).toEqual(['commit 0@2,1@2']);
+    // Nothing new resolved: the next timer has nothing to commit.
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(kafka.events).toHaveLength(5);
+  });
+
+  it('on stop stops fetching, lets the batch in flight finish, commits it and only then leaves the group', async () => {
+    const kafka = new FakeKafka();
+    const worker = await startWorker(kafka, 60_000);
+    await kafka.eachBatch!(kafka.payload(0, ['0'])); // commits at once: the first commit is due
+    let acknowledge!: () => void;
+    kafka.sendGate = new Promise((resolve) => (acknowledge = resolve));
+    const inFlight = kafka.eachBatch!(kafka.payload(0, ['1', '2']));
+    const stopped = worker.stop();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(kafka.events).toEqual(['send 1', 'commit 0@1', 'pause']);
+    acknowledge();
+    await Promise.all([inFlight, stopped]);
+    expect(kafka.events).toEqual(['send 1', 'commit 0@1', 'pause', 'send 2', 'commit 0@3', 'disconnect']);
+  });
+
+  it('does not process batches handed over after stop began', async () => {
+    const kafka = new FakeKafka();
+    const worker = await startWorker(kafka, 0);
+    await worker.stop();
+    await kafka.eachBatch!(kafka.payload(0, ['0']));
+    expect(kafka.events).toEqual(['pause', 'disconnect']);
+  });
+});
