@@ -52,7 +52,7 @@ describe('two workers in one group, one killed under load', () => {
     }
     const takeoverMs = Date.now() - killedAt;
     await sending;
-    await load.settled(120_000);
+    await survivor.whileRunning(load.settled(120_000));
     const tally = await load.tally();
     report('two workers, one SIGKILLed', tally, [
       `victim had partitions ${victimPartitions.join(',')} and handled ${victim.handled.length}; killed at ${repliedAtKill} replies`,

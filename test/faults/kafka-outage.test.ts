@@ -73,7 +73,7 @@ describe('Kafka broker stopped for 10 s under load, then started again', () => {
     // progress read from the worker's own log: a test-side consumer suffers the outage too
     const recoveryMs = await worker.handledMoreThan(worker.handled.length, 120_000);
     await sending;
-    const settleMs = await load.settled(120_000);
+    const settleMs = await worker.whileRunning(load.settled(120_000));
     const tally = await load.tally();
     report('Kafka broker stopped 10 s', tally, [
       `broker down ${(downMs / 1000).toFixed(1)} s (restart took ${(brokerBackMs / 1000).toFixed(1)} s), stopped at ${sentAtStop} sent / ${repliedAtStop} replies, ${repliedDuringOutage} more while down`,
@@ -121,7 +121,7 @@ describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker killed 
     const repliedAtKill = load.replied;
     const survivors = cluster.nodes.filter((n) => n.nodeId !== victim).flatMap((n) => n.brokers);
     await sending;
-    const settleMs = await load.settled(120_000, survivors);
+    const settleMs = await worker.whileRunning(load.settled(120_000, survivors));
     const tally = await load.tally(survivors);
     report('Kafka cluster, one of 3 brokers killed for good', tally, [
       `broker ${victim} (leader of commands partition 0) killed at ${repliedAtKill} replies`,

@@ -65,8 +65,10 @@ async function sendPoison(producer: Producer, poison: Poison[], perRequest: numb
 describe('poison and hostile input at volume, mixed into valid traffic', () => {
   let worker: WorkerProcess | undefined;
   let load: BalanceLoad | undefined;
+  let sampler: NodeJS.Timeout | undefined;
 
   afterAll(async () => {
+    clearInterval(sampler);
     await worker?.signal('SIGKILL');
     await load?.stop();
   });
@@ -79,9 +81,25 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     const valid = 1000;
     load = await BalanceLoad.prepare(config, { subscriptions: 20, commands: valid, producers: 2, ratePerSecond: 250 });
     await load.watchReplies();
+    const partner = kafkaClient(config.kafka.brokers, 'faults-hostile').producer({ allowAutoTopicCreation: false });
+    await partner.connect();
+    // a backlog the worker finds at start: records just under its 256 KiB limit, one key, one partition. Its first
+    // fetch brings four, whose dead letters (one key, one DLQ partition) add up to more than the broker takes in
+    // one record batch (1 MiB)
+    const backlog = await sendPoison(
+      partner,
+      Array.from({ length: 8 }, () => {
+        const correlationId = randomUUID();
+        const headers = { [HEADER.correlationId]: correlationId, [HEADER.wholesaleCustomerId]: 'WC-POISON' };
+        return { kind: 'large, one key', topic: topics.balanceCommands, key: 'same-key', value: Buffer.concat([Buffer.from([1]), randomBytes(261_799)]), correlationId, headers, partition: 0 };
+      }),
+      1,
+    );
     worker = await WorkerProcess.start(workerEnv(config));
     const rss: number[] = [];
-    const sampler = setInterval(() => worker?.running && rss.push(worker.rssBytes()), 250);
+    sampler = setInterval(() => {
+      if (worker?.running) rss.push(worker.rssBytes());
+    }, 250);
 
     // warm up with the first valid commands, then take the baseline
     const sending = load.send();
@@ -127,8 +145,8 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
       ))),
       // the wire format with schema ids the registry never gave
       ...Array.from({ length: 300 }, (_, i) => withId({ kind: 'unknown schema id', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(1_500_000_000 + i), randomBytes(20)]) })),
-      // a 17-byte body whose array claims 2^40 items (avsc alone exhausts the heap on it)
-      ...Array.from({ length: 50 }, () => withId({ kind: 'Avro block bomb', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(validBody.readUInt32BE(1)), avroString('15550001111'), varint(2 ** 40)]) })),
+      // a few bytes whose array claims 2^20 to 2^40 items (avsc alone exhausts the heap on 2^30)
+      ...Array.from({ length: 50 }, (_, i) => withId({ kind: 'Avro block bomb', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(validBody.readUInt32BE(1)), avroString('15550001111'), varint(2 ** (20 + (i % 3) * 10))]) })),
       // a valid command with no headers at all, or without the wholesale customer
       ...Array.from({ length: 200 }, () => ({ kind: 'missing headers', topic: topics.balanceCommands, key: gpsi(), value: validBody })),
       ...Array.from({ length: 100 }, () => {
@@ -141,21 +159,16 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
       ...Array.from({ length: 20 }, () => ({ kind: 'huge headers', topic: topics.balanceCommands, key: gpsi(), value: validBody, headers: { [HEADER.correlationId]: 'c'.repeat(200_000), [HEADER.wholesaleCustomerId]: 'WC-1' } })),
       ...Array.from({ length: 20 }, () => withId({ kind: 'huge headers', topic: topics.balanceCommands, key: gpsi(), value: validBody }, { [HEADER.wholesaleCustomerId]: 'w'.repeat(200_000) })),
       ...Array.from({ length: 10 }, () => ({ kind: 'huge headers', topic: topics.balanceCommands, key: 'same-key', value: randomBytes(1000), headers: Object.fromEntries(Array.from({ length: 600 }, (_, h) => [`x-junk-${h}`, randomBytes(1000)])) })),
-      // records just under the worker's 256 KiB limit on one partition with one key: a fetch brings four, whose dead
-      // letters (one key, one partition) add up to more than the broker takes in one batch
-      ...Array.from({ length: 8 }, () => ({ ...withId({ kind: 'large, one key', topic: topics.balanceCommands, key: 'same-key', value: Buffer.concat([Buffer.from([1]), randomBytes(261_999)]) }), partition: 0 })),
       // records near the broker's 1 MiB limit: over the worker's limit, dead-lettered cut to fit
       ...Array.from({ length: 3 }, () => withId({ kind: 'near 1 MiB', topic: topics.balanceCommands, key: 'same-key', value: randomBytes(900_000) })),
     ];
-    const partner = kafkaClient(config.kafka.brokers, 'faults-hostile').producer({ allowAutoTopicCreation: false });
-    await partner.connect();
     const poisonBegan = Date.now();
     const shuffled = [...small].sort(() => Math.random() - 0.5);
-    const sent = [...(await sendPoison(partner, shuffled, 200)), ...(await sendPoison(partner, large, 1))];
+    const sent = [...backlog, ...(await sendPoison(partner, shuffled, 200)), ...(await sendPoison(partner, large, 1))];
     await partner.disconnect();
     const poisonSentMs = Date.now() - poisonBegan;
     await sending;
-    await load.settled(120_000);
+    await worker.whileRunning(load.settled(120_000));
 
     // every poison record accounted for: its dead letter (by source position) or its error reply
     const dlq = new Set(

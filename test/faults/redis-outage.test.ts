@@ -58,7 +58,7 @@ describe('Redis stopped for 10 s under load, then started again', () => {
     await load.repliedAtLeast(beforeReturn.replied + 1, 60_000);
     const recoveryMs = Date.now() - backAt;
     await sending;
-    await load.settled(120_000);
+    await worker.whileRunning(load.settled(120_000));
     const tally = await load.tally();
     report('Redis stopped 10 s', tally, [
       `Redis down ${(downMs / 1000).toFixed(1)} s from ${repliedAtStop} replies`,

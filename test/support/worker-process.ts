@@ -129,6 +129,14 @@ export class WorkerProcess {
     return this.lines.join('\n');
   }
 
+  /** Waits for `work`, failing at once (with the worker's last output) if the worker exits first. */
+  whileRunning<T>(work: Promise<T>): Promise<T> {
+    const died = this.exited.then((code) => {
+      throw new Error(`${this.name} exited (${code}) while it should have been working; last output:\n${this.tail(30)}`);
+    });
+    return Promise.race([work, died]);
+  }
+
   /** Resolves once more than `count` records were handled; returns how long that took. */
   async handledMoreThan(count: number, timeoutMs: number): Promise<number> {
     const began = Date.now();
@@ -158,10 +166,14 @@ export class WorkerProcess {
     return counts;
   }
 
-  /** Resident set size of the worker process, in bytes. */
+  /** Resident set size of the worker process, in bytes (0 once it is gone). */
   rssBytes(): number {
-    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
+    try {
+      const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+    } catch {
+      return 0;
+    }
   }
 
   /** Sends a signal and waits for the exit. */

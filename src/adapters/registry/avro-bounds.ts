@@ -2,8 +2,9 @@ import type { Type } from 'avsc';
 
 /**
  * A cheap pass over an Avro body, before avsc decodes it, that checks every length and block count against
- * the bytes actually left. avsc trusts them: a 17-byte UpdateBalances whose array header claims 2^40 items
- * makes it push items (reading past the end) until the heap is exhausted — one such record crashed the worker
+ * the bytes actually left. avsc trusts them: a 16-byte UpdateBalances whose array header claims 2^30 items
+ * makes it push items (reading past the end) until the heap is exhausted (2^40 happens to fail at once, as
+ * an invalid array length; 2^20 to 2^31 do not) — one such record crashed the worker
  * again at every restart (found by the fault suite). Returns what does not fit, or undefined.
  */
 const MAX_DEPTH = 64;

@@ -106,7 +106,7 @@ export class AvroCodec {
     const schemaId = buffer.readUInt32BE(1);
     const type = await this.writerType(schemaId);
     const body = buffer.subarray(WIRE_HEADER_BYTES);
-    // avsc trusts lengths and block counts: a few bytes claiming 2^40 items would exhaust the heap
+    // avsc trusts lengths and block counts: a few bytes claiming 2^30 items exhaust the heap
     const outOfBounds = avroBoundsProblem(type, body);
     if (outOfBounds) throw new DecodeError('UNDECODABLE', `Avro body does not fit schema ${schemaId}: ${outOfBounds}`);
     let value: Record<string, unknown>;

@@ -46,6 +46,9 @@ export interface BalanceTally extends Counts {
   eventDuplicates: number;
   /** Sub-balances whose final remaining differs from start + Adds sent, as `id: got X, expected Y`. */
   balanceMismatches: string[];
+  /** Numbers whose ledger does not hold their commands in the order of the command topic (per-key order). */
+  orderViolations: string[];
+  numbers: number;
 }
 
 const UPDATE_BALANCES = 'wholesale.balance.v1.UpdateBalances';
@@ -227,6 +230,17 @@ export class BalanceLoad {
       ids.add(headerString(event, 'ce_id')!);
       eventIdsByCommand.set(id, ids);
     }
+    // per-number order: each number's commands in topic (offset) order, first occurrence of each
+    const topicOrder = new Map<string, string[]>();
+    const seen = new Set<string>();
+    for (const command of await drainTopic(brokers, this.config.topics.balanceCommands)) {
+      const id = headerString(command, HEADER.correlationId);
+      if (!id || !ours.has(id) || seen.has(id)) continue;
+      seen.add(id);
+      const gpsi = command.key!.toString();
+      topicOrder.set(gpsi, [...(topicOrder.get(gpsi) ?? []), id]);
+    }
+    const orderViolations: string[] = [];
     const appliedById = new Map<string, number>();
     const expected = new Map(this.start);
     for (const c of this.commands) expected.set(c.subBalanceInstId, expected.get(c.subBalanceInstId)! + 1000);
@@ -234,7 +248,9 @@ export class BalanceLoad {
     for (const subscription of this.subscriptions) {
       const { gpsi, wholesaleCustomerId } = subscription;
       const ledger = await this.balance.balances.history(gpsi, [wholesaleCustomerId], 500);
-      for (const entry of ledger) if (entry.change === 'Add' && ours.has(entry.correlationId)) appliedById.set(entry.correlationId, (appliedById.get(entry.correlationId) ?? 0) + 1);
+      const adds = ledger.filter((entry) => entry.change === 'Add' && ours.has(entry.correlationId)).reverse(); // the ledger is newest first
+      for (const entry of adds) appliedById.set(entry.correlationId, (appliedById.get(entry.correlationId) ?? 0) + 1);
+      if (JSON.stringify(adds.map((e) => e.correlationId)) !== JSON.stringify(topicOrder.get(gpsi) ?? [])) orderViolations.push(gpsi);
       const { balances } = await this.balance.balances.queryBalances(gpsi, [wholesaleCustomerId]);
       for (const b of balances) {
         if (b.remaining !== expected.get(b.subBalanceInstId)) balanceMismatches.push(`${b.subBalanceInstId}: got ${b.remaining}, expected ${expected.get(b.subBalanceInstId)}`);
@@ -253,6 +269,8 @@ export class BalanceLoad {
       eventCopies,
       eventDuplicates: [...eventIdsByCommand.values()].filter((ids) => ids.size > 1).length,
       balanceMismatches,
+      orderViolations,
+      numbers: this.subscriptions.length,
     };
   }
 
@@ -264,6 +282,7 @@ export class BalanceLoad {
 
 /** The figures besides the five counts, for the report line. */
 export const tallyExtras = (t: BalanceTally): string[] => [
+  `per-number order of the topic kept in the ledger for ${t.numbers - t.orderViolations.length}/${t.numbers} numbers`,
   `reply records ${t.replyCopies}`,
   `billing events ${t.eventIds} distinct / ${t.eventCopies} records`,
 ];
@@ -273,5 +292,6 @@ export function expectExactlyOnce(t: BalanceTally, sent: number): void {
   expect({ sent: t.sent, replied: t.replied, applied: t.applied, duplicates: t.duplicates, lost: t.lost }).toEqual({ sent, replied: sent, applied: sent, duplicates: 0, lost: 0 });
   expect(t.notSuccess).toBe(0);
   expect(t.balanceMismatches).toEqual([]);
+  expect(t.orderViolations).toEqual([]);
   expect({ eventIds: t.eventIds, eventDuplicates: t.eventDuplicates }).toEqual({ eventIds: sent, eventDuplicates: 0 });
 }
