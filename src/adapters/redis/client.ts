@@ -27,6 +27,10 @@ export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return (
     error.name === 'MaxRetriesPerRequestError' ||
+    // A pipelined command in flight when the connection dropped; it may have run, which is safe to retry:
+    // every mutating script records its outcome under the command id in the same step.
+    error.name === 'AbortError' ||
+    /Command aborted/i.test(error.message) ||
     /Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|LOADING|CLUSTERDOWN|TRYAGAIN|Stream isn't writeable|enableOfflineQueue/i.test(error.message)
   );
 }
