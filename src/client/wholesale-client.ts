@@ -58,7 +58,7 @@ export class WholesaleClient {
     const { config } = options;
     const log = options.log ?? pino({ level: config.logLevel, name: 'wholesale-client' });
     const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
-    const producer = createProducer(kafka, { idempotent: false });
+    const producer = createProducer(kafka, { ordered: false });
     await producer.connect();
     const client = new WholesaleClient(config, kafka, new AvroCodec(config.schemaRegistryUrl), producer, new SendBatcher(producer), options, log);
     try {

@@ -35,7 +35,7 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
     await codec.register(config.topics.npResponses, schemas.get(recordName)!, recordName);
   }
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
-  const producer = createProducer(kafka, { idempotent: true });
+  const producer = createProducer(kafka, { ordered: true });
   const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   await producer.connect();

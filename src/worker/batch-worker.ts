@@ -8,7 +8,7 @@ import type { Outbound } from './outbound';
 /**
  * The consume → process → produce → commit loop. Each fetched batch is split by record key: records of
  * one key run one after another (per-number order), different keys run concurrently. Everything the batch
- * produced goes out through the sender (acks=all, idempotent producer, one partition per call), and only
+ * produced goes out through the sender (acks=all, one request in flight, one partition per call), and only
  * then are the offsets resolved and committed: at-least-once, with redeliveries made harmless by the reply cache.
  * A RetriableError (Redis or the registry away) holds the partition: the failed records are retried with
  * backoff, heartbeating, until they succeed or the consumer stops; they are never committed unprocessed.

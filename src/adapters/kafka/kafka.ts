@@ -97,12 +97,17 @@ async function waitForLeaders(admin: Admin, topics: string[], partitions: number
 
 /**
  * Producers of this project: the Java-compatible murmur2 partitioner (kafkajs's default since 2.0, named
- * explicitly), so a key lands on the same partition whichever language produced it; never auto-create topics.
+ * explicitly), so a key lands on the same partition whichever language produced it; never auto-create
+ * topics. `ordered`: one request in flight, so a retry never reorders a partition's messages.
+ * Not kafkajs's idempotent mode: after a partition leader moved it failed with a non-retriable "out of
+ * order sequence number" that stopped the worker (fault suite, three-broker cluster). Without it a retried
+ * send may write a reply or an event twice, which the contract allows: replies are matched by
+ * X-Correlation-Id and events de-duplicated by ce_id, and effects are recorded per command in Redis.
  */
-export function createProducer(kafka: Kafka, options: { idempotent: boolean }): Producer {
+export function createProducer(kafka: Kafka, options: { ordered: boolean }): Producer {
   return kafka.producer({
     createPartitioner: Partitioners.DefaultPartitioner,
     allowAutoTopicCreation: false,
-    ...(options.idempotent ? { idempotent: true, maxInFlightRequests: 1 } : {}),
+    ...(options.ordered ? { maxInFlightRequests: 1 } : {}),
   });
 }
