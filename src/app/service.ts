@@ -120,7 +120,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
 
   const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
   // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
-  const producer = observeProducer(createProducer(kafka, { ordered: true }), observability.metrics.messagesSent);
+  const producer = observeProducer(createProducer(kafka, { ordered: false }), observability.metrics.messagesSent);
   const consumer = kafka.consumer({
     groupId: config.groupId,
     allowAutoTopicCreation: false,

@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     });
   }
 
-  const producer = createProducer(kafka, { ordered: true });
+  const producer = createProducer(kafka, { ordered: false });
   const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
   const metadata = kafka.admin();
   await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
