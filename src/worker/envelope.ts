@@ -28,7 +28,10 @@ export interface Envelope {
   /** kafka_correlationId exactly as received, echoed back in the same form (Spring: 16 binary bytes). */
   kafkaCorrelationId?: Buffer;
   replyTopic: string;
+  /** The partition the requester asked for (Spring's / NestJS's kafka_replyPartition). */
   replyPartition?: number;
+  /** The command's own partition: a reply without a requested partition goes to the one of the same number. */
+  sourcePartition: number;
   wholesaleCustomerId?: string;
   authorization?: string;
   problems: FieldProblem[];
@@ -128,6 +131,7 @@ export function readEnvelope(headers: IHeaders | undefined, position: RecordPosi
     ...correlation,
     replyTopic,
     replyPartition: readReplyPartition(headers),
+    sourcePartition: position.partition,
     wholesaleCustomerId: problems.list.some((p) => p.path.endsWith(HEADER.wholesaleCustomerId)) ? undefined : wholesaleCustomerId,
     authorization,
     problems: problems.list,

@@ -6,6 +6,12 @@ import { HEADER, type Envelope, type RecordPosition } from './envelope';
 export interface Outbound {
   topic: string;
   partition?: number;
+  /**
+   * Without `partition`: the partition of this number modulo the topic's count, instead of the key's hash.
+   * Replies use their command's partition, so the replies of one fetched batch make one produce request
+   * instead of one per reply partition (requesters match replies by X-Correlation-Id, not by partition).
+   */
+  preferredPartition?: number;
   key: Buffer | string | null;
   value: Buffer | null;
   headers: Record<string, string | Buffer>;
@@ -49,6 +55,7 @@ export function replyMessage(envelope: Envelope, status: string, value: Buffer):
   return {
     topic: envelope.replyTopic,
     partition: envelope.replyPartition,
+    preferredPartition: envelope.sourcePartition,
     key: envelope.correlationId,
     value,
     headers: replyHeaders(envelope, status),

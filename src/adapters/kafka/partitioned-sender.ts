@@ -63,15 +63,18 @@ export async function byPartition(messages: Outbound[], countOf: PartitionCount,
   const groups = new Map<string, Outbound[]>();
   for (const message of messages) {
     let { partition } = message;
-    if (partition === undefined) {
+    if (partition === undefined && message.preferredPartition !== undefined) {
+      partition = message.preferredPartition % (await countOf(message.topic));
+    } else if (partition === undefined) {
       const count = await countOf(message.topic);
       const partitionMetadata = Array.from({ length: count }, (_, partitionId) => ({ partitionId, leader: 0 }) as PartitionMetadata);
       partition = partitioner({ topic: message.topic, partitionMetadata, message: { key: message.key, value: message.value } });
     }
     const key = `${partition}:${message.topic}`;
     const group = groups.get(key);
-    if (group) group.push({ ...message, partition });
-    else groups.set(key, [{ ...message, partition }]);
+    const placed = { ...message, partition, preferredPartition: undefined };
+    if (group) group.push(placed);
+    else groups.set(key, [placed]);
   }
   return groups;
 }

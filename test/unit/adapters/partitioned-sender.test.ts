@@ -53,6 +53,15 @@ describe('byPartition', () => {
     expect([...groups.values()].flat()).toHaveLength(messages.length);
   });
 
+  it('puts a message with a preferred partition on that partition modulo the count, whatever its key', async () => {
+    const messages = [5, 2, 9, 3].map((preferredPartition, i) => ({ ...message(10, i), topic: 'replies', preferredPartition }));
+    const groups = await byPartition(messages, fourPartitions);
+    const placed = [...groups.values()].flat().sort((a, b) => Number(a.headers.n) - Number(b.headers.n));
+    expect(placed.map((m) => m.partition)).toEqual([1, 2, 1, 3]);
+    expect(placed.every((m) => m.preferredPartition === undefined)).toBe(true);
+    expect([...groups.keys()].sort()).toEqual(['1:replies', '2:replies', '3:replies']);
+  });
+
   it('makes one send call per topic-partition and run', async () => {
     const calls: { topic: string; partitions: Set<number | undefined> }[] = [];
     const producer = { send: async (record: { topic: string; messages: { partition?: number }[] }) => void calls.push({ topic: record.topic, partitions: new Set(record.messages.map((m) => m.partition)) }) };

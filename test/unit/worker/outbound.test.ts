@@ -1,13 +1,18 @@
-import { cloudEventHeaders, deadLetterMessage, errorReplyValue, outboundBytes, replyHeaders, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, DLQ_HEADER } from '../../../src/worker/outbound';
+import { cloudEventHeaders, deadLetterMessage, errorReplyValue, outboundBytes, replyHeaders, replyMessage, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, DLQ_HEADER } from '../../../src/worker/outbound';
 import type { Envelope } from '../../../src/worker/envelope';
 
-const envelope: Envelope = { correlationId: 'c-1', correlationSource: 'header', replyTopic: 'r', problems: [] };
+const envelope: Envelope = { correlationId: 'c-1', correlationSource: 'header', replyTopic: 'r', sourcePartition: 2, problems: [] };
 
 describe('outbound messages', () => {
   it('reply headers carry the correlation id and the status; kafka_correlationId is echoed as received', () => {
     expect(replyHeaders(envelope, 'Success')).toEqual({ 'X-Correlation-Id': 'c-1', 'X-Status': 'Success' });
     const binary = Buffer.from([1, 2, 3]);
     expect(replyHeaders({ ...envelope, kafkaCorrelationId: binary }, 'CONFLICT').kafka_correlationId).toBe(binary);
+  });
+
+  it("a reply goes to the partition the requester asked for, else to the one numbered like its command's", () => {
+    expect(replyMessage(envelope, 'Success', Buffer.from('v'))).toMatchObject({ topic: 'r', partition: undefined, preferredPartition: 2, key: 'c-1' });
+    expect(replyMessage({ ...envelope, replyPartition: 0 }, 'Success', Buffer.from('v'))).toMatchObject({ partition: 0 });
   });
 
   it('an error reply value carries the code twice (status and error.code) and every problem', () => {
