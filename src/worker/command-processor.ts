@@ -146,7 +146,7 @@ export class CommandProcessor {
     // Keyed by the acting node, not the raw header: two partners reusing a correlation id never share a reply.
     const commandId = commandIdOf(scope.effectiveCustomerId, operation, envelope.correlationId);
     const fingerprint = fingerprintOf(decoded.value);
-    // A query is not looked up first: it runs, and recording its outcome hands back an earlier one.
+    // A query changes nothing, so it is simply run again: neither looked up nor recorded.
     const remembered = registration.readOnly ? undefined : await this.retriable(() => deps.replies.get(commandId));
     if (remembered) return this.replay(domain, envelope, operation, remembered, fingerprint);
     const context: CommandContext = {
@@ -157,8 +157,11 @@ export class CommandProcessor {
       canSee: scope.canSee,
       visibleCustomerIds: scope.visibleCustomerIds,
       now: deps.clock(),
-      log: deps.log.child({ correlationId: envelope.correlationId, operation }),
+      log: deps.log,
     };
+    // The handlers' logger names the command; built only when a handler logs (a pino child costs CPU per command).
+    let commandLog: Logger | undefined;
+    Object.defineProperty(context, 'log', { get: () => (commandLog ??= deps.log.child({ correlationId: envelope.correlationId, operation })) });
     let outcome: ProcessOutcome;
     try {
       const result = await registration.handle(decoded.value, context);
@@ -174,13 +177,9 @@ export class CommandProcessor {
         outcome = await this.answerError(domain, envelope, operation, 'INTERNAL', 'The service failed to handle the command');
       }
     }
-    if (TRANSIENT_CODES.has(outcome.outcome)) {
-      const earlier = registration.readOnly ? await this.retriable(() => deps.replies.get(commandId)) : undefined;
-      return earlier ? this.replay(domain, envelope, operation, earlier, fingerprint) : outcome;
-    }
-    const earlier = await this.retriable(() => deps.replies.put(commandId, { fingerprint, messages: outcome.outbound }));
-    // Only a query may meet its own earlier outcome here; a change was looked up before it ran.
-    return earlier && registration.readOnly ? this.replay(domain, envelope, operation, earlier, fingerprint) : outcome;
+    if (registration.readOnly || TRANSIENT_CODES.has(outcome.outcome)) return outcome;
+    await this.retriable(() => deps.replies.put(commandId, { fingerprint, messages: outcome.outbound }));
+    return outcome;
   }
 
   /** The first outcome of this command again, or CONFLICT when the correlation id came with another payload. */

@@ -168,6 +168,9 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       const again = await client.send('UpdateBalances', command, sub.wholesaleCustomerId, correlationId);
       expect(again.value).toEqual(first.value);
       expect(subBalances(await query(sub))[3].remainingBalance).toBe(5119);
+      const reused = await client.send('UpdateBalances', { ...command, balances: [action(sub, 4, 'Subtract', 7)] }, sub.wholesaleCustomerId, correlationId);
+      expect(expectError(reused, 'CONFLICT').message).toContain(correlationId);
+      expect(subBalances(await query(sub))[3].remainingBalance).toBe(5119);
     });
   });
 

@@ -12,11 +12,8 @@ export type { StoredOutcome };
 
 export interface ReplyCache {
   get(commandId: string): Promise<StoredOutcome | undefined>;
-  /**
-   * Keeps the first outcome stored: when one is there already it is left as it is and returned (one
-   * SET NX GET), so a query run before any lookup still answers a redelivery with the first reply.
-   */
-  put(commandId: string, outcome: StoredOutcome): Promise<StoredOutcome | undefined>;
+  /** Keeps the first outcome stored (SET NX): a command is looked up before it runs, so a later one is a race's loser. */
+  put(commandId: string, outcome: StoredOutcome): Promise<void>;
 }
 
 export class RedisReplyCache implements ReplyCache {
@@ -31,11 +28,8 @@ export class RedisReplyCache implements ReplyCache {
     return stored === null ? undefined : decodeOutcome(stored);
   }
 
-  async put(commandId: string, outcome: StoredOutcome): Promise<StoredOutcome | undefined> {
+  async put(commandId: string, outcome: StoredOutcome): Promise<void> {
     const stored = encodeOutcome(outcome);
-    const earlier = await timedRedisCall(this.redis, 'replyCache.put', () =>
-      this.redis.setBuffer(replyKey(this.keyPrefix, commandId), stored, 'EX', this.ttlSeconds, 'NX', 'GET'),
-    );
-    return earlier === null ? undefined : decodeOutcome(earlier);
+    await timedRedisCall(this.redis, 'replyCache.put', () => this.redis.set(replyKey(this.keyPrefix, commandId), stored, 'EX', this.ttlSeconds, 'NX'));
   }
 }

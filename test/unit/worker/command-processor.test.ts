@@ -45,9 +45,7 @@ class MemoryReplyCache implements ReplyCache {
     return this.entries.get(id);
   }
   async put(id: string, outcome: StoredOutcome) {
-    const earlier = this.entries.get(id);
-    if (!earlier) this.entries.set(id, outcome);
-    return earlier;
+    if (!this.entries.has(id)) this.entries.set(id, outcome);
   }
 }
 
@@ -121,19 +119,17 @@ describe('CommandProcessor', () => {
     expect(calls()).toBe(1);
   });
 
-  it('runs a read-only handler again on a redelivery, but answers with the first reply; another payload is a CONFLICT', async () => {
+  it('runs a read-only handler again on a redelivery and answers from the current state; nothing is recorded', async () => {
     let checks = 0;
     const { codec, processor, replies, calls } = setup(async () => ({ reply: { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: `check ${++checks}`, reasonCode: null, reasonDesc: null } }), {}, { readOnly: true });
     const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 'c1' }, timestamp: '0' });
     const first = await processor.process(await record('14155550123'), position, 'portin');
     const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
     expect(calls()).toBe(2);
-    expect(again.outcome).toBe('REPLAYED');
-    expect(again.outbound).toEqual(first.outbound);
-    expect(codec.read(again.outbound[0].value!)).toMatchObject({ checkedDate: 'check 1' });
-    const other = await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin');
-    expect(other.outcome).toBe('CONFLICT');
-    expect(replies.entries.size).toBe(1);
+    expect(first.outcome).toBe('Success');
+    expect(again.outcome).toBe('Success');
+    expect(codec.read(again.outbound[0].value!)).toMatchObject({ checkedDate: 'check 2' });
+    expect(replies.entries.size).toBe(0);
   });
 
   it('maps a ServiceError to an ErrorReply with its code and problems; validation problems skip the handler', async () => {
