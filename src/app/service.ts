@@ -5,7 +5,7 @@ import type { Catalog } from '../domain/catalog/catalog';
 import { loadCatalogFile } from '../adapters/catalog/catalog-file';
 import { createHandlers } from '../handlers';
 import type { Domain } from '../handlers/types';
-import { createKafka, createProducer, ensureTopics } from '../adapters/kafka/kafka';
+import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
 import { createRedisRateLimiter } from '../adapters/redis/rate-limiter';
@@ -14,11 +14,10 @@ import { registerContract } from '../contract/register';
 import { COMMAND_TOPICS } from '../contract/topology';
 import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../domain/validation/spec-fields';
 import { CommandProcessor } from '../worker/command-processor';
-import { BatchWorker, type RecordProcessor } from '../worker/batch-worker';
+import type { RecordProcessor } from '../worker/batch-worker';
 import type { EnvelopeRules, RecordPosition } from '../worker/envelope';
-import { deadLetterMessage } from '../worker/outbound';
 import { createEventPublisher } from '../adapters/kafka/event-publisher';
-import { createPartitionedSender, partitionCounts } from '../adapters/kafka/partitioned-sender';
+import { connectWorkerTransport, createBatchWorker } from './command-worker';
 import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
@@ -120,25 +119,14 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
 
   const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
   // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
-  const producer = observeProducer(createProducer(kafka, { ordered: false }), observability.metrics.messagesSent);
-  const consumer = kafka.consumer({
-    groupId: config.groupId,
-    allowAutoTopicCreation: false,
-    maxBytesPerPartition: config.limits.maxMessageBytes * 4,
-    sessionTimeout: config.kafka.sessionTimeoutMs,
-    heartbeatInterval: config.kafka.heartbeatIntervalMs,
-    metadataMaxAge: config.kafka.metadataMaxAgeMs,
-  });
+  const transport = await connectWorkerTransport(kafka, config, { observe: (p) => observeProducer(p, observability.metrics.messagesSent) });
+  const { consumer, sender } = transport;
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (payload.restart) return;
     log.fatal({ err: payload.error }, 'the consumer stopped for good');
     options.onFatal?.(payload.error);
   });
-  // partition counts for the sender, which writes one topic-partition per call (see partitioned-sender.ts)
-  const metadata = kafka.admin();
-  await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
-  const sender = createPartitionedSender(producer, partitionCounts(metadata));
   const publish = createEventPublisher({ sender, codec, topics: config.topics, serviceName: config.serviceName });
 
   const processors = new Map<string, RecordProcessor>();
@@ -162,24 +150,12 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   observability.watchConsumer(consumer, [...processors.keys()]);
 
   const commandLines = unredactedLogger(log);
-  const worker = new BatchWorker({
-    consumer,
-    sender,
-    processors,
-    concurrency: config.limits.handlerConcurrency,
-    partitionsConsumedConcurrently: config.kafka.topicPartitions,
-    commitIntervalMs: config.kafka.commitIntervalMs,
-    log,
-    deadLetter: (message, position, error) => [
-      deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
-    ],
-    onOutcome: (outcome, position, durationMs, message) => {
-      commandLines.info(
-        { correlationId: outcome.correlationId, operation: outcome.operation, customer: outcome.customer, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
-        'command handled',
-      );
-      observability.recordOutcome(outcome, durationMs, message);
-    },
+  const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs, message) => {
+    commandLines.info(
+      { correlationId: outcome.correlationId, operation: outcome.operation, customer: outcome.customer, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
+      'command handled',
+    );
+    observability.recordOutcome(outcome, durationMs, message);
   });
   await worker.run();
   const renewals = createBalanceRenewals({
@@ -200,9 +176,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       await renewals.stop();
       await expiry.stop();
       await worker.stop();
-      await producer.disconnect();
+      await transport.close();
       await observability.stop();
-      await metadata.disconnect();
       await redis.quit().catch(() => redis.disconnect());
       log.info('service stopped');
     })());

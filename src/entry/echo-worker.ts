@@ -1,21 +1,21 @@
 import type { KafkaMessage } from 'kafkajs';
 import { loadConfig } from '../config';
 import { envelopeRules } from '../app/service';
-import { createKafka, createProducer, ensureTopics } from '../adapters/kafka/kafka';
+import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
+import { connectWorkerTransport, createBatchWorker } from '../app/command-worker';
 import { AvroCodec } from '../adapters/registry/avro-codec';
-import { createPartitionedSender, partitionCounts } from '../adapters/kafka/partitioned-sender';
 import { registerContract } from '../contract/register';
 import { COMMAND_TOPICS } from '../contract/topology';
 import type { Domain } from '../handlers/types';
 import { createLogger, unredactedLogger } from '../observability/logger';
-import { BatchWorker, type RecordOutcome, type RecordProcessor } from '../worker/batch-worker';
+import type { RecordProcessor } from '../worker/batch-worker';
 import { readEnvelope, type RecordPosition } from '../worker/envelope';
-import { deadLetterMessage, replyMessage } from '../worker/outbound';
+import { replyMessage } from '../worker/outbound';
 
 /**
  * The benchmark's floor (npm run bench, docs/benchmarks.md; not for production): the service's
- * request/reply path without its state. Same Kafka client settings,
- * consumer group, BatchWorker (split by key, one sendBatch, commit after), envelope reading, Avro codec
+ * request/reply path without its state. Same Kafka client settings, consumer group and batch loop
+ * (app/command-worker.ts: split by key, one topic-partition per send, commit after), envelope reading, Avro codec
  * over the same registry, and the same per-command log line — but every command is answered with a fixed
  * success record of its operation, without Redis and without handler logic.
  */
@@ -54,33 +54,19 @@ async function main(): Promise<void> {
     });
   }
 
-  const producer = createProducer(kafka, { ordered: false });
-  const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false, maxBytesPerPartition: config.limits.maxMessageBytes * 4 });
-  const metadata = kafka.admin();
-  await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
-  // The same sender as the service: one topic-partition per call (src/adapters/kafka/partitioned-sender.ts).
-  const sender = createPartitionedSender(producer, partitionCounts(metadata));
-  await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
+  const transport = await connectWorkerTransport(kafka, config);
+  await transport.consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
   // The service's per-command log line, so both sides pay for the same logging.
-  const logLine = (outcome: RecordOutcome, position: RecordPosition, durationMs: number) => ({ ...position, ...outcome, outbound: undefined, durationMs: Math.round(durationMs * 10) / 10 });
   const commandLines = unredactedLogger(log);
-  const worker = new BatchWorker({
-    consumer,
-    sender,
-    processors,
-    concurrency: config.limits.handlerConcurrency,
-    partitionsConsumedConcurrently: config.kafka.topicPartitions,
-    commitIntervalMs: config.kafka.commitIntervalMs,
-    log,
-    deadLetter: (message, position, error) => [deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', String(error))],
-    onOutcome: (outcome, position, durationMs) => commandLines.info(logLine(outcome, position, durationMs), 'command handled'),
-  });
+  const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs) =>
+    commandLines.info({ correlationId: outcome.correlationId, operation: outcome.operation, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 }, 'command handled'),
+  );
   await worker.run();
   log.info('echo worker started');
   const shutdown = () => {
     worker
       .stop()
-      .then(() => Promise.all([producer.disconnect(), metadata.disconnect()]))
+      .then(() => transport.close())
       .then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGTERM', shutdown);

@@ -1,0 +1,73 @@
+import type { Consumer, Kafka, Producer } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { ServiceConfig } from '../config';
+import { createProducer } from '../adapters/kafka/kafka';
+import { createPartitionedSender, partitionCounts, type OutboundSender } from '../adapters/kafka/partitioned-sender';
+import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../worker/batch-worker';
+import { deadLetterMessage } from '../worker/outbound';
+
+/**
+ * The Kafka side of a command worker — producer, consumer, sender and batch loop — built once for the
+ * service and for the benchmark's echo floor, so the floor runs with exactly the service's client
+ * settings and differs only in what its processors do.
+ */
+export interface WorkerTransport {
+  readonly producer: Producer;
+  readonly consumer: Consumer;
+  /** Writes one topic-partition per call (see partitioned-sender.ts). */
+  readonly sender: OutboundSender;
+  /** Disconnects the producer and the metadata client (the batch worker disconnects the consumer). */
+  close(): Promise<void>;
+}
+
+export async function connectWorkerTransport(
+  kafka: Kafka,
+  config: ServiceConfig,
+  options: { observe?: (producer: Producer) => Producer } = {},
+): Promise<WorkerTransport> {
+  const created = createProducer(kafka, { ordered: false });
+  const producer = options.observe ? options.observe(created) : created;
+  const consumer = kafka.consumer({
+    groupId: config.groupId,
+    allowAutoTopicCreation: false,
+    maxBytesPerPartition: config.limits.maxMessageBytes * 4,
+    sessionTimeout: config.kafka.sessionTimeoutMs,
+    heartbeatInterval: config.kafka.heartbeatIntervalMs,
+    metadataMaxAge: config.kafka.metadataMaxAgeMs,
+  });
+  // partition counts for the sender, which chooses every message's partition itself
+  const metadata = kafka.admin();
+  await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
+  return {
+    producer,
+    consumer,
+    sender: createPartitionedSender(producer, partitionCounts(metadata)),
+    close: async () => {
+      await producer.disconnect();
+      await metadata.disconnect();
+    },
+  };
+}
+
+/** The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval. */
+export function createBatchWorker(
+  config: ServiceConfig,
+  transport: WorkerTransport,
+  processors: ReadonlyMap<string, RecordProcessor>,
+  log: Logger,
+  onOutcome: BatchWorkerOptions['onOutcome'],
+): BatchWorker {
+  return new BatchWorker({
+    consumer: transport.consumer,
+    sender: transport.sender,
+    processors,
+    concurrency: config.limits.handlerConcurrency,
+    partitionsConsumedConcurrently: config.kafka.topicPartitions,
+    commitIntervalMs: config.kafka.commitIntervalMs,
+    log,
+    deadLetter: (message, position, error) => [
+      deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
+    ],
+    onOutcome,
+  });
+}
