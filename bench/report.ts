@@ -18,7 +18,8 @@ export interface BenchResults {
   partitions: number;
   inFlight: number;
   phase: { warmupSeconds: number; measureSeconds: number };
-  seeding: { subscriptions: number; seconds: number; bytesPerSubscription: number }[];
+  /** bytesPerSubscription: the subscription's state; bytesWithCommandRecords: also its create and activate records (kept 24 h). */
+  seeding: { subscriptions: number; seconds: number; bytesPerSubscription: number; bytesWithCommandRecords: number }[];
   service?: ScenarioResult;
   echo?: ScenarioResult;
   stateFloor?: StateFloorResult;
@@ -132,7 +133,11 @@ export function renderReport(r: BenchResults): string {
       `- Redis memory kept per command (recorded outcomes and reply cache, kept IDEMPOTENCY_TTL_SECONDS = 24 h; ledger entries): ${n0(sat.bytesPerCommand)} bytes — at a steady 1,000 commands/s that is ${n0(perDayGiB)} GiB held for the 24 h window`,
     );
   }
-  for (const s of r.seeding) lines.push(`- Memory per subscription (plan WP-BASIC + 2 add-ons = 7 sub-balances, ledger of 7 entries, renewal entry): ${n0(s.bytesPerSubscription)} bytes (used_memory growth over ${n0(s.subscriptions)} subscriptions; seeded in ${n1(s.seconds)} s)`);
+  for (const s of r.seeding) {
+    lines.push(
+      `- Memory per subscription (plan WP-BASIC + 2 add-ons = 7 sub-balances, its activation in the ledger, renewal entry): ${n0(s.bytesPerSubscription)} bytes; ${n0(s.bytesWithCommandRecords)} bytes while the outcome records of its create and activate commands are kept (IDEMPOTENCY_TTL_SECONDS) — used_memory growth over ${n0(s.subscriptions)} subscriptions, seeded in ${n1(s.seconds)} s`,
+    );
+  }
   if (r.stateFloor) {
     lines.push(
       `- State floor (the handlers and their Redis calls — reply-cache GET, script, reply-cache SET — without Kafka, ${r.inFlight} in flight on one connection): ${n0(r.stateFloor.throughput)} commands/s, p50 ${n1(r.stateFloor.latency.p50)} ms, p99 ${n1(r.stateFloor.latency.p99)} ms`,

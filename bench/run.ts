@@ -121,9 +121,11 @@ async function main(): Promise<void> {
     const seed = async (from: number, to: number) => {
       const before = await usedMemory(redis);
       const ms = await seeder.fill(from, to, (done) => progress(`seeded ${done.toLocaleString('en-US')}`));
+      const withRecords = ((await usedMemory(redis)) - before) / (to - from);
+      await seeder.forgetCommandRecords(from, to);
       const bytes = ((await usedMemory(redis)) - before) / (to - from);
-      progress(`seeded subscriptions ${from}..${to - 1} in ${(ms / 1000).toFixed(1)} s: ${Math.round(bytes)} bytes each`);
-      return { subscriptions: to, seconds: ms / 1000, bytesPerSubscription: bytes };
+      progress(`seeded subscriptions ${from}..${to - 1} in ${(ms / 1000).toFixed(1)} s: ${Math.round(bytes)} bytes each (${Math.round(withRecords)} while the seeding commands' records are kept)`);
+      return { subscriptions: to, seconds: ms / 1000, bytesPerSubscription: bytes, bytesWithCommandRecords: withRecords };
     };
     seeding.push(await seed(0, settings.subscriptions));
     const target: UpdateTarget = await seeder.updateTarget();

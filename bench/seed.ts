@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { defineScripts } from '../src/adapters/redis/scripts';
 import { createRedisSubscriptionStore } from '../src/adapters/redis/subscription-store';
 import { createRedisBalanceStore } from '../src/adapters/redis/balance-store';
+import { subscriberKeys } from '../src/adapters/redis/keys';
 import { createBillingClock } from '../src/domain/balance/clock';
 import type { Catalog } from '../src/domain/catalog/catalog';
 import type { BenchSubscription, UpdateTarget } from './workload';
@@ -31,6 +32,9 @@ export interface SeedSettings {
   idempotencyTtlSeconds: number;
   concurrency?: number;
 }
+
+const createId = (i: number) => `bench-create-${i}`;
+const activateId = (i: number) => `bench-activate-${i}`;
 
 export class Seeder {
   private readonly redis: Redis;
@@ -66,13 +70,29 @@ export class Seeder {
           billCycleFrequency: 'MONTHLY' as const,
           billCycleStartDay: 1 + (i % 28),
         };
-        await this.store.createPending(subscription, `bench-create-${i}`, at);
-        await this.store.activate(gpsi, at, `bench-activate-${i}`);
+        await this.store.createPending(subscription, createId(i), at);
+        await this.store.activate(gpsi, at, activateId(i));
         if (onProgress && (i + 1) % 50_000 === 0) onProgress(i + 1);
       }
     };
     await Promise.all(Array.from({ length: this.settings.concurrency ?? 512 }, lane));
     return performance.now() - began;
+  }
+
+  /**
+   * Removes the outcome records the seeding commands left (kept IDEMPOTENCY_TTL_SECONDS, 24 h, for
+   * redeliveries), as their expiry would: what stays is the subscription's own state.
+   */
+  async forgetCommandRecords(from: number, to: number): Promise<void> {
+    const { keyPrefix } = this.settings;
+    for (let start = from; start < to; start += 5000) {
+      const keys: string[] = [];
+      for (let i = start; i < Math.min(to, start + 5000); i++) {
+        const outcome = subscriberKeys(keyPrefix, benchSubscription(i).gpsi).commandOutcome;
+        keys.push(outcome(createId(i)), outcome(activateId(i)));
+      }
+      await Promise.all(keys.map((key) => this.redis.unlink(key)));
+    }
   }
 
   /** Which sub-balance the workload's UpdateBalances changes: the primary bucket's data allowance. */
