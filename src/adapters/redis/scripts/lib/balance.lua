@@ -108,13 +108,28 @@ local function removeBalance(balKey, b, kind)
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
--- One ledger entry per change, newest first, trimmed to the retention.
+-- The ledger: ONE entry per operation, newest first, trimmed to the retention (counted in operations):
+--   at|operation|c1;c2;...|correlationId
+-- correlationId comes last, so it may hold any character (a reader takes everything after the third |).
+-- Each change is comma-separated positional fields, empty = absent, trailing empty fields left out:
+--   change,seq,bucketRefId,subBalanceType,unitType,quantity,
+--   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover
+-- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+local function ledgerChange(c)
+  local before, after = c.before or {}, c.after or {}
+  local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
+  local fields = { c.change, seq, c.bucketRefId, c.subBalanceType, c.unitType, c.quantity or '',
+    before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '' }
+  local last = #fields
+  while fields[last] == '' do last = last - 1 end
+  return table.concat(fields, ',', 1, last)
+end
+
 local function appendLedger(ledgerKey, ctx, changes)
-  for _, c in ipairs(changes) do
-    local entry = { at = ctx.at, correlationId = ctx.correlationId, operation = ctx.operation }
-    for k, v in pairs(c) do entry[k] = v end
-    redis.call('LPUSH', ledgerKey, cjson.encode(entry))
-  end
+  if #changes == 0 then return end
+  local encoded = {}
+  for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
+  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
