@@ -56,7 +56,8 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
 
   describe('subscription lifecycle', () => {
     it('activation instantiates the plan primary bucket and the requested add-ons, once', async () => {
-      const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000002', 'unknown'], billCycleStartDay: 5 });
+      const pending = await createPendingSubscription(balance.subscriptions, { bucketRefIds: ['2000002', 'unknown'], billCycleStartDay: 5 });
+      const sub = { ...pending, events: await balance.subscriptions.activate(pending.gpsi, new Date(), 'first-cause') };
       expect(await balance.subscriptions.status(sub.gpsi)).toEqual({ status: 'ACTIVE', wholesaleCustomerId: sub.wholesaleCustomerId });
       expect(await balance.subscriptions.subscriptionStatus(sub.gpsi)).toBe('ACTIVE');
       const balances = await balancesOf(sub);
@@ -81,8 +82,19 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect((event.value.changes as { change: string }[]).map((c) => c.change)).toEqual(Array(5).fill('Created'));
       expect((event.value.nextRenewalAt as string).slice(8, 19)).toBe('05T00:00:00');
 
-      const again = await balance.subscriptions.activate(sub.gpsi, new Date(), 'another-cause');
-      expect(again).toEqual(sub.events);
+      // The same cause again: the outcome recorded under it, so the very same event.
+      expect(await balance.subscriptions.activate(sub.gpsi, new Date(), 'first-cause')).toEqual(sub.events);
+      // Another cause, or the record expired: the current state, no changes, the same event id.
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      expect(await redis.ttl(keys.commandOutcome('first-cause'))).toBeGreaterThan(0);
+      expect(await redis.hexists(keys.subscription, 'activation')).toBe(0);
+      const other = await balance.subscriptions.activate(sub.gpsi, new Date(), 'another-cause');
+      await redis.del(keys.commandOutcome('first-cause'));
+      for (const [again] of [other, await balance.subscriptions.activate(sub.gpsi, new Date(), 'first-cause')]) {
+        expect(again).toMatchObject({ recordName: event.recordName, key: event.key, cloudEvent: event.cloudEvent });
+        expect(again.value).toEqual({ ...event.value, causeId: again.value.causeId, correlationId: again.value.causeId, changes: [] });
+      }
+      expect(other[0].value.causeId).toBe('another-cause');
       expect(await balancesOf(sub)).toEqual(balances);
       const due = await redis.zscore(renewalDueKey(config.redis.keyPrefix), sub.gpsi);
       expect(Number(due)).toBe(balance.clock.toRealMs(new Date(event.value.nextRenewalAt as string)));
