@@ -137,6 +137,19 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     });
   });
 
+  describe('memory', () => {
+    it('a subscription with WP-BASIC and two add-ons keeps :sub and :bal as listpacks and one ledger entry', async () => {
+      // As bench/seed.ts seeds them: through the subscription store, createPending then activate.
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000002', '2000004'] });
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      expect(await redis.hlen(keys.balances)).toBe(7);
+      expect(await redis.object('ENCODING', keys.subscription)).toBe('listpack');
+      expect(await redis.object('ENCODING', keys.balances)).toBe('listpack');
+      expect(await redis.llen(keys.ledger)).toBe(1);
+      expect(await redis.hget(keys.balances, '5')).toBe('2000002|ADDON|On-Net Data|MB|5120000|5120000|0|2560000|0');
+    });
+  });
+
   describe('precondition of every balance operation', () => {
     it('NOT_FOUND without a subscription or for another customer; CONFLICT naming the state when not active', async () => {
       const active = await createActiveSubscription(balance.subscriptions);
