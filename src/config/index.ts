@@ -73,7 +73,7 @@ export interface ServiceConfig {
 
 /** Balance ledger and bill-cycle renewal (docs/balance.md). */
 export interface BalanceSettings {
-  /** Ledger entries kept per subscription (older ones are dropped). */
+  /** Ledger entries kept per subscription, one per operation (older ones are dropped). */
   ledgerRetention: number;
   renewal: { pollIntervalMs: number; batchSize: number; leaseMs: number; maxCatchUpCycles: number };
   /** Billing clock: `timeScale` billing ms pass per real ms after `clockOriginMs` (1 = wall clock; tests speed it up). */

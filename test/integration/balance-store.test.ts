@@ -56,7 +56,8 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
 
   describe('subscription lifecycle', () => {
     it('activation instantiates the plan primary bucket and the requested add-ons, once', async () => {
-      const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000002', 'unknown'], billCycleStartDay: 5 });
+      const pending = await createPendingSubscription(balance.subscriptions, { bucketRefIds: ['2000002', 'unknown'], billCycleStartDay: 5 });
+      const sub = { ...pending, events: await balance.subscriptions.activate(pending.gpsi, new Date(), 'first-cause') };
       expect(await balance.subscriptions.status(sub.gpsi)).toEqual({ status: 'ACTIVE', wholesaleCustomerId: sub.wholesaleCustomerId });
       expect(await balance.subscriptions.subscriptionStatus(sub.gpsi)).toBe('ACTIVE');
       const balances = await balancesOf(sub);
@@ -81,8 +82,19 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect((event.value.changes as { change: string }[]).map((c) => c.change)).toEqual(Array(5).fill('Created'));
       expect((event.value.nextRenewalAt as string).slice(8, 19)).toBe('05T00:00:00');
 
-      const again = await balance.subscriptions.activate(sub.gpsi, new Date(), 'another-cause');
-      expect(again).toEqual(sub.events);
+      // The same cause again: the outcome recorded under it, so the very same event.
+      expect(await balance.subscriptions.activate(sub.gpsi, new Date(), 'first-cause')).toEqual(sub.events);
+      // Another cause, or the record expired: the current state, no changes, the same event id.
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      expect(await redis.ttl(keys.commandOutcome('first-cause'))).toBeGreaterThan(0);
+      expect(await redis.hexists(keys.subscription, 'activation')).toBe(0);
+      const other = await balance.subscriptions.activate(sub.gpsi, new Date(), 'another-cause');
+      await redis.del(keys.commandOutcome('first-cause'));
+      for (const [again] of [other, await balance.subscriptions.activate(sub.gpsi, new Date(), 'first-cause')]) {
+        expect(again).toMatchObject({ recordName: event.recordName, key: event.key, cloudEvent: event.cloudEvent });
+        expect(again.value).toEqual({ ...event.value, causeId: again.value.causeId, correlationId: again.value.causeId, changes: [] });
+      }
+      expect(other[0].value.causeId).toBe('another-cause');
       expect(await balancesOf(sub)).toEqual(balances);
       const due = await redis.zscore(renewalDueKey(config.redis.keyPrefix), sub.gpsi);
       expect(Number(due)).toBe(balance.clock.toRealMs(new Date(event.value.nextRenewalAt as string)));
@@ -122,6 +134,19 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       await balance.subscriptions.activate(gpsi, new Date(), 'c2');
       const ids = (await balancesOf(pending)).map((b) => b.subBalanceInstId);
       expect(ids).toEqual([5, 6, 7, 8].map((n) => `${gpsi}-${n}`));
+    });
+  });
+
+  describe('memory', () => {
+    it('a subscription with WP-BASIC and two add-ons keeps :sub and :bal as listpacks and one ledger entry', async () => {
+      // As bench/seed.ts seeds them: through the subscription store, createPending then activate.
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000002', '2000004'] });
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      expect(await redis.hlen(keys.balances)).toBe(7);
+      expect(await redis.object('ENCODING', keys.subscription)).toBe('listpack');
+      expect(await redis.object('ENCODING', keys.balances)).toBe('listpack');
+      expect(await redis.llen(keys.ledger)).toBe(1);
+      expect(await redis.hget(keys.balances, '5')).toBe('2000002|ADDON|On-Net Data|MB|5120000|5120000|0|2560000|0');
     });
   });
 
@@ -276,7 +301,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
         await Promise.all(clients.map((c) => c.quit()));
       }
       expect((await balancesOf(sub))[3].remaining).toBe(5_120_000 + 1_000_000);
-      // 4 creations + 1,000 Adds, trimmed to the retention (1,000 by default); the newest is the last Add.
+      // The activation + 1,000 Adds = 1,001 operations, trimmed to the retention (1,000 by default); the newest is the last Add.
       expect(await redis.llen(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger)).toBe(config.balance.ledgerRetention);
       const [newest] = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 1);
       expect(newest).toMatchObject({ change: 'Add', quantity: 1000, after: { remaining: 6_120_000 } });
@@ -339,7 +364,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(await renewals.pending(sub.gpsi)).toEqual([]);
     });
 
-    it('keeps every change in the ledger, newest first, bounded by the retention', async () => {
+    it('keeps every change in the ledger, newest first, one entry per operation, bounded by the retention', async () => {
       const sub = await createActiveSubscription(balance.subscriptions);
       const outcomes = [];
       for (let i = 1; i <= 3; i++) outcomes.push(await addOne(sub, `${sub.gpsi}-4`, i * 1000));
@@ -349,12 +374,39 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(entries.slice(0, 3)).toEqual(
         outcomes.reverse().map((o) => ({ ...o.changes[0], at: o.at, correlationId: o.correlationId, operation: 'UpdateBalances' })),
       );
-      expect(entries[3]).toMatchObject({ change: 'Created', operation: 'SubscriptionActivation' });
+      // The activation's changes follow, last made first: the limit counts changes, not stored entries.
+      expect(entries.slice(3).map((e) => [e.change, e.operation, e.subBalanceInstId])).toEqual([
+        ['Created', 'SubscriptionActivation', `${sub.gpsi}-4`],
+        ['Created', 'SubscriptionActivation', `${sub.gpsi}-3`],
+      ]);
+      const activation = sub.events[0].value as { changes: { subBalanceInstId: string }[] };
+      const all = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 500);
+      expect(all.slice(3).map((e) => e.subBalanceInstId)).toEqual(activation.changes.map((c) => c.subBalanceInstId).reverse());
 
       const small = testConfig({ ...(await topology.env()), BALANCE_LEDGER_RETENTION: '3', REDIS_KEY_PREFIX: config.redis.keyPrefix });
       const bounded = createBalanceComponents({ config: small, catalog: loadCatalogFile(config.catalogFile), redis });
       await bounded.balances.updateBalances(meta(sub), checkUpdateActions([{ subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Add', quantity: 9, unitType: 'MB' }]));
+      // The retention counts operations: the three newest Adds are left, the activation is gone.
       expect(await redis.llen(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger)).toBe(3);
+      expect((await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 500)).map((e) => e.quantity)).toEqual([9000, 3000, 2000]);
+    });
+
+    it('stores one compact entry per operation; a correlationId may hold the separators', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const correlationId = 'a|b,c;d e|';
+      const outcome = await balance.balances.updateBalances(
+        meta(sub, { correlationId, at: '2025-03-01T10:00:00.000Z' }),
+        checkUpdateActions([
+          { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 12.5, unitType: 'MB' },
+          { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Voice', action: 'Add', quantity: 1, unitType: 'Min' },
+        ]),
+      );
+      const [stored] = await redis.lrange(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger, 0, 0);
+      expect(stored).toBe(
+        `2025-03-01T10:00:00.000Z|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120000,5120000,0,5107500,5120000,0;Add,1,1000001,On-Net Voice,Min,1000,500000,500000,0,501000,500000,0|${correlationId}`,
+      );
+      const entries = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 2);
+      expect(entries).toEqual([...outcome.changes].reverse().map((c) => ({ ...c, at: outcome.at, correlationId, operation: 'UpdateBalances' })));
     });
   });
 });

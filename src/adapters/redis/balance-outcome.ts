@@ -1,6 +1,6 @@
 import { isErrorCode, ServiceError, type FieldProblem } from '../../errors/codes';
 import type { Amounts, ChangeKind, SubBalance, SubBalanceChange } from '../../domain/balance/model';
-import type { BalanceOutcome, LedgerEntry, SubscriptionFacts } from '../../domain/balance/outcome';
+import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
 
 /**
  * Decoding of what the Lua scripts return. Quantities arrive as decimal strings of milli-units; Lua's cjson
@@ -110,9 +110,4 @@ export function decodeRead(json: string): Raw {
   const raw = JSON.parse(json) as Raw;
   if (raw.error) throw recordedError(raw.error as Raw);
   return raw;
-}
-
-export function decodeLedgerEntry(json: string): LedgerEntry {
-  const raw = JSON.parse(json) as Raw;
-  return { ...decodeChange(raw), at: String(raw.at), correlationId: String(raw.correlationId), operation: String(raw.operation) };
 }

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { BalanceStore, CommandMeta } from '../../handlers/balance/ports';
-import { decodeFacts, decodeLedgerEntry, decodeOutcome, decodeRead, decodeSubBalance } from './balance-outcome';
+import { decodeFacts, decodeOutcome, decodeRead, decodeSubBalance } from './balance-outcome';
+import { ledgerHistory } from './ledger-entry';
 import { subscriberKeys } from './keys';
 import { runScript } from './scripts';
 
@@ -8,7 +9,7 @@ export interface BalanceStoreSettings {
   keyPrefix: string;
   /** How long a command's outcome is kept for redelivery (seconds). */
   outcomeTtlSeconds: number;
-  /** Ledger entries kept per subscription. */
+  /** Ledger entries (operations) kept per subscription. */
   ledgerRetention: number;
 }
 
@@ -65,7 +66,7 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
       const keys = keysOf(gpsi);
       const [status, ...entries] = await runScript<string[]>(redis, 'ledgerRead', [keys.subscription, keys.ledger], [gpsi, JSON.stringify(visibleCustomerIds), limit]);
       decodeRead(status);
-      return entries.map(decodeLedgerEntry);
+      return ledgerHistory(entries, gpsi, limit);
     },
   };
 }

@@ -12,7 +12,10 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
     subscription: `${base}:sub`,
     /** Hash: the port-in request for this number (current one). */
     portIn: `${base}:portin`,
-    /** Hash: subBalanceInstId → sub-balance JSON (quantities in milli-units as decimal strings). */
+    /**
+     * Hash: instance number (seq; subBalanceInstId = `<gpsi>-<seq>`) → the sub-balance as positional text
+     * (quantities in milli-units), kept short so the hash stays a listpack. Format: scripts/lib/balance.lua.
+     */
     balances: `${base}:bal`,
     /** List: the balance ledger, newest first, trimmed to the retention. */
     ledger: `${base}:ledger`,

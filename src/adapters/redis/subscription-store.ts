@@ -14,7 +14,7 @@ import { runScript } from './scripts';
 
 export interface SubscriptionStoreSettings {
   keyPrefix: string;
-  /** How long createPending remembers a command id (seconds). */
+  /** How long createPending remembers a command id and activate its outcome for a cause (seconds). */
   outcomeTtlSeconds: number;
   ledgerRetention: number;
 }
@@ -83,6 +83,7 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
       correlationId: correlationId ?? causeId,
       operation: ACTIVATION_OPERATION,
       retention: settings.ledgerRetention,
+      ttl: settings.outcomeTtlSeconds,
       cycleStart: cycleStartAtOrBefore(billingNow, day).toISOString(),
       nextRenewalAt: nextCycleStart(billingNow, day).toISOString(),
     };
@@ -92,7 +93,7 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
       bucketRefIds: buckets.addOns.map((b) => b.bucketRefId),
       seeds: buckets.seeds.map((s) => ({ ...s, allocated: String(s.allocated), rolloverCap: String(s.rolloverCap) })),
     };
-    const [json, replayed] = await runScript<[string, number]>(redis, 'subscriptionActivate', [keys.subscription, keys.balances, keys.ledger], [
+    const [json, replayed] = await runScript<[string, number]>(redis, 'subscriptionActivate', [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(causeId)], [
       JSON.stringify(context),
       JSON.stringify(payload),
     ]);

@@ -56,6 +56,8 @@ export class CatalogError extends Error {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const isShare = (v: unknown): v is number => typeof v === 'number' && v >= 0 && v <= 1 && Math.round(v * 1000) / 1000 === v;
+/** Separators of the compact Redis records (sub-balances, ledger entries), which store bucketRefId as is. */
+const RECORD_SEPARATOR = /[|,;\s]/;
 
 function checkAllowance(problems: Problems, path: string, raw: unknown): void {
   if (!isRecord(raw)) {
@@ -76,6 +78,7 @@ function checkBucket(problems: Problems, path: string, raw: unknown): raw is Buc
     return false;
   }
   if (!nonEmpty(raw.bucketRefId)) problems.add(`${path}.bucketRefId`, 'must be a non-empty string');
+  else if (RECORD_SEPARATOR.test(raw.bucketRefId)) problems.add(`${path}.bucketRefId`, 'must not contain |, comma, ; or white space');
   if (!nonEmpty(raw.name)) problems.add(`${path}.name`, 'must be a non-empty string');
   if (raw.kind !== 'PRIMARY' && raw.kind !== 'ADDON') problems.add(`${path}.kind`, 'must be PRIMARY or ADDON');
   if (!Number.isInteger(raw.validityCycles) || (raw.validityCycles as number) < 0) {

@@ -73,6 +73,14 @@ describe('product catalog', () => {
     expect(problems).toHaveLength(13);
   });
 
+  it('refuses a bucketRefId with a separator of the compact Redis records (| , ; or white space)', () => {
+    const plans = [{ wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'P1' }];
+    const ids = ['A|1', 'A,1', 'A;1', 'A 1', 'A\t1', ' A1'];
+    const problems = problemsOf({ plans, buckets: [bucket(), ...ids.map((bucketRefId) => bucket({ bucketRefId, kind: 'ADDON', validityCycles: 1 }))] });
+    expect(problems).toEqual(ids.map((_, i) => ({ path: `buckets[${i + 1}].bucketRefId`, reason: 'must not contain |, comma, ; or white space' })));
+    expect(() => buildCatalog({ plans, buckets: [bucket(), bucket({ bucketRefId: 'A-1_x.2', kind: 'ADDON', validityCycles: 1 })] })).not.toThrow();
+  });
+
   it('says clearly when the document is not a catalog', () => {
     expect(problemsOf(null)).toEqual([{ path: '', reason: 'must be an object with plans and buckets' }]);
     expect(problemsOf({})).toEqual([

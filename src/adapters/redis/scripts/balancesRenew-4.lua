@@ -12,7 +12,7 @@ if s[2] ~= ctx.cycleStart then return { '', 'not-due' } end
 
 local cycleNo = tonumber(s[3]) + 1
 local changes = {}
-for _, b in ipairs(loadBalances(KEYS[2])) do
+for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
   local endCycle = tonumber(b.endCycle)
   if endCycle ~= 0 and endCycle <= cycleNo then
     changes[#changes + 1] = removeBalance(KEYS[2], b, 'Expired')

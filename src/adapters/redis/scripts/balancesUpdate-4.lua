@@ -16,7 +16,7 @@ if refused then
 end
 
 local byId = {}
-for _, b in ipairs(loadBalances(KEYS[2])) do byId[b.subBalanceInstId] = b end
+for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do byId[b.subBalanceInstId] = b end
 local changes, touched = {}, {}
 for i, a in ipairs(payload.actions) do
   local at = 'balances[' .. (i - 1) .. ']'

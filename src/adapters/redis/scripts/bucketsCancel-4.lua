@@ -8,7 +8,7 @@ local ctx = cjson.decode(ARGV[1])
 local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
-local balances = loadBalances(KEYS[2])
+local balances = loadBalances(KEYS[2], ctx.gpsi)
 local held = {}
 for _, b in ipairs(balances) do held[b.bucketRefId] = b.bucketKind end
 local problems, code = {}, 'CONFLICT'

@@ -1,6 +1,7 @@
--- QueryBalanceHistory: the newest `limit` ledger entries of an active subscription of the caller.
+-- QueryBalanceHistory: the newest `limit` ledger entries (operations) of an active subscription of the
+-- caller. Every entry holds at least one change, so they hold the newest `limit` changes the caller wants.
 -- KEYS: subscription, ledger   ARGV: gpsi, visible customers (JSON array), limit
--- Returns { status JSON, entry JSON... } so entries travel as stored, without re-encoding.
+-- Returns { status JSON, entry... }: entries travel as stored; ledger-entry.ts decodes them.
 -- @include balance
 local refused = precondition(KEYS[1], ARGV[1], cjson.decode(ARGV[2]))
 if refused then return { cjson.encode({ error = refused }) } end

@@ -15,7 +15,7 @@ if current == payload.bucketRefId then
 end
 
 local changes = {}
-for _, b in ipairs(loadBalances(KEYS[2])) do
+for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
   if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
 end
 local cycleNo = tonumber(redis.call('HGET', KEYS[1], 'cycleNo'))

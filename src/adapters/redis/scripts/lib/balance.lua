@@ -44,16 +44,43 @@ local function precondition(subKey, gpsi, visible)
   return nil
 end
 
-local function loadBalances(balKey)
+-- Splits text at every `sep` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
+local function split(text, sep)
+  local parts, from = {}, 1
+  while true do
+    local at = string.find(text, sep, from, true)
+    if not at then
+      parts[#parts + 1] = string.sub(text, from)
+      return parts
+    end
+    parts[#parts + 1] = string.sub(text, from, at - 1)
+    from = at + 1
+  end
+end
+
+-- A sub-balance in the balances hash: field = its instance number (seq), value = positional text
+--   bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle
+-- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
+-- Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId is <gpsi>-<seq>,
+-- rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle' }
+
+local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
   local list = {}
-  for i = 2, #flat, 2 do list[#list + 1] = cjson.decode(flat[i]) end
+  for i = 1, #flat, 2 do
+    local b = { seq = flat[i], subBalanceInstId = gpsi .. '-' .. flat[i] }
+    for k, v in ipairs(split(flat[i + 1], '|')) do b[BALANCE_FIELDS[k]] = v end
+    list[#list + 1] = b
+  end
   table.sort(list, function(a, b) return tonumber(a.seq) < tonumber(b.seq) end)
   return list
 end
 
 local function saveBalance(balKey, b)
-  redis.call('HSET', balKey, b.subBalanceInstId, cjson.encode(b))
+  local values = {}
+  for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] end
+  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
 end
 
 local function amountsOf(b)
@@ -77,17 +104,32 @@ local function instantiate(subKey, balKey, gpsi, seed, cycleNo)
 end
 
 local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.subBalanceInstId)
+  redis.call('HDEL', balKey, b.seq)
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
--- One ledger entry per change, newest first, trimmed to the retention.
+-- The ledger: ONE entry per operation, newest first, trimmed to the retention (counted in operations):
+--   at|operation|c1;c2;...|correlationId
+-- correlationId comes last, so it may hold any character (a reader takes everything after the third |).
+-- Each change is comma-separated positional fields, empty = absent, trailing empty fields left out:
+--   change,seq,bucketRefId,subBalanceType,unitType,quantity,
+--   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover
+-- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+local function ledgerChange(c)
+  local before, after = c.before or {}, c.after or {}
+  local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
+  local fields = { c.change, seq, c.bucketRefId, c.subBalanceType, c.unitType, c.quantity or '',
+    before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '' }
+  local last = #fields
+  while fields[last] == '' do last = last - 1 end
+  return table.concat(fields, ',', 1, last)
+end
+
 local function appendLedger(ledgerKey, ctx, changes)
-  for _, c in ipairs(changes) do
-    local entry = { at = ctx.at, correlationId = ctx.correlationId, operation = ctx.operation }
-    for k, v in pairs(c) do entry[k] = v end
-    redis.call('LPUSH', ledgerKey, cjson.encode(entry))
-  end
+  if #changes == 0 then return end
+  local encoded = {}
+  for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
+  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
@@ -106,7 +148,7 @@ end
 
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey) }
+    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end

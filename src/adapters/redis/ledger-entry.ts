@@ -1,0 +1,60 @@
+import type { Amounts, ChangeKind } from '../../domain/balance/model';
+import type { LedgerEntry } from '../../domain/balance/outcome';
+
+/**
+ * Reading the ledger as stored in Redis (written only by appendLedger in scripts/lib/balance.lua): one
+ * entry per operation,
+ *
+ *   at|operation|c1;c2;...|correlationId
+ *
+ * correlationId last, so it may hold any character: it is everything after the third `|`. Each change is
+ * comma-separated positional fields, empty = absent (trailing empty ones are left out):
+ *
+ *   change,seq,bucketRefId,subBalanceType,unitType,quantity,
+ *   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover
+ *
+ * Quantities are milli-units. The catalog keeps `|`, `,` and `;` out of bucketRefId; subBalanceType,
+ * unitType and the operation names are known values without them.
+ */
+const amounts = (fields: string[], from: number): Amounts | undefined => {
+  const [remaining = '', allocated = '', rollover = ''] = fields.slice(from, from + 3);
+  if (remaining === '' && allocated === '' && rollover === '') return undefined;
+  return { remaining: Number(remaining), allocated: Number(allocated), rollover: Number(rollover) };
+};
+
+/** One stored entry (one operation) as its changes, in the order the operation made them. */
+export function decodeLedgerEntry(stored: string, gpsi: string): LedgerEntry[] {
+  const first = stored.indexOf('|');
+  const second = stored.indexOf('|', first + 1);
+  const third = stored.indexOf('|', second + 1);
+  if (first < 0 || second < 0 || third < 0) throw new Error(`ledger entry of ${gpsi} is not at|operation|changes|correlationId`);
+  const at = stored.slice(0, first);
+  const operation = stored.slice(first + 1, second);
+  const changes = stored.slice(second + 1, third);
+  const correlationId = stored.slice(third + 1);
+  if (changes === '') return [];
+  return changes.split(';').map((text) => {
+    const f = text.split(',');
+    const entry: LedgerEntry = {
+      change: f[0] as ChangeKind,
+      subBalanceInstId: `${gpsi}-${f[1]}`,
+      bucketRefId: f[2] ?? '',
+      subBalanceType: f[3] ?? '',
+      unitType: f[4] ?? '',
+      at,
+      correlationId,
+      operation,
+    };
+    if (f[5]) entry.quantity = Number(f[5]);
+    const before = amounts(f, 6);
+    const after = amounts(f, 9);
+    if (before) entry.before = before;
+    if (after) entry.after = after;
+    return entry;
+  });
+}
+
+/** The newest `limit` changes of stored entries (newest first): each operation's changes last to first. */
+export function ledgerHistory(stored: readonly string[], gpsi: string, limit: number): LedgerEntry[] {
+  return stored.flatMap((entry) => decodeLedgerEntry(entry, gpsi).reverse()).slice(0, limit);
+}
