@@ -146,7 +146,11 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(await redis.object('ENCODING', keys.subscription)).toBe('listpack');
       expect(await redis.object('ENCODING', keys.balances)).toBe('listpack');
       expect(await redis.llen(keys.ledger)).toBe(1);
-      expect(await redis.hget(keys.balances, '5')).toBe('2000002|ADDON|On-Net Data|MB|5120000|5120000|0|2560000|0');
+      expect(await redis.hget(keys.balances, '5')).toBe('2000002|A|On-Net Data|MB|5120000|5120000|0|2560000|0');
+      const [activation] = await redis.lrange(keys.ledger, 0, 0);
+      expect(activation).toContain('|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,,500000;');
+      const [primaryData] = (await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 7)).filter((e) => e.subBalanceInstId === `${sub.gpsi}-4`);
+      expect(primaryData).toMatchObject({ change: 'Created', after: { remaining: 5_120_000, allocated: 5_120_000, rollover: 0 } });
     });
   });
 

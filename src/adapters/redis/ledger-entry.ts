@@ -13,6 +13,9 @@ import type { LedgerEntry } from '../../domain/balance/outcome';
  *   change,seq,bucketRefId,subBalanceType,unitType,quantity,
  *   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover
  *
+ * A Created sub-balance is full with no rollover, so its after part may be the allocation alone
+ * (`,,allocated`): remaining = allocated, rollover 0.
+ *
  * Quantities are milli-units. The catalog keeps `|`, `,` and `;` out of bucketRefId; subBalanceType,
  * unitType and the operation names are known values without them.
  */
@@ -47,7 +50,7 @@ export function decodeLedgerEntry(stored: string, gpsi: string): LedgerEntry[] {
     };
     if (f[5]) entry.quantity = Number(f[5]);
     const before = amounts(f, 6);
-    const after = amounts(f, 9);
+    const after = f[0] === 'Created' && !f[9] && f[10] ? { remaining: Number(f[10]), allocated: Number(f[10]), rollover: 0 } : amounts(f, 9);
     if (before) entry.before = before;
     if (after) entry.after = after;
     return entry;

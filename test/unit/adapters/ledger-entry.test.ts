@@ -6,7 +6,7 @@ const at = '2025-03-01T10:00:00.000Z';
 
 describe('ledger entries as stored in Redis', () => {
   it('one activation entry: every Created change without before amounts, in the order made', () => {
-    const stored = `${at}|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,500000,500000,0;Created,5,2000002,On-Net Data,MB,,,,,5120000,5120000,0|activate-1`;
+    const stored = `${at}|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,,500000;Created,5,2000002,On-Net Data,MB,,,,,5120000,5120000,0|activate-1`;
     const common = { at, operation: 'SubscriptionActivation', correlationId: 'activate-1' };
     expect(decodeLedgerEntry(stored, gpsi)).toEqual([
       { ...common, change: 'Created', subBalanceInstId: `${gpsi}-1`, bucketRefId: '1000001', subBalanceType: 'On-Net Voice', unitType: 'Min', after: { remaining: 500_000, allocated: 500_000, rollover: 0 } },

@@ -60,10 +60,13 @@ end
 
 -- A sub-balance in the balances hash: field = its instance number (seq), value = positional text
 --   bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle
+-- (bucketKind as P or A)
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId is <gpsi>-<seq>,
 -- rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle' }
+-- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
+local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
@@ -71,6 +74,7 @@ local function loadBalances(balKey, gpsi)
   for i = 1, #flat, 2 do
     local b = { seq = flat[i], subBalanceInstId = gpsi .. '-' .. flat[i] }
     for k, v in ipairs(split(flat[i + 1], '|')) do b[BALANCE_FIELDS[k]] = v end
+    b.bucketKind = KIND_NAME[b.bucketKind] or b.bucketKind
     list[#list + 1] = b
   end
   table.sort(list, function(a, b) return tonumber(a.seq) < tonumber(b.seq) end)
@@ -80,6 +84,7 @@ end
 local function saveBalance(balKey, b)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] end
+  values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
 end
 
@@ -114,12 +119,16 @@ end
 -- Each change is comma-separated positional fields, empty = absent, trailing empty fields left out:
 --   change,seq,bucketRefId,subBalanceType,unitType,quantity,
 --   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover
+-- A Created sub-balance is full with no rollover: its after part is the allocation alone (,,allocated).
 -- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
   local fields = { c.change, seq, c.bucketRefId, c.subBalanceType, c.unitType, c.quantity or '',
     before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '' }
+  if c.change == 'Created' and after.remaining == after.allocated and after.rollover == '0' then
+    fields[10], fields[12] = '', ''
+  end
   local last = #fields
   while fields[last] == '' do last = last - 1 end
   return table.concat(fields, ',', 1, last)
