@@ -145,7 +145,7 @@ export class CommandProcessor {
     const { deps } = this;
     // Keyed by the acting node, not the raw header: two partners reusing a correlation id never share a reply.
     const commandId = commandIdOf(scope.effectiveCustomerId, operation, envelope.correlationId);
-    const fingerprint = fingerprintOf(decoded.value);
+    const fingerprint = registration.readOnly ? '' : fingerprintOf(decoded.value); // a query is never compared
     // A query changes nothing, so it is simply run again: neither looked up nor recorded.
     const remembered = registration.readOnly ? undefined : await this.retriable(() => deps.replies.get(commandId));
     if (remembered) return this.replay(domain, envelope, operation, remembered, fingerprint);
