@@ -9,7 +9,7 @@ import { loadCatalog } from '../src/app/service';
 import { APICURIO_VERSION, KAFKA_VERSION, provideStack, type Stack } from '../src/stack';
 import { loadAverage, machineInfo } from './machine';
 import { listenerPid } from './processes';
-import { redisBenchmark, usedMemory } from './redis-probe';
+import { compactAppendOnlyFile, redisBenchmark, usedMemory } from './redis-probe';
 import { renderReport, targetsOf, type BenchResults } from './report';
 import { runScenario, Scenario, type BenchContext } from './scenario';
 import { benchAuth } from './auth';
@@ -124,6 +124,7 @@ async function main(): Promise<void> {
       const withRecords = ((await usedMemory(redis)) - before) / (to - from);
       await seeder.forgetCommandRecords(from, to);
       const bytes = ((await usedMemory(redis)) - before) / (to - from);
+      if (await compactAppendOnlyFile(redis)) progress('rewrote the append-only file after seeding');
       progress(`seeded subscriptions ${from}..${to - 1} in ${(ms / 1000).toFixed(1)} s: ${Math.round(bytes)} bytes each (${Math.round(withRecords)} while the seeding commands' records are kept)`);
       return { subscriptions: to, seconds: ms / 1000, bytesPerSubscription: bytes, bytesWithCommandRecords: withRecords };
     };
@@ -179,6 +180,7 @@ async function main(): Promise<void> {
           latency: phase.latency,
           workerPeakRssMiB: scenario.peakRssMiB(),
           redisCpu: phase.cpu.redis,
+          redisForks: phase.redis?.forks,
         });
         progress(`growth: ${size.toLocaleString('en-US')} subscriptions → p99 ${phase.latency.p99.toFixed(1)} ms at 1,000/s`);
       }

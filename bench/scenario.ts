@@ -8,7 +8,7 @@ import type { TopicRole } from '../src/handlers/types';
 import { closedLoop, openLoop, type DriveResult, type PhaseTiming } from './drive';
 import { CpuProbe } from './machine';
 import { processMemory, startWorkerProcess, waitForGroup, type WorkerProcess } from './processes';
-import { commandStats, startMonitor, statsDelta, usedMemory, type CommandStats, type MonitorSample } from './redis-probe';
+import { commandStats, startMonitor, statsDelta, totalForks, usedMemory, type CommandStats, type MonitorSample } from './redis-probe';
 import type { MixedWorkload } from './workload';
 
 /**
@@ -54,7 +54,7 @@ export interface ScenarioOptions {
 export interface PhaseResult extends DriveResult {
   cpu: Record<string, number>;
   /** Redis commands run, Redis CPU, and memory kept (recorded outcomes, reply cache, ledger) per command. */
-  redis?: { callsPerCommand: number; usecPerCommand: number; bytesPerCommand: number; calls: Record<string, number> };
+  redis?: { callsPerCommand: number; usecPerCommand: number; bytesPerCommand: number; calls: Record<string, number>; forks: number };
 }
 
 export interface ScenarioResult {
@@ -127,15 +127,17 @@ export class Scenario {
   private async measured(drive: () => Promise<DriveResult>): Promise<PhaseResult> {
     const { timing, redis } = this.context;
     const probe = this.probe();
-    const stats: { before?: Promise<CommandStats>; after?: Promise<CommandStats>; memoryBefore?: Promise<number>; memoryAfter?: Promise<number> } = {};
+    const stats: { before?: Promise<CommandStats>; after?: Promise<CommandStats>; memoryBefore?: Promise<number>; memoryAfter?: Promise<number>; forksBefore?: Promise<number>; forksAfter?: Promise<number> } = {};
     const startTimer = setTimeout(() => {
       probe.start();
       stats.before = commandStats(redis);
+      stats.forksBefore = totalForks(redis);
       stats.memoryBefore = usedMemory(redis);
     }, timing.warmupMs);
     const stopTimer = setTimeout(() => {
       probe.stop();
       stats.after = commandStats(redis);
+      stats.forksAfter = totalForks(redis);
       stats.memoryAfter = usedMemory(redis);
     }, timing.warmupMs + timing.measureMs);
     const result = await drive();
@@ -148,7 +150,8 @@ export class Scenario {
       const commands = result.throughput * (timing.measureMs / 1000);
       const retained = (await stats.memoryAfter!) - (await stats.memoryBefore!);
       if (commands > 0) {
-        phase.redis = { callsPerCommand: delta.totalCalls / commands, usecPerCommand: delta.usec / commands, bytesPerCommand: retained / commands, calls: delta.calls };
+        const forks = (await stats.forksAfter!) - (await stats.forksBefore!);
+        phase.redis = { callsPerCommand: delta.totalCalls / commands, usecPerCommand: delta.usec / commands, bytesPerCommand: retained / commands, calls: delta.calls, forks };
       }
     }
     return phase;
