@@ -51,6 +51,8 @@ export async function compactAppendOnlyFile(redis: Redis, timeoutMs = 300_000): 
     await new Promise((resolve) => setTimeout(resolve, 200));
     if (Date.now() > deadline) throw new Error(`the AOF rewrite did not finish in ${timeoutMs} ms`);
   } while (!idle(await persistence()));
+  // The rewrite left the new file's pages dirty; written back now, not during the next measured phase.
+  spawnSync('sync');
   return true;
 }
 
