@@ -51,6 +51,20 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
     log.info({ recordName, gpsi: key, requestId: value.requestId, portOrderVersion: value.portOrderVersion }, 'NP response sent');
   };
 
+  // One number's responses leave in the order their timers fired: a send first encodes, and the first
+  // encode of a record looks its schema id up in the registry, so a later response of an already-cached
+  // record could otherwise overtake it (seen: PortConfirmed before PortDelayed, the delay then ignored).
+  const sendChains = new Map<string, Promise<void>>();
+  const sendInOrder = (recordName: string, key: string, value: Record<string, unknown>) => {
+    const sent = (sendChains.get(key) ?? Promise.resolve())
+      .then(() => send(recordName, key, value))
+      .catch((error) => log.error({ err: error, recordName }, 'NP response not sent'));
+    sendChains.set(key, sent);
+    void sent.then(() => {
+      if (sendChains.get(key) === sent) sendChains.delete(key);
+    });
+  };
+
   const schedule = (request: SimRequest) => {
     const timers = pending.get(request.requestId) ?? new Set<NodeJS.Timeout>();
     pending.set(request.requestId, timers);
@@ -61,7 +75,7 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
       const timer = setTimeout(() => {
         timers.delete(timer);
         if (stopping) return;
-        send(response.recordName, request.gpsi, response.value).catch((error) => log.error({ err: error, recordName: response.recordName }, 'NP response not sent'));
+        sendInOrder(response.recordName, request.gpsi, response.value);
       }, Math.max(0, response.afterMs / config.timeScale));
       timers.add(timer);
     }
