@@ -149,6 +149,8 @@ export class CommandProcessor {
     // A query changes nothing, so it is simply run again: neither looked up nor recorded.
     const remembered = registration.readOnly ? undefined : await this.retriable(() => deps.replies.get(commandId));
     if (remembered) return this.replay(domain, envelope, operation, remembered, fingerprint);
+    // The handlers' logger names the command; built only when a handler logs (a pino child costs CPU per command).
+    let commandLog: Logger | undefined;
     const context: CommandContext = {
       correlationId: envelope.correlationId,
       commandId,
@@ -157,11 +159,10 @@ export class CommandProcessor {
       canSee: scope.canSee,
       visibleCustomerIds: scope.visibleCustomerIds,
       now: deps.clock(),
-      log: deps.log,
+      get log() {
+        return (commandLog ??= deps.log.child({ correlationId: envelope.correlationId, operation }));
+      },
     };
-    // The handlers' logger names the command; built only when a handler logs (a pino child costs CPU per command).
-    let commandLog: Logger | undefined;
-    Object.defineProperty(context, 'log', { get: () => (commandLog ??= deps.log.child({ correlationId: envelope.correlationId, operation })) });
     let outcome: ProcessOutcome;
     try {
       const result = await registration.handle(decoded.value, context);
