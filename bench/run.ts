@@ -4,9 +4,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { Redis } from 'ioredis';
-import { loadBenchConfig, loadConfig, type BenchConfig } from '../src/config';
+import { loadBenchConfig, loadConfig, loadStackConfig, type BenchConfig } from '../src/config';
 import { loadCatalog } from '../src/app/service';
-import { APICURIO_VERSION, KAFKA_VERSION, provideStack, type Stack } from '../src/stack';
+import { APICURIO_VERSION, provideStack, type Stack } from '../src/stack';
 import { loadAverage, machineInfo } from './machine';
 import { listenerPid } from './processes';
 import { compactAppendOnlyFile, redisBenchmark, usedMemory } from './redis-probe';
@@ -50,7 +50,7 @@ function stackPids(stack: Stack): Record<string, number[]> {
 async function serverVersions(redis: Redis, stack: Stack): Promise<Record<string, string>> {
   const redisVersion = /^redis_version:(.+)$/m.exec(await redis.info('server'))?.[1]?.trim() ?? '?';
   const given = stack.kind === 'env' ? ' (given endpoint; version as provided)' : '';
-  return { Kafka: `${KAFKA_VERSION}${given}`, 'Apicurio Registry': `${APICURIO_VERSION}${given}`, Redis: redisVersion };
+  return { Kafka: `${loadStackConfig().kafkaVersion}${given}`, 'Apicurio Registry': `${APICURIO_VERSION}${given}`, Redis: redisVersion };
 }
 
 const timingOf = (settings: BenchConfig) => ({

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
+import { DEFAULT_KAFKA_VERSION } from '../stack/versions';
 import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
 
 /**
@@ -146,6 +147,13 @@ export class EnvReader {
     if (raw === 'true' || raw === '1') return true;
     if (raw === 'false' || raw === '0') return false;
     throw new ConfigError(variable, 'true or false', raw);
+  }
+
+  matching(variable: string, pattern: RegExp, expected: string, fallback: string): string {
+    const raw = this.env[variable];
+    if (raw === undefined || raw === '') return fallback;
+    if (!pattern.test(raw)) throw new ConfigError(variable, expected, raw);
+    return raw;
   }
 
   oneOf<T extends string>(variable: string, allowed: readonly T[], fallback: T): T {
@@ -368,6 +376,8 @@ export interface StackConfig {
   cacheDir: string;
   /** STACK_KEEP_FILES: keep data folders and logs of local servers after they stop (for debugging). */
   keepFiles: boolean;
+  /** STACK_KAFKA_VERSION: the Kafka the local stack and the containers run (default the newest 4.x; 3.9.1 tested too). */
+  kafkaVersion: string;
 }
 
 export function loadStackConfig(env: Env = process.env): StackConfig {
@@ -386,6 +396,7 @@ export function loadStackConfig(env: Env = process.env): StackConfig {
     runtimeProbeMs: reader.integer('STACK_RUNTIME_PROBE_MS', 3000, 100, 60000),
     cacheDir: reader.string('STACK_CACHE_DIR', join(cacheHome, 'wholesale-stack')),
     keepFiles: reader.boolean('STACK_KEEP_FILES', false),
+    kafkaVersion: reader.matching('STACK_KAFKA_VERSION', /^[3-9]\.\d+\.\d+$/, 'a Kafka release such as 4.4.0 or 3.9.1', DEFAULT_KAFKA_VERSION),
   };
 }
 

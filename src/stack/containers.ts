@@ -3,7 +3,7 @@ import { brokerProperties, randomClusterId } from './kafka/broker-config';
 import { waitForKafkaCluster } from './kafka/readiness';
 import { allocatePorts } from './net/ports';
 import type { Component, ProvidedServer } from './types';
-import { CCOMPAT_PATH, IMAGES } from './versions';
+import { CCOMPAT_PATH, images } from './versions';
 
 type Testcontainers = typeof import('testcontainers');
 type StartedTestContainer = import('testcontainers').StartedTestContainer;
@@ -35,7 +35,8 @@ export function kafkaImageEnvironment(properties: Readonly<Record<string, string
 }
 
 /** Starts one component as a container. */
-export async function startContainerComponent(component: Component, tc: Testcontainers, host: string): Promise<ProvidedServer> {
+export async function startContainerComponent(component: Component, tc: Testcontainers, host: string, kafkaVersion: string): Promise<ProvidedServer> {
+  const IMAGES = images(kafkaVersion);
   const began = Date.now();
   const describe = (what: string, container: StartedTestContainer): string =>
     `${what} in container ${container.getId().slice(0, 12)} (ready in ${((Date.now() - began) / 1000).toFixed(1)} s)`;

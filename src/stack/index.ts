@@ -15,7 +15,7 @@ export { startLocalRegistry } from './registry/local-registry';
 export type { LocalRegistry, LocalRegistryOptions } from './registry/local-registry';
 export type { ServerControl } from './process/local-server';
 export { StackStartError } from './process/wait';
-export { KAFKA_VERSION, APICURIO_VERSION, IMAGES } from './versions';
+export { DEFAULT_KAFKA_VERSION, KAFKA_3_VERSION, APICURIO_VERSION, images } from './versions';
 
 export interface ProvideStackOptions {
   /** The environment to read (KAFKA_BROKERS, SCHEMA_REGISTRY_URL, REDIS_URL, STACK_*); default process.env. */
@@ -67,12 +67,12 @@ async function chooseStarter(config: StackConfig, missing: readonly Component[])
   let containers = 'not tried (STACK_KIND=local)';
   if (config.kind !== 'local') {
     const runtime = await probeContainerRuntime(config.runtimeProbeMs);
-    if (runtime) return { kind: 'containers', starter: (c) => startContainerComponent(c, runtime.tc, runtime.host) };
+    if (runtime) return { kind: 'containers', starter: (c) => startContainerComponent(c, runtime.tc, runtime.host, config.kafkaVersion) };
     containers = `no container runtime answered within ${config.runtimeProbeMs} ms`;
   }
   let local = 'not tried (STACK_KIND=containers)';
   if (config.kind !== 'containers') {
-    const lacking = missingLocalPrerequisites(missing, config.cacheDir);
+    const lacking = missingLocalPrerequisites(missing, config.cacheDir, config.kafkaVersion);
     if (lacking.length === 0) return { kind: 'local', starter: (c) => startLocalComponent(c, config) };
     local = `this machine lacks ${lacking.join(', ')}`;
   }

@@ -5,7 +5,7 @@ import { startLocalKafka } from './kafka/local-kafka';
 import { startLocalRedis } from './redis/local-redis';
 import { startLocalRegistry } from './registry/local-registry';
 import type { Component, ProvidedServer } from './types';
-import { APICURIO_VERSION, KAFKA_VERSION } from './versions';
+import { APICURIO_VERSION } from './versions';
 
 const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
@@ -15,8 +15,8 @@ export async function startLocalComponent(component: Component, config: StackCon
   const common = { keepFiles: config.keepFiles, cacheDir: config.cacheDir };
   switch (component) {
     case 'kafka': {
-      const kafka = await startLocalKafka(common);
-      return server(kafka.brokers.join(','), `Kafka ${KAFKA_VERSION} (KRaft) at ${kafka.brokers.join(',')}`, began, kafka);
+      const kafka = await startLocalKafka({ ...common, kafkaVersion: config.kafkaVersion });
+      return server(kafka.brokers.join(','), `Kafka ${config.kafkaVersion} (KRaft) at ${kafka.brokers.join(',')}`, began, kafka);
     }
     case 'registry': {
       const registry = await startLocalRegistry(common);
@@ -34,11 +34,11 @@ function server(endpoint: string, what: string, began: number, control: { dispos
 }
 
 /** What the local stack lacks on this machine for these components; empty when it can run. */
-export function missingLocalPrerequisites(components: readonly Component[], cacheDir: string): string[] {
+export function missingLocalPrerequisites(components: readonly Component[], cacheDir: string, kafkaVersion: string): string[] {
   const missing: string[] = [];
   const needsJava = components.some((c) => c === 'kafka' || c === 'registry');
   if (needsJava && !answers('java', ['-version'])) missing.push('java (17 or newer)');
-  if (needsJava && !distributionsCached(cacheDir) && !answers('mvn', ['-v'])) missing.push('mvn (Maven, to fetch Kafka and Apicurio from Maven Central)');
+  if (needsJava && !distributionsCached(cacheDir, kafkaVersion) && !answers('mvn', ['-v'])) missing.push('mvn (Maven, to fetch Kafka and Apicurio from Maven Central)');
   if (components.includes('redis') && !answers('redis-server', ['--version'])) missing.push('redis-server');
   return missing;
 }

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { APICURIO_VERSION, KAFKA_VERSION, SLF4J_RELOAD4J_VERSION } from '../versions';
+import { APICURIO_VERSION, kafkaLogging } from '../versions';
 import { cachedFolder, runMaven } from './cache';
 
 const run = promisify(execFile);
@@ -10,26 +10,33 @@ const run = promisify(execFile);
 /** The Maven recipe of Kafka's class path, kept in the repository beside this code. */
 export const KAFKA_LIBS_POM = resolve(__dirname, '../maven/kafka-libs.pom.xml');
 
-const KAFKA_LIBS_KEY = `kafka-libs-${KAFKA_VERSION}-slf4j-${SLF4J_RELOAD4J_VERSION}`;
 const APICURIO_KEY = `apicurio-registry-app-${APICURIO_VERSION}`;
 
+const kafkaLibsKey = (version: string): string => {
+  const { binding } = kafkaLogging(version);
+  return `kafka-libs-${version}-${binding.artifactId}-${binding.version}`;
+};
+
 /** True when both distributions are in the cache, so starting them needs no Maven. */
-export function distributionsCached(cacheDir: string): boolean {
-  return [KAFKA_LIBS_KEY, APICURIO_KEY].every((key) => existsSync(join(cacheDir, key)));
+export function distributionsCached(cacheDir: string, kafkaVersion: string): boolean {
+  return [kafkaLibsKey(kafkaVersion), APICURIO_KEY].every((key) => existsSync(join(cacheDir, key)));
 }
 
 /**
- * Folder with Kafka's jars (kafka_2.13 and its runtime dependencies, plus slf4j-reload4j), copied once
- * from Maven's local repository (~/.m2, which caches the downloads from Maven Central).
+ * Folder with Kafka's jars (kafka_2.13 and its runtime dependencies, plus the SLF4J binding of its logging
+ * flavour), copied once from Maven's local repository (~/.m2, which caches the downloads from Maven Central).
  */
-export function kafkaLibs(cacheDir: string): Promise<string> {
-  return cachedFolder(cacheDir, KAFKA_LIBS_KEY, async (folder) => {
+export function kafkaLibs(cacheDir: string, version: string): Promise<string> {
+  const { binding } = kafkaLogging(version);
+  return cachedFolder(cacheDir, kafkaLibsKey(version), async (folder) => {
     await runMaven(
       [
         '-f',
         KAFKA_LIBS_POM,
-        `-Dkafka.version=${KAFKA_VERSION}`,
-        `-Dslf4j.version=${SLF4J_RELOAD4J_VERSION}`,
+        `-Dkafka.version=${version}`,
+        `-Dlogging.groupId=${binding.groupId}`,
+        `-Dlogging.artifactId=${binding.artifactId}`,
+        `-Dlogging.version=${binding.version}`,
         'dependency:copy-dependencies',
         '-DincludeScope=runtime',
         `-DoutputDirectory=${folder}`,

@@ -10,6 +10,7 @@ import { createServerFolder, LocalServer, type ServerControl, type ServerFolderO
 import { StackStartError } from '../process/wait';
 import { brokerProperties, randomClusterId, scramFormatArgs, type BrokerLayout, type ScramUser } from './broker-config';
 import { renderProperties } from './properties';
+import { kafkaLogging, type KafkaLogging } from '../versions';
 import { waitForKafkaCluster, waitForKafkaNode } from './readiness';
 
 const run = promisify(execFile);
@@ -19,6 +20,8 @@ export interface LocalKafkaOptions extends ServerFolderOptions {
   readonly sasl?: { readonly users: readonly ScramUser[] };
   /** Where Kafka's jars are cached; default from the stack configuration (STACK_CACHE_DIR). */
   readonly cacheDir?: string;
+  /** Default from the stack configuration (STACK_KAFKA_VERSION). */
+  readonly kafkaVersion?: string;
   readonly readyTimeoutMs?: number;
 }
 
@@ -57,18 +60,46 @@ const KAFKA_JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis
 // The format tool is a short-lived JVM: a small heap and the C1 compiler only start it faster.
 const TOOL_JVM = ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Djava.awt.headless=true'];
 
-const LOG4J = renderProperties({
-  'log4j.rootLogger': 'INFO, stdout',
-  'log4j.appender.stdout': 'org.apache.log4j.ConsoleAppender',
-  'log4j.appender.stdout.layout': 'org.apache.log4j.PatternLayout',
-  'log4j.appender.stdout.layout.ConversionPattern': '[%d] %p %m (%c)%n',
-  'log4j.logger.state.change.logger': 'WARN',
-  'log4j.logger.kafka.request.logger': 'WARN',
-  'log4j.logger.org.apache.kafka.clients': 'WARN',
-});
+/** Loggers quieted to WARN: state changes and requests are logged per partition and per request at INFO. */
+const QUIET_LOGGERS = ['state.change.logger', 'kafka.request.logger', 'org.apache.kafka.clients'];
+const PATTERN = '[%d] %p %m (%c)%n';
+
+/** The broker's logging configuration in its flavour's own format, and the JVM flag that names the file. */
+export function loggingConfiguration(flavour: KafkaLogging['flavour'], file: string): { text: string; jvmFlag: string } {
+  if (flavour === 'log4j') {
+    return {
+      jvmFlag: `-Dlog4j.configuration=file:${file}`,
+      text: renderProperties({
+        'log4j.rootLogger': 'INFO, stdout',
+        'log4j.appender.stdout': 'org.apache.log4j.ConsoleAppender',
+        'log4j.appender.stdout.layout': 'org.apache.log4j.PatternLayout',
+        'log4j.appender.stdout.layout.ConversionPattern': PATTERN,
+        ...Object.fromEntries(QUIET_LOGGERS.map((name) => [`log4j.logger.${name}`, 'WARN'])),
+      }),
+    };
+  }
+  return {
+    jvmFlag: `-Dlog4j2.configurationFile=${file}`,
+    text: renderProperties({
+      status: 'warn',
+      'appender.stdout.type': 'Console',
+      'appender.stdout.name': 'STDOUT',
+      'appender.stdout.layout.type': 'PatternLayout',
+      'appender.stdout.layout.pattern': PATTERN,
+      'rootLogger.level': 'INFO',
+      'rootLogger.appenderRef.stdout.ref': 'STDOUT',
+      ...Object.fromEntries(
+        QUIET_LOGGERS.flatMap((name, i) => [
+          [`logger.quiet${i}.name`, name],
+          [`logger.quiet${i}.level`, 'WARN'],
+        ]),
+      ),
+    }),
+  };
+}
 
 /**
- * One Kafka 3.9 node in KRaft combined mode on free loopback ports, its log directory in a temporary folder.
+ * One Kafka node in KRaft combined mode on free loopback ports, its log directory in a temporary folder.
  * stop()/kill()/start() keep the ports and the data.
  */
 export async function startLocalKafka(options: LocalKafkaOptions = {}): Promise<LocalKafka> {
@@ -84,7 +115,8 @@ export async function startLocalKafka(options: LocalKafkaOptions = {}): Promise<
 export async function startKafkaCluster(options: KafkaClusterOptions = {}): Promise<KafkaCluster> {
   const count = options.brokers ?? 3;
   if (!Number.isInteger(count) || count < 1) throw new Error(`brokers must be a whole number from 1, got ${count}`);
-  const libs = await kafkaLibs(options.cacheDir ?? loadStackConfig().cacheDir);
+  const version = options.kafkaVersion ?? loadStackConfig().kafkaVersion;
+  const libs = await kafkaLibs(options.cacheDir ?? loadStackConfig().cacheDir, version);
   const portsPerNode = options.sasl ? 3 : 2;
   const ports = await allocatePorts({ count: count * portsPerNode });
   const voters = Array.from({ length: count }, (_, i) => ({ nodeId: i + 1, host: LOOPBACK, controllerPort: ports[i * portsPerNode + 1]! }));
@@ -95,7 +127,7 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
   const nodes: LocalKafka[] = voters.map((voter, i) =>
     createNode(
       { ...voter, port: ports[i * portsPerNode]!, saslPort: options.sasl ? ports[i * portsPerNode + 2] : undefined, voters },
-      { clusterId, libs, options, runningPeers: () => runningPeers(voter.nodeId) },
+      { clusterId, libs, logging: kafkaLogging(version).flavour, options, runningPeers: () => runningPeers(voter.nodeId) },
     ),
   );
   const stop = async (): Promise<void> => {
@@ -131,26 +163,27 @@ type NodeLayout = Omit<BrokerLayout, 'logDir'>;
 interface NodeContext {
   readonly clusterId: string;
   readonly libs: string;
+  readonly logging: KafkaLogging['flavour'];
   readonly options: LocalKafkaOptions;
   readonly runningPeers: () => string[];
 }
 
-function createNode(layout: NodeLayout, { clusterId, libs, options, runningPeers }: NodeContext): LocalKafka {
+function createNode(layout: NodeLayout, { clusterId, libs, logging, options, runningPeers }: NodeContext): LocalKafka {
   const dir = createServerFolder(`kafka-${layout.nodeId}-${layout.port}`, options);
   const logDir = join(dir, 'data');
   const propertiesFile = join(dir, 'server.properties');
-  const log4jFile = join(dir, 'log4j.properties');
+  const logConfig = loggingConfiguration(logging, join(dir, `${logging}.properties`));
   const logFile = join(dir, 'kafka.log');
   writeFileSync(propertiesFile, renderProperties(brokerProperties({ ...layout, logDir })));
-  writeFileSync(log4jFile, LOG4J);
+  writeFileSync(join(dir, `${logging}.properties`), logConfig.text);
   const classPath = join(libs, '*');
-  const log4j = `-Dlog4j.configuration=file:${log4jFile}`;
+  const logFlag = logConfig.jvmFlag;
   const address = `${LOOPBACK}:${layout.port}`;
 
   const format = async (): Promise<void> => {
     if (existsSync(join(logDir, 'meta.properties'))) return; // formatted by an earlier start
     mkdirSync(logDir, { recursive: true });
-    const args = [...TOOL_JVM, log4j, '-cp', classPath, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, '--ignore-formatted'];
+    const args = [...TOOL_JVM, logFlag, '-cp', classPath, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, '--ignore-formatted'];
     const scram = options.sasl ? scramFormatArgs(options.sasl.users) : [];
     try {
       const { stdout, stderr } = await run('java', [...args, ...scram], { cwd: dir, timeout: 120_000 });
@@ -166,7 +199,7 @@ function createNode(layout: NodeLayout, { clusterId, libs, options, runningPeers
     spec: {
       name: `kafka-${layout.nodeId}`,
       command: 'java',
-      args: [...KAFKA_JVM, log4j, `-Dkafka.logs.dir=${join(dir, 'logs')}`, '-cp', classPath, 'kafka.Kafka', propertiesFile],
+      args: [...KAFKA_JVM, logFlag, `-Dkafka.logs.dir=${join(dir, 'logs')}`, '-cp', classPath, 'kafka.Kafka', propertiesFile],
       cwd: dir,
       logFile,
       stopTimeoutMs: 20_000,

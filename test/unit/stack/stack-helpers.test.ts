@@ -28,7 +28,7 @@ describe('lastLines', () => {
 describe('loadStackConfig', () => {
   it('defaults: nothing given, auto kind, a cache under the cache home', () => {
     const config = loadStackConfig({ XDG_CACHE_HOME: '/c' });
-    expect(config).toEqual({ given: {}, kind: 'auto', runtimeProbeMs: 3000, cacheDir: '/c/wholesale-stack', keepFiles: false });
+    expect(config).toEqual({ given: {}, kind: 'auto', runtimeProbeMs: 3000, cacheDir: '/c/wholesale-stack', keepFiles: false, kafkaVersion: '4.4.0' });
   });
 
   it('reads given endpoints and the STACK_ settings', () => {
@@ -40,6 +40,7 @@ describe('loadStackConfig', () => {
       STACK_CACHE_DIR: '/cache',
       STACK_KEEP_FILES: 'true',
       STACK_RUNTIME_PROBE_MS: '500',
+      STACK_KAFKA_VERSION: '3.9.1',
     });
     expect(config).toEqual({
       given: { kafkaBrokers: ['a:9092', 'b:9093'], schemaRegistryUrl: 'http://r:8081', redisUrl: 'redis://x:6379,redis://y:6379' },
@@ -47,6 +48,7 @@ describe('loadStackConfig', () => {
       runtimeProbeMs: 500,
       cacheDir: '/cache',
       keepFiles: true,
+      kafkaVersion: '3.9.1',
     });
   });
 
