@@ -1,8 +1,8 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors';
-import type { Type } from 'avsc';
+import { Type, type Resolver } from 'avsc';
 import { RetriableError } from '../../errors/codes';
-import type { AvroRecordSchema } from '../../contract/schemas';
+import { loadSchemas, type AvroRecordSchema } from '../../contract/schemas';
 import { subjectFor } from '../../contract/topology';
 import { avroBoundsProblem } from './avro-bounds';
 
@@ -31,12 +31,26 @@ const WIRE_HEADER_BYTES = 5;
 const httpStatusOf = (error: unknown): number | undefined =>
   typeof error === 'object' && error !== null && 'status' in error ? Number((error as { status: unknown }).status) : undefined;
 
+/**
+ * How a value written with one schema version is read as the version this code was built with (Avro schema
+ * resolution): a partner still on an older command schema gets the reader's defaults for the fields it lacks,
+ * one on a newer schema has its extra fields dropped, so handlers always see the shape of schemas/.
+ */
+interface ReadPlan {
+  reader: Type;
+  resolver?: Resolver;
+}
+
 export class AvroCodec {
   private readonly registry: SchemaRegistry;
   private readonly idBySubject = new Map<string, number>();
+  private readonly readers: ReadonlyMap<string, Type>;
+  private readonly plans = new Map<number, ReadPlan>();
 
-  constructor(private readonly registryUrl: string) {
+  /** `readerSchemas`: the records this process reads, by full name (default: every record of schemas/). */
+  constructor(private readonly registryUrl: string, readerSchemas: ReadonlyMap<string, AvroRecordSchema> = loadSchemas()) {
     this.registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 2 } });
+    this.readers = new Map([...readerSchemas].map(([name, schema]) => [name, Type.forSchema(schema as never)]));
   }
 
   /** Registers a record under `<topic>-<record>` with BACKWARD compatibility; returns its id. */
@@ -109,12 +123,30 @@ export class AvroCodec {
     // avsc trusts lengths and block counts: a few bytes claiming 2^30 items exhaust the heap
     const outOfBounds = avroBoundsProblem(type, body);
     if (outOfBounds) throw new DecodeError('UNDECODABLE', `Avro body does not fit schema ${schemaId}: ${outOfBounds}`);
+    const plan = this.readPlan(schemaId, type);
     let value: Record<string, unknown>;
     try {
-      value = type.fromBuffer(body) as Record<string, unknown>;
+      value = plan.reader.fromBuffer(body, plan.resolver) as Record<string, unknown>;
     } catch (error) {
       throw new DecodeError('UNDECODABLE', `Avro body does not match schema ${schemaId}: ${(error as Error).message}`);
     }
     return { schemaId, recordName: type.name ?? '', value };
+  }
+
+  /** The reader of a writer schema id, made once per id: this code's own version of the record when it has one. */
+  private readPlan(schemaId: number, writer: Type): ReadPlan {
+    const known = this.plans.get(schemaId);
+    if (known) return known;
+    const reader = writer.name === undefined ? undefined : this.readers.get(writer.name);
+    let plan: ReadPlan = { reader: writer };
+    if (reader && !reader.equals(writer)) {
+      try {
+        plan = { reader, resolver: reader.createResolver(writer) };
+      } catch (error) {
+        throw new DecodeError('UNDECODABLE', `schema ${schemaId} cannot be read as this service's ${writer.name}: ${(error as Error).message}`);
+      }
+    }
+    this.plans.set(schemaId, plan);
+    return plan;
   }
 }

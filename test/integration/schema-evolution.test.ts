@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { RunningService } from '../../src/app/service';
+import type { ServiceConfig } from '../../src/config';
+import { AvroCodec } from '../../src/adapters/registry/avro-codec';
+import { loadSchemas, type AvroRecordSchema } from '../../src/contract/schemas';
+import { subjectFor } from '../../src/contract/topology';
+import { HEADER } from '../../src/worker/envelope';
+import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
+import { startTestService, testConfig, TestRequester } from '../support/harness';
+import { createActiveSubscription } from '../support/subscriptions';
+
+/**
+ * Schema evolution as partners live it (docs/client.md "Schema versions"): the service registers its command
+ * schemas with BACKWARD compatibility; a partner still on the previous version (a field fewer) and one on a
+ * newer version (an optional field more) both keep working against the running service, and an incompatible
+ * change (a new required field) is refused by the registry when the developer registers it.
+ */
+const RECORD = balanceRecord('QueryBalanceHistory');
+const current = loadSchemas().get(RECORD)!;
+const previous: AvroRecordSchema = { ...current, fields: current.fields.filter((f) => (f as { name: string }).name !== 'limit') };
+const newer: AvroRecordSchema = { ...current, fields: [...current.fields, { name: 'includeRenewals', type: ['null', 'boolean'], default: null }] };
+const incompatible: AvroRecordSchema = { ...current, fields: [...current.fields, { name: 'since', type: 'string' }] };
+
+describe('command schema versions against the running service', () => {
+  let config: ServiceConfig;
+  let service: RunningService;
+  let requester: TestRequester;
+  let registry: SchemaRegistry;
+  const ids: Record<'previous' | 'newer', number> = { previous: 0, newer: 0 };
+
+  beforeAll(async () => {
+    config = testConfig();
+    const codec = new AvroCodec(config.schemaRegistryUrl);
+    // The previous release of the service registered the older version first.
+    ids.previous = await codec.register(config.topics.balanceCommands, previous, RECORD);
+    service = await startTestService(config); // registers today's version over it: BACKWARD-compatible
+    ids.newer = await codec.register(config.topics.balanceCommands, newer, RECORD); // a partner ahead of the service
+    requester = await TestRequester.start(config, [config.topics.balanceReplies]);
+    registry = new SchemaRegistry({ host: config.schemaRegistryUrl });
+  });
+
+  afterAll(async () => {
+    await requester?.stop();
+    await service?.stop();
+  });
+
+  const sendWithSchemaId = async (schemaId: number, value: object, customer: string) => {
+    const correlationId = randomUUID();
+    const reply = requester.awaitReply(correlationId);
+    await requester.sendRaw(config.topics.balanceCommands, {
+      key: (value as { gpsi: string }).gpsi,
+      value: await registry.encode(schemaId, value),
+      headers: { [HEADER.correlationId]: correlationId, [HEADER.wholesaleCustomerId]: customer },
+    });
+    return reply;
+  };
+
+  it('registers three versions of the subject: previous, today\'s, and the newer one', async () => {
+    const subject = subjectFor(config.topics.balanceCommands, RECORD);
+    const response = await fetch(`${config.schemaRegistryUrl}/subjects/${encodeURIComponent(subject)}/versions`);
+    expect(await response.json()).toHaveLength(3);
+    expect(new Set([ids.previous, ids.newer]).size).toBe(2);
+  });
+
+  it('answers a partner on the previous version (no limit field) with the default page of 50 entries', async () => {
+    const sub = await createActiveSubscription(balanceComponentsOf(service, config).subscriptions);
+    const reply = await sendWithSchemaId(ids.previous, { gpsi: sub.gpsi }, sub.wholesaleCustomerId);
+    expect(reply.headers[HEADER.status]).toBe('Success');
+    expect(reply.recordName).toBe(balanceRecord('QueryBalanceHistoryReply'));
+    expect(reply.value.entries.length).toBeGreaterThan(0);
+  });
+
+  it('answers a partner on a newer version (an optional field more), its extra field ignored', async () => {
+    const sub = await createActiveSubscription(balanceComponentsOf(service, config).subscriptions);
+    const reply = await sendWithSchemaId(ids.newer, { gpsi: sub.gpsi, limit: 1, includeRenewals: true }, sub.wholesaleCustomerId);
+    expect(reply.headers[HEADER.status]).toBe('Success');
+    expect(reply.value.entries).toHaveLength(1);
+  });
+
+  it('reads every version as today\'s record: the reader\'s default for a missing field, a newer field dropped', async () => {
+    const codec = new AvroCodec(config.schemaRegistryUrl);
+    const fromPrevious = await codec.decode(await registry.encode(ids.previous, { gpsi: '19459986891' }));
+    expect(fromPrevious.value).toEqual({ gpsi: '19459986891', limit: null });
+    const fromNewer = await codec.decode(await registry.encode(ids.newer, { gpsi: '19459986891', limit: 3, includeRenewals: true }));
+    expect(fromNewer.value).toEqual({ gpsi: '19459986891', limit: 3 });
+  });
+
+  it('refuses an incompatible version (a new required field) at registration, naming the incompatibility', async () => {
+    const codec = new AvroCodec(config.schemaRegistryUrl);
+    const refusal = await codec.register(config.topics.balanceCommands, incompatible, RECORD).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(refusal).toBeInstanceOf(Error);
+    // What the developer sees (Apicurio's ccompat API, HTTP 409): the rule that failed.
+    expect(refusal!.message).toMatch(/incompatib|compatib/i);
+    console.log(`registry refusal of a new required field: ${refusal!.name}: ${refusal!.message}`);
+  });
+});
