@@ -683,6 +683,7 @@ export interface PrimaryBucketSwapped {
   subscriptionId: string;
   subscriberId: string;
   wholesaleCustomerId: string;
+  /** The subscription's plan after the swap: the plan whose primary bucket is toBucketRefId. */
   wholesalePlanId: string;
   /** ISO 8601 time of the change. */
   occurredAt: string;
@@ -692,6 +693,8 @@ export interface PrimaryBucketSwapped {
   causeId: string | null;
   fromBucketRefId: string;
   toBucketRefId: string;
+  /** The plan before the swap; wholesalePlanId is the plan after it (the plan offering toBucketRefId). Null in events published before the plan followed the swap. */
+  fromWholesalePlanId: string | null;
   /** Every sub-balance concerned, before and after. */
   changes: SubBalanceChange[];
 }
@@ -703,6 +706,7 @@ export interface PrimaryBucketSwappedInput {
   subscriptionId: string;
   subscriberId: string;
   wholesaleCustomerId: string;
+  /** The subscription's plan after the swap: the plan whose primary bucket is toBucketRefId. */
   wholesalePlanId: string;
   /** ISO 8601 time of the change. */
   occurredAt: string;
@@ -712,6 +716,8 @@ export interface PrimaryBucketSwappedInput {
   causeId?: string | null;
   fromBucketRefId: string;
   toBucketRefId: string;
+  /** The plan before the swap; wholesalePlanId is the plan after it (the plan offering toBucketRefId). Null in events published before the plan followed the swap. */
+  fromWholesalePlanId?: string | null;
   /** Every sub-balance concerned, before and after. */
   changes?: SubBalanceChangeInput[];
 }

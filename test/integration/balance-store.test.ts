@@ -195,15 +195,20 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     it('SwapPrimaryBucket replaces the primary sub-balances; the current primary again is a CONFLICT', async () => {
       const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA', bucketRefIds: ['2000003'] });
       const seed = { bucketRefId: '1000001', bucketKind: 'PRIMARY' as const, subBalanceType: 'On-Net SMS', unitType: 'SMS', allocated: 1_000_000, rolloverCap: 500_000, validityCycles: 0 };
-      const outcome = await balance.balances.swapPrimary(meta(sub, { operation: 'SwapPrimaryBucket' }), { bucketRefId: '1000001', seeds: [seed] });
-      expect(outcome).toMatchObject({ fromBucketRefId: '1000003', toBucketRefId: '1000001', subscription: { primaryBucketRefId: '1000001' } });
+      const outcome = await balance.balances.swapPrimary(meta(sub, { operation: 'SwapPrimaryBucket' }), { bucketRefId: '1000001', wholesalePlanId: 'WP-BASIC', seeds: [seed] });
+      expect(outcome).toMatchObject({
+        fromBucketRefId: '1000003',
+        toBucketRefId: '1000001',
+        fromWholesalePlanId: 'WP-DATA',
+        subscription: { primaryBucketRefId: '1000001', wholesalePlanId: 'WP-BASIC' },
+      });
       expect(outcome.changes.map((c) => [c.change, c.bucketRefId])).toEqual([
         ['Removed', '1000003'],
         ['Created', '1000001'],
       ]);
       expect(outcome.balances.map((b) => b.bucketRefId)).toEqual(['2000003', '1000001']);
       const before = await snapshot(sub.gpsi);
-      await expect(balance.balances.swapPrimary(meta(sub), { bucketRefId: '1000001', seeds: [seed] })).rejects.toMatchObject({
+      await expect(balance.balances.swapPrimary(meta(sub), { bucketRefId: '1000001', wholesalePlanId: 'WP-BASIC', seeds: [seed] })).rejects.toMatchObject({
         code: 'CONFLICT',
         problems: [{ path: 'bucketRefId', reason: 'is already the primary bucket of this subscription' }],
       });

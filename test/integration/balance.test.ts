@@ -114,7 +114,7 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
         ['1000002', 'On-Net Data', 51200],
       ]);
       const event = await eventFor('PrimaryBucketSwapped', correlationId);
-      expect(event.value).toMatchObject({ fromBucketRefId: '1000003', toBucketRefId: '1000002' });
+      expect(event.value).toMatchObject({ fromBucketRefId: '1000003', toBucketRefId: '1000002', fromWholesalePlanId: 'WP-DATA', wholesalePlanId: 'WP-UNL' });
       expect(event.value.changes.map((c: { change: string; bucketRefId: string }) => [c.change, c.bucketRefId])).toEqual([
         ['Removed', '1000003'],
         ['Created', '1000002'],
@@ -122,6 +122,11 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
         ['Created', '1000002'],
         ['Created', '1000002'],
       ]);
+      // The plan follows the swap: later billing events bill the plan of the new primary bucket.
+      const updateId = randomUUID();
+      const update = await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [action(sub, 5, 'Subtract', 1)] }, sub.wholesaleCustomerId, updateId);
+      expect(update.value.status).toBe('Success');
+      expect((await eventFor('BalancesUpdated', updateId)).value.wholesalePlanId).toBe('WP-UNL');
     });
 
     it('CancelBuckets removes the add-on and publishes BucketsCancelled with the amounts it had', async () => {

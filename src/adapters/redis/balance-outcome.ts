@@ -98,7 +98,7 @@ export function decodeOutcome(json: string, replayed: boolean): BalanceOutcome {
   const causeId = optional(raw.causeId) ?? optional(raw.commandId);
   if (causeId) outcome.causeId = causeId;
   if (raw.bucketRefIds !== undefined) outcome.bucketRefIds = list<string>(raw.bucketRefIds);
-  for (const field of ['fromBucketRefId', 'toBucketRefId', 'reason'] as const) {
+  for (const field of ['fromBucketRefId', 'toBucketRefId', 'fromWholesalePlanId', 'reason'] as const) {
     const value = optional(raw[field]);
     if (value) outcome[field] = value;
   }

@@ -46,7 +46,7 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
 
   return {
     addBuckets: (meta, add) => mutate('bucketsAdd', meta, { bucketRefIds: add.bucketRefIds, seeds: seedsJson(add.seeds) }),
-    swapPrimary: (meta, swap) => mutate('primarySwap', meta, { bucketRefId: swap.bucketRefId, seeds: seedsJson(swap.seeds) }),
+    swapPrimary: (meta, swap) => mutate('primarySwap', meta, { ...swap, seeds: seedsJson(swap.seeds) }),
     cancelBuckets: (meta, ids) => mutate('bucketsCancel', meta, ids),
     updateBalances: (meta, update) =>
       mutate('balancesUpdate', meta, {

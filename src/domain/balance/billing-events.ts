@@ -66,7 +66,7 @@ function specificFields(type: BillingEvent, o: BalanceOutcome): Record<string, u
     case 'BucketsCancelled':
       return { bucketRefIds: o.bucketRefIds ?? [] };
     case 'PrimaryBucketSwapped':
-      return { fromBucketRefId: o.fromBucketRefId ?? null, toBucketRefId: o.toBucketRefId ?? null };
+      return { fromBucketRefId: o.fromBucketRefId ?? null, toBucketRefId: o.toBucketRefId ?? null, fromWholesalePlanId: o.fromWholesalePlanId ?? null };
     case 'BalancesRenewed':
       return { cycleNo: s.cycleNo ?? 1, cycleStart: s.cycleStart ?? null, nextRenewalAt: s.nextRenewalAt ?? null };
     case 'BalancesUpdated':

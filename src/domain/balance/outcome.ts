@@ -36,6 +36,8 @@ export interface BalanceOutcome {
   bucketRefIds?: string[];
   fromBucketRefId?: string;
   toBucketRefId?: string;
+  /** The plan before a SwapPrimaryBucket (the subscription's facts carry the plan after it). */
+  fromWholesalePlanId?: string;
   /** Why a subscription was cancelled. */
   reason?: string;
   /** True when this is the recorded outcome of an earlier delivery, nothing was applied now. */

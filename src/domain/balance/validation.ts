@@ -1,4 +1,4 @@
-import type { BucketDefinition, BucketKind, Catalog } from '../catalog/catalog';
+import { planOfPrimaryBucket, type BucketDefinition, type BucketKind, type Catalog, type PlanDefinition } from '../catalog/catalog';
 import { ServiceError, type FieldProblem } from '../../errors/codes';
 import { Problems, checkArray, checkInteger, checkString } from '../validation/problems';
 import { GPSI } from '../validation/spec-fields';
@@ -90,14 +90,20 @@ export function checkAddBuckets(command: AddBucketsCommand, catalog: Catalog): C
   return checked(problems, catalogBuckets(problems, catalog, bucketIds(problems, command.bucketRefId), 'ADDON'));
 }
 
-/** SwapPrimaryBucket: a single PRIMARY bucket of the catalog (whether it differs from the current one is state). */
-export function checkSwapPrimary(command: SwapPrimaryBucketCommand, catalog: Catalog): Checked<BucketDefinition> {
+/**
+ * SwapPrimaryBucket: a single PRIMARY bucket of the catalog that a plan offers; the subscription moves to
+ * that plan, so billing bills what the subscriber now has (whether it differs from the current one is state).
+ */
+export function checkSwapPrimary(command: SwapPrimaryBucketCommand, catalog: Catalog): Checked<{ bucket: BucketDefinition; plan: PlanDefinition }> {
   const problems = gpsiProblems(command.gpsi);
   let bucket: BucketDefinition | undefined;
+  let plan: PlanDefinition | undefined;
   if (checkString(problems, 'bucketRefId', command.bucketRefId, { ...BUCKET_REF_ID, required: true })) {
     [bucket] = catalogBuckets(problems, catalog, [{ id: command.bucketRefId, path: 'bucketRefId' }], 'PRIMARY');
+    plan = bucket && planOfPrimaryBucket(catalog, bucket.bucketRefId);
+    if (bucket && !plan) problems.add('bucketRefId', `names a PRIMARY bucket (${bucket.bucketRefId}) that no plan offers`);
   }
-  return checked(problems, bucket!); // defined whenever there is no problem
+  return checked(problems, { bucket: bucket!, plan: plan! }); // defined whenever there is no problem
 }
 
 /** CancelBuckets: the distinct ids to cancel, first occurrence kept (whether the subscription has them is state). */

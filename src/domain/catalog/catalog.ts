@@ -121,8 +121,15 @@ export function buildCatalog(document: unknown): Catalog {
     if (!primary) problems.add(`${path}.primaryBucketRefId`, `names no bucket (${raw.primaryBucketRefId})`);
     else if (primary.kind !== 'PRIMARY') problems.add(`${path}.primaryBucketRefId`, `names an ${primary.kind} bucket, not a PRIMARY one`);
     if (plans.has(raw.wholesalePlanId)) problems.add(`${path}.wholesalePlanId`, `repeats ${raw.wholesalePlanId}`);
+    const sharing = [...plans.values()].find((p) => p.primaryBucketRefId === raw.primaryBucketRefId);
+    // The plan follows a SwapPrimaryBucket, so a primary bucket must name one plan.
+    if (sharing) problems.add(`${path}.primaryBucketRefId`, `is already the primary bucket of ${sharing.wholesalePlanId}`);
     plans.set(raw.wholesalePlanId, { wholesalePlanId: raw.wholesalePlanId, name: raw.name, primaryBucketRefId: raw.primaryBucketRefId });
   });
   if (!problems.ok) throw new CatalogError(problems.list);
   return { plans, buckets };
 }
+
+/** The plan whose primary bucket this is (at most one, buildCatalog makes sure): the plan after a swap to it. */
+export const planOfPrimaryBucket = (catalog: Catalog, bucketRefId: string): PlanDefinition | undefined =>
+  [...catalog.plans.values()].find((p) => p.primaryBucketRefId === bucketRefId);

@@ -25,11 +25,15 @@ export const createAddBuckets = (deps: { balances: BalanceStore; catalog: Catalo
     return { reply: successReply(outcome.balances), messages: [billingEvent('BucketsAdded', outcome, context.commandId)] };
   };
 
-/** SwapPrimaryBucket: a PRIMARY bucket other than the current one replaces it. */
+/** SwapPrimaryBucket: a PRIMARY bucket other than the current one replaces it; the plan follows (the plan offering it). */
 export const createSwapPrimaryBucket = (deps: { balances: BalanceStore; catalog: Catalog }): Handler<SwapPrimaryBucketCommand> =>
   async (command, context) => {
-    const bucket = accept(checkSwapPrimary(command, deps.catalog), context.wholesaleCustomerId);
-    const outcome = await deps.balances.swapPrimary(commandMeta(command.gpsi, context), { bucketRefId: bucket.bucketRefId, seeds: seedsOf(bucket) });
+    const { bucket, plan } = accept(checkSwapPrimary(command, deps.catalog), context.wholesaleCustomerId);
+    const outcome = await deps.balances.swapPrimary(commandMeta(command.gpsi, context), {
+      bucketRefId: bucket.bucketRefId,
+      wholesalePlanId: plan.wholesalePlanId,
+      seeds: seedsOf(bucket),
+    });
     return { reply: successReply(outcome.balances), messages: [billingEvent('PrimaryBucketSwapped', outcome, context.commandId)] };
   };
 

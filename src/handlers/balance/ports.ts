@@ -23,7 +23,8 @@ export interface CommandMeta {
 
 export interface BalanceStore {
   addBuckets(meta: CommandMeta, add: { bucketRefIds: string[]; seeds: SubBalanceSeed[] }): Promise<BalanceOutcome>;
-  swapPrimary(meta: CommandMeta, swap: { bucketRefId: string; seeds: SubBalanceSeed[] }): Promise<BalanceOutcome>;
+  /** Replaces the primary bucket and moves the subscription to `wholesalePlanId`, the plan offering it. */
+  swapPrimary(meta: CommandMeta, swap: { bucketRefId: string; wholesalePlanId: string; seeds: SubBalanceSeed[] }): Promise<BalanceOutcome>;
   cancelBuckets(meta: CommandMeta, bucketRefIds: LocatedId[]): Promise<BalanceOutcome>;
   updateBalances(meta: CommandMeta, update: ValidatedUpdate): Promise<BalanceOutcome>;
   /** `visibleCustomerIds`: the subscription's owner must be one of them (CommandContext.visibleCustomerIds). */

@@ -29,6 +29,18 @@ describe('product catalog', () => {
     expect([...catalog.buckets.values()].some((b) => b.kind === 'ADDON')).toBe(true);
   });
 
+  it('refuses two plans with one primary bucket: a swap to it must name one plan', () => {
+    expect(
+      problemsOf({
+        plans: [
+          { wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'P1' },
+          { wholesalePlanId: 'WP2', name: 'Two', primaryBucketRefId: 'P1' },
+        ],
+        buckets: [bucket()],
+      }),
+    ).toEqual([{ path: 'plans[1].primaryBucketRefId', reason: 'is already the primary bucket of WP1' }]);
+  });
+
   it('lists every problem of a bad catalog at once, with its path', () => {
     const problems = problemsOf({
       plans: [

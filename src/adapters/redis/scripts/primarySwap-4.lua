@@ -1,5 +1,6 @@
--- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation).
--- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, {bucketRefId, seeds} JSON
+-- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
+-- and the subscription moves to the plan offering the new primary, so later events bill that plan.
+-- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, {bucketRefId, wholesalePlanId, seeds} JSON
 -- @include balance
 local recorded = replay(KEYS[4])
 if recorded then return recorded end
@@ -8,7 +9,7 @@ local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local payload = cjson.decode(ARGV[2])
-local current = redis.call('HGET', KEYS[1], 'primaryBucketRefId')
+local current, fromPlan = unpack(redis.call('HMGET', KEYS[1], 'primaryBucketRefId', 'wholesalePlanId'))
 if current == payload.bucketRefId then
   return finish(KEYS[4], ctx, { error = { code = 'CONFLICT', message = 'Bucket ' .. current .. ' is already the primary bucket',
     problems = { { path = 'bucketRefId', reason = 'is already the primary bucket of this subscription' } } } })
@@ -20,6 +21,7 @@ for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
 end
 local cycleNo = tonumber(redis.call('HGET', KEYS[1], 'cycleNo'))
 for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed, cycleNo) end
-redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId)
+redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId, 'wholesalePlanId', payload.wholesalePlanId)
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { fromBucketRefId = current, toBucketRefId = payload.bucketRefId }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes,
+  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }))
