@@ -20,6 +20,7 @@ export const EVENT_RECORDS = [
   'wholesale.balance.v1.BucketsCancelled',
   'wholesale.balance.v1.BalancesUpdated',
   'wholesale.balance.v1.BalancesRenewed',
+  'wholesale.balance.v1.BalanceThresholdReached',
 ] as const satisfies readonly RecordName[];
 
 export type EventRecordName = (typeof EVENT_RECORDS)[number];

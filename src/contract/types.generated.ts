@@ -444,6 +444,70 @@ export interface BalanceAmounts {
   totalBalance: number;
 }
 
+/** A sub-balance reached a usage threshold of its catalog bucket (e.g. 80 % or 100 % of the cycle's grant used). Billing and partner event; key = gpsi; CloudEvents binary headers; published with the BalancesUpdated of the change that reached it, from the same atomic step. */
+export interface BalanceThresholdReached {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** Bill cycle in which the threshold was reached (1 = the cycle of activation). */
+  cycleNo: number;
+  /** ISO 8601 start of that bill cycle. */
+  cycleStart: string;
+  /** The sub-balance that reached the threshold. */
+  subBalanceInstId: string;
+  /** The catalog bucket it belongs to (whose thresholds apply). */
+  bucketRefId: string;
+  /** On-Net Voice, On-Net SMS, On-Net MMS, On-Net Data… */
+  subBalanceType: string;
+  /** Min, SMS, MMS, MB… */
+  unitType: string;
+  /** The level reached: this share (1..100) of the cycle's grant (totalBalance) is used; 100 = nothing left. Published once per level, sub-balance and bill cycle. */
+  thresholdPercent: number;
+  /** The sub-balance's amounts right after the change that reached the threshold. */
+  balance: BalanceAmounts;
+}
+
+/** A sub-balance reached a usage threshold of its catalog bucket (e.g. 80 % or 100 % of the cycle's grant used). Billing and partner event; key = gpsi; CloudEvents binary headers; published with the BalancesUpdated of the change that reached it, from the same atomic step. */
+export interface BalanceThresholdReachedInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** Bill cycle in which the threshold was reached (1 = the cycle of activation). */
+  cycleNo: number;
+  /** ISO 8601 start of that bill cycle. */
+  cycleStart: string;
+  /** The sub-balance that reached the threshold. */
+  subBalanceInstId: string;
+  /** The catalog bucket it belongs to (whose thresholds apply). */
+  bucketRefId: string;
+  /** On-Net Voice, On-Net SMS, On-Net MMS, On-Net Data… */
+  subBalanceType: string;
+  /** Min, SMS, MMS, MB… */
+  unitType: string;
+  /** The level reached: this share (1..100) of the cycle's grant (totalBalance) is used; 100 = nothing left. Published once per level, sub-balance and bill cycle. */
+  thresholdPercent: number;
+  /** The sub-balance's amounts right after the change that reached the threshold. */
+  balance: BalanceAmounts;
+}
+
 /** A bill cycle started: allowances reset, unused parts rolled over up to the cap, ended buckets expired. Billing event; key = gpsi; CloudEvents binary headers. */
 export interface BalancesRenewed {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
@@ -1560,6 +1624,7 @@ export interface ContractRecords {
   'wholesale.balance.v1.Balance': Balance;
   'wholesale.balance.v1.BalanceAction': BalanceAction;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmounts;
+  'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReached;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewed;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdated;
   'wholesale.balance.v1.BucketsAdded': BucketsAdded;
@@ -1630,6 +1695,7 @@ export interface ContractInputs {
   'wholesale.balance.v1.Balance': BalanceInput;
   'wholesale.balance.v1.BalanceAction': BalanceActionInput;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmounts;
+  'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReachedInput;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewedInput;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdatedInput;
   'wholesale.balance.v1.BucketsAdded': BucketsAddedInput;

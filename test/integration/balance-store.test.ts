@@ -7,6 +7,7 @@ import { createRedisRenewalStore } from '../../src/adapters/redis/renewal-store'
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
 import type { ServiceConfig } from '../../src/config';
 import { evaluateUpdate } from '../../src/domain/balance/arithmetic';
+import { markThresholds } from '../../src/domain/balance/thresholds';
 import type { BalanceAction } from '../../src/domain/balance/model';
 import { checkUpdateActions } from '../../src/domain/balance/validation';
 import type { CommandMeta } from '../../src/handlers/balance/ports';
@@ -316,7 +317,8 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(newest).toMatchObject({ change: 'Add', quantity: 1000, after: { remaining: 6_120_000 } });
     });
 
-    it('the Lua script agrees with the pure model on random action lists', async () => {
+    it('the Lua script agrees with the pure model on random action lists, usage thresholds included', async () => {
+      const levels = { '1000001': [50, 80, 100], '2000004': [100] };
       const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000004'] });
       const ids = (await balancesOf(sub)).map((b) => b.subBalanceInstId);
       const arbitraryAction = fc.record({
@@ -329,14 +331,17 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       await fc.assert(
         fc.asyncProperty(fc.array(arbitraryAction, { minLength: 1, maxLength: 6 }), async (actions: BalanceAction[]) => {
           const state = await balancesOf(sub);
-          const expected = evaluateUpdate(state, actions);
+          const evaluated = evaluateUpdate(state, actions);
+          const expected = { ...evaluated, ...markThresholds(evaluated.balances, new Set(evaluated.changes.map((c) => c.subBalanceInstId)), levels) };
+          if (evaluated.problems.length > 0) expected.reached = [];
           const update = { actions, problems: [] };
-          const result = await balance.balances.updateBalances(meta(sub), update).then(
-            (o) => ({ changes: o.changes, balances: o.balances, problems: [] as unknown[] }),
-            (e) => ({ changes: [], balances: state, problems: e.problems as unknown[] }),
+          const result = await balance.balances.updateBalances(meta(sub), update, levels).then(
+            (o) => ({ changes: o.changes, reached: o.thresholds, problems: [] as unknown[] }),
+            (e) => ({ changes: [], reached: [], problems: e.problems as unknown[] }),
           );
           expect(result.problems).toEqual(expected.problems);
           expect(result.changes).toEqual(expected.changes);
+          expect(result.reached).toEqual(expected.reached);
           expect(await balancesOf(sub)).toEqual(expected.balances);
         }),
         { numRuns: 40 },
@@ -348,13 +353,16 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     it('renews once per cycle: allowance reset, unused part rolled over up to the cap, one-cycle add-ons expire', async () => {
       const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
       const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000001'] });
-      await balance.balances.updateBalances(
+      const used = await balance.balances.updateBalances(
         meta(sub),
         checkUpdateActions([
           { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Voice', action: 'Subtract', quantity: 400, unitType: 'Min' },
           { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 1000, unitType: 'MB' },
         ]),
+        { '1000001': [80, 100] },
       );
+      expect(used.thresholds?.map((t) => [t.subBalanceInstId, t.percent])).toEqual([[`${sub.gpsi}-1`, 80]]);
+      expect(used.balances.map((b) => b.alertedPercent)).toEqual([80, undefined, undefined, undefined, undefined]);
       const state = (await renewals.state(sub.gpsi))!;
       const cycle = { at: new Date().toISOString(), cycleStart: state.nextRenewalAt!, nextRenewalAt: '2999-01-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` };
       expect(await renewals.renew(sub.gpsi, cycle)).toBe('renewed');
@@ -366,6 +374,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
         ['On-Net MMS', 100_000, 50_000, 150_000],
         ['On-Net Data', 5_120_000, 2_560_000, 7_680_000], // 4120 left, cap 2560
       ]); // the one-cycle data pass (2000001) expired
+      expect(balances.map((b) => b.alertedPercent)).toEqual([undefined, undefined, undefined, undefined]); // a new cycle reports afresh
       const [pending] = await renewals.pending(sub.gpsi);
       expect(pending.outcome.subscription).toMatchObject({ cycleNo: 2, cycleStart: cycle.cycleStart, nextRenewalAt: cycle.nextRenewalAt });
       expect(pending.outcome.changes.map((c) => c.change)).toEqual(['Renewed', 'Renewed', 'Renewed', 'Renewed', 'Expired']);

@@ -129,6 +129,45 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       expect((await eventFor('BalancesUpdated', updateId)).value.wholesalePlanId).toBe('WP-UNL');
     });
 
+    it('UpdateBalances that uses up 80 % and then all of a sub-balance publishes BalanceThresholdReached once per level in the cycle', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA' }); // 10240 MB, thresholds 80 and 100
+      const update = async (a: string, quantity: number) => {
+        const correlationId = randomUUID();
+        const reply = await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [action(sub, 1, a, quantity)] }, sub.wholesaleCustomerId, correlationId);
+        expect(reply.value.status).toBe('Success');
+        return correlationId;
+      };
+      const thresholdsOf = (correlationId: string) =>
+        client.events.filter((e) => e.recordName === balanceRecord('BalanceThresholdReached') && e.value.correlationId === correlationId);
+      const eightyPercent = await update('Subtract', 8192); // 2048 MB left: exactly 20 %
+      const reached = await eventFor('BalanceThresholdReached', eightyPercent);
+      expect(reached.key).toBe(sub.gpsi);
+      expect(reached.headers).toMatchObject({
+        ce_type: balanceRecord('BalanceThresholdReached'),
+        ce_id: deterministicId(`${commandIdOf(sub.wholesaleCustomerId, 'UpdateBalances', eightyPercent)}/BalanceThresholdReached/${sub.gpsi}-1/80`),
+      });
+      expect(reached.value).toMatchObject({
+        gpsi: sub.gpsi,
+        wholesalePlanId: 'WP-DATA',
+        cycleNo: 1,
+        subBalanceInstId: `${sub.gpsi}-1`,
+        bucketRefId: '1000003',
+        subBalanceType: 'On-Net Data',
+        unitType: 'MB',
+        thresholdPercent: 80,
+        balance: { remainingBalance: 2048, allocatedBalance: 10240, rollOverBalance: 0, totalBalance: 10240 },
+      });
+      await update('Add', 1000);
+      const eightyAgain = await update('Subtract', 1000); // below the 80 % mark again: already reported this cycle
+      const empty = await update('Subtract', 2048);
+      expect((await eventFor('BalanceThresholdReached', empty)).value).toMatchObject({ thresholdPercent: 100, balance: { remainingBalance: 0 } });
+      // One partition per gpsi: the later command's event arrived, so the one before it published none.
+      await eventFor('BalancesUpdated', eightyAgain);
+      expect(thresholdsOf(eightyAgain)).toEqual([]);
+      expect(thresholdsOf(eightyPercent)).toHaveLength(1);
+      expect(thresholdsOf(empty)).toHaveLength(1);
+    });
+
     it('CancelBuckets removes the add-on and publishes BucketsCancelled with the amounts it had', async () => {
       const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA', bucketRefIds: ['2000002'] });
       const correlationId = randomUUID();

@@ -1,6 +1,7 @@
 import { isErrorCode, ServiceError, type FieldProblem } from '../../errors/codes';
 import type { Amounts, ChangeKind, SubBalance, SubBalanceChange } from '../../domain/balance/model';
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
+import type { ThresholdReached } from '../../domain/balance/thresholds';
 
 /**
  * Decoding of what the Lua scripts return. Quantities arrive as decimal strings of milli-units; Lua's cjson
@@ -46,8 +47,18 @@ export function decodeSubBalance(raw: Raw): SubBalance {
     rollover: int(raw.rollover),
     rolloverCap: int(raw.rolloverCap),
     endCycle: int(raw.endCycle),
+    ...(optional(raw.alerted) ? { alertedPercent: int(raw.alerted) } : {}),
   };
 }
+
+const decodeThreshold = (raw: Raw): ThresholdReached => ({
+  subBalanceInstId: String(raw.subBalanceInstId),
+  bucketRefId: String(raw.bucketRefId),
+  subBalanceType: String(raw.subBalanceType),
+  unitType: String(raw.unitType),
+  percent: int(raw.percent),
+  amounts: amounts(raw.amounts)!,
+});
 
 export function decodeFacts(raw: Raw): SubscriptionFacts {
   const facts: SubscriptionFacts = {
@@ -98,6 +109,7 @@ export function decodeOutcome(json: string, replayed: boolean): BalanceOutcome {
   const causeId = optional(raw.causeId) ?? optional(raw.commandId);
   if (causeId) outcome.causeId = causeId;
   if (raw.bucketRefIds !== undefined) outcome.bucketRefIds = list<string>(raw.bucketRefIds);
+  if (raw.thresholds !== undefined) outcome.thresholds = list<Raw>(raw.thresholds).map(decodeThreshold);
   for (const field of ['fromBucketRefId', 'toBucketRefId', 'fromWholesalePlanId', 'reason'] as const) {
     const value = optional(raw[field]);
     if (value) outcome[field] = value;

@@ -48,9 +48,10 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
     addBuckets: (meta, add) => mutate('bucketsAdd', meta, { bucketRefIds: add.bucketRefIds, seeds: seedsJson(add.seeds) }),
     swapPrimary: (meta, swap) => mutate('primarySwap', meta, { ...swap, seeds: seedsJson(swap.seeds) }),
     cancelBuckets: (meta, ids) => mutate('bucketsCancel', meta, ids),
-    updateBalances: (meta, update) =>
+    updateBalances: (meta, update, thresholds = {}) =>
       mutate('balancesUpdate', meta, {
         problems: update.problems,
+        thresholds,
         actions: update.actions.map((a) => (a ? { ...a, action: a.action ?? null, quantity: a.quantity === undefined ? null : String(a.quantity) } : null)),
       }),
 

@@ -48,7 +48,7 @@ export const wireChange = (c: SubBalanceChange) => ({
 });
 
 /** The fields only some events carry, taken from the outcome. */
-function specificFields(type: BillingEvent, o: BalanceOutcome): Record<string, unknown> {
+function specificFields(type: Exclude<BillingEvent, 'BalanceThresholdReached'>, o: BalanceOutcome): Record<string, unknown> {
   const s = o.subscription;
   switch (type) {
     case 'SubscriptionActivated':
@@ -74,8 +74,8 @@ function specificFields(type: BillingEvent, o: BalanceOutcome): Record<string, u
   }
 }
 
-/** One billing event from an outcome; `idSeed` makes its CloudEvents id (same seed on replay → same id). */
-export function billingEvent(type: BillingEvent, outcome: BalanceOutcome, idSeed: string): OutgoingMessage {
+/** An event on the balance events topic with the fields every billing event starts with. */
+function balanceEvent(type: BillingEvent, outcome: BalanceOutcome, id: string, fields: Record<string, unknown>): OutgoingMessage {
   const s = outcome.subscription;
   return {
     topic: 'balanceEvents',
@@ -90,9 +90,30 @@ export function billingEvent(type: BillingEvent, outcome: BalanceOutcome, idSeed
       occurredAt: outcome.at,
       correlationId: outcome.correlationId,
       causeId: outcome.causeId ?? null,
-      ...specificFields(type, outcome),
-      changes: outcome.changes.map(wireChange),
+      ...fields,
     },
-    cloudEvent: { id: deterministicId(`${idSeed}/${type}`), subject: s.gpsi, time: outcome.at },
+    cloudEvent: { id, subject: s.gpsi, time: outcome.at },
   };
+}
+
+/** One billing event from an outcome; `idSeed` makes its CloudEvents id (same seed on replay → same id). */
+export function billingEvent(type: Exclude<BillingEvent, 'BalanceThresholdReached'>, outcome: BalanceOutcome, idSeed: string): OutgoingMessage {
+  return balanceEvent(type, outcome, deterministicId(`${idSeed}/${type}`), { ...specificFields(type, outcome), changes: outcome.changes.map(wireChange) });
+}
+
+/** One BalanceThresholdReached per level an outcome's change reached; the id names the sub-balance and level. */
+export function thresholdEvents(outcome: BalanceOutcome, idSeed: string): OutgoingMessage[] {
+  const s = outcome.subscription;
+  return (outcome.thresholds ?? []).map((t) =>
+    balanceEvent('BalanceThresholdReached', outcome, deterministicId(`${idSeed}/BalanceThresholdReached/${t.subBalanceInstId}/${t.percent}`), {
+      cycleNo: s.cycleNo ?? 1,
+      cycleStart: s.cycleStart ?? null,
+      subBalanceInstId: t.subBalanceInstId,
+      bucketRefId: t.bucketRefId,
+      subBalanceType: t.subBalanceType,
+      unitType: t.unitType,
+      thresholdPercent: t.percent,
+      balance: wireAmounts(t.amounts),
+    }),
+  );
 }

@@ -25,6 +25,8 @@ export interface SubBalance extends Amounts {
   rolloverCap: Milli;
   /** Bill cycle number at whose start the bucket ends (it is not renewed into it); 0 = renewed until cancelled. */
   endCycle: number;
+  /** Highest usage threshold (percent) already reported this bill cycle; absent = none (see thresholds.ts). */
+  alertedPercent?: number;
 }
 
 /** What happened to one sub-balance; ledger entries and billing events both carry these. */

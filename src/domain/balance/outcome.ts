@@ -1,4 +1,5 @@
 import type { SubBalance, SubBalanceChange } from './model';
+import type { ThresholdReached } from './thresholds';
 
 /** The subscription as every balance outcome describes it (read in the same atomic step as the change). */
 export interface SubscriptionFacts {
@@ -38,6 +39,8 @@ export interface BalanceOutcome {
   toBucketRefId?: string;
   /** The plan before a SwapPrimaryBucket (the subscription's facts carry the plan after it). */
   fromWholesalePlanId?: string;
+  /** Usage thresholds the change made sub-balances reach (UpdateBalances), each once per cycle. */
+  thresholds?: ThresholdReached[];
   /** Why a subscription was cancelled. */
   reason?: string;
   /** True when this is the recorded outcome of an earlier delivery, nothing was applied now. */

@@ -14,6 +14,7 @@ export const BILLING_EVENTS = [
   'BucketsCancelled',
   'BalancesUpdated',
   'BalancesRenewed',
+  'BalanceThresholdReached',
 ] as const;
 export type BillingEvent = (typeof BILLING_EVENTS)[number];
 

@@ -32,6 +32,8 @@ export interface BucketDefinition {
   validityCycles: number;
   /** Share of the allocation that may roll over to the next cycle, 0..1 with at most 3 decimals (0 = none). */
   rolloverCap: number;
+  /** Usage levels (whole percents of the cycle's grant used, ascending) that publish BalanceThresholdReached. */
+  thresholds?: number[];
   allowances: Allowance[];
 }
 
@@ -56,6 +58,8 @@ export class CatalogError extends Error {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const isShare = (v: unknown): v is number => typeof v === 'number' && v >= 0 && v <= 1 && Math.round(v * 1000) / 1000 === v;
+const isAscendingPercents = (v: unknown): boolean =>
+  Array.isArray(v) && v.every((p, i) => Number.isInteger(p) && p >= 1 && p <= 100 && (i === 0 || p > v[i - 1]));
 /** Separators of the compact Redis records (sub-balances, ledger entries), which store bucketRefId as is. */
 const RECORD_SEPARATOR = /[|,;\s]/;
 
@@ -87,6 +91,9 @@ function checkBucket(problems: Problems, path: string, raw: unknown): raw is Buc
     problems.add(`${path}.validityCycles`, 'must be 0 for a PRIMARY bucket (renewed every cycle)');
   }
   if (!isShare(raw.rolloverCap)) problems.add(`${path}.rolloverCap`, 'must be a share from 0 to 1 with at most 3 decimals');
+  if (raw.thresholds !== undefined && !isAscendingPercents(raw.thresholds)) {
+    problems.add(`${path}.thresholds`, 'must list whole percents from 1 to 100 in ascending order');
+  }
   if (!Array.isArray(raw.allowances) || raw.allowances.length === 0) problems.add(`${path}.allowances`, 'must list at least one allowance');
   else {
     raw.allowances.forEach((a, i) => checkAllowance(problems, `${path}.allowances[${i}]`, a));

@@ -1,4 +1,6 @@
-import { billingEvent, wireChange } from '../../domain/balance/billing-events';
+import { billingEvent, thresholdEvents, wireChange } from '../../domain/balance/billing-events';
+import { thresholdLevelsOf } from '../../domain/balance/thresholds';
+import type { Catalog } from '../../domain/catalog/catalog';
 import {
   accept,
   checkHistory,
@@ -24,14 +26,20 @@ export const createQueryBalances = (deps: { balances: BalanceStore }): Handler<Q
 /**
  * UpdateBalances, all or nothing. The actions' own fields are checked here, the rest (instance, type,
  * unit, below zero) inside the store's atomic step, which also gets our problems so that it writes nothing
- * and the reply lists every problem at once.
+ * and the reply lists every problem at once. The same step reports the catalog's usage thresholds reached:
+ * one BalanceThresholdReached each, after BalancesUpdated.
  */
-export const createUpdateBalances = (deps: { balances: BalanceStore }): Handler<UpdateBalancesCommand> =>
-  async (command, context) => {
+export const createUpdateBalances = (deps: { balances: BalanceStore; catalog: Catalog }): Handler<UpdateBalancesCommand> => {
+  const thresholds = thresholdLevelsOf(deps.catalog);
+  return async (command, context) => {
     const items = accept(checkUpdateEnvelope(command), context.wholesaleCustomerId);
-    const outcome = await deps.balances.updateBalances(commandMeta(command.gpsi, context), checkUpdateActions(items));
-    return { reply: successReply(outcome.balances), messages: [billingEvent('BalancesUpdated', outcome, context.commandId)] };
+    const outcome = await deps.balances.updateBalances(commandMeta(command.gpsi, context), checkUpdateActions(items), thresholds);
+    return {
+      reply: successReply(outcome.balances),
+      messages: [billingEvent('BalancesUpdated', outcome, context.commandId), ...thresholdEvents(outcome, context.commandId)],
+    };
   };
+};
 
 /** QueryBalanceHistory (beyond the spec): the ledger, newest first. */
 export const createQueryBalanceHistory = (deps: { balances: BalanceStore }): Handler<QueryBalanceHistoryCommand> =>

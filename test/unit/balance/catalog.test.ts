@@ -29,6 +29,17 @@ describe('product catalog', () => {
     expect([...catalog.buckets.values()].some((b) => b.kind === 'ADDON')).toBe(true);
   });
 
+  it('takes usage thresholds as ascending whole percents 1..100', () => {
+    const plans = [{ wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'P1' }];
+    expect(buildCatalog({ plans, buckets: [bucket({ thresholds: [50, 80, 100] })] }).buckets.get('P1')?.thresholds).toEqual([50, 80, 100]);
+    for (const thresholds of [[80, 50], [0, 100], [80, 101], [80.5], [80, 80], 'high']) {
+      expect(problemsOf({ plans, buckets: [bucket({ thresholds })] })).toContainEqual({
+        path: 'buckets[0].thresholds',
+        reason: 'must list whole percents from 1 to 100 in ascending order',
+      });
+    }
+  });
+
   it('refuses two plans with one primary bucket: a swap to it must name one plan', () => {
     expect(
       problemsOf({

@@ -21,6 +21,7 @@ for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
     local rollover = math.min(tonumber(b.remaining), tonumber(b.rolloverCap))
     b.rollover = fmt(rollover)
     b.remaining = fmt(tonumber(b.allocated) + rollover)
+    b.alerted = nil -- a new cycle reports its thresholds afresh
     saveBalance(KEYS[2], b)
     changes[#changes + 1] = change('Renewed', b, before, amountsOf(b), nil)
   end

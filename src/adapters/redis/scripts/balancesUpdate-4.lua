@@ -1,7 +1,10 @@
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
--- found in the actions' own fields) nothing is written. Mirrors evaluateUpdate in domain/balance/arithmetic.ts.
--- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, {actions, problems} JSON
+-- found in the actions' own fields) nothing is written. Mirrors evaluateUpdate in domain/balance/arithmetic.ts;
+-- the changed sub-balances then report the usage thresholds they reached (markThresholds, thresholds.ts), in
+-- the recorded outcome, so a BalanceThresholdReached comes from the same step as the change, once.
+-- KEYS: subscription, balances, ledger, done(commandId)
+-- ARGV: context JSON, {actions, problems, thresholds: {bucketRefId: [percent...]}} JSON
 -- @include balance
 local recorded = replay(KEYS[4])
 if recorded then return recorded end
@@ -15,8 +18,8 @@ if refused then
   return finish(KEYS[4], ctx, { error = refused })
 end
 
-local byId = {}
-for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do byId[b.subBalanceInstId] = b end
+local byId, loaded = {}, loadBalances(KEYS[2], ctx.gpsi)
+for _, b in ipairs(loaded) do byId[b.subBalanceInstId] = b end
 local changes, touched = {}, {}
 for i, a in ipairs(payload.actions) do
   local at = 'balances[' .. (i - 1) .. ']'
@@ -53,6 +56,12 @@ if #problems > 0 then
   return finish(KEYS[4], ctx, { error = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } })
 end
 
-for _, b in pairs(touched) do saveBalance(KEYS[2], b) end
+local reached = {}
+for _, b in ipairs(loaded) do
+  if touched[b.subBalanceInstId] then
+    markThresholds(b, payload.thresholds[b.bucketRefId], reached)
+    saveBalance(KEYS[2], b)
+  end
+end
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }))

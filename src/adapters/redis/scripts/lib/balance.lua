@@ -59,12 +59,12 @@ local function split(text, sep)
 end
 
 -- A sub-balance in the balances hash: field = its instance number (seq), value = positional text
---   bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle
--- (bucketKind as P or A)
+--   bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle[|alerted]
+-- (bucketKind as P or A; alerted = highest usage threshold reported this cycle, left out while none)
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId is <gpsi>-<seq>,
 -- rebuilt on load. The catalog refuses a bucketRefId containing the separator.
-local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle' }
+local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 
@@ -90,6 +90,29 @@ end
 
 local function amountsOf(b)
   return { remaining = b.remaining, allocated = b.allocated, rollover = b.rollover }
+end
+
+-- Usage thresholds, mirroring domain/balance/thresholds.ts: the most left once `percent` of the total is
+-- used, floor(total * (100 - percent) / 100), on total = 100q + r so every value stays exact in a double.
+local function remainingAtThreshold(total, percent)
+  local left = 100 - percent
+  local q = math.floor(total / 100)
+  local r = total - q * 100
+  return q * left + math.floor(r * left / 100)
+end
+
+-- Appends to `reached` the levels (ascending percents) a changed sub-balance newly reached this cycle and
+-- keeps the highest in b.alerted, so each level is reported once per cycle (renewal clears it).
+local function markThresholds(b, levels, reached)
+  local total = tonumber(b.allocated) + tonumber(b.rollover)
+  local remaining, alerted = tonumber(b.remaining), tonumber(b.alerted or '0')
+  for _, percent in ipairs(levels or {}) do
+    if percent > alerted and remaining <= remainingAtThreshold(total, percent) then
+      reached[#reached + 1] = { subBalanceInstId = b.subBalanceInstId, bucketRefId = b.bucketRefId, subBalanceType = b.subBalanceType,
+        unitType = b.unitType, percent = percent, amounts = amountsOf(b) }
+      b.alerted = fmt(percent)
+    end
+  end
 end
 
 local function change(kind, b, before, after, quantity)
