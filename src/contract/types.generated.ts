@@ -528,6 +528,8 @@ export interface BalancesRenewed {
   cycleStart: string;
   /** Start of the following one. */
   nextRenewalAt: string;
+  /** IANA time zone whose midnight starts the bill cycles (the plan's, fixed at creation); cycleStart and nextRenewalAt are that local midnight in UTC. UTC from producers before time zones. */
+  billCycleTimeZone: string;
   /** Every sub-balance concerned, before and after. */
   changes: SubBalanceChange[];
 }
@@ -552,6 +554,8 @@ export interface BalancesRenewedInput {
   cycleStart: string;
   /** Start of the following one. */
   nextRenewalAt: string;
+  /** IANA time zone whose midnight starts the bill cycles (the plan's, fixed at creation); cycleStart and nextRenewalAt are that local midnight in UTC. UTC from producers before time zones. */
+  billCycleTimeZone?: string;
   /** Every sub-balance concerned, before and after. */
   changes?: SubBalanceChangeInput[];
 }
@@ -931,6 +935,8 @@ export interface SubscriptionActivated {
   billCycleFrequency: string;
   /** 1 to 28. */
   billCycleStartDay: number;
+  /** IANA time zone whose midnight starts the bill cycles (the plan's, fixed at creation); cycleStart and nextRenewalAt are that local midnight in UTC. UTC from producers before time zones. */
+  billCycleTimeZone: string;
   /** Start of the current bill cycle. */
   cycleStart: string | null;
   /** Start of the next bill cycle. */
@@ -960,6 +966,8 @@ export interface SubscriptionActivatedInput {
   billCycleFrequency: string;
   /** 1 to 28. */
   billCycleStartDay: number;
+  /** IANA time zone whose midnight starts the bill cycles (the plan's, fixed at creation); cycleStart and nextRenewalAt are that local midnight in UTC. UTC from producers before time zones. */
+  billCycleTimeZone?: string;
   /** Start of the current bill cycle. */
   cycleStart?: string | null;
   /** Start of the next bill cycle. */

@@ -16,6 +16,8 @@ import type { OutgoingMessage } from '../handlers/types';
 export interface RenewalState {
   status: string;
   billCycleStartDay: number;
+  /** IANA zone of the cycle starts; absent = UTC (subscriptions created before zones). */
+  billCycleTimeZone?: string;
   nextRenewalAt?: string;
 }
 
@@ -97,7 +99,7 @@ export function createRenewalScheduler(deps: RenewalSchedulerDeps): RenewalSched
       const result = await store.renew(gpsi, {
         at: new Date(realNow()).toISOString(),
         cycleStart: state.nextRenewalAt,
-        nextRenewalAt: nextCycleStart(due, state.billCycleStartDay).toISOString(),
+        nextRenewalAt: nextCycleStart(due, state.billCycleStartDay, state.billCycleTimeZone).toISOString(),
         correlationId: `renewal-${gpsi}-${state.nextRenewalAt}`,
       });
       if (result === 'renewed') renewed++;

@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import pino from 'pino';
 import { loadCatalogFile } from '../../src/adapters/catalog/catalog-file';
 import { createRedisClient, type RedisClient } from '../../src/adapters/redis/client';
 import { renewalDueKey, subscriberKeys } from '../../src/adapters/redis/keys';
 import { createRedisRenewalStore } from '../../src/adapters/redis/renewal-store';
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
+import { createBillingClock } from '../../src/domain/balance/clock';
+import { buildCatalog } from '../../src/domain/catalog/catalog';
+import type { OutgoingMessage } from '../../src/handlers/types';
+import { createRenewalScheduler } from '../../src/schedulers/balance-renewal';
 import type { ServiceConfig } from '../../src/config';
 import { evaluateUpdate } from '../../src/domain/balance/arithmetic';
 import { markThresholds } from '../../src/domain/balance/thresholds';
@@ -99,6 +105,37 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(await balancesOf(sub)).toEqual(balances);
       const due = await redis.zscore(renewalDueKey(config.redis.keyPrefix), sub.gpsi);
       expect(Number(due)).toBe(balance.clock.toRealMs(new Date(event.value.nextRenewalAt as string)));
+    });
+
+    it('a plan with a bill cycle time zone: cycles start at its local midnight (the evening before in UTC for New York), across DST', async () => {
+      const document = JSON.parse(readFileSync(config.catalogFile, 'utf8'));
+      const usBucket = { ...document.buckets[0], bucketRefId: '1000901' };
+      const catalog = buildCatalog({
+        plans: [...document.plans, { wholesalePlanId: 'WP-US', name: 'US plan', primaryBucketRefId: '1000901', billCycleTimeZone: 'America/New_York' }],
+        buckets: [...document.buckets, usBucket],
+      });
+      const us = createBalanceComponents({ config, catalog, redis });
+      // 22:00 on Feb 28 in New York: still February's cycle there, though March 1 in UTC.
+      const sub = await createActiveSubscription(us.subscriptions, { wholesalePlanId: 'WP-US', billCycleStartDay: 1, at: new Date('2026-03-01T03:00:00Z') });
+      expect(sub.events[0].value).toMatchObject({ billCycleTimeZone: 'America/New_York', cycleStart: '2026-02-01T05:00:00.000Z', nextRenewalAt: '2026-03-01T05:00:00.000Z' });
+
+      const published: OutgoingMessage[] = [];
+      const realNow = () => Date.parse('2026-04-20T00:00:00Z');
+      const scheduler = createRenewalScheduler({
+        store: createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 }),
+        clock: createBillingClock(1, 0, realNow),
+        publish: async (messages) => void published.push(...messages),
+        log: pino({ level: 'silent' }),
+        settings: { pollIntervalMs: 1000, batchSize: 100, leaseMs: 60_000, maxCatchUpCycles: 12 },
+        realNow,
+      });
+      await scheduler.tick();
+      const renewals = published.filter((m) => m.key === sub.gpsi).map((m) => [m.value.billCycleTimeZone, m.value.cycleStart, m.value.nextRenewalAt]);
+      // March 8 moved New York to EDT: midnight is 04:00Z from then on.
+      expect(renewals).toEqual([
+        ['America/New_York', '2026-03-01T05:00:00.000Z', '2026-04-01T04:00:00.000Z'],
+        ['America/New_York', '2026-04-01T04:00:00.000Z', '2026-05-01T04:00:00.000Z'],
+      ]);
     });
 
     it('createPending is idempotent per command, leaves a live subscription alone and starts over after a cancellation', async () => {

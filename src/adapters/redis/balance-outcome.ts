@@ -1,5 +1,6 @@
 import { isErrorCode, ServiceError, type FieldProblem } from '../../errors/codes';
 import type { Amounts, ChangeKind, SubBalance, SubBalanceChange } from '../../domain/balance/model';
+import { DEFAULT_BILL_CYCLE_TIME_ZONE } from '../../domain/balance/bill-cycle';
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
 import type { ThresholdReached } from '../../domain/balance/thresholds';
 
@@ -69,6 +70,7 @@ export function decodeFacts(raw: Raw): SubscriptionFacts {
     wholesalePlanId: String(raw.wholesalePlanId),
     billCycleFrequency: String(raw.billCycleFrequency),
     billCycleStartDay: int(raw.billCycleStartDay),
+    billCycleTimeZone: optional(raw.billCycleTimeZone) ?? DEFAULT_BILL_CYCLE_TIME_ZONE,
     status: String(raw.status),
   };
   const primary = optional(raw.primaryBucketRefId);

@@ -18,9 +18,9 @@ export function createRedisRenewalStore(redis: Redis | Cluster, settings: { keyP
     claimDue: (nowMs, leaseUntilMs, limit) => runScript<string[]>(redis, 'renewalsClaim', [dueKey], [nowMs, leaseUntilMs, limit]),
 
     async state(gpsi) {
-      const [status, day, nextRenewalAt] = await redis.hmget(keysOf(gpsi).subscription, 'status', 'billCycleStartDay', 'nextRenewalAt');
+      const [status, day, zone, nextRenewalAt] = await redis.hmget(keysOf(gpsi).subscription, 'status', 'billCycleStartDay', 'billCycleTimeZone', 'nextRenewalAt');
       if (!status) return undefined;
-      return { status, billCycleStartDay: Number(day), ...(nextRenewalAt ? { nextRenewalAt } : {}) };
+      return { status, billCycleStartDay: Number(day), ...(zone ? { billCycleTimeZone: zone } : {}), ...(nextRenewalAt ? { nextRenewalAt } : {}) };
     },
 
     async renew(gpsi, cycle) {

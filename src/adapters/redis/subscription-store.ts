@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { billingEvent, deterministicId } from '../../domain/balance/billing-events';
-import { cycleStartAtOrBefore, nextCycleStart } from '../../domain/balance/bill-cycle';
+import { cycleStartAtOrBefore, DEFAULT_BILL_CYCLE_TIME_ZONE, nextCycleStart } from '../../domain/balance/bill-cycle';
 import type { BillingClock } from '../../domain/balance/clock';
 import { activationPlan } from '../../domain/balance/seeds';
 import type { Catalog } from '../../domain/catalog/catalog';
@@ -52,6 +52,8 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
       products: JSON.stringify(s.products),
       billCycleFrequency: s.billCycleFrequency,
       billCycleStartDay: String(s.billCycleStartDay),
+      // The plan's zone, fixed for the subscription's life: a later swap does not move its cycle boundaries.
+      billCycleTimeZone: catalog.plans.get(s.wholesalePlanId)?.billCycleTimeZone ?? DEFAULT_BILL_CYCLE_TIME_ZONE,
       createdAt: at.toISOString(),
     };
     for (const optional of ['iccid', 'pei', 'eid', 'eSIMDeliveryMethod'] as const) {
@@ -69,13 +71,21 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
 
   async function activate(gpsi: string, at: Date, causeId: string, correlationId?: string): Promise<OutgoingMessage[]> {
     const keys = keysOf(gpsi);
-    const [status, planId, requested, startDay] = await redis.hmget(keys.subscription, 'status', 'wholesalePlanId', 'requestedBucketRefIds', 'billCycleStartDay');
+    const [status, planId, requested, startDay, storedZone] = await redis.hmget(
+      keys.subscription,
+      'status',
+      'wholesalePlanId',
+      'requestedBucketRefIds',
+      'billCycleStartDay',
+      'billCycleTimeZone',
+    );
     if (!status || !planId) throw new ServiceError('NOT_FOUND', `No subscription for gpsi ${gpsi}`);
     const plan = catalog.plans.get(planId);
     if (!plan) throw new ServiceError('CONFLICT', `Plan ${planId} of gpsi ${gpsi} is not in the catalog`);
     const buckets = activationPlan(catalog, plan, JSON.parse(requested ?? '[]') as string[]);
     const billingNow = clock.toBilling(at);
     const day = Number(startDay);
+    const zone = storedZone ?? DEFAULT_BILL_CYCLE_TIME_ZONE; // created before time zones: UTC, as it was
     const context = {
       gpsi,
       at: at.toISOString(),
@@ -84,8 +94,8 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
       operation: ACTIVATION_OPERATION,
       retention: settings.ledgerRetention,
       ttl: settings.outcomeTtlSeconds,
-      cycleStart: cycleStartAtOrBefore(billingNow, day).toISOString(),
-      nextRenewalAt: nextCycleStart(billingNow, day).toISOString(),
+      cycleStart: cycleStartAtOrBefore(billingNow, day, zone).toISOString(),
+      nextRenewalAt: nextCycleStart(billingNow, day, zone).toISOString(),
     };
     const payload = {
       wholesalePlanId: planId,

@@ -57,6 +57,7 @@ function specificFields(type: Exclude<BillingEvent, 'BalanceThresholdReached'>, 
         addOnBucketRefIds: o.bucketRefIds ?? [],
         billCycleFrequency: s.billCycleFrequency,
         billCycleStartDay: s.billCycleStartDay,
+        billCycleTimeZone: s.billCycleTimeZone,
         cycleStart: s.cycleStart ?? null,
         nextRenewalAt: s.nextRenewalAt ?? null,
       };
@@ -68,7 +69,7 @@ function specificFields(type: Exclude<BillingEvent, 'BalanceThresholdReached'>, 
     case 'PrimaryBucketSwapped':
       return { fromBucketRefId: o.fromBucketRefId ?? null, toBucketRefId: o.toBucketRefId ?? null, fromWholesalePlanId: o.fromWholesalePlanId ?? null };
     case 'BalancesRenewed':
-      return { cycleNo: s.cycleNo ?? 1, cycleStart: s.cycleStart ?? null, nextRenewalAt: s.nextRenewalAt ?? null };
+      return { cycleNo: s.cycleNo ?? 1, cycleStart: s.cycleStart ?? null, nextRenewalAt: s.nextRenewalAt ?? null, billCycleTimeZone: s.billCycleTimeZone };
     case 'BalancesUpdated':
       return {};
   }

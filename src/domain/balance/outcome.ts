@@ -11,6 +11,8 @@ export interface SubscriptionFacts {
   primaryBucketRefId?: string;
   billCycleFrequency: string;
   billCycleStartDay: number;
+  /** IANA zone whose midnight starts the cycles (UTC for subscriptions created before zones). */
+  billCycleTimeZone: string;
   status: string;
   /** Bill cycle number (1 = the cycle of activation), its start and the next renewal; absent while PENDING. */
   cycleNo?: number;

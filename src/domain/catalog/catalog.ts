@@ -1,3 +1,4 @@
+import { isTimeZone } from '../balance/bill-cycle';
 import { toMilli } from '../balance/units';
 import { Problems } from '../validation/problems';
 
@@ -41,6 +42,8 @@ export interface PlanDefinition {
   wholesalePlanId: string;
   name: string;
   primaryBucketRefId: string;
+  /** IANA time zone whose midnight starts the plan's bill cycles (default UTC); fixed per subscription at creation. */
+  billCycleTimeZone?: string;
 }
 
 export interface Catalog {
@@ -131,7 +134,10 @@ export function buildCatalog(document: unknown): Catalog {
     const sharing = [...plans.values()].find((p) => p.primaryBucketRefId === raw.primaryBucketRefId);
     // The plan follows a SwapPrimaryBucket, so a primary bucket must name one plan.
     if (sharing) problems.add(`${path}.primaryBucketRefId`, `is already the primary bucket of ${sharing.wholesalePlanId}`);
-    plans.set(raw.wholesalePlanId, { wholesalePlanId: raw.wholesalePlanId, name: raw.name, primaryBucketRefId: raw.primaryBucketRefId });
+    if (raw.billCycleTimeZone !== undefined && !isTimeZone(raw.billCycleTimeZone)) problems.add(`${path}.billCycleTimeZone`, 'must be an IANA time zone name (e.g. America/New_York)');
+    const plan: PlanDefinition = { wholesalePlanId: raw.wholesalePlanId, name: raw.name, primaryBucketRefId: raw.primaryBucketRefId };
+    if (typeof raw.billCycleTimeZone === 'string') plan.billCycleTimeZone = raw.billCycleTimeZone;
+    plans.set(raw.wholesalePlanId, plan);
   });
   if (!problems.ok) throw new CatalogError(problems.list);
   return { plans, buckets };

@@ -40,6 +40,14 @@ describe('product catalog', () => {
     }
   });
 
+  it('takes a plan bill cycle time zone as an IANA name', () => {
+    const plan = { wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'P1' };
+    expect(buildCatalog({ plans: [{ ...plan, billCycleTimeZone: 'America/New_York' }], buckets: [bucket()] }).plans.get('WP1')?.billCycleTimeZone).toBe('America/New_York');
+    expect(problemsOf({ plans: [{ ...plan, billCycleTimeZone: 'Mars/Olympus' }], buckets: [bucket()] })).toEqual([
+      { path: 'plans[0].billCycleTimeZone', reason: 'must be an IANA time zone name (e.g. America/New_York)' },
+    ]);
+  });
+
   it('refuses two plans with one primary bucket: a swap to it must name one plan', () => {
     expect(
       problemsOf({

@@ -37,6 +37,7 @@ const outcome = (overrides: Partial<BalanceOutcome> = {}): BalanceOutcome => ({
     primaryBucketRefId: '1000001',
     billCycleFrequency: 'MONTHLY',
     billCycleStartDay: 1,
+    billCycleTimeZone: 'UTC',
     status: 'ACTIVE',
     cycleNo: 1,
   },

@@ -7,7 +7,7 @@ import { createRenewalScheduler, type RenewalStore } from '../../../src/schedule
 const GPSI = '15551234567';
 
 /** An in-memory RenewalStore with the same compare-and-set rule as the renewal script. */
-function memoryStore(subscription: { status: string; billCycleStartDay: number; nextRenewalAt: string }) {
+function memoryStore(subscription: { status: string; billCycleStartDay: number; billCycleTimeZone?: string; nextRenewalAt: string }) {
   const due = new Map<string, number>();
   const outbox: string[] = [];
   const renewedCycles: string[] = [];
@@ -32,7 +32,7 @@ function memoryStore(subscription: { status: string; billCycleStartDay: number; 
         const outcome: BalanceOutcome = {
           at: 'now',
           correlationId: o.correlationId,
-          subscription: { gpsi: GPSI, subscriptionId: 'sub-1', subscriberId: 'S', wholesaleCustomerId: 'C', wholesalePlanId: 'P', billCycleFrequency: 'MONTHLY', billCycleStartDay: 1, status: 'ACTIVE', cycleStart: o.cycleStart, nextRenewalAt: o.nextRenewalAt },
+          subscription: { gpsi: GPSI, subscriptionId: 'sub-1', subscriberId: 'S', wholesaleCustomerId: 'C', wholesalePlanId: 'P', billCycleFrequency: 'MONTHLY', billCycleStartDay: 1, billCycleTimeZone: 'UTC', status: 'ACTIVE', cycleStart: o.cycleStart, nextRenewalAt: o.nextRenewalAt },
           changes: [],
           balances: [],
           replayed: false,
@@ -51,6 +51,17 @@ const settings = { pollIntervalMs: 10, batchSize: 10, leaseMs: 60_000, maxCatchU
 const log = pino({ level: 'silent' });
 
 describe('renewal scheduler', () => {
+  it('renews at local midnight of the subscription time zone, across the daylight-saving change (New York, March)', async () => {
+    const real = Date.UTC(2026, 3, 20);
+    const memory = memoryStore({ status: 'ACTIVE', billCycleStartDay: 15, billCycleTimeZone: 'America/New_York', nextRenewalAt: '2026-02-15T05:00:00.000Z' });
+    memory.due.set(GPSI, 0);
+    const scheduler = createRenewalScheduler({ store: memory.store, clock: createBillingClock(1, 0, () => real), publish: async () => {}, log, settings, realNow: () => real });
+    expect(await scheduler.tick()).toBe(3);
+    // 00:00 EST is 05:00Z; from March 8 on, 00:00 EDT is 04:00Z.
+    expect(memory.renewedCycles).toEqual(['2026-02-15T05:00:00.000Z', '2026-03-15T04:00:00.000Z', '2026-04-15T04:00:00.000Z']);
+    expect(memory.subscription.nextRenewalAt).toBe('2026-05-15T04:00:00.000Z');
+  });
+
   it('renews each started cycle once, publishes before acknowledging, and reschedules at the next cycle', async () => {
     let real = Date.UTC(2026, 2, 15, 12);
     const clock = createBillingClock(1, 0, () => real);

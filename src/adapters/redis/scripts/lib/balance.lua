@@ -17,7 +17,7 @@ end
 
 -- The subscription facts every outcome carries, so an event can be rebuilt from the outcome alone.
 local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustomerId', 'wholesalePlanId', 'primaryBucketRefId',
-  'billCycleFrequency', 'billCycleStartDay', 'cycleNo', 'cycleStart', 'nextRenewalAt', 'status' }
+  'billCycleFrequency', 'billCycleStartDay', 'billCycleTimeZone', 'cycleNo', 'cycleStart', 'nextRenewalAt', 'status' }
 
 local function subscriptionFacts(subKey)
   local values = redis.call('HMGET', subKey, unpack(FACT_FIELDS))
