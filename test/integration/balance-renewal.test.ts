@@ -3,7 +3,7 @@ import { createRedisClient } from '../../src/adapters/redis/client';
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
 import type { RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/config';
-import { nextCycleStart } from '../../src/domain/balance/bill-cycle';
+import { cycleStartAtOrBefore, nextCycleStart } from '../../src/domain/balance/bill-cycle';
 import type { BillingClock } from '../../src/domain/balance/clock';
 import { checkUpdateActions } from '../../src/domain/balance/validation';
 import { BalanceClient, balanceRecord } from '../support/balance-client';
@@ -50,10 +50,12 @@ describe('balance renewal at the bill cycle (two worker instances, sped-up clock
     const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
     balance = createBalanceComponents({ config, catalog: loadCatalogFile(config.catalogFile), redis });
     const billCycleStartDay = soonestStartDay(balance.clock, 2);
+    // Activated on the first day of their cycle (in billing time): full cycles, whose unused part rolls over.
+    const at = new Date(balance.clock.toRealMs(cycleStartAtOrBefore(balance.clock.now(), billCycleStartDay)));
     subs = [
-      await createActiveSubscription(balance.subscriptions, { billCycleStartDay, bucketRefIds: ['2000001', '2000002'] }),
-      await createActiveSubscription(balance.subscriptions, { billCycleStartDay, wholesalePlanId: 'WP-DATA' }),
-      await createActiveSubscription(balance.subscriptions, { billCycleStartDay, wholesalePlanId: 'WP-UNL' }),
+      await createActiveSubscription(balance.subscriptions, { billCycleStartDay, bucketRefIds: ['2000001', '2000002'], at }),
+      await createActiveSubscription(balance.subscriptions, { billCycleStartDay, wholesalePlanId: 'WP-DATA', at }),
+      await createActiveSubscription(balance.subscriptions, { billCycleStartDay, wholesalePlanId: 'WP-UNL', at }),
     ];
     const [a] = subs;
     await balance.balances.updateBalances(

@@ -7,6 +7,7 @@ import { createRedisClient, type RedisClient } from '../../src/adapters/redis/cl
 import { renewalDueKey, subscriberKeys } from '../../src/adapters/redis/keys';
 import { createRedisRenewalStore } from '../../src/adapters/redis/renewal-store';
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
+import { cycleStartAtOrBefore } from '../../src/domain/balance/bill-cycle';
 import { createBillingClock } from '../../src/domain/balance/clock';
 import { buildCatalog } from '../../src/domain/catalog/catalog';
 import type { OutgoingMessage } from '../../src/handlers/types';
@@ -184,7 +185,8 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(await redis.object('ENCODING', keys.subscription)).toBe('listpack');
       expect(await redis.object('ENCODING', keys.balances)).toBe('listpack');
       expect(await redis.llen(keys.ledger)).toBe(1);
-      expect(await redis.hget(keys.balances, '5')).toBe('2000002|A|On-Net Data|MB|5120000|5120000|0|2560000|0');
+      // Activated after the cycle's first day: 'x' marks a partial first cycle whose unused part does not roll over.
+      expect(await redis.hget(keys.balances, '5')).toBe('2000002|A|On-Net Data|MB|5120000|5120000|0|2560000|0||x');
       const [activation] = await redis.lrange(keys.ledger, 0, 0);
       expect(activation).toContain('|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,,500000;');
       const [primaryData] = (await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 7)).filter((e) => e.subBalanceInstId === `${sub.gpsi}-4`);
@@ -387,9 +389,51 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
   });
 
   describe('renewal and ledger', () => {
+    it('a partial first cycle: WP-UNL prorated by the days left, and neither it nor a full first allocation rolls over', async () => {
+      const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
+      const at = new Date('2026-03-31T12:00:00Z'); // 1 of March's 31 days left (cycles on the 1st, UTC)
+      const unl = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-UNL', at });
+      const basic = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', at }); // firstCycle: full
+      const amounts = async (sub: TestSubscription) => (await balancesOf(sub)).map((b) => [b.subBalanceType, b.allocated, b.rollover, b.remaining]);
+      expect(await amounts(unl)).toEqual([
+        ['On-Net Voice', 161_290, 0, 161_290], // 5000 × 1/31, rounded down to a thousandth
+        ['On-Net SMS', 322_580, 0, 322_580],
+        ['On-Net MMS', 32_258, 0, 32_258],
+        ['On-Net Data', 1_651_612, 0, 1_651_612],
+      ]);
+      expect(await amounts(basic)).toEqual([
+        ['On-Net Voice', 500_000, 0, 500_000],
+        ['On-Net SMS', 1_000_000, 0, 1_000_000],
+        ['On-Net MMS', 100_000, 0, 100_000],
+        ['On-Net Data', 5_120_000, 0, 5_120_000],
+      ]);
+      for (const sub of [unl, basic]) {
+        const { nextRenewalAt } = (await renewals.state(sub.gpsi))!;
+        expect(nextRenewalAt).toBe('2026-04-01T00:00:00.000Z');
+        const cycle = { at: nextRenewalAt!, cycleStart: nextRenewalAt!, nextRenewalAt: '2026-05-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` };
+        expect(await renewals.renew(sub.gpsi, cycle)).toBe('renewed');
+      }
+      // The first full cycle: the full allocation, nothing carried from the partial one (cap 100 % and 50 %).
+      expect(await amounts(unl)).toEqual([
+        ['On-Net Voice', 5_000_000, 0, 5_000_000],
+        ['On-Net SMS', 10_000_000, 0, 10_000_000],
+        ['On-Net MMS', 1_000_000, 0, 1_000_000],
+        ['On-Net Data', 51_200_000, 0, 51_200_000],
+      ]);
+      expect((await amounts(basic)).map(([, allocated, rollover]) => [allocated, rollover])).toEqual([
+        [500_000, 0],
+        [1_000_000, 0],
+        [100_000, 0],
+        [5_120_000, 0],
+      ]);
+      const keys = subscriberKeys(config.redis.keyPrefix, unl.gpsi);
+      expect(await redis.hget(keys.balances, '1')).toBe('1000002|P|On-Net Voice|Min|5000000|5000000|0|5000000|0'); // the first-cycle mark is gone
+    });
+
     it('renews once per cycle: allowance reset, unused part rolled over up to the cap, one-cycle add-ons expire', async () => {
       const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
-      const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000001'] });
+      // Activated on the cycle's first day: a full cycle, whose unused part rolls over.
+      const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000001'], at: cycleStartAtOrBefore(new Date(), 1) });
       const used = await balance.balances.updateBalances(
         meta(sub),
         checkUpdateActions([

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { billingEvent, deterministicId } from '../../domain/balance/billing-events';
-import { cycleStartAtOrBefore, DEFAULT_BILL_CYCLE_TIME_ZONE, nextCycleStart } from '../../domain/balance/bill-cycle';
+import { cycleDaysAt, cycleStartAtOrBefore, DEFAULT_BILL_CYCLE_TIME_ZONE, nextCycleStart } from '../../domain/balance/bill-cycle';
 import type { BillingClock } from '../../domain/balance/clock';
 import { activationPlan } from '../../domain/balance/seeds';
 import type { Catalog } from '../../domain/catalog/catalog';
@@ -82,10 +82,10 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
     if (!status || !planId) throw new ServiceError('NOT_FOUND', `No subscription for gpsi ${gpsi}`);
     const plan = catalog.plans.get(planId);
     if (!plan) throw new ServiceError('CONFLICT', `Plan ${planId} of gpsi ${gpsi} is not in the catalog`);
-    const buckets = activationPlan(catalog, plan, JSON.parse(requested ?? '[]') as string[]);
     const billingNow = clock.toBilling(at);
     const day = Number(startDay);
     const zone = storedZone ?? DEFAULT_BILL_CYCLE_TIME_ZONE; // created before time zones: UTC, as it was
+    const buckets = activationPlan(catalog, plan, JSON.parse(requested ?? '[]') as string[], cycleDaysAt(billingNow, day, zone));
     const context = {
       gpsi,
       at: at.toISOString(),
@@ -101,7 +101,12 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
       wholesalePlanId: planId,
       primaryBucketRefId: buckets.primary.bucketRefId,
       bucketRefIds: buckets.addOns.map((b) => b.bucketRefId),
-      seeds: buckets.seeds.map((s) => ({ ...s, allocated: String(s.allocated), rolloverCap: String(s.rolloverCap) })),
+      seeds: buckets.seeds.map((s) => ({
+        ...s,
+        allocated: String(s.allocated),
+        rolloverCap: String(s.rolloverCap),
+        ...(s.firstCycle ? { firstCycle: { allocation: String(s.firstCycle.allocation), rollover: s.firstCycle.rollover } } : {}),
+      })),
     };
     const [json, replayed] = await runScript<[string, number]>(redis, 'subscriptionActivate', [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(causeId)], [
       JSON.stringify(context),

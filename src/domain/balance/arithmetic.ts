@@ -26,13 +26,33 @@ export function applyQuantity(remaining: Milli, action: BalanceAction['action'],
   return { remaining: remaining + quantity };
 }
 
+/** What a sub-balance in its partial first cycle keeps for its first renewal (see seeds.ts). */
+export interface FirstCycle {
+  /** The full per-cycle allocation, restored at the first renewal. */
+  allocation: Milli;
+  /** Whether the partial cycle's unused part may roll over (catalog rolloverFromFirstCycle). */
+  rollover: boolean;
+}
+
 /**
  * Renewal of one sub-balance at the start of a bill cycle: the unused part (remaining) rolls over up to
- * the cap, and remaining restarts at the allocation plus that rollover.
+ * the cap, and remaining restarts at the allocation plus that rollover. Ending a partial first cycle, the
+ * full allocation comes back and nothing rolls over unless the bucket allows it.
  */
-export function renewAmounts(b: Amounts & { rolloverCap: Milli }): Amounts {
-  const rollover = Math.min(b.remaining, b.rolloverCap);
-  return { allocated: b.allocated, rollover, remaining: b.allocated + rollover };
+export function renewAmounts(b: Amounts & { rolloverCap: Milli; firstCycle?: FirstCycle }): Amounts {
+  const allocated = b.firstCycle?.allocation ?? b.allocated;
+  const rollover = b.firstCycle && !b.firstCycle.rollover ? 0 : Math.min(b.remaining, b.rolloverCap);
+  return { allocated, rollover, remaining: allocated + rollover };
+}
+
+/**
+ * The allocation of a partial first cycle: `prorate` = allocation × daysLeft / daysInCycle rounded down to a
+ * milli-unit (exact integer arithmetic), `full`, or `none` (0). Never more than the allocation.
+ */
+export function firstCycleAllocation(allocated: Milli, mode: 'prorate' | 'full' | 'none', days: { daysLeft: number; daysInCycle: number }): Milli {
+  if (mode === 'full' || days.daysLeft >= days.daysInCycle) return allocated;
+  if (mode === 'none') return 0;
+  return Number((BigInt(allocated) * BigInt(days.daysLeft)) / BigInt(days.daysInCycle));
 }
 
 export interface UpdateEvaluation {

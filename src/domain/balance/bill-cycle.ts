@@ -1,8 +1,8 @@
 /**
  * Bill cycles, pure. billCycleFrequency MONTHLY (the only value the spec allows) with billCycleStartDay
  * 1..28: a cycle starts at the first instant (00:00 local) of that day of every month in the bill cycle
- * time zone (an IANA name from the plan, default UTC). Days stop at 28 so every month has one. A
- * subscription activated mid-cycle keeps its full allowance until the next cycle start (no proration).
+ * time zone (an IANA name from the plan, default UTC). Days stop at 28 so every month has one. What a
+ * partial first cycle grants is the catalog's choice (seeds.ts); cycleDaysAt gives the days it has left.
  */
 export const BILL_CYCLE_FREQUENCIES = ['MONTHLY'] as const;
 export type BillCycleFrequency = (typeof BILL_CYCLE_FREQUENCIES)[number];
@@ -81,4 +81,19 @@ export function cycleStartAtOrBefore(at: Date, billCycleStartDay: number, timeZo
 export function nextCycleStart(at: Date, billCycleStartDay: number, timeZone = DEFAULT_BILL_CYCLE_TIME_ZONE): Date {
   const { year, month } = localMonthOf(cycleStartAtOrBefore(at, billCycleStartDay, timeZone), timeZone);
   return startOfLocalDay(year, month + 1, billCycleStartDay, timeZone);
+}
+
+/** Local calendar date of an instant in the zone, as a UTC midnight (epoch ms) for day arithmetic. */
+function localDateMs(at: Date, timeZone: string): number {
+  return Math.floor(wallClockOf(at.getTime(), timeZone) / DAY_MS) * DAY_MS;
+}
+
+/**
+ * The days of the cycle containing `at` (calendar days in the zone) and those left from the local day of
+ * `at` on, that day included: an activation on the cycle's first day leaves them all (a full cycle).
+ */
+export function cycleDaysAt(at: Date, billCycleStartDay: number, timeZone = DEFAULT_BILL_CYCLE_TIME_ZONE): { daysLeft: number; daysInCycle: number } {
+  const start = localDateMs(cycleStartAtOrBefore(at, billCycleStartDay, timeZone), timeZone);
+  const next = localDateMs(nextCycleStart(at, billCycleStartDay, timeZone), timeZone);
+  return { daysLeft: (next - localDateMs(at, timeZone)) / DAY_MS, daysInCycle: (next - start) / DAY_MS };
 }

@@ -1,5 +1,5 @@
 import type { BucketDefinition, Catalog, PlanDefinition } from '../catalog/catalog';
-import { rolloverCapOf } from './arithmetic';
+import { firstCycleAllocation, rolloverCapOf, type FirstCycle } from './arithmetic';
 import { MILLI_PER_UNIT, type Milli } from './units';
 
 /**
@@ -14,6 +14,29 @@ export interface SubBalanceSeed {
   allocated: Milli;
   rolloverCap: Milli;
   validityCycles: number;
+  /** Set when activation starts a partial first cycle whose allocation or rollover differ from a full one. */
+  firstCycle?: FirstCycle;
+}
+
+/** Days of the activation's cycle (bill-cycle.ts cycleDaysAt): fewer left than in the cycle = a partial cycle. */
+export interface CycleDays {
+  daysLeft: number;
+  daysInCycle: number;
+}
+
+/**
+ * A bucket's seeds for a first cycle: in a partial one, the catalog's `firstCycle` (prorate, full, none;
+ * default full) sets the allocation and `rolloverFromFirstCycle` (default false) whether its unused part
+ * rolls over at the first renewal, which restores the full allocation.
+ */
+export function firstCycleSeedsOf(bucket: BucketDefinition, days: CycleDays): SubBalanceSeed[] {
+  const mode = bucket.firstCycle ?? 'full';
+  const rollover = bucket.rolloverFromFirstCycle ?? false;
+  const partial = days.daysLeft < days.daysInCycle;
+  return seedsOf(bucket).map((seed) => {
+    if (!partial || (mode === 'full' && rollover)) return seed; // behaves as a full cycle
+    return { ...seed, allocated: firstCycleAllocation(seed.allocated, mode, days), firstCycle: { allocation: seed.allocated, rollover } };
+  });
 }
 
 export function seedsOf(bucket: BucketDefinition): SubBalanceSeed[] {
@@ -40,8 +63,11 @@ export interface ActivationPlan {
   seeds: SubBalanceSeed[];
 }
 
-/** The buckets a subscription starts with: its plan's primary bucket and the add-ons asked for at creation. */
-export function activationPlan(catalog: Catalog, plan: PlanDefinition, requestedAddOns: readonly string[]): ActivationPlan {
+/**
+ * The buckets a subscription starts with: its plan's primary bucket and the add-ons asked for at creation,
+ * seeded for the first cycle (`days`: how much of it is left at activation).
+ */
+export function activationPlan(catalog: Catalog, plan: PlanDefinition, requestedAddOns: readonly string[], days: CycleDays): ActivationPlan {
   const primary = catalog.buckets.get(plan.primaryBucketRefId)!; // buildCatalog guarantees it
   const addOns: BucketDefinition[] = [];
   const skipped: string[] = [];
@@ -50,5 +76,5 @@ export function activationPlan(catalog: Catalog, plan: PlanDefinition, requested
     if (bucket?.kind === 'ADDON') addOns.push(bucket);
     else skipped.push(id);
   }
-  return { primary, addOns, skipped, seeds: [primary, ...addOns].flatMap(seedsOf) };
+  return { primary, addOns, skipped, seeds: [primary, ...addOns].flatMap((bucket) => firstCycleSeedsOf(bucket, days)) };
 }

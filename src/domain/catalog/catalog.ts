@@ -33,10 +33,20 @@ export interface BucketDefinition {
   validityCycles: number;
   /** Share of the allocation that may roll over to the next cycle, 0..1 with at most 3 decimals (0 = none). */
   rolloverCap: number;
+  /**
+   * The allocation of a first, partial cycle (activation after the cycle's first day): `prorate` by the days
+   * left, `full`, or `none` until the first full cycle. Default `full`.
+   */
+  firstCycle?: FirstCycleAllocation;
+  /** Whether the unused part of a partial first cycle may roll over (up to the cap). Default false. */
+  rolloverFromFirstCycle?: boolean;
   /** Usage levels (whole percents of the cycle's grant used, ascending) that publish BalanceThresholdReached. */
   thresholds?: number[];
   allowances: Allowance[];
 }
+
+export const FIRST_CYCLE_ALLOCATIONS = ['prorate', 'full', 'none'] as const;
+export type FirstCycleAllocation = (typeof FIRST_CYCLE_ALLOCATIONS)[number];
 
 export interface PlanDefinition {
   wholesalePlanId: string;
@@ -94,6 +104,10 @@ function checkBucket(problems: Problems, path: string, raw: unknown): raw is Buc
     problems.add(`${path}.validityCycles`, 'must be 0 for a PRIMARY bucket (renewed every cycle)');
   }
   if (!isShare(raw.rolloverCap)) problems.add(`${path}.rolloverCap`, 'must be a share from 0 to 1 with at most 3 decimals');
+  if (raw.firstCycle !== undefined && !FIRST_CYCLE_ALLOCATIONS.includes(raw.firstCycle as FirstCycleAllocation)) {
+    problems.add(`${path}.firstCycle`, `must be one of ${FIRST_CYCLE_ALLOCATIONS.join(', ')}`);
+  }
+  if (raw.rolloverFromFirstCycle !== undefined && typeof raw.rolloverFromFirstCycle !== 'boolean') problems.add(`${path}.rolloverFromFirstCycle`, 'must be true or false');
   if (raw.thresholds !== undefined && !isAscendingPercents(raw.thresholds)) {
     problems.add(`${path}.thresholds`, 'must list whole percents from 1 to 100 in ascending order');
   }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { applyQuantity, evaluateUpdate, renewAmounts, rolloverCapOf } from '../../../src/domain/balance/arithmetic';
+import { applyQuantity, evaluateUpdate, firstCycleAllocation, renewAmounts, rolloverCapOf } from '../../../src/domain/balance/arithmetic';
 import { totalOf, type BalanceAction, type SubBalance } from '../../../src/domain/balance/model';
 import { MAX_MILLI } from '../../../src/domain/balance/units';
 
@@ -72,6 +72,62 @@ describe('balance arithmetic', () => {
         expect(renewed.remaining).toBe(totalOf(renewed));
         expect(renewed.remaining).toBeGreaterThanOrEqual(allocated);
       }),
+    );
+  });
+
+  it('prorates a partial first cycle by the days left, rounded down, never above the allocation', () => {
+    expect(firstCycleAllocation(5_000_000, 'prorate', { daysLeft: 1, daysInCycle: 31 })).toBe(161_290);
+    expect(firstCycleAllocation(5_000_000, 'prorate', { daysLeft: 31, daysInCycle: 31 })).toBe(5_000_000);
+    expect(firstCycleAllocation(5_000_000, 'none', { daysLeft: 30, daysInCycle: 31 })).toBe(0);
+    expect(firstCycleAllocation(5_000_000, 'full', { daysLeft: 1, daysInCycle: 31 })).toBe(5_000_000);
+    fc.assert(
+      fc.property(positive, fc.integer({ min: 28, max: 31 }), fc.integer({ min: 1, max: 31 }), (allocated, daysInCycle, left) => {
+        const daysLeft = Math.min(left, daysInCycle);
+        const prorated = firstCycleAllocation(allocated, 'prorate', { daysLeft, daysInCycle });
+        expect(prorated).toBeLessThanOrEqual(allocated);
+        expect(prorated * daysInCycle).toBeLessThanOrEqual(allocated * daysLeft);
+        expect((prorated + 1) * daysInCycle).toBeGreaterThan(allocated * daysLeft);
+      }),
+    );
+  });
+
+  it('never creates units: from a partial first cycle on, a renewal grants the allocation and carries at most what was left', () => {
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('Add' as const), quantity: positive }),
+      fc.record({ kind: fc.constant('Subtract' as const), quantity: positive }),
+      fc.record({ kind: fc.constant('Renew' as const) }),
+    );
+    fc.assert(
+      fc.property(
+        positive,
+        fc.integer({ min: 0, max: 1000 }),
+        fc.constantFrom('prorate' as const, 'full' as const, 'none' as const),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 30 }),
+        fc.array(step, { maxLength: 20 }),
+        (allocation, perMille, mode, rolloverFromFirstCycle, daysLeft, history) => {
+          const rolloverCap = rolloverCapOf(allocation, perMille / 1000);
+          const first = firstCycleAllocation(allocation, mode, { daysLeft, daysInCycle: 31 });
+          let b = { allocated: first, remaining: first, rollover: 0 };
+          let firstCycle: { allocation: number; rollover: boolean } | undefined = { allocation, rollover: rolloverFromFirstCycle };
+          for (const s of history) {
+            if (s.kind === 'Renew') {
+              const renewed = renewAmounts({ ...b, rolloverCap, firstCycle });
+              const lapsed = b.remaining - renewed.rollover;
+              expect(lapsed).toBeGreaterThanOrEqual(0); // rollover only ever carries what was left
+              if (firstCycle && !firstCycle.rollover) expect(renewed.rollover).toBe(0);
+              expect(renewed.allocated).toBe(allocation);
+              expect(renewed.rollover).toBeLessThanOrEqual(rolloverCap);
+              b = renewed;
+              firstCycle = undefined;
+            } else {
+              const result = applyQuantity(b.remaining, s.kind, s.quantity);
+              if ('reason' in result) continue;
+              b = { ...b, remaining: result.remaining };
+            }
+          }
+        },
+      ),
     );
   });
 

@@ -40,6 +40,20 @@ describe('product catalog', () => {
     }
   });
 
+  it('takes a first-cycle allocation (prorate, full, none) and whether a partial first cycle rolls over', () => {
+    const plans = [{ wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'P1' }];
+    expect(buildCatalog({ plans, buckets: [bucket({ firstCycle: 'prorate', rolloverFromFirstCycle: true })] }).buckets.get('P1')).toMatchObject({
+      firstCycle: 'prorate',
+      rolloverFromFirstCycle: true,
+    });
+    expect(problemsOf({ plans, buckets: [bucket({ firstCycle: 'half', rolloverFromFirstCycle: 'yes' })] })).toEqual(
+      expect.arrayContaining([
+        { path: 'buckets[0].firstCycle', reason: 'must be one of prorate, full, none' },
+        { path: 'buckets[0].rolloverFromFirstCycle', reason: 'must be true or false' },
+      ]),
+    );
+  });
+
   it('takes a plan bill cycle time zone as an IANA name', () => {
     const plan = { wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'P1' };
     expect(buildCatalog({ plans: [{ ...plan, billCycleTimeZone: 'America/New_York' }], buckets: [bucket()] }).plans.get('WP1')?.billCycleTimeZone).toBe('America/New_York');

@@ -1,6 +1,7 @@
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
--- Each sub-balance rolls its remaining over up to its cap and restarts at allocation + rollover; buckets
+-- Each sub-balance rolls its remaining over up to its cap and restarts at allocation + rollover (a partial
+-- first cycle: see renewBalance); buckets
 -- whose validity ends at this cycle expire. The outcome goes to the outbox for the billing event.
 -- KEYS: subscription, balances, ledger, outbox   ARGV: context JSON {gpsi, at, cycleStart, nextRenewalAt, correlationId, operation, retention}
 -- Returns { outcome JSON or '', 'renewed' | 'inactive' | 'not-due' }.
@@ -18,10 +19,7 @@ for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
     changes[#changes + 1] = removeBalance(KEYS[2], b, 'Expired')
   else
     local before = amountsOf(b)
-    local rollover = math.min(tonumber(b.remaining), tonumber(b.rolloverCap))
-    b.rollover = fmt(rollover)
-    b.remaining = fmt(tonumber(b.allocated) + rollover)
-    b.alerted = nil -- a new cycle reports its thresholds afresh
+    renewBalance(b)
     saveBalance(KEYS[2], b)
     changes[#changes + 1] = change('Renewed', b, before, amountsOf(b), nil)
   end

@@ -59,12 +59,14 @@ local function split(text, sep)
 end
 
 -- A sub-balance in the balances hash: field = its instance number (seq), value = positional text
---   bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle[|alerted]
--- (bucketKind as P or A; alerted = highest usage threshold reported this cycle, left out while none)
+--   bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle[|alerted[|firstCycle]]
+-- (bucketKind as P or A; alerted = highest usage threshold reported this cycle; firstCycle, only during a
+-- partial first cycle: 'r' (its unused part may roll over) or 'x' (it may not), then the full allocation to
+-- restore at the first renewal when the first cycle's differs; empty optional fields are left out)
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId is <gpsi>-<seq>,
 -- rebuilt on load. The catalog refuses a bucketRefId containing the separator.
-local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted' }
+local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 
@@ -73,7 +75,9 @@ local function loadBalances(balKey, gpsi)
   local list = {}
   for i = 1, #flat, 2 do
     local b = { seq = flat[i], subBalanceInstId = gpsi .. '-' .. flat[i] }
-    for k, v in ipairs(split(flat[i + 1], '|')) do b[BALANCE_FIELDS[k]] = v end
+    for k, v in ipairs(split(flat[i + 1], '|')) do
+      if v ~= '' then b[BALANCE_FIELDS[k]] = v end
+    end
     b.bucketKind = KIND_NAME[b.bucketKind] or b.bucketKind
     list[#list + 1] = b
   end
@@ -83,8 +87,9 @@ end
 
 local function saveBalance(balKey, b)
   local values = {}
-  for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] end
+  for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
+  while values[#values] == '' do values[#values] = nil end
   redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
 end
 
@@ -105,7 +110,7 @@ end
 -- keeps the highest in b.alerted, so each level is reported once per cycle (renewal clears it).
 local function markThresholds(b, levels, reached)
   local total = tonumber(b.allocated) + tonumber(b.rollover)
-  local remaining, alerted = tonumber(b.remaining), tonumber(b.alerted or '0')
+  local remaining, alerted = tonumber(b.remaining), tonumber(b.alerted) or 0
   for _, percent in ipairs(levels or {}) do
     if percent > alerted and remaining <= remainingAtThreshold(total, percent) then
       reached[#reached + 1] = { subBalanceInstId = b.subBalanceInstId, bucketRefId = b.bucketRefId, subBalanceType = b.subBalanceType,
@@ -127,8 +132,27 @@ local function instantiate(subKey, balKey, gpsi, seed, cycleNo)
   local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
     subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
     rollover = '0', rolloverCap = seed.rolloverCap, endCycle = validity == 0 and '0' or fmt(cycleNo + validity) }
+  local first = seed.firstCycle
+  if first then
+    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+  end
   saveBalance(balKey, b)
   return change('Created', b, nil, amountsOf(b), nil)
+end
+
+-- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): the unused part rolls
+-- over up to the cap; ending a partial first cycle, the full allocation returns and the unused part rolls
+-- over only when its firstCycle token allows ('r').
+local function renewBalance(b)
+  local allocated, rollover = tonumber(b.allocated), math.min(tonumber(b.remaining), tonumber(b.rolloverCap))
+  if b.firstCycle then
+    local full = string.sub(b.firstCycle, 2)
+    if full ~= '' then allocated = tonumber(full) end
+    if string.sub(b.firstCycle, 1, 1) ~= 'r' then rollover = 0 end
+    b.firstCycle = nil
+  end
+  b.allocated, b.rollover, b.remaining = fmt(allocated), fmt(rollover), fmt(allocated + rollover)
+  b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
 local function removeBalance(balKey, b, kind)
