@@ -170,6 +170,23 @@ describe('balance handlers', () => {
     });
   });
 
+  it('UpdateBalances: gives the store the catalog thresholds and publishes one BalanceThresholdReached per level after BalancesUpdated', async () => {
+    const amounts = { remaining: 0, allocated: 5_120_000, rollover: 0 };
+    const reached = [80, 100].map((percent) => ({ subBalanceInstId: `${GPSI}-4`, bucketRefId: '1000001', subBalanceType: 'On-Net Data', unitType: 'MB', percent, amounts }));
+    const { store, calls } = fakeStore(outcome({ thresholds: reached }));
+    const update = handler(createBalanceHandlers({ balances: store, catalog }), 'UpdateBalances');
+    const command = { gpsi: GPSI, balances: [{ subBalanceInstId: `${GPSI}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 5120, unitType: 'MB' }] };
+    const { messages } = await update.handle(command, context({ operation: 'UpdateBalances' }));
+    expect(calls[0].args[2]).toMatchObject({ '1000001': [80, 100], '2000004': [80, 100] });
+    expect(messages!.map((m) => [m.recordName, m.value.thresholdPercent])).toEqual([
+      ['wholesale.balance.v1.BalancesUpdated', undefined],
+      ['wholesale.balance.v1.BalanceThresholdReached', 80],
+      ['wholesale.balance.v1.BalanceThresholdReached', 100],
+    ]);
+    expect(messages![2].value).toMatchObject({ subBalanceInstId: `${GPSI}-4`, cycleNo: 1, balance: { remainingBalance: 0, allocatedBalance: 5120, totalBalance: 5120 } });
+    expect(new Set(messages!.map((m) => m.cloudEvent!.id)).size).toBe(3);
+  });
+
   it('passes a refusal of the store (NOT_FOUND, CONFLICT) through as the reply error', async () => {
     const refusal = new ServiceError('CONFLICT', 'The subscription is PENDING, not ACTIVE');
     const query = handler(createBalanceHandlers({ balances: fakeStore(refusal).store, catalog }), 'QueryBalances');
