@@ -10,6 +10,8 @@ import type { Outbound } from './outbound';
  * one key run one after another (per-number order), different keys run concurrently. Everything the batch
  * produced goes out through the sender (acks=all, one request in flight, one partition per call), and only
  * then are the offsets resolved and committed: at-least-once, with redeliveries made harmless by the reply cache.
+ * A message Kafka refuses for good (see partitioned-sender.ts) is dead-lettered as UNDELIVERABLE instead, so
+ * its record is committed like the others: one bad reply topic never holds up the records behind it.
  * A RetriableError (Redis or the registry away) holds the partition: the failed records are retried with
  * backoff, heartbeating, until they succeed or the consumer stops; they are never committed unprocessed.
  *
@@ -42,6 +44,8 @@ export interface BatchWorkerOptions {
   onOutcome?: (outcome: RecordOutcome, position: RecordPosition, durationMs: number, message: KafkaMessage) => void;
   /** Where a record goes when its processor fails with anything but a RetriableError: never retried forever. */
   deadLetter: (message: KafkaMessage, position: RecordPosition, error: unknown) => Outbound[];
+  /** The dead letter of one output message Kafka refused for good (`reason`), produced by `record`. */
+  undeliverable: (refused: Outbound, record: KafkaMessage, position: RecordPosition, reason: string) => Outbound;
   retryBackoffMs?: { initial: number; max: number };
   /** Resolved offsets are committed at most this often (ms); 0 commits after every batch. */
   commitIntervalMs?: number;
@@ -148,7 +152,7 @@ export class BatchWorker {
     while (pending.length > 0) {
       const outcomes = await this.processAll(batch.topic, batch.partition, pending, processor);
       const done = pending.filter((m) => outcomes.get(m.offset) !== undefined);
-      await this.send(done.flatMap((m) => outcomes.get(m.offset)!.outbound));
+      await this.send(batch.topic, batch.partition, done, outcomes);
       // Commit only the contiguous prefix of processed records; the rest is retried below.
       const firstFailed = pending.findIndex((m) => outcomes.get(m.offset) === undefined);
       const committedUpTo = firstFailed === -1 ? pending.length : firstFailed;
@@ -197,7 +201,20 @@ export class BatchWorker {
     return outcomes;
   }
 
-  private async send(outbound: Outbound[]): Promise<void> {
-    await this.options.sender.send(outbound);
+  /** Sends the records' outputs; what Kafka refuses for good goes to the dead-letter topic in its place. */
+  private async send(topic: string, partition: number, records: KafkaMessage[], outcomes: Map<string, RecordOutcome | undefined>): Promise<void> {
+    const sourceOf = new Map<Outbound, KafkaMessage>();
+    for (const record of records) for (const message of outcomes.get(record.offset)!.outbound) sourceOf.set(message, record);
+    const refused = await this.options.sender.send([...sourceOf.keys()]);
+    if (refused.length === 0) return;
+    const deadLetters = refused.map(({ message, reason }) => {
+      const record = sourceOf.get(message)!;
+      const position = { topic, partition, offset: record.offset };
+      this.options.log.warn({ ...position, correlationId: outcomes.get(record.offset)?.correlationId, target: message.topic, targetPartition: message.partition, reason }, 'Kafka refused an output for good; dead-lettering it');
+      return this.options.undeliverable(message, record, position, reason);
+    });
+    const refusedAgain = await this.options.sender.send(deadLetters);
+    // The dead-letter topic is ours: refusing it is a deployment fault, so the batch waits for an operator.
+    if (refusedAgain.length > 0) throw new RetriableError(`the dead-letter topic refused ${refusedAgain.length} message(s): ${refusedAgain[0]!.reason}`);
   }
 }

@@ -27,7 +27,7 @@ function harness(processor: RecordProcessor) {
   let eachBatch!: (payload: EachBatchPayload) => Promise<void>;
   const consumer = { run: async (options: { eachBatch: typeof eachBatch }) => void (eachBatch = options.eachBatch) } as unknown as Consumer;
   const sent: string[] = [];
-  const sender: OutboundSender = { send: async (messages) => void messages.forEach((m) => sent.push(m.topic)) };
+  const sender: OutboundSender = { send: async (messages) => (messages.forEach((m) => sent.push(m.topic)), []) };
   const outcomes: { outcome: RecordOutcome; position: RecordPosition; message: KafkaMessage }[] = [];
   const worker = new BatchWorker({
     consumer,
@@ -37,6 +37,7 @@ function harness(processor: RecordProcessor) {
     partitionsConsumedConcurrently: 1,
     log,
     deadLetter: () => [{ topic: 'dlq', key: null, value: null, headers: {} }],
+    undeliverable: (refused) => refused,
     onOutcome: (outcome, position, _ms, record) => outcomes.push({ outcome, position, message: record }),
     retryBackoffMs: { initial: 1, max: 1 },
   });
