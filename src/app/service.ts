@@ -111,6 +111,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     topics: config.topics,
     envelopeRules: envelopeRules(config),
     maxMessageBytes: config.limits.maxMessageBytes,
+    maxCommandAgeMs: (config.limits.idempotencyTtlSeconds - config.limits.staleCommandMarginSeconds) * 1000,
     serviceName: config.serviceName,
     clock,
     log,

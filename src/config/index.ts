@@ -57,7 +57,13 @@ export interface ServiceConfig {
   groupId: string;
   /** The HTTP side port (/healthz, /readyz, /metrics); port 0 = no HTTP server. */
   observability: ObservabilityConfig;
-  limits: { maxMessageBytes: number; idempotencyTtlSeconds: number; handlerConcurrency: number };
+  limits: {
+    maxMessageBytes: number;
+    idempotencyTtlSeconds: number;
+    /** Commands whose record is older than idempotencyTtlSeconds minus this are refused (STALE_COMMAND). */
+    staleCommandMarginSeconds: number;
+    handlerConcurrency: number;
+  };
   catalogFile: string;
   /** Who may send commands: JWT verification settings, or none (local work). */
   auth: AuthSettings;
@@ -219,6 +225,21 @@ function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sess
   return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs };
 }
 
+/**
+ * A replay older than the outcome records (a reset or renamed consumer group, offsets expired after a long
+ * stop) would apply its changes again: such commands are refused. The margin keeps the refusal ahead of the
+ * records' expiry (producer clocks, Redis expiring keys a little late); the window is at least 1 s.
+ */
+function loadLimits(reader: EnvReader): ServiceConfig['limits'] {
+  const idempotencyTtlSeconds = reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 2);
+  return {
+    maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    idempotencyTtlSeconds,
+    staleCommandMarginSeconds: reader.integer('STALE_COMMAND_MARGIN_SECONDS', Math.min(3600, Math.floor(idempotencyTtlSeconds / 2)), 0, idempotencyTtlSeconds - 1),
+    handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
+  };
+}
+
 /** Topic names by role; each variable falls back to the contract's default name. */
 export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   return Object.fromEntries(
@@ -254,11 +275,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       readinessCacheMs: reader.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
       probeTimeoutMs: reader.integer('READINESS_PROBE_TIMEOUT_MS', 2000, 100, 60_000),
     },
-    limits: {
-      maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
-      idempotencyTtlSeconds: reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1),
-      handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
-    },
+    limits: loadLimits(reader),
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
     auth: loadAuthSettings(reader),
     customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),

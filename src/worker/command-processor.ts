@@ -41,6 +41,8 @@ export interface ProcessorDeps {
   topics: Readonly<Record<TopicRole, string>>;
   envelopeRules: Readonly<Record<Domain, EnvelopeRules>>;
   maxMessageBytes: number;
+  /** Commands whose record timestamp is older than this are refused unapplied (STALE_COMMAND): their outcome may be forgotten. */
+  maxCommandAgeMs: number;
   serviceName: string;
   clock: () => Date;
   log: Logger;
@@ -92,6 +94,9 @@ export class CommandProcessor {
   async process(record: CommandRecord, position: RecordPosition, domain: Domain): Promise<ProcessOutcome> {
     const { deps } = this;
     const envelope = readEnvelope(record.headers, position, deps.envelopeRules[domain]);
+    // Before admission: a replay of a topic's retention must not use up the partners' rate.
+    const stale = await this.refuseIfStale(domain, envelope, record);
+    if (stale) return stale;
     // Who is asking comes before anything that costs: a command without valid credentials, for someone
     // else's customer or over the partner's rate is answered without being decoded or dead-lettered.
     const admitted = await this.admit(domain, envelope);
@@ -122,6 +127,24 @@ export class CommandProcessor {
       return this.answerError(domain, envelope, operation, 'BAD_REQUEST', `The command is invalid: ${problems.length} problem(s)`, problems);
     }
     return this.handle(domain, registration, decoded, envelope, operation, scope);
+  }
+
+  /**
+   * A command older than the outcome records may have been applied already with no trace left to say so;
+   * queries too are refused (their requester stopped waiting long ago, and a replay should cost nothing).
+   * A record without a usable timestamp is not judged.
+   */
+  private async refuseIfStale(domain: Domain, envelope: Envelope, record: CommandRecord): Promise<ProcessOutcome | undefined> {
+    const ageMs = this.deps.clock().getTime() - Number(record.timestamp);
+    if (!(ageMs > this.deps.maxCommandAgeMs)) return undefined;
+    const seconds = (ms: number) => Math.floor(ms / 1000);
+    return this.answerError(
+      domain,
+      envelope,
+      null,
+      'STALE_COMMAND',
+      `The command record is ${seconds(ageMs)} s old, over the ${seconds(this.deps.maxCommandAgeMs)} s in which a repeat is recognised; it was not applied. Send it again with a new X-Correlation-Id if it is still wanted`,
+    );
   }
 
   private async admit(domain: Domain, envelope: Envelope): Promise<CustomerScope | ProcessOutcome> {

@@ -59,6 +59,7 @@ function setup(
   handle: HandlerRegistration['handle'],
   access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'rateLimiter'>> = {},
   options: Pick<HandlerRegistration, 'readOnly'> = {},
+  deps: Partial<ProcessorDeps> = {},
 ) {
   const codec = new MemoryCodec();
   const replies = new MemoryReplyCache();
@@ -82,6 +83,8 @@ function setup(
     topics,
     envelopeRules: { portin: rules, balance: { ...rules, defaultReplyTopic: topics.balanceReplies } },
     maxMessageBytes: 1000,
+    maxCommandAgeMs: Number.POSITIVE_INFINITY, // the records here carry timestamp 0
+    ...deps,
     serviceName: 'svc',
     clock: () => new Date('2026-11-21T10:00:00Z'),
     log: pino({ level: 'silent' }),
@@ -250,5 +253,20 @@ describe('CommandProcessor access control', () => {
   it('a limiter that cannot reach Redis makes the record retriable, not refused', async () => {
     const { codec, processor } = secured(success, { admit: async () => Promise.reject(new Error('redis down')) });
     await expect(processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin')).rejects.toBeInstanceOf(RetriableError);
+  });
+
+  it('refuses a command whose record is older than the window with STALE_COMMAND: not decoded, not handled, not recorded, no rate used', async () => {
+    const now = new Date('2026-11-21T10:00:00Z').getTime();
+    let admitted = 0;
+    const limiter: RateLimiter = { admit: async () => (admitted++, { allowed: true, retryAfterMs: 0 }) };
+    const { codec, processor, replies, calls } = setup(success, { rateLimiter: limiter }, {}, { maxCommandAgeMs: 60_000 });
+    const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
+    const at = (ageMs: number) => ({ key: null, value, headers: { 'X-Correlation-Id': `c${ageMs}` }, timestamp: String(now - ageMs) });
+    const stale = await processor.process(at(60_001), position, 'portin');
+    expect(stale.outcome).toBe('STALE_COMMAND');
+    expect(stale.outbound[0]).toMatchObject({ key: 'c60001', headers: { 'X-Status': 'STALE_COMMAND' } });
+    expect(codec.read(stale.outbound[0].value!)).toMatchObject({ error: { code: 'STALE_COMMAND', message: expect.stringContaining('60 s old') } });
+    expect([calls(), replies.entries.size, admitted]).toEqual([0, 0, 0]);
+    expect((await processor.process(at(60_000), position, 'portin')).outcome).toBe('Success');
   });
 });
