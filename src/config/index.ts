@@ -51,7 +51,14 @@ export interface ServiceConfig {
     metadataMaxAgeMs: number;
   };
   schemaRegistryUrl: string;
-  redis: { urls: string[]; keyPrefix: string; cluster: boolean };
+  redis: {
+    urls: string[];
+    keyPrefix: string;
+    cluster: boolean;
+    /** Every Redis command fails (retriably) when not answered within this bound; see adapters/redis/client.ts. */
+    commandTimeoutMs: number;
+    connectTimeoutMs: number;
+  };
   topics: Record<TopicRole, string>;
   /** Consumer group of the command workers. */
   groupId: string;
@@ -266,6 +273,8 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       urls: reader.urlList('REDIS_URL', ['redis:', 'rediss:']),
       keyPrefix: reader.string('REDIS_KEY_PREFIX', 'wh:'),
       cluster: reader.boolean('REDIS_CLUSTER', false),
+      commandTimeoutMs: reader.integer('REDIS_COMMAND_TIMEOUT_MS', 2000, 10, 600_000),
+      connectTimeoutMs: reader.integer('REDIS_CONNECT_TIMEOUT_MS', 5000, 10, 600_000),
     },
     topics,
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),

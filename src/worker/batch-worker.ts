@@ -53,6 +53,13 @@ export interface BatchWorkerOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * How often a batch in progress heartbeats (kafkajs sends one only when its heartbeat interval has passed):
+ * records waiting on a slow Redis (each call bounded by REDIS_COMMAND_TIMEOUT_MS) must not get the member
+ * expelled while it still works on, and then sends for, partitions that went to another member.
+ */
+const HEARTBEAT_WHILE_WORKING_MS = 1000;
+
 /** Runs tasks with at most `limit` in flight. */
 async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<void> {
   let next = 0;
@@ -150,7 +157,10 @@ export class BatchWorker {
     let pending = batch.messages;
     let backoff = this.options.retryBackoffMs?.initial ?? 100;
     while (pending.length > 0) {
-      const outcomes = await this.processAll(batch.topic, batch.partition, pending, processor);
+      const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, pending, processor, lost));
+      // The partition went to another member meanwhile: sending and committing are its business now (it
+      // handles these records again; the effects already made are recorded and answered the same way).
+      if (!isRunning() || isStale()) return;
       const done = pending.filter((m) => outcomes.get(m.offset) !== undefined);
       await this.send(batch.topic, batch.partition, done, outcomes);
       // Commit only the contiguous prefix of processed records; the rest is retried below.
@@ -169,11 +179,29 @@ export class BatchWorker {
     await heartbeat();
   }
 
-  /** Processes records key by key; a record whose processing failed retriably maps to undefined. */
-  private async processAll(topic: string, partition: number, messages: KafkaMessage[], processor: RecordProcessor) {
+  /**
+   * Runs `work` heartbeating meanwhile; `lost()` says when the member may no longer own the partition (the
+   * consumer stops, the partition is stale, or a heartbeat failed: a rebalance). A failed heartbeat ends the
+   * batch with its error once the work has stopped, as a failed heartbeat between batches does.
+   */
+  private async whileHeartbeating<T>(payload: EachBatchPayload, work: (lost: () => boolean) => Promise<T>): Promise<T> {
+    let failure: unknown;
+    const timer = setInterval(() => payload.heartbeat().catch((error: unknown) => (failure ??= error)), HEARTBEAT_WHILE_WORKING_MS);
+    try {
+      const result = await work(() => failure !== undefined || !payload.isRunning() || payload.isStale());
+      if (failure !== undefined) throw failure;
+      return result;
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  /** Processes records key by key; a record whose processing failed retriably, or was not begun because `lost()`, maps to undefined. */
+  private async processAll(topic: string, partition: number, messages: KafkaMessage[], processor: RecordProcessor, lost: () => boolean) {
     const outcomes = new Map<string, RecordOutcome | undefined>();
     const chains = groupByKey(messages).map((chain) => async () => {
       for (const message of chain) {
+        if (lost()) return;
         const position = { topic, partition, offset: message.offset };
         const started = performance.now();
         try {

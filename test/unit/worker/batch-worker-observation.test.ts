@@ -43,14 +43,14 @@ function harness(processor: RecordProcessor) {
   });
   const runBatch = async (messages: KafkaMessage[]) => {
     await worker.run();
-    let attempts = 0;
+    let retries = 0; // the worker heartbeats once per retry: the consumer "stops" after three
     await eachBatch({
       batch: { topic: TOPIC, partition: 0, messages },
       resolveOffset: () => undefined,
-      heartbeat: async () => undefined,
+      heartbeat: async () => void retries++,
       commitOffsetsIfNecessary: async () => undefined,
       uncommittedOffsets: () => ({ topics: [] }),
-      isRunning: () => attempts++ < 3,
+      isRunning: () => retries < 3,
       isStale: () => false,
     } as unknown as EachBatchPayload);
   };

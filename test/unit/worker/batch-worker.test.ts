@@ -21,6 +21,9 @@ class FakeKafka {
   /** Topics Kafka refuses for good, with the reason. */
   refusedTopics = new Map<string, string>();
   readonly sent: Outbound[] = [];
+  /** The partition went to another member (kafkajs's isStale). */
+  stale = false;
+  heartbeats = 0;
 
   consumer = {
     run: async ({ eachBatch }: { eachBatch: (payload: EachBatchPayload) => Promise<void> }) => {
@@ -60,9 +63,9 @@ class FakeKafka {
         for (const t of offsets?.topics ?? []) for (const p of t.partitions) this.committed.set(p.partition, p.offset);
         this.events.push(`commit ${(offsets?.topics ?? []).flatMap((t) => t.partitions.map((p) => `${p.partition}@${p.offset}`)).join(',')}`);
       },
-      heartbeat: async () => undefined,
+      heartbeat: async () => void this.heartbeats++,
       isRunning: () => true,
-      isStale: () => false,
+      isStale: () => this.stale,
     } as unknown as EachBatchPayload;
   }
 }
@@ -70,11 +73,11 @@ class FakeKafka {
 /** Replies to the topic the record's value names (as X-Reply-Topic would). */
 const echo: RecordProcessor = async (message) => ({ outbound: [{ topic: message.value!.toString(), key: message.key, value: message.value, headers: {} }], outcome: 'Success' });
 
-async function startWorker(kafka: FakeKafka, commitIntervalMs: number): Promise<BatchWorker> {
+async function startWorker(kafka: FakeKafka, commitIntervalMs: number, processor = echo): Promise<BatchWorker> {
   const worker = new BatchWorker({
     consumer: kafka.consumer,
     sender: kafka.sender,
-    processors: new Map([['commands', echo]]),
+    processors: new Map([['commands', processor]]),
     concurrency: 4,
     partitionsConsumedConcurrently: 2,
     log: pino({ level: 'silent' }),
@@ -146,5 +149,37 @@ describe('BatchWorker commits', () => {
     expect(kafka.events).toEqual(['send 3', 'send 1', 'commit 0@3']);
     expect(kafka.sent.map((m) => [m.topic, m.key?.toString()])).toEqual([['replies', 'k0'], ['replies', 'k2'], ['dlq', 'k1']]);
     expect(kafka.sent[2]!.headers).toEqual({ reason: 'UNKNOWN_TOPIC_OR_PARTITION: topic does.not.exist cannot be written', target: 'does.not.exist', source: '1' });
+  });
+
+  it('stops working a batch whose partition was lost: no further record begun, nothing sent, nothing committed', async () => {
+    const kafka = new FakeKafka();
+    const processed: string[] = [];
+    await startWorker(kafka, 0, async (message, position) => {
+      processed.push(position.offset);
+      kafka.stale = true; // the partition is reassigned while the first record is handled
+      return echo(message, position);
+    });
+    // one key: one chain, records one after another
+    const payload = kafka.payload(0, ['0', '1', '2']);
+    for (const m of payload.batch.messages) (m as { key: Buffer }).key = Buffer.from('same');
+    await kafka.eachBatch!(payload);
+    expect(processed).toEqual(['0']);
+    expect(kafka.events).toEqual([]);
+  });
+
+  it('heartbeats while a record waits (on a slow Redis), so the member is not expelled meanwhile', async () => {
+    jest.useFakeTimers();
+    const kafka = new FakeKafka();
+    let answer!: () => void;
+    await startWorker(kafka, 0, async (message, position) => {
+      await new Promise<void>((resolve) => (answer = resolve));
+      return echo(message, position);
+    });
+    const batch = kafka.eachBatch!(kafka.payload(0, ['0']));
+    await jest.advanceTimersByTimeAsync(5000);
+    expect(kafka.heartbeats).toBe(5);
+    answer();
+    await batch;
+    expect(kafka.events).toEqual(['send 1', 'commit 0@1']);
   });
 });
