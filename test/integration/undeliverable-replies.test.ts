@@ -11,7 +11,7 @@ import { until } from '../support/until';
 
 /**
  * Issue 14, defect 1: a reply Kafka will never take — to a topic that does not exist, to a partition the
- * topic lacks, above the topic's size limit — used to stall the partition (the consumer restarted forever on
+ * topic lacks, above the topic's size limit, to an internal topic — used to stall the partition (the consumer restarted forever on
  * "This server does not host this topic-partition") or vanish silently. Now each goes to the dead-letter
  * topic as UNDELIVERABLE with its bytes and intended destination, is counted, and its command is committed;
  * the commands behind it in the same partition are answered as usual.
@@ -72,12 +72,14 @@ describe('replies Kafka refuses for good, over the real stack', () => {
       { id: await query({ [HEADER.replyTopic]: unknownTopic }), target: unknownTopic, reason: /UNKNOWN_TOPIC_OR_PARTITION/ },
       { id: await query({ [HEADER.kafkaReplyTopic]: twoPartitions, [HEADER.kafkaReplyPartition]: partition7 }), target: twoPartitions, reason: /partition 7 does not exist/ },
       { id: await query({ [HEADER.replyTopic]: tiny }), target: tiny, reason: /MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/ },
+      // exists, but the broker refuses clients' writes to its internal topics
+      { id: await query({ [HEADER.replyTopic]: '__consumer_offsets' }), target: '__consumer_offsets', reason: /INVALID_TOPIC_EXCEPTION/ },
     ];
     const good = await query({});
     const reply = await requester.awaitReply(good, 30_000);
     expect(reply.headers[HEADER.status]).toBe('NOT_FOUND');
 
-    const found = await until('three UNDELIVERABLE dead letters', async () => {
+    const found = await until('four UNDELIVERABLE dead letters', async () => {
       const mine = bad.map(({ id }) => letters.find((l) => l.headers[HEADER.correlationId] === id));
       return mine.every(Boolean) ? (mine as Reply[]) : undefined;
     });
@@ -95,9 +97,9 @@ describe('replies Kafka refuses for good, over the real stack', () => {
 
     const counted = await until('the dead letters counted', async () => {
       const now = sampleSum(parseSamples(await service.metrics.registry.metrics()), 'wholesale_dead_letters_total', { reason: 'UNDELIVERABLE' });
-      return now - deadLettersBefore >= 3 ? now - deadLettersBefore : undefined;
+      return now - deadLettersBefore >= bad.length ? now - deadLettersBefore : undefined;
     });
-    expect(counted).toBe(3);
+    expect(counted).toBe(bad.length);
 
     // every command is committed: nothing left for the group to redo
     const admin = kafka.admin();
