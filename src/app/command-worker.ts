@@ -4,7 +4,7 @@ import type { ServiceConfig } from '../config';
 import { createProducer } from '../adapters/kafka/kafka';
 import { createPartitionedSender, partitionCounts, type OutboundSender } from '../adapters/kafka/partitioned-sender';
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../worker/batch-worker';
-import { deadLetterMessage } from '../worker/outbound';
+import { deadLetterMessage, undeliverableDeadLetter } from '../worker/outbound';
 
 /**
  * The Kafka side of a command worker — producer, consumer, sender and batch loop — built once for the
@@ -68,6 +68,7 @@ export function createBatchWorker(
     deadLetter: (message, position, error) => [
       deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
     ],
+    undeliverable: (refused, record, position, reason) => undeliverableDeadLetter(config.topics.deadLetters, refused, record, position, reason),
     onOutcome,
   });
 }

@@ -97,7 +97,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const registered = await registerContract(codec, config.topics);
   log.info({ subjects: registered }, 'registered the contract schemas');
 
-  const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
+  const redis = createRedisClient(config.redis);
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
@@ -111,6 +111,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     topics: config.topics,
     envelopeRules: envelopeRules(config),
     maxMessageBytes: config.limits.maxMessageBytes,
+    maxCommandAgeMs: (config.limits.idempotencyTtlSeconds - config.limits.staleCommandMarginSeconds) * 1000,
     serviceName: config.serviceName,
     clock,
     log,

@@ -52,13 +52,26 @@ export interface ServiceConfig {
     metadataMaxAgeMs: number;
   };
   schemaRegistryUrl: string;
-  redis: { urls: string[]; keyPrefix: string; cluster: boolean };
+  redis: {
+    urls: string[];
+    keyPrefix: string;
+    cluster: boolean;
+    /** Every Redis command fails (retriably) when not answered within this bound; see adapters/redis/client.ts. */
+    commandTimeoutMs: number;
+    connectTimeoutMs: number;
+  };
   topics: Record<TopicRole, string>;
   /** Consumer group of the command workers. */
   groupId: string;
   /** The HTTP side port (/healthz, /readyz, /metrics); port 0 = no HTTP server. */
   observability: ObservabilityConfig;
-  limits: { maxMessageBytes: number; idempotencyTtlSeconds: number; handlerConcurrency: number };
+  limits: {
+    maxMessageBytes: number;
+    idempotencyTtlSeconds: number;
+    /** Commands whose record is older than idempotencyTtlSeconds minus this are refused (STALE_COMMAND). */
+    staleCommandMarginSeconds: number;
+    handlerConcurrency: number;
+  };
   catalogFile: string;
   /** Who may send commands: JWT verification settings, or none (local work). */
   auth: AuthSettings;
@@ -227,6 +240,21 @@ function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sess
   return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs };
 }
 
+/**
+ * A replay older than the outcome records (a reset or renamed consumer group, offsets expired after a long
+ * stop) would apply its changes again: such commands are refused. The margin keeps the refusal ahead of the
+ * records' expiry (producer clocks, Redis expiring keys a little late); the window is at least 1 s.
+ */
+function loadLimits(reader: EnvReader): ServiceConfig['limits'] {
+  const idempotencyTtlSeconds = reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 2);
+  return {
+    maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    idempotencyTtlSeconds,
+    staleCommandMarginSeconds: reader.integer('STALE_COMMAND_MARGIN_SECONDS', Math.min(3600, Math.floor(idempotencyTtlSeconds / 2)), 0, idempotencyTtlSeconds - 1),
+    handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
+  };
+}
+
 /** Topic names by role; each variable falls back to the contract's default name. */
 export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   return Object.fromEntries(
@@ -253,6 +281,8 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       urls: reader.urlList('REDIS_URL', ['redis:', 'rediss:']),
       keyPrefix: reader.string('REDIS_KEY_PREFIX', 'wh:'),
       cluster: reader.boolean('REDIS_CLUSTER', false),
+      commandTimeoutMs: reader.integer('REDIS_COMMAND_TIMEOUT_MS', 2000, 10, 600_000),
+      connectTimeoutMs: reader.integer('REDIS_CONNECT_TIMEOUT_MS', 5000, 10, 600_000),
     },
     topics,
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
@@ -262,11 +292,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       readinessCacheMs: reader.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
       probeTimeoutMs: reader.integer('READINESS_PROBE_TIMEOUT_MS', 2000, 100, 60_000),
     },
-    limits: {
-      maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
-      idempotencyTtlSeconds: reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1),
-      handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
-    },
+    limits: loadLimits(reader),
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
     auth: loadAuthSettings(reader),
     customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),

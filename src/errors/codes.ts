@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   NOT_FOUND: { httpStatus: 404, description: 'No record matches, or it belongs to another customer.' },
   CONFLICT: { httpStatus: 409, description: 'The command clashes with the current state of the record.' },
   RATE_LIMITED: { httpStatus: 429, description: "The partner's command rate is over its limit." },
+  STALE_COMMAND: { httpStatus: 410, description: 'The command record is older than the window in which the service recognises a repeat; it was not applied.' },
   INTERNAL: { httpStatus: 500, description: 'The service failed to handle the command.' },
 } as const;
 

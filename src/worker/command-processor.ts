@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { RetriableError, isServiceError, type ErrorCode, type FieldProblem } from '../errors/codes';
 import type { CommandContext, Domain, HandlerRegistration, OutgoingMessage, TopicRole } from '../handlers/types';
 import { ERROR_REPLY } from '../contract/topology';
-import { DecodeError, type DecodedRecord } from '../adapters/registry/avro-codec';
+import { DecodeError, EncodeError, type DecodedRecord } from '../adapters/registry/avro-codec';
 import type { ReplyCache, StoredOutcome } from '../adapters/redis/reply-cache';
 import type { Authenticator, Authorizer, CustomerScope, RateLimiter } from '../security/access';
 import { readEnvelope, type Envelope, type EnvelopeRules, type RecordPosition } from './envelope';
@@ -13,6 +13,7 @@ import {
   deadLetterMessage,
   errorReplyValue,
   replyMessage,
+  undeliverableDeadLetter,
   type DeadLetterReason,
   type Outbound,
 } from './outbound';
@@ -41,6 +42,8 @@ export interface ProcessorDeps {
   topics: Readonly<Record<TopicRole, string>>;
   envelopeRules: Readonly<Record<Domain, EnvelopeRules>>;
   maxMessageBytes: number;
+  /** Commands whose record timestamp is older than this are refused unapplied (STALE_COMMAND): their outcome may be forgotten. */
+  maxCommandAgeMs: number;
   serviceName: string;
   clock: () => Date;
   log: Logger;
@@ -52,6 +55,12 @@ export interface ProcessorDeps {
   authorizer: Authorizer;
   /** Per-partner command rate. */
   rateLimiter: RateLimiter;
+}
+
+/** The record a command came in, for the dead letters of its outputs. */
+interface CommandSource {
+  record: CommandRecord;
+  position: RecordPosition;
 }
 
 export interface ProcessOutcome {
@@ -92,6 +101,9 @@ export class CommandProcessor {
   async process(record: CommandRecord, position: RecordPosition, domain: Domain): Promise<ProcessOutcome> {
     const { deps } = this;
     const envelope = readEnvelope(record.headers, position, deps.envelopeRules[domain]);
+    // Before admission: a replay of a topic's retention must not use up the partners' rate.
+    const stale = await this.refuseIfStale(domain, envelope, record);
+    if (stale) return stale;
     // Who is asking comes before anything that costs: a command without valid credentials, for someone
     // else's customer or over the partner's rate is answered without being decoded or dead-lettered.
     const admitted = await this.admit(domain, envelope);
@@ -121,7 +133,25 @@ export class CommandProcessor {
     if (problems.length > 0) {
       return this.answerError(domain, envelope, operation, 'BAD_REQUEST', `The command is invalid: ${problems.length} problem(s)`, problems);
     }
-    return this.handle(domain, registration, decoded, envelope, operation, scope);
+    return this.handle(domain, registration, decoded, envelope, operation, scope, { record, position });
+  }
+
+  /**
+   * A command older than the outcome records may have been applied already with no trace left to say so;
+   * queries too are refused (their requester stopped waiting long ago, and a replay should cost nothing).
+   * A record without a usable timestamp is not judged.
+   */
+  private async refuseIfStale(domain: Domain, envelope: Envelope, record: CommandRecord): Promise<ProcessOutcome | undefined> {
+    const ageMs = this.deps.clock().getTime() - Number(record.timestamp);
+    if (!(ageMs > this.deps.maxCommandAgeMs)) return undefined;
+    const seconds = (ms: number) => Math.floor(ms / 1000);
+    return this.answerError(
+      domain,
+      envelope,
+      null,
+      'STALE_COMMAND',
+      `The command record is ${seconds(ageMs)} s old, over the ${seconds(this.deps.maxCommandAgeMs)} s in which a repeat is recognised; it was not applied. Send it again with a new X-Correlation-Id if it is still wanted`,
+    );
   }
 
   private async admit(domain: Domain, envelope: Envelope): Promise<CustomerScope | ProcessOutcome> {
@@ -141,7 +171,15 @@ export class CommandProcessor {
     return scope;
   }
 
-  private async handle(domain: Domain, registration: HandlerRegistration, decoded: DecodedRecord, envelope: Envelope, operation: string, scope: CustomerScope): Promise<ProcessOutcome> {
+  private async handle(
+    domain: Domain,
+    registration: HandlerRegistration,
+    decoded: DecodedRecord,
+    envelope: Envelope,
+    operation: string,
+    scope: CustomerScope,
+    source: CommandSource,
+  ): Promise<ProcessOutcome> {
     const { deps } = this;
     // Keyed by the acting node, not the raw header: two partners reusing a correlation id never share a reply.
     const commandId = commandIdOf(scope.effectiveCustomerId, operation, envelope.correlationId);
@@ -167,7 +205,7 @@ export class CommandProcessor {
     try {
       const result = await registration.handle(decoded.value, context);
       const reply = await this.encodeReply(domain, envelope, registration.replyRecord, result.reply);
-      const messages = await Promise.all((result.messages ?? []).map((m) => this.encodeMessage(m, context)));
+      const messages = await Promise.all((result.messages ?? []).map((m) => this.encodeOrDeadLetter(m, context, source)));
       outcome = { outbound: [reply, ...messages], outcome: 'Success', operation, correlationId: envelope.correlationId };
     } catch (error) {
       if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
@@ -214,6 +252,22 @@ export class CommandProcessor {
         })
       : {};
     return { topic, key: message.key, value, headers };
+  }
+
+  /**
+   * The effect is made by now: an event that cannot be encoded must not take the reply and the other
+   * events down with it (nor be lost). It goes to the dead-letter topic as JSON, with its intended topic.
+   */
+  private async encodeOrDeadLetter(message: OutgoingMessage, context: CommandContext, source: CommandSource): Promise<Outbound> {
+    try {
+      return await this.encodeMessage(message, context);
+    } catch (error) {
+      if (!(error instanceof EncodeError)) throw error;
+      context.log.error({ err: error }, 'an output does not match its schema; dead-lettering it');
+      const json = JSON.stringify(message.value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+      const unencoded = { topic: this.deps.topics[message.topic], key: message.key, value: Buffer.from(json), headers: { 'content-type': 'application/json', ce_type: message.recordName, ...(message.cloudEvent ? { ce_id: message.cloudEvent.id } : {}) } };
+      return undeliverableDeadLetter(this.deps.topics.deadLetters, unencoded, source.record, source.position, error.message);
+    }
   }
 
   private async answerError(domain: Domain, envelope: Envelope, operation: string | null, code: ErrorCode, message: string, problems: FieldProblem[] = []): Promise<ProcessOutcome> {

@@ -67,6 +67,25 @@ export function headerText(headers: IHeaders | undefined, name: string): string 
 
 const isPrintableAscii = (buffer: Buffer): boolean => buffer.every((byte) => byte >= 0x20 && byte < 0x7f);
 
+/**
+ * An X-Correlation-Id the spec refuses (over 128 characters) is still echoed when it is sane: a requester
+ * matches its reply on the id it sent, so an id derived from the record's position would leave it waiting
+ * for a BAD_REQUEST it never sees. Beyond this size, or not valid UTF-8, or with control characters, it is
+ * not echoed (the reply carries the positional id).
+ */
+export const MAX_ECHOED_CORRELATION_BYTES = 1024;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+function isEchoable(raw: Buffer): boolean {
+  if (raw.length === 0 || raw.length > MAX_ECHOED_CORRELATION_BYTES) return false;
+  try {
+    return !CONTROL_CHARACTER.test(strictUtf8.decode(raw));
+  } catch {
+    return false;
+  }
+}
+
 const asUuid = (hex: string): string =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 
@@ -75,10 +94,13 @@ export const positionalCorrelationId = (position: RecordPosition): string =>
   asUuid(createHash('sha256').update(`${position.topic}/${position.partition}/${position.offset}`).digest('hex'));
 
 function readCorrelation(headers: IHeaders | undefined, problems: Problems, position: RecordPosition) {
-  const explicit = headerText(headers, HEADER.correlationId);
+  const raw = headerBuffer(headers, HEADER.correlationId);
   const kafka = headerBuffer(headers, HEADER.kafkaCorrelationId);
-  if (explicit !== undefined && checkString(problems, `headers.${HEADER.correlationId}`, explicit, CORRELATION_ID)) {
-    return { correlationId: explicit, correlationSource: 'header' as const, kafkaCorrelationId: kafka };
+  if (raw !== undefined) {
+    const explicit = raw.toString('utf8');
+    // Checked (and a problem listed) whatever its length; echoed when valid or merely too long but sane.
+    const valid = checkString(problems, `headers.${HEADER.correlationId}`, explicit, CORRELATION_ID);
+    if (valid || isEchoable(raw)) return { correlationId: explicit, correlationSource: 'header' as const, kafkaCorrelationId: kafka };
   }
   if (kafka !== undefined && kafka.length > 0 && kafka.length <= 128) {
     // Spring sends 16 raw bytes by default; NestJS and Spring's string mode send text.

@@ -17,7 +17,7 @@ export interface Outbound {
   headers: Record<string, string | Buffer>;
 }
 
-export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED';
+export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED' | 'UNDELIVERABLE';
 
 export const DLQ_HEADER = {
   reason: 'x-dlq-reason',
@@ -29,6 +29,9 @@ export const DLQ_HEADER = {
   keyTruncated: 'x-dlq-key-truncated',
   valueTruncated: 'x-dlq-value-truncated',
   headersDropped: 'x-dlq-headers-dropped',
+  /** UNDELIVERABLE: where the message was meant to go (the partition only when one was asked for). */
+  targetTopic: 'x-dlq-target-topic',
+  targetPartition: 'x-dlq-target-partition',
 } as const;
 
 export interface ErrorReplyValue {
@@ -130,6 +133,25 @@ export function deadLetterMessage(
       [DLQ_HEADER.sourceTimestamp]: record.timestamp,
     },
   };
+}
+
+/**
+ * A message of a record's output that Kafka refuses for good (a reply topic that does not exist or may not be
+ * written, a partition the topic lacks, a reply above the topic's size limit): its own key, value and headers
+ * (an encoded reply holds no secret), where it was meant to go, and the record it answered.
+ */
+export function undeliverableDeadLetter(
+  deadLetterTopic: string,
+  message: Outbound,
+  source: { timestamp: string },
+  position: RecordPosition,
+  reason: string,
+): Outbound {
+  const key = typeof message.key === 'string' ? Buffer.from(message.key) : message.key;
+  const letter = deadLetterMessage(deadLetterTopic, { key, value: message.value, headers: message.headers, timestamp: source.timestamp }, position, 'UNDELIVERABLE', reason);
+  letter.headers[DLQ_HEADER.targetTopic] = message.topic;
+  if (message.partition !== undefined) letter.headers[DLQ_HEADER.targetPartition] = String(message.partition);
+  return letter;
 }
 
 /** Bytes a message takes on the wire, near enough to keep a send below the broker's batch limit. */

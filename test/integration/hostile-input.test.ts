@@ -107,4 +107,12 @@ describe('bounds on hostile commands over the real stack', () => {
       await dlq.stop();
     }
   });
+
+  it('an X-Correlation-Id over 128 characters gets its BAD_REQUEST under the id it sent (up to 1 KiB)', async () => {
+    const sub = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: 'alpha' });
+    const correlationId = `${randomUUID()}-${'x'.repeat(129)}`;
+    const reply = await requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, correlationId });
+    expect(reply.headers[HEADER.correlationId]).toBe(correlationId);
+    expect(problemsOf(reply)).toEqual([`headers.${HEADER.correlationId} must be at most 128 characters`]);
+  });
 });

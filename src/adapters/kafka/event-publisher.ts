@@ -24,6 +24,8 @@ export function createEventPublisher(deps: { sender: OutboundSender; codec: Even
         return { topic, key: m.key, value: await deps.codec.encode(topic, m.recordName, m.value), headers };
       }),
     );
-    await deps.sender.send(encoded);
+    const refused = await deps.sender.send(encoded);
+    // Our own event topics: a refusal is a deployment fault (topic missing, ACL), not one event's; the caller retries.
+    if (refused.length > 0) throw new Error(`Kafka refused ${refused.length} event(s): ${refused[0]!.reason}`);
   };
 }

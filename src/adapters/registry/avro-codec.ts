@@ -1,5 +1,5 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors';
+import { ConfluentSchemaRegistryCompatibilityError, ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
 import { Type, type Resolver } from 'avsc';
 import { RetriableError } from '../../errors/codes';
 import { loadSchemas, type AvroRecordSchema } from '../../contract/schemas';
@@ -17,6 +17,14 @@ export class DecodeError extends Error {
   constructor(readonly reason: DecodeFailure, message: string) {
     super(message);
     this.name = 'DecodeError';
+  }
+}
+
+/** A value the service built does not match its record's schema (a bug, never the infrastructure): retrying cannot help. */
+export class EncodeError extends Error {
+  constructor(readonly recordName: string, message: string) {
+    super(`${recordName} does not match its schema: ${message}`);
+    this.name = 'EncodeError';
   }
 }
 
@@ -99,7 +107,12 @@ export class AvroCodec {
 
   async encode(topic: string, recordName: string, value: object): Promise<Buffer> {
     const id = this.idBySubject.get(subjectFor(topic, recordName)) ?? (await this.lookup(topic, recordName));
-    return this.registry.encode(id, value);
+    try {
+      return await this.registry.encode(id, value);
+    } catch (error) {
+      if (error instanceof ConfluentSchemaRegistryValidationError) throw new EncodeError(recordName, error.message);
+      throw error;
+    }
   }
 
   async writerType(schemaId: number): Promise<Type> {

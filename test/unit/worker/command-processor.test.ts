@@ -1,7 +1,7 @@
 import avro, { type Type } from 'avsc';
 import pino from 'pino';
 import { loadSchemas } from '../../../src/contract/schemas';
-import { DecodeError } from '../../../src/adapters/registry/avro-codec';
+import { DecodeError, EncodeError } from '../../../src/adapters/registry/avro-codec';
 import type { ReplyCache, StoredOutcome } from '../../../src/adapters/redis/reply-cache';
 import { CommandProcessor, type Codec, type ProcessorDeps } from '../../../src/worker/command-processor';
 import { createHierarchyAuthorizer, createOpenAuthorizer, unlimited, type Authenticator, type RateLimiter } from '../../../src/security/access';
@@ -25,6 +25,7 @@ class MemoryCodec implements Codec {
     const id = this.byName.get(recordName)!;
     const header = Buffer.alloc(5);
     header.writeUInt32BE(id, 1);
+    if (!this.types[id].isValid(value)) throw new EncodeError(recordName, 'invalid value'); // as AvroCodec does
     return Buffer.concat([header, this.types[id].toBuffer(value)]);
   }
   async decode(buffer: Buffer | null) {
@@ -59,6 +60,7 @@ function setup(
   handle: HandlerRegistration['handle'],
   access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'rateLimiter'>> = {},
   options: Pick<HandlerRegistration, 'readOnly'> = {},
+  deps: Partial<ProcessorDeps> = {},
 ) {
   const codec = new MemoryCodec();
   const replies = new MemoryReplyCache();
@@ -82,6 +84,8 @@ function setup(
     topics,
     envelopeRules: { portin: rules, balance: { ...rules, defaultReplyTopic: topics.balanceReplies } },
     maxMessageBytes: 1000,
+    maxCommandAgeMs: Number.POSITIVE_INFINITY, // the records here carry timestamp 0
+    ...deps,
     serviceName: 'svc',
     clock: () => new Date('2026-11-21T10:00:00Z'),
     log: pino({ level: 'silent' }),
@@ -250,5 +254,34 @@ describe('CommandProcessor access control', () => {
   it('a limiter that cannot reach Redis makes the record retriable, not refused', async () => {
     const { codec, processor } = secured(success, { admit: async () => Promise.reject(new Error('redis down')) });
     await expect(processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin')).rejects.toBeInstanceOf(RetriableError);
+  });
+
+  it('refuses a command whose record is older than the window with STALE_COMMAND: not decoded, not handled, not recorded, no rate used', async () => {
+    const now = new Date('2026-11-21T10:00:00Z').getTime();
+    let admitted = 0;
+    const limiter: RateLimiter = { admit: async () => (admitted++, { allowed: true, retryAfterMs: 0 }) };
+    const { codec, processor, replies, calls } = setup(success, { rateLimiter: limiter }, {}, { maxCommandAgeMs: 60_000 });
+    const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
+    const at = (ageMs: number) => ({ key: null, value, headers: { 'X-Correlation-Id': `c${ageMs}` }, timestamp: String(now - ageMs) });
+    const stale = await processor.process(at(60_001), position, 'portin');
+    expect(stale.outcome).toBe('STALE_COMMAND');
+    expect(stale.outbound[0]).toMatchObject({ key: 'c60001', headers: { 'X-Status': 'STALE_COMMAND' } });
+    expect(codec.read(stale.outbound[0].value!)).toMatchObject({ error: { code: 'STALE_COMMAND', message: expect.stringContaining('60 s old') } });
+    expect([calls(), replies.entries.size, admitted]).toEqual([0, 0, 0]);
+    expect((await processor.process(at(60_000), position, 'portin')).outcome).toBe('Success');
+  });
+
+  it('dead-letters an event that does not match its schema and still answers and sends the rest', async () => {
+    const event = (value: Record<string, unknown>) => ({ topic: 'balanceEvents' as const, recordName: 'wholesale.balance.v1.BalancesUpdated', key: '14155550123', value, cloudEvent: { id: 'e1', subject: '14155550123', time: 'now' } });
+    const { codec, processor } = setup(async () => ({ ...(await success()), messages: [event({ not: 'a BalancesUpdated' })] }));
+    const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
+    const result = await processor.process({ key: null, value, headers: { 'X-Correlation-Id': 'c1' }, timestamp: '5' }, position, 'portin');
+    expect(result.outcome).toBe('Success');
+    expect(result.outbound.map((m) => m.topic)).toEqual(['t.portinReplies', 't.deadLetters']);
+    expect(result.outbound[1]).toMatchObject({
+      key: Buffer.from('14155550123'),
+      value: Buffer.from('{"not":"a BalancesUpdated"}'),
+      headers: { 'x-dlq-reason': 'UNDELIVERABLE', 'x-dlq-target-topic': 't.balanceEvents', 'x-dlq-source-offset': '7', 'x-dlq-source-timestamp': '5', ce_id: 'e1' },
+    });
   });
 });

@@ -55,6 +55,25 @@ describe('readEnvelope', () => {
     expect(envelope.wholesaleCustomerId).toBeUndefined();
   });
 
+  it('echoes an X-Correlation-Id over the spec\'s 128 characters up to 1 KiB (still a problem), so the requester can match its BAD_REQUEST', () => {
+    const long = 'x'.repeat(129);
+    expect(readEnvelope({ [HEADER.correlationId]: long }, position, rules)).toMatchObject({
+      correlationId: long,
+      correlationSource: 'header',
+      problems: [{ path: 'headers.X-Correlation-Id', reason: 'must be at most 128 characters' }],
+    });
+    const kib = 'é'.repeat(512); // 1,024 bytes
+    expect(readEnvelope({ [HEADER.correlationId]: kib }, position, rules).correlationId).toBe(kib);
+  });
+
+  it('answers under the positional id an X-Correlation-Id over 1 KiB, not UTF-8, or with control characters (the problem still listed)', () => {
+    for (const insane of [Buffer.from('x'.repeat(1025)), Buffer.concat([Buffer.from('x'.repeat(200)), Buffer.from([0xff])]), Buffer.from(`${'x'.repeat(200)}\n`)]) {
+      const envelope = readEnvelope({ [HEADER.correlationId]: insane }, position, rules);
+      expect(envelope).toMatchObject({ correlationId: positionalCorrelationId(position), correlationSource: 'generated' });
+      expect(envelope.problems.map((p) => p.path)).toEqual(['headers.X-Correlation-Id']);
+    }
+  });
+
   it('refuses a reply topic that is not a legal Kafka topic name', () => {
     const envelope = readEnvelope({ [HEADER.replyTopic]: 'bad topic!' }, position, rules);
     expect(envelope.problems).toEqual([{ path: 'headers.X-Reply-Topic', reason: expect.stringContaining('Kafka topic name') }]);
