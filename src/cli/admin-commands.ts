@@ -64,6 +64,12 @@ function printChange(io: CliIo, json: boolean, subject: Record<string, string>, 
   printRules(io, change.rules, change.changedRules, verb === 'created' ? '+' : '-');
 }
 
+/** What a dry run would do, printed like a change; stderr says nothing was sent. */
+function printPlan(io: CliIo, json: boolean, subject: Record<string, string>, rules: AclRule[], topics: string[]): void {
+  printChange(io, json, subject, { rules, changedRules: rules, changedTopics: topics }, 'created');
+  io.stderr('dry run: nothing was sent to Kafka');
+}
+
 export function addAdminCommands(program: Command, deps: AdminCommandDeps): void {
   const { io } = deps;
   const json = (command: Command): boolean => Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
@@ -82,13 +88,13 @@ export function addAdminCommands(program: Command, deps: AdminCommandDeps): void
     .addHelpText('after', '\nExample:\n  wholesale admin partner add 100000108464 --principal User:partner-100000108464')
     .action(async (partnerId: string, options: { principal: string; dryRun?: boolean }, self: Command) => {
       const settings = config(self);
+      const subject = { partner: partnerId, principal: options.principal };
       if (options.dryRun) {
-        const rules = partnerRules(settings, partnerId, options.principal);
-        printChange(io, json(self), { partner: partnerId, principal: options.principal }, { rules, changedRules: rules, changedTopics: partnerTopicNames(settings.partnerTopicPrefix, partnerId) }, 'created');
+        printPlan(io, json(self), subject, partnerRules(settings, partnerId, options.principal), partnerTopicNames(settings.partnerTopicPrefix, partnerId));
         return;
       }
       const change = await withAdmin(settings, (client) => addPartner(client, settings, partnerId, options.principal));
-      printChange(io, json(self), { partner: partnerId, principal: options.principal }, change, 'created');
+      printChange(io, json(self), subject, change, 'created');
     });
 
   partnerCommand('remove', 'delete the partner\'s ACLs (of --principal, else of every principal holding its namespace)')
@@ -127,9 +133,12 @@ export function addAdminCommands(program: Command, deps: AdminCommandDeps): void
     .action(async (options: { principal: string; topicsPrecreated?: boolean; dryRun?: boolean }, self: Command) => {
       const settings = config(self);
       const createsTopics = !options.topicsPrecreated;
-      const change = options.dryRun
-        ? { rules: serviceRules(settings, options.principal, createsTopics), changedRules: serviceRules(settings, options.principal, createsTopics), changedTopics: [] }
-        : await withAdmin(settings, (client) => grantServiceAcls(client, settings, options.principal, createsTopics));
-      printChange(io, json(self), { service: options.principal }, change, 'created');
+      const subject = { service: options.principal };
+      if (options.dryRun) {
+        printPlan(io, json(self), subject, serviceRules(settings, options.principal, createsTopics), []);
+        return;
+      }
+      const change = await withAdmin(settings, (client) => grantServiceAcls(client, settings, options.principal, createsTopics));
+      printChange(io, json(self), subject, change, 'created');
     });
 }

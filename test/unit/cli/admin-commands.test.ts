@@ -19,8 +19,9 @@ function harness(env: Record<string, string> = {}) {
 
 describe('wholesale admin partner add --dry-run', () => {
   it('prints the four topics and the seven rules of the partner', async () => {
-    const { run, out } = harness();
+    const { run, out, err } = harness();
     expect(await run('--json', 'admin', 'partner', 'add', 'P1', '--principal', 'User:partner-p1', '--dry-run')).toBe(EXIT.SUCCESS);
+    expect(err).toEqual(['dry run: nothing was sent to Kafka']);
     const printed = JSON.parse(out.join('\n'));
     expect(printed.createdTopics).toEqual([
       'wholesale.partner.P1.portin.replies.v1',
