@@ -58,7 +58,7 @@ export async function removePartner(
   const principals =
     options.principal !== undefined
       ? [checkPrincipal(options.principal)]
-      : [...new Set(existing.filter((rule) => rule.resourceType === 'topic' && rule.resourceName === namespace).map((rule) => rule.principal))];
+      : [...new Set(existing.filter((rule) => rule.resourceType === 'topic' && rule.patternType === 'prefixed' && rule.resourceName === namespace).map((rule) => rule.principal))];
   const rules = principals.flatMap((principal) =>
     partnerAclsToRemove({ principal, partnerId, partnerPrefix: settings.partnerTopicPrefix, commandTopics: commandTopics(settings) }, existing),
   );
