@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Command, CommanderError, Option } from 'commander';
 import pino, { type Logger } from 'pino';
-import { ConfigError, loadClientConfig, type ClientConfig } from '../config';
+import { ConfigError, loadAdminConfig, loadClientConfig, type AdminConfig, type ClientConfig } from '../config';
 import { InvalidCommandError, RequestTimeoutError, ServiceReplyError } from '../client/errors';
 import type { SubscribeEventsOptions, EventSubscription } from '../client/events';
 import type { CallOptions } from '../client/wholesale-client';
@@ -13,6 +13,7 @@ import type { CliIo } from './io';
 import { OPERATION_COMMANDS, optionKey, parsePositiveInteger, type OperationCommand } from './operation-commands';
 import { formatError, formatEvent, formatReply } from './output';
 import { createDevSigner } from '../security/dev-signer';
+import { addAdminCommands } from './admin-commands';
 
 /**
  * `wholesale`: the service's operations from a terminal or a script. Connection settings come from the
@@ -32,6 +33,8 @@ export interface CliDeps {
   connect?: (config: ClientConfig, log: Logger) => Promise<CliClient>;
   /** --dev-token: signs a token for a customer node with the dev key (default: src/security/dev-signer.ts, .dev-keys/). */
   signDevToken?: (customerId: string) => Promise<string>;
+  /** Settings of `wholesale admin …` with the flags' overrides (default: loadAdminConfig over the environment). */
+  loadAdminConfig?: (overrides: Record<string, string>) => AdminConfig;
 }
 
 interface GlobalOptions {
@@ -154,6 +157,11 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     });
   };
   OPERATION_COMMANDS.forEach(addOperation);
+  addAdminCommands(program, {
+    io,
+    loadAdminConfig: deps.loadAdminConfig ?? ((overrides) => loadAdminConfig(overrides)),
+    overrides: (command) => configOverrides(command.optsWithGlobals<GlobalOptions>()),
+  });
 
   program
     .command('events')

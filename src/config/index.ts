@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
 import { DEFAULT_KAFKA_VERSION } from '../stack/versions';
+import { DEFAULT_PARTNER_TOPIC_PREFIX } from '../contract/partner-topics';
 import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
 
 /**
@@ -386,6 +387,42 @@ export function loadClientConfig(overrides: Env = {}, env: Env = process.env): C
     requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),
     wholesaleCustomerId: reader.optionalString('WHOLESALE_CUSTOMER_ID'),
     token: reader.optionalString('WHOLESALE_TOKEN'),
+    logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'warn'),
+  };
+}
+
+/** `wholesale admin …` (provisioning partners and ACLs): the Kafka connection and the names it provisions. */
+export interface AdminConfig {
+  /** Read like the service's, with the same Kafka TLS/SASL variables (the admin principal's credentials). */
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity; topicPartitions: number; topicReplicationFactor: number };
+  topics: Record<TopicRole, string>;
+  /** The service's consumer group (KAFKA_GROUP_ID), for `admin service-acls`. */
+  groupId: string;
+  partnerTopicPrefix: string;
+  logLevel: string;
+}
+
+/** A topic-name prefix ending in a dot: `<prefix><partnerId>.` must stay a legal topic name. */
+export function readPartnerTopicPrefix(reader: EnvReader): string {
+  const prefix = reader.string('PARTNER_TOPIC_PREFIX', DEFAULT_PARTNER_TOPIC_PREFIX);
+  if (!/^[A-Za-z0-9._-]{1,100}\.$/.test(prefix)) throw new ConfigError('PARTNER_TOPIC_PREFIX', 'letters, digits, . _ - ending in a dot', prefix);
+  return prefix;
+}
+
+/** `overrides` (the CLI's flags, as variable → value) win over the environment. */
+export function loadAdminConfig(overrides: Env = {}, env: Env = process.env): AdminConfig {
+  const reader = new EnvReader({ ...env, ...overrides });
+  return {
+    kafka: {
+      brokers: reader.brokers('KAFKA_BROKERS'),
+      clientId: reader.string('ADMIN_CLIENT_ID', 'wholesale-admin'),
+      security: loadKafkaSecurity(reader),
+      topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
+      topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
+    },
+    topics: readTopics(reader),
+    groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
+    partnerTopicPrefix: readPartnerTopicPrefix(reader),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'warn'),
   };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as configModule from '../../../src/config';
-import { loadBenchConfig, loadClientConfig, loadConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
+import { loadAdminConfig, loadBenchConfig, loadClientConfig, loadConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
 import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';
 
 /** docs/operations.md lists every variable src/config reads, with the defaults the code applies. */
@@ -15,6 +15,7 @@ const LOADERS: [name: string, load: Loader, base: Record<string, string>][] = [
   ['loadConfig', loadConfig, required],
   ['loadNpSimulatorConfig', loadNpSimulatorConfig, { ...endpoints, ...sasl }],
   ['loadClientConfig', (env) => loadClientConfig({}, env), { ...endpoints, ...sasl }],
+  ['loadAdminConfig', (env) => loadAdminConfig({}, env), { KAFKA_BROKERS: endpoints.KAFKA_BROKERS, ...sasl }],
   ['loadStackConfig', loadStackConfig, {}],
   ['loadBenchConfig', loadBenchConfig, {}],
 ];
