@@ -23,6 +23,7 @@ import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
 import { createNpResponseRecordProcessor } from '../worker/np-responses';
 import { createAccessControl } from './security';
+import { deadLetterSink } from './dead-letters';
 import { observeProducer } from '../adapters/kafka/observed-producer';
 import { redactConfig } from '../config/redact';
 import type { ServiceMetrics } from '../observability/metrics';
@@ -102,6 +103,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
+  const deadLetters = deadLetterSink(config);
   const processor = new CommandProcessor({
     ...access,
     rateLimiter: createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit),
@@ -109,6 +111,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     handlers,
     replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
     topics: config.topics,
+    deadLetters,
     envelopeRules: envelopeRules(config),
     maxMessageBytes: config.limits.maxMessageBytes,
     serviceName: config.serviceName,
@@ -140,7 +143,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       codec,
       process: createNpResponseProcessor(portin),
       publish,
-      deadLetterTopic: config.topics.deadLetters,
+      deadLetters,
       clock,
       log: log.child({ component: 'np-responses' }),
       isRetriable: isRedisUnavailable,

@@ -1,7 +1,18 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
-import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
+import {
+  loadAuthSettings,
+  loadDeadLetterKeyring,
+  loadDeadLetterSettings,
+  loadKafkaSecurity,
+  loadRateLimitSettings,
+  type AuthSettings,
+  type DeadLetterKeySetting,
+  type DeadLetterSettings,
+  type KafkaSecurity,
+  type RateLimitSettings,
+} from './security';
 
 /**
  * The one module that reads configuration. Every setting comes from the environment, is validated at
@@ -61,6 +72,8 @@ export interface ServiceConfig {
   catalogFile: string;
   /** Who may send commands: JWT verification settings, or none (local work). */
   auth: AuthSettings;
+  /** The key that seals what dead letters carry (docs/security.md). */
+  deadLetters: DeadLetterSettings;
   /** The customer hierarchy: partners and their sub nodes (brands), docs/security.md. */
   customersFile: string;
   rateLimit: RateLimitSettings;
@@ -229,6 +242,7 @@ export function readTopics(reader: EnvReader): Record<TopicRole, string> {
 export function loadConfig(env: Env = process.env): ServiceConfig {
   const reader = new EnvReader(env);
   const topics = readTopics(reader);
+  const auth = loadAuthSettings(reader);
   return {
     serviceName: reader.string('SERVICE_NAME', 'wholesale-portin-balance'),
     kafka: {
@@ -260,7 +274,8 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
     },
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
-    auth: loadAuthSettings(reader),
+    auth,
+    deadLetters: loadDeadLetterSettings(reader, auth.mode),
     customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
     rateLimit: loadRateLimitSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
@@ -353,6 +368,25 @@ export function loadClientConfig(overrides: Env = {}, env: Env = process.env): C
     wholesaleCustomerId: reader.optionalString('WHOLESALE_CUSTOMER_ID'),
     token: reader.optionalString('WHOLESALE_TOKEN'),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'warn'),
+  };
+}
+
+/** `wholesale admin dlq decrypt`: where the dead letters are and the keys that open them. */
+export interface DlqAdminConfig {
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
+  /** When given, decoded Avro is printed too (the bytes are printed either way). */
+  schemaRegistryUrl?: string;
+  deadLetterTopic: string;
+  keys: DeadLetterKeySetting[];
+}
+
+export function loadDlqAdminConfig(overrides: Env = {}, env: Env = process.env): DlqAdminConfig {
+  const reader = new EnvReader({ ...env, ...overrides });
+  return {
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-admin'), security: loadKafkaSecurity(reader) },
+    schemaRegistryUrl: reader.optionalString('SCHEMA_REGISTRY_URL') === undefined ? undefined : reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+    deadLetterTopic: reader.string(TOPIC_DEFAULTS.deadLetters[0], TOPIC_DEFAULTS.deadLetters[1]),
+    keys: loadDeadLetterKeyring(reader),
   };
 }
 

@@ -13,7 +13,8 @@ import {
   deadLetterMessage,
   errorReplyValue,
   replyMessage,
-  type DeadLetterReason,
+  type DeadLetterCause,
+  type DeadLetterSink,
   type Outbound,
 } from './outbound';
 
@@ -39,6 +40,8 @@ export interface ProcessorDeps {
   handlers: ReadonlyMap<string, HandlerRegistration>;
   replies: ReplyCache;
   topics: Readonly<Record<TopicRole, string>>;
+  /** The DLQ topic and the key that seals dead letters. */
+  deadLetters: DeadLetterSink;
   envelopeRules: Readonly<Record<Domain, EnvelopeRules>>;
   maxMessageBytes: number;
   serviceName: string;
@@ -103,18 +106,18 @@ export class CommandProcessor {
     const { deps } = this;
     const size = messageBytes(record);
     if (size > deps.maxMessageBytes) {
-      return this.deadLetter(domain, record, position, envelope, 'TOO_LARGE', `message is ${size} bytes, the limit is ${deps.maxMessageBytes}`);
+      return this.deadLetter(domain, record, position, envelope, { reason: 'TOO_LARGE', detail: `message is ${size} bytes, the limit is ${deps.maxMessageBytes}` });
     }
     let decoded: DecodedRecord;
     try {
       decoded = await deps.codec.decode(record.value);
     } catch (error) {
-      if (error instanceof DecodeError) return this.deadLetter(domain, record, position, envelope, error.reason, error.message);
+      if (error instanceof DecodeError) return this.deadLetter(domain, record, position, envelope, { reason: error.reason, detail: error.message, diagnostic: error.diagnostic });
       throw error;
     }
     const registration = deps.handlers.get(decoded.recordName);
     if (!registration || registration.domain !== domain) {
-      return this.deadLetter(domain, record, position, envelope, 'NO_HANDLER', `no ${domain} handler for record ${decoded.recordName}`, decoded.recordName);
+      return this.deadLetter(domain, record, position, envelope, { reason: 'NO_HANDLER', detail: `no ${domain} handler for record ${decoded.recordName}` }, decoded.recordName);
     }
     const operation = shortName(decoded.recordName);
     const problems = [...envelope.problems, ...(registration.validate?.(decoded.value) ?? [])];
@@ -227,15 +230,14 @@ export class CommandProcessor {
     record: CommandRecord,
     position: RecordPosition,
     envelope: Envelope,
-    reason: DeadLetterReason,
-    detail: string,
+    cause: DeadLetterCause,
     recordName?: string,
   ): Promise<ProcessOutcome> {
-    const outbound = [deadLetterMessage(this.deps.topics.deadLetters, record, position, reason, detail)];
+    const outbound = [deadLetterMessage(this.deps.deadLetters, record, position, cause)];
     // Answer only a requester that can match the reply: one that sent a correlation id.
     if (envelope.correlationSource !== 'generated') {
       const code: ErrorCode = 'BAD_REQUEST';
-      const value = errorReplyValue(code, `${reason}: ${detail}`, [], recordName ? shortName(recordName) : null);
+      const value = errorReplyValue(code, `${cause.reason}: ${cause.detail}`, [], recordName ? shortName(recordName) : null);
       outbound.push(replyMessage(envelope, code, await this.deps.codec.encode(this.schemaTopic(domain), ERROR_REPLY, value)));
     }
     return { outbound, outcome: 'DEAD_LETTER', operation: recordName ? shortName(recordName) : undefined, correlationId: envelope.correlationId };

@@ -80,6 +80,7 @@ function setup(
     handlers: new Map([[COMMAND, registration]]),
     replies,
     topics,
+    deadLetters: { topic: topics.deadLetters, key: { id: 'k', secret: Buffer.alloc(32, 1) } },
     envelopeRules: { portin: rules, balance: { ...rules, defaultReplyTopic: topics.balanceReplies } },
     maxMessageBytes: 1000,
     serviceName: 'svc',
