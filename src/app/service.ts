@@ -9,7 +9,7 @@ import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
 import { createRedisRateLimiter } from '../adapters/redis/rate-limiter';
-import { RedisReplyCache } from '../adapters/redis/reply-cache';
+import { QUOTA_BUCKETS, RedisReplyCache } from '../adapters/redis/reply-cache';
 import { registerContract } from '../contract/register';
 import { COMMAND_TOPICS } from '../contract/topology';
 import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../domain/validation/spec-fields';
@@ -109,7 +109,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     rateLimiter: createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit),
     codec,
     handlers,
-    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
+    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds, { quota: config.limits.partnerOutcomeQuota, buckets: QUOTA_BUCKETS }),
     topics: config.topics,
     deadLetters,
     envelopeRules: envelopeRules(config),

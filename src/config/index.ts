@@ -68,7 +68,13 @@ export interface ServiceConfig {
   groupId: string;
   /** The HTTP side port (/healthz, /readyz, /metrics); port 0 = no HTTP server. */
   observability: ObservabilityConfig;
-  limits: { maxMessageBytes: number; idempotencyTtlSeconds: number; handlerConcurrency: number };
+  limits: {
+    maxMessageBytes: number;
+    idempotencyTtlSeconds: number;
+    /** Changes a partner may have recorded within idempotencyTtlSeconds (outcome records in Redis); 0 = no quota. */
+    partnerOutcomeQuota: number;
+    handlerConcurrency: number;
+  };
   catalogFile: string;
   /** Who may send commands: JWT verification settings, or none (local work). */
   auth: AuthSettings;
@@ -239,10 +245,26 @@ export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   ) as Record<TopicRole, string>;
 }
 
+/**
+ * PARTNER_OUTCOME_QUOTA defaults to what the partner's rate limit lets it record within the window
+ * (100/s × 86,400 s = 8,640,000 by default), so no partner inside its rate is refused; set it lower to
+ * bound what one partner holds in Redis (docs/security.md has the bytes per change).
+ */
+function loadLimits(reader: EnvReader, rateLimit: RateLimitSettings): ServiceConfig['limits'] {
+  const idempotencyTtlSeconds = reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1);
+  return {
+    maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    idempotencyTtlSeconds,
+    partnerOutcomeQuota: reader.integer('PARTNER_OUTCOME_QUOTA', Math.min(Number.MAX_SAFE_INTEGER, rateLimit.perSecond * idempotencyTtlSeconds), 0),
+    handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): ServiceConfig {
   const reader = new EnvReader(env);
   const topics = readTopics(reader);
   const auth = loadAuthSettings(reader);
+  const rateLimit = loadRateLimitSettings(reader);
   return {
     serviceName: reader.string('SERVICE_NAME', 'wholesale-portin-balance'),
     kafka: {
@@ -268,16 +290,12 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       readinessCacheMs: reader.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
       probeTimeoutMs: reader.integer('READINESS_PROBE_TIMEOUT_MS', 2000, 100, 60_000),
     },
-    limits: {
-      maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
-      idempotencyTtlSeconds: reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1),
-      handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
-    },
+    limits: loadLimits(reader, rateLimit),
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
     auth,
     deadLetters: loadDeadLetterSettings(reader, auth.mode),
     customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
-    rateLimit: loadRateLimitSettings(reader),
+    rateLimit,
     nonPortableRanges: parseNonPortableRanges(reader),
     portin: loadPortInConfig(reader),
     balance: loadBalanceSettings(reader, env),

@@ -149,9 +149,14 @@ export class CommandProcessor {
     // Keyed by the acting node, not the raw header: two partners reusing a correlation id never share a reply.
     const commandId = commandIdOf(scope.effectiveCustomerId, operation, envelope.correlationId);
     const fingerprint = registration.readOnly ? '' : fingerprintOf(decoded.value); // a query is never compared
-    // A query changes nothing, so it is simply run again: neither looked up nor recorded.
-    const remembered = registration.readOnly ? undefined : await this.retriable(() => deps.replies.get(commandId));
-    if (remembered) return this.replay(domain, envelope, operation, remembered, fingerprint);
+    // A query changes nothing, so it is simply run again: neither looked up, counted nor recorded.
+    const lookup = registration.readOnly ? undefined : await this.retriable(() => deps.replies.lookup(scope.partnerId, commandId));
+    if (lookup?.kind === 'recorded') return this.replay(domain, envelope, operation, lookup.outcome, fingerprint);
+    if (lookup?.kind === 'quota-exhausted') {
+      const { held, quota, windowSeconds } = lookup;
+      const message = `The partner's idempotency quota is exhausted: ${held} changes recorded within ${windowSeconds} s, the quota is ${quota}; nothing was applied, retry when older outcomes expire`;
+      return this.answerError(domain, envelope, operation, 'RATE_LIMITED', message);
+    }
     // The handlers' logger names the command; built only when a handler logs (a pino child costs CPU per command).
     let commandLog: Logger | undefined;
     const context: CommandContext = {
@@ -182,7 +187,7 @@ export class CommandProcessor {
       }
     }
     if (registration.readOnly || TRANSIENT_CODES.has(outcome.outcome)) return outcome;
-    await this.retriable(() => deps.replies.put(commandId, { fingerprint, messages: outcome.outbound }));
+    await this.retriable(() => deps.replies.put(scope.partnerId, commandId, { fingerprint, messages: outcome.outbound }));
     return outcome;
   }
 
