@@ -113,6 +113,9 @@ export function parseDeadLetterFile(name: string, text: string): DeadLetterRecor
     });
 }
 
+/** How long the reader waits for the next record of the range before it prints what it has. */
+const IDLE_MS = 15_000;
+
 export interface TopicSelection {
   partition?: number;
   offset?: string;
@@ -150,6 +153,8 @@ export async function readDeadLetters(config: DlqAdminConfig, selection: TopicSe
   try {
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
+      // Offsets are contiguous (no transactions), so `wanted` records arrive; a quiet spell still ends the wait.
+      let quiet = setTimeout(resolve, IDLE_MS);
       consumer
         .run({
           autoCommit: false,
@@ -158,7 +163,12 @@ export async function readDeadLetters(config: DlqAdminConfig, selection: TopicSe
             const offset = BigInt(message.offset);
             if (!range || offset < range.from || offset >= range.to) return;
             records.push({ at: `${topic}/${partition}@${message.offset}`, key: message.key, value: message.value, headers: message.headers ?? {} });
-            if (records.length >= wanted) resolve();
+            clearTimeout(quiet);
+            quiet = setTimeout(resolve, IDLE_MS);
+            if (records.length >= wanted) {
+              clearTimeout(quiet);
+              resolve();
+            }
           },
         })
         .then(() => ranges.forEach((r) => consumer.seek({ topic, partition: r.partition, offset: r.from.toString() })), reject);
