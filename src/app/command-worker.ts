@@ -5,6 +5,7 @@ import { createProducer } from '../adapters/kafka/kafka';
 import { createPartitionedSender, partitionCounts, type OutboundSender } from '../adapters/kafka/partitioned-sender';
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../worker/batch-worker';
 import { deadLetterMessage, undeliverableDeadLetter } from '../worker/outbound';
+import { deadLetterSink } from './dead-letters';
 
 /**
  * The Kafka side of a command worker — producer, consumer, sender and batch loop — built once for the
@@ -57,6 +58,7 @@ export function createBatchWorker(
   log: Logger,
   onOutcome: BatchWorkerOptions['onOutcome'],
 ): BatchWorker {
+  const deadLetters = deadLetterSink(config);
   return new BatchWorker({
     consumer: transport.consumer,
     sender: transport.sender,
@@ -66,9 +68,13 @@ export function createBatchWorker(
     commitIntervalMs: config.kafka.commitIntervalMs,
     log,
     deadLetter: (message, position, error) => [
-      deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
+      deadLetterMessage(deadLetters, message, position, {
+        reason: 'PROCESSING_FAILED',
+        detail: 'the record processor failed unexpectedly',
+        diagnostic: (error as Error)?.message ?? String(error),
+      }),
     ],
-    undeliverable: (refused, record, position, reason) => undeliverableDeadLetter(config.topics.deadLetters, refused, record, position, reason),
+    undeliverable: (refused, record, position, reason) => undeliverableDeadLetter(deadLetters, refused, record, position, reason),
     onOutcome,
   });
 }

@@ -9,7 +9,7 @@ import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
 import { createRedisRateLimiter } from '../adapters/redis/rate-limiter';
-import { RedisReplyCache } from '../adapters/redis/reply-cache';
+import { QUOTA_BUCKETS, RedisReplyCache } from '../adapters/redis/reply-cache';
 import { registerContract } from '../contract/register';
 import { COMMAND_TOPICS } from '../contract/topology';
 import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../domain/validation/spec-fields';
@@ -23,6 +23,7 @@ import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
 import { createNpResponseRecordProcessor } from '../worker/np-responses';
 import { createAccessControl } from './security';
+import { deadLetterSink } from './dead-letters';
 import { observeProducer } from '../adapters/kafka/observed-producer';
 import { redactConfig } from '../config/redact';
 import type { ServiceMetrics } from '../observability/metrics';
@@ -102,13 +103,15 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
+  const deadLetters = deadLetterSink(config);
   const processor = new CommandProcessor({
     ...access,
     rateLimiter: createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit),
     codec,
     handlers,
-    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
+    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds, { quota: config.limits.partnerOutcomeQuota, buckets: QUOTA_BUCKETS }),
     topics: config.topics,
+    deadLetters,
     envelopeRules: envelopeRules(config),
     maxMessageBytes: config.limits.maxMessageBytes,
     maxCommandAgeMs: (config.limits.idempotencyTtlSeconds - config.limits.staleCommandMarginSeconds) * 1000,
@@ -141,7 +144,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       codec,
       process: createNpResponseProcessor(portin),
       publish,
-      deadLetterTopic: config.topics.deadLetters,
+      deadLetters,
       clock,
       log: log.child({ component: 'np-responses' }),
       isRetriable: isRedisUnavailable,

@@ -70,14 +70,15 @@ function printPlan(io: CliIo, json: boolean, subject: Record<string, string>, ru
   io.stderr('dry run: nothing was sent to Kafka');
 }
 
-export function addAdminCommands(program: Command, deps: AdminCommandDeps): void {
+/** Adds `admin` with its provisioning sub-commands; returns it so other operator tools hang under it too. */
+export function addAdminCommands(program: Command, deps: AdminCommandDeps): Command {
   const { io } = deps;
   const json = (command: Command): boolean => Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
   const config = (command: Command): AdminConfig => deps.loadAdminConfig(deps.overrides(command));
 
   const admin = program
     .command('admin')
-    .description('provisioning on Kafka with the admin principal (KAFKA_SASL_*): partners\' topics and ACLs, the service\'s ACLs (docs/security.md)');
+    .description('operator tools: partners\' topics and ACLs, the service\'s ACLs (with the admin principal, KAFKA_SASL_*; docs/security.md), sealed dead letters');
   const partner = admin.command('partner').description('a partner\'s topics (<prefix><partnerId>.…) and its ACLs');
   const partnerCommand = (name: string, description: string): Command =>
     partner.command(name).description(description).addArgument(new Argument('<partnerId>', 'the partner (root customer) id').argParser(partnerIdArgument));
@@ -141,4 +142,5 @@ export function addAdminCommands(program: Command, deps: AdminCommandDeps): void
       const change = await withAdmin(settings, (client) => grantServiceAcls(client, settings, options.principal, createsTopics));
       printChange(io, json(self), subject, change, 'created');
     });
+  return admin;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Command, CommanderError, Option } from 'commander';
 import pino, { type Logger } from 'pino';
-import { ConfigError, loadAdminConfig, loadClientConfig, type AdminConfig, type ClientConfig } from '../config';
+import { ConfigError, loadAdminConfig, loadClientConfig, loadDlqAdminConfig, type AdminConfig, type ClientConfig } from '../config';
 import { InvalidCommandError, RequestTimeoutError, ServiceReplyError } from '../client/errors';
 import type { SubscribeEventsOptions, EventSubscription } from '../client/events';
 import type { CallOptions } from '../client/wholesale-client';
@@ -14,6 +14,8 @@ import { OPERATION_COMMANDS, optionKey, parsePositiveInteger, type OperationComm
 import { formatError, formatEvent, formatReply } from './output';
 import { createDevSigner } from '../security/dev-signer';
 import { addAdminCommands } from './admin-commands';
+import { ensureDevDeadLetterKey } from '../security/dev-dead-letter-key';
+import { codecFor, decodeAvro, formatOpened, openRecord, parseDeadLetterFile, readDeadLetters } from './dead-letters';
 
 /**
  * `wholesale`: the service's operations from a terminal or a script. Connection settings come from the
@@ -97,6 +99,42 @@ function reportFailure(io: CliIo, error: unknown, json: boolean): ExitCode {
   return EXIT.FAILURE;
 }
 
+interface DecryptOptions {
+  partition?: number;
+  offset?: string;
+  count: number;
+  file?: string;
+  devKey?: boolean;
+}
+
+const parseNonNegativeInteger = (raw: string): number => (raw === '0' ? 0 : parsePositiveInteger(raw));
+
+async function decryptDeadLetters(io: CliIo, options: DecryptOptions, overrides: Record<string, string>, json: boolean): Promise<ExitCode> {
+  const config = loadDlqAdminConfig(overrides);
+  const keyring = new Map(config.keys.map((k) => [k.id, Buffer.from(k.key, 'base64')]));
+  if (options.devKey) {
+    const dev = ensureDevDeadLetterKey();
+    keyring.set(dev.id, Buffer.from(dev.key, 'base64'));
+  }
+  if (keyring.size === 0) throw new UsageError('no key: set DLQ_ENCRYPTION_KEY (and DLQ_ENCRYPTION_KEY_ID) or DLQ_DECRYPTION_KEYS, or --dev-key');
+  const records = options.file
+    ? parseDeadLetterFile(options.file, await io.readFile(options.file))
+    : await readDeadLetters(config, { partition: options.partition, offset: options.offset, count: options.count }, pino({ level: 'warn', name: 'wholesale-cli' }, pino.destination(2)));
+  const codec = codecFor(config);
+  let failed = 0;
+  for (const record of records) {
+    try {
+      const opened = openRecord(record, keyring);
+      io.stdout(formatOpened(opened, await decodeAvro(codec, opened.original?.value), json));
+    } catch (error) {
+      failed++;
+      io.stderr(formatError({ code: 'NOT_OPENED', message: `${record.at}: ${(error as Error).message}` }, json));
+    }
+  }
+  if (records.length === 0) io.stderr('no dead letters in that range');
+  return failed > 0 ? EXIT.FAILURE : EXIT.SUCCESS;
+}
+
 export async function runCli(argv: readonly string[], deps: CliDeps): Promise<ExitCode> {
   const { io } = deps;
   const loadConfig = deps.loadConfig ?? ((overrides) => loadClientConfig(overrides));
@@ -157,7 +195,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     });
   };
   OPERATION_COMMANDS.forEach(addOperation);
-  addAdminCommands(program, {
+  const admin = addAdminCommands(program, {
     io,
     loadAdminConfig: deps.loadAdminConfig ?? ((overrides) => loadAdminConfig(overrides)),
     overrides: (command) => configOverrides(command.optsWithGlobals<GlobalOptions>()),
@@ -204,6 +242,22 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
         await finished;
         stopInterrupt();
       });
+    });
+
+  admin
+    .command('dlq')
+    .description('the dead-letter topic')
+    .command('decrypt')
+    .description('open sealed dead letters with the DLQ keys and print the original records (key, headers, value)')
+    .option('--partition <n>', 'only this DLQ partition (default: all)', parseNonNegativeInteger)
+    .option('--offset <n>', 'the first offset to read (default: the oldest kept)', (raw: string) => String(parseNonNegativeInteger(raw)))
+    .option('--count <n>', 'records per partition', parsePositiveInteger, 10)
+    .option('-f, --file <path>', 'read dead letters from a file instead, one JSON object per line: {"key", "value" (base64), "headers"}')
+    .option('--dev-key', 'dev stack only: use the dead-letter key in .dev-keys/ (besides DLQ_ENCRYPTION_KEY / DLQ_DECRYPTION_KEYS)')
+    .addHelpText('after', `\nKeys: DLQ_ENCRYPTION_KEY (+ DLQ_ENCRYPTION_KEY_ID) and older ones in DLQ_DECRYPTION_KEYS=id:base64,…\nExample:\n  wholesale admin dlq decrypt --partition 0 --offset 120 --count 5 --json`)
+    .action(async (options: DecryptOptions, self: Command) => {
+      const globals = self.optsWithGlobals<GlobalOptions>();
+      exitCode = await decryptDeadLetters(io, options, configOverrides(globals), Boolean(globals.json));
     });
 
   try {

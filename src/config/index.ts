@@ -3,7 +3,18 @@ import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
 import { DEFAULT_KAFKA_VERSION } from '../stack/versions';
 import { DEFAULT_PARTNER_TOPIC_PREFIX } from '../contract/partner-topics';
-import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
+import {
+  loadAuthSettings,
+  loadDeadLetterKeyring,
+  loadDeadLetterSettings,
+  loadKafkaSecurity,
+  loadRateLimitSettings,
+  type AuthSettings,
+  type DeadLetterKeySetting,
+  type DeadLetterSettings,
+  type KafkaSecurity,
+  type RateLimitSettings,
+} from './security';
 
 /**
  * The one module that reads configuration. Every setting comes from the environment, is validated at
@@ -71,11 +82,15 @@ export interface ServiceConfig {
     idempotencyTtlSeconds: number;
     /** Commands whose record is older than idempotencyTtlSeconds minus this are refused (STALE_COMMAND). */
     staleCommandMarginSeconds: number;
+    /** Changes a partner may have recorded within idempotencyTtlSeconds (outcome records in Redis); 0 = no quota. */
+    partnerOutcomeQuota: number;
     handlerConcurrency: number;
   };
   catalogFile: string;
   /** Who may send commands: JWT verification settings, or none (local work). */
   auth: AuthSettings;
+  /** The key that seals what dead letters carry (docs/security.md). */
+  deadLetters: DeadLetterSettings;
   /** The customer hierarchy: partners and their sub nodes (brands), docs/security.md. */
   customersFile: string;
   rateLimit: RateLimitSettings;
@@ -246,16 +261,6 @@ function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sess
  * stop) would apply its changes again: such commands are refused. The margin keeps the refusal ahead of the
  * records' expiry (producer clocks, Redis expiring keys a little late); the window is at least 1 s.
  */
-function loadLimits(reader: EnvReader): ServiceConfig['limits'] {
-  const idempotencyTtlSeconds = reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 2);
-  return {
-    maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
-    idempotencyTtlSeconds,
-    staleCommandMarginSeconds: reader.integer('STALE_COMMAND_MARGIN_SECONDS', Math.min(3600, Math.floor(idempotencyTtlSeconds / 2)), 0, idempotencyTtlSeconds - 1),
-    handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
-  };
-}
-
 /** Topic names by role; each variable falls back to the contract's default name. */
 export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   return Object.fromEntries(
@@ -263,9 +268,27 @@ export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   ) as Record<TopicRole, string>;
 }
 
+/**
+ * PARTNER_OUTCOME_QUOTA defaults to what the partner's rate limit lets it record within the window
+ * (100/s × 86,400 s = 8,640,000 by default), so no partner inside its rate is refused; set it lower to
+ * bound what one partner holds in Redis (docs/security.md has the bytes per change).
+ */
+function loadLimits(reader: EnvReader, rateLimit: RateLimitSettings): ServiceConfig['limits'] {
+  const idempotencyTtlSeconds = reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 2);
+  return {
+    maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    idempotencyTtlSeconds,
+    staleCommandMarginSeconds: reader.integer('STALE_COMMAND_MARGIN_SECONDS', Math.min(3600, Math.floor(idempotencyTtlSeconds / 2)), 0, idempotencyTtlSeconds - 1),
+    partnerOutcomeQuota: reader.integer('PARTNER_OUTCOME_QUOTA', Math.min(Number.MAX_SAFE_INTEGER, rateLimit.perSecond * idempotencyTtlSeconds), 0),
+    handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): ServiceConfig {
   const reader = new EnvReader(env);
   const topics = readTopics(reader);
+  const auth = loadAuthSettings(reader);
+  const rateLimit = loadRateLimitSettings(reader);
   return {
     serviceName: reader.string('SERVICE_NAME', 'wholesale-portin-balance'),
     kafka: {
@@ -293,11 +316,12 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       readinessCacheMs: reader.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
       probeTimeoutMs: reader.integer('READINESS_PROBE_TIMEOUT_MS', 2000, 100, 60_000),
     },
-    limits: loadLimits(reader),
+    limits: loadLimits(reader, rateLimit),
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
-    auth: loadAuthSettings(reader),
+    auth,
+    deadLetters: loadDeadLetterSettings(reader, auth.mode),
     customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
-    rateLimit: loadRateLimitSettings(reader),
+    rateLimit,
     nonPortableRanges: parseNonPortableRanges(reader),
     portin: loadPortInConfig(reader),
     balance: loadBalanceSettings(reader, env),
@@ -424,6 +448,25 @@ export function loadAdminConfig(overrides: Env = {}, env: Env = process.env): Ad
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
     partnerTopicPrefix: readPartnerTopicPrefix(reader),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'warn'),
+  };
+}
+
+/** `wholesale admin dlq decrypt`: where the dead letters are and the keys that open them. */
+export interface DlqAdminConfig {
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
+  /** When given, decoded Avro is printed too (the bytes are printed either way). */
+  schemaRegistryUrl?: string;
+  deadLetterTopic: string;
+  keys: DeadLetterKeySetting[];
+}
+
+export function loadDlqAdminConfig(overrides: Env = {}, env: Env = process.env): DlqAdminConfig {
+  const reader = new EnvReader({ ...env, ...overrides });
+  return {
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('ADMIN_CLIENT_ID', 'wholesale-admin'), security: loadKafkaSecurity(reader) },
+    schemaRegistryUrl: reader.optionalString('SCHEMA_REGISTRY_URL') === undefined ? undefined : reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+    deadLetterTopic: reader.string(TOPIC_DEFAULTS.deadLetters[0], TOPIC_DEFAULTS.deadLetters[1]),
+    keys: loadDeadLetterKeyring(reader),
   };
 }
 

@@ -14,7 +14,8 @@ import {
   errorReplyValue,
   replyMessage,
   undeliverableDeadLetter,
-  type DeadLetterReason,
+  type DeadLetterCause,
+  type DeadLetterSink,
   type Outbound,
 } from './outbound';
 
@@ -40,6 +41,8 @@ export interface ProcessorDeps {
   handlers: ReadonlyMap<string, HandlerRegistration>;
   replies: ReplyCache;
   topics: Readonly<Record<TopicRole, string>>;
+  /** The DLQ topic and the key that seals dead letters. */
+  deadLetters: DeadLetterSink;
   envelopeRules: Readonly<Record<Domain, EnvelopeRules>>;
   maxMessageBytes: number;
   /** Commands whose record timestamp is older than this are refused unapplied (STALE_COMMAND): their outcome may be forgotten. */
@@ -115,18 +118,18 @@ export class CommandProcessor {
     const { deps } = this;
     const size = messageBytes(record);
     if (size > deps.maxMessageBytes) {
-      return this.deadLetter(domain, record, position, envelope, 'TOO_LARGE', `message is ${size} bytes, the limit is ${deps.maxMessageBytes}`);
+      return this.deadLetter(domain, record, position, envelope, { reason: 'TOO_LARGE', detail: `message is ${size} bytes, the limit is ${deps.maxMessageBytes}` });
     }
     let decoded: DecodedRecord;
     try {
       decoded = await deps.codec.decode(record.value);
     } catch (error) {
-      if (error instanceof DecodeError) return this.deadLetter(domain, record, position, envelope, error.reason, error.message);
+      if (error instanceof DecodeError) return this.deadLetter(domain, record, position, envelope, { reason: error.reason, detail: error.message, diagnostic: error.diagnostic });
       throw error;
     }
     const registration = deps.handlers.get(decoded.recordName);
     if (!registration || registration.domain !== domain) {
-      return this.deadLetter(domain, record, position, envelope, 'NO_HANDLER', `no ${domain} handler for record ${decoded.recordName}`, decoded.recordName);
+      return this.deadLetter(domain, record, position, envelope, { reason: 'NO_HANDLER', detail: `no ${domain} handler for record ${decoded.recordName}` }, decoded.recordName);
     }
     const operation = shortName(decoded.recordName);
     const problems = [...envelope.problems, ...(registration.validate?.(decoded.value) ?? [])];
@@ -184,9 +187,14 @@ export class CommandProcessor {
     // Keyed by the acting node, not the raw header: two partners reusing a correlation id never share a reply.
     const commandId = commandIdOf(scope.effectiveCustomerId, operation, envelope.correlationId);
     const fingerprint = registration.readOnly ? '' : fingerprintOf(decoded.value); // a query is never compared
-    // A query changes nothing, so it is simply run again: neither looked up nor recorded.
-    const remembered = registration.readOnly ? undefined : await this.retriable(() => deps.replies.get(commandId));
-    if (remembered) return this.replay(domain, envelope, operation, remembered, fingerprint);
+    // A query changes nothing, so it is simply run again: neither looked up, counted nor recorded.
+    const lookup = registration.readOnly ? undefined : await this.retriable(() => deps.replies.lookup(scope.partnerId, commandId));
+    if (lookup?.kind === 'recorded') return this.replay(domain, envelope, operation, lookup.outcome, fingerprint);
+    if (lookup?.kind === 'quota-exhausted') {
+      const { held, quota, windowSeconds } = lookup;
+      const message = `The partner's idempotency quota is exhausted: ${held} changes recorded within ${windowSeconds} s, the quota is ${quota}; nothing was applied, retry when older outcomes expire`;
+      return this.answerError(domain, envelope, operation, 'RATE_LIMITED', message);
+    }
     // The handlers' logger names the command; built only when a handler logs (a pino child costs CPU per command).
     let commandLog: Logger | undefined;
     const context: CommandContext = {
@@ -217,7 +225,7 @@ export class CommandProcessor {
       }
     }
     if (registration.readOnly || TRANSIENT_CODES.has(outcome.outcome)) return outcome;
-    await this.retriable(() => deps.replies.put(commandId, { fingerprint, messages: outcome.outbound }));
+    await this.retriable(() => deps.replies.put(scope.partnerId, commandId, { fingerprint, messages: outcome.outbound }));
     return outcome;
   }
 
@@ -266,7 +274,7 @@ export class CommandProcessor {
       context.log.error({ err: error }, 'an output does not match its schema; dead-lettering it');
       const json = JSON.stringify(message.value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
       const unencoded = { topic: this.deps.topics[message.topic], key: message.key, value: Buffer.from(json), headers: { 'content-type': 'application/json', ce_type: message.recordName, ...(message.cloudEvent ? { ce_id: message.cloudEvent.id } : {}) } };
-      return undeliverableDeadLetter(this.deps.topics.deadLetters, unencoded, source.record, source.position, error.message);
+      return undeliverableDeadLetter(this.deps.deadLetters, unencoded, source.record, source.position, `${message.recordName} does not match its schema`, error.message);
     }
   }
 
@@ -281,15 +289,14 @@ export class CommandProcessor {
     record: CommandRecord,
     position: RecordPosition,
     envelope: Envelope,
-    reason: DeadLetterReason,
-    detail: string,
+    cause: DeadLetterCause,
     recordName?: string,
   ): Promise<ProcessOutcome> {
-    const outbound = [deadLetterMessage(this.deps.topics.deadLetters, record, position, reason, detail)];
+    const outbound = [deadLetterMessage(this.deps.deadLetters, record, position, cause)];
     // Answer only a requester that can match the reply: one that sent a correlation id.
     if (envelope.correlationSource !== 'generated') {
       const code: ErrorCode = 'BAD_REQUEST';
-      const value = errorReplyValue(code, `${reason}: ${detail}`, [], recordName ? shortName(recordName) : null);
+      const value = errorReplyValue(code, `${cause.reason}: ${cause.detail}`, [], recordName ? shortName(recordName) : null);
       outbound.push(replyMessage(envelope, code, await this.deps.codec.encode(this.schemaTopic(domain), ERROR_REPLY, value)));
     }
     return { outbound, outcome: 'DEAD_LETTER', operation: recordName ? shortName(recordName) : undefined, correlationId: envelope.correlationId };

@@ -4,6 +4,7 @@ import type { RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/config';
 import { HEADER } from '../../src/worker/envelope';
 import { DLQ_HEADER } from '../../src/worker/outbound';
+import { openLetter } from '../support/dead-letters';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
@@ -99,10 +100,11 @@ describe('bounds on hostile commands over the real stack', () => {
       expect(reply.headers[HEADER.status]).toBe('BAD_REQUEST');
       expect(reply.value.error.message).toMatch(/^TOO_LARGE: message is \d+ bytes, the limit is 262144$/);
       const deadline = Date.now() + 20_000;
-      while (!letters.some((l) => l.headers[HEADER.correlationId] === correlationId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      const letter = letters.find((l) => l.headers[HEADER.correlationId] === correlationId)!;
+      while (!letters.some((l) => l.headers[DLQ_HEADER.correlationId] === correlationId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const letter = letters.find((l) => l.headers[DLQ_HEADER.correlationId] === correlationId)!;
       expect(letter.headers[DLQ_HEADER.reason]).toBe('TOO_LARGE');
       expect(Object.keys(letter.headers).map((h) => h.toLowerCase())).not.toContain('authorization');
+      expect(openLetter(config, letter).original?.headers.map(([name]) => name.toLowerCase())).toEqual([HEADER.correlationId.toLowerCase()]);
     } finally {
       await dlq.stop();
     }

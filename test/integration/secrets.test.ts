@@ -4,6 +4,7 @@ import { startService, type RunningService } from '../../src/app/service';
 import { createLogger } from '../../src/observability/logger';
 import { startNpSimulator, type NpSimulator } from '../../src/simulator/np-simulator';
 import { HEADER } from '../../src/worker/envelope';
+import { DLQ_HEADER } from '../../src/worker/outbound';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceRecord } from '../support/balance-client';
 import { envFor, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
@@ -94,7 +95,7 @@ describe('secrets never appear in logs, replies, events or dead letters', () => 
     const poison = randomUUID();
     await requester.sendRaw(config.topics.portinCommands, { key: gpsi, value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: poison, [HEADER.authorization]: `Bearer ${secrets.token}` } });
     await requester.awaitReply(poison);
-    await until('the dead letter', () => records.some((r) => r.topic === config.topics.deadLetters && r.headers[HEADER.correlationId] === poison));
+    await until('the dead letter', () => records.some((r) => r.topic === config.topics.deadLetters && r.headers[DLQ_HEADER.correlationId] === poison));
     await until('the balance events', () => records.some((r) => r.topic === config.topics.balanceEvents && r.key === gpsi));
 
     // Everything the service and the simulator wrote, as text: log lines; each record's key, headers,

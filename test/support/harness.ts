@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type IHeaders, type Producer } from 'kafkajs';
 import pino from 'pino';
 import { loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../../src/config';
@@ -29,9 +29,14 @@ export function testConfig(overrides: Record<string, string> = {}): ServiceConfi
     // Tests run without tokens or rate limits unless they ask (test/support/auth.ts: testAuth()).
     AUTH_MODE: 'none',
     RATE_LIMIT_PER_SECOND: '0',
+    // Dead letters sealed as in production (AUTH_MODE=jwt requires a key); TEST_DLQ_KEY_ID names it.
+    DLQ_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    DLQ_ENCRYPTION_KEY_ID: TEST_DLQ_KEY_ID,
     ...overrides,
   });
 }
+
+export const TEST_DLQ_KEY_ID = 'test-dlq';
 
 /** The same settings a production worker reads from the environment; the test topic names are derived from them. */
 const defaults = loadConfig({ KAFKA_BROKERS: 'x:1', SCHEMA_REGISTRY_URL: 'http://x', REDIS_URL: 'redis://x', AUTH_MODE: 'none' });
@@ -62,6 +67,7 @@ export function envFor(config: ServiceConfig): Record<string, string> {
     CUSTOMERS_FILE: config.customersFile,
     RATE_LIMIT_PER_SECOND: String(config.rateLimit.perSecond),
     RATE_LIMIT_BURST: String(config.rateLimit.burst),
+    ...(config.deadLetters.encryptionKey ? { DLQ_ENCRYPTION_KEY: config.deadLetters.encryptionKey.key, DLQ_ENCRYPTION_KEY_ID: config.deadLetters.encryptionKey.id } : {}),
   };
 }
 

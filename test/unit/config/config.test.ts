@@ -7,6 +7,8 @@ const base = {
   // AUTH_MODE=jwt is the default and needs its key source and issuer.
   AUTH_JWKS_FILE: 'keys/jwks.json',
   AUTH_ISSUER: 'https://idp.example',
+  // ... and a key to seal dead letters with.
+  DLQ_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
 };
 
 describe('loadConfig', () => {

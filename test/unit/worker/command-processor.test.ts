@@ -2,11 +2,12 @@ import avro, { type Type } from 'avsc';
 import pino from 'pino';
 import { loadSchemas } from '../../../src/contract/schemas';
 import { DecodeError, EncodeError } from '../../../src/adapters/registry/avro-codec';
-import type { ReplyCache, StoredOutcome } from '../../../src/adapters/redis/reply-cache';
+import type { OutcomeLookup, ReplyCache, StoredOutcome } from '../../../src/adapters/redis/reply-cache';
 import { CommandProcessor, type Codec, type ProcessorDeps } from '../../../src/worker/command-processor';
 import { createHierarchyAuthorizer, createOpenAuthorizer, unlimited, type Authenticator, type RateLimiter } from '../../../src/security/access';
 import { CustomerHierarchy } from '../../../src/security/hierarchy';
 import { openAuthenticator } from '../../../src/security/jwt-authenticator';
+import { openDeadLetter, sealContext } from '../../../src/security/dead-letter-seal';
 import { ServiceError, RetriableError } from '../../../src/errors/codes';
 import type { HandlerRegistration, TopicRole } from '../../../src/handlers/types';
 import { WHOLESALE_CUSTOMER_ID_PORTIN } from '../../../src/domain/validation/spec-fields';
@@ -42,10 +43,19 @@ class MemoryCodec implements Codec {
 
 class MemoryReplyCache implements ReplyCache {
   readonly entries = new Map<string, StoredOutcome>();
-  async get(id: string) {
-    return this.entries.get(id);
+  /** Changes each partner may record (no quota when absent); what was counted. */
+  readonly quotas = new Map<string, number>();
+  readonly counted = new Map<string, number>();
+  async lookup(partnerId: string, id: string): Promise<OutcomeLookup> {
+    const outcome = this.entries.get(id);
+    if (outcome) return { kind: 'recorded', outcome };
+    const held = this.counted.get(partnerId) ?? 0;
+    const quota = this.quotas.get(partnerId);
+    if (quota !== undefined && held >= quota) return { kind: 'quota-exhausted', held, quota, windowSeconds: 60 };
+    this.counted.set(partnerId, held + 1);
+    return { kind: 'new' };
   }
-  async put(id: string, outcome: StoredOutcome) {
+  async put(_partnerId: string, id: string, outcome: StoredOutcome) {
     if (!this.entries.has(id)) this.entries.set(id, outcome);
   }
 }
@@ -82,6 +92,7 @@ function setup(
     handlers: new Map([[COMMAND, registration]]),
     replies,
     topics,
+    deadLetters: { topic: topics.deadLetters, key: { id: 'k', secret: Buffer.alloc(32, 1) } },
     envelopeRules: { portin: rules, balance: { ...rules, defaultReplyTopic: topics.balanceReplies } },
     maxMessageBytes: 1000,
     maxCommandAgeMs: Number.POSITIVE_INFINITY, // the records here carry timestamp 0
@@ -251,6 +262,27 @@ describe('CommandProcessor access control', () => {
     expect([partners, calls(), replies.entries.size]).toEqual([['P1', 'P2'], 1, 1]);
   });
 
+  it('over its idempotency quota a partner gets RATE_LIMITED naming the quota: nothing applied or recorded, a recorded change still replays, another partner is served', async () => {
+    const { codec, processor, calls, replies } = secured(success);
+    replies.quotas.set('P1', 1);
+    const first = await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'a' }), position, 'portin');
+    const refused = await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'b' }), position, 'portin');
+    expect([first.outcome, refused.outcome, calls(), replies.entries.size]).toEqual(['Success', 'RATE_LIMITED', 1, 1]);
+    const message = codec.read(refused.outbound[0].value!).error.message as string;
+    expect(message).toMatch(/^The partner's idempotency quota is exhausted: 1 changes recorded within 60 s, the quota is 1/);
+    expect(message).not.toMatch(/rate/);
+    const replayed = await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'a' }), { ...position, offset: '9' }, 'portin');
+    const other = await processor.process(await record(codec, { Authorization: 'Bearer P2', 'X-Correlation-Id': 'b' }), position, 'portin');
+    expect([replayed.outcome, other.outcome, calls()]).toEqual(['REPLAYED', 'Success', 2]);
+  });
+
+  it('a query is never counted against the idempotency quota', async () => {
+    const { codec, processor, replies } = setup(success, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy) }, { readOnly: true });
+    replies.quotas.set('P1', 0);
+    const queried = await processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin');
+    expect([queried.outcome, replies.counted.size]).toEqual(['Success', 0]);
+  });
+
   it('a limiter that cannot reach Redis makes the record retriable, not refused', async () => {
     const { codec, processor } = secured(success, { admit: async () => Promise.reject(new Error('redis down')) });
     await expect(processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin')).rejects.toBeInstanceOf(RetriableError);
@@ -278,10 +310,20 @@ describe('CommandProcessor access control', () => {
     const result = await processor.process({ key: null, value, headers: { 'X-Correlation-Id': 'c1' }, timestamp: '5' }, position, 'portin');
     expect(result.outcome).toBe('Success');
     expect(result.outbound.map((m) => m.topic)).toEqual(['t.portinReplies', 't.deadLetters']);
-    expect(result.outbound[1]).toMatchObject({
+    const letter = result.outbound[1]!;
+    expect(letter).toMatchObject({
       key: Buffer.from('14155550123'),
-      value: Buffer.from('{"not":"a BalancesUpdated"}'),
-      headers: { 'x-dlq-reason': 'UNDELIVERABLE', 'x-dlq-target-topic': 't.balanceEvents', 'x-dlq-source-offset': '7', 'x-dlq-source-timestamp': '5', ce_id: 'e1' },
+      headers: { 'x-dlq-reason': 'UNDELIVERABLE', 'x-dlq-target-topic': 't.balanceEvents', 'x-dlq-source-offset': '7', 'x-dlq-source-timestamp': '5', 'x-dlq-cipher': 'AES-256-GCM' },
     });
+    // Sealed like every dead letter: the event as JSON and its own headers only inside.
+    const opened = openDeadLetter(
+      { ciphertext: letter.value!, nonce: Buffer.from(letter.headers['x-dlq-nonce'] as string, 'base64') },
+      'k',
+      sealContext('k', position),
+      new Map([['k', Buffer.alloc(32, 1)]]),
+    );
+    expect(opened.value).toEqual(Buffer.from('{"not":"a BalancesUpdated"}'));
+    expect(opened.headers).toContainEqual(['ce_id', 'e1']);
+    expect(letter.headers.ce_id).toBeUndefined();
   });
 });
