@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { RetriableError, isServiceError, type ErrorCode, type FieldProblem } from '../errors/codes';
 import type { CommandContext, Domain, HandlerRegistration, OutgoingMessage, TopicRole } from '../handlers/types';
 import { ERROR_REPLY } from '../contract/topology';
-import { DecodeError, EncodeError, type DecodedRecord } from '../adapters/registry/avro-codec';
+import { DecodeError, isSchemaMismatch, type DecodedRecord } from '../adapters/registry/avro-codec';
 import type { ReplyCache, StoredOutcome } from '../adapters/redis/reply-cache';
 import type { Authenticator, Authorizer, CustomerScope, RateLimiter } from '../security/access';
 import { readEnvelope, type Envelope, type EnvelopeRules, type RecordPosition } from './envelope';
@@ -270,7 +270,7 @@ export class CommandProcessor {
     try {
       return await this.encodeMessage(message, context);
     } catch (error) {
-      if (!(error instanceof EncodeError)) throw error;
+      if (!isSchemaMismatch(error)) throw error;
       context.log.error({ err: error }, 'an output does not match its schema; dead-lettering it');
       const json = JSON.stringify(message.value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
       const unencoded = { topic: this.deps.topics[message.topic], key: message.key, value: Buffer.from(json), headers: { 'content-type': 'application/json', ce_type: message.recordName, ...(message.cloudEvent ? { ce_id: message.cloudEvent.id } : {}) } };

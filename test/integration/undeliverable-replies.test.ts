@@ -8,6 +8,7 @@ import { balanceRecord } from '../support/balance-client';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { parseSamples, sampleSum } from '../support/prometheus';
 import { until } from '../support/until';
+import { openLetter, originalHeader } from '../support/dead-letters';
 
 /**
  * Issue 14, defect 1: a reply Kafka will never take — to a topic that does not exist, to a partition the
@@ -80,7 +81,7 @@ describe('replies Kafka refuses for good, over the real stack', () => {
     expect(reply.headers[HEADER.status]).toBe('NOT_FOUND');
 
     const found = await until('four UNDELIVERABLE dead letters', async () => {
-      const mine = bad.map(({ id }) => letters.find((l) => l.headers[HEADER.correlationId] === id));
+      const mine = bad.map(({ id }) => letters.find((l) => l.headers[DLQ_HEADER.correlationId] === id));
       return mine.every(Boolean) ? (mine as Reply[]) : undefined;
     });
     for (const [i, letter] of found.entries()) {
@@ -88,10 +89,14 @@ describe('replies Kafka refuses for good, over the real stack', () => {
       expect(letter.headers[DLQ_HEADER.targetTopic]).toBe(bad[i]!.target);
       expect(letter.headers[DLQ_HEADER.detail]).toMatch(bad[i]!.reason);
       expect(letter.headers[DLQ_HEADER.sourceTopic]).toBe(config.topics.balanceCommands);
-      // the reply itself, encoded as the requester would have read it
-      expect(letter.recordName).toBe('wholesale.common.v1.ErrorReply');
-      expect(letter.value.status).toBe('NOT_FOUND');
-      expect(letter.headers[HEADER.status]).toBe('NOT_FOUND');
+      // the reply itself, sealed like every dead letter, encoded as the requester would have read it
+      expect(letter.headers[HEADER.status]).toBeUndefined();
+      const original = openLetter(config, letter);
+      const decoded = await requester.codec.decode(original.original!.value);
+      expect(decoded.recordName).toBe('wholesale.common.v1.ErrorReply');
+      expect(decoded.value.status).toBe('NOT_FOUND');
+      expect(originalHeader(original, HEADER.status)).toBe('NOT_FOUND');
+      expect(originalHeader(original, HEADER.correlationId)).toBe(bad[i]!.id);
     }
     expect(found[1]!.headers[DLQ_HEADER.targetPartition]).toBe('7');
 

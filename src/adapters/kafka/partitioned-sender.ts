@@ -55,18 +55,22 @@ export function chunkByBytes<T extends Outbound>(messages: T[], limit: number): 
 
 /**
  * Partition counts of topics, read from the cluster and kept for a while (topics rarely grow). `fresh`
- * skips what is kept. Throws TopicRefusedError for a topic that cannot be written.
+ * accepts only a recent reading (RECHECK_MS). Throws TopicRefusedError for a topic that cannot be written.
  */
 export type PartitionCount = (topic: string, fresh?: boolean) => Promise<number>;
 
-/** A refused topic is remembered for a shorter while: it may be created or granted soon. */
-const REFUSED_TOPIC_TTL_MS = 5_000;
+/**
+ * A refused topic, or a count read again for a partition beyond it, is trusted this long: it may be created,
+ * granted or grown soon, and a burst of replies to it must not become a metadata request each.
+ */
+const RECHECK_MS = 5_000;
 
 export function partitionCounts(admin: Pick<Admin, 'fetchTopicMetadata'>, ttlMs = 60_000): PartitionCount {
-  const known = new Map<string, { count: number; until: number } | { refused: TopicRefusedError; until: number }>();
+  const known = new Map<string, { count: number; at: number } | { refused: TopicRefusedError; at: number }>();
   return async (topic, fresh = false) => {
     const cached = known.get(topic);
-    if (!fresh && cached && cached.until > Date.now()) {
+    const maxAgeMs = fresh || (cached && 'refused' in cached) ? RECHECK_MS : ttlMs;
+    if (cached && Date.now() - cached.at < maxAgeMs) {
       if ('refused' in cached) throw cached.refused;
       return cached.count;
     }
@@ -74,12 +78,12 @@ export function partitionCounts(admin: Pick<Admin, 'fetchTopicMetadata'>, ttlMs 
       const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
       const count = topics[0]?.partitions.length ?? 0;
       if (count === 0) throw new TopicRefusedError(topic, 'UNKNOWN_TOPIC_OR_PARTITION');
-      known.set(topic, { count, until: Date.now() + ttlMs });
+      known.set(topic, { count, at: Date.now() });
       return count;
     } catch (error) {
       const refused = error instanceof TopicRefusedError ? error : isTopicRefusal(error) ? new TopicRefusedError(topic, kafkaErrorType(error)!) : undefined;
       if (!refused) throw error; // the cluster is away: retriable, the batch waits
-      known.set(topic, { refused, until: Date.now() + REFUSED_TOPIC_TTL_MS });
+      known.set(topic, { refused, at: Date.now() });
       throw refused;
     }
   };

@@ -25,13 +25,8 @@ export class DecodeError extends Error {
   }
 }
 
-/** A value the service built does not match its record's schema (a bug, never the infrastructure): retrying cannot help. */
-export class EncodeError extends Error {
-  constructor(readonly recordName: string, message: string) {
-    super(`${recordName} does not match its schema: ${message}`);
-    this.name = 'EncodeError';
-  }
-}
+/** An encode refused because the value does not match its record's schema (a bug, never the infrastructure): retrying cannot help. */
+export const isSchemaMismatch = (error: unknown): error is Error => error instanceof ConfluentSchemaRegistryValidationError;
 
 export interface DecodedRecord {
   schemaId: number;
@@ -112,12 +107,7 @@ export class AvroCodec {
 
   async encode(topic: string, recordName: string, value: object): Promise<Buffer> {
     const id = this.idBySubject.get(subjectFor(topic, recordName)) ?? (await this.lookup(topic, recordName));
-    try {
-      return await this.registry.encode(id, value);
-    } catch (error) {
-      if (error instanceof ConfluentSchemaRegistryValidationError) throw new EncodeError(recordName, error.message);
-      throw error;
-    }
+    return this.registry.encode(id, value);
   }
 
   async writerType(schemaId: number): Promise<Type> {

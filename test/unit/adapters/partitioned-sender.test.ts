@@ -131,4 +131,22 @@ describe('refusals', () => {
     expect(calls).toBe(1);
     await expect(countOf('away')).rejects.toThrow('Connection error');
   });
+
+  it('partitionCounts reads a count again when asked for a fresh one, but not for every message of a burst', async () => {
+    let calls = 0;
+    const admin = { fetchTopicMetadata: async () => (calls++, { topics: [{ name: 'replies', partitions: [{}, {}] }] }) };
+    const countOf = partitionCounts(admin as never);
+    jest.useFakeTimers({ now: 1_000_000 });
+    try {
+      expect(await countOf('replies')).toBe(2);
+      expect(await countOf('replies', true)).toBe(2); // just read: recent enough
+      jest.setSystemTime(1_000_000 + 5_000);
+      expect(await countOf('replies')).toBe(2);
+      expect(calls).toBe(1);
+      expect(await countOf('replies', true)).toBe(2);
+      expect(calls).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

@@ -1,7 +1,8 @@
 import avro, { type Type } from 'avsc';
 import pino from 'pino';
 import { loadSchemas } from '../../../src/contract/schemas';
-import { DecodeError, EncodeError } from '../../../src/adapters/registry/avro-codec';
+import { ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
+import { DecodeError } from '../../../src/adapters/registry/avro-codec';
 import type { OutcomeLookup, ReplyCache, StoredOutcome } from '../../../src/adapters/redis/reply-cache';
 import { CommandProcessor, type Codec, type ProcessorDeps } from '../../../src/worker/command-processor';
 import { createHierarchyAuthorizer, createOpenAuthorizer, unlimited, type Authenticator, type RateLimiter } from '../../../src/security/access';
@@ -26,7 +27,7 @@ class MemoryCodec implements Codec {
     const id = this.byName.get(recordName)!;
     const header = Buffer.alloc(5);
     header.writeUInt32BE(id, 1);
-    if (!this.types[id].isValid(value)) throw new EncodeError(recordName, 'invalid value'); // as AvroCodec does
+    if (!this.types[id].isValid(value)) throw new ConfluentSchemaRegistryValidationError(new Error('invalid value'), []); // as the registry client does
     return Buffer.concat([header, this.types[id].toBuffer(value)]);
   }
   async decode(buffer: Buffer | null) {
