@@ -1,7 +1,17 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
-import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
+import { DEFAULT_PARTNER_TOPIC_PREFIX } from '../contract/partner-topics';
+import {
+  loadAuthSettings,
+  loadKafkaSecurity,
+  loadRateLimitSettings,
+  loadRejectedRateSettings,
+  type AuthSettings,
+  type KafkaSecurity,
+  type RateLimitSettings,
+  type RejectedRateSettings,
+} from './security';
 
 /**
  * The one module that reads configuration. Every setting comes from the environment, is validated at
@@ -53,6 +63,8 @@ export interface ServiceConfig {
   schemaRegistryUrl: string;
   redis: { urls: string[]; keyPrefix: string; cluster: boolean };
   topics: Record<TopicRole, string>;
+  /** Each partner's replies and events go to topics under `<prefix><partnerId>.` (src/contract/partner-topics.ts). */
+  partnerTopicPrefix: string;
   /** Consumer group of the command workers. */
   groupId: string;
   /** The HTTP side port (/healthz, /readyz, /metrics); port 0 = no HTTP server. */
@@ -64,6 +76,8 @@ export interface ServiceConfig {
   /** The customer hierarchy: partners and their sub nodes (brands), docs/security.md. */
   customersFile: string;
   rateLimit: RateLimitSettings;
+  /** Refused commands (UNAUTHORIZED, FORBIDDEN) answered or recorded per claimed partner; past it only counted. */
+  rejectedRate: RejectedRateSettings;
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   portin: PortInConfig;
@@ -219,6 +233,13 @@ function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sess
   return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs };
 }
 
+/** A prefix of topic names: the partner id and a dot follow it. */
+export function readPartnerTopicPrefix(reader: EnvReader): string {
+  const prefix = reader.string('PARTNER_TOPIC_PREFIX', DEFAULT_PARTNER_TOPIC_PREFIX);
+  if (!/^[A-Za-z0-9._-]{1,120}$/.test(prefix)) throw new ConfigError('PARTNER_TOPIC_PREFIX', 'letters, digits, . _ - (at most 120)', prefix);
+  return prefix;
+}
+
 /** Topic names by role; each variable falls back to the contract's default name. */
 export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   return Object.fromEntries(
@@ -247,6 +268,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       cluster: reader.boolean('REDIS_CLUSTER', false),
     },
     topics,
+    partnerTopicPrefix: readPartnerTopicPrefix(reader),
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
     observability: {
       httpPort: reader.integer('HTTP_PORT', 0, 0, 65535),
@@ -263,6 +285,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     auth: loadAuthSettings(reader),
     customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
     rateLimit: loadRateLimitSettings(reader),
+    rejectedRate: loadRejectedRateSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
     portin: loadPortInConfig(reader),
     balance: loadBalanceSettings(reader, env),
@@ -333,6 +356,15 @@ export interface ClientConfig {
   kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
   schemaRegistryUrl: string;
   topics: Record<TopicRole, string>;
+  /** The partner namespace prefix of reply and event topics, as the service's. */
+  partnerTopicPrefix: string;
+  /**
+   * The partner acted for (its reply and event topics, its consumer groups' prefix). Unset: the partner root
+   * of `wholesaleCustomerId` in `customersFile` when that file knows it, else the legacy shared reply topics.
+   */
+  partnerId?: string;
+  /** The customer hierarchy the partner of `wholesaleCustomerId` is looked up in (read only when needed). */
+  customersFile: string;
   /** Default per-call reply timeout (Spring's ReplyingKafkaTemplate default is 5 s). */
   requestTimeoutMs: number;
   /** wholesaleCustomerId header sent when a call names none (the caller's node of the customer hierarchy). */
@@ -349,6 +381,9 @@ export function loadClientConfig(overrides: Env = {}, env: Env = process.env): C
     kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client'), security: loadKafkaSecurity(reader) },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: readTopics(reader),
+    partnerTopicPrefix: readPartnerTopicPrefix(reader),
+    partnerId: reader.optionalString('WHOLESALE_PARTNER_ID'),
+    customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
     requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),
     wholesaleCustomerId: reader.optionalString('WHOLESALE_CUSTOMER_ID'),
     token: reader.optionalString('WHOLESALE_TOKEN'),

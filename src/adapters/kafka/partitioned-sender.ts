@@ -45,15 +45,36 @@ export function chunkByBytes(messages: Outbound[], limit: number): Outbound[][] 
 /** Partition counts of topics, read from the cluster and kept for a while (topics rarely grow). */
 export type PartitionCount = (topic: string) => Promise<number>;
 
-export function partitionCounts(admin: Pick<Admin, 'fetchTopicMetadata'>, ttlMs = 60_000): PartitionCount {
+/** The cluster does not know the topic (a requester named a reply topic that does not exist). */
+export class UnknownTopicError extends Error {
+  constructor(readonly topic: string) {
+    super(`topic ${topic} does not exist`);
+    this.name = 'UnknownTopicError';
+  }
+}
+
+/**
+ * A missing topic is remembered too, for a shorter while: a flood of commands naming one costs one
+ * metadata request per `missingTtlMs`, and a topic created meanwhile is found soon after.
+ */
+export function partitionCounts(admin: Pick<Admin, 'fetchTopicMetadata'>, ttlMs = 60_000, missingTtlMs = 5_000): PartitionCount {
   const known = new Map<string, { count: number; until: number }>();
   return async (topic) => {
     const cached = known.get(topic);
-    if (cached && cached.until > Date.now()) return cached.count;
-    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-    const count = topics[0]?.partitions.length ?? 0;
-    if (count === 0) throw new Error(`topic ${topic} has no partitions`);
-    known.set(topic, { count, until: Date.now() + ttlMs });
+    if (cached && cached.until > Date.now()) {
+      if (cached.count === 0) throw new UnknownTopicError(topic);
+      return cached.count;
+    }
+    let count: number;
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+      count = topics[0]?.partitions.length ?? 0;
+    } catch (error) {
+      if ((error as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
+      count = 0;
+    }
+    known.set(topic, { count, until: Date.now() + (count === 0 ? missingTtlMs : ttlMs) });
+    if (count === 0) throw new UnknownTopicError(topic);
     return count;
   };
 }

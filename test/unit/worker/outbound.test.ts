@@ -1,7 +1,7 @@
 import { cloudEventHeaders, deadLetterMessage, errorReplyValue, outboundBytes, replyHeaders, replyMessage, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, DLQ_HEADER } from '../../../src/worker/outbound';
-import type { Envelope } from '../../../src/worker/envelope';
+import type { RoutedEnvelope } from '../../../src/worker/envelope';
 
-const envelope: Envelope = { correlationId: 'c-1', correlationSource: 'header', replyTopic: 'r', sourcePartition: 2, problems: [] };
+const envelope: RoutedEnvelope = { correlationId: 'c-1', correlationSource: 'header', replyTopic: 'r', sourcePartition: 2, problems: [] };
 
 describe('outbound messages', () => {
   it('reply headers carry the correlation id and the status; kafka_correlationId is echoed as received', () => {
