@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
-import { byPartition, chunkByBytes, createPartitionedSender, MAX_SEND_BYTES } from '../../../src/adapters/kafka/partitioned-sender';
+import { byPartition, chunkByBytes, createPartitionedSender, MAX_SEND_BYTES, partitionCounts, UnknownTopicError } from '../../../src/adapters/kafka/partitioned-sender';
 import { outboundBytes, type Outbound } from '../../../src/worker/outbound';
 
 /**
@@ -69,5 +69,27 @@ describe('byPartition', () => {
     await sender.send(Array.from({ length: 100 }, (_, i) => message(100, i)));
     expect(calls.length).toBeGreaterThan(3);
     for (const call of calls) expect(call.partitions.size).toBe(1);
+  });
+});
+
+describe('partitionCounts', () => {
+  it('says a topic the cluster does not know is unknown, and remembers that too: a flood naming it costs one metadata request', async () => {
+    const asked: string[] = [];
+    const admin = {
+      fetchTopicMetadata: async ({ topics }: { topics: string[] }) => {
+        asked.push(topics[0]!);
+        if (topics[0] === 'known') return { topics: [{ name: 'known', partitions: [{}, {}] }] } as never;
+        throw Object.assign(new Error('This server does not host this topic-partition'), { type: 'UNKNOWN_TOPIC_OR_PARTITION' });
+      },
+    };
+    const countOf = partitionCounts(admin);
+    for (let i = 0; i < 3; i++) await expect(countOf('does.not.exist')).rejects.toBeInstanceOf(UnknownTopicError);
+    expect([await countOf('known'), await countOf('known')]).toEqual([2, 2]);
+    expect(asked).toEqual(['does.not.exist', 'known']);
+  });
+
+  it('lets any other failure through (Kafka away is not "no such topic")', async () => {
+    const countOf = partitionCounts({ fetchTopicMetadata: async () => Promise.reject(new Error('Connection timeout')) });
+    await expect(countOf('t')).rejects.toThrow('Connection timeout');
   });
 });
