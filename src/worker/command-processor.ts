@@ -201,25 +201,24 @@ export class CommandProcessor {
   private async route(domain: Domain, envelope: Envelope, partnerId: string | undefined): Promise<RoutedEnvelope> {
     const rules = this.deps.envelopeRules[domain];
     const problems = [...envelope.problems];
-    const fallback = this.routedTo(domain, envelope, partnerId);
+    const answered = (replyTopic: string, replyPartition?: number): RoutedEnvelope => ({ ...envelope, replyTopic, replyPartition, problems });
+    const fallback = defaultReplyTopic(rules, partnerId);
     const requested = envelope.requestedReplyTopic;
-    let replyTopic = fallback.replyTopic;
-    let count: number | undefined;
+    let replyTopic = fallback;
     if (requested !== undefined) {
       const refusal = replyTopicRefusal(rules, partnerId, requested);
       if (refusal !== undefined) problems.push({ path: REPLY_TOPIC_PATH, reason: refusal });
-      else if ((count = await this.partitionsOf(requested)) === undefined) problems.push(missingTopicProblem());
+      else if ((await this.partitionsOf(requested)) === undefined) problems.push(missingTopicProblem());
       else replyTopic = requested;
+      // A refused topic is answered on the default one, partitioned by the usual rule.
+      if (replyTopic !== requested) return answered(fallback);
     }
-    let replyPartition: number | undefined;
     const partition = envelope.requestedReplyPartition;
-    if (partition !== undefined && replyTopic === (requested ?? fallback.replyTopic)) {
-      count ??= await this.partitionsOf(replyTopic);
-      const refusal = count === undefined ? undefined : replyPartitionRefusal(partition, count);
-      if (refusal !== undefined) problems.push({ path: REPLY_PARTITION_PATH, reason: refusal });
-      else replyPartition = partition;
-    }
-    return { ...envelope, replyTopic, replyPartition, problems };
+    if (partition === undefined) return answered(replyTopic);
+    const count = await this.partitionsOf(replyTopic); // cached: the lookup above, or the default topic's
+    const refusal = count === undefined ? undefined : replyPartitionRefusal(partition, count);
+    if (refusal !== undefined) problems.push({ path: REPLY_PARTITION_PATH, reason: refusal });
+    return answered(replyTopic, refusal === undefined && count !== undefined ? partition : undefined);
   }
 
   /** A topic's partition count, or undefined when the cluster does not know it; Kafka away → retried. */
