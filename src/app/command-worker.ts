@@ -2,7 +2,7 @@ import type { Consumer, Kafka, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
 import { createProducer } from '../adapters/kafka/kafka';
-import { createPartitionedSender, partitionCounts, type OutboundSender } from '../adapters/kafka/partitioned-sender';
+import { createPartitionedSender, partitionCounts, type OutboundSender, type PartitionCount } from '../adapters/kafka/partitioned-sender';
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../worker/batch-worker';
 import { deadLetterMessage, undeliverableDeadLetter } from '../worker/outbound';
 import { deadLetterSink } from './dead-letters';
@@ -17,6 +17,8 @@ export interface WorkerTransport {
   readonly consumer: Consumer;
   /** Writes one topic-partition per call (see partitioned-sender.ts). */
   readonly sender: OutboundSender;
+  /** The sender's cached partition counts: also where a requested reply topic is checked (never created). */
+  readonly partitionCount: PartitionCount;
   /** Disconnects the producer and the metadata client (the batch worker disconnects the consumer). */
   close(): Promise<void>;
 }
@@ -39,10 +41,12 @@ export async function connectWorkerTransport(
   // partition counts for the sender, which chooses every message's partition itself
   const metadata = kafka.admin();
   await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
+  const partitionCount = partitionCounts(metadata);
   return {
     producer,
     consumer,
-    sender: createPartitionedSender(producer, partitionCounts(metadata)),
+    partitionCount,
+    sender: createPartitionedSender(producer, partitionCount),
     close: async () => {
       await producer.disconnect();
       await metadata.disconnect();

@@ -16,6 +16,7 @@ import { createDevSigner } from '../security/dev-signer';
 import { addAdminCommands } from './admin-commands';
 import { ensureDevDeadLetterKey } from '../security/dev-dead-letter-key';
 import { codecFor, decodeAvro, formatOpened, openRecord, parseDeadLetterFile, readDeadLetters } from './dead-letters';
+import { partnerOfNode, partnerOfRequester, requesterTopics } from '../client/partner';
 
 /**
  * `wholesale`: the service's operations from a terminal or a script. Connection settings come from the
@@ -44,6 +45,7 @@ interface GlobalOptions {
   registry?: string;
   timeout?: number;
   customer?: string;
+  partner?: string;
   token?: string;
   devToken?: string;
   correlationId?: string;
@@ -55,6 +57,8 @@ const ENVIRONMENT_HELP = `Environment (the service's own variables; flags win):
   SCHEMA_REGISTRY_URL   Confluent-compatible registry URL (--registry)
   CLIENT_TIMEOUT_MS     reply timeout, default 5000 (--timeout)
   WHOLESALE_CUSTOMER_ID wholesaleCustomerId header (--customer)
+  WHOLESALE_PARTNER_ID  the partner whose reply and event topics are read (--partner; default: the partner of
+                        the customer acted for in CUSTOMERS_FILE, config/customers.json)
   WHOLESALE_TOKEN       bearer token for Authorization (--token; --dev-token signs one with .dev-keys/)
   KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE, KAFKA_SASL_MECHANISM,
   KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD   Kafka transport security (docs/security.md)
@@ -68,6 +72,7 @@ function configOverrides(globals: GlobalOptions): Record<string, string> {
     SCHEMA_REGISTRY_URL: globals.registry,
     CLIENT_TIMEOUT_MS: globals.timeout?.toString(),
     WHOLESALE_CUSTOMER_ID: globals.customer,
+    WHOLESALE_PARTNER_ID: globals.partner,
     WHOLESALE_TOKEN: globals.token,
   };
   return Object.fromEntries(Object.entries(overrides).filter((entry): entry is [string, string] => entry[1] !== undefined));
@@ -145,7 +150,11 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
   async function withClient(globals: GlobalOptions, work: (client: CliClient, config: ClientConfig) => Promise<void>): Promise<void> {
     const overrides = configOverrides(globals);
     if (globals.devToken !== undefined) overrides.WHOLESALE_TOKEN = await signDevToken(globals.devToken);
-    const config = loadConfig(overrides);
+    const loaded = loadConfig(overrides);
+    // A dev token names the customer acted for when no header does: its partner's topics carry the answers.
+    const config = loaded.partnerId === undefined && globals.devToken !== undefined
+      ? { ...loaded, partnerId: partnerOfNode(loaded.customersFile, loaded.wholesaleCustomerId ?? globals.devToken) }
+      : loaded;
     const client = await connect(config, cliLogger(config));
     try {
       await work(client, config);
@@ -164,6 +173,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     .option('--registry <url>', 'schema registry URL (env SCHEMA_REGISTRY_URL)')
     .option('--timeout <ms>', 'reply timeout in ms (env CLIENT_TIMEOUT_MS; default 5000)', parsePositiveInteger)
     .option('--customer <id>', 'wholesaleCustomerId header: act for this customer node (env WHOLESALE_CUSTOMER_ID)')
+    .option('--partner <id>', 'the partner acted for: its own reply and event topics are read (env WHOLESALE_PARTNER_ID; default: the partner of --customer / --dev-token)')
     .option('--token <jwt>', 'bearer token sent as Authorization (env WHOLESALE_TOKEN, which keeps it out of the process list)')
     .option('--dev-token <customerId>', 'dev stack only: sign a token naming this customer node with the dev key in .dev-keys/ (instead of --token)')
     .option('--correlation-id <id>', 'X-Correlation-Id of the command (default: a new UUID)')
@@ -215,7 +225,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     .action(async (options: { fromBeginning?: boolean; group?: string; topic?: string[]; gpsi?: string; max?: number }, self: Command) => {
       const globals = self.optsWithGlobals<GlobalOptions>();
       await withClient(globals, async (client, config) => {
-        const aliases: Record<string, string> = { portin: config.topics.portinEvents, balance: config.topics.balanceEvents };
+        const { events } = requesterTopics(config, partnerOfRequester(config));
+        const aliases: Record<string, string> = { portin: events.portin, balance: events.balance };
         const topics = (options.topic ?? ['portin', 'balance']).map((t) => aliases[t] ?? t);
         let printed = 0;
         let stopInterrupt: () => void = () => undefined;

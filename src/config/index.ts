@@ -14,6 +14,8 @@ import {
   type DeadLetterSettings,
   type KafkaSecurity,
   type RateLimitSettings,
+  loadRejectedRateSettings,
+  type RejectedRateSettings,
 } from './security';
 
 /**
@@ -73,6 +75,8 @@ export interface ServiceConfig {
     connectTimeoutMs: number;
   };
   topics: Record<TopicRole, string>;
+  /** Each partner's replies and events go to topics under `<prefix><partnerId>.` (src/contract/partner-topics.ts). */
+  partnerTopicPrefix: string;
   /** Consumer group of the command workers. */
   groupId: string;
   /** The HTTP side port (/healthz, /readyz, /metrics); port 0 = no HTTP server. */
@@ -94,6 +98,8 @@ export interface ServiceConfig {
   /** The customer hierarchy: partners and their sub nodes (brands), docs/security.md. */
   customersFile: string;
   rateLimit: RateLimitSettings;
+  /** Refused commands (UNAUTHORIZED, FORBIDDEN) answered or recorded per claimed partner; past it only counted. */
+  rejectedRate: RejectedRateSettings;
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   portin: PortInConfig;
@@ -309,6 +315,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       connectTimeoutMs: reader.integer('REDIS_CONNECT_TIMEOUT_MS', 5000, 10, 600_000),
     },
     topics,
+    partnerTopicPrefix: readPartnerTopicPrefix(reader),
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
     observability: {
       httpPort: reader.integer('HTTP_PORT', 0, 0, 65535),
@@ -322,6 +329,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     deadLetters: loadDeadLetterSettings(reader, auth.mode),
     customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
     rateLimit,
+    rejectedRate: loadRejectedRateSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
     portin: loadPortInConfig(reader),
     balance: loadBalanceSettings(reader, env),
@@ -392,6 +400,15 @@ export interface ClientConfig {
   kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
   schemaRegistryUrl: string;
   topics: Record<TopicRole, string>;
+  /** The partner namespace prefix of reply and event topics, as the service's. */
+  partnerTopicPrefix: string;
+  /**
+   * The partner acted for (its reply and event topics, its consumer groups' prefix). Unset: the partner root
+   * of `wholesaleCustomerId` in `customersFile` when that file knows it, else the legacy shared reply topics.
+   */
+  partnerId?: string;
+  /** The customer hierarchy the partner of `wholesaleCustomerId` is looked up in (read only when needed). */
+  customersFile: string;
   /** Default per-call reply timeout (Spring's ReplyingKafkaTemplate default is 5 s). */
   requestTimeoutMs: number;
   /** wholesaleCustomerId header sent when a call names none (the caller's node of the customer hierarchy). */
@@ -408,6 +425,9 @@ export function loadClientConfig(overrides: Env = {}, env: Env = process.env): C
     kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client'), security: loadKafkaSecurity(reader) },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: readTopics(reader),
+    partnerTopicPrefix: readPartnerTopicPrefix(reader),
+    partnerId: reader.optionalString('WHOLESALE_PARTNER_ID'),
+    customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
     requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),
     wholesaleCustomerId: reader.optionalString('WHOLESALE_CUSTOMER_ID'),
     token: reader.optionalString('WHOLESALE_TOKEN'),

@@ -184,3 +184,17 @@ export function loadDeadLetterKeyring(reader: EnvReader): DeadLetterKeySetting[]
   }
   return keys;
 }
+
+/**
+ * The budget of refused traffic (UNAUTHORIZED, FORBIDDEN): an in-process token bucket per claimed partner
+ * and one for records without a usable claim. Past it a refusal is only counted (docs/security.md).
+ */
+export interface RejectedRateSettings {
+  perSecond: number;
+  burst: number;
+}
+
+export function loadRejectedRateSettings(reader: EnvReader): RejectedRateSettings {
+  const perSecond = reader.integer('REJECTED_RATE_PER_SECOND', 10, 0, 1_000_000);
+  return { perSecond, burst: reader.integer('REJECTED_BURST', Math.max(1, perSecond * 2), 1, 10_000_000) };
+}

@@ -27,6 +27,8 @@ export interface RecordOutcome {
   operation?: string;
   correlationId?: string;
   customer?: string;
+  /** A refused command (UNAUTHORIZED, FORBIDDEN) and what was done with it. */
+  rejection?: { reason: string; action: 'answered' | 'recorded' | 'dropped' };
 }
 
 export type RecordProcessor = (message: KafkaMessage, position: RecordPosition) => Promise<RecordOutcome>;

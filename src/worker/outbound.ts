@@ -1,7 +1,7 @@
 import type { IHeaders } from 'kafkajs';
 import { ERROR_CODES, type ErrorCode, type FieldProblem } from '../errors/codes';
 import { DEAD_LETTER_CIPHER, sealContext, sealDeadLetter, type DeadLetterKey } from '../security/dead-letter-seal';
-import { HEADER, correlationIdOf, type Envelope, type RecordPosition } from './envelope';
+import { HEADER, correlationIdOf, type RecordPosition, type RoutedEnvelope } from './envelope';
 
 /** A message ready for the producer: the reply, an event, an NP request or a dead letter. */
 export interface Outbound {
@@ -18,7 +18,8 @@ export interface Outbound {
   headers: Record<string, string | Buffer>;
 }
 
-export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED' | 'UNDELIVERABLE';
+/** UNAUTHENTICATED: a command without valid credentials, recorded for the operator without its value (docs/security.md). */
+export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED' | 'UNDELIVERABLE' | 'UNAUTHENTICATED';
 
 export const DLQ_HEADER = {
   reason: 'x-dlq-reason',
@@ -54,7 +55,7 @@ export function errorReplyValue(code: ErrorCode, message: string, problems: Fiel
 }
 
 /** Reply headers: our correlation id and status, plus kafka_correlationId echoed in the form it came. */
-export function replyHeaders(envelope: Envelope, status: string): Record<string, string | Buffer> {
+export function replyHeaders(envelope: RoutedEnvelope, status: string): Record<string, string | Buffer> {
   const headers: Record<string, string | Buffer> = {
     [HEADER.correlationId]: envelope.correlationId,
     [HEADER.status]: status,
@@ -63,7 +64,7 @@ export function replyHeaders(envelope: Envelope, status: string): Record<string,
   return headers;
 }
 
-export function replyMessage(envelope: Envelope, status: string, value: Buffer): Outbound {
+export function replyMessage(envelope: RoutedEnvelope, status: string, value: Buffer): Outbound {
   return {
     topic: envelope.replyTopic,
     partition: envelope.replyPartition,

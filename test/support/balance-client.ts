@@ -19,7 +19,7 @@ export class BalanceClient {
 
   static async start(config: ServiceConfig): Promise<BalanceClient> {
     const events: Reply[] = [];
-    const requester = await TestRequester.start(config, [config.topics.balanceReplies]);
+    const requester = await TestRequester.start(config);
     const reader = await TopicReader.start(config, [config.topics.balanceEvents], (event) => events.push(event));
     return new BalanceClient(requester, reader, events);
   }

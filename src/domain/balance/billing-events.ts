@@ -81,6 +81,7 @@ export function billingEvent(type: BillingEvent, outcome: BalanceOutcome, idSeed
     topic: 'balanceEvents',
     recordName: balanceRecord(type),
     key: s.gpsi,
+    owner: s.wholesaleCustomerId || undefined,
     value: {
       gpsi: s.gpsi,
       subscriptionId: s.subscriptionId,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { cloudEventHeaders, deadLetterMessage, errorReplyValue, outboundBytes, replyHeaders, replyMessage, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, DLQ_HEADER, type DeadLetterSink, type Outbound } from '../../../src/worker/outbound';
 import { openDeadLetter, sealContext } from '../../../src/security/dead-letter-seal';
-import type { Envelope } from '../../../src/worker/envelope';
+import type { RoutedEnvelope } from '../../../src/worker/envelope';
 
-const envelope: Envelope = { correlationId: 'c-1', correlationSource: 'header', replyTopic: 'r', sourcePartition: 2, problems: [] };
+const envelope: RoutedEnvelope = { correlationId: 'c-1', correlationSource: 'header', replyTopic: 'r', sourcePartition: 2, problems: [] };
 
 describe('outbound messages', () => {
   it('reply headers carry the correlation id and the status; kafka_correlationId is echoed as received', () => {
