@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDevSigner, devAuthEnv } from '../src/security/dev-signer';
+import { devDeadLetterEnv } from '../src/security/dev-dead-letter-key';
 
 /**
  * The bench runs the service as production would: AUTH_MODE=jwt (a dev key pair made for the run, its
@@ -11,7 +12,7 @@ import { createDevSigner, devAuthEnv } from '../src/security/dev-signer';
 export const BENCH_PARTNER = 'BENCHP';
 
 export interface BenchAuth {
-  /** Worker settings: AUTH_*, CUSTOMERS_FILE, RATE_LIMIT_*. */
+  /** Worker settings: AUTH_*, DLQ_ENCRYPTION_KEY*, CUSTOMERS_FILE, RATE_LIMIT_*. */
   env: Record<string, string>;
   /** The client's token provider: a token of the partner, which acts for its nodes by the wholesaleCustomerId header. */
   tokenProvider: () => Promise<string>;
@@ -22,7 +23,7 @@ export async function benchAuth(dir: string, customers: readonly string[]): Prom
   const customersFile = join(dir, 'customers.json');
   writeFileSync(customersFile, JSON.stringify({ partners: [{ id: BENCH_PARTNER, name: 'Benchmark partner', nodes: customers.map((id) => ({ id })) }] }));
   return {
-    env: { ...devAuthEnv(signer.keys), CUSTOMERS_FILE: customersFile, RATE_LIMIT_PER_SECOND: '1000000' },
+    env: { ...devAuthEnv(signer.keys), ...devDeadLetterEnv(join(dir, 'keys')), CUSTOMERS_FILE: customersFile, RATE_LIMIT_PER_SECOND: '1000000' },
     tokenProvider: signer.tokenProvider(BENCH_PARTNER, { ttlSeconds: 6 * 3600 }),
   };
 }

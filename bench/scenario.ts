@@ -10,6 +10,7 @@ import { CpuProbe } from './machine';
 import { processMemory, startWorkerProcess, waitForGroup, type WorkerProcess } from './processes';
 import { commandStats, startMonitor, statsDelta, totalForks, usedMemory, type CommandStats, type MonitorSample } from './redis-probe';
 import type { MixedWorkload } from './workload';
+import { BENCH_PARTNER } from './auth';
 
 /**
  * One scenario: fresh topics with `partitions` partitions, `workers` worker processes (the service or the
@@ -76,7 +77,8 @@ function scenarioConfig(context: BenchContext, name: string, partitions: number)
   const topics = Object.fromEntries(
     Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, `bench.${defaults.topics[role as TopicRole]}.${suffix}`]),
   );
-  const env = { ...context.baseEnv, ...topics, TOPIC_PARTITIONS: String(partitions), KAFKA_GROUP_ID: `bench-workers-${suffix}` };
+  // The benchmark partner's reply topics are its own too (created by the workers at start).
+  const env = { ...context.baseEnv, ...topics, PARTNER_TOPIC_PREFIX: `bench.${suffix}.partner.`, TOPIC_PARTITIONS: String(partitions), KAFKA_GROUP_ID: `bench-workers-${suffix}` };
   return { env, config: loadConfig(env) };
 }
 
@@ -111,6 +113,7 @@ export class Scenario {
       const client = await WholesaleClient.connect({
         config: loadClientConfig({ ...env, CLIENT_ID: `bench-client-${options.name}`, LOG_LEVEL: 'error' }),
         tokenProvider: context.tokenProvider,
+        partnerId: BENCH_PARTNER, // replies come on the benchmark partner's own reply topics
       });
       return new Scenario(context, options, config, env, workers, client, (performance.now() - began) / 1000);
     } catch (error) {

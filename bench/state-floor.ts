@@ -7,7 +7,7 @@ import { loadCatalog } from '../src/app/service';
 import { createAccessControl } from '../src/app/security';
 import { createRedisClient } from '../src/adapters/redis/client';
 import { createRedisRateLimiter } from '../src/adapters/redis/rate-limiter';
-import { RedisReplyCache } from '../src/adapters/redis/reply-cache';
+import { QUOTA_BUCKETS, RedisReplyCache } from '../src/adapters/redis/reply-cache';
 import { isServiceError } from '../src/errors/codes';
 import { createHandlers } from '../src/handlers';
 import { OPERATIONS } from '../src/client/operations';
@@ -34,7 +34,7 @@ export async function stateFloor(config: ServiceConfig, workload: MixedWorkload,
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
-  const replies = new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds);
+  const replies = new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds, { quota: config.limits.partnerOutcomeQuota, buckets: QUOTA_BUCKETS });
   const log = pino({ level: 'silent' });
   const { authorizer } = createAccessControl(config, log);
   const rateLimiter = createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit);
@@ -52,7 +52,7 @@ export async function stateFloor(config: ServiceConfig, workload: MixedWorkload,
       const began = performance.now();
       const scope = authorizer.authorize({ customerId: BENCH_PARTNER }, call.customer);
       await rateLimiter.admit(scope.partnerId);
-      if (!registration.readOnly) await replies.get(commandId);
+      if (!registration.readOnly) await replies.lookup(scope.partnerId, commandId);
       let reply: object;
       try {
         const context = { correlationId, commandId, operation, wholesaleCustomerId: call.customer, canSee: scope.canSee, visibleCustomerIds: scope.visibleCustomerIds, now: new Date(), log };
@@ -62,7 +62,7 @@ export async function stateFloor(config: ServiceConfig, workload: MixedWorkload,
         errors++;
         reply = { status: error.code };
       }
-      await replies.put(commandId, { fingerprint: commandId, messages: [{ topic: 'replies', key: correlationId, value: Buffer.from(JSON.stringify(reply)), headers: {} }] });
+      await replies.put(scope.partnerId, commandId, { fingerprint: commandId, messages: [{ topic: 'replies', key: correlationId, value: Buffer.from(JSON.stringify(reply)), headers: {} }] });
       samples.push(performance.now() - began);
     }
   };

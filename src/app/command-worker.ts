@@ -2,9 +2,10 @@ import type { Consumer, Kafka, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
 import { createProducer } from '../adapters/kafka/kafka';
-import { createPartitionedSender, partitionCounts, type OutboundSender } from '../adapters/kafka/partitioned-sender';
+import { createPartitionedSender, partitionCounts, type OutboundSender, type PartitionCount } from '../adapters/kafka/partitioned-sender';
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../worker/batch-worker';
-import { deadLetterMessage } from '../worker/outbound';
+import { deadLetterMessage, undeliverableDeadLetter } from '../worker/outbound';
+import { deadLetterSink } from './dead-letters';
 
 /**
  * The Kafka side of a command worker — producer, consumer, sender and batch loop — built once for the
@@ -16,6 +17,8 @@ export interface WorkerTransport {
   readonly consumer: Consumer;
   /** Writes one topic-partition per call (see partitioned-sender.ts). */
   readonly sender: OutboundSender;
+  /** The sender's cached partition counts: also where a requested reply topic is checked (never created). */
+  readonly partitionCount: PartitionCount;
   /** Disconnects the producer and the metadata client (the batch worker disconnects the consumer). */
   close(): Promise<void>;
 }
@@ -38,10 +41,12 @@ export async function connectWorkerTransport(
   // partition counts for the sender, which chooses every message's partition itself
   const metadata = kafka.admin();
   await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
+  const partitionCount = partitionCounts(metadata);
   return {
     producer,
     consumer,
-    sender: createPartitionedSender(producer, partitionCounts(metadata)),
+    partitionCount,
+    sender: createPartitionedSender(producer, partitionCount),
     close: async () => {
       await producer.disconnect();
       await metadata.disconnect();
@@ -57,6 +62,7 @@ export function createBatchWorker(
   log: Logger,
   onOutcome: BatchWorkerOptions['onOutcome'],
 ): BatchWorker {
+  const deadLetters = deadLetterSink(config);
   return new BatchWorker({
     consumer: transport.consumer,
     sender: transport.sender,
@@ -66,8 +72,13 @@ export function createBatchWorker(
     commitIntervalMs: config.kafka.commitIntervalMs,
     log,
     deadLetter: (message, position, error) => [
-      deadLetterMessage(config.topics.deadLetters, message, position, 'PROCESSING_FAILED', (error as Error)?.message ?? String(error)),
+      deadLetterMessage(deadLetters, message, position, {
+        reason: 'PROCESSING_FAILED',
+        detail: 'the record processor failed unexpectedly',
+        diagnostic: (error as Error)?.message ?? String(error),
+      }),
     ],
+    undeliverable: (refused, record, position, reason) => undeliverableDeadLetter(deadLetters, refused, record, position, reason),
     onOutcome,
   });
 }

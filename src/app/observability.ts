@@ -85,7 +85,7 @@ export async function createObservability(deps: ObservabilityDeps): Promise<Obse
     },
     // The age uses the wall clock, not the service's (possibly simulated) business clock.
     recordOutcome: (outcome, durationMs, message) =>
-      metrics.commandHandled({ operation: outcome.operation, outcome: outcome.outcome, durationMs, ageMs: Date.now() - Number(message.timestamp) }),
+      metrics.commandHandled({ operation: outcome.operation, outcome: outcome.outcome, durationMs, ageMs: Date.now() - Number(message.timestamp), rejection: outcome.rejection }),
     watchConsumer: (consumer, topics) => {
       consumerState = new ConsumerStateTracker(consumer);
       consumedTopics = topics;

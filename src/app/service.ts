@@ -9,7 +9,7 @@ import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
 import { createRedisRateLimiter } from '../adapters/redis/rate-limiter';
-import { RedisReplyCache } from '../adapters/redis/reply-cache';
+import { QUOTA_BUCKETS, RedisReplyCache } from '../adapters/redis/reply-cache';
 import { registerContract } from '../contract/register';
 import { COMMAND_TOPICS } from '../contract/topology';
 import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../domain/validation/spec-fields';
@@ -23,11 +23,15 @@ import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
 import { createNpResponseRecordProcessor } from '../worker/np-responses';
 import { createAccessControl } from './security';
+import { deadLetterSink } from './dead-letters';
 import { observeProducer } from '../adapters/kafka/observed-producer';
 import { redactConfig } from '../config/redact';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { ReadinessReport } from '../observability/readiness';
 import { createObservability } from './observability';
+import type { CustomerHierarchy } from '../security/hierarchy';
+import { partnerTopics } from '../contract/partner-topics';
+import type { EventRouting } from '../worker/event-routes';
 import { unredactedLogger } from '../observability/logger';
 
 /**
@@ -64,7 +68,7 @@ export function loadCatalog(file: string): Catalog {
 }
 
 export function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
-  const { topics } = config;
+  const { topics, partnerTopicPrefix } = config;
   const forbiddenReplyTopics = new Set([
     topics.portinCommands,
     topics.balanceCommands,
@@ -75,10 +79,27 @@ export function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRul
     topics.npResponses,
   ]);
   return {
-    portin: { defaultReplyTopic: topics.portinReplies, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_PORTIN },
-    balance: { defaultReplyTopic: topics.balanceReplies, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_BALANCE },
+    portin: { defaultReplyTopic: topics.portinReplies, partnerReplyRole: 'portinReplies', partnerTopicPrefix, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_PORTIN },
+    balance: { defaultReplyTopic: topics.balanceReplies, partnerReplyRole: 'balanceReplies', partnerTopicPrefix, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_BALANCE },
   };
 }
+
+/**
+ * Every topic the service writes to or reads: its own, and the four of each partner of the hierarchy (its
+ * replies and events). Created at start when missing; the legacy shared reply topics stay (AUTH_MODE=none
+ * answers there for a node the hierarchy does not know).
+ */
+export function serviceTopics(config: ServiceConfig, hierarchy: CustomerHierarchy | undefined): string[] {
+  const partners = hierarchy?.partners() ?? [];
+  return [...Object.values(config.topics), ...partners.flatMap((partner) => Object.values(partnerTopics(config.partnerTopicPrefix, partner.id)))];
+}
+
+/** Who gets a copy of an event: the partner root of the node owning it (docs/security.md). */
+export const eventRouting = (config: ServiceConfig, hierarchy: CustomerHierarchy | undefined): EventRouting => ({
+  topics: config.topics,
+  partnerTopicPrefix: config.partnerTopicPrefix,
+  partnerOf: (owner) => hierarchy?.node(owner)?.partnerId,
+});
 
 export async function startService(config: ServiceConfig, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   log.info({ config: redactConfig(config) }, 'effective configuration');
@@ -88,7 +109,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const created = await ensureTopics(admin, Object.values(config.topics), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
+    const created = await ensureTopics(admin, serviceTopics(config, access.hierarchy), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
     if (created.length > 0) log.info({ topics: created }, 'created topics');
   } finally {
     await admin.disconnect();
@@ -97,37 +118,45 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const registered = await registerContract(codec, config.topics);
   log.info({ subjects: registered }, 'registered the contract schemas');
 
-  const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
+  const redis = createRedisClient(config.redis);
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
-  const processor = new CommandProcessor({
-    ...access,
-    rateLimiter: createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit),
-    codec,
-    handlers,
-    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
-    topics: config.topics,
-    envelopeRules: envelopeRules(config),
-    maxMessageBytes: config.limits.maxMessageBytes,
-    serviceName: config.serviceName,
-    clock,
-    log,
-    isRetriable: isRedisUnavailable,
-  });
+  const deadLetters = deadLetterSink(config);
+  const routing = eventRouting(config, access.hierarchy);
 
   const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
   // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
   const transport = await connectWorkerTransport(kafka, config, { observe: (p) => observeProducer(p, observability.metrics.messagesSent) });
   const { consumer, sender } = transport;
+  const processor = new CommandProcessor({
+    authenticator: access.authenticator,
+    authorizer: access.authorizer,
+    rejectedBudget: access.rejectedBudget,
+    rateLimiter: createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit),
+    codec,
+    handlers,
+    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds, { quota: config.limits.partnerOutcomeQuota, buckets: QUOTA_BUCKETS }),
+    topics: config.topics,
+    deadLetters,
+    routing,
+    partitionCount: transport.partitionCount,
+    envelopeRules: envelopeRules(config),
+    maxMessageBytes: config.limits.maxMessageBytes,
+    maxCommandAgeMs: (config.limits.idempotencyTtlSeconds - config.limits.staleCommandMarginSeconds) * 1000,
+    serviceName: config.serviceName,
+    clock,
+    log,
+    isRetriable: isRedisUnavailable,
+  });
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (payload.restart) return;
     log.fatal({ err: payload.error }, 'the consumer stopped for good');
     options.onFatal?.(payload.error);
   });
-  const publish = createEventPublisher({ sender, codec, topics: config.topics, serviceName: config.serviceName });
+  const publish = createEventPublisher({ sender, codec, routing, serviceName: config.serviceName });
 
   const processors = new Map<string, RecordProcessor>();
   for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
@@ -140,7 +169,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       codec,
       process: createNpResponseProcessor(portin),
       publish,
-      deadLetterTopic: config.topics.deadLetters,
+      deadLetters,
       clock,
       log: log.child({ component: 'np-responses' }),
       isRetriable: isRedisUnavailable,
@@ -151,11 +180,13 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
 
   const commandLines = unredactedLogger(log);
   const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs, message) => {
+    observability.recordOutcome(outcome, durationMs, message);
+    // Refusals past the sender's budget cost a counter and nothing else: no line (a flood would flood the log).
+    if (outcome.rejection?.action === 'dropped') return;
     commandLines.info(
       { correlationId: outcome.correlationId, operation: outcome.operation, customer: outcome.customer, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
       'command handled',
     );
-    observability.recordOutcome(outcome, durationMs, message);
   });
   await worker.run();
   const renewals = createBalanceRenewals({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Command, CommanderError, Option } from 'commander';
 import pino, { type Logger } from 'pino';
-import { ConfigError, loadClientConfig, type ClientConfig } from '../config';
+import { ConfigError, loadAdminConfig, loadClientConfig, loadDlqAdminConfig, type AdminConfig, type ClientConfig } from '../config';
 import { InvalidCommandError, RequestTimeoutError, ServiceReplyError } from '../client/errors';
 import type { SubscribeEventsOptions, EventSubscription } from '../client/events';
 import type { CallOptions } from '../client/wholesale-client';
@@ -13,6 +13,10 @@ import type { CliIo } from './io';
 import { OPERATION_COMMANDS, optionKey, parsePositiveInteger, type OperationCommand } from './operation-commands';
 import { formatError, formatEvent, formatReply } from './output';
 import { createDevSigner } from '../security/dev-signer';
+import { addAdminCommands } from './admin-commands';
+import { ensureDevDeadLetterKey } from '../security/dev-dead-letter-key';
+import { codecFor, decodeAvro, formatOpened, openRecord, parseDeadLetterFile, readDeadLetters } from './dead-letters';
+import { partnerOfNode, partnerOfRequester, requesterTopics } from '../client/partner';
 
 /**
  * `wholesale`: the service's operations from a terminal or a script. Connection settings come from the
@@ -32,6 +36,8 @@ export interface CliDeps {
   connect?: (config: ClientConfig, log: Logger) => Promise<CliClient>;
   /** --dev-token: signs a token for a customer node with the dev key (default: src/security/dev-signer.ts, .dev-keys/). */
   signDevToken?: (customerId: string) => Promise<string>;
+  /** Settings of `wholesale admin …` with the flags' overrides (default: loadAdminConfig over the environment). */
+  loadAdminConfig?: (overrides: Record<string, string>) => AdminConfig;
 }
 
 interface GlobalOptions {
@@ -39,6 +45,7 @@ interface GlobalOptions {
   registry?: string;
   timeout?: number;
   customer?: string;
+  partner?: string;
   token?: string;
   devToken?: string;
   correlationId?: string;
@@ -50,6 +57,8 @@ const ENVIRONMENT_HELP = `Environment (the service's own variables; flags win):
   SCHEMA_REGISTRY_URL   Confluent-compatible registry URL (--registry)
   CLIENT_TIMEOUT_MS     reply timeout, default 5000 (--timeout)
   WHOLESALE_CUSTOMER_ID wholesaleCustomerId header (--customer)
+  WHOLESALE_PARTNER_ID  the partner whose reply and event topics are read (--partner; default: the partner of
+                        the customer acted for in CUSTOMERS_FILE, config/customers.json)
   WHOLESALE_TOKEN       bearer token for Authorization (--token; --dev-token signs one with .dev-keys/)
   KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE, KAFKA_SASL_MECHANISM,
   KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD   Kafka transport security (docs/security.md)
@@ -63,6 +72,7 @@ function configOverrides(globals: GlobalOptions): Record<string, string> {
     SCHEMA_REGISTRY_URL: globals.registry,
     CLIENT_TIMEOUT_MS: globals.timeout?.toString(),
     WHOLESALE_CUSTOMER_ID: globals.customer,
+    WHOLESALE_PARTNER_ID: globals.partner,
     WHOLESALE_TOKEN: globals.token,
   };
   return Object.fromEntries(Object.entries(overrides).filter((entry): entry is [string, string] => entry[1] !== undefined));
@@ -94,6 +104,42 @@ function reportFailure(io: CliIo, error: unknown, json: boolean): ExitCode {
   return EXIT.FAILURE;
 }
 
+interface DecryptOptions {
+  partition?: number;
+  offset?: string;
+  count: number;
+  file?: string;
+  devKey?: boolean;
+}
+
+const parseNonNegativeInteger = (raw: string): number => (raw === '0' ? 0 : parsePositiveInteger(raw));
+
+async function decryptDeadLetters(io: CliIo, options: DecryptOptions, overrides: Record<string, string>, json: boolean): Promise<ExitCode> {
+  const config = loadDlqAdminConfig(overrides);
+  const keyring = new Map(config.keys.map((k) => [k.id, Buffer.from(k.key, 'base64')]));
+  if (options.devKey) {
+    const dev = ensureDevDeadLetterKey();
+    keyring.set(dev.id, Buffer.from(dev.key, 'base64'));
+  }
+  if (keyring.size === 0) throw new UsageError('no key: set DLQ_ENCRYPTION_KEY (and DLQ_ENCRYPTION_KEY_ID) or DLQ_DECRYPTION_KEYS, or --dev-key');
+  const records = options.file
+    ? parseDeadLetterFile(options.file, await io.readFile(options.file))
+    : await readDeadLetters(config, { partition: options.partition, offset: options.offset, count: options.count }, pino({ level: 'warn', name: 'wholesale-cli' }, pino.destination(2)));
+  const codec = codecFor(config);
+  let failed = 0;
+  for (const record of records) {
+    try {
+      const opened = openRecord(record, keyring);
+      io.stdout(formatOpened(opened, await decodeAvro(codec, opened.original?.value), json));
+    } catch (error) {
+      failed++;
+      io.stderr(formatError({ code: 'NOT_OPENED', message: `${record.at}: ${(error as Error).message}` }, json));
+    }
+  }
+  if (records.length === 0) io.stderr('no dead letters in that range');
+  return failed > 0 ? EXIT.FAILURE : EXIT.SUCCESS;
+}
+
 export async function runCli(argv: readonly string[], deps: CliDeps): Promise<ExitCode> {
   const { io } = deps;
   const loadConfig = deps.loadConfig ?? ((overrides) => loadClientConfig(overrides));
@@ -104,7 +150,11 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
   async function withClient(globals: GlobalOptions, work: (client: CliClient, config: ClientConfig) => Promise<void>): Promise<void> {
     const overrides = configOverrides(globals);
     if (globals.devToken !== undefined) overrides.WHOLESALE_TOKEN = await signDevToken(globals.devToken);
-    const config = loadConfig(overrides);
+    const loaded = loadConfig(overrides);
+    // A dev token names the customer acted for when no header does: its partner's topics carry the answers.
+    const config = loaded.partnerId === undefined && globals.devToken !== undefined
+      ? { ...loaded, partnerId: partnerOfNode(loaded.customersFile, loaded.wholesaleCustomerId ?? globals.devToken) }
+      : loaded;
     const client = await connect(config, cliLogger(config));
     try {
       await work(client, config);
@@ -123,6 +173,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     .option('--registry <url>', 'schema registry URL (env SCHEMA_REGISTRY_URL)')
     .option('--timeout <ms>', 'reply timeout in ms (env CLIENT_TIMEOUT_MS; default 5000)', parsePositiveInteger)
     .option('--customer <id>', 'wholesaleCustomerId header: act for this customer node (env WHOLESALE_CUSTOMER_ID)')
+    .option('--partner <id>', 'the partner acted for: its own reply and event topics are read (env WHOLESALE_PARTNER_ID; default: the partner of --customer / --dev-token)')
     .option('--token <jwt>', 'bearer token sent as Authorization (env WHOLESALE_TOKEN, which keeps it out of the process list)')
     .option('--dev-token <customerId>', 'dev stack only: sign a token naming this customer node with the dev key in .dev-keys/ (instead of --token)')
     .option('--correlation-id <id>', 'X-Correlation-Id of the command (default: a new UUID)')
@@ -154,6 +205,11 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     });
   };
   OPERATION_COMMANDS.forEach(addOperation);
+  const admin = addAdminCommands(program, {
+    io,
+    loadAdminConfig: deps.loadAdminConfig ?? ((overrides) => loadAdminConfig(overrides)),
+    overrides: (command) => configOverrides(command.optsWithGlobals<GlobalOptions>()),
+  });
 
   program
     .command('events')
@@ -169,7 +225,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     .action(async (options: { fromBeginning?: boolean; group?: string; topic?: string[]; gpsi?: string; max?: number }, self: Command) => {
       const globals = self.optsWithGlobals<GlobalOptions>();
       await withClient(globals, async (client, config) => {
-        const aliases: Record<string, string> = { portin: config.topics.portinEvents, balance: config.topics.balanceEvents };
+        const { events } = requesterTopics(config, partnerOfRequester(config));
+        const aliases: Record<string, string> = { portin: events.portin, balance: events.balance };
         const topics = (options.topic ?? ['portin', 'balance']).map((t) => aliases[t] ?? t);
         let printed = 0;
         let stopInterrupt: () => void = () => undefined;
@@ -196,6 +253,22 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
         await finished;
         stopInterrupt();
       });
+    });
+
+  admin
+    .command('dlq')
+    .description('the dead-letter topic')
+    .command('decrypt')
+    .description('open sealed dead letters with the DLQ keys and print the original records (key, headers, value)')
+    .option('--partition <n>', 'only this DLQ partition (default: all)', parseNonNegativeInteger)
+    .option('--offset <n>', 'the first offset to read (default: the oldest kept)', (raw: string) => String(parseNonNegativeInteger(raw)))
+    .option('--count <n>', 'records per partition', parsePositiveInteger, 10)
+    .option('-f, --file <path>', 'read dead letters from a file instead, one JSON object per line: {"key", "value" (base64), "headers"}')
+    .option('--dev-key', 'dev stack only: use the dead-letter key in .dev-keys/ (besides DLQ_ENCRYPTION_KEY / DLQ_DECRYPTION_KEYS)')
+    .addHelpText('after', `\nKeys: DLQ_ENCRYPTION_KEY (+ DLQ_ENCRYPTION_KEY_ID) and older ones in DLQ_DECRYPTION_KEYS=id:base64,…\nExample:\n  wholesale admin dlq decrypt --partition 0 --offset 120 --count 5 --json`)
+    .action(async (options: DecryptOptions, self: Command) => {
+      const globals = self.optsWithGlobals<GlobalOptions>();
+      exitCode = await decryptDeadLetters(io, options, configOverrides(globals), Boolean(globals.json));
     });
 
   try {

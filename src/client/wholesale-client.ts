@@ -12,6 +12,7 @@ import { PendingReplies } from './pending-replies';
 import { ReplyListener } from './reply-listener';
 import { interpretReply, type DecodedReply } from './replies';
 import { SendBatcher } from './send-batcher';
+import { partnerOfRequester, requesterTopics, type RequesterTopics } from './partner';
 
 /**
  * A typed requester for the wholesale port-in and balance service over Kafka. One producer and one reply
@@ -26,6 +27,12 @@ export interface WholesaleClientOptions {
   tokenProvider?: () => Promise<string>;
   /** wholesaleCustomerId header of every call that does not name its own (else `config.wholesaleCustomerId`). */
   wholesaleCustomerId?: string;
+  /**
+   * The partner acted for: replies are read on its own reply topics, events on its event topics, with
+   * consumer groups in its namespace. Default `config.partnerId`, else the partner root of the customer
+   * acted for in `config.customersFile`, else the legacy shared reply topics (AUTH_MODE=none only).
+   */
+  partnerId?: string;
 }
 
 export interface CallOptions {
@@ -51,6 +58,8 @@ export class WholesaleClient {
     private readonly sender: SendBatcher,
     private readonly options: WholesaleClientOptions,
     private readonly log: Logger,
+    /** The reply and event topics of the partner acted for (or the legacy shared ones). */
+    readonly topics: RequesterTopics,
   ) {}
 
   /** Connects the producer and the reply consumer; resolves once replies can no longer be missed. */
@@ -60,12 +69,13 @@ export class WholesaleClient {
     const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
     const producer = createProducer(kafka, { ordered: false });
     await producer.connect();
-    const client = new WholesaleClient(config, kafka, new AvroCodec(config.schemaRegistryUrl), producer, new SendBatcher(producer), options, log);
+    const topics = requesterTopics(config, partnerOfRequester(config, options.partnerId, options.wholesaleCustomerId));
+    const client = new WholesaleClient(config, kafka, new AvroCodec(config.schemaRegistryUrl), producer, new SendBatcher(producer), options, log, topics);
     try {
       client.listener = await ReplyListener.start({
         kafka,
-        topics: [...new Set([config.topics.portinReplies, config.topics.balanceReplies])],
-        groupId: `${config.kafka.clientId}-replies-${randomUUID()}`,
+        topics: [...new Set([topics.replies.portin, topics.replies.balance])],
+        groupId: `${topics.groupPrefix}${config.kafka.clientId}-replies-${randomUUID()}`,
         log,
         onMessage: (message) => client.onReply(message),
       });
@@ -140,11 +150,15 @@ export class WholesaleClient {
     return interpretReply(operation, correlationId, await replied);
   }
 
-  /** Events of the service (port-in activation, billing), decoded; iterate it or pass `onEvent`. Close it, or close the client. */
+  /**
+   * Events of the service (port-in activation, billing), decoded; iterate it or pass `onEvent`. Close it, or
+   * close the client. By default the partner's own event topics (the operator's full topics without a partner).
+   */
   subscribeEvents(options: SubscribeEventsOptions = {}): EventSubscription {
     if (this.closing) throw new ClientClosedError('subscribeEvents');
-    const topics = options.topics ?? [this.config.topics.portinEvents, this.config.topics.balanceEvents];
-    const subscription = new EventSubscription(this.kafka, this.codec, { ...options, topics }, this.log);
+    const topics = options.topics ?? [this.topics.events.portin, this.topics.events.balance];
+    const groupId = options.groupId ?? `${this.topics.groupPrefix}wholesale-events-${randomUUID()}`;
+    const subscription = new EventSubscription(this.kafka, this.codec, { ...options, topics, groupId }, this.log);
     this.subscriptions.add(subscription);
     subscription.ready.catch(() => undefined); // the caller awaits it if it cares
     return subscription;

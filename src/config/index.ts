@@ -2,7 +2,21 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
 import { DEFAULT_KAFKA_VERSION } from '../stack/versions';
-import { loadAuthSettings, loadKafkaSecurity, loadRateLimitSettings, type AuthSettings, type KafkaSecurity, type RateLimitSettings } from './security';
+import { DEFAULT_PARTNER_TOPIC_PREFIX } from '../contract/partner-topics';
+import {
+  loadAuthSettings,
+  loadDeadLetterKeyring,
+  loadDeadLetterSettings,
+  loadKafkaSecurity,
+  loadRateLimitSettings,
+  type AuthSettings,
+  type DeadLetterKeySetting,
+  type DeadLetterSettings,
+  type KafkaSecurity,
+  type RateLimitSettings,
+  loadRejectedRateSettings,
+  type RejectedRateSettings,
+} from './security';
 
 /**
  * The one module that reads configuration. Every setting comes from the environment, is validated at
@@ -52,19 +66,40 @@ export interface ServiceConfig {
     metadataMaxAgeMs: number;
   };
   schemaRegistryUrl: string;
-  redis: { urls: string[]; keyPrefix: string; cluster: boolean };
+  redis: {
+    urls: string[];
+    keyPrefix: string;
+    cluster: boolean;
+    /** Every Redis command fails (retriably) when not answered within this bound; see adapters/redis/client.ts. */
+    commandTimeoutMs: number;
+    connectTimeoutMs: number;
+  };
   topics: Record<TopicRole, string>;
+  /** Each partner's replies and events go to topics under `<prefix><partnerId>.` (src/contract/partner-topics.ts). */
+  partnerTopicPrefix: string;
   /** Consumer group of the command workers. */
   groupId: string;
   /** The HTTP side port (/healthz, /readyz, /metrics); port 0 = no HTTP server. */
   observability: ObservabilityConfig;
-  limits: { maxMessageBytes: number; idempotencyTtlSeconds: number; handlerConcurrency: number };
+  limits: {
+    maxMessageBytes: number;
+    idempotencyTtlSeconds: number;
+    /** Commands whose record is older than idempotencyTtlSeconds minus this are refused (STALE_COMMAND). */
+    staleCommandMarginSeconds: number;
+    /** Changes a partner may have recorded within idempotencyTtlSeconds (outcome records in Redis); 0 = no quota. */
+    partnerOutcomeQuota: number;
+    handlerConcurrency: number;
+  };
   catalogFile: string;
   /** Who may send commands: JWT verification settings, or none (local work). */
   auth: AuthSettings;
+  /** The key that seals what dead letters carry (docs/security.md). */
+  deadLetters: DeadLetterSettings;
   /** The customer hierarchy: partners and their sub nodes (brands), docs/security.md. */
   customersFile: string;
   rateLimit: RateLimitSettings;
+  /** Refused commands (UNAUTHORIZED, FORBIDDEN) answered or recorded per claimed partner; past it only counted. */
+  rejectedRate: RejectedRateSettings;
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   portin: PortInConfig;
@@ -227,6 +262,11 @@ function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sess
   return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs };
 }
 
+/**
+ * A replay older than the outcome records (a reset or renamed consumer group, offsets expired after a long
+ * stop) would apply its changes again: such commands are refused. The margin keeps the refusal ahead of the
+ * records' expiry (producer clocks, Redis expiring keys a little late); the window is at least 1 s.
+ */
 /** Topic names by role; each variable falls back to the contract's default name. */
 export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   return Object.fromEntries(
@@ -234,9 +274,27 @@ export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   ) as Record<TopicRole, string>;
 }
 
+/**
+ * PARTNER_OUTCOME_QUOTA defaults to what the partner's rate limit lets it record within the window
+ * (100/s × 86,400 s = 8,640,000 by default), so no partner inside its rate is refused; set it lower to
+ * bound what one partner holds in Redis (docs/security.md has the bytes per change).
+ */
+function loadLimits(reader: EnvReader, rateLimit: RateLimitSettings): ServiceConfig['limits'] {
+  const idempotencyTtlSeconds = reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 2);
+  return {
+    maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    idempotencyTtlSeconds,
+    staleCommandMarginSeconds: reader.integer('STALE_COMMAND_MARGIN_SECONDS', Math.min(3600, Math.floor(idempotencyTtlSeconds / 2)), 0, idempotencyTtlSeconds - 1),
+    partnerOutcomeQuota: reader.integer('PARTNER_OUTCOME_QUOTA', Math.min(Number.MAX_SAFE_INTEGER, rateLimit.perSecond * idempotencyTtlSeconds), 0),
+    handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): ServiceConfig {
   const reader = new EnvReader(env);
   const topics = readTopics(reader);
+  const auth = loadAuthSettings(reader);
+  const rateLimit = loadRateLimitSettings(reader);
   return {
     serviceName: reader.string('SERVICE_NAME', 'wholesale-portin-balance'),
     kafka: {
@@ -253,8 +311,11 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       urls: reader.urlList('REDIS_URL', ['redis:', 'rediss:']),
       keyPrefix: reader.string('REDIS_KEY_PREFIX', 'wh:'),
       cluster: reader.boolean('REDIS_CLUSTER', false),
+      commandTimeoutMs: reader.integer('REDIS_COMMAND_TIMEOUT_MS', 2000, 10, 600_000),
+      connectTimeoutMs: reader.integer('REDIS_CONNECT_TIMEOUT_MS', 5000, 10, 600_000),
     },
     topics,
+    partnerTopicPrefix: readPartnerTopicPrefix(reader),
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
     observability: {
       httpPort: reader.integer('HTTP_PORT', 0, 0, 65535),
@@ -262,15 +323,13 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       readinessCacheMs: reader.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
       probeTimeoutMs: reader.integer('READINESS_PROBE_TIMEOUT_MS', 2000, 100, 60_000),
     },
-    limits: {
-      maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
-      idempotencyTtlSeconds: reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1),
-      handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
-    },
+    limits: loadLimits(reader, rateLimit),
     catalogFile: reader.string('CATALOG_FILE', 'config/catalog.json'),
-    auth: loadAuthSettings(reader),
+    auth,
+    deadLetters: loadDeadLetterSettings(reader, auth.mode),
     customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
-    rateLimit: loadRateLimitSettings(reader),
+    rateLimit,
+    rejectedRate: loadRejectedRateSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
     portin: loadPortInConfig(reader),
     balance: loadBalanceSettings(reader, env),
@@ -341,6 +400,15 @@ export interface ClientConfig {
   kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
   schemaRegistryUrl: string;
   topics: Record<TopicRole, string>;
+  /** The partner namespace prefix of reply and event topics, as the service's. */
+  partnerTopicPrefix: string;
+  /**
+   * The partner acted for (its reply and event topics, its consumer groups' prefix). Unset: the partner root
+   * of `wholesaleCustomerId` in `customersFile` when that file knows it, else the legacy shared reply topics.
+   */
+  partnerId?: string;
+  /** The customer hierarchy the partner of `wholesaleCustomerId` is looked up in (read only when needed). */
+  customersFile: string;
   /** Default per-call reply timeout (Spring's ReplyingKafkaTemplate default is 5 s). */
   requestTimeoutMs: number;
   /** wholesaleCustomerId header sent when a call names none (the caller's node of the customer hierarchy). */
@@ -357,10 +425,68 @@ export function loadClientConfig(overrides: Env = {}, env: Env = process.env): C
     kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('CLIENT_ID', 'wholesale-client'), security: loadKafkaSecurity(reader) },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     topics: readTopics(reader),
+    partnerTopicPrefix: readPartnerTopicPrefix(reader),
+    partnerId: reader.optionalString('WHOLESALE_PARTNER_ID'),
+    customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
     requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),
     wholesaleCustomerId: reader.optionalString('WHOLESALE_CUSTOMER_ID'),
     token: reader.optionalString('WHOLESALE_TOKEN'),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'warn'),
+  };
+}
+
+/** `wholesale admin …` (provisioning partners and ACLs): the Kafka connection and the names it provisions. */
+export interface AdminConfig {
+  /** Read like the service's, with the same Kafka TLS/SASL variables (the admin principal's credentials). */
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity; topicPartitions: number; topicReplicationFactor: number };
+  topics: Record<TopicRole, string>;
+  /** The service's consumer group (KAFKA_GROUP_ID), for `admin service-acls`. */
+  groupId: string;
+  partnerTopicPrefix: string;
+  logLevel: string;
+}
+
+/** A topic-name prefix ending in a dot: `<prefix><partnerId>.` must stay a legal topic name. */
+export function readPartnerTopicPrefix(reader: EnvReader): string {
+  const prefix = reader.string('PARTNER_TOPIC_PREFIX', DEFAULT_PARTNER_TOPIC_PREFIX);
+  if (!/^[A-Za-z0-9._-]{1,100}\.$/.test(prefix)) throw new ConfigError('PARTNER_TOPIC_PREFIX', 'letters, digits, . _ - ending in a dot', prefix);
+  return prefix;
+}
+
+/** `overrides` (the CLI's flags, as variable → value) win over the environment. */
+export function loadAdminConfig(overrides: Env = {}, env: Env = process.env): AdminConfig {
+  const reader = new EnvReader({ ...env, ...overrides });
+  return {
+    kafka: {
+      brokers: reader.brokers('KAFKA_BROKERS'),
+      clientId: reader.string('ADMIN_CLIENT_ID', 'wholesale-admin'),
+      security: loadKafkaSecurity(reader),
+      topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
+      topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
+    },
+    topics: readTopics(reader),
+    groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
+    partnerTopicPrefix: readPartnerTopicPrefix(reader),
+    logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'warn'),
+  };
+}
+
+/** `wholesale admin dlq decrypt`: where the dead letters are and the keys that open them. */
+export interface DlqAdminConfig {
+  kafka: { brokers: string[]; clientId: string; security: KafkaSecurity };
+  /** When given, decoded Avro is printed too (the bytes are printed either way). */
+  schemaRegistryUrl?: string;
+  deadLetterTopic: string;
+  keys: DeadLetterKeySetting[];
+}
+
+export function loadDlqAdminConfig(overrides: Env = {}, env: Env = process.env): DlqAdminConfig {
+  const reader = new EnvReader({ ...env, ...overrides });
+  return {
+    kafka: { brokers: reader.brokers('KAFKA_BROKERS'), clientId: reader.string('ADMIN_CLIENT_ID', 'wholesale-admin'), security: loadKafkaSecurity(reader) },
+    schemaRegistryUrl: reader.optionalString('SCHEMA_REGISTRY_URL') === undefined ? undefined : reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+    deadLetterTopic: reader.string(TOPIC_DEFAULTS.deadLetters[0], TOPIC_DEFAULTS.deadLetters[1]),
+    keys: loadDeadLetterKeyring(reader),
   };
 }
 

@@ -1082,7 +1082,7 @@ export interface ErrorInput {
 
 /** The reply to any command that failed: status is the error code, problems lists every field problem found. */
 export interface ErrorReply {
-  /** The error code: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED or INTERNAL. */
+  /** The error code: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED, STALE_COMMAND or INTERNAL. */
   status: string;
   /** The command's record name when it could be read. */
   operation: string | null;
@@ -1091,7 +1091,7 @@ export interface ErrorReply {
 
 /** The reply to any command that failed: status is the error code, problems lists every field problem found. */
 export interface ErrorReplyInput {
-  /** The error code: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED or INTERNAL. */
+  /** The error code: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED, STALE_COMMAND or INTERNAL. */
   status: string;
   /** The command's record name when it could be read. */
   operation?: string | null;

@@ -3,6 +3,7 @@ import { startService } from '../app/service';
 import { createLogger } from '../observability/logger';
 import { startNpSimulator } from '../simulator/np-simulator';
 import { createDevSigner, devAuthEnv } from '../security/dev-signer';
+import { devDeadLetterEnv } from '../security/dev-dead-letter-key';
 import { provideStack } from '../stack';
 
 /**
@@ -18,11 +19,13 @@ const DEV_DEFAULTS = {
 
 async function main(): Promise<void> {
   const stack = await provideStack();
-  // Authentication stays on in dev: a key pair in .dev-keys/ signs the CLI's and the demo's tokens.
+  // Authentication stays on in dev: a key pair in .dev-keys/ signs the CLI's and the demo's tokens, and a
+  // dead-letter key there seals dead letters (`wholesale admin dlq decrypt --dev-key` opens them).
   const signer = await createDevSigner();
   const env = {
     ...DEV_DEFAULTS,
     ...devAuthEnv(signer.keys),
+    ...devDeadLetterEnv(),
     ...process.env,
     KAFKA_BROKERS: stack.kafkaBrokers.join(','),
     SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,

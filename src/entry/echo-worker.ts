@@ -1,6 +1,8 @@
 import type { KafkaMessage } from 'kafkajs';
 import { loadConfig } from '../config';
-import { envelopeRules } from '../app/service';
+import { envelopeRules, serviceTopics } from '../app/service';
+import { loadOptionalHierarchyFile } from '../security/hierarchy-file';
+import { defaultReplyTopic } from '../worker/reply-route';
 import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
 import { connectWorkerTransport, createBatchWorker } from '../app/command-worker';
 import { AvroCodec } from '../adapters/registry/avro-codec';
@@ -33,7 +35,8 @@ async function main(): Promise<void> {
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
   const admin = kafka.admin();
   await admin.connect();
-  await ensureTopics(admin, Object.values(config.topics), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
+  const hierarchy = loadOptionalHierarchyFile(config.customersFile);
+  await ensureTopics(admin, serviceTopics(config, hierarchy), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
   await admin.disconnect();
   const codec = new AvroCodec(config.schemaRegistryUrl);
   await registerContract(codec, config.topics);
@@ -50,7 +53,9 @@ async function main(): Promise<void> {
       const value = replyRecord.endsWith('EligibilityReply') ? { ...fixed, checkedDate: new Date().toISOString() } : fixed;
       const encoded = await codec.encode(rules[domain].defaultReplyTopic, replyRecord, value);
       const operation = decoded.recordName.slice(decoded.recordName.lastIndexOf('.') + 1);
-      return { outbound: [replyMessage(envelope, 'Success', encoded)], outcome: 'Success', operation, correlationId: envelope.correlationId };
+      // Answered where the service would answer: the acting node's partner topic (no token is checked here).
+      const replyTopic = defaultReplyTopic(rules[domain], hierarchy?.node(envelope.wholesaleCustomerId)?.partnerId);
+      return { outbound: [replyMessage({ ...envelope, replyTopic }, 'Success', encoded)], outcome: 'Success', operation, correlationId: envelope.correlationId };
     });
   }
 

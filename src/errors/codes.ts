@@ -9,7 +9,8 @@ export const ERROR_CODES = {
   FORBIDDEN: { httpStatus: 403, description: 'The caller may not act for the named wholesale customer.' },
   NOT_FOUND: { httpStatus: 404, description: 'No record matches, or it belongs to another customer.' },
   CONFLICT: { httpStatus: 409, description: 'The command clashes with the current state of the record.' },
-  RATE_LIMITED: { httpStatus: 429, description: "The partner's command rate is over its limit." },
+  RATE_LIMITED: { httpStatus: 429, description: "The partner's command rate or idempotency quota is exhausted." },
+  STALE_COMMAND: { httpStatus: 410, description: 'The command record is older than the window in which the service recognises a repeat; it was not applied.' },
   INTERNAL: { httpStatus: 500, description: 'The service failed to handle the command.' },
 } as const;
 

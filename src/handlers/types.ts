@@ -60,6 +60,11 @@ export interface OutgoingMessage {
   recordName: string;
   key: string;
   value: Record<string, unknown>;
+  /**
+   * The node of the customer hierarchy owning what an event is about: its partner gets a copy of the event
+   * on its own event topic (worker/event-routes.ts). Unset: the operator's topic only.
+   */
+  owner?: string;
   /** When set, CloudEvents binary-mode headers are added (ce_id, ce_type = recordName, ce_subject…). */
   cloudEvent?: { id: string; subject: string; time: string };
 }

@@ -19,6 +19,8 @@ export interface HandledCommand {
   durationMs: number;
   /** Milliseconds since the record's timestamp when it was handled. */
   ageMs?: number;
+  /** A refused command (UNAUTHORIZED, FORBIDDEN): answered, recorded (DLQ) or, past the sender's budget, dropped. */
+  rejection?: { reason: string; action: string };
 }
 
 export interface MetricsOptions {
@@ -48,6 +50,7 @@ export class ServiceMetrics {
   private readonly duration: Histogram<'operation'>;
   private readonly age: Histogram<'operation'>;
   private readonly deadLetters: Counter<'reason'>;
+  private readonly rejected: Counter<'reason' | 'action'>;
   private readonly events: Counter<'topic'>;
   private readonly redisDuration: Histogram<'operation' | 'result'>;
   private readonly eventTopics: ReadonlySet<string>;
@@ -83,6 +86,12 @@ export class ServiceMetrics {
       labelNames: ['reason'],
       registers,
     });
+    this.rejected = new Counter({
+      name: `${METRIC_PREFIX}rejected_commands_total`,
+      help: 'Refused commands by reason (UNAUTHORIZED, FORBIDDEN) and action: answered, recorded (dead-letter topic) or dropped (past the sender\'s budget: only counted).',
+      labelNames: ['reason', 'action'],
+      registers,
+    });
     this.events = new Counter({
       name: `${METRIC_PREFIX}events_published_total`,
       help: 'Events acknowledged by Kafka, by topic (port-in events, balance events, NP requests).',
@@ -91,7 +100,7 @@ export class ServiceMetrics {
     });
     this.redisDuration = new Histogram({
       name: `${METRIC_PREFIX}redis_call_duration_seconds`,
-      help: 'Duration of Redis calls: Lua scripts by name, replyCache.get / replyCache.put; result ok or error.',
+      help: 'Duration of Redis calls: Lua scripts by name (outcomeLookup is the reply-cache lookup), replyCache.put; result ok or error.',
       labelNames: ['operation', 'result'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers,
@@ -131,6 +140,7 @@ export class ServiceMetrics {
     this.commands.inc({ operation, outcome: command.outcome });
     this.duration.observe({ operation }, seconds(command.durationMs));
     if (command.ageMs !== undefined) this.age.observe({ operation }, seconds(Math.max(0, command.ageMs)));
+    if (command.rejection) this.rejected.inc(command.rejection);
   };
 
   readonly messagesSent = (messages: readonly SentMessage[]): void => {

@@ -25,6 +25,12 @@ export interface CustomerScope {
   readonly effectiveCustomerId: string | undefined;
   /** The partner (root) the command is accounted to: the rate-limit bucket. */
   readonly partnerId: string;
+  /**
+   * The partner whose own topics answer the command: the acting node's partner root when the hierarchy
+   * knows the node (always, once authenticated). Undefined only in AUTH_MODE=none for a node the hierarchy
+   * does not know: then the legacy shared reply topics.
+   */
+  readonly replyPartnerId: string | undefined;
   /** The effective node and every node below it: for membership checks inside Lua scripts. */
   readonly visibleCustomerIds: readonly string[];
   /** True when a record owned by `owner` lies in the effective node's subtree. */
@@ -34,6 +40,8 @@ export interface CustomerScope {
 export interface Authorizer {
   /** Throws ServiceError FORBIDDEN when the requested node is outside the caller's subtree. */
   authorize(caller: Caller, requestedCustomerId: string | undefined): CustomerScope;
+  /** The partner (root) of a verified caller's own node, when the hierarchy knows it: where its refusals are answered. */
+  partnerOf(caller: Caller): string | undefined;
 }
 
 export interface Admission {
@@ -56,6 +64,7 @@ function scopeOf(hierarchy: CustomerHierarchy, nodeId: string): CustomerScope {
   return {
     effectiveCustomerId: node.id,
     partnerId: node.partnerId,
+    replyPartnerId: node.partnerId,
     visibleCustomerIds: node.subtree,
     canSee: (owner) => owner != null && visible.has(owner),
   };
@@ -74,6 +83,7 @@ export function createHierarchyAuthorizer(hierarchy: CustomerHierarchy): Authori
       if (!hierarchy.isWithin(effective, own.id)) throw forbidden();
       return scopeOf(hierarchy, effective);
     },
+    partnerOf: (caller) => hierarchy.node(caller.customerId)?.partnerId,
   };
 }
 
@@ -89,9 +99,11 @@ export function createOpenAuthorizer(hierarchy: CustomerHierarchy | undefined): 
       return {
         effectiveCustomerId: requested,
         partnerId: requested ?? '-',
+        replyPartnerId: undefined,
         visibleCustomerIds: [owner],
         canSee: (candidate) => (candidate ?? '') === owner,
       };
     },
+    partnerOf: () => undefined,
   };
 }

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { CUSTOMER_ID } from './hierarchy';
 import type { Caller } from './access';
 
@@ -20,6 +21,21 @@ export function callerFromClaims(claims: Record<string, unknown>, customerClaim:
   const customerId = claims[customerClaim];
   if (typeof customerId !== 'string' || customerId.length > CUSTOMER_ID.max! || !CUSTOMER_ID.pattern!.test(customerId)) return undefined;
   return { customerId, subject: typeof claims.sub === 'string' ? claims.sub.slice(0, 128) : undefined };
+}
+
+/**
+ * The node a token CLAIMS to act for, read without verifying it (jose decodeJwt): only to account refused
+ * traffic to the partner it names, never to grant anything. Undefined when there is no readable claim.
+ */
+export function claimedCustomerId(authorization: string | undefined, customerClaim: string): string | undefined {
+  const token = bearerToken(authorization);
+  if (token === undefined) return undefined;
+  try {
+    const claimed = decodeJwt(token)[customerClaim];
+    return typeof claimed === 'string' ? claimed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Verified tokens and their callers, until the token's expiry; the oldest entries go first when full. */

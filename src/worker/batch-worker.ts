@@ -10,6 +10,8 @@ import type { Outbound } from './outbound';
  * one key run one after another (per-number order), different keys run concurrently. Everything the batch
  * produced goes out through the sender (acks=all, one request in flight, one partition per call), and only
  * then are the offsets resolved and committed: at-least-once, with redeliveries made harmless by the reply cache.
+ * A message Kafka refuses for good (see partitioned-sender.ts) is dead-lettered as UNDELIVERABLE instead, so
+ * its record is committed like the others: one bad reply topic never holds up the records behind it.
  * A RetriableError (Redis or the registry away) holds the partition: the failed records are retried with
  * backoff, heartbeating, until they succeed or the consumer stops; they are never committed unprocessed.
  *
@@ -25,6 +27,8 @@ export interface RecordOutcome {
   operation?: string;
   correlationId?: string;
   customer?: string;
+  /** A refused command (UNAUTHORIZED, FORBIDDEN) and what was done with it. */
+  rejection?: { reason: string; action: 'answered' | 'recorded' | 'dropped' };
 }
 
 export type RecordProcessor = (message: KafkaMessage, position: RecordPosition) => Promise<RecordOutcome>;
@@ -42,12 +46,21 @@ export interface BatchWorkerOptions {
   onOutcome?: (outcome: RecordOutcome, position: RecordPosition, durationMs: number, message: KafkaMessage) => void;
   /** Where a record goes when its processor fails with anything but a RetriableError: never retried forever. */
   deadLetter: (message: KafkaMessage, position: RecordPosition, error: unknown) => Outbound[];
+  /** The dead letter of one output message Kafka refused for good (`reason`), produced by `record`. */
+  undeliverable: (refused: Outbound, record: KafkaMessage, position: RecordPosition, reason: string) => Outbound;
   retryBackoffMs?: { initial: number; max: number };
   /** Resolved offsets are committed at most this often (ms); 0 commits after every batch. */
   commitIntervalMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * How often a batch in progress heartbeats (kafkajs sends one only when its heartbeat interval has passed):
+ * records waiting on a slow Redis (each call bounded by REDIS_COMMAND_TIMEOUT_MS) must not get the member
+ * expelled while it still works on, and then sends for, partitions that went to another member.
+ */
+const HEARTBEAT_WHILE_WORKING_MS = 1000;
 
 /** Runs tasks with at most `limit` in flight. */
 async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<void> {
@@ -146,9 +159,12 @@ export class BatchWorker {
     let pending = batch.messages;
     let backoff = this.options.retryBackoffMs?.initial ?? 100;
     while (pending.length > 0) {
-      const outcomes = await this.processAll(batch.topic, batch.partition, pending, processor);
+      const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, pending, processor, lost));
+      // The partition went to another member meanwhile: sending and committing are its business now (it
+      // handles these records again; the effects already made are recorded and answered the same way).
+      if (!isRunning() || isStale()) return;
       const done = pending.filter((m) => outcomes.get(m.offset) !== undefined);
-      await this.send(done.flatMap((m) => outcomes.get(m.offset)!.outbound));
+      await this.send(batch.topic, batch.partition, done, outcomes);
       // Commit only the contiguous prefix of processed records; the rest is retried below.
       const firstFailed = pending.findIndex((m) => outcomes.get(m.offset) === undefined);
       const committedUpTo = firstFailed === -1 ? pending.length : firstFailed;
@@ -165,11 +181,29 @@ export class BatchWorker {
     await heartbeat();
   }
 
-  /** Processes records key by key; a record whose processing failed retriably maps to undefined. */
-  private async processAll(topic: string, partition: number, messages: KafkaMessage[], processor: RecordProcessor) {
+  /**
+   * Runs `work` heartbeating meanwhile; `lost()` says when the member may no longer own the partition (the
+   * consumer stops, the partition is stale, or a heartbeat failed: a rebalance). A failed heartbeat ends the
+   * batch with its error once the work has stopped, as a failed heartbeat between batches does.
+   */
+  private async whileHeartbeating<T>(payload: EachBatchPayload, work: (lost: () => boolean) => Promise<T>): Promise<T> {
+    let failure: unknown;
+    const timer = setInterval(() => payload.heartbeat().catch((error: unknown) => (failure ??= error)), HEARTBEAT_WHILE_WORKING_MS);
+    try {
+      const result = await work(() => failure !== undefined || !payload.isRunning() || payload.isStale());
+      if (failure !== undefined) throw failure;
+      return result;
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  /** Processes records key by key; a record whose processing failed retriably, or was not begun because `lost()`, maps to undefined. */
+  private async processAll(topic: string, partition: number, messages: KafkaMessage[], processor: RecordProcessor, lost: () => boolean) {
     const outcomes = new Map<string, RecordOutcome | undefined>();
     const chains = groupByKey(messages).map((chain) => async () => {
       for (const message of chain) {
+        if (lost()) return;
         const position = { topic, partition, offset: message.offset };
         const started = performance.now();
         try {
@@ -197,7 +231,20 @@ export class BatchWorker {
     return outcomes;
   }
 
-  private async send(outbound: Outbound[]): Promise<void> {
-    await this.options.sender.send(outbound);
+  /** Sends the records' outputs; what Kafka refuses for good goes to the dead-letter topic in its place. */
+  private async send(topic: string, partition: number, records: KafkaMessage[], outcomes: Map<string, RecordOutcome | undefined>): Promise<void> {
+    const sourceOf = new Map<Outbound, KafkaMessage>();
+    for (const record of records) for (const message of outcomes.get(record.offset)!.outbound) sourceOf.set(message, record);
+    const refused = await this.options.sender.send([...sourceOf.keys()]);
+    if (refused.length === 0) return;
+    const deadLetters = refused.map(({ message, reason }) => {
+      const record = sourceOf.get(message)!;
+      const position = { topic, partition, offset: record.offset };
+      this.options.log.warn({ ...position, correlationId: outcomes.get(record.offset)?.correlationId, target: message.topic, targetPartition: message.partition, reason }, 'Kafka refused an output for good; dead-lettering it');
+      return this.options.undeliverable(message, record, position, reason);
+    });
+    const refusedAgain = await this.options.sender.send(deadLetters);
+    // The dead-letter topic is ours: refusing it is a deployment fault, so the batch waits for an operator.
+    if (refusedAgain.length > 0) throw new RetriableError(`the dead-letter topic refused ${refusedAgain.length} message(s): ${refusedAgain[0]!.reason}`);
   }
 }

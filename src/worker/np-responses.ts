@@ -6,7 +6,7 @@ import type { NpResponseProcessor } from '../handlers/portin/np-response-process
 import type { RecordProcessor } from './batch-worker';
 import type { Codec } from './command-processor';
 import { correlationIdOf } from './envelope';
-import { deadLetterMessage } from './outbound';
+import { deadLetterMessage, type DeadLetterSink } from './outbound';
 
 /**
  * The consumer side of np.portin.responses.v1: not a command (no reply). Each record is decoded, handed
@@ -18,7 +18,7 @@ export interface NpResponseConsumerDeps {
   codec: Pick<Codec, 'decode'>;
   process: NpResponseProcessor;
   publish: PublishEvents;
-  deadLetterTopic: string;
+  deadLetters: DeadLetterSink;
   clock: () => Date;
   log: Logger;
   isRetriable: (error: unknown) => boolean;
@@ -31,7 +31,8 @@ export function createNpResponseRecordProcessor(deps: NpResponseConsumerDeps): R
       decoded = await deps.codec.decode(message.value);
     } catch (error) {
       if (!(error instanceof DecodeError)) throw error;
-      return { outbound: [deadLetterMessage(deps.deadLetterTopic, message, position, error.reason, error.message)], outcome: 'DEAD_LETTER' };
+      const cause = { reason: error.reason, detail: error.message, diagnostic: error.diagnostic };
+      return { outbound: [deadLetterMessage(deps.deadLetters, message, position, cause)], outcome: 'DEAD_LETTER' };
     }
     const operation = decoded.recordName.slice(decoded.recordName.lastIndexOf('.') + 1);
     try {

@@ -1,6 +1,7 @@
 import type { IHeaders } from 'kafkajs';
 import { ERROR_CODES, type ErrorCode, type FieldProblem } from '../errors/codes';
-import { HEADER, type Envelope, type RecordPosition } from './envelope';
+import { DEAD_LETTER_CIPHER, sealContext, sealDeadLetter, type DeadLetterKey } from '../security/dead-letter-seal';
+import { HEADER, correlationIdOf, type RecordPosition, type RoutedEnvelope } from './envelope';
 
 /** A message ready for the producer: the reply, an event, an NP request or a dead letter. */
 export interface Outbound {
@@ -17,7 +18,8 @@ export interface Outbound {
   headers: Record<string, string | Buffer>;
 }
 
-export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED';
+/** UNAUTHENTICATED: a command without valid credentials, recorded for the operator without its value (docs/security.md). */
+export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED' | 'UNDELIVERABLE' | 'UNAUTHENTICATED';
 
 export const DLQ_HEADER = {
   reason: 'x-dlq-reason',
@@ -29,6 +31,17 @@ export const DLQ_HEADER = {
   keyTruncated: 'x-dlq-key-truncated',
   valueTruncated: 'x-dlq-value-truncated',
   headersDropped: 'x-dlq-headers-dropped',
+  /** UNDELIVERABLE: where the message was meant to go (the partition only when one was asked for). */
+  targetTopic: 'x-dlq-target-topic',
+  targetPartition: 'x-dlq-target-partition',
+  /** The correlation id the service answered (or logged) the record with: find its reply and log lines. */
+  correlationId: 'x-dlq-correlation-id',
+  /** The value and original headers are sealed: cipher, key id (the key that opens it) and nonce (base64). */
+  cipher: 'x-dlq-cipher',
+  keyId: 'x-dlq-key-id',
+  nonce: 'x-dlq-nonce',
+  /** No key configured (AUTH_MODE=none only): neither value nor original headers are kept; the value's size. */
+  valueDropped: 'x-dlq-value-dropped',
 } as const;
 
 export interface ErrorReplyValue {
@@ -42,7 +55,7 @@ export function errorReplyValue(code: ErrorCode, message: string, problems: Fiel
 }
 
 /** Reply headers: our correlation id and status, plus kafka_correlationId echoed in the form it came. */
-export function replyHeaders(envelope: Envelope, status: string): Record<string, string | Buffer> {
+export function replyHeaders(envelope: RoutedEnvelope, status: string): Record<string, string | Buffer> {
   const headers: Record<string, string | Buffer> = {
     [HEADER.correlationId]: envelope.correlationId,
     [HEADER.status]: status,
@@ -51,7 +64,7 @@ export function replyHeaders(envelope: Envelope, status: string): Record<string,
   return headers;
 }
 
-export function replyMessage(envelope: Envelope, status: string, value: Buffer): Outbound {
+export function replyMessage(envelope: RoutedEnvelope, status: string, value: Buffer): Outbound {
   return {
     topic: envelope.replyTopic,
     partition: envelope.replyPartition,
@@ -62,36 +75,49 @@ export function replyMessage(envelope: Envelope, status: string, value: Buffer):
   };
 }
 
-/** The bearer token is a credential, replayable until it expires: it never travels on to the DLQ. */
+/** The bearer token is a credential, replayable until it expires: it never travels on, not even sealed. */
 const isSecretHeader = (name: string): boolean => name.toLowerCase() === HEADER.authorization.toLowerCase();
+
+/**
+ * Where dead letters go and the key that seals what they carried. Without a key (allowed only with
+ * AUTH_MODE=none, src/config) a dead letter carries no body and no original header at all.
+ */
+export interface DeadLetterSink {
+  topic: string;
+  key?: DeadLetterKey;
+}
 
 /**
  * A dead letter must itself fit in one Kafka record (the broker's message.max.bytes, 1 MiB by default),
  * whatever the poison record carried: its key and value are kept up to DEAD_LETTER_BODY_BYTES together and
- * its headers up to DEAD_LETTER_HEADER_BYTES, and what was cut is said in x-dlq-*-truncated headers (the
- * original sizes). A record the broker refuses would fail the whole batch again at every redelivery.
+ * its headers up to DEAD_LETTER_HEADER_BYTES (with their layout bytes), and what was cut is said in
+ * x-dlq-*-truncated headers (the original sizes). A record the broker refuses would fail the whole batch
+ * again at every redelivery.
  */
 export const DEAD_LETTER_BODY_BYTES = 512 * 1024;
 export const DEAD_LETTER_HEADER_BYTES = 256 * 1024;
 const DEAD_LETTER_KEY_BYTES = 16 * 1024;
+/** Per header in the sealed layout: name length, tag, value length. */
+const SEALED_HEADER_OVERHEAD = 9;
+const DIAGNOSTIC_CHARS = 4096;
 
 const headerBytes = (value: string | Buffer): number => (Buffer.isBuffer(value) ? value.length : Buffer.byteLength(value));
 
-const copyHeaders = (headers: IHeaders | undefined): { headers: Record<string, string | Buffer>; dropped: number } => {
-  const copy: Record<string, string | Buffer> = {};
+const copyHeaders = (headers: IHeaders | undefined): { headers: [string, string | Buffer][]; dropped: number } => {
+  const copy: [string, string | Buffer][] = [];
   let bytes = 0;
   let dropped = 0;
   for (const [name, raw] of Object.entries(headers ?? {})) {
     if (isSecretHeader(name)) continue;
     const first = Array.isArray(raw) ? raw[0] : raw;
     if (first === undefined) continue;
-    const size = Buffer.byteLength(name) + headerBytes(first);
+    const size = Buffer.byteLength(name) + headerBytes(first) + SEALED_HEADER_OVERHEAD;
     if (bytes + size > DEAD_LETTER_HEADER_BYTES) {
       dropped++;
       continue;
     }
     bytes += size;
-    copy[name] = first;
+    copy.push([name, first]);
   }
   return { headers: copy, dropped };
 };
@@ -100,36 +126,77 @@ function truncated(bytes: Buffer | null, limit: number): Buffer | null {
   return bytes === null || bytes.length <= limit ? bytes : bytes.subarray(0, limit);
 }
 
-/** The poison message byte for byte (within the bounds above, without its Authorization header), with headers saying why and where it came from. */
+/** Why a record was dead-lettered: `detail` travels in clear (x-dlq-detail, the requester's reply), `diagnostic` only sealed. */
+export interface DeadLetterCause {
+  reason: DeadLetterReason;
+  /** Says what failed without quoting anything the record carried. */
+  detail: string;
+  /** The full failure text, which may quote field values. */
+  diagnostic?: string;
+}
+
+/**
+ * The poison message (within the bounds above, without its Authorization header), its value and original
+ * headers sealed with the sink's key; in clear only the key (the gpsi: same key, same DLQ partition) and
+ * the x-dlq-* headers saying why, where from and how to open it.
+ */
 export function deadLetterMessage(
-  deadLetterTopic: string,
+  sink: DeadLetterSink,
   record: { key: Buffer | null; value: Buffer | null; headers?: IHeaders; timestamp: string },
   position: RecordPosition,
-  reason: DeadLetterReason,
-  detail: string,
+  cause: DeadLetterCause,
 ): Outbound {
   const { headers, dropped } = copyHeaders(record.headers);
   const key = truncated(record.key, DEAD_LETTER_KEY_BYTES);
   const value = truncated(record.value, DEAD_LETTER_BODY_BYTES - (key?.length ?? 0));
-  const cut: Record<string, string> = {};
-  if (key !== record.key) cut[DLQ_HEADER.keyTruncated] = String(record.key!.length);
-  if (value !== record.value) cut[DLQ_HEADER.valueTruncated] = String(record.value!.length);
-  if (dropped > 0) cut[DLQ_HEADER.headersDropped] = String(dropped);
-  return {
-    topic: deadLetterTopic,
-    key,
-    value,
-    headers: {
-      ...headers,
-      ...cut,
-      [DLQ_HEADER.reason]: reason,
-      [DLQ_HEADER.detail]: detail.slice(0, 1024),
-      [DLQ_HEADER.sourceTopic]: position.topic,
-      [DLQ_HEADER.sourcePartition]: String(position.partition),
-      [DLQ_HEADER.sourceOffset]: position.offset,
-      [DLQ_HEADER.sourceTimestamp]: record.timestamp,
-    },
+  const described: Record<string, string> = {
+    [DLQ_HEADER.reason]: cause.reason,
+    [DLQ_HEADER.detail]: cause.detail.slice(0, 1024),
+    [DLQ_HEADER.correlationId]: correlationIdOf(record.headers, position),
+    [DLQ_HEADER.sourceTopic]: position.topic,
+    [DLQ_HEADER.sourcePartition]: String(position.partition),
+    [DLQ_HEADER.sourceOffset]: position.offset,
+    [DLQ_HEADER.sourceTimestamp]: record.timestamp,
   };
+  if (key !== record.key) described[DLQ_HEADER.keyTruncated] = String(record.key!.length);
+  if (value !== record.value) described[DLQ_HEADER.valueTruncated] = String(record.value!.length);
+  if (dropped > 0) described[DLQ_HEADER.headersDropped] = String(dropped);
+  if (!sink.key) {
+    described[DLQ_HEADER.valueDropped] = String(record.value?.length ?? 0);
+    return { topic: sink.topic, key, value: null, headers: described };
+  }
+  const original = { value, headers, diagnostic: (cause.diagnostic ?? cause.detail).slice(0, DIAGNOSTIC_CHARS) };
+  const sealed = sealDeadLetter(original, sink.key, sealContext(sink.key.id, position));
+  described[DLQ_HEADER.cipher] = DEAD_LETTER_CIPHER;
+  described[DLQ_HEADER.keyId] = sink.key.id;
+  described[DLQ_HEADER.nonce] = sealed.nonce.toString('base64');
+  return { topic: sink.topic, key, value: sealed.ciphertext, headers: described };
+}
+
+/**
+ * A message of a record's output that Kafka refuses for good (a reply topic that does not exist or may not be
+ * written, a partition the topic lacks, a reply above the topic's size limit): its own key, value and headers
+ * sealed like any dead letter (a reply may carry a subscriber's name and address), where it was meant to go,
+ * and the record it answered.
+ */
+export function undeliverableDeadLetter(
+  sink: DeadLetterSink,
+  message: Outbound,
+  source: { timestamp: string },
+  position: RecordPosition,
+  reason: string,
+  /** The full failure text when it may quote values (sealed with the letter, never in clear). */
+  diagnostic?: string,
+): Outbound {
+  const key = typeof message.key === 'string' ? Buffer.from(message.key) : message.key;
+  const letter = deadLetterMessage(sink, { key, value: message.value, headers: message.headers, timestamp: source.timestamp }, position, {
+    reason: 'UNDELIVERABLE',
+    detail: reason,
+    diagnostic,
+  });
+  letter.headers[DLQ_HEADER.targetTopic] = message.topic;
+  if (message.partition !== undefined) letter.headers[DLQ_HEADER.targetPartition] = String(message.partition);
+  return letter;
 }
 
 /** Bytes a message takes on the wire, near enough to keep a send below the broker's batch limit. */

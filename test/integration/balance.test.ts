@@ -5,8 +5,8 @@ import type { ServiceConfig } from '../../src/config';
 import { deterministicId } from '../../src/domain/balance/billing-events';
 import { commandIdOf } from '../../src/worker/command-processor';
 import { HEADER } from '../../src/worker/envelope';
-import { BalanceClient, balanceComponentsOf, balanceRecord } from '../support/balance-client';
-import { startTestService, testConfig, TestRequester, type Reply } from '../support/harness';
+import { BalanceClient, balanceRecord, startBalanceService } from '../support/balance-client';
+import { testConfig, TestRequester, type Reply } from '../support/harness';
 import { redisTopologies } from '../support/redis-topologies';
 import { createActiveSubscription, createPendingSubscription, randomCustomer, randomGpsi, type TestSubscription } from '../support/subscriptions';
 
@@ -25,9 +25,7 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
 
   beforeAll(async () => {
     config = testConfig(await topology.env());
-    service = await startTestService(config);
-    client = await BalanceClient.start(config);
-    balance = balanceComponentsOf(service, config);
+    ({ service, client, balance } = await startBalanceService(config));
   });
 
   afterAll(async () => {

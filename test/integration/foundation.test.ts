@@ -4,6 +4,7 @@ import type { ServiceConfig } from '../../src/config';
 import type { RunningService } from '../../src/app/service';
 import { subscriberKeys } from '../../src/adapters/redis/keys';
 import { DLQ_HEADER } from '../../src/worker/outbound';
+import { openLetter } from '../support/dead-letters';
 import { HEADER } from '../../src/worker/envelope';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
 
@@ -84,7 +85,7 @@ describe('foundation: command → worker → reply over the real stack', () => {
     expect(reply.headers[HEADER.status]).toBe('Success'); // port-in: no length bound in the spec
   });
 
-  it('dead-letters a value that is not Avro, byte for byte, and still answers the requester', async () => {
+  it('dead-letters a value that is not Avro, byte for byte under the seal, and still answers the requester', async () => {
     const correlationId = randomUUID();
     const garbage = Buffer.from('{"gpsi":"19459986891"} this is JSON, not Avro');
     const pending = requester.awaitReply(correlationId);
@@ -92,9 +93,10 @@ describe('foundation: command → worker → reply over the real stack', () => {
     const reply = await pending;
     expect(reply.recordName).toBe(ERROR_REPLY);
     expect(reply.value.error.message).toContain('NOT_AVRO');
-    const letter = await dlqFor((r) => r.headers[HEADER.correlationId] === correlationId);
+    const letter = await dlqFor((r) => r.headers[DLQ_HEADER.correlationId] === correlationId);
     expect(letter.headers[DLQ_HEADER.reason]).toBe('NOT_AVRO');
-    expect(letter.rawValue?.equals(garbage)).toBe(true);
+    expect(letter.rawValue?.includes(garbage)).toBe(false); // sealed: the bytes are back only with the key
+    expect(openLetter(config, letter).original?.value?.equals(garbage)).toBe(true);
     expect(letter.key).toBe('k-json');
     expect(letter.headers[DLQ_HEADER.sourceTopic]).toBe(config.topics.portinCommands);
     expect(Number(letter.headers[DLQ_HEADER.sourceOffset])).toBeGreaterThanOrEqual(0);
@@ -106,13 +108,13 @@ describe('foundation: command → worker → reply over the real stack', () => {
     const pendingUnknown = requester.awaitReply(unknownId);
     await requester.sendRaw(config.topics.portinCommands, { key: 'k-unknown', value: wire, headers: { [HEADER.correlationId]: unknownId } });
     expect((await pendingUnknown).value.error.message).toContain('UNKNOWN_SCHEMA');
-    expect((await dlqFor((r) => r.headers[HEADER.correlationId] === unknownId)).headers[DLQ_HEADER.reason]).toBe('UNKNOWN_SCHEMA');
+    expect((await dlqFor((r) => r.headers[DLQ_HEADER.correlationId] === unknownId)).headers[DLQ_HEADER.reason]).toBe('UNKNOWN_SCHEMA');
 
     const bigId = randomUUID();
     const pendingBig = requester.awaitReply(bigId);
     await requester.sendRaw(config.topics.portinCommands, { key: 'k-big', value: randomBytes(8192), headers: { [HEADER.correlationId]: bigId } });
     expect((await pendingBig).value.error.message).toContain('TOO_LARGE');
-    expect((await dlqFor((r) => r.headers[HEADER.correlationId] === bigId)).headers[DLQ_HEADER.reason]).toBe('TOO_LARGE');
+    expect((await dlqFor((r) => r.headers[DLQ_HEADER.correlationId] === bigId)).headers[DLQ_HEADER.reason]).toBe('TOO_LARGE');
 
     const after = await requester.send('portinCommands', ELIGIBILITY, { gpsi: randomGpsi() });
     expect(after.value.eligibilityStatus).toBe('Eligible');

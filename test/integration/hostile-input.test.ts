@@ -4,6 +4,7 @@ import type { RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/config';
 import { HEADER } from '../../src/worker/envelope';
 import { DLQ_HEADER } from '../../src/worker/outbound';
+import { openLetter } from '../support/dead-letters';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
@@ -80,8 +81,10 @@ describe('bounds on hostile commands over the real stack', () => {
     const sub = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: 'alpha' });
     const customer = await requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, headers: { [HEADER.wholesaleCustomerId]: huge(5000) } });
     expect(problemsOf(customer)).toEqual([`headers.${HEADER.wholesaleCustomerId} must be at most 12 characters`]);
-    const bearer = await requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token: huge(100_000) });
-    expect(bearer.headers[HEADER.status]).toBe('UNAUTHORIZED');
+    // Refused unread and, with no verified caller, answered on no topic: the next command of the number is served.
+    const bearer = await requester.dispatch('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token: huge(100_000) });
+    const next = await requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token });
+    expect([next.headers[HEADER.status], requester.unclaimed(bearer)]).toEqual(['Success', undefined]);
   });
 
   it('a message over MAX_MESSAGE_BYTES is dead-lettered without its bearer token and answered BAD_REQUEST', async () => {
@@ -99,12 +102,21 @@ describe('bounds on hostile commands over the real stack', () => {
       expect(reply.headers[HEADER.status]).toBe('BAD_REQUEST');
       expect(reply.value.error.message).toMatch(/^TOO_LARGE: message is \d+ bytes, the limit is 262144$/);
       const deadline = Date.now() + 20_000;
-      while (!letters.some((l) => l.headers[HEADER.correlationId] === correlationId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      const letter = letters.find((l) => l.headers[HEADER.correlationId] === correlationId)!;
+      while (!letters.some((l) => l.headers[DLQ_HEADER.correlationId] === correlationId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const letter = letters.find((l) => l.headers[DLQ_HEADER.correlationId] === correlationId)!;
       expect(letter.headers[DLQ_HEADER.reason]).toBe('TOO_LARGE');
       expect(Object.keys(letter.headers).map((h) => h.toLowerCase())).not.toContain('authorization');
+      expect(openLetter(config, letter).original?.headers.map(([name]) => name.toLowerCase())).toEqual([HEADER.correlationId.toLowerCase()]);
     } finally {
       await dlq.stop();
     }
+  });
+
+  it('an X-Correlation-Id over 128 characters gets its BAD_REQUEST under the id it sent (up to 1 KiB)', async () => {
+    const sub = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: 'alpha' });
+    const correlationId = `${randomUUID()}-${'x'.repeat(129)}`;
+    const reply = await requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, correlationId });
+    expect(reply.headers[HEADER.correlationId]).toBe(correlationId);
+    expect(problemsOf(reply)).toEqual([`headers.${HEADER.correlationId} must be at most 128 characters`]);
   });
 });

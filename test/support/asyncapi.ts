@@ -72,6 +72,8 @@ export interface CodeContract {
   schemas: Iterable<string>;
   /** Topic role → configured (default) topic name. */
   topics: Readonly<Record<string, string>>;
+  /** Partner topic role → its channel address, the partner id as the parameter `{partnerId}`. */
+  partnerTopics: Readonly<Record<string, string>>;
   /** Topic role → record full names, as src/contract/topology.ts lists them. */
   topicRecords: Readonly<Record<string, readonly string[]>>;
   /** Command topic role → its reply topic role. */
@@ -90,8 +92,8 @@ export function contractDrift(documented: DocumentedContract, code: CodeContract
   for (const schema of code.schemas) {
     if (!allDocumented.has(schema)) problems.push(`schema ${schema} (schemas/) is not the payload of any message`);
   }
-  const configured = new Set(Object.values(code.topics));
-  for (const [role, topic] of Object.entries(code.topics)) {
+  const configured = new Set([...Object.values(code.topics), ...Object.values(code.partnerTopics)]);
+  for (const [role, topic] of [...Object.entries(code.topics), ...Object.entries(code.partnerTopics)]) {
     const channel = documented.channels.get(topic);
     if (!channel) {
       problems.push(`topic ${topic} (${role}) has no channel`);
@@ -109,12 +111,12 @@ export function contractDrift(documented: DocumentedContract, code: CodeContract
     if (!configured.has(address)) problems.push(`channel ${address} is not a configured topic`);
   }
   for (const [commandRole, { replies }] of Object.entries(code.commandTopics)) {
-    for (const command of code.topicRecords[commandRole] ?? []) problems.push(...requestReplyDrift(documented, command, code.topics[commandRole]!, code.topics[replies]!, code.errorReply));
+    for (const command of code.topicRecords[commandRole] ?? []) problems.push(...requestReplyDrift(documented, command, code.topics[commandRole]!, code.partnerTopics[replies]!, code.errorReply));
   }
   return problems;
 }
 
-/** A command is received by an operation whose reply goes to X-Reply-Topic on its reply channel, with `<Command>Reply` or ErrorReply. */
+/** A command is received by an operation whose reply goes to X-Reply-Topic on its partner's reply channel, with `<Command>Reply` or ErrorReply. */
 function requestReplyDrift(documented: DocumentedContract, command: string, commandTopic: string, replyTopic: string, errorReply: string): string[] {
   const operation = documented.operations.find((o) => o.action === 'receive' && o.channel === commandTopic && o.messages.includes(command));
   if (!operation) return [`command ${command} is received by no operation on ${commandTopic}`];

@@ -1,8 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type IHeaders, type Producer } from 'kafkajs';
 import pino from 'pino';
 import { loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../../src/config';
-import { startService, type RunningService } from '../../src/app/service';
+import { serviceTopics, startService, type RunningService } from '../../src/app/service';
+import { partnerTopics } from '../../src/contract/partner-topics';
+import { loadOptionalHierarchyFile } from '../../src/security/hierarchy-file';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
 import { ensureTopics, kafkaTransport } from '../../src/adapters/kafka/kafka';
 import type { TopicRole } from '../../src/handlers/types';
@@ -22,6 +24,8 @@ export function testConfig(overrides: Record<string, string> = {}): ServiceConfi
   return loadConfig({
     ...process.env,
     ...topics,
+    // Partner topics of their own: the same partner ids (config/customers.json, TEST_CUSTOMERS) in every file.
+    PARTNER_TOPIC_PREFIX: `t${id}.partner.`,
     TOPIC_PARTITIONS: '2',
     REDIS_KEY_PREFIX: `t${id}:`,
     KAFKA_GROUP_ID: `workers-${id}`,
@@ -29,9 +33,15 @@ export function testConfig(overrides: Record<string, string> = {}): ServiceConfi
     // Tests run without tokens or rate limits unless they ask (test/support/auth.ts: testAuth()).
     AUTH_MODE: 'none',
     RATE_LIMIT_PER_SECOND: '0',
+    // Dead letters sealed as in production (AUTH_MODE=jwt requires a key); TEST_DLQ_KEY_ID names it.
+    DLQ_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    DLQ_ENCRYPTION_KEY_ID: TEST_DLQ_KEY_ID,
+    REJECTED_RATE_PER_SECOND: '0',
     ...overrides,
   });
 }
+
+export const TEST_DLQ_KEY_ID = 'test-dlq';
 
 /** The same settings a production worker reads from the environment; the test topic names are derived from them. */
 const defaults = loadConfig({ KAFKA_BROKERS: 'x:1', SCHEMA_REGISTRY_URL: 'http://x', REDIS_URL: 'redis://x', AUTH_MODE: 'none' });
@@ -55,6 +65,7 @@ function authEnv(auth: ServiceConfig['auth']): Record<string, string> {
 export function envFor(config: ServiceConfig): Record<string, string> {
   return {
     ...Object.fromEntries(Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, config.topics[role as TopicRole]])),
+    PARTNER_TOPIC_PREFIX: config.partnerTopicPrefix,
     TOPIC_PARTITIONS: String(config.kafka.topicPartitions),
     REDIS_KEY_PREFIX: config.redis.keyPrefix,
     KAFKA_GROUP_ID: config.groupId,
@@ -62,7 +73,26 @@ export function envFor(config: ServiceConfig): Record<string, string> {
     CUSTOMERS_FILE: config.customersFile,
     RATE_LIMIT_PER_SECOND: String(config.rateLimit.perSecond),
     RATE_LIMIT_BURST: String(config.rateLimit.burst),
+    ...(config.deadLetters.encryptionKey ? { DLQ_ENCRYPTION_KEY: config.deadLetters.encryptionKey.key, DLQ_ENCRYPTION_KEY_ID: config.deadLetters.encryptionKey.id } : {}),
+    REJECTED_RATE_PER_SECOND: String(config.rejectedRate.perSecond),
+    REJECTED_BURST: String(config.rejectedRate.burst),
   };
+}
+
+/** The partners of the configuration's customer hierarchy (none when AUTH_MODE=none runs without the file). */
+export const partnersOf = (config: ServiceConfig): string[] => loadOptionalHierarchyFile(config.customersFile)?.partners().map((p) => p.id) ?? [];
+
+/** A partner's own topics (its replies and events) under the configuration's prefix. */
+export const partnerTopicsOf = (config: ServiceConfig, partnerId: string) => partnerTopics(config.partnerTopicPrefix, partnerId);
+
+/**
+ * Where the service answers: every partner's own reply topics, and the legacy shared ones (AUTH_MODE=none
+ * for a node the hierarchy does not know). A requester for one partner reads only that partner's.
+ */
+export function replyTopicsOf(config: ServiceConfig, partnerId?: string): string[] {
+  const partners = partnerId === undefined ? partnersOf(config) : [partnerId];
+  const own = partners.flatMap((p) => [partnerTopicsOf(config, p).portinReplies, partnerTopicsOf(config, p).balanceReplies]);
+  return partnerId === undefined ? [config.topics.portinReplies, config.topics.balanceReplies, ...own] : own;
 }
 
 /** Creates the configuration's topics (as a worker would at start), for tests that start the worker as a separate process. */
@@ -70,7 +100,7 @@ export async function createTopics(config: ServiceConfig): Promise<void> {
   const admin = kafkaFor(config).admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, Object.values(config.topics), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
+    await ensureTopics(admin, serviceTopics(config, loadOptionalHierarchyFile(config.customersFile)), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
   } finally {
     await admin.disconnect();
   }
@@ -133,6 +163,13 @@ export class TopicReader {
 
 export type TokenProvider = () => Promise<string> | string;
 
+export interface SendOptions {
+  key?: string;
+  headers?: Record<string, string | Buffer>;
+  correlationId?: string;
+  token?: string | null;
+}
+
 /** Sends commands the way a partner's system would and waits for the reply with the same correlation id. */
 export class TestRequester {
   private readonly waiting = new Map<string, (reply: Reply) => void>();
@@ -146,10 +183,13 @@ export class TestRequester {
     private reader?: TopicReader,
   ) {}
 
-  /** With a tokenProvider, every command carries `Authorization: Bearer <token>` unless a send says otherwise. */
+  /**
+   * With a tokenProvider, every command carries `Authorization: Bearer <token>` unless a send says otherwise.
+   * Reads every reply topic the service answers on unless told which (replyTopicsOf(config, partner)).
+   */
   static async start(
     config: ServiceConfig,
-    replyTopics: string[] = [config.topics.portinReplies, config.topics.balanceReplies],
+    replyTopics: string[] = replyTopicsOf(config),
     options: { tokenProvider?: TokenProvider } = {},
   ): Promise<TestRequester> {
     const codec = new AvroCodec(config.schemaRegistryUrl);
@@ -201,21 +241,28 @@ export class TestRequester {
    * Encodes and sends a command, then awaits its reply. `token`: a bearer token for this command only,
    * or null to send none even when the requester has a tokenProvider.
    */
-  async send(
-    role: TopicRole,
-    recordName: string,
-    value: object,
-    options: { key?: string; headers?: Record<string, string | Buffer>; correlationId?: string; token?: string | null } = {},
-  ): Promise<Reply> {
+  async send(role: TopicRole, recordName: string, value: object, options: SendOptions = {}): Promise<Reply> {
+    const correlationId = options.correlationId ?? randomUUID();
+    const pending = this.awaitReply(correlationId);
+    await this.dispatch(role, recordName, value, { ...options, correlationId });
+    return pending;
+  }
+
+  /** Sends a command without waiting for a reply (a refused one gets none); returns its correlation id. */
+  async dispatch(role: TopicRole, recordName: string, value: object, options: SendOptions = {}): Promise<string> {
     const correlationId = options.correlationId ?? randomUUID();
     const token = options.token === undefined ? await this.tokenProvider?.() : options.token;
-    const pending = this.awaitReply(correlationId);
     await this.sendRaw(this.config.topics[role], {
       key: options.key ?? ((value as { gpsi?: string }).gpsi ?? null),
       value: await this.encode(role, recordName, value),
       headers: { [HEADER.correlationId]: correlationId, ...(token ? { [HEADER.authorization]: `Bearer ${token}` } : {}), ...options.headers },
     });
-    return pending;
+    return correlationId;
+  }
+
+  /** A reply that arrived for this correlation id and that nobody awaited, if any. */
+  unclaimed(correlationId: string): Reply | undefined {
+    return this.early.get(correlationId);
   }
 
   async stop(): Promise<void> {

@@ -1,10 +1,12 @@
-import type { OutgoingMessage, TopicRole } from '../../handlers/types';
+import type { OutgoingMessage } from '../../handlers/types';
 import { cloudEventHeaders } from '../../worker/outbound';
+import { routeOutgoing, type EventRouting } from '../../worker/event-routes';
 import type { OutboundSender } from './partitioned-sender';
 
 /**
- * Publishes messages produced outside a command (the renewal scheduler's billing events): Avro through the
- * registry, CloudEvents binary headers, acks from all in-sync replicas before it resolves.
+ * Publishes messages produced outside a command (the NP responses' and the schedulers' events): Avro
+ * through the registry, CloudEvents binary headers, to every topic the event router names (the operator's
+ * and the owning partner's), acks from all in-sync replicas before it resolves.
  */
 export interface EventEncoder {
   encode(topic: string, recordName: string, value: object): Promise<Buffer>;
@@ -12,18 +14,18 @@ export interface EventEncoder {
 
 export type PublishEvents = (messages: OutgoingMessage[]) => Promise<void>;
 
-export function createEventPublisher(deps: { sender: OutboundSender; codec: EventEncoder; topics: Readonly<Record<TopicRole, string>>; serviceName: string }): PublishEvents {
+export function createEventPublisher(deps: { sender: OutboundSender; codec: EventEncoder; routing: EventRouting; serviceName: string }): PublishEvents {
+  const encode = deps.codec.encode.bind(deps.codec);
   return async (messages) => {
     const encoded = await Promise.all(
-      messages.map(async (m) => {
-        const topic = deps.topics[m.topic];
+      messages.map((m) => {
         const correlationId = typeof m.value.correlationId === 'string' ? m.value.correlationId : undefined;
-        const headers = m.cloudEvent
-          ? cloudEventHeaders({ ...m.cloudEvent, source: deps.serviceName, type: m.recordName, correlationId })
-          : {};
-        return { topic, key: m.key, value: await deps.codec.encode(topic, m.recordName, m.value), headers };
+        const headers = m.cloudEvent ? cloudEventHeaders({ ...m.cloudEvent, source: deps.serviceName, type: m.recordName, correlationId }) : {};
+        return routeOutgoing(deps.routing, encode, m, headers);
       }),
     );
-    await deps.sender.send(encoded);
+    const refused = await deps.sender.send(encoded.flat());
+    // Our own event topics: a refusal is a deployment fault (topic missing, ACL), not one event's; the caller retries.
+    if (refused.length > 0) throw new Error(`Kafka refused ${refused.length} event(s): ${refused[0]!.reason}`);
   };
 }

@@ -1,5 +1,6 @@
 import { Partitioners, type Admin, type PartitionMetadata, type Producer } from 'kafkajs';
 import { outboundBytes, type Outbound } from '../../worker/outbound';
+import { isSendRefusal, isTopicRefusal, kafkaErrorType, TopicRefusedError, type Refused } from './send-refusal';
 
 /**
  * How the service writes to Kafka: every message gets its partition here (the same murmur2 choice as
@@ -15,18 +16,28 @@ import { outboundBytes, type Outbound } from '../../worker/outbound';
  *   batch above message.max.bytes (1 MiB by default) with a non-retriable error that stopped the consumer for
  *   good (a burst of large dead letters with one key was enough). Runs are cut below MAX_SEND_BYTES; one
  *   message alone is bounded by the dead-letter limits of worker/outbound.ts.
+ *
+ * A message Kafka will never take — a topic that does not exist or may not be written, a partition the topic
+ * does not have (kafkajs drops such a message silently), a message above the topic's size limit — is
+ * refused, not retried: the topic and partition are checked against the cluster's metadata before the send,
+ * and a run the broker refuses for good is sent again one message at a time to find the bad ones. Only
+ * the refused messages come back; every other message was acknowledged. Retriable failures (a broker
+ * away, a leader moving) still reject the call, so the batch is retried and nothing is committed.
  */
 export const MAX_SEND_BYTES = 512 * 1024;
 
 export interface OutboundSender {
-  /** Resolves once Kafka acknowledged every message (acks = all); per-partition order is kept. */
-  send(messages: Outbound[]): Promise<void>;
+  /**
+   * Resolves once Kafka acknowledged every message (acks = all) except those it refuses for good, which
+   * are returned with the reason; per-partition order is kept. Rejects on a retriable failure.
+   */
+  send(messages: Outbound[]): Promise<Refused<Outbound>[]>;
 }
 
 /** Splits messages, in order, into runs of at most `limit` bytes (a larger message makes a run of its own). */
-export function chunkByBytes(messages: Outbound[], limit: number): Outbound[][] {
-  const chunks: Outbound[][] = [];
-  let current: Outbound[] = [];
+export function chunkByBytes<T extends Outbound>(messages: T[], limit: number): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
   let bytes = 0;
   for (const message of messages) {
     const size = outboundBytes(message);
@@ -42,60 +53,110 @@ export function chunkByBytes(messages: Outbound[], limit: number): Outbound[][] 
   return chunks;
 }
 
-/** Partition counts of topics, read from the cluster and kept for a while (topics rarely grow). */
-export type PartitionCount = (topic: string) => Promise<number>;
+/**
+ * Partition counts of topics, read from the cluster and kept for a while (topics rarely grow). `fresh`
+ * accepts only a recent reading (RECHECK_MS). Throws TopicRefusedError for a topic that cannot be written.
+ */
+export type PartitionCount = (topic: string, fresh?: boolean) => Promise<number>;
+
+/**
+ * A refused topic, or a count read again for a partition beyond it, is trusted this long: it may be created,
+ * granted or grown soon, and a burst of replies to it must not become a metadata request each.
+ */
+const RECHECK_MS = 5_000;
 
 export function partitionCounts(admin: Pick<Admin, 'fetchTopicMetadata'>, ttlMs = 60_000): PartitionCount {
-  const known = new Map<string, { count: number; until: number }>();
-  return async (topic) => {
+  const known = new Map<string, { count: number; at: number } | { refused: TopicRefusedError; at: number }>();
+  return async (topic, fresh = false) => {
     const cached = known.get(topic);
-    if (cached && cached.until > Date.now()) return cached.count;
-    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-    const count = topics[0]?.partitions.length ?? 0;
-    if (count === 0) throw new Error(`topic ${topic} has no partitions`);
-    known.set(topic, { count, until: Date.now() + ttlMs });
-    return count;
+    const maxAgeMs = fresh || (cached && 'refused' in cached) ? RECHECK_MS : ttlMs;
+    if (cached && Date.now() - cached.at < maxAgeMs) {
+      if ('refused' in cached) throw cached.refused;
+      return cached.count;
+    }
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+      const count = topics[0]?.partitions.length ?? 0;
+      if (count === 0) throw new TopicRefusedError(topic, 'UNKNOWN_TOPIC_OR_PARTITION');
+      known.set(topic, { count, at: Date.now() });
+      return count;
+    } catch (error) {
+      const refused = error instanceof TopicRefusedError ? error : isTopicRefusal(error) ? new TopicRefusedError(topic, kafkaErrorType(error)!) : undefined;
+      if (!refused) throw error; // the cluster is away: retriable, the batch waits
+      known.set(topic, { refused, at: Date.now() });
+      throw refused;
+    }
   };
 }
 
-/** Groups messages by the topic-partition they go to, each group in the order given. */
-export async function byPartition(messages: Outbound[], countOf: PartitionCount, partitioner = Partitioners.DefaultPartitioner()): Promise<Map<string, Outbound[]>> {
-  const groups = new Map<string, Outbound[]>();
+/** A message placed on its partition, with the message it was made from (what a refusal names). */
+export type Placed = Outbound & { partition: number; original: Outbound };
+
+/** Where each message goes: its partition, or why it cannot go anywhere. */
+async function place(message: Outbound, countOf: PartitionCount, partitioner: ReturnType<typeof Partitioners.DefaultPartitioner>): Promise<number | string> {
+  let count: number;
+  try {
+    count = await countOf(message.topic);
+    if (message.partition !== undefined && message.partition >= count) count = await countOf(message.topic, true); // it may have grown
+  } catch (error) {
+    if (error instanceof TopicRefusedError) return error.message;
+    throw error;
+  }
+  if (message.partition !== undefined) {
+    return message.partition < count ? message.partition : `partition ${message.partition} does not exist: topic ${message.topic} has ${count}`;
+  }
+  if (message.preferredPartition !== undefined) return message.preferredPartition % count;
+  const partitionMetadata = Array.from({ length: count }, (_, partitionId) => ({ partitionId, leader: 0 }) as PartitionMetadata);
+  return partitioner({ topic: message.topic, partitionMetadata, message: { key: message.key, value: message.value } });
+}
+
+/** Groups messages by the topic-partition they go to, each group in the order given; those with nowhere to go are refused. */
+export async function byPartition(
+  messages: Outbound[],
+  countOf: PartitionCount,
+  partitioner = Partitioners.DefaultPartitioner(),
+): Promise<{ groups: Map<string, Placed[]>; refused: Refused<Outbound>[] }> {
+  const groups = new Map<string, Placed[]>();
+  const refused: Refused<Outbound>[] = [];
   for (const message of messages) {
-    let { partition } = message;
-    if (partition === undefined && message.preferredPartition !== undefined) {
-      partition = message.preferredPartition % (await countOf(message.topic));
-    } else if (partition === undefined) {
-      const count = await countOf(message.topic);
-      const partitionMetadata = Array.from({ length: count }, (_, partitionId) => ({ partitionId, leader: 0 }) as PartitionMetadata);
-      partition = partitioner({ topic: message.topic, partitionMetadata, message: { key: message.key, value: message.value } });
+    const partition = await place(message, countOf, partitioner);
+    if (typeof partition === 'string') {
+      refused.push({ message, reason: partition });
+      continue;
     }
     const key = `${partition}:${message.topic}`;
     const group = groups.get(key);
-    const placed = { ...message, partition, preferredPartition: undefined };
+    const placed = { ...message, partition, preferredPartition: undefined, original: message };
     if (group) group.push(placed);
     else groups.set(key, [placed]);
   }
-  return groups;
+  return { groups, refused };
 }
 
-export function createPartitionedSender(producer: Producer, countOf: PartitionCount): OutboundSender {
+const errorText = (error: unknown): string => (error as Error)?.message ?? String(error);
+
+export function createPartitionedSender(producer: Pick<Producer, 'send'>, countOf: PartitionCount): OutboundSender {
   const partitioner = Partitioners.DefaultPartitioner();
+  const produce = (run: Placed[]) =>
+    producer.send({ topic: run[0]!.topic, acks: -1, messages: run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition })) });
+  /** Sends a run; when the broker refuses it for good, each message alone, so only the bad ones are refused. */
+  const sendRun = async (run: Placed[], refused: Refused<Outbound>[]): Promise<void> => {
+    try {
+      await produce(run);
+    } catch (error) {
+      if (!isSendRefusal(error)) throw error;
+      if (run.length === 1) return void refused.push({ message: run[0]!.original, reason: `${kafkaErrorType(error)}: ${errorText(error)}` });
+      for (const one of run) await sendRun([one], refused);
+    }
+  };
   return {
     async send(messages) {
-      if (messages.length === 0) return;
-      const groups = await byPartition(messages, countOf, partitioner);
-      await Promise.all(
-        [...groups.values()].map(async (group) => {
-          for (const run of chunkByBytes(group, MAX_SEND_BYTES)) {
-            await producer.send({
-              topic: run[0]!.topic,
-              acks: -1,
-              messages: run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition })),
-            });
-          }
-        }),
-      );
+      if (messages.length === 0) return [];
+      const { groups, refused } = await byPartition(messages, countOf, partitioner);
+      await Promise.all([...groups.values()].map(async (group) => {
+        for (const run of chunkByBytes(group, MAX_SEND_BYTES)) await sendRun(run, refused);
+      }));
+      return refused;
     },
   };
 }

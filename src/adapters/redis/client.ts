@@ -9,15 +9,32 @@ export type RedisClient = Redis | Cluster;
  * after a bounded number of retries, so a command is retried by Kafka rather than answered wrongly.
  * Auto-pipelining sends the commands issued in one turn of the event loop (the many commands of a batch
  * in flight) in one write instead of one syscall each, on both sides (docs/benchmarks.md).
+ * `commandTimeoutMs` bounds every command: a Redis that stops answering (a frozen process, a black-holed
+ * connection) keeps the TCP connection open, so without it a command waits forever and the batch with it.
+ * A command that timed out may still run later; every mutating script records its outcome, so its retry
+ * finds it instead of applying again.
  */
-export function createRedisClient(options: { urls: string[]; cluster: boolean; maxRetriesPerRequest?: number }): RedisClient {
-  const maxRetriesPerRequest = options.maxRetriesPerRequest ?? 3;
+export interface RedisClientOptions {
+  urls: string[];
+  cluster: boolean;
+  maxRetriesPerRequest?: number;
+  /** Fails a command not answered within this many ms (isRedisUnavailable: retriable); none when undefined. */
+  commandTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+export function createRedisClient(options: RedisClientOptions): RedisClient {
+  const nodeOptions = {
+    maxRetriesPerRequest: options.maxRetriesPerRequest ?? 3,
+    commandTimeout: options.commandTimeoutMs,
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeout: options.connectTimeoutMs }),
+  };
   const client = options.cluster
     ? new Cluster(options.urls.map((url) => { const u = new URL(url); return { host: u.hostname, port: Number(u.port || 6379) }; }), {
         enableAutoPipelining: true,
-        redisOptions: { maxRetriesPerRequest },
+        redisOptions: nodeOptions,
       })
-    : new Redis(options.urls[0], { maxRetriesPerRequest, enableAutoPipelining: true });
+    : new Redis(options.urls[0], { ...nodeOptions, enableAutoPipelining: true });
   defineScripts(client);
   return client;
 }
@@ -31,6 +48,7 @@ export function isRedisUnavailable(error: unknown): boolean {
     // every mutating script records its outcome under the command id in the same step.
     error.name === 'AbortError' ||
     /Command aborted/i.test(error.message) ||
+    /Command timed out/i.test(error.message) || // commandTimeout: Redis took longer than the bound to answer
     /Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|LOADING|CLUSTERDOWN|TRYAGAIN|Stream isn't writeable|enableOfflineQueue/i.test(error.message)
   );
 }

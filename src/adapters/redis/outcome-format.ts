@@ -1,4 +1,5 @@
 import type { Outbound } from '../../worker/outbound';
+import { BinaryReader, BinaryWriter } from '../../contract/binary-layout';
 
 /**
  * The bytes the reply cache keeps per answered command: its fingerprint and every message it sent, in a
@@ -17,107 +18,8 @@ export interface StoredOutcome {
 }
 
 const FORMAT_V1 = 0x01;
-const enum Tag {
-  Null = 0,
-  Bytes = 1,
-  Text = 2,
-}
-
-class Writer {
-  private readonly parts: Buffer[] = [];
-
-  u8(value: number): void {
-    const b = Buffer.allocUnsafe(1);
-    b.writeUInt8(value);
-    this.parts.push(b);
-  }
-
-  u16(value: number): void {
-    const b = Buffer.allocUnsafe(2);
-    b.writeUInt16BE(value);
-    this.parts.push(b);
-  }
-
-  i32(value: number): void {
-    const b = Buffer.allocUnsafe(4);
-    b.writeInt32BE(value);
-    this.parts.push(b);
-  }
-
-  bytes(value: Buffer): void {
-    const length = Buffer.allocUnsafe(4);
-    length.writeUInt32BE(value.length);
-    this.parts.push(length, value);
-  }
-
-  text(value: string): void {
-    this.bytes(Buffer.from(value, 'utf8'));
-  }
-
-  tagged(value: Buffer | string | null): void {
-    if (value === null) return this.u8(Tag.Null);
-    this.u8(Buffer.isBuffer(value) ? Tag.Bytes : Tag.Text);
-    if (Buffer.isBuffer(value)) this.bytes(value);
-    else this.text(value);
-  }
-
-  done(): Buffer {
-    return Buffer.concat(this.parts);
-  }
-}
-
-class Reader {
-  private offset = 0;
-
-  constructor(private readonly buffer: Buffer) {}
-
-  u8(): number {
-    return this.buffer.readUInt8(this.advance(1));
-  }
-
-  u16(): number {
-    return this.buffer.readUInt16BE(this.advance(2));
-  }
-
-  i32(): number {
-    return this.buffer.readInt32BE(this.advance(4));
-  }
-
-  bytes(): Buffer {
-    const length = this.buffer.readUInt32BE(this.advance(4));
-    const start = this.advance(length);
-    // A copy: the stored bytes outlive the reply buffer ioredis handed over.
-    return Buffer.from(this.buffer.subarray(start, start + length));
-  }
-
-  text(): string {
-    const length = this.buffer.readUInt32BE(this.advance(4));
-    const start = this.advance(length);
-    return this.buffer.toString('utf8', start, start + length);
-  }
-
-  tagged(): Buffer | string | null {
-    const tag = this.u8();
-    if (tag === Tag.Null) return null;
-    if (tag === Tag.Bytes) return this.bytes();
-    if (tag === Tag.Text) return this.text();
-    throw new Error(`stored outcome: unknown value tag ${tag}`);
-  }
-
-  end(): void {
-    if (this.offset !== this.buffer.length) throw new Error(`stored outcome: ${this.buffer.length - this.offset} bytes left over`);
-  }
-
-  private advance(bytes: number): number {
-    const at = this.offset;
-    if (at + bytes > this.buffer.length) throw new Error('stored outcome: truncated');
-    this.offset += bytes;
-    return at;
-  }
-}
-
 export function encodeOutcome(outcome: StoredOutcome): Buffer {
-  const w = new Writer();
+  const w = new BinaryWriter();
   w.u8(FORMAT_V1);
   w.text(outcome.fingerprint);
   w.u16(outcome.messages.length);
@@ -138,7 +40,7 @@ export function encodeOutcome(outcome: StoredOutcome): Buffer {
 
 export function decodeOutcome(stored: Buffer): StoredOutcome {
   if (stored[0] === 0x7b) return decodeLegacyJson(stored.toString('utf8'));
-  const r = new Reader(stored);
+  const r = new BinaryReader(stored, 'stored outcome');
   const format = r.u8();
   if (format !== FORMAT_V1) throw new Error(`stored outcome: unknown format ${format}`);
   const fingerprint = r.text();

@@ -30,9 +30,13 @@ export function defineScripts(client: Redis | Cluster, dir = SCRIPTS_DIR): strin
   return names;
 }
 
-/** Calls a script registered by defineScripts; the typed wrappers in each store use this. */
-export function runScript<T>(client: Redis | Cluster, name: string, keys: string[], args: (string | number)[]): Promise<T> {
-  const command = (client as unknown as Record<string, (...a: (string | number)[]) => Promise<T>>)[name];
+/**
+ * Calls a script registered by defineScripts; the typed wrappers in each store use this. `buffers`: bulk
+ * replies as Buffers (ioredis' `<name>Buffer` variant), for binary values.
+ */
+export function runScript<T>(client: Redis | Cluster, name: string, keys: string[], args: (string | number)[], options: { buffers?: boolean } = {}): Promise<T> {
+  const method = options.buffers ? `${name}Buffer` : name;
+  const command = (client as unknown as Record<string, (...a: (string | number)[]) => Promise<T>>)[method];
   if (typeof command !== 'function') throw new Error(`Redis script ${name} is not defined (missing scripts/${name}-N.lua?)`);
   return timedRedisCall(client, name, () => command.call(client, ...keys, ...args));
 }

@@ -1,5 +1,5 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors';
+import { ConfluentSchemaRegistryCompatibilityError, ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
 import { Type, type Resolver } from 'avsc';
 import { RetriableError } from '../../errors/codes';
 import { loadSchemas, type AvroRecordSchema } from '../../contract/schemas';
@@ -13,12 +13,20 @@ import { avroBoundsProblem } from './avro-bounds';
  */
 export type DecodeFailure = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE';
 
+/**
+ * `message` says what failed without quoting the record (it travels in clear: the x-dlq-detail header, the
+ * requester's BAD_REQUEST); `diagnostic` is the decoder's own text, which may quote field values and is
+ * kept only inside the sealed dead letter.
+ */
 export class DecodeError extends Error {
-  constructor(readonly reason: DecodeFailure, message: string) {
+  constructor(readonly reason: DecodeFailure, message: string, readonly diagnostic: string = message) {
     super(message);
     this.name = 'DecodeError';
   }
 }
+
+/** An encode refused because the value does not match its record's schema (a bug, never the infrastructure): retrying cannot help. */
+export const isSchemaMismatch = (error: unknown): error is Error => error instanceof ConfluentSchemaRegistryValidationError;
 
 export interface DecodedRecord {
   schemaId: number;
@@ -122,13 +130,13 @@ export class AvroCodec {
     const body = buffer.subarray(WIRE_HEADER_BYTES);
     // avsc trusts lengths and block counts: a few bytes claiming 2^30 items exhaust the heap
     const outOfBounds = avroBoundsProblem(type, body);
-    if (outOfBounds) throw new DecodeError('UNDECODABLE', `Avro body does not fit schema ${schemaId}: ${outOfBounds}`);
+    if (outOfBounds) throw new DecodeError('UNDECODABLE', `Avro body does not fit schema ${schemaId}`, `Avro body does not fit schema ${schemaId}: ${outOfBounds}`);
     const plan = this.readPlan(schemaId, type);
     let value: Record<string, unknown>;
     try {
       value = plan.reader.fromBuffer(body, plan.resolver) as Record<string, unknown>;
     } catch (error) {
-      throw new DecodeError('UNDECODABLE', `Avro body does not match schema ${schemaId}: ${(error as Error).message}`);
+      throw new DecodeError('UNDECODABLE', `Avro body does not match schema ${schemaId}`, `Avro body does not match schema ${schemaId}: ${(error as Error).message}`);
     }
     return { schemaId, recordName: type.name ?? '', value };
   }

@@ -82,6 +82,7 @@ function balanceEvent(type: BillingEvent, outcome: BalanceOutcome, id: string, f
     topic: 'balanceEvents',
     recordName: balanceRecord(type),
     key: s.gpsi,
+    owner: s.wholesaleCustomerId || undefined,
     value: {
       gpsi: s.gpsi,
       subscriptionId: s.subscriptionId,

@@ -25,6 +25,7 @@ export function activationEvent(previous: PortStatus | undefined, request: PortI
     topic: 'portinEvents',
     recordName: PORTIN_EVENT_RECORD,
     key: request.gpsi,
+    owner: request.wholesaleCustomerId || undefined,
     value: {
       eventId,
       eventTime,

@@ -12,6 +12,12 @@ export interface BrokerLayout {
   /** Every voter of the static KRaft quorum, this node included. */
   readonly voters: readonly { nodeId: number; host: string; controllerPort: number }[];
   readonly logDir: string;
+  /**
+   * Turns on the KRaft StandardAuthorizer (needs the SASL listener): nothing is allowed without an ACL,
+   * except for these principals (e.g. `User:wholesale-svc`). `User:ANONYMOUS` is always added: it is the
+   * principal of the PLAINTEXT listeners that carry inter-broker and controller traffic.
+   */
+  readonly superUsers?: readonly string[];
 }
 
 export const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
@@ -69,11 +75,28 @@ export function brokerProperties(layout: BrokerLayout): Properties {
     'broker.heartbeat.interval.ms': 1000,
     'broker.session.timeout.ms': 4000,
   };
-  if (saslPort === undefined) return base;
+  if (saslPort === undefined) {
+    if (layout.superUsers !== undefined) throw new Error('the authorizer needs the SASL listener: without it every client is ANONYMOUS, a super user');
+    return base;
+  }
   return {
     ...base,
     'sasl.enabled.mechanisms': SCRAM_MECHANISMS.join(','),
     ...Object.fromEntries(SCRAM_MECHANISMS.map((m) => [`listener.name.sasl_plaintext.${m.toLowerCase()}.sasl.jaas.config`, SCRAM_LOGIN])),
+    ...(layout.superUsers === undefined ? {} : authorizerProperties(layout.superUsers)),
+  };
+}
+
+export const STANDARD_AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';
+const PRINCIPAL = /^User:[A-Za-z0-9._@+-]+$/;
+
+function authorizerProperties(superUsers: readonly string[]): Properties {
+  const bad = superUsers.find((principal) => !PRINCIPAL.test(principal));
+  if (bad !== undefined) throw new Error(`super user ${JSON.stringify(bad)} is not a principal User:<name>`);
+  return {
+    'authorizer.class.name': STANDARD_AUTHORIZER,
+    'allow.everyone.if.no.acl.found': false,
+    'super.users': [...new Set(['User:ANONYMOUS', ...superUsers])].join(';'),
   };
 }
 

@@ -18,6 +18,11 @@ const run = promisify(execFile);
 export interface LocalKafkaOptions extends ServerFolderOptions {
   /** Adds a SASL_PLAINTEXT listener (SCRAM-SHA-256 and -512) with these users, created at format time. */
   readonly sasl?: { readonly users: readonly ScramUser[] };
+  /**
+   * With `sasl`: the KRaft StandardAuthorizer, nothing allowed without an ACL; these user names are super
+   * users (as is ANONYMOUS, the PLAINTEXT listeners' principal: keep the PLAINTEXT address to the operator).
+   */
+  readonly authorizer?: { readonly superUsers: readonly string[] };
   /** Where Kafka's jars are cached; default from the stack configuration (STACK_CACHE_DIR). */
   readonly cacheDir?: string;
   /** Default from the stack configuration (STACK_KAFKA_VERSION). */
@@ -126,7 +131,13 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
   const runningPeers = (nodeId: number): string[] => nodes.filter((n) => n.nodeId !== nodeId && n.running).flatMap((n) => n.brokers);
   const nodes: LocalKafka[] = voters.map((voter, i) =>
     createNode(
-      { ...voter, port: ports[i * portsPerNode]!, saslPort: options.sasl ? ports[i * portsPerNode + 2] : undefined, voters },
+      {
+        ...voter,
+        port: ports[i * portsPerNode]!,
+        saslPort: options.sasl ? ports[i * portsPerNode + 2] : undefined,
+        voters,
+        superUsers: options.authorizer?.superUsers.map((username) => `User:${username}`),
+      },
       { clusterId, libs, logging: kafkaLogging(version).flavour, options, runningPeers: () => runningPeers(voter.nodeId) },
     ),
   );

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
-import { byPartition, chunkByBytes, createPartitionedSender, MAX_SEND_BYTES } from '../../../src/adapters/kafka/partitioned-sender';
+import { byPartition, chunkByBytes, createPartitionedSender, MAX_SEND_BYTES, partitionCounts } from '../../../src/adapters/kafka/partitioned-sender';
+import { TopicRefusedError } from '../../../src/adapters/kafka/send-refusal';
 import { outboundBytes, type Outbound } from '../../../src/worker/outbound';
 
 /**
@@ -38,7 +39,7 @@ describe('byPartition', () => {
     const kafkajs = Partitioners.DefaultPartitioner();
     const metadata = Array.from({ length: 4 }, (_, partitionId) => ({ partitionId, leader: 1 }) as PartitionMetadata);
     const messages = Array.from({ length: 200 }, (_, i) => ({ ...message(10, i), partition: i % 50 === 0 ? 3 : undefined }));
-    const groups = await byPartition(messages, fourPartitions);
+    const { groups } = await byPartition(messages, fourPartitions);
     for (const [key, group] of groups) {
       const [partition, topic] = [Number(key.split(':')[0]), key.slice(key.indexOf(':') + 1)];
       for (const m of group) {
@@ -55,7 +56,7 @@ describe('byPartition', () => {
 
   it('puts a message with a preferred partition on that partition modulo the count, whatever its key', async () => {
     const messages = [5, 2, 9, 3].map((preferredPartition, i) => ({ ...message(10, i), topic: 'replies', preferredPartition }));
-    const groups = await byPartition(messages, fourPartitions);
+    const { groups } = await byPartition(messages, fourPartitions);
     const placed = [...groups.values()].flat().sort((a, b) => Number(a.headers.n) - Number(b.headers.n));
     expect(placed.map((m) => m.partition)).toEqual([1, 2, 1, 3]);
     expect(placed.every((m) => m.preferredPartition === undefined)).toBe(true);
@@ -69,5 +70,83 @@ describe('byPartition', () => {
     await sender.send(Array.from({ length: 100 }, (_, i) => message(100, i)));
     expect(calls.length).toBeGreaterThan(3);
     for (const call of calls) expect(call.partitions.size).toBe(1);
+  });
+});
+
+describe('refusals', () => {
+  /** A producer that acknowledges everything but messages whose value is "big" (the broker's MESSAGE_TOO_LARGE). */
+  const producerRefusingBig = (acknowledged: string[]) => ({
+    send: async (record: { messages: { key: string; value: Buffer }[] }) => {
+      if (record.messages.some((m) => m.value.toString() === 'big')) {
+        throw Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { type: 'MESSAGE_TOO_LARGE', retriable: false }) });
+      }
+      acknowledged.push(...record.messages.map((m) => m.key));
+    },
+  });
+  const outbound = (key: string, value: string, extra: Partial<Outbound> = {}): Outbound => ({ topic: 'replies', key, value: Buffer.from(value), headers: {}, partition: 0, ...extra });
+
+  it('sends a run the broker refuses one message at a time: only the bad message is refused, the others are acknowledged in order', async () => {
+    const acknowledged: string[] = [];
+    const messages = [outbound('a', 'ok'), outbound('b', 'big'), outbound('c', 'ok')];
+    const refused = await createPartitionedSender(producerRefusingBig(acknowledged) as never, fourPartitions).send(messages);
+    expect(acknowledged).toEqual(['a', 'c']);
+    expect(refused).toEqual([{ message: messages[1], reason: 'MESSAGE_TOO_LARGE: Request failed' }]);
+  });
+
+  it('refuses a message to a topic the metadata refuses and one to a partition the topic lacks, without sending them', async () => {
+    const acknowledged: string[] = [];
+    const asked: { topic: string; fresh: boolean }[] = [];
+    const countOf = async (topic: string, fresh = false) => {
+      asked.push({ topic, fresh });
+      if (topic === 'does.not.exist') throw new TopicRefusedError(topic, 'UNKNOWN_TOPIC_OR_PARTITION');
+      return 2;
+    };
+    const messages = [outbound('a', 'ok', { topic: 'does.not.exist' }), outbound('b', 'ok', { partition: 7 }), outbound('c', 'ok', { partition: 1 })];
+    const refused = await createPartitionedSender(producerRefusingBig(acknowledged) as never, countOf).send(messages);
+    expect(acknowledged).toEqual(['c']);
+    expect(refused).toEqual([
+      { message: messages[0], reason: 'UNKNOWN_TOPIC_OR_PARTITION: topic does.not.exist cannot be written' },
+      { message: messages[1], reason: 'partition 7 does not exist: topic replies has 2' },
+    ]);
+    expect(asked).toContainEqual({ topic: 'replies', fresh: true }); // the count is read again before refusing: the topic may have grown
+  });
+
+  it('rejects on a retriable failure (a leader moving), so the batch is retried', async () => {
+    const producer = { send: async () => Promise.reject(Object.assign(new Error('not the leader'), { type: 'NOT_LEADER_FOR_PARTITION', retriable: true })) };
+    await expect(createPartitionedSender(producer, fourPartitions).send([outbound('a', 'ok')])).rejects.toThrow('not the leader');
+  });
+
+  it('partitionCounts turns an unknown topic into a refusal and remembers it briefly, and passes other failures on', async () => {
+    let calls = 0;
+    const admin = {
+      fetchTopicMetadata: async ({ topics }: { topics: string[] }) => {
+        calls++;
+        if (topics[0] === 'gone') throw Object.assign(new Error('failed'), { cause: Object.assign(new Error('This server does not host this topic-partition'), { type: 'UNKNOWN_TOPIC_OR_PARTITION' }) });
+        throw Object.assign(new Error('Connection error'), { retriable: true });
+      },
+    };
+    const countOf = partitionCounts(admin as never);
+    await expect(countOf('gone')).rejects.toBeInstanceOf(TopicRefusedError);
+    await expect(countOf('gone')).rejects.toBeInstanceOf(TopicRefusedError);
+    expect(calls).toBe(1);
+    await expect(countOf('away')).rejects.toThrow('Connection error');
+  });
+
+  it('partitionCounts reads a count again when asked for a fresh one, but not for every message of a burst', async () => {
+    let calls = 0;
+    const admin = { fetchTopicMetadata: async () => (calls++, { topics: [{ name: 'replies', partitions: [{}, {}] }] }) };
+    const countOf = partitionCounts(admin as never);
+    jest.useFakeTimers({ now: 1_000_000 });
+    try {
+      expect(await countOf('replies')).toBe(2);
+      expect(await countOf('replies', true)).toBe(2); // just read: recent enough
+      jest.setSystemTime(1_000_000 + 5_000);
+      expect(await countOf('replies')).toBe(2);
+      expect(calls).toBe(1);
+      expect(await countOf('replies', true)).toBe(2);
+      expect(calls).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -10,6 +10,7 @@ describe('isRedisUnavailable: Redis away means retry, not an error reply', () =>
     ['a closed connection', new Error('Connection is closed.')],
     ['a refused connection', new Error('connect ECONNREFUSED 127.0.0.1:6379')],
     ['Redis loading its data', named('ReplyError', 'LOADING Redis is loading the dataset in memory')],
+    ['a command not answered within commandTimeout', new Error('Command timed out')],
   ])('%s is retriable', (_name, error) => {
     expect(isRedisUnavailable(error)).toBe(true);
   });

@@ -7,6 +7,8 @@ const base = {
   // AUTH_MODE=jwt is the default and needs its key source and issuer.
   AUTH_JWKS_FILE: 'keys/jwks.json',
   AUTH_ISSUER: 'https://idp.example',
+  // ... and a key to seal dead letters with.
+  DLQ_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
 };
 
 describe('loadConfig', () => {
@@ -15,7 +17,7 @@ describe('loadConfig', () => {
     expect(config.topics.portinCommands).toBe('wholesale.portin.commands.v1');
     expect(config.topics.deadLetters).toBe('wholesale.commands.dlq.v1');
     expect(config.limits.idempotencyTtlSeconds).toBe(86400);
-    expect(config.redis).toEqual({ urls: ['redis://127.0.0.1:6379'], keyPrefix: 'wh:', cluster: false });
+    expect(config.redis).toEqual({ urls: ['redis://127.0.0.1:6379'], keyPrefix: 'wh:', cluster: false, commandTimeoutMs: 2000, connectTimeoutMs: 5000 });
     expect(config.kafka).toMatchObject({ sessionTimeoutMs: 30000, heartbeatIntervalMs: 3000 });
   });
 
@@ -30,6 +32,7 @@ describe('loadConfig', () => {
     [{ NON_PORTABLE_RANGES: 'abc' }, 'NON_PORTABLE_RANGES'],
     [{ KAFKA_SESSION_TIMEOUT_MS: '5000' }, 'KAFKA_SESSION_TIMEOUT_MS'],
     [{ KAFKA_SESSION_TIMEOUT_MS: '9000', KAFKA_HEARTBEAT_INTERVAL_MS: '3001' }, 'KAFKA_HEARTBEAT_INTERVAL_MS'],
+    [{ IDEMPOTENCY_TTL_SECONDS: '600', STALE_COMMAND_MARGIN_SECONDS: '600' }, 'STALE_COMMAND_MARGIN_SECONDS'],
   ])('stops with one line naming the variable: %j', (override, variable) => {
     let error: unknown;
     try {
@@ -41,6 +44,11 @@ describe('loadConfig', () => {
     expect((error as ConfigError).variable).toBe(variable);
     expect((error as ConfigError).message).toMatch(new RegExp(`^${variable}: expected .+, got `));
     expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('keeps the stale-command margin inside the idempotency window: an hour, or half of a window under 2 h', () => {
+    expect(loadConfig(base).limits).toMatchObject({ idempotencyTtlSeconds: 86_400, staleCommandMarginSeconds: 3600 });
+    expect(loadConfig({ ...base, IDEMPOTENCY_TTL_SECONDS: '600' }).limits.staleCommandMarginSeconds).toBe(300);
   });
 
   it('reads a Redis Cluster as a comma-separated node list and topic names from the environment', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as configModule from '../../../src/config';
-import { loadBenchConfig, loadClientConfig, loadConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
+import { loadAdminConfig, loadBenchConfig, loadClientConfig, loadConfig, loadDlqAdminConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
 import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';
 
 /** docs/operations.md lists every variable src/config reads, with the defaults the code applies. */
@@ -9,12 +9,14 @@ const DOC = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'operations.m
 const endpoints = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081' };
 // Settings read only when another is set are switched on here, so that they are read too.
 const sasl = { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'worker', KAFKA_SASL_PASSWORD: 'pw' };
-const required = { ...endpoints, REDIS_URL: 'redis://127.0.0.1:6379', AUTH_JWKS_FILE: 'config/jwks.json', AUTH_ISSUER: 'https://issuer.example', ...sasl };
+const required = { ...endpoints, REDIS_URL: 'redis://127.0.0.1:6379', AUTH_JWKS_FILE: 'config/jwks.json', AUTH_ISSUER: 'https://issuer.example', DLQ_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), ...sasl };
 
 const LOADERS: [name: string, load: Loader, base: Record<string, string>][] = [
   ['loadConfig', loadConfig, required],
   ['loadNpSimulatorConfig', loadNpSimulatorConfig, { ...endpoints, ...sasl }],
   ['loadClientConfig', (env) => loadClientConfig({}, env), { ...endpoints, ...sasl }],
+  ['loadAdminConfig', (env) => loadAdminConfig({}, env), { KAFKA_BROKERS: endpoints.KAFKA_BROKERS, ...sasl }],
+  ['loadDlqAdminConfig', (env) => loadDlqAdminConfig({}, env), { ...endpoints, ...sasl, DLQ_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') }],
   ['loadStackConfig', loadStackConfig, {}],
   ['loadBenchConfig', loadBenchConfig, {}],
 ];

@@ -29,6 +29,7 @@ describe('redactConfig', () => {
       AUTH_MODE: 'jwt',
       AUTH_HS256_SECRET: 'an-hs256-secret-of-at-least-32-characters',
       AUTH_ISSUER: 'https://issuer.example',
+      DLQ_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
       KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
       KAFKA_SASL_USERNAME: 'worker',
       KAFKA_SASL_PASSWORD: 'sasl-pw',
@@ -38,7 +39,8 @@ describe('redactConfig', () => {
     });
     const redacted = redactConfig(config);
     const text = JSON.stringify(redacted);
-    for (const secret of ['an-hs256-secret', 'sasl-pw', 'key-pass']) expect(text).not.toContain(secret);
+    for (const secret of ['an-hs256-secret', 'sasl-pw', 'key-pass', 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=']) expect(text).not.toContain(secret);
+    expect(redacted.deadLetters).toEqual({ encryptionKey: { id: 'dlq-1', key: REDACTED } });
     expect(redacted.auth).toMatchObject({ mode: 'jwt', issuer: 'https://issuer.example', keys: { kind: 'hs256', secret: REDACTED } });
     expect(redacted.kafka.security).toEqual({
       sasl: { mechanism: 'scram-sha-512', username: 'worker', password: REDACTED },

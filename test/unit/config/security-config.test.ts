@@ -1,7 +1,8 @@
-import { ConfigError, loadClientConfig, loadConfig, loadNpSimulatorConfig } from '../../../src/config';
+import { ConfigError, loadClientConfig, loadConfig, loadDlqAdminConfig, loadNpSimulatorConfig } from '../../../src/config';
 
 const endpoints = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379' };
-const jwt = { ...endpoints, AUTH_JWKS_FILE: 'keys/jwks.json', AUTH_ISSUER: 'https://idp.example' };
+const DLQ_KEY = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY='; // base64 of 32 bytes
+const jwt = { ...endpoints, AUTH_JWKS_FILE: 'keys/jwks.json', AUTH_ISSUER: 'https://idp.example', DLQ_ENCRYPTION_KEY: DLQ_KEY };
 
 function configError(env: Record<string, string | undefined>): ConfigError {
   try {
@@ -16,7 +17,7 @@ function configError(env: Record<string, string | undefined>): ConfigError {
 describe('security settings', () => {
   it('authenticates with JWT by default: a key source and an issuer are required', () => {
     expect(configError(endpoints).variable).toBe('AUTH_JWKS_FILE');
-    expect(configError({ ...endpoints, AUTH_JWKS_FILE: 'k.json' }).variable).toBe('AUTH_ISSUER');
+    expect(configError({ ...endpoints, AUTH_JWKS_FILE: 'k.json', DLQ_ENCRYPTION_KEY: DLQ_KEY }).variable).toBe('AUTH_ISSUER');
     expect(loadConfig(jwt).auth).toEqual({
       mode: 'jwt',
       keys: { kind: 'jwks-file', file: 'keys/jwks.json' },
@@ -28,10 +29,10 @@ describe('security settings', () => {
   });
 
   it('takes exactly one key source: a JWKS file, a JWKS URL or an HS256 secret of at least 32 characters', () => {
-    expect(loadConfig({ ...endpoints, AUTH_ISSUER: 'i', AUTH_JWKS_URL: 'https://idp.example/jwks' }).auth).toMatchObject({ keys: { kind: 'jwks-url', url: 'https://idp.example/jwks' } });
-    expect(loadConfig({ ...endpoints, AUTH_ISSUER: 'i', AUTH_HS256_SECRET: 'x'.repeat(32) }).auth).toMatchObject({ keys: { kind: 'hs256' } });
+    expect(loadConfig({ ...endpoints, AUTH_ISSUER: 'i', AUTH_JWKS_URL: 'https://idp.example/jwks', DLQ_ENCRYPTION_KEY: DLQ_KEY }).auth).toMatchObject({ keys: { kind: 'jwks-url', url: 'https://idp.example/jwks' } });
+    expect(loadConfig({ ...endpoints, AUTH_ISSUER: 'i', AUTH_HS256_SECRET: 'x'.repeat(32), DLQ_ENCRYPTION_KEY: DLQ_KEY }).auth).toMatchObject({ keys: { kind: 'hs256' } });
     expect(configError({ ...jwt, AUTH_HS256_SECRET: 'x'.repeat(32) }).variable).toBe('AUTH_JWKS_FILE');
-    expect(configError({ ...endpoints, AUTH_ISSUER: 'i', AUTH_JWKS_URL: 'file:///etc/jwks' }).variable).toBe('AUTH_JWKS_URL');
+    expect(configError({ ...endpoints, AUTH_ISSUER: 'i', AUTH_JWKS_URL: 'file:///etc/jwks', DLQ_ENCRYPTION_KEY: DLQ_KEY }).variable).toBe('AUTH_JWKS_URL');
     const short = configError({ ...endpoints, AUTH_ISSUER: 'i', AUTH_HS256_SECRET: 'short-secret' });
     expect(short.variable).toBe('AUTH_HS256_SECRET');
     expect(short.message).not.toContain('short-secret');
@@ -71,5 +72,26 @@ describe('security settings', () => {
     });
     const sim = loadNpSimulatorConfig({ ...endpoints, KAFKA_TLS_CA_FILE: 'ca.pem', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'np', KAFKA_SASL_PASSWORD: 'pw' });
     expect(sim.kafka.security).toEqual({ tls: { caFile: 'ca.pem', rejectUnauthorized: true }, sasl: { mechanism: 'plain', username: 'np', password: 'pw' } });
+  });
+
+  it('dead letters: AUTH_MODE=jwt does not start without a 32-byte key; AUTH_MODE=none may (bodies are then dropped)', () => {
+    const { DLQ_ENCRYPTION_KEY: _key, ...jwtWithoutKey } = jwt;
+    expect(configError(jwtWithoutKey).variable).toBe('DLQ_ENCRYPTION_KEY');
+    expect(loadConfig(jwt).deadLetters).toEqual({ encryptionKey: { id: 'dlq-1', key: DLQ_KEY } });
+    expect(loadConfig({ ...jwt, DLQ_ENCRYPTION_KEY_ID: 'k-2026.11' }).deadLetters.encryptionKey?.id).toBe('k-2026.11');
+    expect(loadConfig({ ...endpoints, AUTH_MODE: 'none' }).deadLetters).toEqual({});
+    for (const bad of ['c2hvcnQ=', 'x'.repeat(44), `${DLQ_KEY}AA`]) {
+      const error = configError({ ...jwt, DLQ_ENCRYPTION_KEY: bad });
+      expect([error.variable, error.message.includes(bad)]).toEqual(['DLQ_ENCRYPTION_KEY', false]); // never echoes the value
+    }
+    expect(configError({ ...jwt, DLQ_ENCRYPTION_KEY_ID: 'has space' }).variable).toBe('DLQ_ENCRYPTION_KEY_ID');
+  });
+
+  it('the dead-letter admin reads the current key and older ones by id (DLQ_DECRYPTION_KEYS)', () => {
+    const old = Buffer.alloc(32, 7).toString('base64');
+    const admin = loadDlqAdminConfig({}, { KAFKA_BROKERS: endpoints.KAFKA_BROKERS, DLQ_ENCRYPTION_KEY: DLQ_KEY, DLQ_ENCRYPTION_KEY_ID: 'k2', DLQ_DECRYPTION_KEYS: `k1:${old}` });
+    expect(admin.keys).toEqual([{ id: 'k2', key: DLQ_KEY }, { id: 'k1', key: old }]);
+    expect(admin.schemaRegistryUrl).toBeUndefined();
+    expect(() => loadDlqAdminConfig({}, { KAFKA_BROKERS: endpoints.KAFKA_BROKERS, DLQ_DECRYPTION_KEYS: 'k1' })).toThrow(/DLQ_DECRYPTION_KEYS/);
   });
 });

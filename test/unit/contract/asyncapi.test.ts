@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../../src/config';
 import { loadSchemas } from '../../../src/contract/schemas';
 import { COMMAND_TOPICS, ERROR_REPLY, TOPIC_RECORDS } from '../../../src/contract/topology';
+import { PARTNER_TOPIC_ROLES, partnerTopic } from '../../../src/contract/partner-topics';
 import { contractDrift, readAsyncApi, type CodeContract, type DocumentedContract } from '../../support/asyncapi';
 
 /** asyncapi.yaml against the contract the code defines: it cannot drift in either direction. */
@@ -11,6 +12,10 @@ const defaults = loadConfig({ KAFKA_BROKERS: 'k:1', SCHEMA_REGISTRY_URL: 'http:/
 const code: CodeContract = {
   schemas: [...loadSchemas().keys()],
   topics: defaults.topics,
+  // A partner's channels are documented once, with the partner id as a parameter.
+  partnerTopics: Object.fromEntries(
+    PARTNER_TOPIC_ROLES.map((role) => [role, partnerTopic(defaults.partnerTopicPrefix, 'PARTNER', role).replace(`${defaults.partnerTopicPrefix}PARTNER.`, `${defaults.partnerTopicPrefix}{partnerId}.`)]),
+  ),
   topicRecords: TOPIC_RECORDS,
   commandTopics: COMMAND_TOPICS,
   errorReply: ERROR_REPLY,

@@ -3,7 +3,7 @@ import type { JwtAuthSettings } from '../../../src/config/security';
 import { RetriableError, ServiceError } from '../../../src/errors/codes';
 import { createJwtAuthenticator, type TokenKeys } from '../../../src/security/jwt-authenticator';
 import { JWKS_ALGORITHMS, SECRET_ALGORITHMS } from '../../../src/security/token-keys';
-import { bearerToken, callerFromClaims, VerifiedTokens } from '../../../src/security/token';
+import { bearerToken, callerFromClaims, claimedCustomerId, VerifiedTokens } from '../../../src/security/token';
 
 const settings: JwtAuthSettings = {
   mode: 'jwt',
@@ -154,5 +154,28 @@ describe('token helpers', () => {
     cache.put('c', { customerId: 'C' }, 1000);
     expect([cache.get('a', 0), cache.get('b', 0)?.customerId, cache.get('c', 0)?.customerId, cache.size]).toEqual([undefined, 'B', 'C', 2]);
     expect(cache.get('b', 1000)).toBeUndefined();
+  });
+
+  it('reads the customer a token claims without verifying it (to account refusals only), else nothing', async () => {
+    const forged = `${(await sign(stranger.privateKey, 'ES256', 'ec-1', { customer: 'P9' })).split('.').slice(0, 2).join('.')}.AAAA`;
+    expect(claimedCustomerId(bearer(forged), 'wholesaleCustomerId')).toBe('P9');
+    expect([claimedCustomerId(undefined, 'wholesaleCustomerId'), claimedCustomerId('Bearer aaa.bbb.ccc', 'wholesaleCustomerId'), claimedCustomerId(bearer(forged), 'sub')]).toEqual([undefined, undefined, 'order-system']);
+  });
+});
+
+describe('JWT authenticator under a flood of forged tokens', () => {
+  it('keeps a verified token verified: forged tokens never enter the cache, so they cannot evict it', async () => {
+    let keyLookups = 0;
+    const counting: JWTVerifyGetKey = (header, token) => (keyLookups++, jwks(header, token));
+    const auth = createJwtAuthenticator(settings, { key: counting, algorithms: JWKS_ALGORITHMS }, () => NOW);
+    const valid = bearer(await sign(es256.privateKey, 'ES256', 'ec-1'));
+    await auth.authenticate(valid);
+    const claim = (await sign(es256.privateKey, 'ES256', 'ec-1')).split('.').slice(0, 2).join('.');
+    for (let i = 0; i < 10_050; i++) {
+      await expect(auth.authenticate(`Bearer ${claim}.forged${i}`)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    }
+    const lookupsAfterFlood = keyLookups;
+    expect(await auth.authenticate(valid)).toEqual({ customerId: 'P1', subject: 'order-system' });
+    expect(keyLookups).toBe(lookupsAfterFlood); // answered from the cache: no signature check again
   });
 });

@@ -69,6 +69,19 @@ describe('brokerProperties', () => {
     expect(p['listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config']).toMatch(/ScramLoginModule required;$/);
     expect(p['listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config']).toMatch(/ScramLoginModule required;$/);
   });
+
+  it('turns on the StandardAuthorizer with super users only when asked, ANONYMOUS (the PLAINTEXT listeners) among them', () => {
+    expect(brokerProperties(layout({ saslPort: 18002 }))['authorizer.class.name']).toBeUndefined();
+    const p = brokerProperties(layout({ saslPort: 18002, superUsers: ['User:wholesale-svc'] }));
+    expect(p['authorizer.class.name']).toBe('org.apache.kafka.metadata.authorizer.StandardAuthorizer');
+    expect(p['allow.everyone.if.no.acl.found']).toBe(false);
+    expect(p['super.users']).toBe('User:ANONYMOUS;User:wholesale-svc');
+  });
+
+  it('refuses an authorizer without the SASL listener (every client would be ANONYMOUS) and a super user that is no principal', () => {
+    expect(() => brokerProperties(layout({ superUsers: ['User:svc'] }))).toThrow(/needs the SASL listener/);
+    expect(() => brokerProperties(layout({ saslPort: 18002, superUsers: ['svc;User:mallory'] }))).toThrow(/not a principal/);
+  });
 });
 
 describe('scramFormatArgs', () => {

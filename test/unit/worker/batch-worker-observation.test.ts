@@ -27,7 +27,7 @@ function harness(processor: RecordProcessor) {
   let eachBatch!: (payload: EachBatchPayload) => Promise<void>;
   const consumer = { run: async (options: { eachBatch: typeof eachBatch }) => void (eachBatch = options.eachBatch) } as unknown as Consumer;
   const sent: string[] = [];
-  const sender: OutboundSender = { send: async (messages) => void messages.forEach((m) => sent.push(m.topic)) };
+  const sender: OutboundSender = { send: async (messages) => (messages.forEach((m) => sent.push(m.topic)), []) };
   const outcomes: { outcome: RecordOutcome; position: RecordPosition; message: KafkaMessage }[] = [];
   const worker = new BatchWorker({
     consumer,
@@ -37,19 +37,20 @@ function harness(processor: RecordProcessor) {
     partitionsConsumedConcurrently: 1,
     log,
     deadLetter: () => [{ topic: 'dlq', key: null, value: null, headers: {} }],
+    undeliverable: (refused) => refused,
     onOutcome: (outcome, position, _ms, record) => outcomes.push({ outcome, position, message: record }),
     retryBackoffMs: { initial: 1, max: 1 },
   });
   const runBatch = async (messages: KafkaMessage[]) => {
     await worker.run();
-    let attempts = 0;
+    let retries = 0; // the worker heartbeats once per retry: the consumer "stops" after three
     await eachBatch({
       batch: { topic: TOPIC, partition: 0, messages },
       resolveOffset: () => undefined,
-      heartbeat: async () => undefined,
+      heartbeat: async () => void retries++,
       commitOffsetsIfNecessary: async () => undefined,
       uncommittedOffsets: () => ({ topics: [] }),
-      isRunning: () => attempts++ < 3,
+      isRunning: () => retries < 3,
       isStale: () => false,
     } as unknown as EachBatchPayload);
   };

@@ -1,5 +1,6 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { OutboundSender } from '../../../src/adapters/kafka/partitioned-sender';
+import type { Outbound } from '../../../src/worker/outbound';
 import pino from 'pino';
 import { BatchWorker, type RecordProcessor } from '../../../src/worker/batch-worker';
 
@@ -17,6 +18,12 @@ class FakeKafka {
   private committed = new Map<number, string>();
   /** Lets a test hold the producer's acknowledgement. */
   sendGate: Promise<void> = Promise.resolve();
+  /** Topics Kafka refuses for good, with the reason. */
+  refusedTopics = new Map<string, string>();
+  readonly sent: Outbound[] = [];
+  /** The partition went to another member (kafkajs's isStale). */
+  stale = false;
+  heartbeats = 0;
 
   consumer = {
     run: async ({ eachBatch }: { eachBatch: (payload: EachBatchPayload) => Promise<void> }) => {
@@ -32,11 +39,17 @@ class FakeKafka {
     send: async (messages) => {
       await this.sendGate;
       this.events.push(`send ${messages.length}`);
+      const refused = messages.filter((m) => this.refusedTopics.has(m.topic)).map((message) => ({ message, reason: this.refusedTopics.get(message.topic)! }));
+      this.sent.push(...messages.filter((m) => !this.refusedTopics.has(m.topic)));
+      return refused;
     },
   };
 
+  /** The reply topic each record asks for, by offset. */
+  replyTopicOf: (offset: string) => string = () => 'replies';
+
   payload(partition: number, offsets: string[]): EachBatchPayload {
-    const messages = offsets.map((offset) => ({ offset, key: Buffer.from(`k${offset}`), value: Buffer.from('v'), headers: {}, timestamp: '0' }) as unknown as KafkaMessage);
+    const messages = offsets.map((offset) => ({ offset, key: Buffer.from(`k${offset}`), value: Buffer.from(this.replyTopicOf(offset)), headers: {}, timestamp: '0' }) as unknown as KafkaMessage);
     const uncommittedOffsets = () => ({
       topics: [...this.resolved]
         .filter(([p, offset]) => this.committed.get(p) !== offset)
@@ -50,24 +63,26 @@ class FakeKafka {
         for (const t of offsets?.topics ?? []) for (const p of t.partitions) this.committed.set(p.partition, p.offset);
         this.events.push(`commit ${(offsets?.topics ?? []).flatMap((t) => t.partitions.map((p) => `${p.partition}@${p.offset}`)).join(',')}`);
       },
-      heartbeat: async () => undefined,
+      heartbeat: async () => void this.heartbeats++,
       isRunning: () => true,
-      isStale: () => false,
+      isStale: () => this.stale,
     } as unknown as EachBatchPayload;
   }
 }
 
-const echo: RecordProcessor = async (message) => ({ outbound: [{ topic: 'replies', key: message.key, value: message.value, headers: {} }], outcome: 'Success' });
+/** Replies to the topic the record's value names (as X-Reply-Topic would). */
+const echo: RecordProcessor = async (message) => ({ outbound: [{ topic: message.value!.toString(), key: message.key, value: message.value, headers: {} }], outcome: 'Success' });
 
-async function startWorker(kafka: FakeKafka, commitIntervalMs: number): Promise<BatchWorker> {
+async function startWorker(kafka: FakeKafka, commitIntervalMs: number, processor = echo): Promise<BatchWorker> {
   const worker = new BatchWorker({
     consumer: kafka.consumer,
     sender: kafka.sender,
-    processors: new Map([['commands', echo]]),
+    processors: new Map([['commands', processor]]),
     concurrency: 4,
     partitionsConsumedConcurrently: 2,
     log: pino({ level: 'silent' }),
     deadLetter: () => [],
+    undeliverable: (refused, _record, position, reason) => ({ topic: 'dlq', key: refused.key, value: refused.value, headers: { reason, target: refused.topic, source: position.offset } }),
     commitIntervalMs,
   });
   await worker.run();
@@ -123,5 +138,48 @@ describe('BatchWorker commits', () => {
     await worker.stop();
     await kafka.eachBatch!(kafka.payload(0, ['0']));
     expect(kafka.events).toEqual(['pause', 'disconnect']);
+  });
+
+  it('dead-letters an output Kafka refuses for good, sends the others and commits the whole batch', async () => {
+    const kafka = new FakeKafka();
+    kafka.refusedTopics.set('does.not.exist', 'UNKNOWN_TOPIC_OR_PARTITION: topic does.not.exist cannot be written');
+    kafka.replyTopicOf = (offset) => (offset === '1' ? 'does.not.exist' : 'replies');
+    await startWorker(kafka, 0);
+    await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2']));
+    expect(kafka.events).toEqual(['send 3', 'send 1', 'commit 0@3']);
+    expect(kafka.sent.map((m) => [m.topic, m.key?.toString()])).toEqual([['replies', 'k0'], ['replies', 'k2'], ['dlq', 'k1']]);
+    expect(kafka.sent[2]!.headers).toEqual({ reason: 'UNKNOWN_TOPIC_OR_PARTITION: topic does.not.exist cannot be written', target: 'does.not.exist', source: '1' });
+  });
+
+  it('stops working a batch whose partition was lost: no further record begun, nothing sent, nothing committed', async () => {
+    const kafka = new FakeKafka();
+    const processed: string[] = [];
+    await startWorker(kafka, 0, async (message, position) => {
+      processed.push(position.offset);
+      kafka.stale = true; // the partition is reassigned while the first record is handled
+      return echo(message, position);
+    });
+    // one key: one chain, records one after another
+    const payload = kafka.payload(0, ['0', '1', '2']);
+    for (const m of payload.batch.messages) (m as { key: Buffer }).key = Buffer.from('same');
+    await kafka.eachBatch!(payload);
+    expect(processed).toEqual(['0']);
+    expect(kafka.events).toEqual([]);
+  });
+
+  it('heartbeats while a record waits (on a slow Redis), so the member is not expelled meanwhile', async () => {
+    jest.useFakeTimers();
+    const kafka = new FakeKafka();
+    let answer!: () => void;
+    await startWorker(kafka, 0, async (message, position) => {
+      await new Promise<void>((resolve) => (answer = resolve));
+      return echo(message, position);
+    });
+    const batch = kafka.eachBatch!(kafka.payload(0, ['0']));
+    await jest.advanceTimersByTimeAsync(5000);
+    expect(kafka.heartbeats).toBe(5);
+    answer();
+    await batch;
+    expect(kafka.events).toEqual(['send 1', 'commit 0@1']);
   });
 });

@@ -1,7 +1,9 @@
-import { cloudEventHeaders, deadLetterMessage, errorReplyValue, outboundBytes, replyHeaders, replyMessage, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, DLQ_HEADER } from '../../../src/worker/outbound';
-import type { Envelope } from '../../../src/worker/envelope';
+import { randomBytes } from 'node:crypto';
+import { cloudEventHeaders, deadLetterMessage, errorReplyValue, outboundBytes, replyHeaders, replyMessage, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, DLQ_HEADER, type DeadLetterSink, type Outbound } from '../../../src/worker/outbound';
+import { openDeadLetter, sealContext } from '../../../src/security/dead-letter-seal';
+import type { RoutedEnvelope } from '../../../src/worker/envelope';
 
-const envelope: Envelope = { correlationId: 'c-1', correlationSource: 'header', replyTopic: 'r', sourcePartition: 2, problems: [] };
+const envelope: RoutedEnvelope = { correlationId: 'c-1', correlationSource: 'header', replyTopic: 'r', sourcePartition: 2, problems: [] };
 
 describe('outbound messages', () => {
   it('reply headers carry the correlation id and the status; kafka_correlationId is echoed as received', () => {
@@ -25,32 +27,63 @@ describe('outbound messages', () => {
     expect(errorReplyValue('NOT_FOUND', '').error.message).toMatch(/No record matches/);
   });
 
-  it('a dead letter keeps key, value and headers and says why and where from', () => {
-    const value = Buffer.from([0xde, 0xad]);
-    const letter = deadLetterMessage('dlq', { key: Buffer.from('k'), value, headers: { a: Buffer.from('1') }, timestamp: '17' }, { topic: 't', partition: 4, offset: '99' }, 'NOT_AVRO', 'x'.repeat(5000));
-    expect(letter.value).toBe(value);
-    expect(letter.headers).toMatchObject({ a: Buffer.from('1'), [DLQ_HEADER.reason]: 'NOT_AVRO', [DLQ_HEADER.sourceTopic]: 't', [DLQ_HEADER.sourcePartition]: '4', [DLQ_HEADER.sourceOffset]: '99' });
+  const key = { id: 'k1', secret: randomBytes(32) };
+  const sink: DeadLetterSink = { topic: 'dlq', key };
+  const open = (letter: Outbound) =>
+    openDeadLetter(
+      { ciphertext: letter.value!, nonce: Buffer.from(letter.headers[DLQ_HEADER.nonce] as string, 'base64') },
+      letter.headers[DLQ_HEADER.keyId] as string,
+      sealContext(letter.headers[DLQ_HEADER.keyId] as string, { topic: letter.headers[DLQ_HEADER.sourceTopic] as string, partition: letter.headers[DLQ_HEADER.sourcePartition] as string, offset: letter.headers[DLQ_HEADER.sourceOffset] as string }),
+      new Map([[key.id, key.secret]]),
+    );
+
+  it('a dead letter keeps the key in clear, seals value and original headers, and says why, where from and how to open it', () => {
+    const value = Buffer.from('pin Pin-7Qx-0417');
+    const record = { key: Buffer.from('k'), value, headers: { a: Buffer.from('1'), 'X-Correlation-Id': 'c-9' }, timestamp: '17' };
+    const letter = deadLetterMessage(sink, record, { topic: 't', partition: 4, offset: '99' }, { reason: 'NOT_AVRO', detail: 'x'.repeat(5000), diagnostic: 'quoted Pin-7Qx-0417' });
+    expect(letter.key).toEqual(Buffer.from('k'));
+    expect(Object.keys(letter.headers).every((name) => name.startsWith('x-dlq-'))).toBe(true);
+    expect(letter.headers).toMatchObject({
+      [DLQ_HEADER.reason]: 'NOT_AVRO', [DLQ_HEADER.sourceTopic]: 't', [DLQ_HEADER.sourcePartition]: '4', [DLQ_HEADER.sourceOffset]: '99',
+      [DLQ_HEADER.correlationId]: 'c-9', [DLQ_HEADER.cipher]: 'AES-256-GCM', [DLQ_HEADER.keyId]: 'k1',
+    });
     expect((letter.headers[DLQ_HEADER.detail] as string).length).toBe(1024);
+    expect(letter.value!.includes('Pin-7Qx-0417')).toBe(false);
+    expect(open(letter)).toEqual({ value, headers: [['a', Buffer.from('1')], ['X-Correlation-Id', 'c-9']], diagnostic: 'quoted Pin-7Qx-0417' });
   });
 
-  it('a dead letter never carries the bearer token', () => {
+  it('without a key (AUTH_MODE=none only) a dead letter carries neither the value nor the original headers', () => {
+    const record = { key: Buffer.from('k'), value: Buffer.from('pin Pin-7Qx-0417'), headers: { a: Buffer.from('1') }, timestamp: '17' };
+    const letter = deadLetterMessage({ topic: 'dlq' }, record, { topic: 't', partition: 4, offset: '99' }, { reason: 'NOT_AVRO', detail: 'd' });
+    expect(letter.value).toBeNull();
+    expect(Object.keys(letter.headers).every((name) => name.startsWith('x-dlq-'))).toBe(true);
+    expect(letter.headers[DLQ_HEADER.valueDropped]).toBe('16');
+  });
+
+  it('a dead letter never carries the bearer token, not even sealed', () => {
     const headers = { Authorization: 'Bearer a.b.c', authorization: Buffer.from('Bearer d.e.f'), 'X-Correlation-Id': 'c' };
-    const letter = deadLetterMessage('dlq', { key: null, value: null, headers, timestamp: '1' }, { topic: 't', partition: 0, offset: '1' }, 'NOT_AVRO', 'x');
-    expect(Object.keys(letter.headers).filter((h) => h.toLowerCase() === 'authorization')).toEqual([]);
-    expect(letter.headers['X-Correlation-Id']).toBe('c');
+    const letter = deadLetterMessage(sink, { key: null, value: null, headers, timestamp: '1' }, { topic: 't', partition: 0, offset: '1' }, { reason: 'NOT_AVRO', detail: 'x' });
+    expect(open(letter).headers).toEqual([['X-Correlation-Id', 'c']]);
   });
 
   it('a dead letter of a huge record stays below the broker limit and says what was cut', () => {
     const headers = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`h${i}`, Buffer.alloc(1000, 1)]));
     const record = { key: Buffer.alloc(40_000, 2), value: Buffer.alloc(1_000_000, 3), headers, timestamp: '1' };
-    const letter = deadLetterMessage('dlq', record, { topic: 't', partition: 0, offset: '5' }, 'TOO_LARGE', 'big');
-    expect(outboundBytes(letter)).toBeLessThan(DEAD_LETTER_BODY_BYTES + DEAD_LETTER_HEADER_BYTES + 4096);
+    const letter = deadLetterMessage(sink, record, { topic: 't', partition: 0, offset: '5' }, { reason: 'TOO_LARGE', detail: 'big', diagnostic: 'y'.repeat(100_000) });
+    expect(outboundBytes(letter)).toBeLessThan(DEAD_LETTER_BODY_BYTES + DEAD_LETTER_HEADER_BYTES + 8192);
     expect(outboundBytes(letter)).toBeLessThan(1024 * 1024 - 1024);
-    expect((letter.key as Buffer).length + letter.value!.length).toBe(DEAD_LETTER_BODY_BYTES);
-    expect(letter.value!.subarray(0, 10)).toEqual(record.value.subarray(0, 10));
+    const opened = open(letter);
+    expect((letter.key as Buffer).length + opened.value!.length).toBe(DEAD_LETTER_BODY_BYTES);
+    expect(opened.value!.subarray(0, 10)).toEqual(record.value.subarray(0, 10));
     expect(letter.headers).toMatchObject({ [DLQ_HEADER.keyTruncated]: '40000', [DLQ_HEADER.valueTruncated]: '1000000', [DLQ_HEADER.reason]: 'TOO_LARGE' });
-    expect(Number(letter.headers[DLQ_HEADER.headersDropped])).toBe(600 - Object.keys(letter.headers).filter((h) => /^h\d+$/.test(h)).length);
+    expect(Number(letter.headers[DLQ_HEADER.headersDropped])).toBe(600 - opened.headers.length);
     expect(Number(letter.headers[DLQ_HEADER.headersDropped])).toBeGreaterThan(0);
+  });
+
+  it('many tiny headers cannot inflate the sealed layout past the header budget', () => {
+    const headers = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`${i}`, 'v']));
+    const letter = deadLetterMessage(sink, { key: null, value: null, headers, timestamp: '1' }, { topic: 't', partition: 0, offset: '5' }, { reason: 'TOO_LARGE', detail: 'd' });
+    expect(letter.value!.length).toBeLessThan(DEAD_LETTER_HEADER_BYTES + 8192);
   });
 
   it('CloudEvents binary mode: ce_* attributes and content-type application/avro', () => {

@@ -1,0 +1,86 @@
+import type { Admin } from 'kafkajs';
+import type { AdminConfig } from '../../config';
+import {
+  checkPrincipal,
+  partnerAcls,
+  partnerAclsToRemove,
+  partnerTopicNames,
+  provisionedPartners,
+  serviceAcls,
+  type AclRule,
+  type ProvisionedPartner,
+} from '../../security/kafka-acls';
+import { partnerNamespace } from '../../contract/partner-topics';
+import { describeRules, grantRules, revokeRules } from './acl-admin';
+import { ensureTopics } from './kafka';
+
+/**
+ * `wholesale admin …`: a partner's topics and ACLs, and the service's ACLs, on the cluster. Idempotent:
+ * adding what is there changes nothing; each call says what it changed.
+ */
+export type ProvisioningSettings = Pick<AdminConfig, 'kafka' | 'topics' | 'groupId' | 'partnerTopicPrefix'>;
+
+export interface Change {
+  /** The rules the partner or service should hold (add) or that were looked for (remove). */
+  readonly rules: AclRule[];
+  /** Of those, the ones this call created or deleted. */
+  readonly changedRules: AclRule[];
+  readonly changedTopics: string[];
+}
+
+const commandTopics = (settings: ProvisioningSettings): string[] => [settings.topics.portinCommands, settings.topics.balanceCommands];
+
+export function partnerRules(settings: ProvisioningSettings, partnerId: string, principal: string): AclRule[] {
+  return partnerAcls({ principal, partnerId, partnerPrefix: settings.partnerTopicPrefix, commandTopics: commandTopics(settings) });
+}
+
+/** Creates the partner's four topics (when missing) and its ACLs (when missing). */
+export async function addPartner(admin: Admin, settings: ProvisioningSettings, partnerId: string, principal: string): Promise<Change> {
+  const rules = partnerRules(settings, partnerId, principal);
+  const topics = partnerTopicNames(settings.partnerTopicPrefix, partnerId);
+  const changedTopics = await ensureTopics(admin, topics, settings.kafka.topicPartitions, settings.kafka.topicReplicationFactor);
+  const changedRules = await grantRules(admin, rules);
+  return { rules, changedRules, changedTopics };
+}
+
+/**
+ * Takes the partner's rights away: from `principal`, or from every principal holding its namespace.
+ * With `deleteTopics`, its topics (and the records on them) go too.
+ */
+export async function removePartner(
+  admin: Admin,
+  settings: ProvisioningSettings,
+  partnerId: string,
+  options: { principal?: string; deleteTopics: boolean },
+): Promise<Change> {
+  const namespace = partnerNamespace(settings.partnerTopicPrefix, partnerId);
+  const existing = await describeRules(admin);
+  const principals =
+    options.principal !== undefined
+      ? [checkPrincipal(options.principal)]
+      : [...new Set(existing.filter((rule) => rule.resourceType === 'topic' && rule.patternType === 'prefixed' && rule.resourceName === namespace).map((rule) => rule.principal))];
+  const rules = principals.flatMap((principal) =>
+    partnerAclsToRemove({ principal, partnerId, partnerPrefix: settings.partnerTopicPrefix, commandTopics: commandTopics(settings) }, existing),
+  );
+  const changedRules = await revokeRules(admin, rules);
+  let changedTopics: string[] = [];
+  if (options.deleteTopics) {
+    changedTopics = (await admin.listTopics()).filter((topic) => topic.startsWith(namespace)).sort();
+    if (changedTopics.length > 0) await admin.deleteTopics({ topics: changedTopics });
+  }
+  return { rules, changedRules, changedTopics };
+}
+
+export async function listPartners(admin: Admin, settings: ProvisioningSettings): Promise<ProvisionedPartner[]> {
+  const [rules, topics] = await Promise.all([describeRules(admin), admin.listTopics()]);
+  return provisionedPartners(rules, topics, settings.partnerTopicPrefix);
+}
+
+export function serviceRules(settings: ProvisioningSettings, principal: string, createsTopics: boolean): AclRule[] {
+  return serviceAcls({ principal, topics: settings.topics, groupId: settings.groupId, partnerPrefix: settings.partnerTopicPrefix, createsTopics });
+}
+
+export async function grantServiceAcls(admin: Admin, settings: ProvisioningSettings, principal: string, createsTopics: boolean): Promise<Change> {
+  const rules = serviceRules(settings, principal, createsTopics);
+  return { rules, changedRules: await grantRules(admin, rules), changedTopics: [] };
+}

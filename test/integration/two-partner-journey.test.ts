@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Kafka } from 'kafkajs';
+import { addPartner } from '../../src/adapters/kafka/partner-provisioning';
+import type { RunningService } from '../../src/app/service';
+import { loadAdminConfig, loadClientConfig, loadNpSimulatorConfig, type ServiceConfig } from '../../src/config';
+import { partnerTopics } from '../../src/contract/partner-topics';
+import { WholesaleClient } from '../../src/client/wholesale-client';
+import { runDemoJourney } from '../../src/demo/journey';
+import { startNpSimulator, type NpSimulator } from '../../src/simulator/np-simulator';
+import { principalOf, startAclBroker, type AclBroker } from '../support/acl-broker';
+import { testAuth, type TestAuth } from '../support/auth';
+import { envFor, startTestService, testConfig, testLogger } from '../support/harness';
+
+/**
+ * Issue 13's proof end to end: the broker enforces the ACLs (StandardAuthorizer), partners A and B are
+ * provisioned the way `wholesale admin partner add` does it, the service runs as its own principal, and
+ * the demo journey (eligibility → port-in completed by the NP simulator → buckets → balances → history)
+ * runs for both partners at once, each client connected as its partner's principal with its own token.
+ * Then every record of each partner's four topics is read back: nothing of the other partner is there.
+ */
+jest.setTimeout(300_000);
+
+const CUSTOMERS = JSON.parse(readFileSync(join(__dirname, '..', '..', 'config', 'customers.json'), 'utf8'));
+const PARTNERS = [
+  { id: '100000108464', brand: '100000108465', gpsi: `1${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}42` },
+  { id: '200000000001', brand: '200000000002', gpsi: `1${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}42` },
+];
+const PREFIX = 'wholesale.partner.';
+
+/** Every record of `topics` from the beginning, as one string per record (key, headers and value bytes). */
+async function readAll(kafka: Kafka, topics: string[]): Promise<Map<string, string[]>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = new Map<string, number>();
+  for (const topic of topics) ends.set(topic, (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0));
+  await admin.disconnect();
+  const records = new Map<string, string[]>(topics.map((t) => [t, []]));
+  const total = [...ends.values()].reduce((a, b) => a + b, 0);
+  if (total === 0) return records;
+  const consumer = kafka.consumer({ groupId: `audit-${randomUUID()}` });
+  await consumer.connect();
+  await consumer.subscribe({ topics, fromBeginning: true });
+  let seen = 0;
+  await new Promise<void>((resolve) => {
+    void consumer.run({
+      eachMessage: async ({ topic, message }) => {
+        const headers = Object.entries(message.headers ?? {}).map(([name, value]) => `${name}=${String(value)}`);
+        records.get(topic)!.push([message.key?.toString('latin1') ?? '', ...headers, message.value?.toString('latin1') ?? ''].join('\n'));
+        if (++seen >= total) resolve();
+      },
+    });
+  });
+  await consumer.disconnect();
+  return records;
+}
+
+describe('two partners on one broker with ACLs: the demo journey for both at once', () => {
+  let broker: AclBroker;
+  let auth: TestAuth;
+  let config: ServiceConfig;
+  let service: RunningService;
+  let simulator: NpSimulator;
+  const clients: WholesaleClient[] = [];
+
+  beforeAll(async () => {
+    broker = await startAclBroker({ partnerIds: PARTNERS.map((p) => p.id) });
+    auth = await testAuth(CUSTOMERS);
+    config = testConfig({ ...broker.env(broker.service), ...auth.env, TOPIC_PARTITIONS: '1', RATE_LIMIT_PER_SECOND: '1000' });
+    const settings = loadAdminConfig({ ...envFor(config), ...broker.env(broker.admin), TOPIC_PARTITIONS: '1', PARTNER_TOPIC_PREFIX: PREFIX });
+    const admin = broker.client(broker.admin).admin();
+    await admin.connect();
+    try {
+      for (const partner of PARTNERS) await addPartner(admin, settings, partner.id, principalOf(broker.partners[partner.id]!));
+    } finally {
+      await admin.disconnect();
+    }
+    service = await startTestService(config);
+    simulator = await startNpSimulator(
+      loadNpSimulatorConfig({ ...process.env, ...envFor(config), ...broker.env(broker.service), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000' }),
+      { log: testLogger(config), fromBeginning: false },
+    );
+    await simulator.joined;
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await simulator?.stop();
+    await service?.stop();
+    auth?.cleanup();
+    await broker?.dispose();
+  });
+
+  it('runs the whole journey for A and B concurrently, each on its own topics, and neither topic set holds anything of the other', async () => {
+    const printed = new Map<string, string[]>();
+    await Promise.all(
+      PARTNERS.map(async (partner) => {
+        const clientConfig = loadClientConfig({
+          ...envFor(config),
+          ...broker.env(broker.partners[partner.id]!),
+          SCHEMA_REGISTRY_URL: config.schemaRegistryUrl,
+          CLIENT_ID: `partner-${partner.id}`,
+          CLIENT_TIMEOUT_MS: '30000',
+        });
+        const client = await WholesaleClient.connect({
+          config: clientConfig,
+          tokenProvider: auth.signer.tokenProvider(partner.brand),
+          wholesaleCustomerId: partner.brand,
+          log: testLogger(config),
+        });
+        clients.push(client);
+        expect(client.topics.replies.portin).toBe(partnerTopics(PREFIX, partner.id).portinReplies);
+        const lines: string[] = [];
+        printed.set(partner.id, lines);
+        await runDemoJourney({ client, print: (line) => lines.push(line), waitMs: 60_000, gpsi: partner.gpsi });
+      }),
+    );
+    for (const partner of PARTNERS) {
+      const out = printed.get(partner.id)!.join('\n');
+      expect(out).toMatch(/⚡ event PortInActivationEvent .* → COMPLETED/);
+      expect(out).toContain('⚡ event SubscriptionActivated');
+      expect(out).toMatch(/\nDone: \d+ events seen for \d+\./);
+    }
+
+    // The audit, as the service's principal (a super user): each partner's four topics, record by record.
+    const audit = broker.client(broker.service, { retry: { retries: 5 } });
+    for (const [self, other] of [PARTNERS, [...PARTNERS].reverse()] as const) {
+      const own = partnerTopics(PREFIX, self.id);
+      const records = await readAll(audit, Object.values(own));
+      const everything = [...records.values()].flat();
+      expect(records.get(own.portinReplies)!.length).toBeGreaterThanOrEqual(3); // eligibility, create, query
+      expect(records.get(own.balanceReplies)!.length).toBeGreaterThanOrEqual(5);
+      expect(records.get(own.portinEvents)!.some((r) => r.includes(self.gpsi))).toBe(true);
+      expect(records.get(own.balanceEvents)!.some((r) => r.includes(self.gpsi))).toBe(true);
+      for (const record of everything) {
+        expect(record).not.toContain(other.gpsi);
+        expect(record).not.toContain(other.brand);
+      }
+    }
+  });
+});

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import type { RunningService } from '../../src/app/service';
+import type { ServiceConfig } from '../../src/config';
+import { HEADER } from '../../src/worker/envelope';
+import { DLQ_HEADER } from '../../src/worker/outbound';
+import { balanceRecord } from '../support/balance-client';
+import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
+import { parseSamples, sampleSum } from '../support/prometheus';
+import { until } from '../support/until';
+import { openLetter, originalHeader } from '../support/dead-letters';
+
+/**
+ * Issue 14, defect 1: a reply Kafka will never take — to a topic that does not exist, to a partition the
+ * topic lacks, above the topic's size limit, to an internal topic — used to stall the partition (the consumer restarted forever on
+ * "This server does not host this topic-partition") or vanish silently. Now each goes to the dead-letter
+ * topic as UNDELIVERABLE with its bytes and intended destination, is counted, and its command is committed;
+ * the commands behind it in the same partition are answered as usual.
+ */
+describe('replies Kafka refuses for good, over the real stack', () => {
+  let config: ServiceConfig;
+  let service: RunningService;
+  let requester: TestRequester;
+  let kafka: Kafka;
+  const letters: Reply[] = [];
+  let dlq: TopicReader;
+  let twoPartitions: string;
+  let tiny: string;
+
+  beforeAll(async () => {
+    config = testConfig();
+    kafka = new Kafka({ clientId: 'undeliverable-test', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
+    twoPartitions = `${config.topics.balanceReplies}.two`;
+    tiny = `${config.topics.balanceReplies}.tiny`;
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        { topic: twoPartitions, numPartitions: 2, replicationFactor: 1 },
+        // no reply fits in 64 bytes (a record batch's own overhead is 61)
+        { topic: tiny, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: '64' }] },
+      ],
+    });
+    await admin.disconnect();
+    service = await startTestService(config);
+    requester = await TestRequester.start(config);
+    dlq = await TopicReader.start(config, [config.topics.deadLetters], (r) => letters.push(r));
+  });
+
+  afterAll(async () => {
+    await dlq?.stop();
+    await requester?.stop();
+    await service?.stop();
+  });
+
+  it('dead-letters each undeliverable reply with its bytes and destination, counts it, commits, and answers the commands behind it', async () => {
+    const deadLettersBefore = sampleSum(parseSamples(await service.metrics.registry.metrics()), 'wholesale_dead_letters_total', { reason: 'UNDELIVERABLE' });
+    const query = async (headers: Record<string, string | Buffer>) => {
+      const correlationId = randomUUID();
+      // one key: one partition and one per-key chain, so the good command waits behind the bad ones
+      await requester.sendRaw(config.topics.balanceCommands, {
+        key: 'same-key',
+        value: await requester.encode('balanceCommands', balanceRecord('QueryBalances'), { gpsi: '49151000000001' }),
+        headers: { [HEADER.correlationId]: correlationId, [HEADER.wholesaleCustomerId]: 'alpha', ...headers },
+      });
+      return correlationId;
+    };
+    const partition7 = Buffer.alloc(4);
+    partition7.writeInt32BE(7);
+    const unknownTopic = `does.not.exist.${randomUUID()}`;
+    const bad = [
+      { id: await query({ [HEADER.replyTopic]: unknownTopic }), target: unknownTopic, reason: /UNKNOWN_TOPIC_OR_PARTITION/ },
+      { id: await query({ [HEADER.kafkaReplyTopic]: twoPartitions, [HEADER.kafkaReplyPartition]: partition7 }), target: twoPartitions, reason: /partition 7 does not exist/ },
+      { id: await query({ [HEADER.replyTopic]: tiny }), target: tiny, reason: /MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/ },
+      // exists, but the broker refuses clients' writes to its internal topics
+      { id: await query({ [HEADER.replyTopic]: '__consumer_offsets' }), target: '__consumer_offsets', reason: /INVALID_TOPIC_EXCEPTION/ },
+    ];
+    const good = await query({});
+    const reply = await requester.awaitReply(good, 30_000);
+    expect(reply.headers[HEADER.status]).toBe('NOT_FOUND');
+
+    const found = await until('four UNDELIVERABLE dead letters', async () => {
+      const mine = bad.map(({ id }) => letters.find((l) => l.headers[DLQ_HEADER.correlationId] === id));
+      return mine.every(Boolean) ? (mine as Reply[]) : undefined;
+    });
+    for (const [i, letter] of found.entries()) {
+      expect(letter.headers[DLQ_HEADER.reason]).toBe('UNDELIVERABLE');
+      expect(letter.headers[DLQ_HEADER.targetTopic]).toBe(bad[i]!.target);
+      expect(letter.headers[DLQ_HEADER.detail]).toMatch(bad[i]!.reason);
+      expect(letter.headers[DLQ_HEADER.sourceTopic]).toBe(config.topics.balanceCommands);
+      // the reply itself, sealed like every dead letter, encoded as the requester would have read it
+      expect(letter.headers[HEADER.status]).toBeUndefined();
+      const original = openLetter(config, letter);
+      const decoded = await requester.codec.decode(original.original!.value);
+      expect(decoded.recordName).toBe('wholesale.common.v1.ErrorReply');
+      expect(decoded.value.status).toBe('NOT_FOUND');
+      expect(originalHeader(original, HEADER.status)).toBe('NOT_FOUND');
+      expect(originalHeader(original, HEADER.correlationId)).toBe(bad[i]!.id);
+    }
+    expect(found[1]!.headers[DLQ_HEADER.targetPartition]).toBe('7');
+
+    const counted = await until('the dead letters counted', async () => {
+      const now = sampleSum(parseSamples(await service.metrics.registry.metrics()), 'wholesale_dead_letters_total', { reason: 'UNDELIVERABLE' });
+      return now - deadLettersBefore >= bad.length ? now - deadLettersBefore : undefined;
+    });
+    expect(counted).toBe(bad.length);
+
+    // every command is committed: nothing left for the group to redo
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await until('all commands committed', async () => {
+        const [offsets] = await admin.fetchOffsets({ groupId: config.groupId, topics: [config.topics.balanceCommands] });
+        const ends = await admin.fetchTopicOffsets(config.topics.balanceCommands);
+        const behind = ends.reduce((sum, end) => sum + Number(end.high) - Math.max(0, Number(offsets!.partitions.find((p) => p.partition === end.partition)?.offset ?? 0)), 0);
+        return behind === 0 ? true : undefined;
+      });
+    } finally {
+      await admin.disconnect();
+    }
+  });
+});
