@@ -160,7 +160,8 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
   });
 
   it('the service runs with only what `admin service-acls --topics-precreated` grants: it answers a command', async () => {
-    const config = testConfig({ ...broker.env(broker.limitedService), LOG_LEVEL: 'silent' });
+    // The partners were provisioned under the production prefix: the service (which creates nothing here) uses it too.
+    const config = testConfig({ ...broker.env(broker.limitedService), PARTNER_TOPIC_PREFIX: PREFIX, LOG_LEVEL: 'silent' });
     const asSuperUser: ServiceConfig = { ...config, kafka: { ...config.kafka, security: { sasl: { mechanism: 'scram-sha-512', ...broker.service } } } };
     const operatorAdmin = broker.client(broker.service, { retry: { retries: 8 } }).admin();
     await operatorAdmin.connect();

@@ -67,7 +67,7 @@ describe('two partners on one broker with ACLs: the demo journey for both at onc
   beforeAll(async () => {
     broker = await startAclBroker({ partnerIds: PARTNERS.map((p) => p.id) });
     auth = await testAuth(CUSTOMERS);
-    config = testConfig({ ...broker.env(broker.service), ...auth.env, TOPIC_PARTITIONS: '1', RATE_LIMIT_PER_SECOND: '1000' });
+    config = testConfig({ ...broker.env(broker.service), ...auth.env, TOPIC_PARTITIONS: '1', RATE_LIMIT_PER_SECOND: '1000', PARTNER_TOPIC_PREFIX: PREFIX });
     const settings = loadAdminConfig({ ...envFor(config), ...broker.env(broker.admin), TOPIC_PARTITIONS: '1', PARTNER_TOPIC_PREFIX: PREFIX });
     const admin = broker.client(broker.admin).admin();
     await admin.connect();
