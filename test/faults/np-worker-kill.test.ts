@@ -1,16 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { loadNpSimulatorConfig } from '../../src/config';
-import { createBalanceComponents } from '../../src/app/balance';
-import { loadCatalog } from '../../src/app/service';
-import { createRedisClient, type RedisClient } from '../../src/adapters/redis/client';
-import { startNpSimulator, type NpSimulator } from '../../src/simulator/np-simulator';
-import { PORTIN_EVENT_RECORD } from '../../src/domain/portin/records';
-import { HEADER } from '../../src/worker/envelope';
-import { createTopics, envFor, testLogger, TestRequester, TopicReader, type Reply } from '../support/harness';
-import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';
-import { WorkerProcess } from '../support/worker-process';
-import { FAULT_CUSTOMER, faultConfig, partnerToken, workerEnv } from './support/fault-config';
+import { gpsiEndingIn } from '../support/portin/journey';
+import { faultConfig } from './support/fault-config';
+import { NpRig } from './support/np-rig';
 import { report, seconds } from './support/report';
+import { createTopics } from '../support/harness';
 import { groupProgress } from './support/topics';
 
 jest.setTimeout(180_000); // jest ignores testTimeout in a project's configuration
@@ -30,56 +22,36 @@ const SHAPES = [
 ];
 
 describe('NP responses when the worker is killed while handling them', () => {
-  const workers: WorkerProcess[] = [];
-  let simulator: NpSimulator | undefined;
-  let requester: TestRequester | undefined;
-  let eventsReader: TopicReader | undefined;
-  let redis: RedisClient | undefined;
+  let rig: NpRig | undefined;
 
   afterAll(async () => {
-    await Promise.all(workers.map((w) => w.signal('SIGKILL')));
-    await eventsReader?.stop();
-    await requester?.stop();
-    await simulator?.stop();
-    redis?.disconnect();
+    await rig?.stop();
   });
 
   it('every port ends as in a clean run, one event id per transition', async () => {
     const began = Date.now();
     const config = await faultConfig({ KAFKA_COMMIT_INTERVAL_MS: '5000' });
     await createTopics(config);
-    workers.push(await WorkerProcess.start(workerEnv(config), 'np-worker-1'));
-    simulator = await startNpSimulator(
-      loadNpSimulatorConfig({ ...process.env, ...envFor(config), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000' }),
-      { log: testLogger(config) },
-    );
-    await simulator.joined;
-    requester = await TestRequester.start(config, undefined, { tokenProvider: partnerToken });
-    const events: Reply[] = [];
-    eventsReader = await TopicReader.start(config, [config.topics.portinEvents, config.topics.balanceEvents], (event) => events.push(event));
+    rig = await NpRig.start(config);
+    const first = await rig.startWorker('np-worker-1');
+    await rig.startSimulator();
     const ports = SHAPES.flatMap((shape) => Array.from({ length: shape.count }, () => ({ shape, gpsi: gpsiEndingIn(shape.suffix) })));
     const expectedResponses = ports.reduce((sum, p) => sum + p.shape.statuses.length + 1, 0); // + OrderIdAssigned each
-    const npHandled = (w: WorkerProcess) => w.handled.filter((h) => h.topic === config.topics.npResponses).length;
+    const npHandled = (w: typeof first) => w.handled.filter((h) => h.topic === config.topics.npResponses).length;
 
-    const created = await Promise.all(
-      ports.map((p) =>
-        requester!.send('portinCommands', PORTIN('CreatePortIn'), createCommand(p.gpsi), { key: p.gpsi, headers: { [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } }),
-      ),
-    );
-    expect(created.map((r) => r.value.status)).toEqual(ports.map(() => 'Success'));
+    expect(await rig.createPortIns(ports.map((p) => p.gpsi))).toEqual(ports.map(() => 'Success'));
     // kill in the middle of the responses: after a third of them was handled
     const deadline = Date.now() + 60_000;
-    while (npHandled(workers[0]!) < expectedResponses / 3) {
-      if (Date.now() > deadline) throw new Error(`worker 1 handled only ${npHandled(workers[0]!)} NP responses`);
+    while (npHandled(first) < expectedResponses / 3) {
+      if (Date.now() > deadline) throw new Error(`worker 1 handled only ${npHandled(first)} NP responses`);
       await sleep(20);
     }
-    await workers[0]!.signal('SIGKILL');
-    const killedAfter = npHandled(workers[0]!);
+    await first.signal('SIGKILL');
+    const killedAfter = npHandled(first);
     const atKill = await groupProgress(config.kafka.brokers, config.groupId, config.topics.npResponses);
-    workers.push(await WorkerProcess.start(workerEnv(config), 'np-worker-2'));
+    const second = await rig.startWorker('np-worker-2');
 
-    const portEvents = (gpsi: string) => events.filter((e) => e.key === gpsi && e.recordName === PORTIN_EVENT_RECORD);
-    const settled = (p: (typeof ports)[number]) => portEvents(p.gpsi).some((e) => e.value.portStatus === p.shape.statuses.at(-1));
+    const settled = (p: (typeof ports)[number]) => rig!.portEvents(p.gpsi).some((e) => e.value.portStatus === p.shape.statuses.at(-1));
     const settleBy = Date.now() + 90_000;
     while (!ports.every(settled)) {
       if (Date.now() > settleBy) throw new Error(`ports not settled: ${ports.filter((p) => !settled(p)).length}`);
@@ -93,34 +65,29 @@ describe('NP responses when the worker is killed while handling them', () => {
     }
     await sleep(1000); // a late copy of an event would arrive now
 
-    redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
-    const subscriptions = createBalanceComponents({ config, catalog: loadCatalog(config.catalogFile), redis }).subscriptions;
     const problems: string[] = [];
     let transitions = 0;
     let eventRecords = 0;
     for (const p of ports) {
-      const { value } = await requester.send('portinCommands', PORTIN('QueryPortIn'), { gpsi: p.gpsi }, { key: p.gpsi, headers: { [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } });
-      const status = value.portStatus;
-      const subscription = (await subscriptions.status(p.gpsi))?.status;
+      const events = rig.portEvents(p.gpsi);
       // one event id per transition: the distinct ids, in order, name each expected status once
-      const ids = [...new Set(portEvents(p.gpsi).map((e) => e.headers.ce_id))];
-      const statuses = ids.map((id) => portEvents(p.gpsi).find((e) => e.headers.ce_id === id)!.value.portStatus as string).filter((s) => s !== 'OPEN');
-      const activations = new Set(events.filter((e) => e.key === p.gpsi && e.recordName.endsWith('SubscriptionActivated')).map((e) => e.headers.ce_id)).size;
+      const ids = [...new Set(events.map((e) => e.headers.ce_id))];
+      const statuses = ids.map((id) => events.find((e) => e.headers.ce_id === id)!.value.portStatus as string).filter((s) => s !== 'OPEN');
       transitions += statuses.length;
-      eventRecords += portEvents(p.gpsi).length;
+      eventRecords += events.length;
+      const got = { status: await rig.portStatus(p.gpsi), subscription: await rig.subscriptionStatus(p.gpsi), statuses, activations: rig.activationIds(p.gpsi) };
       const expected = { status: p.shape.statuses.at(-1), subscription: p.shape.subscription, statuses: p.shape.statuses, activations: p.shape.subscription === 'ACTIVE' ? 1 : 0 };
-      const got = { status, subscription, statuses, activations };
       if (JSON.stringify(got) !== JSON.stringify(expected)) problems.push(`${p.shape.name} ${p.gpsi}: ${JSON.stringify(got)}`);
     }
-    const secondHandled = npHandled(workers[1]!);
+    const secondHandled = npHandled(second);
     report('NP responses, worker SIGKILL', { sent: expectedResponses, replied: ports.length, applied: transitions, duplicates: eventRecords - transitions - ports.length, lost: problems.length }, [
-      `${ports.length} ports in ${SHAPES.length} shapes; sent = NP responses, replied = ports, applied = status changes (distinct event ids), duplicates = extra event records (same ids)`,
+      `${ports.length} ports in ${SHAPES.length} shapes; sent = NP responses, replied = ports, applied = status changes (distinct event ids), duplicates = extra event records (same ids), lost = ports not as in a clean run`,
       `worker 1 killed after handling ${killedAfter} NP responses, ${atKill.committed} committed; worker 2 handled ${secondHandled}`,
       seconds(began),
     ]);
     expect(problems).toEqual([]);
     // killed in the middle: the second worker handled the rest, and what the first had handled but not committed
     expect(killedAfter).toBeLessThan(expectedResponses);
-    expect(secondHandled).toBeGreaterThanOrEqual(atKill.end > 0 ? expectedResponses - atKill.committed : 1);
+    expect(secondHandled).toBeGreaterThanOrEqual(expectedResponses - atKill.committed);
   });
 });
