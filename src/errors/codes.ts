@@ -57,3 +57,7 @@ export class RetriableError extends Error {
     this.name = 'RetriableError';
   }
 }
+
+/** The error as a RetriableError (the original as its cause), for a failure already known to be passing. */
+export const asRetriable = (error: unknown): RetriableError =>
+  error instanceof RetriableError ? error : new RetriableError((error as Error)?.message ?? String(error), { cause: error });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
-import { RetriableError, isServiceError, type ErrorCode, type FieldProblem } from '../errors/codes';
+import { RetriableError, asRetriable, isServiceError, type ErrorCode, type FieldProblem } from '../errors/codes';
 import type { CommandContext, Domain, HandlerRegistration, OutgoingMessage, TopicRole } from '../handlers/types';
 import { ERROR_REPLY } from '../contract/topology';
 import { DecodeError, isSchemaMismatch, type DecodedRecord } from '../adapters/registry/avro-codec';
@@ -400,6 +400,3 @@ export class CommandProcessor {
     }
   }
 }
-
-const asRetriable = (error: unknown): RetriableError =>
-  error instanceof RetriableError ? error : new RetriableError((error as Error)?.message ?? String(error), { cause: error });

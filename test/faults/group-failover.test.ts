@@ -27,7 +27,7 @@ describe('two workers in one group, one killed under load', () => {
   it('the survivor takes the partitions of the dead one; every Add applied exactly once', async () => {
     const began = Date.now();
     const commands = 5000;
-    const config = faultConfig();
+    const config = await faultConfig();
     await createTopics(config);
     load = await BalanceLoad.prepare(config, { subscriptions: 50, commands, producers: 4, ratePerSecond: 400 });
     await load.watchReplies();

@@ -24,7 +24,7 @@ interface Run {
 }
 
 async function startRun(brokers: string[], replicationFactor: number, commands: number, ratePerSecond: number): Promise<Run> {
-  const config = faultConfig({ KAFKA_BROKERS: brokers.join(','), TOPIC_REPLICATION_FACTOR: String(replicationFactor) });
+  const config = await faultConfig({ KAFKA_BROKERS: brokers.join(','), TOPIC_REPLICATION_FACTOR: String(replicationFactor) });
   await createTopicsOnCluster(config);
   const load = await BalanceLoad.prepare(config, { subscriptions: 50, commands, producers: 4, ratePerSecond });
   await load.watchReplies();

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import type { Consumer, IHeaders, Producer } from 'kafkajs';
+import type { RedisClient } from '../../src/adapters/redis/client';
 import { loadNpSimulatorConfig, type ServiceConfig } from '../../src/config';
 import type { RunningService } from '../../src/app/service';
 import { createBalanceComponents } from '../../src/app/balance';
@@ -7,7 +9,7 @@ import { startNpSimulator, type NpSimulator } from '../../src/simulator/np-simul
 import { HEADER } from '../../src/worker/envelope';
 import { envFor, startTestService, testLogger, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';
-import { faultConfig } from './support/fault-config';
+import { FAULT_CUSTOMER, faultConfig, partnerToken } from './support/fault-config';
 import { report, seconds } from './support/report';
 import { createTopicsOnCluster, groupProgress, kafkaClient } from './support/topics';
 
@@ -118,6 +120,21 @@ class Relay {
   }
 }
 
+/** Deletes the recorded outcomes of the port-ins and of their subscriptions' changes; returns how many of each. */
+async function forgetOutcomes(redis: RedisClient, prefix: string): Promise<{ portIn: number; subscription: number }> {
+  const deletedBy = async (pattern: string) => {
+    let deleted = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await (redis as Redis).scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.del(...keys);
+    } while (cursor !== '0');
+    return deleted;
+  };
+  return { portIn: await deletedBy(`${prefix}*:portin:outcome:*`), subscription: await deletedBy(`${prefix}*:done:*`) };
+}
+
 describe('NP responses duplicated, reordered and replayed from the beginning', () => {
   let config: ServiceConfig;
   let service: RunningService | undefined;
@@ -136,7 +153,7 @@ describe('NP responses duplicated, reordered and replayed from the beginning', (
 
   it('every port ends as its cleanly delivered twin, and a replay of the whole topic changes nothing', async () => {
     const began = Date.now();
-    config = faultConfig();
+    config = await faultConfig();
     const staging = `${config.topics.npResponses}.staging`;
     await createTopicsOnCluster(config, [staging]);
     service = await startTestService(config);
@@ -150,11 +167,11 @@ describe('NP responses duplicated, reordered and replayed from the beginning', (
     );
     const faultyNumbers = new Set(ports.filter((p) => !p.clean).map((p) => p.gpsi));
     relay = await Relay.start(config, staging, (gpsi) => faultyNumbers.has(gpsi));
-    requester = await TestRequester.start(config);
+    requester = await TestRequester.start(config, undefined, { tokenProvider: partnerToken });
     const events: Reply[] = [];
     eventsReader = await TopicReader.start(config, [config.topics.portinEvents], (event) => events.push(event));
     const send = (operation: string, value: object) =>
-      requester!.send('portinCommands', PORTIN(operation), value, { key: (value as { gpsi: string }).gpsi, headers: { [HEADER.wholesaleCustomerId]: 'WC-1' } });
+      requester!.send('portinCommands', PORTIN(operation), value, { key: (value as { gpsi: string }).gpsi, headers: { [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } });
     const eventsOf = (gpsi: string) => events.filter((e) => e.key === gpsi);
     const reached = (port: Port, status: string, version: string) => eventsOf(port.gpsi).some((e) => e.value.portStatus === status && e.value.portOrderVersion === version);
     const waitFor = async (what: string, done: () => boolean, timeoutMs = 90_000) => {
@@ -221,9 +238,13 @@ describe('NP responses duplicated, reordered and replayed from the beginning', (
     const deliveryMismatches = compareTwins(afterDelivery);
     const distinctEvents = () => new Set(events.map((e) => e.headers.ce_id)).size;
     const eventsBeforeReplay = distinctEvents();
+    const eventRecordsBeforeReplay = events.length;
     const deliveredBeforeReplay = relay.delivered;
 
-    // replay: the worker group reads the whole NP responses topic again from its beginning
+    // replay: the worker group reads the whole NP responses topic again from its beginning, after the
+    // recorded outcomes are gone (as after IDEMPOTENCY_TTL_SECONDS): what keeps the ports as they are is then
+    // the lifecycle's refusal of stale and repeated responses, not the replay of a recorded outcome
+    const forgotten = await forgetOutcomes(service.redis, config.redis.keyPrefix);
     const replayBegan = Date.now();
     await service.stop();
     service = undefined;
@@ -237,6 +258,9 @@ describe('NP responses duplicated, reordered and replayed from the beginning', (
     const replayMs = Date.now() - replayBegan;
     await sleep(1000); // events of a replay (same ids) would arrive now
     const afterReplay = await snapshot();
+    // with the outcomes gone nothing is replayed from a record: a stale response publishes nothing at all (a port
+    // walked through its history again would end where it was, its events under the same ids, but republished)
+    const eventRecordsOfReplay = events.length - eventRecordsBeforeReplay;
     const replayChanges = ports.filter((p) => JSON.stringify(afterReplay.get(p.gpsi)) !== JSON.stringify(afterDelivery.get(p.gpsi))).map((p) => p.gpsi);
 
     const cleanChanges = ports.filter((p) => p.clean).reduce((sum, p) => sum + afterDelivery.get(p.gpsi)!.statuses.length, 0);
@@ -250,13 +274,16 @@ describe('NP responses duplicated, reordered and replayed from the beginning', (
     }, [
       `${ports.length} ports in ${SHAPES.length} shapes, half clean (${cleanChanges} status changes), half faulty`,
       `sent = ${deliveredBeforeReplay} deliveries of ${relay.received} simulator responses + ${end} replayed; replied = responses the simulator produced; applied = status changes of the faulty ports`,
-      `replay of the whole topic ${(replayMs / 1000).toFixed(1)} s, new event ids after it ${distinctEvents() - eventsBeforeReplay}, ports changed by it ${replayChanges.length}`,
+      `replay of the whole topic ${(replayMs / 1000).toFixed(1)} s after the recorded outcomes were deleted (${forgotten.portIn} of port-ins, ${forgotten.subscription} of subscriptions), new event ids after it ${distinctEvents() - eventsBeforeReplay}, event records it published ${eventRecordsOfReplay}, ports changed by it ${replayChanges.length}`,
       seconds(began),
     ]);
     expect(deliveryMismatches).toEqual([]);
     expect(faultyChanges).toBe(cleanChanges);
+    // the replay ran outside the outcome window: the outcome of every status change was gone
+    expect(forgotten.portIn).toBeGreaterThanOrEqual(cleanChanges + faultyChanges);
     expect(replayChanges).toEqual([]);
     expect(distinctEvents()).toBe(eventsBeforeReplay);
+    expect(eventRecordsOfReplay).toBe(0);
     expect(deliveredBeforeReplay).toBeGreaterThan(relay.received); // the faulty half really was delivered more than once
   });
 });

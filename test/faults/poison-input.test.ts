@@ -7,7 +7,7 @@ import { createTopics } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';
 import { avroString, varint, wireHeader } from '../support/avro-bytes';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
-import { faultConfig, workerEnv } from './support/fault-config';
+import { FAULT_CUSTOMER, faultConfig, partnerToken, workerEnv } from './support/fault-config';
 import { report, seconds } from './support/report';
 import { drainTopic, headerString, kafkaClient } from './support/topics';
 
@@ -75,7 +75,7 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
 
   it('every bad record is dead-lettered or answered with an error, every valid command applied once, memory bounded', async () => {
     const began = Date.now();
-    const config = faultConfig();
+    const config = await faultConfig();
     const { topics } = config;
     await createTopics(config);
     const valid = 1000;
@@ -86,11 +86,12 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     // a backlog the worker finds at start: records just under its 256 KiB limit, one key, one partition. Its first
     // fetch brings four, whose dead letters (one key, one DLQ partition) add up to more than the broker takes in
     // one record batch (1 MiB)
+    const token = await partnerToken();
     const backlog = await sendPoison(
       partner,
       Array.from({ length: 8 }, () => {
         const correlationId = randomUUID();
-        const headers = { [HEADER.correlationId]: correlationId, [HEADER.wholesaleCustomerId]: 'WC-POISON' };
+        const headers = { [HEADER.correlationId]: correlationId, [HEADER.authorization]: `Bearer ${token}`, [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER };
         return { kind: 'large, one key', topic: topics.balanceCommands, key: 'same-key', value: Buffer.concat([Buffer.from([1]), randomBytes(261_799)]), correlationId, headers, partition: 0 };
       }),
       1,
@@ -107,16 +108,23 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     const rssBefore = worker.rssBytes();
 
     const codec = new AvroCodec(config.schemaRegistryUrl);
-    const update = (gpsi: string) =>
+    // Aimed at the real, active subscriptions of the valid load, by the partner that owns them with a valid
+    // token: a poison record the worker wrongly accepted would answer Success and change a balance (both fail
+    // the test), not NOT_FOUND for a number that has no subscription.
+    const targets = load.targets;
+    const target = () => targets[randomInt(targets.length)]!;
+    const update = (t = target()) =>
       codec.encode(topics.balanceCommands, 'wholesale.balance.v1.UpdateBalances', {
-        gpsi,
-        balances: [{ subBalanceInstId: `${gpsi}-1`, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Add', quantity: 1, unitType: 'MB' }],
+        gpsi: t.gpsi,
+        balances: [{ subBalanceInstId: t.subBalanceInstId, balanceType: 'Main', subBalanceType: t.subBalanceType, action: 'Add', quantity: 1, unitType: t.unitType }],
       });
-    const validBody = await update('15550001111');
-    const gpsi = () => `1555${String(randomInt(1e7)).padStart(7, '0')}`;
+    const validTarget = target();
+    const validBody = await update(validTarget);
+    const gpsi = () => target().gpsi;
+    const bearer = `Bearer ${await partnerToken()}`;
     const withId = (p: Omit<Poison, 'headers' | 'correlationId'>, extra: Record<string, string | Buffer> = {}): Poison => {
       const correlationId = randomUUID();
-      return { ...p, correlationId, headers: { [HEADER.correlationId]: correlationId, [HEADER.wholesaleCustomerId]: 'WC-POISON', ...extra } };
+      return { ...p, correlationId, headers: { [HEADER.correlationId]: correlationId, [HEADER.authorization]: bearer, [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER, ...extra } };
     };
     const commandTopics = [topics.balanceCommands, topics.balanceCommands, topics.portinCommands, topics.npResponses];
 
@@ -124,11 +132,12 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
       // 10,000 random byte strings over the command topics and the NP responses; a third carry a correlation id
       ...Array.from({ length: 10_000 }, (_, i) => {
         const raw = { kind: 'random bytes', topic: commandTopics[i % commandTopics.length]!, key: i % 5 === 0 ? null : gpsi(), value: randomBytes(randomInt(300)) };
-        return i % 3 === 0 ? withId(raw) : raw;
+        // the others carry the partner's token (else they would be refused unread) but no correlation id
+        return i % 3 === 0 ? withId(raw) : { ...raw, headers: { [HEADER.authorization]: bearer, [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } };
       }),
       // valid Avro cut short (the 5-byte wire header kept)
       ...(await Promise.all(Array.from({ length: 500 }, async () => {
-        const body = await update(gpsi());
+        const body = await update();
         return withId({ kind: 'truncated Avro', topic: topics.balanceCommands, key: gpsi(), value: body.subarray(0, 5 + randomInt(body.length - 5)) });
       }))),
       // valid Avro of records that have no handler on the balance topic
@@ -146,8 +155,8 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
       // the wire format with schema ids the registry never gave
       ...Array.from({ length: 300 }, (_, i) => withId({ kind: 'unknown schema id', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(1_500_000_000 + i), randomBytes(20)]) })),
       // a few bytes whose array claims 2^20 to 2^40 items (avsc alone exhausts the heap on 2^30)
-      ...Array.from({ length: 50 }, (_, i) => withId({ kind: 'Avro block bomb', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(validBody.readUInt32BE(1)), avroString('15550001111'), varint(2 ** (20 + (i % 3) * 10))]) })),
-      // a valid command with no headers at all, or without the wholesale customer
+      ...Array.from({ length: 50 }, (_, i) => withId({ kind: 'Avro block bomb', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(validBody.readUInt32BE(1)), avroString(validTarget.gpsi), varint(2 ** (20 + (i % 3) * 10))]) })),
+      // a valid command for a real subscription with no headers at all, or with a correlation id but no token
       ...Array.from({ length: 200 }, () => ({ kind: 'missing headers', topic: topics.balanceCommands, key: gpsi(), value: validBody })),
       ...Array.from({ length: 100 }, () => {
         const correlationId = randomUUID();
@@ -156,7 +165,7 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     ];
     const large: Poison[] = [
       // huge headers: a 200 KB correlation id, a 200 KB wholesale customer, 600 headers of 1 KB on random bytes
-      ...Array.from({ length: 20 }, () => ({ kind: 'huge headers', topic: topics.balanceCommands, key: gpsi(), value: validBody, headers: { [HEADER.correlationId]: 'c'.repeat(200_000), [HEADER.wholesaleCustomerId]: 'WC-1' } })),
+      ...Array.from({ length: 20 }, () => ({ kind: 'huge headers', topic: topics.balanceCommands, key: gpsi(), value: validBody, headers: { [HEADER.correlationId]: 'c'.repeat(200_000), [HEADER.authorization]: bearer, [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } })),
       ...Array.from({ length: 20 }, () => withId({ kind: 'huge headers', topic: topics.balanceCommands, key: gpsi(), value: validBody }, { [HEADER.wholesaleCustomerId]: 'w'.repeat(200_000) })),
       ...Array.from({ length: 10 }, () => ({ kind: 'huge headers', topic: topics.balanceCommands, key: 'same-key', value: randomBytes(1000), headers: Object.fromEntries(Array.from({ length: 600 }, (_, h) => [`x-junk-${h}`, randomBytes(1000)])) })),
       // records near the broker's 1 MiB limit: over the worker's limit, dead-lettered cut to fit
@@ -183,6 +192,9 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     // the worker answers a record without a usable correlation id under one derived from its position
     const answerIdOf = (p: SentPoison) => p.correlationId ?? positionalCorrelationId(p);
     const byKind = new Map<string, { sent: number; dlq: number; errors: number; success: number; unaccounted: number }>();
+    // refusals of a bad record; anything else (INTERNAL, NOT_FOUND, CONFLICT, Success) is not an account of it
+    const REFUSALS = new Set(['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN']);
+    const otherStatuses = new Map<string, number>();
     const unaccounted: string[] = [];
     for (const p of sent) {
       const counts = byKind.get(p.kind) ?? { sent: 0, dlq: 0, errors: 0, success: 0, unaccounted: 0 };
@@ -191,9 +203,11 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
       const inDlq = dlq.has(`${p.topic}/${p.partition}/${p.offset}`);
       const status = replies.get(answerIdOf(p));
       if (inDlq) counts.dlq++;
-      if (status !== undefined && status !== 'Success') counts.errors++;
+      const refused = status !== undefined && REFUSALS.has(status);
+      if (refused) counts.errors++;
       if (status === 'Success') counts.success++;
-      if (!inDlq && (status === undefined || status === 'Success')) {
+      if (status !== undefined && !refused) otherStatuses.set(status, (otherStatuses.get(status) ?? 0) + 1);
+      if (!inDlq && !refused) {
         counts.unaccounted++;
         if (unaccounted.length < 5) unaccounted.push(`${p.kind} ${p.topic}/${p.partition}/${p.offset} ${p.value?.subarray(0, 16).toString('hex')}`);
       }
@@ -204,7 +218,7 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     const tally = await load.tally();
     const total = [...byKind.values()].reduce((sum, c) => ({ sent: sum.sent + c.sent, dlq: sum.dlq + c.dlq, errors: sum.errors + c.errors, unaccounted: sum.unaccounted + c.unaccounted }), { sent: 0, dlq: 0, errors: 0, unaccounted: 0 });
     report('poison and hostile input', tally, [
-      `poison sent ${total.sent} in ${(poisonSentMs / 1000).toFixed(1)} s: dead-lettered ${total.dlq}, answered with an error ${total.errors}, unaccounted ${total.unaccounted}`,
+      `poison sent ${total.sent} in ${(poisonSentMs / 1000).toFixed(1)} s: dead-lettered ${total.dlq}, refused (BAD_REQUEST, UNAUTHORIZED, FORBIDDEN) ${total.errors}, other answers ${JSON.stringify(Object.fromEntries(otherStatuses))}, unaccounted ${total.unaccounted}`,
       [...byKind].map(([kind, c]) => `${kind} ${c.sent}/${c.dlq} DLQ/${c.errors} errors`).join(', '),
       `worker RSS ${(rssBefore / MB).toFixed(0)} MB before the poison, peak ${(rssPeak / MB).toFixed(0)} MB, ${(rssAfter / MB).toFixed(0)} MB after`,
       `worker outcomes ${JSON.stringify(worker.outcomes())}, same process: ${worker.running}`,
@@ -213,6 +227,7 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     ]);
     expect(unaccounted).toEqual([]);
     expect([...byKind.values()].every((c) => c.success === 0)).toBe(true);
+    expect(Object.fromEntries(otherStatuses)).toEqual({}); // no INTERNAL, no NOT_FOUND: refused, not mishandled
     expect(worker.running).toBe(true);
     expectExactlyOnce(tally, valid);
     // bounded: the poison (≈ 20 MB of records) leaves no lasting growth and no runaway peak

@@ -37,7 +37,7 @@ describe('Redis stopped for 10 s under load, then started again', () => {
   it('nothing is answered or committed while it is away; afterwards every Add is applied exactly once', async () => {
     const began = Date.now();
     const commands = 3000;
-    const config = faultConfig({ REDIS_URL: redis.url });
+    const config = await faultConfig({ REDIS_URL: redis.url });
     await createTopics(config);
     load = await BalanceLoad.prepare(config, { subscriptions: 50, commands, producers: 4, ratePerSecond: 200 });
     await load.watchReplies();

@@ -39,7 +39,19 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
   return client;
 }
 
-/** Errors that mean "Redis is not reachable now" (retry later), as opposed to a bug or a script error. */
+/**
+ * Redis error replies that refuse a command for a passing reason, by their code (the first word; Redis 7
+ * keeps the code of an error raised inside a script): out of memory under `noeviction` (OOM), a primary
+ * turned replica by a failover (READONLY, MASTERDOWN), a script running too long (BUSY), credentials not
+ * yet accepted after a reconnect (NOAUTH), a restart loading its data (LOADING), a cluster resharding
+ * or failing over (CLUSTERDOWN, TRYAGAIN). The command did not run: retrying it later is right.
+ */
+const TRANSIENT_REPLY = /^(?:OOM|READONLY|MASTERDOWN|BUSY|NOAUTH|LOADING|CLUSTERDOWN|TRYAGAIN|NOREPLICAS)\b/;
+
+/**
+ * Errors that mean "Redis cannot serve this now" (retry later), as opposed to a bug or a script error.
+ * The one classifier of the service: commands and NP responses are held and retried on these.
+ */
 export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return (
@@ -49,6 +61,7 @@ export function isRedisUnavailable(error: unknown): boolean {
     error.name === 'AbortError' ||
     /Command aborted/i.test(error.message) ||
     /Command timed out/i.test(error.message) || // commandTimeout: Redis took longer than the bound to answer
-    /Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|LOADING|CLUSTERDOWN|TRYAGAIN|Stream isn't writeable|enableOfflineQueue/i.test(error.message)
+    TRANSIENT_REPLY.test(error.message) ||
+    /Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Stream isn't writeable|enableOfflineQueue/i.test(error.message)
   );
 }

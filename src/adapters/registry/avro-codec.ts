@@ -110,14 +110,25 @@ export class AvroCodec {
     return this.registry.encode(id, value);
   }
 
+  /**
+   * The writer schema of an id. Only the registry's failure to answer is retried: a schema it holds that is
+   * not Avro (a JSON Schema shares the id space) or that avsc cannot parse (it is stricter than Java Avro,
+   * e.g. on non-ASCII names) makes the record undecodable, not the registry unavailable — retrying it would
+   * hold its partition for good.
+   */
   async writerType(schemaId: number): Promise<Type> {
+    let schema: unknown;
     try {
-      return (await this.registry.getSchema(schemaId)) as unknown as Type;
+      schema = await this.registry.getSchema(schemaId);
     } catch (error) {
       const status = httpStatusOf(error);
       if (status === 404) throw new DecodeError('UNKNOWN_SCHEMA', `schema id ${schemaId} is not in the registry`);
+      // every failed request (refused connection, timeout, HTTP error) carries a status; a parse failure none
+      if (status === undefined) throw new DecodeError('UNDECODABLE', `schema id ${schemaId} cannot be parsed: ${(error as Error).message}`);
       throw new RetriableError(`schema registry unavailable while resolving id ${schemaId}`, { cause: error });
     }
+    if (!(schema instanceof Type)) throw new DecodeError('UNDECODABLE', `schema id ${schemaId} is not an Avro schema`);
+    return schema;
   }
 
   /** Decodes a wire-format value; a DecodeError says why a message is poison (it goes to the DLQ). */

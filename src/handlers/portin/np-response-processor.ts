@@ -1,3 +1,4 @@
+import { RetriableError, isServiceError } from '../../errors/codes';
 import { causeIds } from '../../domain/portin/ids';
 import type { Cause } from '../../domain/portin/messages';
 import { parseNpResponse } from '../../domain/portin/np-response';
@@ -10,7 +11,9 @@ import type { PortInDeps } from './deps';
  * Consumes np.portin.responses.v1 (no reply): each response drives the lifecycle of the request it
  * answers, idempotently. A repeated response replays its recorded outcome (same events, same ids); one
  * for another request or an older portOrderVersion, or one the table ignores, changes nothing. A
- * malformed response is logged and skipped: the NP side is outside the service and never stops it.
+ * malformed response is logged and skipped: the NP side is outside the service and never stops it. A
+ * follow-up that fails (activation refused, Redis away) fails the response retriably: it is not done, and
+ * not committed, until the follow-ups are (the same holds, with the same events, when it is retried).
  */
 export interface NpResponseMessage {
   /** Avro record full name, e.g. np.portin.v1.PortConfirmed. */
@@ -53,6 +56,14 @@ export function createNpResponseProcessor(deps: PortInDeps): NpResponseProcessor
       context.log.info({ recordName, gpsi: response.gpsi, responseId: response.responseId, why: result.kind === 'ignored' ? result.why : 'conflict' }, 'NP response changes nothing');
       return [];
     }
-    return publishable(deps, result.outcome, cause);
+    try {
+      return await publishable(deps, result.outcome, cause);
+    } catch (error) {
+      // The transition is recorded but a follow-up refused (e.g. the plan left the catalog): the response is
+      // not done. Retried, it replays the recorded outcome and runs the follow-ups again (each idempotent by
+      // the cause), so the port never stays COMPLETED beside a PENDING subscription with nothing retrying.
+      if (!isServiceError(error)) throw error;
+      throw new RetriableError(`the follow-ups of ${cause.id} for ${response.gpsi} are not done: ${error.message}`, { cause: error });
+    }
   };
 }

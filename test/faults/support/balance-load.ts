@@ -9,6 +9,7 @@ import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
 import { registerContract } from '../../../src/contract/register';
 import { HEADER } from '../../../src/worker/envelope';
 import { createActiveSubscription, type TestSubscription } from '../../support/subscriptions';
+import { FAULT_CUSTOMER, partnerHeaders } from './fault-config';
 import type { Counts } from './report';
 import { drainTopic, groupProgress, headerString, kafkaClient, TEST_SESSION } from './topics';
 
@@ -42,7 +43,11 @@ export interface BalanceTally extends Counts {
   /** Distinct ce_id of BalancesUpdated events for our commands, and event records in all. */
   eventIds: number;
   eventCopies: number;
-  /** Commands with more than one distinct event id (an effect published twice as different events). */
+  /**
+   * Commands with more than one distinct event content: the same change published again has the same
+   * bytes (its recorded outcome replayed), a second application of it another balance after it. Not the
+   * ce_id, which is derived from the command id and so the same whatever happened.
+   */
   eventDuplicates: number;
   /** Sub-balances whose final remaining differs from start + Adds sent, as `id: got X, expected Y`. */
   balanceMismatches: string[];
@@ -80,7 +85,7 @@ export class BalanceLoad {
     const codec = new AvroCodec(config.schemaRegistryUrl);
     await registerContract(codec, config.topics);
     const subscriptions = await Promise.all(
-      Array.from({ length: options.subscriptions }, () => createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: `CF${randomUUID().slice(0, 8)}` })),
+      Array.from({ length: options.subscriptions }, () => createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: FAULT_CUSTOMER })),
     );
     const start = new Map<string, number>();
     const targets: Omit<PlannedCommand, 'correlationId'>[][] = [];
@@ -94,6 +99,11 @@ export class BalanceLoad {
       return { ...ofSubscription[Math.floor(i / targets.length) % ofSubscription.length]!, correlationId: randomUUID() };
     });
     return new BalanceLoad(config, options, redis, balance, codec, commands, start, subscriptions);
+  }
+
+  /** The sub-balances the commands add to (real, active subscriptions), for records aimed at them. */
+  get targets(): { gpsi: string; subBalanceInstId: string; subBalanceType: string; unitType: string }[] {
+    return this.commands.map((c) => ({ gpsi: c.subscription.gpsi, subBalanceInstId: c.subBalanceInstId, subBalanceType: c.subBalanceType, unitType: c.unitType }));
   }
 
   get size(): number {
@@ -170,7 +180,7 @@ export class BalanceLoad {
           gpsi: c.subscription.gpsi,
           balances: [{ subBalanceInstId: c.subBalanceInstId, balanceType: 'Main', subBalanceType: c.subBalanceType, action: 'Add', quantity: 1, unitType: c.unitType }],
         }),
-        headers: { [HEADER.correlationId]: c.correlationId, [HEADER.wholesaleCustomerId]: c.subscription.wholesaleCustomerId },
+        headers: await partnerHeaders(c.correlationId, c.subscription.wholesaleCustomerId),
       })),
     );
     // the partner writes one partition per call too: kafkajs can drop part of a multi-broker call when a broker dies
@@ -221,6 +231,7 @@ export class BalanceLoad {
     }
     const events = await drainTopic(brokers, this.config.topics.balanceEvents);
     const eventIdsByCommand = new Map<string, Set<string>>();
+    const eventContentsByCommand = new Map<string, Set<string>>();
     let eventCopies = 0;
     for (const event of events) {
       const id = headerString(event, 'ce_correlationid');
@@ -229,6 +240,9 @@ export class BalanceLoad {
       const ids = eventIdsByCommand.get(id) ?? new Set<string>();
       ids.add(headerString(event, 'ce_id')!);
       eventIdsByCommand.set(id, ids);
+      const contents = eventContentsByCommand.get(id) ?? new Set<string>();
+      contents.add(event.value?.toString('base64') ?? '');
+      eventContentsByCommand.set(id, contents);
     }
     // per-number order: each number's commands in topic (offset) order, first occurrence of each
     const topicOrder = new Map<string, string[]>();
@@ -258,7 +272,8 @@ export class BalanceLoad {
     }
     const applied = [...appliedById.values()].reduce((sum, n) => sum + n, 0);
     return {
-      sent: this.sent.size,
+      // what Kafka holds, not what the producers were told: a send acknowledged but dropped is missing here
+      sent: seen.size,
       replied: repliedIds.size,
       applied,
       duplicates: applied - appliedById.size,
@@ -267,7 +282,7 @@ export class BalanceLoad {
       notSuccess,
       eventIds: [...eventIdsByCommand.values()].reduce((sum, ids) => sum + ids.size, 0),
       eventCopies,
-      eventDuplicates: [...eventIdsByCommand.values()].filter((ids) => ids.size > 1).length,
+      eventDuplicates: [...eventContentsByCommand.values()].filter((contents) => contents.size > 1).length,
       balanceMismatches,
       orderViolations,
       numbers: this.subscriptions.length,
@@ -284,7 +299,7 @@ export class BalanceLoad {
 export const tallyExtras = (t: BalanceTally): string[] => [
   `per-number order of the topic kept in the ledger for ${t.numbers - t.orderViolations.length}/${t.numbers} numbers`,
   `reply records ${t.replyCopies}`,
-  `billing events ${t.eventIds} distinct / ${t.eventCopies} records`,
+  `billing events ${t.eventIds} distinct ids / ${t.eventCopies} records, ${t.eventDuplicates} commands with differing event contents`,
 ];
 
 /** Exactly once: every command answered Success, applied once, its event published under one id, balances exact. */

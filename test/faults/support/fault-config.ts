@@ -1,20 +1,46 @@
 import type { ServiceConfig } from '../../../src/config';
+import { HEADER } from '../../../src/worker/envelope';
+import { testAuth, type TestAuth } from '../../support/auth';
 import { envFor, testConfig } from '../../support/harness';
 
 /**
- * Configuration of one fault test: topics, prefix and group of its own (testConfig), four partitions, and a
- * 10 s consumer session (the default is 30 s) so that a dead worker's partitions, or a worker's return
- * after a Kafka outage, cost seconds of the suite's budget instead of half a minute each.
+ * Configuration of one fault test, as production runs: JWT verification on (a key pair of the test file's
+ * own, test/support/auth.ts) and the per-partner rate limiter on, with a limit above any test's rate, so its
+ * Redis script is on the path of every command. Topics, prefix and group of its own (testConfig), four
+ * partitions, and a 10 s consumer session (the default is 30 s) so that a dead worker's partitions, or a
+ * worker's return after a Kafka outage, cost seconds of the suite's budget instead of half a minute each.
  */
 export const SESSION_TIMEOUT_MS = 10_000;
 
-export function faultConfig(overrides: Record<string, string> = {}): ServiceConfig {
+/** The one partner of the fault tests, and the customer node its commands act for. */
+export const FAULT_PARTNER = 'fault-partner';
+export const FAULT_CUSTOMER = 'WC-1';
+/** Above every test's command rate (the highest is 800/s), so no valid command is refused. */
+export const FAULT_RATE_LIMIT = { perSecond: 5000, burst: 20000 };
+
+let auth: Promise<TestAuth> | undefined;
+const faultAuth = () => (auth ??= testAuth({ partners: [{ id: FAULT_PARTNER, name: 'Fault partner', nodes: [{ id: FAULT_CUSTOMER }] }] }));
+
+export async function faultConfig(overrides: Record<string, string> = {}): Promise<ServiceConfig> {
   return testConfig({
+    ...(await faultAuth()).env,
+    RATE_LIMIT_PER_SECOND: String(FAULT_RATE_LIMIT.perSecond),
+    RATE_LIMIT_BURST: String(FAULT_RATE_LIMIT.burst),
     TOPIC_PARTITIONS: '4',
     KAFKA_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS),
     KAFKA_HEARTBEAT_INTERVAL_MS: '1000',
     ...overrides,
   });
+}
+
+/** The partner's bearer token (valid one hour: longer than any test). */
+export async function partnerToken(): Promise<string> {
+  return (await faultAuth()).signer.sign(FAULT_PARTNER);
+}
+
+/** The headers a partner's command carries: its correlation id, its token and the customer it acts for. */
+export async function partnerHeaders(correlationId: string, customer = FAULT_CUSTOMER): Promise<Record<string, string>> {
+  return { [HEADER.correlationId]: correlationId, [HEADER.authorization]: `Bearer ${await partnerToken()}`, [HEADER.wholesaleCustomerId]: customer };
 }
 
 /** Everything a worker child process needs to join this configuration's topics, group and servers. */

@@ -1,3 +1,4 @@
+import { RetriableError, ServiceError } from '../../../src/errors/codes';
 import { NP_REQUEST_RECORDS, NP_RESPONSE_RECORDS, PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
 import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in';
 import { createNpResponseProcessor } from '../../../src/handlers/portin/np-response-processor';
@@ -80,6 +81,37 @@ describe('NP response processor', () => {
     const process = createNpResponseProcessor(deps);
     expect(await process({ recordName: NP_RESPONSE_RECORDS.PortRejected, value: { gpsi: 'x' } }, { now: T0, log: silentLog })).toEqual([]);
     expect(await process({ recordName: 'np.portin.v1.Unknown', value: {} }, { now: T0, log: silentLog })).toEqual([]);
+  });
+
+  it.each([
+    ['the plan left the catalog', new ServiceError('CONFLICT', 'Plan WP-BASIC of gpsi 19459986891 is not in the catalog')],
+    ['Redis refusing the write (OOM)', Object.assign(new Error("OOM command not allowed when used memory > 'maxmemory'."), { name: 'ReplyError' })],
+  ])('an activation failing between the port write and the activation (%s) holds the response until it is done', async (_why, failure) => {
+    const { respond, store, subscriptions } = await created();
+    await respond('PortConfirmed', { dueDate: '2026-03-05T10:00:00.000Z' });
+    const activate = subscriptions.activate.bind(subscriptions);
+    let failing = true;
+    subscriptions.activate = async (...args) => {
+      if (failing) throw failure;
+      return activate(...args);
+    };
+    const complete = () => respond('ActivationComplete', { activatedAt: '2026-03-05T10:00:00.000Z' }, at(DAY));
+    // the port's transition is written, the activation fails: the response must not count as done
+    const attempt = complete();
+    if (failure instanceof ServiceError) await expect(attempt).rejects.toBeInstanceOf(RetriableError);
+    else await expect(attempt).rejects.toBe(failure); // classified (and retried) by the record processor
+    expect(store.requests.get(GPSI)!.portStatus).toBe('COMPLETED');
+    expect(subscriptions.subscriptions.get(GPSI)!.status).toBe('PENDING');
+    expect(await complete().catch((e: unknown) => e)).toBeInstanceOf(Error); // still failing: still not done
+    failing = false;
+    // the retry replays the recorded transition and runs the activation: COMPLETED + ACTIVE, one activation
+    const retried = await complete();
+    expect(names(retried)).toEqual([PORTIN_EVENT_RECORD, 'wholesale.balance.v1.SubscriptionActivated']);
+    expect(subscriptions.subscriptions.get(GPSI)!.status).toBe('ACTIVE');
+    // a redelivery after that sends the same messages again (same ids), and activates nothing more
+    const writes = store.writes;
+    expect(await complete()).toEqual(retried);
+    expect(store.writes).toBe(writes);
   });
 
   it('keeps its order id when the NP side names one already given to another request', async () => {

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { loadSchemas } from '../../../src/contract/schemas';
 import { ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
 import { DecodeError } from '../../../src/adapters/registry/avro-codec';
+import { isRedisUnavailable } from '../../../src/adapters/redis/client';
 import type { OutcomeLookup, ReplyCache, StoredOutcome } from '../../../src/adapters/redis/reply-cache';
 import { CommandProcessor, type Codec, type ProcessorDeps } from '../../../src/worker/command-processor';
 import { createHierarchyAuthorizer, createOpenAuthorizer, unlimited, type Authenticator, type RateLimiter } from '../../../src/security/access';
@@ -71,7 +72,7 @@ const COMMAND = 'wholesale.portin.v1.CheckPortInEligibility';
 
 function setup(
   handle: HandlerRegistration['handle'],
-  access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'rateLimiter' | 'rejectedBudget'>> = {},
+  access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'rateLimiter' | 'rejectedBudget' | 'isRetriable'>> = {},
   options: Pick<HandlerRegistration, 'readOnly'> = {},
   deps: Partial<ProcessorDeps> = {},
 ) {
@@ -190,6 +191,18 @@ describe('CommandProcessor', () => {
     });
     const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: {}, timestamp: '0' };
     await expect(processor.process(record, position, 'portin')).rejects.toBeInstanceOf(RetriableError);
+  });
+
+  it.each([
+    ['out of memory', "OOM command not allowed when used memory > 'maxmemory'."],
+    ['read-only after a failover', "READONLY You can't write against a read only replica."],
+  ])('with the rate limiter off, Redis refusing a handler (%s) is retried, not answered INTERNAL', async (_why, message) => {
+    const { codec, processor, replies } = setup(async () => {
+      throw Object.assign(new Error(message), { name: 'ReplyError' });
+    }, { rateLimiter: unlimited, isRetriable: isRedisUnavailable });
+    const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'r' }, timestamp: '0' };
+    await expect(processor.process(record, position, 'portin')).rejects.toBeInstanceOf(RetriableError);
+    expect(replies.entries.size).toBe(0);
   });
 
   it('dead-letters poison (not Avro, no handler for the domain, too large) and answers only a requester with a correlation id', async () => {
