@@ -61,7 +61,7 @@ describe('Redis frozen (SIGSTOP) under load, then resumed', () => {
   it('the worker stays in its group, answers and commits nothing while frozen, and applies every Add exactly once after', async () => {
     const began = Date.now();
     const commands = 2000;
-    const config = faultConfig({ REDIS_URL: redis.url });
+    const config = await faultConfig({ REDIS_URL: redis.url });
     await createTopics(config);
     load = await BalanceLoad.prepare(config, { subscriptions: 50, commands, producers: 4, ratePerSecond: 200 });
     await load.watchReplies();

@@ -5,7 +5,7 @@ import type { ServiceConfig } from '../../src/config';
 import { HEADER } from '../../src/worker/envelope';
 import { DLQ_HEADER } from '../../src/worker/outbound';
 import { balanceRecord } from '../support/balance-client';
-import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
+import { replyTopicsOf, startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { parseSamples, sampleSum } from '../support/prometheus';
 import { until } from '../support/until';
 import { openLetter, originalHeader } from '../support/dead-letters';
@@ -44,7 +44,7 @@ describe('replies Kafka refuses for good, over the real stack', () => {
     });
     await admin.disconnect();
     service = await startTestService(config);
-    requester = await TestRequester.start(config);
+    requester = await TestRequester.start(config, [...replyTopicsOf(config), twoPartitions]);
     dlq = await TopicReader.start(config, [config.topics.deadLetters], (r) => letters.push(r));
   });
 
@@ -54,7 +54,7 @@ describe('replies Kafka refuses for good, over the real stack', () => {
     await service?.stop();
   });
 
-  it('dead-letters each undeliverable reply with its bytes and destination, counts it, commits, and answers the commands behind it', async () => {
+  it('dead-letters a reply the broker refuses (over the topic\'s size limit) with its bytes and destination, counts it, commits, and answers the commands behind it', async () => {
     const deadLettersBefore = sampleSum(parseSamples(await service.metrics.registry.metrics()), 'wholesale_dead_letters_total', { reason: 'UNDELIVERABLE' });
     const query = async (headers: Record<string, string | Buffer>) => {
       const correlationId = randomUUID();
@@ -69,18 +69,26 @@ describe('replies Kafka refuses for good, over the real stack', () => {
     const partition7 = Buffer.alloc(4);
     partition7.writeInt32BE(7);
     const unknownTopic = `does.not.exist.${randomUUID()}`;
-    const bad = [
-      { id: await query({ [HEADER.replyTopic]: unknownTopic }), target: unknownTopic, reason: /UNKNOWN_TOPIC_OR_PARTITION/ },
-      { id: await query({ [HEADER.kafkaReplyTopic]: twoPartitions, [HEADER.kafkaReplyPartition]: partition7 }), target: twoPartitions, reason: /partition 7 does not exist/ },
-      { id: await query({ [HEADER.replyTopic]: tiny }), target: tiny, reason: /MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/ },
-      // exists, but the broker refuses clients' writes to its internal topics
-      { id: await query({ [HEADER.replyTopic]: '__consumer_offsets' }), target: '__consumer_offsets', reason: /INVALID_TOPIC_EXCEPTION/ },
+    // Judged before sending since the partner routing (docs/security.md 2a): refused with a BAD_REQUEST on the
+    // default reply topic, nothing dead-lettered. The sender's own checks of these cases are unit-tested.
+    const refusedBeforeSending: string[] = [
+      await query({ [HEADER.replyTopic]: unknownTopic }),
+      await query({ [HEADER.kafkaReplyTopic]: twoPartitions, [HEADER.kafkaReplyPartition]: partition7 }),
+      await query({ [HEADER.replyTopic]: '__consumer_offsets' }),
     ];
+    // Passes every check (it exists, it may be written) and is refused by the broker itself.
+    const bad = [{ id: await query({ [HEADER.replyTopic]: tiny }), target: tiny, reason: /MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/ }];
     const good = await query({});
     const reply = await requester.awaitReply(good, 30_000);
     expect(reply.headers[HEADER.status]).toBe('NOT_FOUND');
+    // A topic refused: answered on the default reply topic; a partition refused: on the topic asked for, partitioned as usual.
+    const answeredOn = [config.topics.balanceReplies, twoPartitions, config.topics.balanceReplies];
+    for (const [i, id] of refusedBeforeSending.entries()) {
+      const refusal = await requester.awaitReply(id, 30_000);
+      expect([refusal.topic, refusal.headers[HEADER.status]]).toEqual([answeredOn[i], 'BAD_REQUEST']);
+    }
 
-    const found = await until('four UNDELIVERABLE dead letters', async () => {
+    const found = await until('the UNDELIVERABLE dead letter', async () => {
       const mine = bad.map(({ id }) => letters.find((l) => l.headers[DLQ_HEADER.correlationId] === id));
       return mine.every(Boolean) ? (mine as Reply[]) : undefined;
     });
@@ -98,7 +106,7 @@ describe('replies Kafka refuses for good, over the real stack', () => {
       expect(originalHeader(original, HEADER.status)).toBe('NOT_FOUND');
       expect(originalHeader(original, HEADER.correlationId)).toBe(bad[i]!.id);
     }
-    expect(found[1]!.headers[DLQ_HEADER.targetPartition]).toBe('7');
+    expect(letters.filter((l) => refusedBeforeSending.includes(l.headers[DLQ_HEADER.correlationId] ?? ''))).toEqual([]);
 
     const counted = await until('the dead letters counted', async () => {
       const now = sampleSum(parseSamples(await service.metrics.registry.metrics()), 'wholesale_dead_letters_total', { reason: 'UNDELIVERABLE' });

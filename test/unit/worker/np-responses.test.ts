@@ -20,7 +20,7 @@ function processorWith(overrides: Partial<NpResponseConsumerDeps>) {
     codec: { decode: async () => ({ schemaId: 1, recordName: 'np.portin.v1.ActivationComplete', value: {} }) },
     process: async () => [EVENT],
     publish: async () => undefined,
-    deadLetterTopic: 'dlq',
+    deadLetters: { topic: 'dlq', key: { id: 'k', secret: Buffer.alloc(32, 1) } },
     clock: () => new Date(0),
     log: pino({ level: 'silent' }),
     isRetriable: isRedisUnavailable,
