@@ -7,6 +7,8 @@ import { HEADER } from '../../src/worker/envelope';
 import { testAuth, type TestAuth } from '../support/auth';
 import { runWholesale } from '../support/cli';
 import { startTestService, testConfig, TestRequester } from '../support/harness';
+import { readEveryRecord, recordParts } from '../support/topic-dump';
+import { partnerTopics } from '../../src/contract/partner-topics';
 import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';
 import { redisSnapshot } from '../support/redis-snapshot';
 
@@ -38,32 +40,16 @@ describe('hostile port-ins: secrets stay inside', () => {
     auth?.cleanup();
   });
 
-  /** Every record of every topic of this run (topics named with the run's suffix), read from the beginning. */
+  /** Every record of every topic of this run — its own topics (the run's suffix) and its partners' (the run's partner prefix) — from the beginning. */
   async function readRunTopics(): Promise<Map<string, Buffer[]>> {
     const suffix = config.topics.deadLetters.slice(config.topics.deadLetters.lastIndexOf('.'));
     const client = kafka();
     const admin = client.admin();
     await admin.connect();
-    const topics = (await admin.listTopics()).filter((t) => t.endsWith(suffix));
-    let expected = 0;
-    for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) expected += Number(p.high) - Number(p.low);
+    const topics = (await admin.listTopics()).filter((t) => t.endsWith(suffix) || t.startsWith(config.partnerTopicPrefix));
     await admin.disconnect();
-    const texts = new Map<string, Buffer[]>(topics.map((t) => [t, []]));
-    const consumer = client.consumer({ groupId: `dlq-secrets-${randomUUID()}` });
-    await consumer.connect();
-    await consumer.subscribe({ topics, fromBeginning: true });
-    let seen = 0;
-    await new Promise<void>((resolve) => {
-      void consumer.run({
-        eachMessage: async ({ topic, message }) => {
-          const headers = Object.entries(message.headers ?? {}).flatMap(([name, v]) => [Buffer.from(name), ...[v].flat().map((x) => Buffer.from(x ?? ''))]);
-          texts.get(topic)!.push(message.key ?? Buffer.alloc(0), message.value ?? Buffer.alloc(0), ...headers);
-          if (++seen >= expected) resolve();
-        },
-      });
-    });
-    await consumer.disconnect();
-    return texts;
+    const records = await readEveryRecord(client, topics);
+    return new Map([...records].map(([topic, messages]) => [topic, messages.flatMap(recordParts)]));
   }
 
   it('dead-letters an oversized, an undecodable and a wrong-type CreatePortIn with no pwdPin or accountNo in clear on any topic or Redis key', async () => {
@@ -103,7 +89,8 @@ describe('hostile port-ins: secrets stay inside', () => {
     expect((await requester.send('portinCommands', PORTIN('CreatePortIn'), { ...portIn(legit), gpsi: gpsiEndingIn('43') }, { token, headers: { [HEADER.wholesaleCustomerId]: 'alpha-b1' } })).value.status).toBe('Success');
 
     const topics = await readRunTopics();
-    expect([...topics.keys()].sort()).toEqual(expect.arrayContaining(Object.values(config.topics)));
+    // The service's topics and the partner's own, where its replies and events went.
+    expect([...topics.keys()].sort()).toEqual(expect.arrayContaining([...Object.values(config.topics), ...Object.values(partnerTopics(config.partnerTopicPrefix, 'alpha'))]));
     const holding = (value: string) => [...topics].filter(([, parts]) => parts.some((part) => part.includes(value))).map(([topic]) => topic).sort();
     const commandTopics = [config.topics.portinCommands, config.topics.balanceCommands].sort();
     // The search is not blind: it finds the secrets where they are in clear by design.

@@ -11,6 +11,7 @@ import { runDemoJourney } from '../../src/demo/journey';
 import { startNpSimulator, type NpSimulator } from '../../src/simulator/np-simulator';
 import { principalOf, startAclBroker, type AclBroker } from '../support/acl-broker';
 import { testAuth, type TestAuth } from '../support/auth';
+import { readEveryRecord, recordParts } from '../support/topic-dump';
 import { envFor, startTestService, testConfig, testLogger } from '../support/harness';
 
 /**
@@ -31,29 +32,8 @@ const PREFIX = 'wholesale.partner.';
 
 /** Every record of `topics` from the beginning, as one string per record (key, headers and value bytes). */
 async function readAll(kafka: Kafka, topics: string[]): Promise<Map<string, string[]>> {
-  const admin = kafka.admin();
-  await admin.connect();
-  const ends = new Map<string, number>();
-  for (const topic of topics) ends.set(topic, (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0));
-  await admin.disconnect();
-  const records = new Map<string, string[]>(topics.map((t) => [t, []]));
-  const total = [...ends.values()].reduce((a, b) => a + b, 0);
-  if (total === 0) return records;
-  const consumer = kafka.consumer({ groupId: `audit-${randomUUID()}` });
-  await consumer.connect();
-  await consumer.subscribe({ topics, fromBeginning: true });
-  let seen = 0;
-  await new Promise<void>((resolve) => {
-    void consumer.run({
-      eachMessage: async ({ topic, message }) => {
-        const headers = Object.entries(message.headers ?? {}).map(([name, value]) => `${name}=${String(value)}`);
-        records.get(topic)!.push([message.key?.toString('latin1') ?? '', ...headers, message.value?.toString('latin1') ?? ''].join('\n'));
-        if (++seen >= total) resolve();
-      },
-    });
-  });
-  await consumer.disconnect();
-  return records;
+  const records = await readEveryRecord(kafka, topics);
+  return new Map([...records].map(([topic, messages]) => [topic, messages.map((m) => Buffer.concat(recordParts(m)).toString('latin1'))]));
 }
 
 describe('two partners on one broker with ACLs: the demo journey for both at once', () => {
