@@ -56,6 +56,12 @@ export interface BatchWorkerOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * "Equal jitter": half the backoff fixed, half random. After an outage every worker (and every partition of
+ * one worker) retries at once; spreading the retries keeps them from hitting Redis or the broker in step.
+ */
+export const withJitter = (ms: number, random: () => number = Math.random): number => Math.round(ms / 2 + random() * (ms / 2));
+
+/**
  * How often a batch in progress heartbeats (kafkajs sends one only when its heartbeat interval has passed):
  * records waiting on a slow Redis (each call bounded by REDIS_COMMAND_TIMEOUT_MS) must not get the member
  * expelled while it still works on, and then sends for, partitions that went to another member.
@@ -173,8 +179,9 @@ export class BatchWorker {
       pending = pending.filter((m) => outcomes.get(m.offset) === undefined);
       if (pending.length === 0) break;
       if (this.stopping || !isRunning() || isStale()) return;
-      this.options.log.warn({ topic: batch.topic, partition: batch.partition, pending: pending.length, backoffMs: backoff }, 'retrying records after a retriable failure');
-      await sleep(backoff);
+      const waitMs = withJitter(backoff);
+      this.options.log.warn({ topic: batch.topic, partition: batch.partition, pending: pending.length, backoffMs: waitMs }, 'retrying records after a retriable failure');
+      await sleep(waitMs);
       await heartbeat();
       backoff = Math.min(backoff * 2, this.options.retryBackoffMs?.max ?? 5000);
     }

@@ -2,7 +2,7 @@ import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { OutboundSender } from '../../../src/adapters/kafka/partitioned-sender';
 import type { Outbound } from '../../../src/worker/outbound';
 import pino from 'pino';
-import { BatchWorker, type RecordProcessor } from '../../../src/worker/batch-worker';
+import { BatchWorker, withJitter, type RecordProcessor } from '../../../src/worker/batch-worker';
 
 /**
  * The BatchWorker's commit rules over a fake consumer and sender (no Kafka): offsets are committed
@@ -181,5 +181,15 @@ describe('BatchWorker commits', () => {
     answer();
     await batch;
     expect(kafka.events).toEqual(['send 1', 'commit 0@1']);
+  });
+});
+
+describe('withJitter', () => {
+  it('waits between half the backoff and all of it, spread by the random draw', () => {
+    expect([withJitter(1000, () => 0), withJitter(1000, () => 0.5), withJitter(1000, () => 0.999999)]).toEqual([500, 750, 1000]);
+    const draws = Array.from({ length: 200 }, () => withJitter(400));
+    expect(Math.min(...draws)).toBeGreaterThanOrEqual(200);
+    expect(Math.max(...draws)).toBeLessThanOrEqual(400);
+    expect(new Set(draws).size).toBeGreaterThan(10); // not one value for every worker
   });
 });
