@@ -3,6 +3,7 @@ import type { MachineInfo } from './machine';
 import type { MonitorSample } from './redis-probe';
 import type { PhaseResult, ScenarioResult } from './scenario';
 import type { StateFloorResult } from './state-floor';
+import type { ForgedFloodResult } from './forged-flood';
 
 /** Everything one run measured, printed as Markdown tables (the same text goes to docs/benchmarks.md). */
 export interface BenchResults {
@@ -22,6 +23,7 @@ export interface BenchResults {
   seeding: { subscriptions: number; seconds: number; bytesPerSubscription: number; bytesWithCommandRecords: number }[];
   service?: ScenarioResult;
   echo?: ScenarioResult;
+  forged?: ForgedFloodResult;
   stateFloor?: StateFloorResult;
   redisBenchmark?: Record<string, number>;
   scaling: ScenarioResult[];
@@ -119,6 +121,20 @@ export function renderReport(r: BenchResults): string {
       ];
     });
     lines.push(table(['offered/s', 'service replies/s', 'p50', 'p95', 'p99', 'max', 'worker CPU', 'worker ms/command', 'echo p50', 'echo p99', 'echo max', 'p99 service/echo'], rows));
+    lines.push('');
+  }
+
+  if (r.forged) {
+    const f = r.forged;
+    lines.push(`### A flood of forged tokens beside valid traffic (${n0(f.validRate)} valid commands/s, open loop; same topic and partitions)`);
+    lines.push('');
+    const row = (label: string, p: PhaseResult) => [label, n1(p.latency.p50), n1(p.latency.p99), n1(p.latency.max), n0(p.throughput), cpuCell(p, 'worker'), cpuCell(p, 'kafka'), cpuCell(p, 'bench'), outcomeText(p.outcomes)];
+    lines.push(
+      table(
+        ['', 'valid p50', 'valid p99', 'valid max', 'valid replies/s', 'worker CPU', 'Kafka CPU', 'bench CPU', 'valid outcomes'],
+        [row('valid alone', f.baseline), row(`beside ${n0(f.floodRate)} forged/s (offered ${n0(f.offeredFloodRate)})`, f.underFlood)],
+      ),
+    );
     lines.push('');
   }
 

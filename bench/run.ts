@@ -15,6 +15,10 @@ import { runScenario, Scenario, type BenchContext } from './scenario';
 import { benchAuth } from './auth';
 import { BENCH_CUSTOMERS, benchSubscription, Seeder } from './seed';
 import { stateFloor } from './state-floor';
+import { measureForgedFlood } from './forged-flood';
+
+/** Valid commands per second beside the forged-token flood. */
+const FORGED_VALID_RATE = 500;
 import { MixedWorkload, type UpdateTarget } from './workload';
 
 /**
@@ -144,6 +148,7 @@ async function main(): Promise<void> {
     }
     const service = await runScenario(context, { ...common, name: 'service', kind: 'service', workload: workload(1), monitorRate: 500 });
     const echo = settings.skip.includes('echo') ? undefined : await runScenario(context, { ...common, name: 'echo', kind: 'echo', workload: workload(2) });
+    const forged = settings.skip.includes('forged') ? undefined : await measureForgedFlood(context, { ...common, workload: workload(4) }, FORGED_VALID_RATE, settings.forgedRate);
 
     let floor: BenchResults['stateFloor'];
     let benchmark: BenchResults['redisBenchmark'];
@@ -204,6 +209,7 @@ async function main(): Promise<void> {
       seeding,
       service,
       echo,
+      forged,
       stateFloor: floor,
       redisBenchmark: benchmark,
       scaling,

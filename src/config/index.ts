@@ -542,8 +542,10 @@ export interface BenchConfig {
   inFlight: number;
   /** Seconds measured per phase (after a warm-up of a third of it). */
   phaseSeconds: number;
-  /** Scenarios to leave out: any of echo, redis, scaling, growth. */
+  /** Scenarios to leave out: any of echo, redis, scaling, growth, forged. */
   skip: string[];
+  /** Offered rate of forged-token records in the forged-flood scenario (valid traffic beside it at 500/s). */
+  forgedRate: number;
   /** When set, the service worker runs with --cpu-prof and writes its profile here. */
   cpuProfileDir?: string;
   /** Where the results (JSON and the printed tables) are written. */
@@ -561,8 +563,8 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     return values;
   };
   const skip = reader.string('BENCH_SKIP', 'none').split(',').map((s) => s.trim()).filter((s) => s && s !== 'none');
-  const unknown = skip.filter((s) => !['echo', 'redis', 'scaling', 'growth'].includes(s));
-  if (unknown.length > 0) throw new ConfigError('BENCH_SKIP', 'a comma-separated list of echo, redis, scaling, growth', env.BENCH_SKIP);
+  const unknown = skip.filter((s) => !['echo', 'redis', 'scaling', 'growth', 'forged'].includes(s));
+  if (unknown.length > 0) throw new ConfigError('BENCH_SKIP', 'a comma-separated list of echo, redis, scaling, growth, forged', env.BENCH_SKIP);
   return {
     quick,
     subscriptions: reader.integer('BENCH_SUBSCRIPTIONS', 10_000, 100, 10_000_000),
@@ -572,6 +574,7 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     inFlight: reader.integer('BENCH_IN_FLIGHT', 256, 1, 10_000),
     phaseSeconds: reader.integer('BENCH_PHASE_SECONDS', quick ? 4 : 12, 1, 3600),
     skip,
+    forgedRate: reader.integer('BENCH_FORGED_RATE', 20_000, 1, 1_000_000),
     cpuProfileDir: reader.optionalString('BENCH_CPU_PROF'),
     outDir: reader.string('BENCH_OUT', '.bench'),
   };
