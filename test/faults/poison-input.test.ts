@@ -7,7 +7,7 @@ import { createTopics } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';
 import { avroString, varint, wireHeader } from '../support/avro-bytes';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
-import { FAULT_CUSTOMER, faultConfig, partnerToken, workerEnv } from './support/fault-config';
+import { FAULT_CUSTOMER, faultConfig, faultPartnerTopics, partnerToken, workerEnv } from './support/fault-config';
 import { report, seconds } from './support/report';
 import { drainTopic, headerString, kafkaClient } from './support/topics';
 
@@ -186,7 +186,9 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
       ),
     );
     const replies = new Map<string, string>();
-    for (const topic of [topics.balanceReplies, topics.portinReplies]) {
+    // the partner's own reply topics (and the legacy ones, which nothing here should reach)
+    const own = faultPartnerTopics(config);
+    for (const topic of [own.balanceReplies, own.portinReplies, topics.balanceReplies, topics.portinReplies]) {
       for (const reply of await drainTopic(config.kafka.brokers, topic, 120_000)) replies.set(headerString(reply, HEADER.correlationId)!, headerString(reply, HEADER.status)!);
     }
     // the worker answers a record without a usable correlation id under one derived from its position

@@ -59,9 +59,10 @@ describe('worker process stopped under load and started again', () => {
     // killed in the middle: the second worker handled the rest, and the uncommitted tail again
     expect(run.handledFirst).toBeGreaterThan(0);
     expect(run.handledFirst).toBeLessThan(LOAD.commands);
-    // the kill left handled records uncommitted: they were delivered again and answered as replays (each
-    // applied once, checked above); more than counted when the kill cut a handled record's log line
-    expect(run.afterStop.committed).toBeLessThan(run.handledFirst);
+    // handled records the kill left uncommitted (none when it struck right after a commit: a race the test
+    // cannot steer) were delivered again and answered as replays (each applied once, checked above); more
+    // than counted when the kill cut a handled record's log line
+    expect(run.afterStop.committed).toBeLessThanOrEqual(run.handledFirst);
     expect(run.replayed).toBeGreaterThanOrEqual(run.handledFirst - run.afterStop.committed);
     // the second worker began at the committed offset: it handled exactly what was not committed
     expect(run.handledSecond).toBe(LOAD.commands - run.afterStop.committed);

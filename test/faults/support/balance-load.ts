@@ -9,7 +9,7 @@ import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
 import { registerContract } from '../../../src/contract/register';
 import { HEADER } from '../../../src/worker/envelope';
 import { createActiveSubscription, type TestSubscription } from '../../support/subscriptions';
-import { FAULT_CUSTOMER, partnerHeaders } from './fault-config';
+import { FAULT_CUSTOMER, faultPartnerTopics, partnerHeaders } from './fault-config';
 import type { Counts } from './report';
 import { drainTopic, groupProgress, headerString, kafkaClient, TEST_SESSION } from './topics';
 
@@ -127,7 +127,7 @@ export class BalanceLoad {
   async watchReplies(brokers = this.config.kafka.brokers): Promise<void> {
     const consumer = kafkaClient(brokers, 'faults-progress').consumer({ groupId: `progress-${randomUUID()}`, allowAutoTopicCreation: false, ...TEST_SESSION });
     await consumer.connect();
-    await consumer.subscribe({ topics: [this.config.topics.balanceReplies], fromBeginning: true });
+    await consumer.subscribe({ topics: [faultPartnerTopics(this.config).balanceReplies], fromBeginning: true });
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     await consumer.run({
       eachMessage: async ({ message }) => {
@@ -218,7 +218,7 @@ export class BalanceLoad {
   /** Compares the final state (Redis, the reply and event topics) with what was sent. */
   async tally(brokers = this.config.kafka.brokers): Promise<BalanceTally> {
     const ours = new Set(this.commands.map((c) => c.correlationId));
-    const replies = await drainTopic(brokers, this.config.topics.balanceReplies);
+    const replies = await drainTopic(brokers, faultPartnerTopics(this.config).balanceReplies);
     const repliedIds = new Set<string>();
     let replyCopies = 0;
     let notSuccess = 0;

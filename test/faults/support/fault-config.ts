@@ -1,3 +1,4 @@
+import { partnerTopics } from '../../../src/contract/partner-topics';
 import type { ServiceConfig } from '../../../src/config';
 import { HEADER } from '../../../src/worker/envelope';
 import { testAuth, type TestAuth } from '../../support/auth';
@@ -32,6 +33,9 @@ export async function faultConfig(overrides: Record<string, string> = {}): Promi
     ...overrides,
   });
 }
+
+/** The fault partner's own topics: every reply of the tests' commands comes on them (docs/security.md 2a). */
+export const faultPartnerTopics = (config: ServiceConfig) => partnerTopics(config.partnerTopicPrefix, FAULT_PARTNER);
 
 /** The partner's bearer token (valid one hour: longer than any test). */
 export async function partnerToken(): Promise<string> {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import type { ServiceConfig } from '../../../src/config';
+import { serviceTopics } from '../../../src/app/service';
+import { loadOptionalHierarchyFile } from '../../../src/security/hierarchy-file';
 
 /** Reading whole topics and consumer-group offsets, for checking what the service produced and committed. */
 export const kafkaClient = (brokers: string[], clientId = 'faults') =>
@@ -78,7 +80,8 @@ export async function createTopicsOnCluster(config: ServiceConfig, extraTopics: 
   const admin = kafkaClient(brokers).admin();
   await admin.connect();
   try {
-    const topics = [...new Set([...Object.values(config.topics), ...extraTopics])];
+    // the service's topics and its partners' (the fault partner's replies and events go to its own topics)
+    const topics = [...new Set([...serviceTopics(config, loadOptionalHierarchyFile(config.customersFile)), ...extraTopics])];
     await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions, replicationFactor })), waitForLeaders: false });
     for (let attempt = 1; ; attempt++) {
       try {
