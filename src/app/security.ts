@@ -27,7 +27,7 @@ export function createAccessControl(config: ServiceConfig, log: Logger): AccessC
   if (auth.mode === 'none') {
     log.warn('AUTH_MODE=none: commands are NOT authenticated and any wholesaleCustomerId is accepted; use only for local work');
     const hierarchy = loadOptionalHierarchyFile(config.customersFile);
-    return { authenticator: openAuthenticator, authorizer: createOpenAuthorizer(hierarchy), rejectedBudget: { take: () => true }, hierarchy };
+    return { authenticator: openAuthenticator, authorizer: createOpenAuthorizer(hierarchy), rejectedBudget: { take: () => true, spent: () => false }, hierarchy };
   }
   const hierarchy = loadHierarchyFile(config.customersFile);
   const authenticator = createJwtAuthenticator(auth, tokenKeysFrom(auth.keys));

@@ -182,7 +182,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs, message) => {
     observability.recordOutcome(outcome, durationMs, message);
     // Refusals past the sender's budget cost a counter and nothing else: no line (a flood would flood the log).
-    if (outcome.rejection?.action === 'dropped') return;
+    if (outcome.rejection?.action === 'dropped' || outcome.rejection?.action === 'shed') return;
     commandLines.info(
       { correlationId: outcome.correlationId, operation: outcome.operation, customer: outcome.customer, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
       'command handled',

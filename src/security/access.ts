@@ -17,6 +17,8 @@ export interface Caller {
 export interface Authenticator {
   /** Reads the Authorization header. Throws ServiceError UNAUTHORIZED; an unreachable key source throws RetriableError. */
   authenticate(authorization: string | undefined): Promise<Caller>;
+  /** True when this header's token was verified already and is still valid: authenticating it costs no signature check. */
+  knows(authorization: string | undefined): boolean;
 }
 
 /** What one command may act on. */

@@ -33,6 +33,10 @@ function reasonOf(error: errors.JOSEError): string {
 export function createJwtAuthenticator(settings: JwtAuthSettings, keys: TokenKeys, clock: () => Date = () => new Date()): Authenticator {
   const verified = new VerifiedTokens();
   return {
+    knows(authorization) {
+      const token = authorization === undefined ? undefined : bearerToken(authorization);
+      return token !== undefined && verified.get(token, clock().getTime()) !== undefined;
+    },
     async authenticate(authorization) {
       if (authorization === undefined) throw unauthorized('no Authorization header');
       const token = bearerToken(authorization);
@@ -66,4 +70,4 @@ export function createJwtAuthenticator(settings: JwtAuthSettings, keys: TokenKey
 }
 
 /** AUTH_MODE=none: every command is accepted without a token (local work only). */
-export const openAuthenticator: Authenticator = { authenticate: async () => ({ customerId: undefined }) };
+export const openAuthenticator: Authenticator = { authenticate: async () => ({ customerId: undefined }), knows: () => true };

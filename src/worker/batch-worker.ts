@@ -28,7 +28,7 @@ export interface RecordOutcome {
   correlationId?: string;
   customer?: string;
   /** A refused command (UNAUTHORIZED, FORBIDDEN) and what was done with it. */
-  rejection?: { reason: string; action: 'answered' | 'recorded' | 'dropped' };
+  rejection?: { reason: string; action: 'answered' | 'recorded' | 'dropped' | 'shed' };
 }
 
 export type RecordProcessor = (message: KafkaMessage, position: RecordPosition) => Promise<RecordOutcome>;

@@ -74,7 +74,8 @@ export interface ProcessorDeps {
 /** A refused command: why, and what was done with it (answered, recorded for the operator, or only counted). */
 export interface Rejection {
   reason: 'UNAUTHORIZED' | 'FORBIDDEN';
-  action: 'answered' | 'recorded' | 'dropped';
+  /** dropped: refused past the budget; shed: not even verified, the budget being spent (a flood). */
+  action: 'answered' | 'recorded' | 'dropped' | 'shed';
 }
 
 /** The record a command came in, for the dead letters of its outputs. */
@@ -176,6 +177,12 @@ export class CommandProcessor {
 
   private async admit(record: CommandRecord, position: RecordPosition, domain: Domain, envelope: Envelope): Promise<CustomerScope | ProcessOutcome> {
     const { deps } = this;
+    // Under a flood of forged tokens claiming a partner, its refusal budget runs dry: from then on only tokens
+    // verified before are checked (a map lookup), others are shed unverified. A signature check is what a
+    // forged record costs; a partner's client reuses its token, so its traffic keeps flowing.
+    if (!deps.authenticator.knows(envelope.authorization) && deps.rejectedBudget.spent(envelope.authorization)) {
+      return { outbound: [], outcome: 'UNAUTHORIZED', correlationId: envelope.correlationId, rejection: { reason: 'UNAUTHORIZED', action: 'shed' } };
+    }
     let caller: Caller;
     try {
       caller = await deps.authenticator.authenticate(envelope.authorization);

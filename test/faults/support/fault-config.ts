@@ -37,9 +37,13 @@ export async function faultConfig(overrides: Record<string, string> = {}): Promi
 /** The fault partner's own topics: every reply of the tests' commands comes on them (docs/security.md 2a). */
 export const faultPartnerTopics = (config: ServiceConfig) => partnerTopics(config.partnerTopicPrefix, FAULT_PARTNER);
 
-/** The partner's bearer token (valid one hour: longer than any test). */
-export async function partnerToken(): Promise<string> {
-  return (await faultAuth()).signer.sign(FAULT_PARTNER);
+/**
+ * The partner's bearer token (valid one hour: longer than any test), one for the run, as a partner's client
+ * keeps its token: the service verifies it once (and under a refusal flood serves only tokens it knows).
+ */
+let token: Promise<string> | undefined;
+export function partnerToken(): Promise<string> {
+  return (token ??= faultAuth().then((auth) => auth.signer.sign(FAULT_PARTNER)));
 }
 
 /** The headers a partner's command carries: its correlation id, its token and the customer it acts for. */

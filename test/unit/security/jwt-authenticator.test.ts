@@ -118,10 +118,13 @@ describe('JWT authenticator', () => {
     const keys: TokenKeys = { key: (header, token) => (lookups++, jwks(header, token)), algorithms: JWKS_ALGORITHMS };
     const auth = createJwtAuthenticator({ ...settings, clockToleranceSeconds: 0 }, keys, () => now);
     const token = bearer(await sign(es256.privateKey, 'ES256', 'ec-1', { exp: nowSeconds + 60 }));
+    expect(auth.knows(token)).toBe(false);
     await auth.authenticate(token);
+    expect(auth.knows(token)).toBe(true); // what load shedding asks: no signature check needed for it
     await auth.authenticate(token);
     expect(lookups).toBe(1);
     now = new Date(NOW.getTime() + 61_000);
+    expect(auth.knows(token)).toBe(false);
     expect(await outcome(() => auth.authenticate(token))).toBe('UNAUTHORIZED: the token has expired');
     expect(lookups).toBe(2);
   });

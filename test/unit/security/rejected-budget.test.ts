@@ -21,6 +21,17 @@ describe('the budget of refused traffic', () => {
     expect([take('Bearer alpha'), take('Bearer alpha'), take('Bearer x3')]).toEqual([true, false, true]);
   });
 
+  it('says when a claimed partner\'s budget is spent, without taking from it', () => {
+    let now = 0;
+    const budget = createRejectedBudget({ perSecond: 1, burst: 1 }, (authorization) => authorization, () => now);
+    expect([budget.spent('alpha'), budget.spent('alpha')]).toEqual([false, false]);
+    expect(budget.take('alpha')).toBe(true);
+    expect([budget.spent('alpha'), budget.spent('beta')]).toEqual([true, false]);
+    now = 1000;
+    expect(budget.spent('alpha')).toBe(false);
+    expect(createRejectedBudget({ perSecond: 0, burst: 1 }, () => undefined).spent(undefined)).toBe(false);
+  });
+
   it('a rate of 0 is no budget: every refusal is recorded or answered', () => {
     const budget = createRejectedBudget({ perSecond: 0, burst: 1 }, () => undefined, () => 0);
     expect(Array.from({ length: 100 }, () => budget.take(undefined)).every(Boolean)).toBe(true);

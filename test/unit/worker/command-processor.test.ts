@@ -110,7 +110,7 @@ function setup(
       if (topic === 'p.P1.my.replies' || topic.endsWith('.replies.v1') || topic === 'legacy.replies') return 2;
       throw new TopicRefusedError(topic, 'UNKNOWN_TOPIC_OR_PARTITION');
     },
-    rejectedBudget: { take: () => true },
+    rejectedBudget: { take: () => true, spent: () => false },
     maxMessageBytes: 1000,
     maxCommandAgeMs: Number.POSITIVE_INFINITY, // the records here carry timestamp 0
     ...deps,
@@ -227,6 +227,7 @@ describe('CommandProcessor access control', () => {
       if (!authorization?.startsWith('Bearer ')) throw new ServiceError('UNAUTHORIZED', 'The command carries no valid credentials: no Authorization header');
       return { customerId: authorization.slice('Bearer '.length) };
     },
+    knows: () => false,
   };
   const secured = (handle: HandlerRegistration['handle'], rateLimiter: RateLimiter = unlimited) =>
     setup(handle, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy), rateLimiter });
@@ -273,7 +274,7 @@ describe('CommandProcessor access control', () => {
 
   it('past the sender\'s refusal budget a refusal is only counted: nothing recorded, nothing answered', async () => {
     let left = 1;
-    const budget: RejectedBudget = { take: () => left-- > 0 };
+    const budget: RejectedBudget = { take: () => left-- > 0, spent: () => false };
     const { codec, processor } = setup(success, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy), rejectedBudget: budget });
     const first = await processor.process(await record(codec, {}), position, 'portin');
     const second = await processor.process(await record(codec, {}), position, 'portin');
@@ -281,6 +282,18 @@ describe('CommandProcessor access control', () => {
     expect([first.outbound.length, first.rejection?.action]).toEqual([1, 'recorded']);
     expect([second.outbound, second.rejection]).toEqual([[], { reason: 'UNAUTHORIZED', action: 'dropped' }]);
     expect([forbidden.outbound, forbidden.rejection]).toEqual([[], { reason: 'FORBIDDEN', action: 'dropped' }]);
+  });
+
+  it('while the claimed partner\'s refusal budget is spent, a token not verified before is shed unverified; a known one is served', async () => {
+    let verifications = 0;
+    const known = new Set(['Bearer P1']);
+    const authenticator: Authenticator = { ...tokenIsCaller, authenticate: (a) => (verifications++, tokenIsCaller.authenticate(a)), knows: (a) => known.has(a ?? '') };
+    const budget: RejectedBudget = { take: () => false, spent: () => true };
+    const { codec, processor, calls } = setup(success, { authenticator, authorizer: createHierarchyAuthorizer(hierarchy), rejectedBudget: budget });
+    const forged = await processor.process(await record(codec, { Authorization: 'Bearer P1.forged' }), position, 'portin');
+    expect([forged.outcome, forged.outbound, forged.rejection, verifications]).toEqual(['UNAUTHORIZED', [], { reason: 'UNAUTHORIZED', action: 'shed' }, 0]);
+    const valid = await processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin');
+    expect([valid.outcome, verifications, calls()]).toEqual(['Success', 1, 1]);
   });
 
   it('answers on the acting partner\'s own reply topic; a requested one only inside its namespace, existing, with a partition in range', async () => {
