@@ -88,6 +88,7 @@ export class SupervisedProcess {
   async stop(timeoutMs = this.spec.stopTimeoutMs ?? 15_000): Promise<ExitInfo | undefined> {
     const exit = this.exit;
     if (!this.child || !exit) return undefined;
+    this.holdUntilExit();
     this.signal('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
@@ -102,8 +103,18 @@ export class SupervisedProcess {
   async kill(): Promise<ExitInfo | undefined> {
     const exit = this.exit;
     if (!this.child || !exit) return undefined;
+    this.holdUntilExit();
     this.signal('SIGKILL');
     return exit;
+  }
+
+  /**
+   * The child is unref'd so it never keeps Node alive by itself; but whoever awaits its exit must be kept
+   * alive until then. Without this, a jest globalTeardown awaiting a stop had nothing holding the event loop:
+   * Node exited with code 0 in the middle of it, before jest set its exit code — a failed test run ended 0.
+   */
+  private holdUntilExit(): void {
+    this.child?.ref();
   }
 
   /** Sends a signal without waiting (used by the exit hook, which cannot wait). */
