@@ -20,7 +20,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const REFUSAL_MS = 5_000;
 /** Batches whose Redis work was done before the refusal may still be answered just after it. */
 const SETTLE_MS = 1_000;
-const COMMANDS = 600;
+// Enough for the load to outlast both refusals (60/s for 20 s): each phase must find commands waiting.
+const COMMANDS = 1200;
 
 describe('Redis refusing writes (full, then read-only) under load', () => {
   let redis: LocalRedis;
