@@ -442,6 +442,22 @@ export interface BalanceAmounts {
   rollOverBalance: number;
   /** allocatedBalance + rollOverBalance. */
   totalBalance: number;
+  /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first); 0 from producers before purchased credit. */
+  purchasedBalance: number;
+}
+
+/** Amounts of one sub-balance, in its unitType. */
+export interface BalanceAmountsInput {
+  /** What is left to use; never below zero. */
+  remainingBalance: number;
+  /** The bucket's allowance for one bill cycle. */
+  allocatedBalance: number;
+  /** Unused part carried from the previous cycle, up to the bucket's cap. */
+  rollOverBalance: number;
+  /** allocatedBalance + rollOverBalance. */
+  totalBalance: number;
+  /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first); 0 from producers before purchased credit. */
+  purchasedBalance?: number;
 }
 
 /** A sub-balance reached a usage threshold of its catalog bucket (e.g. 80 % or 100 % of the cycle's grant used). Billing and partner event; key = gpsi; CloudEvents binary headers; published with the BalancesUpdated of the change that reached it, from the same atomic step. */
@@ -505,7 +521,7 @@ export interface BalanceThresholdReachedInput {
   /** The level reached: this share (1..100) of the cycle's grant (totalBalance) is used; 100 = nothing left. Published once per level, sub-balance and bill cycle. */
   thresholdPercent: number;
   /** The sub-balance's amounts right after the change that reached the threshold. */
-  balance: BalanceAmounts;
+  balance: BalanceAmountsInput;
 }
 
 /** A bill cycle started: allowances reset, unused parts rolled over up to the cap, ended buckets expired. Billing event; key = gpsi; CloudEvents binary headers. */
@@ -739,9 +755,9 @@ export interface LedgerEntryInput {
   /** Quantity of an Add or Subtract. */
   quantity?: number | null;
   /** Amounts before; null when created. */
-  before?: BalanceAmounts | null;
+  before?: BalanceAmountsInput | null;
   /** Amounts after; null when removed or expired. */
-  after?: BalanceAmounts | null;
+  after?: BalanceAmountsInput | null;
 }
 
 /** The primary bucket was replaced. Billing event; key = gpsi; CloudEvents binary headers. */
@@ -858,6 +874,8 @@ export interface SubBalance {
   unitType: string;
   /** The catalog bucket it belongs to (beyond the spec). */
   bucketRefId: string | null;
+  /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first; the catalog decides per subBalanceType whether it carries over at renewal). Beyond the spec. */
+  purchasedBalance: number;
 }
 
 /** Sub-balance object (service-spec 2.10). */
@@ -874,6 +892,8 @@ export interface SubBalanceInput {
   unitType: string;
   /** The catalog bucket it belongs to (beyond the spec). */
   bucketRefId?: string | null;
+  /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first; the catalog decides per subBalanceType whether it carries over at renewal). Beyond the spec. */
+  purchasedBalance?: number;
 }
 
 /** What happened to one sub-balance. */
@@ -909,9 +929,9 @@ export interface SubBalanceChangeInput {
   /** Quantity of an Add or Subtract. */
   quantity?: number | null;
   /** Amounts before; null when created. */
-  before?: BalanceAmounts | null;
+  before?: BalanceAmountsInput | null;
   /** Amounts after; null when removed or expired. */
-  after?: BalanceAmounts | null;
+  after?: BalanceAmountsInput | null;
 }
 
 /** A subscription became active: its sub-balances were created. Billing event; key = gpsi; CloudEvents binary headers. */
@@ -1702,7 +1722,7 @@ export interface ContractInputs {
   'wholesale.balance.v1.AddBucketsReply': AddBucketsReplyInput;
   'wholesale.balance.v1.Balance': BalanceInput;
   'wholesale.balance.v1.BalanceAction': BalanceActionInput;
-  'wholesale.balance.v1.BalanceAmounts': BalanceAmounts;
+  'wholesale.balance.v1.BalanceAmounts': BalanceAmountsInput;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReachedInput;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewedInput;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdatedInput;

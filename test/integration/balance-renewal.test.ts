@@ -90,7 +90,7 @@ describe('balance renewal at the bill cycle (two worker instances, sped-up clock
       ['Expired', '2000001', 'On-Net Data', null], // a pass for one cycle
       ['Renewed', '2000002', 'On-Net Data', [5120, 2560, 7680]],
     ]);
-    expect(second.value.changes[0].before).toEqual({ allocatedBalance: 500, rollOverBalance: 0, remainingBalance: 100, totalBalance: 500 });
+    expect(second.value.changes[0].before).toEqual({ allocatedBalance: 500, rollOverBalance: 0, remainingBalance: 100, totalBalance: 500, purchasedBalance: 0 });
 
     const third = await awaitCycle(a, 3);
     expect(summary(third.value.changes)).toEqual([

@@ -9,13 +9,13 @@ import { createRedisRenewalStore } from '../../src/adapters/redis/renewal-store'
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
 import { cycleStartAtOrBefore } from '../../src/domain/balance/bill-cycle';
 import { createBillingClock } from '../../src/domain/balance/clock';
-import { buildCatalog } from '../../src/domain/catalog/catalog';
+import { buildCatalog, carryOverTypesOf } from '../../src/domain/catalog/catalog';
 import type { OutgoingMessage } from '../../src/handlers/types';
 import { createRenewalScheduler } from '../../src/schedulers/balance-renewal';
 import type { ServiceConfig } from '../../src/config';
 import { evaluateUpdate } from '../../src/domain/balance/arithmetic';
 import { markThresholds } from '../../src/domain/balance/thresholds';
-import type { BalanceAction } from '../../src/domain/balance/model';
+import type { BalanceAction, SubBalance } from '../../src/domain/balance/model';
 import { checkUpdateActions } from '../../src/domain/balance/validation';
 import type { CommandMeta } from '../../src/handlers/balance/ports';
 import { testConfig } from '../support/harness';
@@ -222,8 +222,8 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const outcome = await balance.balances.addBuckets(meta(sub, { operation: 'AddBuckets' }), { bucketRefIds: ['2000001', '2000001'], seeds: [seed, seed] });
       expect(outcome.bucketRefIds).toEqual(['2000001', '2000001']);
       expect(outcome.changes.map((c) => [c.change, c.subBalanceInstId, c.before, c.after])).toEqual([
-        ['Created', `${sub.gpsi}-2`, undefined, { remaining: 1_024_000, allocated: 1_024_000, rollover: 0 }],
-        ['Created', `${sub.gpsi}-3`, undefined, { remaining: 1_024_000, allocated: 1_024_000, rollover: 0 }],
+        ['Created', `${sub.gpsi}-2`, undefined, { remaining: 1_024_000, allocated: 1_024_000, rollover: 0, purchased: 0 }],
+        ['Created', `${sub.gpsi}-3`, undefined, { remaining: 1_024_000, allocated: 1_024_000, rollover: 0, purchased: 0 }],
       ]);
       expect(outcome.balances.map((b) => [b.subBalanceInstId, b.endCycle])).toEqual([
         [`${sub.gpsi}-1`, 0],
@@ -430,6 +430,46 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(await redis.hget(keys.balances, '1')).toBe('1000002|P|On-Net Voice|Min|5000000|5000000|0|5000000|0'); // the first-cycle mark is gone
     });
 
+    it('purchased credit (UpdateBalances Add) is kept apart from the grant, used last, and carried over whole where the catalog says so', async () => {
+      const catalog = loadCatalogFile(config.catalogFile); // purchasedCredit: Data carries over, SMS does not
+      const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100, carryOver: carryOverTypesOf(catalog) });
+      const sub = await createActiveSubscription(balance.subscriptions, { at: cycleStartAtOrBefore(new Date(), 1) }); // a full first cycle
+      const data = { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', unitType: 'MB' };
+      const sms = { subBalanceInstId: `${sub.gpsi}-2`, subBalanceType: 'On-Net SMS', unitType: 'SMS' };
+      const outcome = await balance.balances.updateBalances(
+        meta(sub),
+        checkUpdateActions([
+          { ...data, action: 'Subtract', quantity: 4000 }, // 1120 of the 5120 granted left
+          { ...data, action: 'Add', quantity: 3000 }, // bought
+          { ...data, action: 'Subtract', quantity: 120 }, // usage takes the grant first: 1000 granted left, 3000 bought
+          { ...sms, action: 'Add', quantity: 600 },
+          { ...sms, action: 'Subtract', quantity: 1300 }, // the 1000 granted, then 300 of the 600 bought
+        ]),
+      );
+      const amounts = (list: SubBalance[]) => list.filter((b) => [data, sms].some((x) => x.subBalanceInstId === b.subBalanceInstId)).map((b) => [b.subBalanceType, b.allocated, b.rollover, b.purchased, b.remaining]);
+      expect(amounts(outcome.balances)).toEqual([
+        ['On-Net SMS', 1_000_000, 0, 300_000, 300_000],
+        ['On-Net Data', 5_120_000, 0, 3_000_000, 4_000_000],
+      ]);
+      expect(outcome.changes.map((c) => [c.change, c.quantity, c.before!.purchased, c.after!.purchased])).toEqual([
+        ['Subtract', 4_000_000, 0, 0],
+        ['Add', 3_000_000, 0, 3_000_000],
+        ['Subtract', 120_000, 3_000_000, 3_000_000],
+        ['Add', 600_000, 0, 600_000],
+        ['Subtract', 1_300_000, 600_000, 300_000],
+      ]);
+      const { nextRenewalAt } = (await renewals.state(sub.gpsi))!;
+      expect(await renewals.renew(sub.gpsi, { at: new Date().toISOString(), cycleStart: nextRenewalAt!, nextRenewalAt: '2999-01-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` })).toBe('renewed');
+      // Data: the 1000 granted left roll over (cap 2560) and the 3000 bought stay whole, beside the cap.
+      // SMS: the 300 bought lapse with the cycle; they may only roll over within the cap (500), as unused units.
+      expect(amounts(await balancesOf(sub))).toEqual([
+        ['On-Net SMS', 1_000_000, 300_000, 0, 1_300_000],
+        ['On-Net Data', 5_120_000, 1_000_000, 3_000_000, 9_120_000],
+      ]);
+      const [renewal] = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 4).then((entries) => entries.filter((e) => e.subBalanceInstId === data.subBalanceInstId));
+      expect(renewal).toMatchObject({ change: 'Renewed', before: { remaining: 4_000_000, purchased: 3_000_000 }, after: { remaining: 9_120_000, rollover: 1_000_000, purchased: 3_000_000 } });
+    });
+
     it('renews once per cycle: allowance reset, unused part rolled over up to the cap, one-cycle add-ons expire', async () => {
       const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
       // Activated on the cycle's first day: a full cycle, whose unused part rolls over.
@@ -502,7 +542,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       );
       const [stored] = await redis.lrange(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger, 0, 0);
       expect(stored).toBe(
-        `2025-03-01T10:00:00.000Z|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120000,5120000,0,5107500,5120000,0;Add,1,1000001,On-Net Voice,Min,1000,500000,500000,0,501000,500000,0|${correlationId}`,
+        `2025-03-01T10:00:00.000Z|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120000,5120000,0,5107500,5120000,0;Add,1,1000001,On-Net Voice,Min,1000,500000,500000,0,501000,500000,0,,1000|${correlationId}`,
       );
       const entries = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 2);
       expect(entries).toEqual([...outcome.changes].reverse().map((c) => ({ ...c, at: outcome.at, correlationId, operation: 'UpdateBalances' })));

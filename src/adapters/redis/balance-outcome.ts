@@ -17,7 +17,7 @@ const optional = (value: unknown): string | undefined => (typeof value === 'stri
 const amounts = (raw: unknown): Amounts | undefined => {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const a = raw as Raw;
-  return { remaining: int(a.remaining), allocated: int(a.allocated), rollover: int(a.rollover) };
+  return { remaining: int(a.remaining), allocated: int(a.allocated), rollover: int(a.rollover), purchased: int(a.purchased ?? 0) };
 };
 
 export function decodeChange(raw: Raw): SubBalanceChange {
@@ -46,6 +46,7 @@ export function decodeSubBalance(raw: Raw): SubBalance {
     allocated: int(raw.allocated),
     remaining: int(raw.remaining),
     rollover: int(raw.rollover),
+    purchased: int(raw.purchased ?? 0),
     rolloverCap: int(raw.rolloverCap),
     endCycle: int(raw.endCycle),
     ...(optional(raw.alerted) ? { alertedPercent: int(raw.alerted) } : {}),

@@ -10,7 +10,14 @@ import { runScript } from './scripts';
  * script, ZADD, ZREM), so it works on a Redis Cluster; the renewal itself is one script on the
  * subscription's keys.
  */
-export function createRedisRenewalStore(redis: Redis | Cluster, settings: { keyPrefix: string; ledgerRetention: number }): RenewalStore {
+export interface RenewalStoreSettings {
+  keyPrefix: string;
+  ledgerRetention: number;
+  /** subBalanceTypes whose purchased credit carries over at renewal (catalog purchasedCredit; default none). */
+  carryOver?: readonly string[];
+}
+
+export function createRedisRenewalStore(redis: Redis | Cluster, settings: RenewalStoreSettings): RenewalStore {
   const keysOf = (gpsi: string) => subscriberKeys(settings.keyPrefix, gpsi);
   const dueKey = renewalDueKey(settings.keyPrefix);
 
@@ -25,7 +32,7 @@ export function createRedisRenewalStore(redis: Redis | Cluster, settings: { keyP
 
     async renew(gpsi, cycle) {
       const keys = keysOf(gpsi);
-      const context = { gpsi, ...cycle, operation: RENEWAL_OPERATION, retention: settings.ledgerRetention };
+      const context = { gpsi, ...cycle, operation: RENEWAL_OPERATION, retention: settings.ledgerRetention, carryOver: settings.carryOver ?? [] };
       const [, result] = await runScript<[string, string]>(redis, 'balancesRenew', [keys.subscription, keys.balances, keys.ledger, keys.renewalOutbox], [
         JSON.stringify(context),
       ]);

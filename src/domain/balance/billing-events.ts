@@ -25,6 +25,7 @@ export const wireAmounts = (a: Amounts) => ({
   allocatedBalance: fromMilli(a.allocated),
   rollOverBalance: fromMilli(a.rollover),
   totalBalance: fromMilli(totalOf(a)),
+  purchasedBalance: fromMilli(a.purchased),
 });
 
 /** A sub-balance as service-spec 2.10 shows it, plus the bucket it belongs to. */

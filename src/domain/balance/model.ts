@@ -7,12 +7,16 @@ import type { Milli } from './units';
  *   allocated  the bucket's allowance for one bill cycle
  *   rollover   the unused part carried from the previous cycle, at most `rolloverCap`
  *   total      allocated + rollover: what the cycle granted
- *   remaining  what is left to use; never below zero (an Add may raise it above total)
+ *   remaining  what is left to use, purchased credit included; never below zero
+ *   purchased  the part of remaining that was bought (UpdateBalances Add), kept apart from the grant:
+ *              usage draws on the grant first; the catalog decides per subBalanceType whether it carries
+ *              over at renewal (see arithmetic.ts). 0 <= purchased <= remaining.
  */
 export interface Amounts {
   remaining: Milli;
   allocated: Milli;
   rollover: Milli;
+  purchased: Milli;
 }
 
 export interface SubBalance extends Amounts {
@@ -60,4 +64,4 @@ export interface BalanceAction {
   quantity: Milli | undefined;
 }
 
-export const totalOf = (amounts: Amounts): Milli => amounts.allocated + amounts.rollover;
+export const totalOf = (amounts: Pick<Amounts, 'allocated' | 'rollover'>): Milli => amounts.allocated + amounts.rollover;

@@ -56,9 +56,20 @@ export interface PlanDefinition {
   billCycleTimeZone?: string;
 }
 
+/**
+ * What becomes of credit bought for one subBalanceType (UpdateBalances Add, kept apart from the allocation
+ * as purchasedBalance). A type the catalog does not list: `carryOver` false.
+ */
+export interface PurchasedCreditRule {
+  /** True: kept whole at renewal, beside the cap. False: lapses with the cycle (it may roll over with the unused allowance, up to the cap). */
+  carryOver: boolean;
+}
+
 export interface Catalog {
   plans: ReadonlyMap<string, PlanDefinition>;
   buckets: ReadonlyMap<string, BucketDefinition>;
+  /** By subBalanceType (catalog `purchasedCredit`). */
+  purchasedCredit: ReadonlyMap<string, PurchasedCreditRule>;
 }
 
 export class CatalogError extends Error {
@@ -120,6 +131,22 @@ function checkBucket(problems: Problems, path: string, raw: unknown): raw is Buc
   return problems.list.length === before;
 }
 
+function checkPurchasedCredit(problems: Problems, raw: unknown): Map<string, PurchasedCreditRule> {
+  const rules = new Map<string, PurchasedCreditRule>();
+  if (raw === undefined) return rules;
+  if (!isRecord(raw)) {
+    problems.add('purchasedCredit', 'must be an object keyed by subBalanceType');
+    return rules;
+  }
+  for (const [type, rule] of Object.entries(raw)) {
+    const path = `purchasedCredit.${type}`;
+    if (!UNIT_BY_SUB_BALANCE_TYPE[type]) problems.add(path, `must be one of ${Object.keys(UNIT_BY_SUB_BALANCE_TYPE).join(', ')}`);
+    else if (!isRecord(rule) || typeof rule.carryOver !== 'boolean') problems.add(`${path}.carryOver`, 'must be true or false');
+    else rules.set(type, { carryOver: rule.carryOver });
+  }
+  return rules;
+}
+
 /** Validates a parsed catalog document and indexes it; throws CatalogError listing every problem. */
 export function buildCatalog(document: unknown): Catalog {
   const problems = new Problems();
@@ -153,9 +180,14 @@ export function buildCatalog(document: unknown): Catalog {
     if (typeof raw.billCycleTimeZone === 'string') plan.billCycleTimeZone = raw.billCycleTimeZone;
     plans.set(raw.wholesalePlanId, plan);
   });
+  const purchasedCredit = checkPurchasedCredit(problems, document.purchasedCredit);
   if (!problems.ok) throw new CatalogError(problems.list);
-  return { plans, buckets };
+  return { plans, buckets, purchasedCredit };
 }
+
+/** The subBalanceTypes whose purchased credit carries over at renewal (the renewal script's `carryOver`). */
+export const carryOverTypesOf = (catalog: Catalog): string[] =>
+  [...catalog.purchasedCredit].filter(([, rule]) => rule.carryOver).map(([type]) => type);
 
 /** The plan whose primary bucket this is (at most one, buildCatalog makes sure): the plan after a swap to it. */
 export const planOfPrimaryBucket = (catalog: Catalog, bucketRefId: string): PlanDefinition | undefined =>

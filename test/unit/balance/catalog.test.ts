@@ -1,4 +1,4 @@
-import { buildCatalog, CatalogError } from '../../../src/domain/catalog/catalog';
+import { buildCatalog, carryOverTypesOf, CatalogError } from '../../../src/domain/catalog/catalog';
 import defaultCatalog from '../../../config/catalog.json';
 
 const problemsOf = (document: unknown) => {
@@ -52,6 +52,19 @@ describe('product catalog', () => {
         { path: 'buckets[0].rolloverFromFirstCycle', reason: 'must be true or false' },
       ]),
     );
+  });
+
+  it('takes per subBalanceType whether purchased credit carries over at renewal (default: it does not)', () => {
+    const plans = [{ wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'P1' }];
+    const catalog = buildCatalog({ plans, buckets: [bucket()], purchasedCredit: { 'On-Net Data': { carryOver: true }, 'On-Net SMS': { carryOver: false } } });
+    expect(carryOverTypesOf(catalog)).toEqual(['On-Net Data']);
+    expect(carryOverTypesOf(buildCatalog({ plans, buckets: [bucket()] }))).toEqual([]);
+    expect(carryOverTypesOf(buildCatalog(defaultCatalog))).toEqual(['On-Net Voice', 'On-Net Data']);
+    expect(problemsOf({ plans, buckets: [bucket()], purchasedCredit: { 'On-Net Fax': { carryOver: true }, 'On-Net Data': { carryOver: 'yes' } } })).toEqual([
+      { path: 'purchasedCredit.On-Net Fax', reason: 'must be one of On-Net Voice, On-Net SMS, On-Net MMS, On-Net Data' },
+      { path: 'purchasedCredit.On-Net Data.carryOver', reason: 'must be true or false' },
+    ]);
+    expect(problemsOf({ plans, buckets: [bucket()], purchasedCredit: [] })).toEqual([{ path: 'purchasedCredit', reason: 'must be an object keyed by subBalanceType' }]);
   });
 
   it('takes a plan bill cycle time zone as an IANA name', () => {

@@ -20,6 +20,7 @@ const data: SubBalance = {
   allocated: 5_120_000,
   remaining: 5_119_500,
   rollover: 1_000_500,
+  purchased: 0,
   rolloverCap: 2_560_000,
   endCycle: 0,
 };
@@ -135,6 +136,7 @@ describe('balance handlers', () => {
               allocatedBalance: 5120,
               rollOverBalance: 1000.5,
               totalBalance: 6120.5,
+              purchasedBalance: 0,
               unitType: 'MB',
               bucketRefId: '1000001',
             },
@@ -171,7 +173,7 @@ describe('balance handlers', () => {
   });
 
   it('UpdateBalances: gives the store the catalog thresholds and publishes one BalanceThresholdReached per level after BalancesUpdated', async () => {
-    const amounts = { remaining: 0, allocated: 5_120_000, rollover: 0 };
+    const amounts = { remaining: 0, allocated: 5_120_000, rollover: 0, purchased: 0 };
     const reached = [80, 100].map((percent) => ({ subBalanceInstId: `${GPSI}-4`, bucketRefId: '1000001', subBalanceType: 'On-Net Data', unitType: 'MB', percent, amounts }));
     const { store, calls } = fakeStore(outcome({ thresholds: reached }));
     const update = handler(createBalanceHandlers({ balances: store, catalog }), 'UpdateBalances');

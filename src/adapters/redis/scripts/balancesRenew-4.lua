@@ -1,12 +1,16 @@
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
--- Each sub-balance rolls its remaining over up to its cap and restarts at allocation + rollover (a partial
--- first cycle: see renewBalance); buckets
+-- Each sub-balance rolls its unused part over up to its cap and restarts at allocation + rollover + the
+-- purchased credit kept (subBalanceTypes listed in carryOver keep theirs; a partial first cycle: see
+-- renewBalance); buckets
 -- whose validity ends at this cycle expire. The outcome goes to the outbox for the billing event.
--- KEYS: subscription, balances, ledger, outbox   ARGV: context JSON {gpsi, at, cycleStart, nextRenewalAt, correlationId, operation, retention}
+-- KEYS: subscription, balances, ledger, outbox
+-- ARGV: context JSON {gpsi, at, cycleStart, nextRenewalAt, correlationId, operation, retention, carryOver: [subBalanceType...]}
 -- Returns { outcome JSON or '', 'renewed' | 'inactive' | 'not-due' }.
 -- @include balance
 local ctx = cjson.decode(ARGV[1])
+local carryOver = {}
+for _, subBalanceType in ipairs(ctx.carryOver or {}) do carryOver[subBalanceType] = true end
 local s = redis.call('HMGET', KEYS[1], 'status', 'nextRenewalAt', 'cycleNo')
 if s[1] ~= 'ACTIVE' then return { '', 'inactive' } end
 if s[2] ~= ctx.cycleStart then return { '', 'not-due' } end
@@ -19,7 +23,7 @@ for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
     changes[#changes + 1] = removeBalance(KEYS[2], b, 'Expired')
   else
     local before = amountsOf(b)
-    renewBalance(b)
+    renewBalance(b, carryOver[b.subBalanceType] == true)
     saveBalance(KEYS[2], b)
     changes[#changes + 1] = change('Renewed', b, before, amountsOf(b), nil)
   end

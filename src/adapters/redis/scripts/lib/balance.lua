@@ -59,14 +59,15 @@ local function split(text, sep)
 end
 
 -- A sub-balance in the balances hash: field = its instance number (seq), value = positional text
---   bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle[|alerted[|firstCycle]]
+--   bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle[|alerted[|firstCycle[|purchased]]]
 -- (bucketKind as P or A; alerted = highest usage threshold reported this cycle; firstCycle, only during a
 -- partial first cycle: 'r' (its unused part may roll over) or 'x' (it may not), then the full allocation to
--- restore at the first renewal when the first cycle's differs; empty optional fields are left out)
+-- restore at the first renewal when the first cycle's differs; purchased = the part of remaining bought by
+-- UpdateBalances Add, absent = 0; empty optional fields are left out)
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId is <gpsi>-<seq>,
 -- rebuilt on load. The catalog refuses a bucketRefId containing the separator.
-local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle' }
+local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 
@@ -89,12 +90,13 @@ local function saveBalance(balKey, b)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
+  if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
   redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
 end
 
 local function amountsOf(b)
-  return { remaining = b.remaining, allocated = b.allocated, rollover = b.rollover }
+  return { remaining = b.remaining, allocated = b.allocated, rollover = b.rollover, purchased = b.purchased or '0' }
 end
 
 -- Usage thresholds, mirroring domain/balance/thresholds.ts: the most left once `percent` of the total is
@@ -140,18 +142,20 @@ local function instantiate(subKey, balKey, gpsi, seed, cycleNo)
   return change('Created', b, nil, amountsOf(b), nil)
 end
 
--- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): the unused part rolls
--- over up to the cap; ending a partial first cycle, the full allocation returns and the unused part rolls
--- over only when its firstCycle token allows ('r').
-local function renewBalance(b)
-  local allocated, rollover = tonumber(b.allocated), math.min(tonumber(b.remaining), tonumber(b.rolloverCap))
+-- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
+-- kept whole when its subBalanceType carries over (`carryOver`), else it lapses; the unused rest (the grant
+-- left, and lapsing credit) rolls over up to the cap; ending a partial first cycle, the full allocation
+-- returns and nothing rolls over unless its firstCycle token allows ('r').
+local function renewBalance(b, carryOver)
+  local purchased = carryOver and tonumber(b.purchased or '0') or 0
+  local allocated, rollover = tonumber(b.allocated), math.min(tonumber(b.remaining) - purchased, tonumber(b.rolloverCap))
   if b.firstCycle then
     local full = string.sub(b.firstCycle, 2)
     if full ~= '' then allocated = tonumber(full) end
     if string.sub(b.firstCycle, 1, 1) ~= 'r' then rollover = 0 end
     b.firstCycle = nil
   end
-  b.allocated, b.rollover, b.remaining = fmt(allocated), fmt(rollover), fmt(allocated + rollover)
+  b.allocated, b.rollover, b.purchased, b.remaining = fmt(allocated), fmt(rollover), fmt(purchased), fmt(allocated + rollover + purchased)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
@@ -165,15 +169,19 @@ end
 -- correlationId comes last, so it may hold any character (a reader takes everything after the third |).
 -- Each change is comma-separated positional fields, empty = absent, trailing empty fields left out:
 --   change,seq,bucketRefId,subBalanceType,unitType,quantity,
---   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover
--- A Created sub-balance is full with no rollover: its after part is the allocation alone (,,allocated).
+--   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover,
+--   before.purchased,after.purchased
+-- A purchased amount of 0 is left empty. A Created sub-balance is full with no rollover or purchased
+-- credit: its after part is the allocation alone (,,allocated).
 -- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
+  local function credit(amounts) return (amounts.purchased ~= '0' and amounts.purchased) or '' end
   local fields = { c.change, seq, c.bucketRefId, c.subBalanceType, c.unitType, c.quantity or '',
-    before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '' }
-  if c.change == 'Created' and after.remaining == after.allocated and after.rollover == '0' then
+    before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '',
+    credit(before), credit(after) }
+  if c.change == 'Created' and after.remaining == after.allocated and after.rollover == '0' and after.purchased == '0' then
     fields[10], fields[12] = '', ''
   end
   local last = #fields
