@@ -29,7 +29,7 @@ export function createBalanceComponents(deps: { config: ServiceConfig; catalog: 
   return {
     clock,
     subscriptions: createRedisSubscriptionStore({ redis, catalog, clock, settings }),
-    balances: createRedisBalanceStore(redis, settings),
+    balances: createRedisBalanceStore(redis, { ...settings, clock }),
   };
 }
 

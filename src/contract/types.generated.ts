@@ -524,7 +524,47 @@ export interface BalanceThresholdReachedInput {
   balance: BalanceAmountsInput;
 }
 
-/** A bill cycle started: allowances reset, unused parts rolled over up to the cap, ended buckets expired. Billing event; key = gpsi; CloudEvents binary headers. */
+/** Validity ends came: the sub-balances of dated buckets whose validFor ended were removed (Expired), purchased credit whose end came was taken off (CreditExpired). Published once per subscription and end by the scheduler. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalancesExpired {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** ISO 8601 billing time of the validity end expired: everything valid until then or before ended. */
+  expiredAt: string;
+  /** Every sub-balance concerned, before and after. */
+  changes: SubBalanceChange[];
+}
+
+/** Validity ends came: the sub-balances of dated buckets whose validFor ended were removed (Expired), purchased credit whose end came was taken off (CreditExpired). Published once per subscription and end by the scheduler. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalancesExpiredInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** ISO 8601 billing time of the validity end expired: everything valid until then or before ended. */
+  expiredAt: string;
+  /** Every sub-balance concerned, before and after. */
+  changes?: SubBalanceChangeInput[];
+}
+
+/** A bill cycle started: allowances reset, unused parts rolled over up to the cap, purchased credit kept or lapsed per subBalanceType, buckets from before validity dates whose cycles ended expired (dated buckets are left to BalancesExpired). Billing event; key = gpsi; CloudEvents binary headers. */
 export interface BalancesRenewed {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
   gpsi: string;
@@ -550,7 +590,7 @@ export interface BalancesRenewed {
   changes: SubBalanceChange[];
 }
 
-/** A bill cycle started: allowances reset, unused parts rolled over up to the cap, ended buckets expired. Billing event; key = gpsi; CloudEvents binary headers. */
+/** A bill cycle started: allowances reset, unused parts rolled over up to the cap, purchased credit kept or lapsed per subBalanceType, buckets from before validity dates whose cycles ended expired (dated buckets are left to BalancesExpired). Billing event; key = gpsi; CloudEvents binary headers. */
 export interface BalancesRenewedInput {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
   gpsi: string;
@@ -719,7 +759,7 @@ export interface LedgerEntry {
   correlationId: string;
   /** AddBuckets, UpdateBalances, SubscriptionActivation, BillCycleRenewal… */
   operation: string;
-  /** Created, Removed, Add, Subtract, Renewed or Expired. */
+  /** Created, Removed, Add, Subtract, Renewed, Expired (a dated bucket ended, or one from before validity dates) or CreditExpired (purchased credit ended; the sub-balance stays). */
   change: string;
   subBalanceInstId: string;
   /** The catalog bucket the sub-balance belongs to. */
@@ -734,6 +774,10 @@ export interface LedgerEntry {
   before: BalanceAmounts | null;
   /** Amounts after; null when removed or expired. */
   after: BalanceAmounts | null;
+  /** Validity of the sub-balance of a dated bucket; null: renewed every cycle, or recorded before validity dates. */
+  validFor: ValidFor | null;
+  /** ISO 8601 end of the sub-balance's purchased credit after the change; null: none. */
+  purchasedValidUntil: string | null;
 }
 
 export interface LedgerEntryInput {
@@ -743,7 +787,7 @@ export interface LedgerEntryInput {
   correlationId: string;
   /** AddBuckets, UpdateBalances, SubscriptionActivation, BillCycleRenewal… */
   operation: string;
-  /** Created, Removed, Add, Subtract, Renewed or Expired. */
+  /** Created, Removed, Add, Subtract, Renewed, Expired (a dated bucket ended, or one from before validity dates) or CreditExpired (purchased credit ended; the sub-balance stays). */
   change: string;
   subBalanceInstId: string;
   /** The catalog bucket the sub-balance belongs to. */
@@ -758,6 +802,10 @@ export interface LedgerEntryInput {
   before?: BalanceAmountsInput | null;
   /** Amounts after; null when removed or expired. */
   after?: BalanceAmountsInput | null;
+  /** Validity of the sub-balance of a dated bucket; null: renewed every cycle, or recorded before validity dates. */
+  validFor?: ValidFor | null;
+  /** ISO 8601 end of the sub-balance's purchased credit after the change; null: none. */
+  purchasedValidUntil?: string | null;
 }
 
 /** The primary bucket was replaced. Billing event; key = gpsi; CloudEvents binary headers. */
@@ -876,6 +924,10 @@ export interface SubBalance {
   bucketRefId: string | null;
   /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first; the catalog decides per subBalanceType whether it carries over at renewal). Beyond the spec. */
   purchasedBalance: number;
+  /** Validity of a dated bucket (catalog validity: a one-off grant, not renewed, expired at its end); null: renewed every cycle until cancelled. Beyond the spec. */
+  validFor: ValidFor | null;
+  /** ISO 8601 end of the purchased credit (catalog purchasedCredit validity; a top-up extends it); null: it has none. Beyond the spec. */
+  purchasedValidUntil: string | null;
 }
 
 /** Sub-balance object (service-spec 2.10). */
@@ -894,11 +946,15 @@ export interface SubBalanceInput {
   bucketRefId?: string | null;
   /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first; the catalog decides per subBalanceType whether it carries over at renewal). Beyond the spec. */
   purchasedBalance?: number;
+  /** Validity of a dated bucket (catalog validity: a one-off grant, not renewed, expired at its end); null: renewed every cycle until cancelled. Beyond the spec. */
+  validFor?: ValidFor | null;
+  /** ISO 8601 end of the purchased credit (catalog purchasedCredit validity; a top-up extends it); null: it has none. Beyond the spec. */
+  purchasedValidUntil?: string | null;
 }
 
 /** What happened to one sub-balance. */
 export interface SubBalanceChange {
-  /** Created, Removed, Add, Subtract, Renewed or Expired. */
+  /** Created, Removed, Add, Subtract, Renewed, Expired (a dated bucket ended, or one from before validity dates) or CreditExpired (purchased credit ended; the sub-balance stays). */
   change: string;
   subBalanceInstId: string;
   /** The catalog bucket the sub-balance belongs to. */
@@ -913,11 +969,15 @@ export interface SubBalanceChange {
   before: BalanceAmounts | null;
   /** Amounts after; null when removed or expired. */
   after: BalanceAmounts | null;
+  /** Validity of the sub-balance of a dated bucket; null: renewed every cycle, or from producers before validity dates. */
+  validFor: ValidFor | null;
+  /** ISO 8601 end of the sub-balance's purchased credit after the change; null: none. */
+  purchasedValidUntil: string | null;
 }
 
 /** What happened to one sub-balance. */
 export interface SubBalanceChangeInput {
-  /** Created, Removed, Add, Subtract, Renewed or Expired. */
+  /** Created, Removed, Add, Subtract, Renewed, Expired (a dated bucket ended, or one from before validity dates) or CreditExpired (purchased credit ended; the sub-balance stays). */
   change: string;
   subBalanceInstId: string;
   /** The catalog bucket the sub-balance belongs to. */
@@ -932,6 +992,10 @@ export interface SubBalanceChangeInput {
   before?: BalanceAmountsInput | null;
   /** Amounts after; null when removed or expired. */
   after?: BalanceAmountsInput | null;
+  /** Validity of the sub-balance of a dated bucket; null: renewed every cycle, or from producers before validity dates. */
+  validFor?: ValidFor | null;
+  /** ISO 8601 end of the sub-balance's purchased credit after the change; null: none. */
+  purchasedValidUntil?: string | null;
 }
 
 /** A subscription became active: its sub-balances were created. Billing event; key = gpsi; CloudEvents binary headers. */
@@ -1086,6 +1150,14 @@ export interface UpdateBalancesReplyInput {
   status: string;
   /** The balances after the change (beyond the spec). */
   balances?: BalanceInput[];
+}
+
+/** A validity period (TMF654 validFor) in billing time. */
+export interface ValidFor {
+  /** ISO 8601: when the bucket was added. */
+  startDateTime: string;
+  /** ISO 8601: when it expires (removed by the scheduler, BalancesExpired). */
+  endDateTime: string;
 }
 
 export interface Error {
@@ -1653,6 +1725,7 @@ export interface ContractRecords {
   'wholesale.balance.v1.BalanceAction': BalanceAction;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmounts;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReached;
+  'wholesale.balance.v1.BalancesExpired': BalancesExpired;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewed;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdated;
   'wholesale.balance.v1.BucketsAdded': BucketsAdded;
@@ -1673,6 +1746,7 @@ export interface ContractRecords {
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReply;
   'wholesale.balance.v1.UpdateBalances': UpdateBalances;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReply;
+  'wholesale.balance.v1.ValidFor': ValidFor;
   'wholesale.common.v1.Error': Error;
   'wholesale.common.v1.ErrorReply': ErrorReply;
   'wholesale.common.v1.FieldProblem': FieldProblem;
@@ -1724,6 +1798,7 @@ export interface ContractInputs {
   'wholesale.balance.v1.BalanceAction': BalanceActionInput;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmountsInput;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReachedInput;
+  'wholesale.balance.v1.BalancesExpired': BalancesExpiredInput;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewedInput;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdatedInput;
   'wholesale.balance.v1.BucketsAdded': BucketsAddedInput;
@@ -1744,6 +1819,7 @@ export interface ContractInputs {
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReplyInput;
   'wholesale.balance.v1.UpdateBalances': UpdateBalancesInput;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReplyInput;
+  'wholesale.balance.v1.ValidFor': ValidFor;
   'wholesale.common.v1.Error': ErrorInput;
   'wholesale.common.v1.ErrorReply': ErrorReplyInput;
   'wholesale.common.v1.FieldProblem': FieldProblem;

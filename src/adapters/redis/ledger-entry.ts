@@ -12,9 +12,11 @@ import type { LedgerEntry } from '../../domain/balance/outcome';
  *
  *   change,seq,bucketRefId,subBalanceType,unitType,quantity,
  *   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover,
- *   before.purchased,after.purchased
+ *   before.purchased,after.purchased,validFrom,validUntil,purchasedUntil
  *
- * A purchased amount is empty when 0 (and entries written before purchased credit have none). A Created
+ * A purchased amount is empty when 0 (and entries written before purchased credit have none); the dates
+ * (billing epoch ms: a dated bucket's validity, the purchased credit's end) are the sub-balance's after the
+ * change, empty when it has none. A Created
  * sub-balance is full with no rollover, so its after part may be the allocation alone (`,,allocated`):
  * remaining = allocated, rollover 0.
  *
@@ -55,6 +57,8 @@ export function decodeLedgerEntry(stored: string, gpsi: string): LedgerEntry[] {
     const after = f[0] === 'Created' && !f[9] && f[10] ? { remaining: Number(f[10]), allocated: Number(f[10]), rollover: 0, purchased: 0 } : amounts(f, 9, 13);
     if (before) entry.before = before;
     if (after) entry.after = after;
+    if (f[15]) entry.validFor = { start: Number(f[14]), end: Number(f[15]) };
+    if (f[16]) entry.purchasedUntil = Number(f[16]);
     return entry;
   });
 }

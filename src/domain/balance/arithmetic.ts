@@ -1,6 +1,7 @@
 import type { FieldProblem } from '../../errors/codes';
 import type { Amounts, BalanceAction, SubBalance, SubBalanceChange } from './model';
 import { MAX_MILLI, type Milli } from './units';
+import { purchasedUntilAfterTopUp } from './validity';
 
 /**
  * Balance arithmetic, pure. The Lua scripts (src/adapters/redis/scripts/) apply exactly these rules
@@ -75,13 +76,50 @@ export interface UpdateEvaluation {
   balances: SubBalance[];
 }
 
+/** End dates (billing epoch ms) that a top-up made now gives purchased credit, by subBalanceType (types whose credit expires). */
+export type PurchasedCreditEnds = Readonly<Record<string, number>>;
+
+/** A change of a sub-balance, with its validity and purchased credit end as they are after it. */
+export function changeOf(change: SubBalanceChange['change'], b: SubBalance, before?: Amounts, after?: Amounts, quantity?: Milli): SubBalanceChange {
+  const { subBalanceInstId, bucketRefId, subBalanceType, unitType } = b;
+  return {
+    change,
+    subBalanceInstId,
+    bucketRefId,
+    subBalanceType,
+    unitType,
+    ...(quantity === undefined ? {} : { quantity }),
+    ...(before ? { before } : {}),
+    ...(after ? { after } : {}),
+    ...(b.validFor ? { validFor: b.validFor } : {}),
+    ...(b.purchasedUntil === undefined ? {} : { purchasedUntil: b.purchasedUntil }),
+  };
+}
+
+/**
+ * Applies one action's amounts to a sub-balance (in place): an Add moves the purchased credit's end to
+ * the later of the two (purchasedUntilAfterTopUp), credit used up has no end any more.
+ */
+function applyTo(target: SubBalance, result: Pick<Amounts, 'remaining' | 'purchased'>, action: BalanceAction['action'], ends: PurchasedCreditEnds): void {
+  const until = action === 'Add' ? purchasedUntilAfterTopUp(target, ends[target.subBalanceType]) : target.purchasedUntil;
+  Object.assign(target, result);
+  if (until === undefined || target.purchased === 0) delete target.purchasedUntil;
+  else target.purchasedUntil = until;
+}
+
 /**
  * Evaluates UpdateBalances all or nothing: actions apply in order (two Subtracts on one sub-balance see
  * each other), every problem is listed, and when there is any the balances are returned unchanged.
  * Actions validation found unusable (undefined) or without action/quantity were already reported; the rest
- * are still checked against the subscription so the reply lists every problem.
+ * are still checked against the subscription so the reply lists every problem. `ends`: the validity a
+ * top-up gives purchased credit now, by subBalanceType.
  */
-export function evaluateUpdate(balances: readonly SubBalance[], actions: readonly (BalanceAction | undefined)[], path = 'balances'): UpdateEvaluation {
+export function evaluateUpdate(
+  balances: readonly SubBalance[],
+  actions: readonly (BalanceAction | undefined)[],
+  path = 'balances',
+  ends: PurchasedCreditEnds = {},
+): UpdateEvaluation {
   const problems: FieldProblem[] = [];
   const working = new Map(balances.map((b) => [b.subBalanceInstId, { ...b }]));
   const changes: SubBalanceChange[] = [];
@@ -109,17 +147,8 @@ export function evaluateUpdate(balances: readonly SubBalance[], actions: readonl
       return;
     }
     const before = amountsOf(target);
-    Object.assign(target, result);
-    changes.push({
-      change: a.action,
-      subBalanceInstId: target.subBalanceInstId,
-      bucketRefId: target.bucketRefId,
-      subBalanceType: target.subBalanceType,
-      unitType: target.unitType,
-      quantity: a.quantity,
-      before,
-      after: amountsOf(target),
-    });
+    applyTo(target, result, a.action, ends);
+    changes.push(changeOf(a.action, target, before, amountsOf(target), a.quantity));
   });
   if (problems.length > 0) return { problems, changes: [], balances: [...balances] };
   return { problems, changes, balances: balances.map((b) => working.get(b.subBalanceInstId)!) };

@@ -1,4 +1,5 @@
 import type { Milli } from './units';
+import type { ValidFor } from './validity';
 
 /**
  * The balance model. A subscription holds sub-balances, each instantiated from one allowance of one bucket
@@ -27,14 +28,19 @@ export interface SubBalance extends Amounts {
   unitType: string;
   /** Most that may roll over into the next cycle (the bucket's rolloverCap share of the allocation). */
   rolloverCap: Milli;
-  /** Bill cycle number at whose start the bucket ends (it is not renewed into it); 0 = renewed until cancelled. */
+  /** Bill cycle number at whose start the bucket ends; 0 = none. Only sub-balances created before validity dates have one. */
   endCycle: number;
+  /** The validity of a dated bucket (catalog `validity`): a one-off grant, not renewed, expired at its end. */
+  validFor?: ValidFor;
+  /** When the purchased credit expires (billing epoch ms; catalog purchasedCredit validity); absent = never or none held. */
+  purchasedUntil?: number;
   /** Highest usage threshold (percent) already reported this bill cycle; absent = none (see thresholds.ts). */
   alertedPercent?: number;
 }
 
 /** What happened to one sub-balance; ledger entries and billing events both carry these. */
-export type ChangeKind = 'Created' | 'Removed' | 'Add' | 'Subtract' | 'Renewed' | 'Expired';
+/** Expired: a dated bucket's sub-balance reached its end (removed); CreditExpired: its purchased credit did (it stays). */
+export type ChangeKind = 'Created' | 'Removed' | 'Add' | 'Subtract' | 'Renewed' | 'Expired' | 'CreditExpired';
 
 export interface SubBalanceChange {
   change: ChangeKind;
@@ -48,6 +54,9 @@ export interface SubBalanceChange {
   before?: Amounts;
   /** Absent when the sub-balance was removed or expired. */
   after?: Amounts;
+  /** The sub-balance's validity (dated buckets) and its purchased credit's end, as they are after the change. */
+  validFor?: ValidFor;
+  purchasedUntil?: number;
 }
 
 export type BalanceActionKind = 'Add' | 'Subtract';

@@ -65,22 +65,35 @@ end
 -- restore at the first renewal when the first cycle's differs; purchased = the part of remaining bought by
 -- UpdateBalances Add, absent = 0; empty optional fields are left out)
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
--- Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId is <gpsi>-<seq>,
--- rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
+-- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
+-- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
+local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
-  local list = {}
+  local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
-    local b = { seq = flat[i], subBalanceInstId = gpsi .. '-' .. flat[i] }
-    for k, v in ipairs(split(flat[i + 1], '|')) do
-      if v ~= '' then b[BALANCE_FIELDS[k]] = v end
+    local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
+    if isDates == 'v' then
+      dates[seq] = flat[i + 1]
+    else
+      local b = { seq = seq, subBalanceInstId = gpsi .. '-' .. seq }
+      for k, v in ipairs(split(flat[i + 1], '|')) do
+        if v ~= '' then b[BALANCE_FIELDS[k]] = v end
+      end
+      b.bucketKind = KIND_NAME[b.bucketKind] or b.bucketKind
+      list[#list + 1], bySeq[seq] = b, b
     end
-    b.bucketKind = KIND_NAME[b.bucketKind] or b.bucketKind
-    list[#list + 1] = b
+  end
+  for seq, text in pairs(dates) do
+    for k, v in ipairs(split(text, '|')) do
+      if v ~= '' and bySeq[seq] then bySeq[seq][DATE_FIELDS[k]] = v end
+    end
   end
   table.sort(list, function(a, b) return tonumber(a.seq) < tonumber(b.seq) end)
   return list
@@ -93,6 +106,10 @@ local function saveBalance(balKey, b)
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
   redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
+  while dates[#dates] == '' do dates[#dates] = nil end
+  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
+  else redis.call('HDEL', balKey, b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -122,18 +139,20 @@ local function markThresholds(b, levels, reached)
   end
 end
 
+-- A change, with the sub-balance's validity and purchased credit end as they are after it (changeOf in arithmetic.ts).
 local function change(kind, b, before, after, quantity)
   return { change = kind, subBalanceInstId = b.subBalanceInstId, bucketRefId = b.bucketRefId,
-    subBalanceType = b.subBalanceType, unitType = b.unitType, quantity = quantity, before = before, after = after }
+    subBalanceType = b.subBalanceType, unitType = b.unitType, quantity = quantity, before = before, after = after,
+    validFrom = b.validFrom, validUntil = b.validUntil, purchasedUntil = b.purchasedUntil }
 end
 
--- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its allocation.
-local function instantiate(subKey, balKey, gpsi, seed, cycleNo)
+-- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
+-- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
+local function instantiate(subKey, balKey, gpsi, seed)
   local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local validity = tonumber(seed.validityCycles)
   local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
     subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = validity == 0 and '0' or fmt(cycleNo + validity) }
+    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
   local first = seed.firstCycle
   if first then
     b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
@@ -156,11 +175,12 @@ local function renewBalance(b, carryOver)
     b.firstCycle = nil
   end
   b.allocated, b.rollover, b.purchased, b.remaining = fmt(allocated), fmt(rollover), fmt(purchased), fmt(allocated + rollover + purchased)
+  if purchased == 0 then b.purchasedUntil = nil end -- lapsed credit takes its end date with it
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
 local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq)
+  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -170,8 +190,8 @@ end
 -- Each change is comma-separated positional fields, empty = absent, trailing empty fields left out:
 --   change,seq,bucketRefId,subBalanceType,unitType,quantity,
 --   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover,
---   before.purchased,after.purchased
--- A purchased amount of 0 is left empty. A Created sub-balance is full with no rollover or purchased
+--   before.purchased,after.purchased,validFrom,validUntil,purchasedUntil
+-- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the change. A Created sub-balance is full with no rollover or purchased
 -- credit: its after part is the allocation alone (,,allocated).
 -- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
@@ -180,7 +200,7 @@ local function ledgerChange(c)
   local function credit(amounts) return (amounts.purchased ~= '0' and amounts.purchased) or '' end
   local fields = { c.change, seq, c.bucketRefId, c.subBalanceType, c.unitType, c.quantity or '',
     before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '',
-    credit(before), credit(after) }
+    credit(before), credit(after), c.validFrom or '', c.validUntil or '', c.purchasedUntil or '' }
   if c.change == 'Created' and after.remaining == after.allocated and after.rollover == '0' and after.purchased == '0' then
     fields[10], fields[12] = '', ''
   end
