@@ -1,5 +1,7 @@
 import type { BucketDefinition, Catalog, PlanDefinition } from '../catalog/catalog';
-import { firstCycleAllocation, rolloverCapOf, type FirstCycle } from './arithmetic';
+import { amountsOf, changeOf, firstCycleAllocation, rolloverCapOf, type FirstCycle } from './arithmetic';
+import type { SubBalanceChange } from './model';
+import type { RenewableSubBalance } from './renewal';
 import { MILLI_PER_UNIT, type Milli } from './units';
 import { validForOf, type ValidFor, type Validity } from './validity';
 
@@ -47,6 +49,30 @@ export function firstCycleSeedsOf(bucket: BucketDefinition, days: CycleDays): Su
     if (!partial || (mode === 'full' && rollover) || seed.validity) return seed; // behaves as a full cycle
     return { ...seed, allocated: firstCycleAllocation(seed.allocated, mode, days), firstCycle: { allocation: seed.allocated, rollover } };
   });
+}
+
+/**
+ * A new sub-balance from a dated seed, full at its allocation with no rollover or purchased credit (mirrors
+ * instantiate in scripts/lib/balance.lua), and its Created change.
+ */
+export function instantiate(seed: DatedSeed, subBalanceInstId: string): { balance: RenewableSubBalance; change: SubBalanceChange } {
+  const { bucketRefId, bucketKind, subBalanceType, unitType, allocated, rolloverCap, validFor, firstCycle } = seed;
+  const balance: RenewableSubBalance = {
+    subBalanceInstId,
+    bucketRefId,
+    bucketKind,
+    subBalanceType,
+    unitType,
+    allocated,
+    remaining: allocated,
+    rollover: 0,
+    purchased: 0,
+    rolloverCap,
+    endCycle: 0,
+    ...(validFor ? { validFor } : {}),
+    ...(firstCycle ? { firstCycle } : {}),
+  };
+  return { balance, change: changeOf('Created', balance, undefined, amountsOf(balance)) };
 }
 
 export function seedsOf(bucket: BucketDefinition): SubBalanceSeed[] {
