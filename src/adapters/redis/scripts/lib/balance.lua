@@ -191,8 +191,9 @@ end
 --   change,seq,bucketRefId,subBalanceType,unitType,quantity,
 --   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover,
 --   before.purchased,after.purchased,validFrom,validUntil,purchasedUntil
--- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the change. A Created sub-balance is full with no rollover or purchased
--- credit: its after part is the allocation alone (,,allocated).
+-- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
+-- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
+-- allocation alone (,,allocated).
 -- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
