@@ -193,6 +193,18 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const [primaryData] = (await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 7)).filter((e) => e.subBalanceInstId === `${sub.gpsi}-4`);
       expect(primaryData).toMatchObject({ change: 'Created', after: { remaining: 5_120_000, allocated: 5_120_000, rollover: 0 } });
     });
+
+    it('a dated pass and purchased data credit keep :bal a listpack: their dates sit in a short field of their own', async () => {
+      const catalog = loadCatalogFile(config.catalogFile);
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000002', '2000004'] });
+      await balance.balances.addBuckets(meta(sub, { operation: 'AddBuckets' }), { bucketRefIds: ['2000001'], seeds: seedsOf(catalog.buckets.get('2000001')!) });
+      const data = { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', unitType: 'MB' };
+      await balance.balances.updateBalances(meta(sub), checkUpdateActions([{ ...data, action: 'Subtract', quantity: 4500 }, { ...data, action: 'Add', quantity: 2048 }]), {}, creditValidityOf(catalog));
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      expect(await redis.hget(keys.balances, '8v')).toMatch(/^\d{13}\|\d{13}$/); // the pass: validFrom|validUntil
+      expect(await redis.hget(keys.balances, '4v')).toMatch(/^\|\|\d{13}$/); // the primary's data: purchasedUntil
+      expect(await redis.object('ENCODING', keys.balances)).toBe('listpack');
+    });
   });
 
   describe('precondition of every balance operation', () => {
