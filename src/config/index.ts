@@ -66,6 +66,8 @@ export interface ServiceConfig {
     metadataMaxAgeMs: number;
   };
   schemaRegistryUrl: string;
+  /** The registry root events name in `ce_dataschema` (EVENT_DATASCHEMA_BASE_URL; default the registry URL without credentials). */
+  eventDataSchemaBaseUrl: string;
   redis: {
     urls: string[];
     keyPrefix: string;
@@ -268,6 +270,14 @@ function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sess
  * records' expiry (producer clocks, Redis expiring keys a little late); the window is at least 1 s.
  */
 /** Topic names by role; each variable falls back to the contract's default name. */
+/** A URL with its user and password taken out: what may be shown to readers of the events. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString().replace(/\/+$/, '');
+}
+
 export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   return Object.fromEntries(
     Object.entries(TOPIC_DEFAULTS).map(([role, [variable, name]]) => [role, reader.string(variable, name)]),
@@ -307,6 +317,9 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       ...loadGroupTimings(reader),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+    eventDataSchemaBaseUrl: reader.optionalString('EVENT_DATASCHEMA_BASE_URL') === undefined
+      ? withoutCredentials(reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']))
+      : reader.url('EVENT_DATASCHEMA_BASE_URL', ['http:', 'https:']),
     redis: {
       urls: reader.urlList('REDIS_URL', ['redis:', 'rediss:']),
       keyPrefix: reader.string('REDIS_KEY_PREFIX', 'wh:'),

@@ -14,6 +14,11 @@ export interface EventRouting {
   partnerTopicPrefix: string;
   /** The partner (root) of a node of the customer hierarchy; undefined for a node it does not know. */
   partnerOf(owner: string): string | undefined;
+  /**
+   * Where a reader fetches a writer schema by id (the registry's Confluent API root, no credentials): an
+   * event's `ce_dataschema` is `<this>/schemas/ids/<id>`, the id the record's wire format carries.
+   */
+  dataSchemaBaseUrl: string;
 }
 
 const PARTNER_EVENT_ROLES: Partial<Record<TopicRole, PartnerTopicRole>> = { portinEvents: 'portinEvents', balanceEvents: 'balanceEvents' };
@@ -35,5 +40,11 @@ export async function routeOutgoing(
 ): Promise<Outbound[]> {
   const [own, ...copies] = topicsOf(routing, message);
   const value = await encode(own!, message.recordName, message.value);
-  return [own!, ...copies].map((topic) => ({ topic, key: message.key, value, headers }));
+  const described = 'ce_id' in headers ? { ...headers, ce_dataschema: dataSchemaUrl(routing.dataSchemaBaseUrl, value) } : headers;
+  return [own!, ...copies].map((topic) => ({ topic, key: message.key, value, headers: described }));
+}
+
+/** The registry address of the writer schema of a Confluent wire-format value (magic byte, then a 4-byte schema id). */
+export function dataSchemaUrl(baseUrl: string, value: Buffer): string {
+  return `${baseUrl.replace(/\/+$/, '')}/schemas/ids/${value.readInt32BE(1)}`;
 }
