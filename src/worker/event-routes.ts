@@ -1,6 +1,7 @@
 import type { OutgoingMessage, TopicRole } from '../handlers/types';
 import { partnerTopic, type PartnerTopicRole } from '../contract/partner-topics';
 import type { Outbound } from './outbound';
+import { traceHeaders } from '../observability/tracing';
 
 /**
  * The one place that decides which topics an outgoing message goes to, for every producer of events (the
@@ -40,7 +41,8 @@ export async function routeOutgoing(
 ): Promise<Outbound[]> {
   const [own, ...copies] = topicsOf(routing, message);
   const value = await encode(own!, message.recordName, message.value);
-  const described = 'ce_id' in headers ? { ...headers, ce_dataschema: dataSchemaUrl(routing.dataSchemaBaseUrl, value) } : headers;
+  const traced = { ...headers, ...traceHeaders() };
+  const described = 'ce_id' in headers ? { ...traced, ce_dataschema: dataSchemaUrl(routing.dataSchemaBaseUrl, value) } : traced;
   return [own!, ...copies].map((topic) => ({ topic, key: message.key, value, headers: described }));
 }
 
