@@ -4,6 +4,7 @@ import type { MonitorSample } from './redis-probe';
 import type { PhaseResult, ScenarioResult } from './scenario';
 import type { StateFloorResult } from './state-floor';
 import type { ForgedFloodResult } from './forged-flood';
+import type { TracingCostResult } from './tracing-cost';
 
 /** Everything one run measured, printed as Markdown tables (the same text goes to docs/benchmarks.md). */
 export interface BenchResults {
@@ -24,6 +25,7 @@ export interface BenchResults {
   service?: ScenarioResult;
   echo?: ScenarioResult;
   forged?: ForgedFloodResult;
+  tracing?: TracingCostResult;
   stateFloor?: StateFloorResult;
   redisBenchmark?: Record<string, number>;
   scaling: ScenarioResult[];
@@ -135,6 +137,20 @@ export function renderReport(r: BenchResults): string {
         [row('valid alone', f.baseline), row(`beside ${n0(f.floodRate)} forged/s (offered ${n0(f.offeredFloodRate)})`, f.underFlood)],
       ),
     );
+    lines.push('');
+  }
+
+  if (r.tracing) {
+    const t = r.tracing;
+    lines.push('### Tracing (OpenTelemetry off, then on: every command traced and exported over OTLP/HTTP)');
+    lines.push('');
+    const row = (label: string, s: ScenarioResult) => {
+      const at1000 = s.rates[1000];
+      return [label, n0(s.saturation?.throughput), msPerCommand(s.saturation, 'worker'), n1(at1000?.latency.p50), n1(at1000?.latency.p99), msPerCommand(at1000, 'worker'), n0(s.workerPeakRssMiB)];
+    };
+    lines.push(table(['tracing', 'saturation commands/s', 'worker ms/command (saturation)', 'p50 at 1,000/s', 'p99 at 1,000/s', 'worker ms/command at 1,000/s', 'worker peak RSS MiB'], [row('off', t.off), row('on', t.on)]));
+    lines.push('');
+    lines.push(`Exported while on: ${n0(t.exports.requests)} OTLP requests, ${n0(t.exports.bytes / 1024)} KiB.`);
     lines.push('');
   }
 

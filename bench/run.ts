@@ -16,6 +16,7 @@ import { benchAuth } from './auth';
 import { BENCH_CUSTOMERS, benchSubscription, Seeder } from './seed';
 import { stateFloor } from './state-floor';
 import { measureForgedFlood } from './forged-flood';
+import { measureTracingCost } from './tracing-cost';
 
 /** Valid commands per second beside the forged-token flood. */
 const FORGED_VALID_RATE = 500;
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
     const service = await runScenario(context, { ...common, name: 'service', kind: 'service', workload: workload(1), monitorRate: 500 });
     const echo = settings.skip.includes('echo') ? undefined : await runScenario(context, { ...common, name: 'echo', kind: 'echo', workload: workload(2) });
     const forged = settings.skip.includes('forged') ? undefined : await measureForgedFlood(context, { ...common, workload: workload(4) }, FORGED_VALID_RATE, settings.forgedRate);
+    const tracing = settings.skip.includes('tracing') ? undefined : await measureTracingCost(context, { ...common, workload: workload(5) });
 
     let floor: BenchResults['stateFloor'];
     let benchmark: BenchResults['redisBenchmark'];
@@ -210,6 +212,7 @@ async function main(): Promise<void> {
       service,
       echo,
       forged,
+      tracing,
       stateFloor: floor,
       redisBenchmark: benchmark,
       scaling,

@@ -50,6 +50,8 @@ export interface ScenarioOptions {
   rates?: number[];
   /** Open-loop rate of the Redis MONITOR sample (round trips per command); omitted: no sample. */
   monitorRate?: number;
+  /** Settings of the workers beyond the scenario's own (e.g. OTEL_* to trace them). */
+  workerEnv?: Record<string, string>;
 }
 
 export interface PhaseResult extends DriveResult {
@@ -96,7 +98,9 @@ export class Scenario {
 
   static async start(context: BenchContext, options: ScenarioOptions): Promise<Scenario> {
     const began = performance.now();
-    const { env, config } = scenarioConfig(context, options.name, options.partitions);
+    const scenario = scenarioConfig(context, options.name, options.partitions);
+    const { config } = scenario;
+    const env = { ...scenario.env, ...options.workerEnv };
     await ensureTopics(context.admin, Object.values(config.topics), options.partitions, 1);
     const workers = Array.from({ length: options.workers }, (_, i) =>
       startWorkerProcess({

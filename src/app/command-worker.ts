@@ -6,6 +6,8 @@ import { createPartitionedSender, partitionCounts, type OutboundSender, type Par
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../worker/batch-worker';
 import { deadLetterMessage, undeliverableDeadLetter } from '../worker/outbound';
 import { deadLetterSink } from './dead-letters';
+import { tracedSender } from '../adapters/kafka/traced-sender';
+import { contextFromHeaders, inSpan, SpanKind } from '../observability/tracing';
 
 /**
  * The Kafka side of a command worker — producer, consumer, sender and batch loop — built once for the
@@ -46,7 +48,7 @@ export async function connectWorkerTransport(
     producer,
     consumer,
     partitionCount,
-    sender: createPartitionedSender(producer, partitionCount),
+    sender: tracedSender(createPartitionedSender(producer, partitionCount)),
     close: async () => {
       await producer.disconnect();
       await metadata.disconnect();
@@ -66,7 +68,7 @@ export function createBatchWorker(
   return new BatchWorker({
     consumer: transport.consumer,
     sender: transport.sender,
-    processors,
+    processors: new Map([...processors].map(([topic, processor]) => [topic, traced(processor)])),
     concurrency: config.limits.handlerConcurrency,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
     commitIntervalMs: config.kafka.commitIntervalMs,
@@ -81,4 +83,31 @@ export function createBatchWorker(
     undeliverable: (refused, record, position, reason) => undeliverableDeadLetter(deadLetters, refused, record, position, reason),
     onOutcome,
   });
+}
+
+/**
+ * A CONSUMER span per record, continuing the trace its `traceparent` names (a partner's, or the NP side's
+ * for an NP response), with what became of it; everything the record causes hangs under it.
+ */
+function traced(processor: RecordProcessor): RecordProcessor {
+  return (message, position) =>
+    inSpan(
+      `${position.topic} process`,
+      {
+        kind: SpanKind.CONSUMER,
+        parent: contextFromHeaders(message.headers),
+        attributes: {
+          'messaging.system': 'kafka',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': position.topic,
+          'messaging.destination.partition.id': String(position.partition),
+          'messaging.kafka.offset': Number(position.offset),
+        },
+      },
+      async (span) => {
+        const processed = await processor(message, position);
+        span?.setAttributes({ 'wholesale.outcome': processed.outcome, ...(processed.operation ? { 'wholesale.operation': processed.operation } : {}) });
+        return processed;
+      },
+    );
 }

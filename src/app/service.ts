@@ -99,6 +99,7 @@ export const eventRouting = (config: ServiceConfig, hierarchy: CustomerHierarchy
   topics: config.topics,
   partnerTopicPrefix: config.partnerTopicPrefix,
   partnerOf: (owner) => hierarchy?.node(owner)?.partnerId,
+  dataSchemaBaseUrl: config.eventDataSchemaBaseUrl,
 });
 
 export async function startService(config: ServiceConfig, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {

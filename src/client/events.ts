@@ -37,6 +37,8 @@ export interface CloudEventAttributes {
   datacontenttype?: string;
   correlationid?: string;
   causationid?: string;
+  /** The registry address of the schema the value was written with. */
+  dataschema?: string;
 }
 
 interface EventEnvelope {
@@ -76,7 +78,7 @@ export interface SubscribeEventsOptions {
   bufferSize?: number;
 }
 
-const CE_ATTRIBUTES = ['specversion', 'id', 'source', 'type', 'subject', 'time', 'correlationid', 'causationid'] as const;
+const CE_ATTRIBUTES = ['specversion', 'id', 'source', 'type', 'subject', 'time', 'correlationid', 'causationid', 'dataschema'] as const;
 
 function cloudEventOf(headers: IHeaders | undefined): CloudEventAttributes {
   const attributes: CloudEventAttributes = {};

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { endSpan, headersOfSpan, SpanKind, startSpan } from '../observability/tracing';
 import type { Kafka, KafkaMessage, Producer } from 'kafkajs';
 import pino, { type Logger } from 'pino';
 import type { ClientConfig } from '../config';
@@ -140,14 +141,23 @@ export class WholesaleClient {
     const correlationId = options.correlationId ?? randomUUID();
     const replied = this.pending.wait(operation, correlationId, options.timeoutMs ?? this.config.requestTimeoutMs);
     replied.catch(() => undefined); // awaited below; this only keeps an early timeout from counting as unhandled
+    // The request's span: from the send to its reply; the command carries its traceparent (tracing on).
+    const topic = this.config.topics[spec.commandTopic];
+    const span = startSpan(`send ${operation}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic, 'messaging.message.conversation_id': correlationId } });
     try {
-      const topic = this.config.topics[spec.commandTopic];
       const [value, headers] = await Promise.all([this.codec.encode(topic, spec.command, input), this.headersFor(correlationId, options)]);
-      await this.sender.send(topic, { key: commandKey(input), value, headers });
+      await this.sender.send(topic, { key: commandKey(input), value, headers: span ? { ...headers, ...headersOfSpan(span) } : headers });
     } catch (error) {
       this.pending.fail(correlationId, asInvalidCommand(operation, error) ?? error);
     }
-    return interpretReply(operation, correlationId, await replied);
+    try {
+      const reply = interpretReply(operation, correlationId, await replied);
+      endSpan(span);
+      return reply;
+    } catch (error) {
+      endSpan(span, (error as Error).message);
+      throw error;
+    }
   }
 
   /**

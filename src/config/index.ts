@@ -30,7 +30,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 function isUrl(raw: string, protocols: readonly string[]): boolean {
   try {
@@ -66,6 +66,8 @@ export interface ServiceConfig {
     metadataMaxAgeMs: number;
   };
   schemaRegistryUrl: string;
+  /** The registry root events name in `ce_dataschema` (EVENT_DATASCHEMA_BASE_URL; default the registry URL without credentials). */
+  eventDataSchemaBaseUrl: string;
   redis: {
     urls: string[];
     keyPrefix: string;
@@ -268,6 +270,14 @@ function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sess
  * records' expiry (producer clocks, Redis expiring keys a little late); the window is at least 1 s.
  */
 /** Topic names by role; each variable falls back to the contract's default name. */
+/** A URL with its user and password taken out: what may be shown to readers of the events. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString().replace(/\/+$/, '');
+}
+
 export function readTopics(reader: EnvReader): Record<TopicRole, string> {
   return Object.fromEntries(
     Object.entries(TOPIC_DEFAULTS).map(([role, [variable, name]]) => [role, reader.string(variable, name)]),
@@ -307,6 +317,9 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       ...loadGroupTimings(reader),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+    eventDataSchemaBaseUrl: reader.optionalString('EVENT_DATASCHEMA_BASE_URL') === undefined
+      ? withoutCredentials(reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']))
+      : reader.url('EVENT_DATASCHEMA_BASE_URL', ['http:', 'https:']),
     redis: {
       urls: reader.urlList('REDIS_URL', ['redis:', 'rediss:']),
       keyPrefix: reader.string('REDIS_KEY_PREFIX', 'wh:'),
@@ -563,7 +576,7 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     return values;
   };
   const skip = reader.string('BENCH_SKIP', 'none').split(',').map((s) => s.trim()).filter((s) => s && s !== 'none');
-  const unknown = skip.filter((s) => !['echo', 'redis', 'scaling', 'growth', 'forged'].includes(s));
+  const unknown = skip.filter((s) => !['echo', 'redis', 'scaling', 'growth', 'forged', 'tracing'].includes(s));
   if (unknown.length > 0) throw new ConfigError('BENCH_SKIP', 'a comma-separated list of echo, redis, scaling, growth, forged', env.BENCH_SKIP);
   return {
     quick,

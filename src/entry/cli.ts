@@ -1,5 +1,7 @@
 import { runCli } from '../cli/program';
 import { processIo } from '../cli/io';
+import { loadTracingSettings } from '../config/tracing';
+import { startTracing } from '../observability/tracing-sdk';
 
 /** `wholesale …` (bin/wholesale.js): runs one CLI command and exits with its code (see src/cli/exit-codes.ts). */
 // A reader that goes away (`wholesale events tail | head`) ends the command quietly, as Unix tools do.
@@ -7,8 +9,10 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
   throw error;
 });
+// With OTEL_* set, each command the CLI sends starts a trace (its span is exported before the exit).
+const tracing = startTracing(loadTracingSettings(process.env, 'wholesale-cli'));
 runCli(process.argv.slice(2), { io: processIo }).then(
-  (code) => process.exit(code),
+  (code) => tracing.shutdown().finally(() => process.exit(code)),
   (error) => {
     process.stderr.write(`wholesale: ${error?.stack ?? error}\n`);
     process.exit(1);

@@ -5,6 +5,8 @@ import { startNpSimulator } from '../simulator/np-simulator';
 import { createDevSigner, devAuthEnv } from '../security/dev-signer';
 import { devDeadLetterEnv } from '../security/dev-dead-letter-key';
 import { provideStack } from '../stack';
+import { loadTracingSettings } from '../config/tracing';
+import { startTracing } from '../observability/tracing-sdk';
 
 /**
  * `npm run dev`: the stack (given endpoints, containers, or local Kafka/Apicurio/Redis processes), then
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
     REDIS_URL: stack.redisUrl,
   };
   const config = loadConfig(env);
+  const tracing = startTracing(loadTracingSettings(env, config.serviceName));
   const log = createLogger({ level: config.logLevel, name: config.serviceName });
   const service = await startService(config, log);
   const simulator = await startNpSimulator(loadNpSimulatorConfig(env), { log: log.child({ component: 'np-simulator' }) });
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
     stopping = true;
     await simulator.stop();
     await service.stop();
+    await tracing.shutdown();
     await stack.stop();
     process.exit(0);
   };

@@ -1,12 +1,16 @@
 import { ConfigError, loadNpSimulatorConfig } from '../config';
 import { createLogger } from '../observability/logger';
+import { loadTracingSettings } from '../config/tracing';
+import { startTracing } from '../observability/tracing-sdk';
 import { startNpSimulator } from '../simulator/np-simulator';
 
 /** `npm run np-sim`: the NP application simulator on its own (the dev mode and the tests start it in-process). */
 async function main(): Promise<void> {
   let config;
+  let tracingSettings;
   try {
     config = loadNpSimulatorConfig();
+    tracingSettings = loadTracingSettings(process.env, 'np-simulator');
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
@@ -14,11 +18,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const tracing = startTracing(tracingSettings);
   const log = createLogger({ level: config.logLevel, name: 'np-simulator' });
   const simulator = await startNpSimulator(config, { log });
   await simulator.joined;
   log.info({ topics: config.topics, timeScale: config.timeScale }, 'NP simulator started');
-  const shutdown = () => simulator.stop().then(() => process.exit(0), () => process.exit(1));
+  const shutdown = () => simulator.stop().then(() => tracing.shutdown()).then(() => process.exit(0), () => process.exit(1));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
 }

@@ -1,12 +1,16 @@
 import { ConfigError, loadConfig } from '../config';
 import { startService, type RunningService } from '../app/service';
 import { createLogger } from '../observability/logger';
+import { loadTracingSettings } from '../config/tracing';
+import { startTracing } from '../observability/tracing-sdk';
 
 /** Production entry point: configuration from the environment only, no embedded stack. */
 async function main(): Promise<void> {
   let config;
+  let tracingSettings;
   try {
     config = loadConfig();
+    tracingSettings = loadTracingSettings(process.env, config.serviceName);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
@@ -14,11 +18,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const tracing = startTracing(tracingSettings);
   const log = createLogger({ level: config.logLevel, name: config.serviceName });
   let service: RunningService | undefined;
   const shutdown = (signal: string, exitCode = 0): void => {
     log.info({ signal }, 'shutting down: finishing in-flight commands');
-    (service?.stop() ?? Promise.resolve()).then(
+    (service?.stop() ?? Promise.resolve()).then(() => tracing.shutdown()).then(
       () => process.exit(exitCode),
       (error) => {
         log.error({ err: error }, 'shutdown failed');

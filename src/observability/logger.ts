@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { logTraceFields } from './tracing';
 
 /**
  * pino JSON logs. Secrets never reach a log line: the redaction list covers credentials and the
@@ -41,7 +42,7 @@ const unredacted = new WeakMap<Logger, Logger>();
 
 export function createLogger(options: { level: string; name: string; destination?: pino.DestinationStream }): Logger {
   const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
-  const settings = { name: options.name, level: options.level, base: { service: options.name }, timestamp: pino.stdTimeFunctions.isoTime };
+  const settings = { name: options.name, level: options.level, base: { service: options.name }, timestamp: pino.stdTimeFunctions.isoTime, mixin: logTraceFields };
   const log = pino({ ...settings, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
   unredacted.set(log, pino(settings, destination));
   return log;

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { contextFromHeaders, endSpan, headersOfSpan, SpanKind, startSpan } from '../observability/tracing';
+import type { Context } from '@opentelemetry/api';
 import type { NpSimulatorConfig } from '../config';
 import { loadSchemas } from '../contract/schemas';
 import { createKafka, createProducer } from '../adapters/kafka/kafka';
@@ -45,9 +47,17 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   const pending = new Map<string, Set<NodeJS.Timeout>>();
   let stopping = false;
 
-  const send = async (recordName: string, key: string, value: Record<string, unknown>) => {
+  /** A response continues the trace of the request it answers (its `traceparent`), as a real NP gateway would. */
+  const send = async (recordName: string, key: string, value: Record<string, unknown>, cause: Context) => {
     const encoded = await codec.encode(config.topics.npResponses, recordName, { ...value, sentAt: clock().toISOString() });
-    await producer.send({ topic: config.topics.npResponses, acks: -1, messages: [{ key, value: encoded }] });
+    const span = startSpan(`${config.topics.npResponses} publish`, { kind: SpanKind.PRODUCER, parent: cause, attributes: { 'messaging.system': 'kafka', 'wholesale.np.record': recordName } });
+    try {
+      await producer.send({ topic: config.topics.npResponses, acks: -1, messages: [{ key, value: encoded, headers: span ? headersOfSpan(span) : {} }] });
+      endSpan(span);
+    } catch (error) {
+      endSpan(span, (error as Error).message);
+      throw error;
+    }
     log.info({ recordName, gpsi: key, requestId: value.requestId, portOrderVersion: value.portOrderVersion }, 'NP response sent');
   };
 
@@ -55,9 +65,9 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   // encode of a record looks its schema id up in the registry, so a later response of an already-cached
   // record could otherwise overtake it (seen: PortConfirmed before PortDelayed, the delay then ignored).
   const sendChains = new Map<string, Promise<void>>();
-  const sendInOrder = (recordName: string, key: string, value: Record<string, unknown>) => {
+  const sendInOrder = (recordName: string, key: string, value: Record<string, unknown>, cause: Context) => {
     const sent = (sendChains.get(key) ?? Promise.resolve())
-      .then(() => send(recordName, key, value))
+      .then(() => send(recordName, key, value, cause))
       .catch((error) => log.error({ err: error, recordName }, 'NP response not sent'));
     sendChains.set(key, sent);
     void sent.then(() => {
@@ -65,7 +75,7 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
     });
   };
 
-  const schedule = (request: SimRequest) => {
+  const schedule = (request: SimRequest & { cause: Context }) => {
     const timers = pending.get(request.requestId) ?? new Set<NodeJS.Timeout>();
     pending.set(request.requestId, timers);
     // a newer version supersedes what an older one still had pending
@@ -75,7 +85,7 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
       const timer = setTimeout(() => {
         timers.delete(timer);
         if (stopping) return;
-        sendInOrder(response.recordName, request.gpsi, response.value);
+        sendInOrder(response.recordName, request.gpsi, response.value, request.cause);
       }, Math.max(0, response.afterMs / config.timeScale));
       timers.add(timer);
     }
@@ -93,7 +103,7 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
         }
         throw error;
       }
-      const request = { ...(decoded.value as unknown as SimRequest), recordName: decoded.recordName };
+      const request = { ...(decoded.value as unknown as SimRequest), recordName: decoded.recordName, cause: contextFromHeaders(message.headers) };
       log.info({ recordName: request.recordName, gpsi: request.gpsi, requestId: request.requestId, portOrderVersion: request.portOrderVersion }, 'NP request received');
       schedule(request);
     },

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { inSpan } from '../observability/tracing';
 import type { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
 import { RetriableError, asRetriable, isServiceError, type ErrorCode, type FieldProblem } from '../errors/codes';
@@ -310,7 +311,9 @@ export class CommandProcessor {
     };
     let outcome: ProcessOutcome;
     try {
-      const result = await registration.handle(decoded.value, context);
+      const result = await inSpan(`handle ${operation}`, { attributes: { 'wholesale.operation': operation, 'messaging.message.conversation_id': envelope.correlationId } }, () =>
+        registration.handle(decoded.value, context),
+      );
       const reply = await this.encodeReply(domain, envelope, registration.replyRecord, result.reply);
       const messages = await Promise.all((result.messages ?? []).map((m) => this.encodeOrDeadLetter(m, context, source)));
       outcome = { outbound: [reply, ...messages.flat()], outcome: 'Success', operation, correlationId: envelope.correlationId };

@@ -1,6 +1,7 @@
 import type { OutgoingMessage, TopicRole } from '../handlers/types';
 import { partnerTopic, type PartnerTopicRole } from '../contract/partner-topics';
 import type { Outbound } from './outbound';
+import { traceHeaders } from '../observability/tracing';
 
 /**
  * The one place that decides which topics an outgoing message goes to, for every producer of events (the
@@ -14,6 +15,11 @@ export interface EventRouting {
   partnerTopicPrefix: string;
   /** The partner (root) of a node of the customer hierarchy; undefined for a node it does not know. */
   partnerOf(owner: string): string | undefined;
+  /**
+   * Where a reader fetches a writer schema by id (the registry's Confluent API root, no credentials): an
+   * event's `ce_dataschema` is `<this>/schemas/ids/<id>`, the id the record's wire format carries.
+   */
+  dataSchemaBaseUrl: string;
 }
 
 const PARTNER_EVENT_ROLES: Partial<Record<TopicRole, PartnerTopicRole>> = { portinEvents: 'portinEvents', balanceEvents: 'balanceEvents' };
@@ -35,5 +41,12 @@ export async function routeOutgoing(
 ): Promise<Outbound[]> {
   const [own, ...copies] = topicsOf(routing, message);
   const value = await encode(own!, message.recordName, message.value);
-  return [own!, ...copies].map((topic) => ({ topic, key: message.key, value, headers }));
+  const traced = { ...headers, ...traceHeaders() };
+  const described = 'ce_id' in headers ? { ...traced, ce_dataschema: dataSchemaUrl(routing.dataSchemaBaseUrl, value) } : traced;
+  return [own!, ...copies].map((topic) => ({ topic, key: message.key, value, headers: described }));
+}
+
+/** The registry address of the writer schema of a Confluent wire-format value (magic byte, then a 4-byte schema id). */
+export function dataSchemaUrl(baseUrl: string, value: Buffer): string {
+  return `${baseUrl.replace(/\/+$/, '')}/schemas/ids/${value.readInt32BE(1)}`;
 }

@@ -1,4 +1,5 @@
 import type { IHeaders } from 'kafkajs';
+import { traceHeaders } from '../observability/tracing';
 import { ERROR_CODES, type ErrorCode, type FieldProblem } from '../errors/codes';
 import { DEAD_LETTER_CIPHER, sealContext, sealDeadLetter, type DeadLetterKey } from '../security/dead-letter-seal';
 import { HEADER, correlationIdOf, type RecordPosition, type RoutedEnvelope } from './envelope';
@@ -71,7 +72,7 @@ export function replyMessage(envelope: RoutedEnvelope, status: string, value: Bu
     preferredPartition: envelope.sourcePartition,
     key: envelope.correlationId,
     value,
-    headers: replyHeaders(envelope, status),
+    headers: { ...replyHeaders(envelope, status), ...traceHeaders() },
   };
 }
 

@@ -69,7 +69,7 @@ describe('WholesaleClient against the real stack', () => {
     expect(created).toMatchObject({ status: 'Success', gpsi, partnerTransactionId: order.partnerTransactionId, portStatus: 'OPEN' });
 
     const completed = await waitForPortStatus(gpsi, 'COMPLETED');
-    expect(completed.cloudEvent).toMatchObject({ specversion: '1.0', type: 'wholesale.portin.v1.PortInActivationEvent', subject: gpsi });
+    expect(completed.cloudEvent).toMatchObject({ specversion: '1.0', type: 'wholesale.portin.v1.PortInActivationEvent', subject: gpsi, dataschema: expect.stringMatching(/\/schemas\/ids\/\d+$/) });
     expect(completed.key).toBe(gpsi);
     expect(portinEvents(gpsi).map((e) => e.value.portStatus)).toEqual(expect.arrayContaining(['OPEN', 'CONFIRMED', 'COMPLETED']));
     const activated = await eventually('SubscriptionActivated', () =>

@@ -1,4 +1,5 @@
 import type { Redis, Cluster } from 'ioredis';
+import { inSpan, SpanKind } from '../../observability/tracing';
 
 /**
  * Where Redis call durations are reported (the metrics), registered per client so two services in one
@@ -14,7 +15,11 @@ export function observeRedisCalls(client: Redis | Cluster, observer: RedisCallOb
 }
 
 /** Runs one Redis call, reporting its duration to the client's observer when it has one. */
-export async function timedRedisCall<T>(client: Redis | Cluster, operation: string, call: () => Promise<T>): Promise<T> {
+export function timedRedisCall<T>(client: Redis | Cluster, operation: string, call: () => Promise<T>): Promise<T> {
+  return inSpan(`redis ${operation}`, { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'redis', 'db.operation.name': operation } }, () => observedCall(client, operation, call));
+}
+
+async function observedCall<T>(client: Redis | Cluster, operation: string, call: () => Promise<T>): Promise<T> {
   const observer = observers.get(client);
   if (!observer) return call();
   const started = performance.now();

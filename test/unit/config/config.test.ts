@@ -21,7 +21,14 @@ describe('loadConfig', () => {
     expect(config.kafka).toMatchObject({ sessionTimeoutMs: 30000, heartbeatIntervalMs: 3000 });
   });
 
+  it('names the registry in ce_dataschema without the credentials of SCHEMA_REGISTRY_URL, or as EVENT_DATASCHEMA_BASE_URL says', () => {
+    expect(loadConfig(base).eventDataSchemaBaseUrl).toBe('http://127.0.0.1:8081');
+    expect(loadConfig({ ...base, SCHEMA_REGISTRY_URL: 'https://svc:s3cret@registry.internal/apis/ccompat/v7/' }).eventDataSchemaBaseUrl).toBe('https://registry.internal/apis/ccompat/v7');
+    expect(loadConfig({ ...base, EVENT_DATASCHEMA_BASE_URL: 'https://schemas.example.com/v7' }).eventDataSchemaBaseUrl).toBe('https://schemas.example.com/v7');
+  });
+
   it.each([
+    [{ EVENT_DATASCHEMA_BASE_URL: 'schemas' }, 'EVENT_DATASCHEMA_BASE_URL'],
     [{ KAFKA_BROKERS: undefined }, 'KAFKA_BROKERS'],
     [{ KAFKA_BROKERS: 'localhost' }, 'KAFKA_BROKERS'],
     [{ SCHEMA_REGISTRY_URL: 'ftp://x' }, 'SCHEMA_REGISTRY_URL'],

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as configModule from '../../../src/config';
 import { loadAdminConfig, loadBenchConfig, loadClientConfig, loadConfig, loadDlqAdminConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
+import * as tracingModule from '../../../src/config/tracing';
+import { loadTracingSettings } from '../../../src/config/tracing';
 import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';
 
 /** docs/operations.md lists every variable src/config reads, with the defaults the code applies. */
@@ -19,6 +21,7 @@ const LOADERS: [name: string, load: Loader, base: Record<string, string>][] = [
   ['loadDlqAdminConfig', (env) => loadDlqAdminConfig({}, env), { ...endpoints, ...sasl, DLQ_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') }],
   ['loadStackConfig', loadStackConfig, {}],
   ['loadBenchConfig', loadBenchConfig, {}],
+  ['loadTracingSettings', (env) => loadTracingSettings(env), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }],
 ];
 
 describe('docs/operations.md configuration tables', () => {
@@ -32,7 +35,7 @@ describe('docs/operations.md configuration tables', () => {
   });
 
   it('has a table for every configuration loader of src/config', () => {
-    const loaders = Object.keys(configModule).filter((name) => /^load\w*Config$/.test(name));
+    const loaders = [...Object.keys(configModule).filter((name) => /^load\w*Config$/.test(name)), ...Object.keys(tracingModule).filter((name) => name.startsWith('load'))];
     expect(loaders.sort()).toEqual(LOADERS.map(([name]) => name).sort());
   });
 

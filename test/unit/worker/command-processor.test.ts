@@ -104,7 +104,7 @@ function setup(
     topics,
     deadLetters: { topic: topics.deadLetters, key: { id: 'k', secret: Buffer.alloc(32, 1) } },
     envelopeRules: { portin: rules, balance: { ...rules, defaultReplyTopic: topics.balanceReplies, partnerReplyRole: 'balanceReplies' } },
-    routing: { topics, partnerTopicPrefix: 'p.', partnerOf: (owner) => ({ P1: 'P1', B1: 'P1', B2: 'P1', P2: 'P2' })[owner] },
+    routing: { topics, partnerTopicPrefix: 'p.', partnerOf: (owner) => ({ P1: 'P1', B1: 'P1', B2: 'P1', P2: 'P2' })[owner], dataSchemaBaseUrl: 'http://registry.test/apis/ccompat/v7' },
     // Two topics exist besides the partners' own: P1's extra reply topic (2 partitions) and a legacy one.
     partitionCount: async (topic) => {
       if (topic === 'p.P1.my.replies' || topic.endsWith('.replies.v1') || topic === 'legacy.replies') return 2;
