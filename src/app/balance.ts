@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
-import type { Catalog } from '../domain/catalog/catalog';
+import { carryOverTypesOf, type Catalog } from '../domain/catalog/catalog';
 import { createBillingClock, type BillingClock } from '../domain/balance/clock';
 import type { PublishEvents } from '../adapters/kafka/event-publisher';
 import { createRedisBalanceStore } from '../adapters/redis/balance-store';
@@ -29,14 +29,25 @@ export function createBalanceComponents(deps: { config: ServiceConfig; catalog: 
   return {
     clock,
     subscriptions: createRedisSubscriptionStore({ redis, catalog, clock, settings }),
-    balances: createRedisBalanceStore(redis, settings),
+    balances: createRedisBalanceStore(redis, { ...settings, clock }),
   };
 }
 
-export function createBalanceRenewals(deps: { config: ServiceConfig; redis: RedisClient; clock: BillingClock; publish: PublishEvents; log: Logger }): RenewalScheduler {
+export function createBalanceRenewals(deps: {
+  config: ServiceConfig;
+  catalog: Catalog;
+  redis: RedisClient;
+  clock: BillingClock;
+  publish: PublishEvents;
+  log: Logger;
+}): RenewalScheduler {
   const { config } = deps;
   return createRenewalScheduler({
-    store: createRedisRenewalStore(deps.redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: config.balance.ledgerRetention }),
+    store: createRedisRenewalStore(deps.redis, {
+      keyPrefix: config.redis.keyPrefix,
+      ledgerRetention: config.balance.ledgerRetention,
+      carryOver: carryOverTypesOf(deps.catalog),
+    }),
     clock: deps.clock,
     publish: deps.publish,
     log: deps.log.child({ component: 'balance-renewal' }),

@@ -192,6 +192,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   await worker.run();
   const renewals = createBalanceRenewals({
     config,
+    catalog,
     redis,
     clock: balance.clock,
     publish,

@@ -8,12 +8,25 @@ const scalar = (value: unknown): string => (value === null || value === undefine
 /** Avro records decode into class instances; JSON round-trip gives plain data (and drops their methods). */
 export const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
-/** Rows of flat records (sub-balances, ledger entries) read best as a table. */
-const isFlatRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every(isPlainValue);
+const isRecordOf = (value: unknown, field: (v: unknown) => boolean): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every(field);
+const isFlat = (value: unknown): value is Record<string, unknown> => isRecordOf(value, isPlainValue);
 
-function tableLines(rows: Record<string, unknown>[], indent: string): string[] {
-  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+/** Rows of flat records (sub-balances, ledger entries) read best as a table; a small record inside (validFor) gives dotted columns. */
+const isFlatRecord = (value: unknown): value is Record<string, unknown> => isRecordOf(value, (v) => isPlainValue(v) || isFlat(v));
+
+const flattened = (row: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(row).flatMap(([key, value]) => (isFlat(value) ? Object.entries(value).map(([inner, v]) => [`${key}.${inner}`, v]) : [[key, value]])));
+
+function tableLines(records: Record<string, unknown>[], indent: string): string[] {
+  const rows = records.map(flattened);
+  const all = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  // A record some rows lack (null) shows in its dotted columns only, where it first comes.
+  const groupOf = (column: string) => {
+    const children = all.filter((other) => other.startsWith(`${column.split('.')[0]}.`));
+    return children.length > 0 ? children : [column];
+  };
+  const columns = [...new Set(all.flatMap(groupOf))];
   const cells = [columns, ...rows.map((row) => columns.map((column) => scalar(row[column])))];
   const widths = columns.map((_, i) => Math.max(...cells.map((line) => (line[i] as string).length)));
   return cells.map((line) => `${indent}${line.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd()}`);

@@ -21,6 +21,7 @@ export const EVENT_RECORDS = [
   'wholesale.balance.v1.BalancesUpdated',
   'wholesale.balance.v1.BalancesRenewed',
   'wholesale.balance.v1.BalanceThresholdReached',
+  'wholesale.balance.v1.BalancesExpired',
 ] as const satisfies readonly RecordName[];
 
 export type EventRecordName = (typeof EVENT_RECORDS)[number];

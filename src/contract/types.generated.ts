@@ -442,6 +442,22 @@ export interface BalanceAmounts {
   rollOverBalance: number;
   /** allocatedBalance + rollOverBalance. */
   totalBalance: number;
+  /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first); 0 from producers before purchased credit. */
+  purchasedBalance: number;
+}
+
+/** Amounts of one sub-balance, in its unitType. */
+export interface BalanceAmountsInput {
+  /** What is left to use; never below zero. */
+  remainingBalance: number;
+  /** The bucket's allowance for one bill cycle. */
+  allocatedBalance: number;
+  /** Unused part carried from the previous cycle, up to the bucket's cap. */
+  rollOverBalance: number;
+  /** allocatedBalance + rollOverBalance. */
+  totalBalance: number;
+  /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first); 0 from producers before purchased credit. */
+  purchasedBalance?: number;
 }
 
 /** A sub-balance reached a usage threshold of its catalog bucket (e.g. 80 % or 100 % of the cycle's grant used). Billing and partner event; key = gpsi; CloudEvents binary headers; published with the BalancesUpdated of the change that reached it, from the same atomic step. */
@@ -505,10 +521,50 @@ export interface BalanceThresholdReachedInput {
   /** The level reached: this share (1..100) of the cycle's grant (totalBalance) is used; 100 = nothing left. Published once per level, sub-balance and bill cycle. */
   thresholdPercent: number;
   /** The sub-balance's amounts right after the change that reached the threshold. */
-  balance: BalanceAmounts;
+  balance: BalanceAmountsInput;
 }
 
-/** A bill cycle started: allowances reset, unused parts rolled over up to the cap, ended buckets expired. Billing event; key = gpsi; CloudEvents binary headers. */
+/** Validity ends came: the sub-balances of dated buckets whose validFor ended were removed (Expired), purchased credit whose end came was taken off (CreditExpired). Published once per subscription and end by the scheduler. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalancesExpired {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** ISO 8601 billing time of the validity end expired: everything valid until then or before ended. */
+  expiredAt: string;
+  /** Every sub-balance concerned, before and after. */
+  changes: SubBalanceChange[];
+}
+
+/** Validity ends came: the sub-balances of dated buckets whose validFor ended were removed (Expired), purchased credit whose end came was taken off (CreditExpired). Published once per subscription and end by the scheduler. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalancesExpiredInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** ISO 8601 billing time of the validity end expired: everything valid until then or before ended. */
+  expiredAt: string;
+  /** Every sub-balance concerned, before and after. */
+  changes?: SubBalanceChangeInput[];
+}
+
+/** A bill cycle started: allowances reset, unused parts rolled over up to the cap, purchased credit kept or lapsed per subBalanceType, buckets from before validity dates whose cycles ended expired (dated buckets are left to BalancesExpired). Billing event; key = gpsi; CloudEvents binary headers. */
 export interface BalancesRenewed {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
   gpsi: string;
@@ -534,7 +590,7 @@ export interface BalancesRenewed {
   changes: SubBalanceChange[];
 }
 
-/** A bill cycle started: allowances reset, unused parts rolled over up to the cap, ended buckets expired. Billing event; key = gpsi; CloudEvents binary headers. */
+/** A bill cycle started: allowances reset, unused parts rolled over up to the cap, purchased credit kept or lapsed per subBalanceType, buckets from before validity dates whose cycles ended expired (dated buckets are left to BalancesExpired). Billing event; key = gpsi; CloudEvents binary headers. */
 export interface BalancesRenewedInput {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
   gpsi: string;
@@ -703,7 +759,7 @@ export interface LedgerEntry {
   correlationId: string;
   /** AddBuckets, UpdateBalances, SubscriptionActivation, BillCycleRenewal… */
   operation: string;
-  /** Created, Removed, Add, Subtract, Renewed or Expired. */
+  /** Created, Removed, Add, Subtract, Renewed, Expired (a dated bucket ended, or one from before validity dates) or CreditExpired (purchased credit ended; the sub-balance stays). */
   change: string;
   subBalanceInstId: string;
   /** The catalog bucket the sub-balance belongs to. */
@@ -718,6 +774,10 @@ export interface LedgerEntry {
   before: BalanceAmounts | null;
   /** Amounts after; null when removed or expired. */
   after: BalanceAmounts | null;
+  /** Validity of the sub-balance of a dated bucket; null: renewed every cycle, or recorded before validity dates. */
+  validFor: ValidFor | null;
+  /** ISO 8601 end of the sub-balance's purchased credit after the change; null: none. */
+  purchasedValidUntil: string | null;
 }
 
 export interface LedgerEntryInput {
@@ -727,7 +787,7 @@ export interface LedgerEntryInput {
   correlationId: string;
   /** AddBuckets, UpdateBalances, SubscriptionActivation, BillCycleRenewal… */
   operation: string;
-  /** Created, Removed, Add, Subtract, Renewed or Expired. */
+  /** Created, Removed, Add, Subtract, Renewed, Expired (a dated bucket ended, or one from before validity dates) or CreditExpired (purchased credit ended; the sub-balance stays). */
   change: string;
   subBalanceInstId: string;
   /** The catalog bucket the sub-balance belongs to. */
@@ -739,9 +799,13 @@ export interface LedgerEntryInput {
   /** Quantity of an Add or Subtract. */
   quantity?: number | null;
   /** Amounts before; null when created. */
-  before?: BalanceAmounts | null;
+  before?: BalanceAmountsInput | null;
   /** Amounts after; null when removed or expired. */
-  after?: BalanceAmounts | null;
+  after?: BalanceAmountsInput | null;
+  /** Validity of the sub-balance of a dated bucket; null: renewed every cycle, or recorded before validity dates. */
+  validFor?: ValidFor | null;
+  /** ISO 8601 end of the sub-balance's purchased credit after the change; null: none. */
+  purchasedValidUntil?: string | null;
 }
 
 /** The primary bucket was replaced. Billing event; key = gpsi; CloudEvents binary headers. */
@@ -858,6 +922,12 @@ export interface SubBalance {
   unitType: string;
   /** The catalog bucket it belongs to (beyond the spec). */
   bucketRefId: string | null;
+  /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first; the catalog decides per subBalanceType whether it carries over at renewal). Beyond the spec. */
+  purchasedBalance: number;
+  /** Validity of a dated bucket (catalog validity: a one-off grant, not renewed, expired at its end); null: renewed every cycle until cancelled. Beyond the spec. */
+  validFor: ValidFor | null;
+  /** ISO 8601 end of the purchased credit (catalog purchasedCredit validity; a top-up extends it); null: it has none. Beyond the spec. */
+  purchasedValidUntil: string | null;
 }
 
 /** Sub-balance object (service-spec 2.10). */
@@ -874,11 +944,17 @@ export interface SubBalanceInput {
   unitType: string;
   /** The catalog bucket it belongs to (beyond the spec). */
   bucketRefId?: string | null;
+  /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first; the catalog decides per subBalanceType whether it carries over at renewal). Beyond the spec. */
+  purchasedBalance?: number;
+  /** Validity of a dated bucket (catalog validity: a one-off grant, not renewed, expired at its end); null: renewed every cycle until cancelled. Beyond the spec. */
+  validFor?: ValidFor | null;
+  /** ISO 8601 end of the purchased credit (catalog purchasedCredit validity; a top-up extends it); null: it has none. Beyond the spec. */
+  purchasedValidUntil?: string | null;
 }
 
 /** What happened to one sub-balance. */
 export interface SubBalanceChange {
-  /** Created, Removed, Add, Subtract, Renewed or Expired. */
+  /** Created, Removed, Add, Subtract, Renewed, Expired (a dated bucket ended, or one from before validity dates) or CreditExpired (purchased credit ended; the sub-balance stays). */
   change: string;
   subBalanceInstId: string;
   /** The catalog bucket the sub-balance belongs to. */
@@ -893,11 +969,15 @@ export interface SubBalanceChange {
   before: BalanceAmounts | null;
   /** Amounts after; null when removed or expired. */
   after: BalanceAmounts | null;
+  /** Validity of the sub-balance of a dated bucket; null: renewed every cycle, or from producers before validity dates. */
+  validFor: ValidFor | null;
+  /** ISO 8601 end of the sub-balance's purchased credit after the change; null: none. */
+  purchasedValidUntil: string | null;
 }
 
 /** What happened to one sub-balance. */
 export interface SubBalanceChangeInput {
-  /** Created, Removed, Add, Subtract, Renewed or Expired. */
+  /** Created, Removed, Add, Subtract, Renewed, Expired (a dated bucket ended, or one from before validity dates) or CreditExpired (purchased credit ended; the sub-balance stays). */
   change: string;
   subBalanceInstId: string;
   /** The catalog bucket the sub-balance belongs to. */
@@ -909,9 +989,13 @@ export interface SubBalanceChangeInput {
   /** Quantity of an Add or Subtract. */
   quantity?: number | null;
   /** Amounts before; null when created. */
-  before?: BalanceAmounts | null;
+  before?: BalanceAmountsInput | null;
   /** Amounts after; null when removed or expired. */
-  after?: BalanceAmounts | null;
+  after?: BalanceAmountsInput | null;
+  /** Validity of the sub-balance of a dated bucket; null: renewed every cycle, or from producers before validity dates. */
+  validFor?: ValidFor | null;
+  /** ISO 8601 end of the sub-balance's purchased credit after the change; null: none. */
+  purchasedValidUntil?: string | null;
 }
 
 /** A subscription became active: its sub-balances were created. Billing event; key = gpsi; CloudEvents binary headers. */
@@ -1066,6 +1150,14 @@ export interface UpdateBalancesReplyInput {
   status: string;
   /** The balances after the change (beyond the spec). */
   balances?: BalanceInput[];
+}
+
+/** A validity period (TMF654 validFor) in billing time. */
+export interface ValidFor {
+  /** ISO 8601: when the bucket was added. */
+  startDateTime: string;
+  /** ISO 8601: when it expires (removed by the scheduler, BalancesExpired). */
+  endDateTime: string;
 }
 
 export interface Error {
@@ -1633,6 +1725,7 @@ export interface ContractRecords {
   'wholesale.balance.v1.BalanceAction': BalanceAction;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmounts;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReached;
+  'wholesale.balance.v1.BalancesExpired': BalancesExpired;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewed;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdated;
   'wholesale.balance.v1.BucketsAdded': BucketsAdded;
@@ -1653,6 +1746,7 @@ export interface ContractRecords {
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReply;
   'wholesale.balance.v1.UpdateBalances': UpdateBalances;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReply;
+  'wholesale.balance.v1.ValidFor': ValidFor;
   'wholesale.common.v1.Error': Error;
   'wholesale.common.v1.ErrorReply': ErrorReply;
   'wholesale.common.v1.FieldProblem': FieldProblem;
@@ -1702,8 +1796,9 @@ export interface ContractInputs {
   'wholesale.balance.v1.AddBucketsReply': AddBucketsReplyInput;
   'wholesale.balance.v1.Balance': BalanceInput;
   'wholesale.balance.v1.BalanceAction': BalanceActionInput;
-  'wholesale.balance.v1.BalanceAmounts': BalanceAmounts;
+  'wholesale.balance.v1.BalanceAmounts': BalanceAmountsInput;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReachedInput;
+  'wholesale.balance.v1.BalancesExpired': BalancesExpiredInput;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewedInput;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdatedInput;
   'wholesale.balance.v1.BucketsAdded': BucketsAddedInput;
@@ -1724,6 +1819,7 @@ export interface ContractInputs {
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReplyInput;
   'wholesale.balance.v1.UpdateBalances': UpdateBalancesInput;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReplyInput;
+  'wholesale.balance.v1.ValidFor': ValidFor;
   'wholesale.common.v1.Error': ErrorInput;
   'wholesale.common.v1.ErrorReply': ErrorReplyInput;
   'wholesale.common.v1.FieldProblem': FieldProblem;

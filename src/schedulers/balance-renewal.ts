@@ -6,11 +6,13 @@ import type { BalanceOutcome } from '../domain/balance/outcome';
 import type { OutgoingMessage } from '../handlers/types';
 
 /**
- * The bill-cycle renewal scheduler, run inside every worker instance. Subscriptions wait in a due-set
- * (score = real time of their next renewal). Each tick claims the due ones with a lease (so two instances
- * do not work on one at once), renews each cycle that has started — the renewal script applies only while
- * the subscription still expects that cycle, so a cycle is never renewed twice — then publishes the
- * BalancesRenewed events from the subscription's outbox and reschedules it. A crash anywhere leaves the
+ * The bill-cycle renewal and validity-expiry scheduler, run inside every worker instance. Subscriptions
+ * wait in a due-set (score = real time of their next renewal, or of a validity end before it). Each tick
+ * claims the due ones with a lease (so two instances do not work on one at once) and takes what has come
+ * in time order: each cycle that has started — the renewal script applies only while the subscription
+ * still expects that cycle, so a cycle is never renewed twice — and each validity end — the expiry script
+ * ends only what is still there, so nothing expires twice. It publishes the BalancesRenewed and
+ * BalancesExpired events from the subscription's outbox and reschedules it. A crash anywhere leaves the
  * entry due again when its lease ends; the outbox keeps the unpublished events, re-sent under the same id.
  */
 export interface RenewalState {
@@ -19,6 +21,8 @@ export interface RenewalState {
   /** IANA zone of the cycle starts; absent = UTC (subscriptions created before zones). */
   billCycleTimeZone?: string;
   nextRenewalAt?: string;
+  /** The first validity end (billing time, ISO 8601) of a dated bucket or of purchased credit, if any. */
+  nextExpiryAt?: string;
 }
 
 export interface PendingRenewal {
@@ -31,6 +35,8 @@ export interface RenewalStore {
   claimDue(nowMs: number, leaseUntilMs: number, limit: number): Promise<string[]>;
   state(gpsi: string): Promise<RenewalState | undefined>;
   renew(gpsi: string, cycle: { at: string; cycleStart: string; nextRenewalAt: string; correlationId: string }): Promise<'renewed' | 'inactive' | 'not-due'>;
+  /** Ends what is valid until `expiredAt` or before (billing time); 'nothing' when another run already did. */
+  expire(gpsi: string, expiry: { at: string; expiredAt: string; correlationId: string }): Promise<'expired' | 'inactive' | 'nothing'>;
   pending(gpsi: string): Promise<PendingRenewal[]>;
   acknowledge(gpsi: string, token: string): Promise<void>;
   schedule(gpsi: string, realMs: number): Promise<void>;
@@ -59,14 +65,18 @@ export interface RenewalScheduler {
   start(): void;
   /** Stops polling and waits for the tick in flight. */
   stop(): Promise<void>;
-  /** One pass over the due subscriptions; returns how many cycles were renewed. */
+  /** One pass over the due subscriptions; returns how many cycles were renewed and validity ends expired. */
   tick(): Promise<number>;
 }
 
 export const RENEWAL_OPERATION = 'BillCycleRenewal';
+export const EXPIRY_OPERATION = 'ValidityExpiry';
 
+/** The event of an outbox entry: BalancesExpired for an expiry (id from the validity end), else BalancesRenewed (id from the cycle). */
 export const renewalEvent = (outcome: BalanceOutcome): OutgoingMessage =>
-  billingEvent('BalancesRenewed', outcome, `${outcome.subscription.subscriptionId}/${outcome.subscription.cycleStart}`);
+  outcome.expiredAt
+    ? billingEvent('BalancesExpired', outcome, `${outcome.subscription.subscriptionId}/${outcome.expiredAt}`)
+    : billingEvent('BalancesRenewed', outcome, `${outcome.subscription.subscriptionId}/${outcome.subscription.cycleStart}`);
 
 export function createRenewalScheduler(deps: RenewalSchedulerDeps): RenewalScheduler {
   const { store, clock, settings, log } = deps;
@@ -82,27 +92,39 @@ export function createRenewalScheduler(deps: RenewalSchedulerDeps): RenewalSched
     }
   }
 
+  /** Renews the cycle or expires the validity end that comes first (an end at a cycle start first); true if it changed anything. */
+  async function step(gpsi: string, state: RenewalState & { nextRenewalAt: string }, expiryFirst: boolean): Promise<boolean> {
+    const at = new Date(realNow()).toISOString();
+    if (expiryFirst) {
+      return (await store.expire(gpsi, { at, expiredAt: state.nextExpiryAt!, correlationId: `expiry-${gpsi}-${state.nextExpiryAt}` })) === 'expired';
+    }
+    const due = new Date(state.nextRenewalAt);
+    const result = await store.renew(gpsi, {
+      at,
+      cycleStart: state.nextRenewalAt,
+      nextRenewalAt: nextCycleStart(due, state.billCycleStartDay, state.billCycleTimeZone).toISOString(),
+      correlationId: `renewal-${gpsi}-${state.nextRenewalAt}`,
+    });
+    return result === 'renewed';
+  }
+
   async function renewSubscription(gpsi: string): Promise<number> {
     await flushOutbox(gpsi);
     let renewed = 0;
-    for (let cycles = 0; cycles < settings.maxCatchUpCycles; cycles++) {
+    for (let steps = 0; steps < settings.maxCatchUpCycles; steps++) {
       const state = await store.state(gpsi);
       if (!state || state.status !== 'ACTIVE' || !state.nextRenewalAt) {
         await store.unschedule(gpsi);
         return renewed;
       }
-      const due = new Date(state.nextRenewalAt);
-      if (due.getTime() > clock.now().getTime()) {
-        await store.schedule(gpsi, clock.toRealMs(due));
+      const renewalAt = Date.parse(state.nextRenewalAt);
+      const expiryAt = state.nextExpiryAt ? Date.parse(state.nextExpiryAt) : Infinity;
+      const next = Math.min(renewalAt, expiryAt);
+      if (next > clock.now().getTime()) {
+        await store.schedule(gpsi, clock.toRealMs(new Date(next)));
         return renewed;
       }
-      const result = await store.renew(gpsi, {
-        at: new Date(realNow()).toISOString(),
-        cycleStart: state.nextRenewalAt,
-        nextRenewalAt: nextCycleStart(due, state.billCycleStartDay, state.billCycleTimeZone).toISOString(),
-        correlationId: `renewal-${gpsi}-${state.nextRenewalAt}`,
-      });
-      if (result === 'renewed') renewed++;
+      if (await step(gpsi, { ...state, nextRenewalAt: state.nextRenewalAt }, expiryAt <= renewalAt)) renewed++;
       await flushOutbox(gpsi);
     }
     await store.schedule(gpsi, realNow()); // more cycles to catch up: due again at once

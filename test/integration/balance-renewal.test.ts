@@ -76,9 +76,18 @@ describe('balance renewal at the bill cycle (two worker instances, sped-up clock
     await Promise.all(services.map((s) => s.stop()));
   });
 
-  it('resets allowances, rolls the unused part over up to the cap, expires one-cycle add-ons, and publishes BalancesRenewed', async () => {
+  it('resets allowances, rolls the unused part over up to the cap, expires a one-cycle add-on at its end, and publishes BalancesRenewed and BalancesExpired', async () => {
     const [a] = subs;
     const second = await awaitCycle(a, 2);
+    // The data pass lasts one cycle from its activation (on the cycle's first day, to the billing clock's
+    // resolution): it ends as the second cycle starts, by its own validity, once.
+    const passEnd = await client.event((e) => e.recordName === balanceRecord('BalancesExpired') && e.value.gpsi === a.gpsi, 40_000);
+    expect(passEnd.value).toMatchObject({ wholesaleCustomerId: a.wholesaleCustomerId });
+    const endsAfterCycleStart = Date.parse(passEnd.value.expiredAt) - Date.parse(second.value.cycleStart);
+    expect(endsAfterCycleStart).toBeGreaterThanOrEqual(0);
+    expect(endsAfterCycleStart).toBeLessThan(TIME_SCALE); // one real millisecond of billing time at most
+    expect(summary(passEnd.value.changes)).toEqual([['Expired', '2000001', 'On-Net Data', null]]);
+    expect(passEnd.value.changes[0].validFor.endDateTime).toBe(passEnd.value.expiredAt);
     expect(second.key).toBe(a.gpsi);
     expect(second.value).toMatchObject({ gpsi: a.gpsi, wholesaleCustomerId: a.wholesaleCustomerId, cycleNo: 2 });
     expect(second.value.cycleStart.slice(8, 10)).toBe(String(a.billCycleStartDay).padStart(2, '0'));
@@ -87,10 +96,9 @@ describe('balance renewal at the bill cycle (two worker instances, sped-up clock
       ['Renewed', '1000001', 'On-Net SMS', [1000, 500, 1500]], // 1000 left, cap 500
       ['Renewed', '1000001', 'On-Net MMS', [100, 50, 150]],
       ['Renewed', '1000001', 'On-Net Data', [5120, 2560, 7680]], // 4120 left, cap 2560
-      ['Expired', '2000001', 'On-Net Data', null], // a pass for one cycle
       ['Renewed', '2000002', 'On-Net Data', [5120, 2560, 7680]],
     ]);
-    expect(second.value.changes[0].before).toEqual({ allocatedBalance: 500, rollOverBalance: 0, remainingBalance: 100, totalBalance: 500 });
+    expect(second.value.changes[0].before).toEqual({ allocatedBalance: 500, rollOverBalance: 0, remainingBalance: 100, totalBalance: 500, purchasedBalance: 0 });
 
     const third = await awaitCycle(a, 3);
     expect(summary(third.value.changes)).toEqual([
@@ -103,9 +111,11 @@ describe('balance renewal at the bill cycle (two worker instances, sped-up clock
     expect(new Date(third.value.cycleStart).getTime()).toBe(new Date(second.value.nextRenewalAt).getTime());
   });
 
-  it('renews every cycle of every subscription exactly once although two workers schedule renewals', async () => {
+  it('renews every cycle of every subscription and expires each validity end exactly once although two workers schedule them', async () => {
     for (const sub of subs) await awaitCycle(sub, 3);
     await new Promise((resolve) => setTimeout(resolve, 1000)); // room for a duplicate to show up
+    const expiries = client.events.filter((e) => e.recordName === balanceRecord('BalancesExpired'));
+    expect(expiries.map((e) => e.value.gpsi)).toEqual([subs[0].gpsi]);
     for (const sub of subs) {
       const events = renewals(sub);
       const cycles = events.map((e) => e.value.cycleNo as number);

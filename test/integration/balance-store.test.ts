@@ -9,13 +9,14 @@ import { createRedisRenewalStore } from '../../src/adapters/redis/renewal-store'
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
 import { cycleStartAtOrBefore } from '../../src/domain/balance/bill-cycle';
 import { createBillingClock } from '../../src/domain/balance/clock';
-import { buildCatalog } from '../../src/domain/catalog/catalog';
+import { buildCatalog, carryOverTypesOf, creditValidityOf } from '../../src/domain/catalog/catalog';
+import { seedsOf } from '../../src/domain/balance/seeds';
 import type { OutgoingMessage } from '../../src/handlers/types';
 import { createRenewalScheduler } from '../../src/schedulers/balance-renewal';
 import type { ServiceConfig } from '../../src/config';
 import { evaluateUpdate } from '../../src/domain/balance/arithmetic';
 import { markThresholds } from '../../src/domain/balance/thresholds';
-import type { BalanceAction } from '../../src/domain/balance/model';
+import type { BalanceAction, SubBalance } from '../../src/domain/balance/model';
 import { checkUpdateActions } from '../../src/domain/balance/validation';
 import type { CommandMeta } from '../../src/handlers/balance/ports';
 import { testConfig } from '../support/harness';
@@ -192,6 +193,18 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const [primaryData] = (await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 7)).filter((e) => e.subBalanceInstId === `${sub.gpsi}-4`);
       expect(primaryData).toMatchObject({ change: 'Created', after: { remaining: 5_120_000, allocated: 5_120_000, rollover: 0 } });
     });
+
+    it('a dated pass and purchased data credit keep :bal a listpack: their dates sit in a short field of their own', async () => {
+      const catalog = loadCatalogFile(config.catalogFile);
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000002', '2000004'] });
+      await balance.balances.addBuckets(meta(sub, { operation: 'AddBuckets' }), { bucketRefIds: ['2000001'], seeds: seedsOf(catalog.buckets.get('2000001')!) });
+      const data = { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', unitType: 'MB' };
+      await balance.balances.updateBalances(meta(sub), checkUpdateActions([{ ...data, action: 'Subtract', quantity: 4500 }, { ...data, action: 'Add', quantity: 2048 }]), {}, creditValidityOf(catalog));
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      expect(await redis.hget(keys.balances, '8v')).toMatch(/^\d{13}\|\d{13}$/); // the pass: validFrom|validUntil
+      expect(await redis.hget(keys.balances, '4v')).toMatch(/^\|\|\d{13}$/); // the primary's data: purchasedUntil
+      expect(await redis.object('ENCODING', keys.balances)).toBe('listpack');
+    });
   });
 
   describe('precondition of every balance operation', () => {
@@ -218,23 +231,27 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
   describe('buckets', () => {
     it('AddBuckets gives each added bucket its own new sub-balances at full allocation', async () => {
       const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA' });
-      const seed = { bucketRefId: '2000001', bucketKind: 'ADDON' as const, subBalanceType: 'On-Net Data', unitType: 'MB', allocated: 1_024_000, rolloverCap: 0, validityCycles: 1 };
-      const outcome = await balance.balances.addBuckets(meta(sub, { operation: 'AddBuckets' }), { bucketRefIds: ['2000001', '2000001'], seeds: [seed, seed] });
+      const seed = { bucketRefId: '2000001', bucketKind: 'ADDON' as const, subBalanceType: 'On-Net Data', unitType: 'MB', allocated: 1_024_000, rolloverCap: 0, validity: { cycles: 1 } };
+      const at = '2026-03-31T12:00:00.000Z';
+      const outcome = await balance.balances.addBuckets(meta(sub, { operation: 'AddBuckets', at }), { bucketRefIds: ['2000001', '2000001'], seeds: [seed, seed] });
       expect(outcome.bucketRefIds).toEqual(['2000001', '2000001']);
       expect(outcome.changes.map((c) => [c.change, c.subBalanceInstId, c.before, c.after])).toEqual([
-        ['Created', `${sub.gpsi}-2`, undefined, { remaining: 1_024_000, allocated: 1_024_000, rollover: 0 }],
-        ['Created', `${sub.gpsi}-3`, undefined, { remaining: 1_024_000, allocated: 1_024_000, rollover: 0 }],
+        ['Created', `${sub.gpsi}-2`, undefined, { remaining: 1_024_000, allocated: 1_024_000, rollover: 0, purchased: 0 }],
+        ['Created', `${sub.gpsi}-3`, undefined, { remaining: 1_024_000, allocated: 1_024_000, rollover: 0, purchased: 0 }],
       ]);
-      expect(outcome.balances.map((b) => [b.subBalanceInstId, b.endCycle])).toEqual([
-        [`${sub.gpsi}-1`, 0],
-        [`${sub.gpsi}-2`, 2],
-        [`${sub.gpsi}-3`, 2],
+      // Each dated from the moment it was added, for one cycle: a calendar month.
+      const validFor = { start: Date.parse(at), end: Date.parse('2026-04-30T12:00:00.000Z') };
+      expect(outcome.balances.map((b) => [b.subBalanceInstId, b.validFor])).toEqual([
+        [`${sub.gpsi}-1`, undefined],
+        [`${sub.gpsi}-2`, validFor],
+        [`${sub.gpsi}-3`, validFor],
       ]);
+      expect(outcome.changes.map((c) => c.validFor)).toEqual([validFor, validFor]);
     });
 
     it('SwapPrimaryBucket replaces the primary sub-balances; the current primary again is a CONFLICT', async () => {
       const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA', bucketRefIds: ['2000003'] });
-      const seed = { bucketRefId: '1000001', bucketKind: 'PRIMARY' as const, subBalanceType: 'On-Net SMS', unitType: 'SMS', allocated: 1_000_000, rolloverCap: 500_000, validityCycles: 0 };
+      const seed = { bucketRefId: '1000001', bucketKind: 'PRIMARY' as const, subBalanceType: 'On-Net SMS', unitType: 'SMS', allocated: 1_000_000, rolloverCap: 500_000 };
       const outcome = await balance.balances.swapPrimary(meta(sub, { operation: 'SwapPrimaryBucket' }), { bucketRefId: '1000001', wholesalePlanId: 'WP-BASIC', seeds: [seed] });
       expect(outcome).toMatchObject({
         fromBucketRefId: '1000003',
@@ -430,7 +447,47 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(await redis.hget(keys.balances, '1')).toBe('1000002|P|On-Net Voice|Min|5000000|5000000|0|5000000|0'); // the first-cycle mark is gone
     });
 
-    it('renews once per cycle: allowance reset, unused part rolled over up to the cap, one-cycle add-ons expire', async () => {
+    it('purchased credit (UpdateBalances Add) is kept apart from the grant, used last, and carried over whole where the catalog says so', async () => {
+      const catalog = loadCatalogFile(config.catalogFile); // purchasedCredit: Data carries over, SMS does not
+      const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100, carryOver: carryOverTypesOf(catalog) });
+      const sub = await createActiveSubscription(balance.subscriptions, { at: cycleStartAtOrBefore(new Date(), 1) }); // a full first cycle
+      const data = { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', unitType: 'MB' };
+      const sms = { subBalanceInstId: `${sub.gpsi}-2`, subBalanceType: 'On-Net SMS', unitType: 'SMS' };
+      const outcome = await balance.balances.updateBalances(
+        meta(sub),
+        checkUpdateActions([
+          { ...data, action: 'Subtract', quantity: 4000 }, // 1120 of the 5120 granted left
+          { ...data, action: 'Add', quantity: 3000 }, // bought
+          { ...data, action: 'Subtract', quantity: 120 }, // usage takes the grant first: 1000 granted left, 3000 bought
+          { ...sms, action: 'Add', quantity: 600 },
+          { ...sms, action: 'Subtract', quantity: 1300 }, // the 1000 granted, then 300 of the 600 bought
+        ]),
+      );
+      const amounts = (list: SubBalance[]) => list.filter((b) => [data, sms].some((x) => x.subBalanceInstId === b.subBalanceInstId)).map((b) => [b.subBalanceType, b.allocated, b.rollover, b.purchased, b.remaining]);
+      expect(amounts(outcome.balances)).toEqual([
+        ['On-Net SMS', 1_000_000, 0, 300_000, 300_000],
+        ['On-Net Data', 5_120_000, 0, 3_000_000, 4_000_000],
+      ]);
+      expect(outcome.changes.map((c) => [c.change, c.quantity, c.before!.purchased, c.after!.purchased])).toEqual([
+        ['Subtract', 4_000_000, 0, 0],
+        ['Add', 3_000_000, 0, 3_000_000],
+        ['Subtract', 120_000, 3_000_000, 3_000_000],
+        ['Add', 600_000, 0, 600_000],
+        ['Subtract', 1_300_000, 600_000, 300_000],
+      ]);
+      const { nextRenewalAt } = (await renewals.state(sub.gpsi))!;
+      expect(await renewals.renew(sub.gpsi, { at: new Date().toISOString(), cycleStart: nextRenewalAt!, nextRenewalAt: '2999-01-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` })).toBe('renewed');
+      // Data: the 1000 granted left roll over (cap 2560) and the 3000 bought stay whole, beside the cap.
+      // SMS: the 300 bought lapse with the cycle; they may only roll over within the cap (500), as unused units.
+      expect(amounts(await balancesOf(sub))).toEqual([
+        ['On-Net SMS', 1_000_000, 300_000, 0, 1_300_000],
+        ['On-Net Data', 5_120_000, 1_000_000, 3_000_000, 9_120_000],
+      ]);
+      const [renewal] = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 4).then((entries) => entries.filter((e) => e.subBalanceInstId === data.subBalanceInstId));
+      expect(renewal).toMatchObject({ change: 'Renewed', before: { remaining: 4_000_000, purchased: 3_000_000 }, after: { remaining: 9_120_000, rollover: 1_000_000, purchased: 3_000_000 } });
+    });
+
+    it('renews once per cycle: allowance reset, unused part rolled over up to the cap; a dated add-on is left to its own end', async () => {
       const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
       // Activated on the cycle's first day: a full cycle, whose unused part rolls over.
       const sub = await createActiveSubscription(balance.subscriptions, { bucketRefIds: ['2000001'], at: cycleStartAtOrBefore(new Date(), 1) });
@@ -444,6 +501,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       );
       expect(used.thresholds?.map((t) => [t.subBalanceInstId, t.percent])).toEqual([[`${sub.gpsi}-1`, 80]]);
       expect(used.balances.map((b) => b.alertedPercent)).toEqual([80, undefined, undefined, undefined, undefined]);
+      const pass = used.balances[4];
       const state = (await renewals.state(sub.gpsi))!;
       const cycle = { at: new Date().toISOString(), cycleStart: state.nextRenewalAt!, nextRenewalAt: '2999-01-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` };
       expect(await renewals.renew(sub.gpsi, cycle)).toBe('renewed');
@@ -454,13 +512,111 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
         ['On-Net SMS', 1_000_000, 500_000, 1_500_000], // 1000 left, cap 500
         ['On-Net MMS', 100_000, 50_000, 150_000],
         ['On-Net Data', 5_120_000, 2_560_000, 7_680_000], // 4120 left, cap 2560
-      ]); // the one-cycle data pass (2000001) expired
-      expect(balances.map((b) => b.alertedPercent)).toEqual([undefined, undefined, undefined, undefined]); // a new cycle reports afresh
+        ['On-Net Data', 1_024_000, 0, 1_024_000], // the data pass (2000001, one cycle from activation): its validity ends it, not renewal
+      ]);
+      expect(balances[4]).toEqual(pass);
+      expect(balances.map((b) => b.alertedPercent)).toEqual([undefined, undefined, undefined, undefined, undefined]); // a new cycle reports afresh
       const [pending] = await renewals.pending(sub.gpsi);
       expect(pending.outcome.subscription).toMatchObject({ cycleNo: 2, cycleStart: cycle.cycleStart, nextRenewalAt: cycle.nextRenewalAt });
-      expect(pending.outcome.changes.map((c) => c.change)).toEqual(['Renewed', 'Renewed', 'Renewed', 'Renewed', 'Expired']);
+      expect(pending.outcome.changes.map((c) => c.change)).toEqual(['Renewed', 'Renewed', 'Renewed', 'Renewed']);
       await renewals.acknowledge(sub.gpsi, pending.token);
       expect(await renewals.pending(sub.gpsi)).toEqual([]);
+    });
+
+    it('an add-on valid for one cycle bought on the cycle\'s last day outlives the cycle start: it expires at its own end, once, and the ledger records it', async () => {
+      const catalog = loadCatalogFile(config.catalogFile);
+      const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
+      // Cycles on the 1st (UTC); the data pass (one cycle) bought on 31 March at 12:00, the cycle's last day.
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA', at: new Date('2026-03-01T00:00:00Z') });
+      const bought = '2026-03-31T12:00:00.000Z';
+      const added = await balance.balances.addBuckets(meta(sub, { operation: 'AddBuckets', at: bought }), { bucketRefIds: ['2000001'], seeds: seedsOf(catalog.buckets.get('2000001')!) });
+      const pass = added.balances.find((b) => b.bucketRefId === '2000001')!;
+      expect(pass.validFor).toEqual({ start: Date.parse(bought), end: Date.parse('2026-04-30T12:00:00.000Z') });
+
+      // Midnight: the cycle renews, the pass is untouched (before issue 19 it expired here, 12 hours after it was bought).
+      const cycle = { at: '2026-04-01T00:00:01.000Z', cycleStart: '2026-04-01T00:00:00.000Z', nextRenewalAt: '2026-05-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` };
+      expect(await renewals.renew(sub.gpsi, cycle)).toBe('renewed');
+      expect((await balancesOf(sub)).find((b) => b.subBalanceInstId === pass.subBalanceInstId)).toEqual(pass);
+      expect(await renewals.state(sub.gpsi)).toMatchObject({ nextRenewalAt: cycle.nextRenewalAt, nextExpiryAt: '2026-04-30T12:00:00.000Z' });
+
+      // Its end: expired once, even when two schedulers run it.
+      const expiry = { at: '2026-04-30T12:00:02.000Z', expiredAt: '2026-04-30T12:00:00.000Z', correlationId: `expiry-${sub.gpsi}` };
+      expect(await renewals.expire(sub.gpsi, { ...expiry, expiredAt: '2026-04-30T11:59:59.999Z' })).toBe('nothing');
+      expect(await renewals.expire(sub.gpsi, expiry)).toBe('expired');
+      expect(await renewals.expire(sub.gpsi, expiry)).toBe('nothing');
+      expect((await balancesOf(sub)).map((b) => b.bucketRefId)).toEqual(['1000003']);
+      expect((await renewals.state(sub.gpsi))!.nextExpiryAt).toBeUndefined();
+      const [renewal, expired] = await renewals.pending(sub.gpsi);
+      expect(renewal.outcome.changes.map((c) => [c.change, c.bucketRefId])).toEqual([['Renewed', '1000003']]);
+      expect(expired.outcome).toMatchObject({ expiredAt: expiry.expiredAt, correlationId: expiry.correlationId });
+      const [entry] = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 1);
+      const expiredChange = { change: 'Expired', subBalanceInstId: pass.subBalanceInstId, bucketRefId: '2000001', subBalanceType: 'On-Net Data', unitType: 'MB', before: { remaining: 1_024_000, allocated: 1_024_000, rollover: 0, purchased: 0 }, validFor: pass.validFor };
+      expect(expired.outcome.changes).toEqual([expiredChange]);
+      expect(entry).toEqual({ ...expiredChange, at: expiry.at, correlationId: expiry.correlationId, operation: 'ValidityExpiry' });
+    });
+
+    it('a bucket ending before the next renewal brings the subscription\'s due time forward; purchased credit expires at its own end', async () => {
+      const catalog = loadCatalogFile(config.catalogFile);
+      const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA', at: new Date('2026-03-01T00:00:00Z') });
+      const dueKey = renewalDueKey(config.redis.keyPrefix);
+      expect(Number(await redis.zscore(dueKey, sub.gpsi))).toBe(balance.clock.toRealMs(new Date('2026-04-01T00:00:00Z')));
+      // The voice pass lasts 7 days: bought on 20 March, it ends on 27 March, before the renewal of 1 April.
+      await balance.balances.addBuckets(meta(sub, { operation: 'AddBuckets', at: '2026-03-20T09:00:00.000Z' }), { bucketRefIds: ['2000003'], seeds: seedsOf(catalog.buckets.get('2000003')!) });
+      expect(Number(await redis.zscore(dueKey, sub.gpsi))).toBe(balance.clock.toRealMs(new Date('2026-03-27T09:00:00Z')));
+
+      // Bought data lasts 90 days (catalog purchasedCredit); a later top-up extends what is held.
+      const data = { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Data', unitType: 'MB' };
+      const creditValidity = creditValidityOf(catalog);
+      await balance.balances.updateBalances(meta(sub, { at: '2026-03-02T00:00:00.000Z' }), checkUpdateActions([{ ...data, action: 'Add', quantity: 100 }]), {}, creditValidity);
+      const topUp = await balance.balances.updateBalances(meta(sub, { at: '2026-03-10T00:00:00.000Z' }), checkUpdateActions([{ ...data, action: 'Add', quantity: 50 }]), {}, creditValidity);
+      const ends = Date.parse('2026-06-08T00:00:00.000Z'); // 10 March + 90 days
+      expect(topUp.balances[0]).toMatchObject({ remaining: 10_390_000, purchased: 150_000, purchasedUntil: ends });
+      expect(topUp.changes[0]).toMatchObject({ change: 'Add', purchasedUntil: ends });
+      expect((await renewals.state(sub.gpsi))!.nextExpiryAt).toBe('2026-03-27T09:00:00.000Z');
+      expect(await renewals.expire(sub.gpsi, { at: 'x', expiredAt: '2026-03-27T09:00:00.000Z', correlationId: 'pass-end' })).toBe('expired');
+      expect((await renewals.state(sub.gpsi))!.nextExpiryAt).toBe('2026-06-08T00:00:00.000Z');
+      expect(await renewals.expire(sub.gpsi, { at: 'y', expiredAt: '2026-06-08T00:00:00.000Z', correlationId: 'credit-end' })).toBe('expired');
+      const [, creditEnd] = await renewals.pending(sub.gpsi);
+      expect(creditEnd.outcome.changes).toEqual([
+        { change: 'CreditExpired', subBalanceInstId: data.subBalanceInstId, bucketRefId: '1000003', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: 150_000,
+          before: { remaining: 10_390_000, allocated: 10_240_000, rollover: 0, purchased: 150_000 }, after: { remaining: 10_240_000, allocated: 10_240_000, rollover: 0, purchased: 0 } },
+      ]);
+      expect((await balancesOf(sub))[0]).not.toHaveProperty('purchasedUntil');
+    });
+
+    it('two schedulers taking the same subscription at once (no lease) renew each cycle and expire each end once; the events share their ids', async () => {
+      const catalog = loadCatalogFile(config.catalogFile);
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA', at: new Date('2026-03-01T00:00:00Z') });
+      await balance.balances.addBuckets(meta(sub, { operation: 'AddBuckets', at: '2026-03-31T12:00:00.000Z' }), { bucketRefIds: ['2000001'], seeds: seedsOf(catalog.buckets.get('2000001')!) });
+      const clients = [createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster }), createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster })];
+      const published: OutgoingMessage[] = [];
+      const realNow = () => Date.parse('2026-05-15T00:00:00Z');
+      const schedulers = clients.map((client) =>
+        createRenewalScheduler({
+          store: createRedisRenewalStore(client, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 }),
+          clock: createBillingClock(1, 0, realNow),
+          publish: async (messages) => void published.push(...messages.filter((m) => m.key === sub.gpsi)),
+          log: pino({ level: 'silent' }),
+          settings: { pollIntervalMs: 1000, batchSize: 100, leaseMs: 0, maxCatchUpCycles: 12 },
+          realNow,
+        }),
+      );
+      try {
+        for (let round = 0; round < 3; round++) await Promise.all(schedulers.map((s) => s.tick()));
+      } finally {
+        await Promise.all(clients.map((c) => c.quit()));
+      }
+      const byId = new Map(published.map((m) => [m.cloudEvent!.id, m]));
+      expect([...byId.values()].map((m) => [m.recordName.split('.').pop(), m.value.expiredAt ?? m.value.cycleStart])).toEqual([
+        ['BalancesRenewed', '2026-04-01T00:00:00.000Z'],
+        ['BalancesExpired', '2026-04-30T12:00:00.000Z'],
+        ['BalancesRenewed', '2026-05-01T00:00:00.000Z'],
+      ]);
+      for (const m of published) expect(m.value).toEqual(byId.get(m.cloudEvent!.id)!.value); // a repeat is the same event
+      const ledger = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 100);
+      expect(ledger.filter((e) => e.change === 'Expired').map((e) => e.bucketRefId)).toEqual(['2000001']);
+      expect(new Set(ledger.filter((e) => e.operation === 'BillCycleRenewal').map((e) => e.correlationId)).size).toBe(2);
     });
 
     it('keeps every change in the ledger, newest first, one entry per operation, bounded by the retention', async () => {
@@ -502,7 +658,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       );
       const [stored] = await redis.lrange(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger, 0, 0);
       expect(stored).toBe(
-        `2025-03-01T10:00:00.000Z|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120000,5120000,0,5107500,5120000,0;Add,1,1000001,On-Net Voice,Min,1000,500000,500000,0,501000,500000,0|${correlationId}`,
+        `2025-03-01T10:00:00.000Z|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120000,5120000,0,5107500,5120000,0;Add,1,1000001,On-Net Voice,Min,1000,500000,500000,0,501000,500000,0,,1000|${correlationId}`,
       );
       const entries = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 2);
       expect(entries).toEqual([...outcome.changes].reverse().map((c) => ({ ...c, at: outcome.at, correlationId, operation: 'UpdateBalances' })));

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { RunningService } from '../../src/app/service';
 import type { BalanceComponents } from '../../src/app/balance';
 import type { ServiceConfig } from '../../src/config';
+import type { SubBalance } from '../../src/contract/types.generated';
 import { deterministicId } from '../../src/domain/balance/billing-events';
+import { validityEnd, type Validity } from '../../src/domain/balance/validity';
 import { commandIdOf } from '../../src/worker/command-processor';
 import { HEADER } from '../../src/worker/envelope';
 import { BalanceClient, balanceRecord, startBalanceService } from '../support/balance-client';
@@ -11,7 +13,7 @@ import { redisTopologies } from '../support/redis-topologies';
 import { createActiveSubscription, createPendingSubscription, randomCustomer, randomGpsi, type TestSubscription } from '../support/subscriptions';
 
 const ERROR_REPLY = 'wholesale.common.v1.ErrorReply';
-type SubBalanceWire = { subBalanceInstId: string; subBalanceType: string; remainingBalance: number; allocatedBalance: number; rollOverBalance: number; totalBalance: number; unitType: string; bucketRefId: string | null };
+type SubBalanceWire = SubBalance; // as the reply schema defines it
 
 /**
  * The five balance operations of the spec and the history query, end to end over Kafka, the registry and
@@ -63,12 +65,12 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       expect(reply.value.balances).toHaveLength(1);
       expect(reply.value.balances[0].balanceType).toBe('Main');
       expect(subBalances(reply)).toEqual([
-        { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Voice', remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, unitType: 'Min', bucketRefId: '1000001' },
-        { subBalanceInstId: `${sub.gpsi}-2`, subBalanceType: 'On-Net SMS', remainingBalance: 1000, allocatedBalance: 1000, rollOverBalance: 0, totalBalance: 1000, unitType: 'SMS', bucketRefId: '1000001' },
-        { subBalanceInstId: `${sub.gpsi}-3`, subBalanceType: 'On-Net MMS', remainingBalance: 100, allocatedBalance: 100, rollOverBalance: 0, totalBalance: 100, unitType: 'MMS', bucketRefId: '1000001' },
-        { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, unitType: 'MB', bucketRefId: '1000001' },
-        { subBalanceInstId: `${sub.gpsi}-5`, subBalanceType: 'On-Net SMS', remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, unitType: 'SMS', bucketRefId: '2000004' },
-        { subBalanceInstId: `${sub.gpsi}-6`, subBalanceType: 'On-Net MMS', remainingBalance: 50, allocatedBalance: 50, rollOverBalance: 0, totalBalance: 50, unitType: 'MMS', bucketRefId: '2000004' },
+        { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Voice', remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, unitType: 'Min', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
+        { subBalanceInstId: `${sub.gpsi}-2`, subBalanceType: 'On-Net SMS', remainingBalance: 1000, allocatedBalance: 1000, rollOverBalance: 0, totalBalance: 1000, unitType: 'SMS', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
+        { subBalanceInstId: `${sub.gpsi}-3`, subBalanceType: 'On-Net MMS', remainingBalance: 100, allocatedBalance: 100, rollOverBalance: 0, totalBalance: 100, unitType: 'MMS', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
+        { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, unitType: 'MB', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
+        { subBalanceInstId: `${sub.gpsi}-5`, subBalanceType: 'On-Net SMS', remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, unitType: 'SMS', bucketRefId: '2000004', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
+        { subBalanceInstId: `${sub.gpsi}-6`, subBalanceType: 'On-Net MMS', remainingBalance: 50, allocatedBalance: 50, rollOverBalance: 0, totalBalance: 50, unitType: 'MMS', bucketRefId: '2000004', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
       ]);
     });
 
@@ -93,10 +95,14 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
         'content-type': 'application/avro',
       });
       expect(event.value).toMatchObject({ gpsi: sub.gpsi, wholesaleCustomerId: sub.wholesaleCustomerId, subscriberId: sub.subscriberId, bucketRefIds: ['2000001', '2000003'] });
+      // Dated add-ons: each valid from the moment it was added (billing time), for one cycle and for 7 days.
+      const added = Date.parse(event.value.occurredAt);
+      const validFor = (validity: Validity) => ({ startDateTime: event.value.occurredAt, endDateTime: new Date(validityEnd(added, validity)).toISOString() });
       expect(event.value.changes).toEqual([
-        { change: 'Created', subBalanceInstId: `${sub.gpsi}-2`, bucketRefId: '2000001', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: null, before: null, after: { remainingBalance: 1024, allocatedBalance: 1024, rollOverBalance: 0, totalBalance: 1024 } },
-        { change: 'Created', subBalanceInstId: `${sub.gpsi}-3`, bucketRefId: '2000003', subBalanceType: 'On-Net Voice', unitType: 'Min', quantity: null, before: null, after: { remainingBalance: 100, allocatedBalance: 100, rollOverBalance: 0, totalBalance: 100 } },
+        { change: 'Created', subBalanceInstId: `${sub.gpsi}-2`, bucketRefId: '2000001', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: null, before: null, after: { remainingBalance: 1024, allocatedBalance: 1024, rollOverBalance: 0, totalBalance: 1024, purchasedBalance: 0 }, validFor: validFor({ cycles: 1 }), purchasedValidUntil: null },
+        { change: 'Created', subBalanceInstId: `${sub.gpsi}-3`, bucketRefId: '2000003', subBalanceType: 'On-Net Voice', unitType: 'Min', quantity: null, before: null, after: { remainingBalance: 100, allocatedBalance: 100, rollOverBalance: 0, totalBalance: 100, purchasedBalance: 0 }, validFor: validFor({ days: 7 }), purchasedValidUntil: null },
       ]);
+      expect(subBalances(await query(sub)).map((b) => b.validFor)).toEqual([null, validFor({ cycles: 1 }), validFor({ days: 7 })]);
     });
 
     it('SwapPrimaryBucket (a single bucketRefId) replaces the primary and publishes PrimaryBucketSwapped', async () => {
@@ -153,7 +159,7 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
         subBalanceType: 'On-Net Data',
         unitType: 'MB',
         thresholdPercent: 80,
-        balance: { remainingBalance: 2048, allocatedBalance: 10240, rollOverBalance: 0, totalBalance: 10240 },
+        balance: { remainingBalance: 2048, allocatedBalance: 10240, rollOverBalance: 0, totalBalance: 10240, purchasedBalance: 0 },
       });
       await update('Add', 1000);
       const eightyAgain = await update('Subtract', 1000); // below the 80 % mark again: already reported this cycle
@@ -176,7 +182,7 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       const event = await eventFor('BucketsCancelled', correlationId);
       expect(event.value).toMatchObject({ bucketRefIds: ['2000002'] });
       expect(event.value.changes).toEqual([
-        { change: 'Removed', subBalanceInstId: `${sub.gpsi}-2`, bucketRefId: '2000002', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: null, before: { remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120 }, after: null },
+        { change: 'Removed', subBalanceInstId: `${sub.gpsi}-2`, bucketRefId: '2000002', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: null, before: { remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, purchasedBalance: 0 }, after: null, validFor: null, purchasedValidUntil: null },
       ]);
     });
 
@@ -187,15 +193,23 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       const reply = await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [action(sub, 4, 'Subtract', 100.25), action(sub, 1, 'Add', 30, 'On-Net Voice', 'Min')] }, sub.wholesaleCustomerId, first);
       expect(reply.recordName).toBe(balanceRecord('UpdateBalancesReply'));
       expect(reply.value.status).toBe('Success');
-      expect(subBalances(reply).map((b) => b.remainingBalance)).toEqual([530, 1000, 100, 5019.75]);
-      await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [action(sub, 4, 'Subtract', 19.75)] }, sub.wholesaleCustomerId, second);
+      // The Add is purchased credit, shown apart from the allocation (total = allocated + rollover is the grant).
+      expect(subBalances(reply).map((b) => [b.remainingBalance, b.purchasedBalance, b.totalBalance])).toEqual([
+        [530, 30, 500],
+        [1000, 0, 1000],
+        [100, 0, 100],
+        [5019.75, 0, 5120],
+      ]);
+      await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [action(sub, 4, 'Subtract', 19.75), action(sub, 4, 'Add', 10)] }, sub.wholesaleCustomerId, second);
       const events = [await eventFor('BalancesUpdated', first), await eventFor('BalancesUpdated', second)];
       expect(events[0].value.changes).toEqual([
-        { change: 'Subtract', subBalanceInstId: `${sub.gpsi}-4`, bucketRefId: '1000001', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: 100.25, before: { remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120 }, after: { remainingBalance: 5019.75, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120 } },
-        { change: 'Add', subBalanceInstId: `${sub.gpsi}-1`, bucketRefId: '1000001', subBalanceType: 'On-Net Voice', unitType: 'Min', quantity: 30, before: { remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500 }, after: { remainingBalance: 530, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500 } },
+        { change: 'Subtract', subBalanceInstId: `${sub.gpsi}-4`, bucketRefId: '1000001', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: 100.25, before: { remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, purchasedBalance: 0 }, after: { remainingBalance: 5019.75, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, purchasedBalance: 0 }, validFor: null, purchasedValidUntil: null },
+        { change: 'Add', subBalanceInstId: `${sub.gpsi}-1`, bucketRefId: '1000001', subBalanceType: 'On-Net Voice', unitType: 'Min', quantity: 30, before: { remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, purchasedBalance: 0 }, after: { remainingBalance: 530, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, purchasedBalance: 30 }, validFor: null, purchasedValidUntil: null }, // Voice credit does not expire
       ]);
 
-      const history = await client.send('QueryBalanceHistory', { gpsi: sub.gpsi, limit: 3 }, sub.wholesaleCustomerId);
+      // Bought data lasts 90 days (catalog purchasedCredit) from the command.
+      expect(events[1].value.changes[1]).toMatchObject({ change: 'Add', after: { purchasedBalance: 10 }, purchasedValidUntil: new Date(Date.parse(events[1].value.occurredAt) + 90 * 86_400_000).toISOString() });
+      const history = await client.send('QueryBalanceHistory', { gpsi: sub.gpsi, limit: 4 }, sub.wholesaleCustomerId);
       expect(history.recordName).toBe(balanceRecord('QueryBalanceHistoryReply'));
       expect(history.value).toMatchObject({ status: 'Success', gpsi: sub.gpsi });
       const fromEvents = [...events].reverse().flatMap((e) => [...e.value.changes].reverse().map((c: object) => ({ ...c, at: e.value.occurredAt, correlationId: e.value.correlationId, operation: 'UpdateBalances' })));

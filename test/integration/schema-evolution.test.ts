@@ -98,3 +98,52 @@ describe('command schema versions against the running service', () => {
     console.log(`registry refusal of a new required field: ${refusal!.name}: ${refusal!.message}`);
   });
 });
+
+/**
+ * Issue 19 grew the balance replies and billing events (purchasedBalance, validFor, purchasedValidUntil):
+ * each record as it was before — the same schema without those fields — is registered first, as the
+ * previous release left it; today's must pass the registry's BACKWARD rule over it, and a record written
+ * with the old version reads with the new fields' defaults.
+ */
+const ISSUE_19_FIELDS = new Set(['purchasedBalance', 'validFor', 'purchasedValidUntil']);
+const withoutIssue19 = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(withoutIssue19);
+  if (node === null || typeof node !== 'object') return node;
+  const record = node as Record<string, unknown>;
+  const copy = Object.fromEntries(Object.entries(record).map(([key, value]) => [key, withoutIssue19(value)]));
+  if (Array.isArray(copy.fields)) copy.fields = (copy.fields as { name: string }[]).filter((f) => !ISSUE_19_FIELDS.has(f.name));
+  return copy;
+};
+
+describe('balance replies and billing events after issue 19 against the previous versions', () => {
+  const grown = [...loadSchemas().values()].filter((schema) => JSON.stringify(withoutIssue19(schema)) !== JSON.stringify(schema));
+  let config: ServiceConfig;
+  let codec: AvroCodec;
+  beforeAll(() => {
+    config = testConfig();
+    codec = new AvroCodec(config.schemaRegistryUrl);
+  });
+
+  it('registers each grown record over its previous version under the BACKWARD rule', async () => {
+    expect(grown.map((s) => s.name).sort()).toEqual(
+      expect.arrayContaining(['AddBucketsReply', 'QueryBalanceHistoryReply', 'QueryBalancesReply', 'UpdateBalancesReply', 'BalancesRenewed', 'BalancesUpdated', 'BalanceThresholdReached', 'BucketsAdded']),
+    );
+    for (const schema of grown) {
+      const record = `${schema.namespace}.${schema.name}`;
+      const previousId = await codec.register(config.topics.balanceEvents, withoutIssue19(schema) as AvroRecordSchema, record);
+      const currentId = await codec.register(config.topics.balanceEvents, schema, record);
+      expect(currentId).not.toBe(previousId);
+    }
+  });
+
+  it('reads a sub-balance and an event change written before with the new fields\' defaults', async () => {
+    const registry = new SchemaRegistry({ host: config.schemaRegistryUrl });
+    const reply = loadSchemas().get(balanceRecord('QueryBalancesReply'))!;
+    const oldReplyId = await codec.register(config.topics.balanceReplies, withoutIssue19(reply) as AvroRecordSchema, balanceRecord('QueryBalancesReply'));
+    await codec.register(config.topics.balanceReplies, reply, balanceRecord('QueryBalancesReply'));
+    const subBalance = { subBalanceInstId: '1-1', subBalanceType: 'On-Net Data', remainingBalance: 5, allocatedBalance: 5, rollOverBalance: 0, totalBalance: 5, unitType: 'MB', bucketRefId: null };
+    const read = await codec.decode(await registry.encode(oldReplyId, { status: 'Success', balances: [{ balanceType: 'Main', subBalances: [subBalance] }] }));
+    expect(read.value.balances).toEqual([{ balanceType: 'Main', subBalances: [{ ...subBalance, purchasedBalance: 0, validFor: null, purchasedValidUntil: null }] }]);
+  });
+});
+

@@ -14,10 +14,16 @@ const list = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) 
 const int = (value: unknown): number => Number(value);
 const optional = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
+/** A dated sub-balance's period and its purchased credit's end, as the scripts keep them (billing epoch ms). */
+const dates = (raw: Raw): Pick<SubBalance, 'validFor' | 'purchasedUntil'> => ({
+  ...(optional(raw.validUntil) ? { validFor: { start: int(raw.validFrom), end: int(raw.validUntil) } } : {}),
+  ...(optional(raw.purchasedUntil) ? { purchasedUntil: int(raw.purchasedUntil) } : {}),
+});
+
 const amounts = (raw: unknown): Amounts | undefined => {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const a = raw as Raw;
-  return { remaining: int(a.remaining), allocated: int(a.allocated), rollover: int(a.rollover) };
+  return { remaining: int(a.remaining), allocated: int(a.allocated), rollover: int(a.rollover), purchased: int(a.purchased ?? 0) };
 };
 
 export function decodeChange(raw: Raw): SubBalanceChange {
@@ -33,7 +39,7 @@ export function decodeChange(raw: Raw): SubBalanceChange {
   const after = amounts(raw.after);
   if (before) change.before = before;
   if (after) change.after = after;
-  return change;
+  return { ...change, ...dates(raw) };
 }
 
 export function decodeSubBalance(raw: Raw): SubBalance {
@@ -46,9 +52,11 @@ export function decodeSubBalance(raw: Raw): SubBalance {
     allocated: int(raw.allocated),
     remaining: int(raw.remaining),
     rollover: int(raw.rollover),
+    purchased: int(raw.purchased ?? 0),
     rolloverCap: int(raw.rolloverCap),
     endCycle: int(raw.endCycle),
     ...(optional(raw.alerted) ? { alertedPercent: int(raw.alerted) } : {}),
+    ...dates(raw),
   };
 }
 
@@ -112,7 +120,7 @@ export function decodeOutcome(json: string, replayed: boolean): BalanceOutcome {
   if (causeId) outcome.causeId = causeId;
   if (raw.bucketRefIds !== undefined) outcome.bucketRefIds = list<string>(raw.bucketRefIds);
   if (raw.thresholds !== undefined) outcome.thresholds = list<Raw>(raw.thresholds).map(decodeThreshold);
-  for (const field of ['fromBucketRefId', 'toBucketRefId', 'fromWholesalePlanId', 'reason'] as const) {
+  for (const field of ['fromBucketRefId', 'toBucketRefId', 'fromWholesalePlanId', 'reason', 'expiredAt'] as const) {
     const value = optional(raw[field]);
     if (value) outcome[field] = value;
   }

@@ -11,18 +11,22 @@ import type { LedgerEntry } from '../../domain/balance/outcome';
  * comma-separated positional fields, empty = absent (trailing empty ones are left out):
  *
  *   change,seq,bucketRefId,subBalanceType,unitType,quantity,
- *   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover
+ *   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover,
+ *   before.purchased,after.purchased,validFrom,validUntil,purchasedUntil
  *
- * A Created sub-balance is full with no rollover, so its after part may be the allocation alone
- * (`,,allocated`): remaining = allocated, rollover 0.
+ * A purchased amount is empty when 0 (and entries written before purchased credit have none); the dates
+ * (billing epoch ms: a dated bucket's validity, the purchased credit's end) are the sub-balance's after the
+ * change, empty when it has none. A Created
+ * sub-balance is full with no rollover, so its after part may be the allocation alone (`,,allocated`):
+ * remaining = allocated, rollover 0.
  *
  * Quantities are milli-units. The catalog keeps `|`, `,` and `;` out of bucketRefId; subBalanceType,
  * unitType and the operation names are known values without them.
  */
-const amounts = (fields: string[], from: number): Amounts | undefined => {
+const amounts = (fields: string[], from: number, purchasedAt: number): Amounts | undefined => {
   const [remaining = '', allocated = '', rollover = ''] = fields.slice(from, from + 3);
   if (remaining === '' && allocated === '' && rollover === '') return undefined;
-  return { remaining: Number(remaining), allocated: Number(allocated), rollover: Number(rollover) };
+  return { remaining: Number(remaining), allocated: Number(allocated), rollover: Number(rollover), purchased: Number(fields[purchasedAt] || 0) };
 };
 
 /** One stored entry (one operation) as its changes, in the order the operation made them. */
@@ -49,10 +53,12 @@ export function decodeLedgerEntry(stored: string, gpsi: string): LedgerEntry[] {
       operation,
     };
     if (f[5]) entry.quantity = Number(f[5]);
-    const before = amounts(f, 6);
-    const after = f[0] === 'Created' && !f[9] && f[10] ? { remaining: Number(f[10]), allocated: Number(f[10]), rollover: 0 } : amounts(f, 9);
+    const before = amounts(f, 6, 12);
+    const after = f[0] === 'Created' && !f[9] && f[10] ? { remaining: Number(f[10]), allocated: Number(f[10]), rollover: 0, purchased: 0 } : amounts(f, 9, 13);
     if (before) entry.before = before;
     if (after) entry.after = after;
+    if (f[15]) entry.validFor = { start: Number(f[14]), end: Number(f[15]) };
+    if (f[16]) entry.purchasedUntil = Number(f[16]);
     return entry;
   });
 }

@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { billingEvent, deterministicId } from '../../domain/balance/billing-events';
 import { cycleDaysAt, cycleStartAtOrBefore, DEFAULT_BILL_CYCLE_TIME_ZONE, nextCycleStart } from '../../domain/balance/bill-cycle';
 import type { BillingClock } from '../../domain/balance/clock';
-import { activationPlan } from '../../domain/balance/seeds';
+import { activationPlan, datedSeeds } from '../../domain/balance/seeds';
 import type { Catalog } from '../../domain/catalog/catalog';
 import type { NewSubscription, SubscriptionLifecycle } from '../../domain/subscription';
 import { ServiceError } from '../../errors/codes';
@@ -11,6 +11,7 @@ import type { OutgoingMessage } from '../../handlers/types';
 import { decodeOutcome } from './balance-outcome';
 import { renewalDueKey, subscriberKeys } from './keys';
 import { runScript } from './scripts';
+import { seedArgs } from './seed-args';
 
 export interface SubscriptionStoreSettings {
   keyPrefix: string;
@@ -86,6 +87,7 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
     const day = Number(startDay);
     const zone = storedZone ?? DEFAULT_BILL_CYCLE_TIME_ZONE; // created before time zones: UTC, as it was
     const buckets = activationPlan(catalog, plan, JSON.parse(requested ?? '[]') as string[], cycleDaysAt(billingNow, day, zone));
+    const seeds = datedSeeds(buckets.seeds, billingNow.getTime(), zone); // dated add-ons' periods start now
     const context = {
       gpsi,
       at: at.toISOString(),
@@ -101,20 +103,17 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
       wholesalePlanId: planId,
       primaryBucketRefId: buckets.primary.bucketRefId,
       bucketRefIds: buckets.addOns.map((b) => b.bucketRefId),
-      seeds: buckets.seeds.map((s) => ({
-        ...s,
-        allocated: String(s.allocated),
-        rolloverCap: String(s.rolloverCap),
-        ...(s.firstCycle ? { firstCycle: { allocation: String(s.firstCycle.allocation), rollover: s.firstCycle.rollover } } : {}),
-      })),
+      seeds: seedArgs(seeds),
     };
     const [json, replayed] = await runScript<[string, number]>(redis, 'subscriptionActivate', [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(causeId)], [
       JSON.stringify(context),
       JSON.stringify(payload),
     ]);
     const outcome = decodeOutcome(json, replayed === 1);
-    // NX: an entry the scheduler already moved on is left alone; a missing one (crash after the script) is added.
-    await redis.zadd(dueKey, 'NX', clock.toRealMs(new Date(outcome.subscription.nextRenewalAt!)), gpsi);
+    // NX: an entry the scheduler already moved on is left alone; a missing one (crash after the script) is
+    // added, due at the next renewal or at the first validity end before it.
+    const due = Math.min(Date.parse(outcome.subscription.nextRenewalAt!), ...seeds.flatMap((s) => (s.validFor ? [s.validFor.end] : [])));
+    await redis.zadd(dueKey, 'NX', clock.toRealMs(new Date(due)), gpsi);
     return [billingEvent('SubscriptionActivated', outcome, outcome.subscription.subscriptionId)];
   }
 

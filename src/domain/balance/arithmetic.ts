@@ -1,6 +1,7 @@
 import type { FieldProblem } from '../../errors/codes';
 import type { Amounts, BalanceAction, SubBalance, SubBalanceChange } from './model';
 import { MAX_MILLI, type Milli } from './units';
+import { purchasedUntilAfterTopUp } from './validity';
 
 /**
  * Balance arithmetic, pure. The Lua scripts (src/adapters/redis/scripts/) apply exactly these rules
@@ -8,7 +9,7 @@ import { MAX_MILLI, type Milli } from './units';
  * property tests, and by the model-based integration test that compares the two.
  */
 
-const amountsOf = (b: Amounts): Amounts => ({ remaining: b.remaining, allocated: b.allocated, rollover: b.rollover });
+export const amountsOf = (b: Amounts): Amounts => ({ remaining: b.remaining, allocated: b.allocated, rollover: b.rollover, purchased: b.purchased });
 
 /** The cap as a share (0..1, at most three decimals) of an allocation, rounded down to a whole milli-unit. */
 export function rolloverCapOf(allocated: Milli, share: number): Milli {
@@ -16,14 +17,23 @@ export function rolloverCapOf(allocated: Milli, share: number): Milli {
   return Number((BigInt(allocated) * perMille) / 1000n);
 }
 
-/** Applies one Add or Subtract; a Subtract may not take remaining below zero, an Add not above MAX_MILLI. */
-export function applyQuantity(remaining: Milli, action: BalanceAction['action'], quantity: Milli): { remaining: Milli } | { reason: string } {
+/**
+ * Applies one Add or Subtract. An Add is purchased credit: it raises remaining and purchased alike (never
+ * above MAX_MILLI). A Subtract (usage) draws on the cycle's grant (remaining − purchased) first and on
+ * purchased credit only for the rest, and may not take remaining below zero.
+ */
+export function applyQuantity(
+  b: Pick<Amounts, 'remaining' | 'purchased'>,
+  action: BalanceAction['action'],
+  quantity: Milli,
+): Pick<Amounts, 'remaining' | 'purchased'> | { reason: string } {
   if (action === 'Subtract') {
-    if (quantity > remaining) return { reason: `would take the remaining balance below zero (remaining ${remaining / 1000})` };
-    return { remaining: remaining - quantity };
+    if (quantity > b.remaining) return { reason: `would take the remaining balance below zero (remaining ${b.remaining / 1000})` };
+    const granted = b.remaining - b.purchased;
+    return { remaining: b.remaining - quantity, purchased: b.purchased - Math.max(0, quantity - granted) };
   }
-  if (remaining + quantity > MAX_MILLI) return { reason: `would take the remaining balance above ${MAX_MILLI / 1000}` };
-  return { remaining: remaining + quantity };
+  if (b.remaining + quantity > MAX_MILLI) return { reason: `would take the remaining balance above ${MAX_MILLI / 1000}` };
+  return { remaining: b.remaining + quantity, purchased: b.purchased + quantity };
 }
 
 /** What a sub-balance in its partial first cycle keeps for its first renewal (see seeds.ts). */
@@ -35,14 +45,18 @@ export interface FirstCycle {
 }
 
 /**
- * Renewal of one sub-balance at the start of a bill cycle: the unused part (remaining) rolls over up to
- * the cap, and remaining restarts at the allocation plus that rollover. Ending a partial first cycle, the
- * full allocation comes back and nothing rolls over unless the bucket allows it.
+ * Renewal of one sub-balance at the start of a bill cycle. The unused part of the grant rolls over up to
+ * the cap and remaining restarts at the allocation plus that rollover plus the purchased credit kept.
+ * Purchased credit is kept whole when its subBalanceType carries over (catalog purchasedCredit); otherwise
+ * it lapses with the cycle and only counts towards the rollover, up to the cap, as unused units do. Ending
+ * a partial first cycle, the full allocation comes back and nothing rolls over unless the bucket allows it.
  */
-export function renewAmounts(b: Amounts & { rolloverCap: Milli; firstCycle?: FirstCycle }): Amounts {
+export function renewAmounts(b: Amounts & { rolloverCap: Milli; firstCycle?: FirstCycle; carryOver?: boolean }): Amounts {
   const allocated = b.firstCycle?.allocation ?? b.allocated;
-  const rollover = b.firstCycle && !b.firstCycle.rollover ? 0 : Math.min(b.remaining, b.rolloverCap);
-  return { allocated, rollover, remaining: allocated + rollover };
+  const purchased = b.carryOver ? b.purchased : 0;
+  const unused = b.remaining - purchased; // what may roll over: the grant left, and lapsing credit
+  const rollover = b.firstCycle && !b.firstCycle.rollover ? 0 : Math.min(unused, b.rolloverCap);
+  return { allocated, rollover, purchased, remaining: allocated + rollover + purchased };
 }
 
 /**
@@ -62,13 +76,50 @@ export interface UpdateEvaluation {
   balances: SubBalance[];
 }
 
+/** End dates (billing epoch ms) that a top-up made now gives purchased credit, by subBalanceType (types whose credit expires). */
+export type PurchasedCreditEnds = Readonly<Record<string, number>>;
+
+/** A change of a sub-balance, with its validity and purchased credit end as they are after it. */
+export function changeOf(change: SubBalanceChange['change'], b: SubBalance, before?: Amounts, after?: Amounts, quantity?: Milli): SubBalanceChange {
+  const { subBalanceInstId, bucketRefId, subBalanceType, unitType } = b;
+  return {
+    change,
+    subBalanceInstId,
+    bucketRefId,
+    subBalanceType,
+    unitType,
+    ...(quantity === undefined ? {} : { quantity }),
+    ...(before ? { before } : {}),
+    ...(after ? { after } : {}),
+    ...(b.validFor ? { validFor: b.validFor } : {}),
+    ...(b.purchasedUntil === undefined ? {} : { purchasedUntil: b.purchasedUntil }),
+  };
+}
+
+/**
+ * Applies one action's amounts to a sub-balance (in place): an Add moves the purchased credit's end to
+ * the later of the two (purchasedUntilAfterTopUp), credit used up has no end any more.
+ */
+function applyTo(target: SubBalance, result: Pick<Amounts, 'remaining' | 'purchased'>, action: BalanceAction['action'], ends: PurchasedCreditEnds): void {
+  const until = action === 'Add' ? purchasedUntilAfterTopUp(target, ends[target.subBalanceType]) : target.purchasedUntil;
+  Object.assign(target, result);
+  if (until === undefined || target.purchased === 0) delete target.purchasedUntil;
+  else target.purchasedUntil = until;
+}
+
 /**
  * Evaluates UpdateBalances all or nothing: actions apply in order (two Subtracts on one sub-balance see
  * each other), every problem is listed, and when there is any the balances are returned unchanged.
  * Actions validation found unusable (undefined) or without action/quantity were already reported; the rest
- * are still checked against the subscription so the reply lists every problem.
+ * are still checked against the subscription so the reply lists every problem. `ends`: the validity a
+ * top-up gives purchased credit now, by subBalanceType.
  */
-export function evaluateUpdate(balances: readonly SubBalance[], actions: readonly (BalanceAction | undefined)[], path = 'balances'): UpdateEvaluation {
+export function evaluateUpdate(
+  balances: readonly SubBalance[],
+  actions: readonly (BalanceAction | undefined)[],
+  path = 'balances',
+  ends: PurchasedCreditEnds = {},
+): UpdateEvaluation {
   const problems: FieldProblem[] = [];
   const working = new Map(balances.map((b) => [b.subBalanceInstId, { ...b }]));
   const changes: SubBalanceChange[] = [];
@@ -90,23 +141,14 @@ export function evaluateUpdate(balances: readonly SubBalance[], actions: readonl
       fits = false;
     }
     if (!fits || a.action === undefined || a.quantity === undefined) return;
-    const result = applyQuantity(target.remaining, a.action, a.quantity);
+    const result = applyQuantity(target, a.action, a.quantity);
     if ('reason' in result) {
       problems.push({ path: `${at}.quantity`, reason: result.reason });
       return;
     }
     const before = amountsOf(target);
-    target.remaining = result.remaining;
-    changes.push({
-      change: a.action,
-      subBalanceInstId: target.subBalanceInstId,
-      bucketRefId: target.bucketRefId,
-      subBalanceType: target.subBalanceType,
-      unitType: target.unitType,
-      quantity: a.quantity,
-      before,
-      after: amountsOf(target),
-    });
+    applyTo(target, result, a.action, ends);
+    changes.push(changeOf(a.action, target, before, amountsOf(target), a.quantity));
   });
   if (problems.length > 0) return { problems, changes: [], balances: [...balances] };
   return { problems, changes, balances: balances.map((b) => working.get(b.subBalanceInstId)!) };

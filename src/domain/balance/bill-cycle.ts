@@ -41,13 +41,23 @@ export function isTimeZone(name: unknown): boolean {
 }
 
 /** The wall-clock time of an instant in a zone, as if that wall clock were UTC (epoch ms). */
-function wallClockOf(instantMs: number, timeZone: string): number {
+export function wallClockOf(instantMs: number, timeZone: string): number {
   const parts: Record<string, number> = {};
   for (const p of formatterOf(timeZone).formatToParts(new Date(instantMs))) parts[p.type] = Number(p.value);
   return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) + (instantMs % 1000);
 }
 
 const sameDay = (a: number, b: number): boolean => Math.floor(a / DAY_MS) === Math.floor(b / DAY_MS);
+
+/**
+ * The instant a wall-clock time (as if UTC, epoch ms) is reached in the zone: the earlier one when a DST
+ * change repeats it, and when a change skips it the instant the gap ends at (the clock moved on by the gap).
+ */
+export function instantOfWallClock(wallMs: number, timeZone: string): number {
+  const candidates = [wallMs - DAY_MS, wallMs + DAY_MS].map((probe) => wallMs - (wallClockOf(probe, timeZone) - probe));
+  const exact = candidates.filter((instant) => wallClockOf(instant, timeZone) === wallMs);
+  return exact.length > 0 ? Math.min(...exact) : Math.max(...candidates);
+}
 
 /**
  * The first instant of a local day (month may overflow, as in Date.UTC). Midnight is wall − offset with the

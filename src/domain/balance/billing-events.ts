@@ -25,15 +25,25 @@ export const wireAmounts = (a: Amounts) => ({
   allocatedBalance: fromMilli(a.allocated),
   rollOverBalance: fromMilli(a.rollover),
   totalBalance: fromMilli(totalOf(a)),
+  purchasedBalance: fromMilli(a.purchased),
 });
 
-/** A sub-balance as service-spec 2.10 shows it, plus the bucket it belongs to. */
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A dated bucket's validity (TMF654 validFor) and the purchased credit's end, as the wire shows them (null: none). */
+const wireDates = (b: Pick<SubBalance, 'validFor' | 'purchasedUntil'>) => ({
+  validFor: b.validFor ? { startDateTime: iso(b.validFor.start), endDateTime: iso(b.validFor.end) } : null,
+  purchasedValidUntil: b.purchasedUntil === undefined ? null : iso(b.purchasedUntil),
+});
+
+/** A sub-balance as service-spec 2.10 shows it, plus the bucket it belongs to, its validity and its purchased credit's end. */
 export const wireSubBalance = (b: SubBalance) => ({
   subBalanceInstId: b.subBalanceInstId,
   subBalanceType: b.subBalanceType,
   ...wireAmounts(b),
   unitType: b.unitType,
   bucketRefId: b.bucketRefId,
+  ...wireDates(b),
 });
 
 export const wireChange = (c: SubBalanceChange) => ({
@@ -45,6 +55,7 @@ export const wireChange = (c: SubBalanceChange) => ({
   quantity: c.quantity === undefined ? null : fromMilli(c.quantity),
   before: c.before ? wireAmounts(c.before) : null,
   after: c.after ? wireAmounts(c.after) : null,
+  ...wireDates(c),
 });
 
 /** The fields only some events carry, taken from the outcome. */
@@ -70,6 +81,8 @@ function specificFields(type: Exclude<BillingEvent, 'BalanceThresholdReached'>, 
       return { fromBucketRefId: o.fromBucketRefId ?? null, toBucketRefId: o.toBucketRefId ?? null, fromWholesalePlanId: o.fromWholesalePlanId ?? null };
     case 'BalancesRenewed':
       return { cycleNo: s.cycleNo ?? 1, cycleStart: s.cycleStart ?? null, nextRenewalAt: s.nextRenewalAt ?? null, billCycleTimeZone: s.billCycleTimeZone };
+    case 'BalancesExpired':
+      return { expiredAt: o.expiredAt ?? null };
     case 'BalancesUpdated':
       return {};
   }

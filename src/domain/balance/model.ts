@@ -1,4 +1,5 @@
 import type { Milli } from './units';
+import type { ValidFor } from './validity';
 
 /**
  * The balance model. A subscription holds sub-balances, each instantiated from one allowance of one bucket
@@ -7,12 +8,16 @@ import type { Milli } from './units';
  *   allocated  the bucket's allowance for one bill cycle
  *   rollover   the unused part carried from the previous cycle, at most `rolloverCap`
  *   total      allocated + rollover: what the cycle granted
- *   remaining  what is left to use; never below zero (an Add may raise it above total)
+ *   remaining  what is left to use, purchased credit included; never below zero
+ *   purchased  the part of remaining that was bought (UpdateBalances Add), kept apart from the grant:
+ *              usage draws on the grant first; the catalog decides per subBalanceType whether it carries
+ *              over at renewal (see arithmetic.ts). 0 <= purchased <= remaining.
  */
 export interface Amounts {
   remaining: Milli;
   allocated: Milli;
   rollover: Milli;
+  purchased: Milli;
 }
 
 export interface SubBalance extends Amounts {
@@ -23,14 +28,19 @@ export interface SubBalance extends Amounts {
   unitType: string;
   /** Most that may roll over into the next cycle (the bucket's rolloverCap share of the allocation). */
   rolloverCap: Milli;
-  /** Bill cycle number at whose start the bucket ends (it is not renewed into it); 0 = renewed until cancelled. */
+  /** Bill cycle number at whose start the bucket ends; 0 = none. Only sub-balances created before validity dates have one. */
   endCycle: number;
+  /** The validity of a dated bucket (catalog `validity`): a one-off grant, not renewed, expired at its end. */
+  validFor?: ValidFor;
+  /** When the purchased credit expires (billing epoch ms; catalog purchasedCredit validity); absent = never or none held. */
+  purchasedUntil?: number;
   /** Highest usage threshold (percent) already reported this bill cycle; absent = none (see thresholds.ts). */
   alertedPercent?: number;
 }
 
 /** What happened to one sub-balance; ledger entries and billing events both carry these. */
-export type ChangeKind = 'Created' | 'Removed' | 'Add' | 'Subtract' | 'Renewed' | 'Expired';
+/** Expired: a dated bucket's sub-balance reached its end (removed); CreditExpired: its purchased credit did (it stays). */
+export type ChangeKind = 'Created' | 'Removed' | 'Add' | 'Subtract' | 'Renewed' | 'Expired' | 'CreditExpired';
 
 export interface SubBalanceChange {
   change: ChangeKind;
@@ -44,6 +54,9 @@ export interface SubBalanceChange {
   before?: Amounts;
   /** Absent when the sub-balance was removed or expired. */
   after?: Amounts;
+  /** The sub-balance's validity (dated buckets) and its purchased credit's end, as they are after the change. */
+  validFor?: ValidFor;
+  purchasedUntil?: number;
 }
 
 export type BalanceActionKind = 'Add' | 'Subtract';
@@ -60,4 +73,4 @@ export interface BalanceAction {
   quantity: Milli | undefined;
 }
 
-export const totalOf = (amounts: Amounts): Milli => amounts.allocated + amounts.rollover;
+export const totalOf = (amounts: Pick<Amounts, 'allocated' | 'rollover'>): Milli => amounts.allocated + amounts.rollover;

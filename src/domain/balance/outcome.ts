@@ -45,6 +45,8 @@ export interface BalanceOutcome {
   thresholds?: ThresholdReached[];
   /** Why a subscription was cancelled. */
   reason?: string;
+  /** The validity end (billing time, ISO 8601) an expiry was run for: the outcome of a BalancesExpired. */
+  expiredAt?: string;
   /** True when this is the recorded outcome of an earlier delivery, nothing was applied now. */
   replayed: boolean;
 }

@@ -15,6 +15,7 @@ export const BILLING_EVENTS = [
   'BalancesUpdated',
   'BalancesRenewed',
   'BalanceThresholdReached',
+  'BalancesExpired',
 ] as const;
 export type BillingEvent = (typeof BILLING_EVENTS)[number];
 

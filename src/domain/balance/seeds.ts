@@ -1,6 +1,9 @@
 import type { BucketDefinition, Catalog, PlanDefinition } from '../catalog/catalog';
-import { firstCycleAllocation, rolloverCapOf, type FirstCycle } from './arithmetic';
+import { amountsOf, changeOf, firstCycleAllocation, rolloverCapOf, type FirstCycle } from './arithmetic';
+import type { SubBalanceChange } from './model';
+import type { RenewableSubBalance } from './renewal';
 import { MILLI_PER_UNIT, type Milli } from './units';
+import { validForOf, type ValidFor, type Validity } from './validity';
 
 /**
  * What a Redis script needs to create the sub-balances of one bucket: one seed per allowance, computed
@@ -13,10 +16,18 @@ export interface SubBalanceSeed {
   unitType: string;
   allocated: Milli;
   rolloverCap: Milli;
-  validityCycles: number;
+  /** A dated bucket's duration (catalog `validity`); the store turns it into `validFor` from the moment it is added. */
+  validity?: Validity;
   /** Set when activation starts a partial first cycle whose allocation or rollover differ from a full one. */
   firstCycle?: FirstCycle;
 }
+
+/** A seed as the scripts take it: a dated bucket's period fixed (billing epoch ms). */
+export type DatedSeed = Omit<SubBalanceSeed, 'validity'> & { validFor?: ValidFor };
+
+/** Fixes each dated seed's period: from `startMs` (billing time) for its duration, in the subscription's zone. */
+export const datedSeeds = (seeds: readonly SubBalanceSeed[], startMs: number, timeZone: string): DatedSeed[] =>
+  seeds.map(({ validity, ...seed }) => (validity ? { ...seed, validFor: validForOf(startMs, validity, timeZone) } : seed));
 
 /** Days of the activation's cycle (bill-cycle.ts cycleDaysAt): fewer left than in the cycle = a partial cycle. */
 export interface CycleDays {
@@ -34,9 +45,34 @@ export function firstCycleSeedsOf(bucket: BucketDefinition, days: CycleDays): Su
   const rollover = bucket.rolloverFromFirstCycle ?? false;
   const partial = days.daysLeft < days.daysInCycle;
   return seedsOf(bucket).map((seed) => {
-    if (!partial || (mode === 'full' && rollover)) return seed; // behaves as a full cycle
+    // A dated bucket is a one-off grant for its own period, not a share of the cycle.
+    if (!partial || (mode === 'full' && rollover) || seed.validity) return seed; // behaves as a full cycle
     return { ...seed, allocated: firstCycleAllocation(seed.allocated, mode, days), firstCycle: { allocation: seed.allocated, rollover } };
   });
+}
+
+/**
+ * A new sub-balance from a dated seed, full at its allocation with no rollover or purchased credit (mirrors
+ * instantiate in scripts/lib/balance.lua), and its Created change.
+ */
+export function instantiate(seed: DatedSeed, subBalanceInstId: string): { balance: RenewableSubBalance; change: SubBalanceChange } {
+  const { bucketRefId, bucketKind, subBalanceType, unitType, allocated, rolloverCap, validFor, firstCycle } = seed;
+  const balance: RenewableSubBalance = {
+    subBalanceInstId,
+    bucketRefId,
+    bucketKind,
+    subBalanceType,
+    unitType,
+    allocated,
+    remaining: allocated,
+    rollover: 0,
+    purchased: 0,
+    rolloverCap,
+    endCycle: 0,
+    ...(validFor ? { validFor } : {}),
+    ...(firstCycle ? { firstCycle } : {}),
+  };
+  return { balance, change: changeOf('Created', balance, undefined, amountsOf(balance)) };
 }
 
 export function seedsOf(bucket: BucketDefinition): SubBalanceSeed[] {
@@ -49,7 +85,7 @@ export function seedsOf(bucket: BucketDefinition): SubBalanceSeed[] {
       unitType: a.unitType,
       allocated,
       rolloverCap: rolloverCapOf(allocated, bucket.rolloverCap),
-      validityCycles: bucket.validityCycles,
+      ...(bucket.validity ? { validity: bucket.validity } : {}),
     };
   });
 }

@@ -1,6 +1,7 @@
 import type { Catalog } from '../catalog/catalog';
 import type { Amounts, SubBalance } from './model';
 import { totalOf } from './model';
+import { amountsOf } from './arithmetic';
 import type { Milli } from './units';
 
 /**
@@ -26,7 +27,7 @@ export function remainingAtThreshold(total: Milli, percent: number): Milli {
 }
 
 /** Levels newly reached: above the highest already reported this cycle, and remaining at or below their mark. */
-export function reachedThresholds(amounts: Amounts, levels: readonly number[], alertedPercent: number): number[] {
+export function reachedThresholds(amounts: Omit<Amounts, 'purchased'>, levels: readonly number[], alertedPercent: number): number[] {
   const total = totalOf(amounts);
   return levels.filter((p) => p > alertedPercent && amounts.remaining <= remainingAtThreshold(total, p));
 }
@@ -56,7 +57,7 @@ export function markThresholds(
     const percents = reachedThresholds(b, levels[b.bucketRefId] ?? [], b.alertedPercent ?? 0);
     if (percents.length === 0) return b;
     const { subBalanceInstId, bucketRefId, subBalanceType, unitType } = b;
-    const amounts = { remaining: b.remaining, allocated: b.allocated, rollover: b.rollover };
+    const amounts = amountsOf(b);
     for (const percent of percents) reached.push({ subBalanceInstId, bucketRefId, subBalanceType, unitType, percent, amounts });
     return { ...b, alertedPercent: percents[percents.length - 1] };
   });

@@ -1,5 +1,6 @@
 import { isTimeZone } from '../balance/bill-cycle';
 import { toMilli } from '../balance/units';
+import type { Validity } from '../balance/validity';
 import { Problems } from '../validation/problems';
 
 /**
@@ -27,10 +28,12 @@ export interface BucketDefinition {
   name: string;
   kind: BucketKind;
   /**
-   * How many bill cycles the bucket lasts, counting the one it is added in: 0 = renewed every cycle until
-   * cancelled (every PRIMARY bucket); 1 = until the next bill cycle starts (a one-off top-up); N = N cycles.
+   * How long an ADDON lasts from the moment it is added (catalog `validity`: `{ days }` of 24 hours or
+   * `{ cycles }`, calendar months in the bill cycle time zone): a one-off grant, not renewed, expired at its
+   * end by the scheduler. Absent: renewed every cycle until cancelled (every PRIMARY bucket). The older
+   * `validityCycles` is read as `{ cycles }` (0 = absent).
    */
-  validityCycles: number;
+  validity?: Validity;
   /** Share of the allocation that may roll over to the next cycle, 0..1 with at most 3 decimals (0 = none). */
   rolloverCap: number;
   /**
@@ -56,9 +59,22 @@ export interface PlanDefinition {
   billCycleTimeZone?: string;
 }
 
+/**
+ * What becomes of credit bought for one subBalanceType (UpdateBalances Add, kept apart from the allocation
+ * as purchasedBalance). A type the catalog does not list: `carryOver` false.
+ */
+export interface PurchasedCreditRule {
+  /** True: kept whole at renewal, beside the cap. False: lapses with the cycle (it may roll over with the unused allowance, up to the cap). */
+  carryOver: boolean;
+  /** How long a top-up lasts (its credit expires at the end; a later top-up extends it). Absent: no end. */
+  validity?: Validity;
+}
+
 export interface Catalog {
   plans: ReadonlyMap<string, PlanDefinition>;
   buckets: ReadonlyMap<string, BucketDefinition>;
+  /** By subBalanceType (catalog `purchasedCredit`). */
+  purchasedCredit: ReadonlyMap<string, PurchasedCreditRule>;
 }
 
 export class CatalogError extends Error {
@@ -88,6 +104,38 @@ function checkAllowance(problems: Problems, path: string, raw: unknown): void {
   if ('reason' in amount) problems.add(`${path}.amount`, amount.reason);
 }
 
+const isWhole = (v: unknown, min: number): v is number => Number.isInteger(v) && (v as number) >= min;
+
+/** A validity `{ days: N }` or `{ cycles: N }` (N ≥ 1), or undefined after adding the problem. */
+function checkValidity(problems: Problems, path: string, raw: unknown): Validity | undefined {
+  const keys = isRecord(raw) ? Object.keys(raw) : [];
+  if (isRecord(raw) && keys.length === 1 && (keys[0] === 'days' || keys[0] === 'cycles') && isWhole(raw[keys[0]], 1)) {
+    return keys[0] === 'days' ? { days: raw.days as number } : { cycles: raw.cycles as number };
+  }
+  problems.add(path, 'must be { "days": N } or { "cycles": N } with N a whole number from 1');
+  return undefined;
+}
+
+/** `validity`, or the older `validityCycles` (0 = renewed until cancelled); a PRIMARY bucket has neither. */
+function checkBucketValidity(problems: Problems, path: string, raw: Record<string, unknown>): void {
+  if (raw.validity !== undefined && raw.validityCycles !== undefined) problems.add(`${path}.validity`, 'must not be given with validityCycles');
+  else if (raw.validity !== undefined) {
+    checkValidity(problems, `${path}.validity`, raw.validity);
+    if (raw.kind === 'PRIMARY') problems.add(`${path}.validity`, 'must be absent for a PRIMARY bucket (renewed every cycle)');
+  } else if (raw.validityCycles !== undefined && !isWhole(raw.validityCycles, 0)) {
+    problems.add(`${path}.validityCycles`, 'must be a whole number of bill cycles (0 = renewed until cancelled)');
+  } else if (raw.kind === 'PRIMARY' && (raw.validityCycles ?? 0) !== 0) {
+    problems.add(`${path}.validityCycles`, 'must be 0 for a PRIMARY bucket (renewed every cycle)');
+  }
+}
+
+/** The bucket as the service keeps it: validity normalized (validityCycles N → { cycles: N }, 0 → none). */
+function bucketOf(raw: BucketDefinition & { validityCycles?: number }): BucketDefinition {
+  const { validityCycles, ...bucket } = raw;
+  if (bucket.validity === undefined && validityCycles) bucket.validity = { cycles: validityCycles };
+  return bucket;
+}
+
 function checkBucket(problems: Problems, path: string, raw: unknown): raw is BucketDefinition {
   const before = problems.list.length;
   if (!isRecord(raw)) {
@@ -98,11 +146,7 @@ function checkBucket(problems: Problems, path: string, raw: unknown): raw is Buc
   else if (RECORD_SEPARATOR.test(raw.bucketRefId)) problems.add(`${path}.bucketRefId`, 'must not contain |, comma, ; or white space');
   if (!nonEmpty(raw.name)) problems.add(`${path}.name`, 'must be a non-empty string');
   if (raw.kind !== 'PRIMARY' && raw.kind !== 'ADDON') problems.add(`${path}.kind`, 'must be PRIMARY or ADDON');
-  if (!Number.isInteger(raw.validityCycles) || (raw.validityCycles as number) < 0) {
-    problems.add(`${path}.validityCycles`, 'must be a whole number of bill cycles (0 = renewed until cancelled)');
-  } else if (raw.kind === 'PRIMARY' && raw.validityCycles !== 0) {
-    problems.add(`${path}.validityCycles`, 'must be 0 for a PRIMARY bucket (renewed every cycle)');
-  }
+  checkBucketValidity(problems, path, raw);
   if (!isShare(raw.rolloverCap)) problems.add(`${path}.rolloverCap`, 'must be a share from 0 to 1 with at most 3 decimals');
   if (raw.firstCycle !== undefined && !FIRST_CYCLE_ALLOCATIONS.includes(raw.firstCycle as FirstCycleAllocation)) {
     problems.add(`${path}.firstCycle`, `must be one of ${FIRST_CYCLE_ALLOCATIONS.join(', ')}`);
@@ -120,6 +164,26 @@ function checkBucket(problems: Problems, path: string, raw: unknown): raw is Buc
   return problems.list.length === before;
 }
 
+function checkPurchasedCredit(problems: Problems, raw: unknown): Map<string, PurchasedCreditRule> {
+  const rules = new Map<string, PurchasedCreditRule>();
+  if (raw === undefined) return rules;
+  if (!isRecord(raw)) {
+    problems.add('purchasedCredit', 'must be an object keyed by subBalanceType');
+    return rules;
+  }
+  for (const [type, rule] of Object.entries(raw)) {
+    const path = `purchasedCredit.${type}`;
+    if (!UNIT_BY_SUB_BALANCE_TYPE[type]) problems.add(path, `must be one of ${Object.keys(UNIT_BY_SUB_BALANCE_TYPE).join(', ')}`);
+    else if (!isRecord(rule) || typeof rule.carryOver !== 'boolean') problems.add(`${path}.carryOver`, 'must be true or false');
+    else if (rule.validity === undefined) rules.set(type, { carryOver: rule.carryOver });
+    else {
+      const validity = checkValidity(problems, `${path}.validity`, rule.validity);
+      if (validity) rules.set(type, { carryOver: rule.carryOver, validity });
+    }
+  }
+  return rules;
+}
+
 /** Validates a parsed catalog document and indexes it; throws CatalogError listing every problem. */
 export function buildCatalog(document: unknown): Catalog {
   const problems = new Problems();
@@ -131,7 +195,7 @@ export function buildCatalog(document: unknown): Catalog {
   rawBuckets.forEach((raw, i) => {
     if (!checkBucket(problems, `buckets[${i}]`, raw)) return;
     if (buckets.has(raw.bucketRefId)) problems.add(`buckets[${i}].bucketRefId`, `repeats ${raw.bucketRefId}`);
-    buckets.set(raw.bucketRefId, raw);
+    buckets.set(raw.bucketRefId, bucketOf(raw));
   });
   const rawPlans = Array.isArray(document.plans) ? document.plans : [];
   if (rawPlans.length === 0) problems.add('plans', 'must list at least one plan');
@@ -153,9 +217,18 @@ export function buildCatalog(document: unknown): Catalog {
     if (typeof raw.billCycleTimeZone === 'string') plan.billCycleTimeZone = raw.billCycleTimeZone;
     plans.set(raw.wholesalePlanId, plan);
   });
+  const purchasedCredit = checkPurchasedCredit(problems, document.purchasedCredit);
   if (!problems.ok) throw new CatalogError(problems.list);
-  return { plans, buckets };
+  return { plans, buckets, purchasedCredit };
 }
+
+/** The subBalanceTypes whose purchased credit carries over at renewal (the renewal script's `carryOver`). */
+export const carryOverTypesOf = (catalog: Catalog): string[] =>
+  [...catalog.purchasedCredit].filter(([, rule]) => rule.carryOver).map(([type]) => type);
+
+/** How long a top-up lasts, by subBalanceType, for the types whose purchased credit expires. */
+export const creditValidityOf = (catalog: Catalog): Record<string, Validity> =>
+  Object.fromEntries([...catalog.purchasedCredit].flatMap(([type, rule]) => (rule.validity ? [[type, rule.validity]] : [])));
 
 /** The plan whose primary bucket this is (at most one, buildCatalog makes sure): the plan after a swap to it. */
 export const planOfPrimaryBucket = (catalog: Catalog, bucketRefId: string): PlanDefinition | undefined =>

@@ -1,6 +1,6 @@
 import { billingEvent, thresholdEvents, wireChange } from '../../domain/balance/billing-events';
 import { thresholdLevelsOf } from '../../domain/balance/thresholds';
-import type { Catalog } from '../../domain/catalog/catalog';
+import { creditValidityOf, type Catalog } from '../../domain/catalog/catalog';
 import {
   accept,
   checkHistory,
@@ -27,13 +27,15 @@ export const createQueryBalances = (deps: { balances: BalanceStore }): Handler<Q
  * UpdateBalances, all or nothing. The actions' own fields are checked here, the rest (instance, type,
  * unit, below zero) inside the store's atomic step, which also gets our problems so that it writes nothing
  * and the reply lists every problem at once. The same step reports the catalog's usage thresholds reached:
- * one BalanceThresholdReached each, after BalancesUpdated.
+ * one BalanceThresholdReached each, after BalancesUpdated; and dates the purchased credit of an Add by the
+ * catalog's purchasedCredit validity.
  */
 export const createUpdateBalances = (deps: { balances: BalanceStore; catalog: Catalog }): Handler<UpdateBalancesCommand> => {
   const thresholds = thresholdLevelsOf(deps.catalog);
+  const creditValidity = creditValidityOf(deps.catalog);
   return async (command, context) => {
     const items = accept(checkUpdateEnvelope(command), context.wholesaleCustomerId);
-    const outcome = await deps.balances.updateBalances(commandMeta(command.gpsi, context), checkUpdateActions(items), thresholds);
+    const outcome = await deps.balances.updateBalances(commandMeta(command.gpsi, context), checkUpdateActions(items), thresholds, creditValidity);
     return {
       reply: successReply(outcome.balances),
       messages: [billingEvent('BalancesUpdated', outcome, context.commandId), ...thresholdEvents(outcome, context.commandId)],

@@ -2,6 +2,7 @@ import type { SubBalance } from '../../domain/balance/model';
 import type { BalanceOutcome, LedgerEntry, SubscriptionFacts } from '../../domain/balance/outcome';
 import type { SubBalanceSeed } from '../../domain/balance/seeds';
 import type { ThresholdLevels } from '../../domain/balance/thresholds';
+import type { Validity } from '../../domain/balance/validity';
 import type { LocatedId, ValidatedUpdate } from '../../domain/balance/validation';
 
 /**
@@ -27,8 +28,11 @@ export interface BalanceStore {
   /** Replaces the primary bucket and moves the subscription to `wholesalePlanId`, the plan offering it. */
   swapPrimary(meta: CommandMeta, swap: { bucketRefId: string; wholesalePlanId: string; seeds: SubBalanceSeed[] }): Promise<BalanceOutcome>;
   cancelBuckets(meta: CommandMeta, bucketRefIds: LocatedId[]): Promise<BalanceOutcome>;
-  /** `thresholds`: usage levels by bucket; the changed sub-balances report those they reach (outcome.thresholds). */
-  updateBalances(meta: CommandMeta, update: ValidatedUpdate, thresholds?: ThresholdLevels): Promise<BalanceOutcome>;
+  /**
+   * `thresholds`: usage levels by bucket; the changed sub-balances report those they reach (outcome.thresholds).
+   * `creditValidity`: how long a top-up lasts, by subBalanceType (catalog purchasedCredit); the store dates it.
+   */
+  updateBalances(meta: CommandMeta, update: ValidatedUpdate, thresholds?: ThresholdLevels, creditValidity?: Readonly<Record<string, Validity>>): Promise<BalanceOutcome>;
   /** `visibleCustomerIds`: the subscription's owner must be one of them (CommandContext.visibleCustomerIds). */
   queryBalances(gpsi: string, visibleCustomerIds: readonly string[]): Promise<{ subscription: SubscriptionFacts; balances: SubBalance[] }>;
   /** The newest `limit` ledger entries, newest first. */

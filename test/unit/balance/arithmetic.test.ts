@@ -12,6 +12,7 @@ const subBalance = (overrides: Partial<SubBalance> = {}): SubBalance => ({
   allocated: 5_120_000,
   remaining: 5_120_000,
   rollover: 0,
+  purchased: 0,
   rolloverCap: 2_560_000,
   endCycle: 0,
   ...overrides,
@@ -38,39 +39,75 @@ describe('balance arithmetic', () => {
     expect(rolloverCapOf(5_120_000, 1)).toBe(5_120_000);
   });
 
-  it('never takes remaining below zero', () => {
+  /** remaining with the purchased part of it (0 <= purchased <= remaining). */
+  const holding = fc.tuple(milli, milli).map(([a, b]) => ({ remaining: Math.max(a, b), purchased: Math.min(a, b) }));
+
+  it('never takes remaining below zero; usage draws on the grant first, then on purchased credit', () => {
     fc.assert(
-      fc.property(milli, positive, (remaining, quantity) => {
-        const result = applyQuantity(remaining, 'Subtract', quantity);
-        if (quantity > remaining) expect(result).toEqual({ reason: expect.stringContaining('below zero') });
-        else expect(result).toEqual({ remaining: remaining - quantity });
+      fc.property(holding, positive, (b, quantity) => {
+        const result = applyQuantity(b, 'Subtract', quantity);
+        if (quantity > b.remaining) return void expect(result).toEqual({ reason: expect.stringContaining('below zero') });
+        const granted = b.remaining - b.purchased;
+        expect(result).toEqual({ remaining: b.remaining - quantity, purchased: quantity <= granted ? b.purchased : b.remaining - quantity });
+      }),
+    );
+    expect(applyQuantity({ remaining: 1500, purchased: 1000 }, 'Subtract', 400)).toEqual({ remaining: 1100, purchased: 1000 });
+    expect(applyQuantity({ remaining: 1500, purchased: 1000 }, 'Subtract', 700)).toEqual({ remaining: 800, purchased: 800 });
+  });
+
+  it('an Add is purchased credit: remaining and purchased rise alike, 0 <= purchased <= remaining', () => {
+    fc.assert(
+      fc.property(holding, positive, (b, quantity) => {
+        const added = applyQuantity(b, 'Add', quantity);
+        if (!('remaining' in added)) return;
+        expect(added).toEqual({ remaining: b.remaining + quantity, purchased: b.purchased + quantity });
+        expect(added.purchased).toBeLessThanOrEqual(added.remaining);
       }),
     );
   });
 
-  it('Add then Subtract of the same quantity is the identity', () => {
+  it('Add then Subtract of the same quantity gives back the remaining; the purchased part never exceeds it', () => {
     fc.assert(
-      fc.property(milli, positive, (remaining, quantity) => {
-        const added = applyQuantity(remaining, 'Add', quantity);
+      fc.property(holding, positive, (b, quantity) => {
+        const added = applyQuantity(b, 'Add', quantity);
         if (!('remaining' in added)) return;
-        expect(applyQuantity(added.remaining, 'Subtract', quantity)).toEqual({ remaining });
+        const back = applyQuantity(added, 'Subtract', quantity);
+        expect(back).toMatchObject({ remaining: b.remaining });
+        if ('purchased' in back) expect(back.purchased).toBeGreaterThanOrEqual(b.purchased); // the grant was used first
       }),
     );
   });
 
   it('refuses an Add above the largest balance', () => {
-    expect(applyQuantity(MAX_MILLI, 'Add', 1)).toEqual({ reason: expect.stringContaining('above') });
+    expect(applyQuantity({ remaining: MAX_MILLI, purchased: 0 }, 'Add', 1)).toEqual({ reason: expect.stringContaining('above') });
   });
 
   it('renews to allocation plus the unused part, rollover capped, total = allocated + rollover', () => {
     fc.assert(
       fc.property(positive, milli, fc.integer({ min: 0, max: 1000 }), (allocated, remaining, perMille) => {
         const rolloverCap = rolloverCapOf(allocated, perMille / 1000);
-        const renewed = renewAmounts({ allocated, remaining, rollover: 0, rolloverCap });
+        const renewed = renewAmounts({ allocated, remaining, rollover: 0, purchased: 0, rolloverCap });
         expect(renewed.rollover).toBe(Math.min(remaining, rolloverCap));
         expect(renewed.rollover).toBeLessThanOrEqual(rolloverCap);
         expect(renewed.remaining).toBe(totalOf(renewed));
         expect(renewed.remaining).toBeGreaterThanOrEqual(allocated);
+      }),
+    );
+  });
+
+  it('purchased credit carries over whole when its type says so, beside the cap; otherwise it lapses, rolling over only within the cap', () => {
+    const bought = { allocated: 500_000, rollover: 0, rolloverCap: 250_000, remaining: 1_100_000, purchased: 1_000_000 }; // 100 of the grant left
+    expect(renewAmounts({ ...bought, carryOver: true })).toEqual({ allocated: 500_000, rollover: 100_000, purchased: 1_000_000, remaining: 1_600_000 });
+    expect(renewAmounts({ ...bought, carryOver: false })).toEqual({ allocated: 500_000, rollover: 250_000, purchased: 0, remaining: 750_000 });
+    expect(renewAmounts(bought)).toEqual(renewAmounts({ ...bought, carryOver: false })); // not listed in the catalog: lapses
+    fc.assert(
+      fc.property(holding, positive, fc.integer({ min: 0, max: 1000 }), fc.boolean(), (b, allocated, perMille, carryOver) => {
+        const rolloverCap = rolloverCapOf(allocated, perMille / 1000);
+        const renewed = renewAmounts({ ...b, allocated, rollover: 0, rolloverCap, carryOver });
+        expect(renewed.purchased).toBe(carryOver ? b.purchased : 0);
+        expect(renewed.rollover).toBeLessThanOrEqual(rolloverCap);
+        expect(renewed.rollover + renewed.purchased).toBeLessThanOrEqual(b.remaining); // nothing carried that was not left
+        expect(renewed.remaining).toBe(allocated + renewed.rollover + renewed.purchased);
       }),
     );
   });
@@ -108,7 +145,7 @@ describe('balance arithmetic', () => {
         (allocation, perMille, mode, rolloverFromFirstCycle, daysLeft, history) => {
           const rolloverCap = rolloverCapOf(allocation, perMille / 1000);
           const first = firstCycleAllocation(allocation, mode, { daysLeft, daysInCycle: 31 });
-          let b = { allocated: first, remaining: first, rollover: 0 };
+          let b = { allocated: first, remaining: first, rollover: 0, purchased: 0 };
           let firstCycle: { allocation: number; rollover: boolean } | undefined = { allocation, rollover: rolloverFromFirstCycle };
           for (const s of history) {
             if (s.kind === 'Renew') {
@@ -121,9 +158,9 @@ describe('balance arithmetic', () => {
               b = renewed;
               firstCycle = undefined;
             } else {
-              const result = applyQuantity(b.remaining, s.kind, s.quantity);
+              const result = applyQuantity(b, s.kind, s.quantity);
               if ('reason' in result) continue;
-              b = { ...b, remaining: result.remaining };
+              b = { ...b, ...result };
             }
           }
         },
@@ -132,7 +169,7 @@ describe('balance arithmetic', () => {
   });
 
   it('does not accumulate rollover across cycles beyond the cap', () => {
-    let amounts = { allocated: 1000, remaining: 1000, rollover: 0, rolloverCap: 500 };
+    let amounts = { allocated: 1000, remaining: 1000, rollover: 0, purchased: 0, rolloverCap: 500 };
     for (let cycle = 0; cycle < 5; cycle++) amounts = { ...renewAmounts(amounts), rolloverCap: 500 };
     expect(amounts).toMatchObject({ rollover: 500, remaining: 1500 });
   });

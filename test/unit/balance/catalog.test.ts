@@ -1,4 +1,4 @@
-import { buildCatalog, CatalogError } from '../../../src/domain/catalog/catalog';
+import { buildCatalog, carryOverTypesOf, CatalogError, creditValidityOf } from '../../../src/domain/catalog/catalog';
 import defaultCatalog from '../../../config/catalog.json';
 
 const problemsOf = (document: unknown) => {
@@ -52,6 +52,47 @@ describe('product catalog', () => {
         { path: 'buckets[0].rolloverFromFirstCycle', reason: 'must be true or false' },
       ]),
     );
+  });
+
+  it('takes per subBalanceType whether purchased credit carries over at renewal (default: it does not)', () => {
+    const plans = [{ wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'P1' }];
+    const catalog = buildCatalog({ plans, buckets: [bucket()], purchasedCredit: { 'On-Net Data': { carryOver: true }, 'On-Net SMS': { carryOver: false } } });
+    expect(carryOverTypesOf(catalog)).toEqual(['On-Net Data']);
+    expect(carryOverTypesOf(buildCatalog({ plans, buckets: [bucket()] }))).toEqual([]);
+    expect(carryOverTypesOf(buildCatalog(defaultCatalog))).toEqual(['On-Net Voice', 'On-Net Data']);
+    expect(problemsOf({ plans, buckets: [bucket()], purchasedCredit: { 'On-Net Fax': { carryOver: true }, 'On-Net Data': { carryOver: 'yes' } } })).toEqual([
+      { path: 'purchasedCredit.On-Net Fax', reason: 'must be one of On-Net Voice, On-Net SMS, On-Net MMS, On-Net Data' },
+      { path: 'purchasedCredit.On-Net Data.carryOver', reason: 'must be true or false' },
+    ]);
+    expect(problemsOf({ plans, buckets: [bucket()], purchasedCredit: [] })).toEqual([{ path: 'purchasedCredit', reason: 'must be an object keyed by subBalanceType' }]);
+  });
+
+  it('takes an add-on validity in days or cycles; validityCycles (older catalogs) is read as cycles, 0 as none', () => {
+    const plans = [{ wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'P1' }];
+    const addOn = (overrides: Record<string, unknown>) => bucket({ bucketRefId: 'A1', kind: 'ADDON', validityCycles: undefined, ...overrides });
+    const validityOf = (overrides: Record<string, unknown>) => buildCatalog({ plans, buckets: [bucket(), addOn(overrides)] }).buckets.get('A1')!;
+    expect(validityOf({ validity: { days: 7 } }).validity).toEqual({ days: 7 });
+    expect(validityOf({ validity: { cycles: 1 } }).validity).toEqual({ cycles: 1 });
+    expect(validityOf({ validityCycles: 2 })).toMatchObject({ validity: { cycles: 2 } });
+    expect(validityOf({ validityCycles: 2 })).not.toHaveProperty('validityCycles');
+    expect(validityOf({ validityCycles: 0 }).validity).toBeUndefined();
+    expect(validityOf({}).validity).toBeUndefined();
+    for (const validity of [{ days: 0 }, { cycles: 1.5 }, { weeks: 1 }, { days: 1, cycles: 1 }, 7]) {
+      expect(problemsOf({ plans, buckets: [bucket(), addOn({ validity })] })).toEqual([
+        { path: 'buckets[1].validity', reason: 'must be { "days": N } or { "cycles": N } with N a whole number from 1' },
+      ]);
+    }
+    expect(problemsOf({ plans, buckets: [bucket({ validityCycles: undefined, validity: { days: 30 } })] })).toContainEqual({ path: 'buckets[0].validity', reason: 'must be absent for a PRIMARY bucket (renewed every cycle)' });
+    expect(problemsOf({ plans, buckets: [bucket(), addOn({ validity: { days: 1 }, validityCycles: 1 })] })).toEqual([{ path: 'buckets[1].validity', reason: 'must not be given with validityCycles' }]);
+  });
+
+  it('takes per subBalanceType how long purchased credit lasts', () => {
+    const plans = [{ wholesalePlanId: 'WP1', name: 'One', primaryBucketRefId: 'P1' }];
+    const catalog = buildCatalog({ plans, buckets: [bucket()], purchasedCredit: { 'On-Net Data': { carryOver: true, validity: { days: 90 } }, 'On-Net SMS': { carryOver: false } } });
+    expect(creditValidityOf(catalog)).toEqual({ 'On-Net Data': { days: 90 } });
+    expect(problemsOf({ plans, buckets: [bucket()], purchasedCredit: { 'On-Net Data': { carryOver: true, validity: { months: 1 } } } })).toEqual([
+      { path: 'purchasedCredit.On-Net Data.validity', reason: 'must be { "days": N } or { "cycles": N } with N a whole number from 1' },
+    ]);
   });
 
   it('takes a plan bill cycle time zone as an IANA name', () => {

@@ -20,6 +20,7 @@ const data: SubBalance = {
   allocated: 5_120_000,
   remaining: 5_119_500,
   rollover: 1_000_500,
+  purchased: 0,
   rolloverCap: 2_560_000,
   endCycle: 0,
 };
@@ -118,8 +119,8 @@ describe('balance handlers', () => {
     expect(calls[0].args[1]).toEqual({
       bucketRefIds: ['2000004'],
       seeds: [
-        { bucketRefId: '2000004', bucketKind: 'ADDON', subBalanceType: 'On-Net SMS', unitType: 'SMS', allocated: 500_000, rolloverCap: 0, validityCycles: 0 },
-        { bucketRefId: '2000004', bucketKind: 'ADDON', subBalanceType: 'On-Net MMS', unitType: 'MMS', allocated: 50_000, rolloverCap: 0, validityCycles: 0 },
+        { bucketRefId: '2000004', bucketKind: 'ADDON', subBalanceType: 'On-Net SMS', unitType: 'SMS', allocated: 500_000, rolloverCap: 0 },
+        { bucketRefId: '2000004', bucketKind: 'ADDON', subBalanceType: 'On-Net MMS', unitType: 'MMS', allocated: 50_000, rolloverCap: 0 },
       ],
     });
     expect(result.reply).toEqual({
@@ -135,8 +136,11 @@ describe('balance handlers', () => {
               allocatedBalance: 5120,
               rollOverBalance: 1000.5,
               totalBalance: 6120.5,
+              purchasedBalance: 0,
               unitType: 'MB',
               bucketRefId: '1000001',
+              validFor: null,
+              purchasedValidUntil: null,
             },
           ],
         },
@@ -171,13 +175,14 @@ describe('balance handlers', () => {
   });
 
   it('UpdateBalances: gives the store the catalog thresholds and publishes one BalanceThresholdReached per level after BalancesUpdated', async () => {
-    const amounts = { remaining: 0, allocated: 5_120_000, rollover: 0 };
+    const amounts = { remaining: 0, allocated: 5_120_000, rollover: 0, purchased: 0 };
     const reached = [80, 100].map((percent) => ({ subBalanceInstId: `${GPSI}-4`, bucketRefId: '1000001', subBalanceType: 'On-Net Data', unitType: 'MB', percent, amounts }));
     const { store, calls } = fakeStore(outcome({ thresholds: reached }));
     const update = handler(createBalanceHandlers({ balances: store, catalog }), 'UpdateBalances');
     const command = { gpsi: GPSI, balances: [{ subBalanceInstId: `${GPSI}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 5120, unitType: 'MB' }] };
     const { messages } = await update.handle(command, context({ operation: 'UpdateBalances' }));
     expect(calls[0].args[2]).toMatchObject({ '1000001': [80, 100], '2000004': [80, 100] });
+    expect(calls[0].args[3]).toEqual({ 'On-Net Data': { days: 90 } }); // how long a top-up lasts, by type (the store dates it)
     expect(messages!.map((m) => [m.recordName, m.value.thresholdPercent])).toEqual([
       ['wholesale.balance.v1.BalancesUpdated', undefined],
       ['wholesale.balance.v1.BalanceThresholdReached', 80],
@@ -185,6 +190,19 @@ describe('balance handlers', () => {
     ]);
     expect(messages![2].value).toMatchObject({ subBalanceInstId: `${GPSI}-4`, cycleNo: 1, balance: { remainingBalance: 0, allocatedBalance: 5120, totalBalance: 5120 } });
     expect(new Set(messages!.map((m) => m.cloudEvent!.id)).size).toBe(3);
+  });
+
+  it('AddBuckets of a dated add-on passes its validity; a dated sub-balance replies its validFor (TMF654) and its credit end', async () => {
+    const pass: SubBalance = { ...data, subBalanceInstId: `${GPSI}-5`, bucketRefId: '2000001', bucketKind: 'ADDON', validFor: { start: Date.UTC(2026, 2, 31, 12), end: Date.UTC(2026, 3, 30, 12) }, purchasedUntil: Date.UTC(2026, 5, 29) };
+    const { store, calls } = fakeStore(outcome({ balances: [pass] }));
+    const add = handler(createBalanceHandlers({ balances: store, catalog }), 'AddBuckets');
+    const result = await add.handle({ gpsi: GPSI, bucketRefId: ['2000001', '2000003'] }, context());
+    expect((calls[0].args[1] as { seeds: { validity?: object }[] }).seeds.map((seed) => seed.validity)).toEqual([{ cycles: 1 }, { days: 7 }]);
+    expect(result.reply).toMatchObject({ balances: [{ subBalances: [{ validFor: expect.anything() }] }] });
+    expect((result.reply as { balances: { subBalances: object[] }[] }).balances[0].subBalances[0]).toMatchObject({
+      validFor: { startDateTime: '2026-03-31T12:00:00.000Z', endDateTime: '2026-04-30T12:00:00.000Z' },
+      purchasedValidUntil: '2026-06-29T00:00:00.000Z',
+    });
   });
 
   it('passes a refusal of the store (NOT_FOUND, CONFLICT) through as the reply error', async () => {
@@ -202,7 +220,7 @@ describe('balance handlers', () => {
       status: 'Success',
       gpsi: GPSI,
       entries: [
-        { at: 'now', correlationId: 'c', operation: 'UpdateBalances', change: 'Add', subBalanceInstId: 'i', bucketRefId: 'b', subBalanceType: 'On-Net SMS', unitType: 'SMS', quantity: 2.5, before: null, after: null },
+        { at: 'now', correlationId: 'c', operation: 'UpdateBalances', change: 'Add', subBalanceInstId: 'i', bucketRefId: 'b', subBalanceType: 'On-Net SMS', unitType: 'SMS', quantity: 2.5, before: null, after: null, validFor: null, purchasedValidUntil: null },
       ],
     });
   });

@@ -6,25 +6,38 @@ import { createRenewalScheduler, type RenewalStore } from '../../../src/schedule
 
 const GPSI = '15551234567';
 
-/** An in-memory RenewalStore with the same compare-and-set rule as the renewal script. */
-function memoryStore(subscription: { status: string; billCycleStartDay: number; billCycleTimeZone?: string; nextRenewalAt: string }) {
+/**
+ * An in-memory RenewalStore with the same compare-and-set rule as the renewal script, and validity ends
+ * (`ends`, ISO) that the expiry removes as the expiry script does: what is gone is not expired again.
+ */
+function memoryStore(subscription: { status: string; billCycleStartDay: number; billCycleTimeZone?: string; nextRenewalAt: string }, ends: string[] = []) {
   const due = new Map<string, number>();
   const outbox: string[] = [];
   const renewedCycles: string[] = [];
+  const steps: string[] = [];
   const store: RenewalStore = {
     async claimDue(now, leaseUntil, limit) {
       const claimed = [...due].filter(([, at]) => at <= now).slice(0, limit).map(([gpsi]) => gpsi);
       for (const gpsi of claimed) due.set(gpsi, leaseUntil);
       return claimed;
     },
-    state: async () => ({ ...subscription }),
+    state: async () => ({ ...subscription, ...(ends.length > 0 ? { nextExpiryAt: [...ends].sort()[0] } : {}) }),
     async renew(_gpsi, cycle) {
       if (subscription.status !== 'ACTIVE') return 'inactive';
       if (subscription.nextRenewalAt !== cycle.cycleStart) return 'not-due';
       subscription.nextRenewalAt = cycle.nextRenewalAt;
       renewedCycles.push(cycle.cycleStart);
+      steps.push(`renew ${cycle.cycleStart}`);
       outbox.push(JSON.stringify({ cycleStart: cycle.cycleStart, nextRenewalAt: cycle.nextRenewalAt, correlationId: cycle.correlationId }));
       return 'renewed';
+    },
+    async expire(_gpsi, expiry) {
+      const ended = ends.filter((end) => end <= expiry.expiredAt);
+      if (ended.length === 0) return 'nothing';
+      ends.splice(0, ends.length, ...ends.filter((end) => end > expiry.expiredAt));
+      steps.push(`expire ${expiry.expiredAt}`);
+      outbox.push(JSON.stringify({ expiredAt: expiry.expiredAt, correlationId: expiry.correlationId }));
+      return 'expired';
     },
     async pending() {
       return outbox.map((token) => {
@@ -36,6 +49,7 @@ function memoryStore(subscription: { status: string; billCycleStartDay: number; 
           changes: [],
           balances: [],
           replayed: false,
+          ...(o.expiredAt ? { expiredAt: o.expiredAt } : {}),
         };
         return { token, outcome };
       });
@@ -44,7 +58,7 @@ function memoryStore(subscription: { status: string; billCycleStartDay: number; 
     schedule: async (gpsi, at) => void due.set(gpsi, at),
     unschedule: async (gpsi) => void due.delete(gpsi),
   };
-  return { store, due, outbox, renewedCycles, subscription };
+  return { store, due, outbox, renewedCycles, steps, subscription };
 }
 
 const settings = { pollIntervalMs: 10, batchSize: 10, leaseMs: 60_000, maxCatchUpCycles: 3 };
@@ -91,6 +105,53 @@ describe('renewal scheduler', () => {
     real = Date.UTC(2026, 3, 15, 0, 0, 1);
     expect(await scheduler.tick()).toBe(1);
     expect(memory.renewedCycles).toEqual(['2026-03-15T00:00:00.000Z', '2026-04-15T00:00:00.000Z']);
+  });
+
+  it('takes renewals and validity ends in time order, waits for the earliest, and publishes BalancesExpired once per end', async () => {
+    let real = Date.UTC(2026, 2, 20);
+    const clock = createBillingClock(1, 0, () => real);
+    // A pass ending before the cycle starts, one ending at its start, one after it.
+    const memory = memoryStore({ status: 'ACTIVE', billCycleStartDay: 1, nextRenewalAt: '2026-04-01T00:00:00.000Z' }, [
+      '2026-04-01T00:00:00.000Z',
+      '2026-03-31T12:00:00.000Z',
+      '2026-04-30T12:00:00.000Z',
+    ]);
+    memory.due.set(GPSI, 0);
+    const published: OutgoingMessage[] = [];
+    const scheduler = createRenewalScheduler({ store: memory.store, clock, publish: async (m) => void published.push(...m), log, settings, realNow: () => real });
+    expect(await scheduler.tick()).toBe(0);
+    expect(memory.due.get(GPSI)).toBe(Date.UTC(2026, 2, 31, 12)); // the first end, before the renewal
+    real = Date.UTC(2026, 3, 30, 18);
+    expect(await scheduler.tick()).toBe(3); // the catch-up takes 3 steps (maxCatchUpCycles) per pass
+    expect(await scheduler.tick()).toBe(1);
+    expect(memory.steps).toEqual([
+      'expire 2026-03-31T12:00:00.000Z',
+      'expire 2026-04-01T00:00:00.000Z', // an end at the cycle start goes first
+      'renew 2026-04-01T00:00:00.000Z',
+      'expire 2026-04-30T12:00:00.000Z',
+    ]);
+    expect(published.map((m) => [m.recordName, m.value.expiredAt ?? m.value.cycleStart])).toEqual([
+      ['wholesale.balance.v1.BalancesExpired', '2026-03-31T12:00:00.000Z'],
+      ['wholesale.balance.v1.BalancesExpired', '2026-04-01T00:00:00.000Z'],
+      ['wholesale.balance.v1.BalancesRenewed', '2026-04-01T00:00:00.000Z'],
+      ['wholesale.balance.v1.BalancesExpired', '2026-04-30T12:00:00.000Z'],
+    ]);
+    expect(new Set(published.map((m) => m.cloudEvent!.id)).size).toBe(4);
+    expect(memory.due.get(GPSI)).toBe(Date.UTC(2026, 4, 1)); // nothing left to expire: the next renewal
+  });
+
+  it('an expiry another instance already ran changes nothing and publishes nothing', async () => {
+    const real = Date.UTC(2026, 2, 31, 13);
+    const memory = memoryStore({ status: 'ACTIVE', billCycleStartDay: 1, nextRenewalAt: '2026-04-01T00:00:00.000Z' }, ['2026-03-31T12:00:00.000Z']);
+    expect(await memory.store.expire(GPSI, { at: 'x', expiredAt: '2026-03-31T12:00:00.000Z', correlationId: 'first' })).toBe('expired');
+    expect(await memory.store.expire(GPSI, { at: 'x', expiredAt: '2026-03-31T12:00:00.000Z', correlationId: 'second' })).toBe('nothing');
+    memory.outbox.splice(0); // published by the first instance
+    memory.due.set(GPSI, 0);
+    const published: OutgoingMessage[] = [];
+    const scheduler = createRenewalScheduler({ store: memory.store, clock: createBillingClock(1, 0, () => real), publish: async (m) => void published.push(...m), log, settings, realNow: () => real });
+    expect(await scheduler.tick()).toBe(0);
+    expect(published).toEqual([]);
+    expect(memory.due.get(GPSI)).toBe(Date.UTC(2026, 3, 1));
   });
 
   it('catches up missed cycles a few at a time and stays due for the rest', async () => {

@@ -1,5 +1,5 @@
 import { buildCatalog } from '../../../src/domain/catalog/catalog';
-import { activationPlan, firstCycleSeedsOf } from '../../../src/domain/balance/seeds';
+import { activationPlan, datedSeeds, firstCycleSeedsOf } from '../../../src/domain/balance/seeds';
 import defaultCatalog from '../../../config/catalog.json';
 
 const catalog = buildCatalog(defaultCatalog);
@@ -23,6 +23,16 @@ describe('first-cycle seeds', () => {
   it('full with rollover allowed behaves as a full cycle; none grants nothing until the first renewal', () => {
     expect(firstCycleSeedsOf({ ...unl, firstCycle: 'full', rolloverFromFirstCycle: true }, { daysLeft: 3, daysInCycle: 30 })[0].firstCycle).toBeUndefined();
     expect(firstCycleSeedsOf({ ...unl, firstCycle: 'none' }, { daysLeft: 3, daysInCycle: 30 })[0]).toMatchObject({ allocated: 0, firstCycle: { allocation: 5_000_000 } });
+  });
+
+  it('a dated add-on is a one-off grant for its own period: full in a partial first cycle, its period fixed from the moment it is added', () => {
+    const plan = activationPlan(catalog, catalog.plans.get('WP-DATA')!, ['2000001'], { daysLeft: 1, daysInCycle: 31 });
+    const [, passSeed] = plan.seeds;
+    expect(passSeed).toMatchObject({ bucketRefId: '2000001', allocated: 1_024_000, validity: { cycles: 1 } });
+    expect(passSeed.firstCycle).toBeUndefined();
+    const [, dated] = datedSeeds(plan.seeds, Date.parse('2026-03-31T12:00:00Z'), 'UTC');
+    expect(dated).toMatchObject({ validFor: { start: Date.parse('2026-03-31T12:00:00Z'), end: Date.parse('2026-04-30T12:00:00Z') } });
+    expect(dated).not.toHaveProperty('validity');
   });
 
   it('activation seeds the primary and the add-ons by their own buckets', () => {

@@ -12,6 +12,7 @@ const subBalance = (overrides: Partial<SubBalance> = {}): SubBalance => ({
   allocated: 500_000,
   remaining: 500_000,
   rollover: 0,
+  purchased: 0,
   rolloverCap: 250_000,
   endCycle: 0,
   ...overrides,

@@ -228,4 +228,13 @@ describe('pretty output', () => {
       }),
     ).toEqual(['status: Success', 'reasonCode: -', 'bucketRefId: 1, 2', 'balances:', '  - balanceType: Main', '    subBalances:', '      id    remaining', '      a-1   500', '      a-10  51200']);
   });
+
+  it('keeps rows with a small record inside (a validFor) a table, its fields as dotted columns', () => {
+    expect(prettyLines([{ id: 'a-1', validFor: null, n: 1 }, { id: 'a-2', validFor: { startDateTime: 's', endDateTime: 'e' }, n: 2 }])).toEqual([
+      'id   validFor.startDateTime  validFor.endDateTime  n',
+      'a-1  -                       -                     1',
+      'a-2  s                       e                     2',
+    ]);
+    expect(prettyLines([{ id: 'a-2', validFor: { startDateTime: 's', endDateTime: 'e' }, n: 2 }, { id: 'a-1', validFor: null, n: 1 }])[0]).toBe('id   validFor.startDateTime  validFor.endDateTime  n');
+  });
 });

@@ -1,11 +1,22 @@
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
--- found in the actions' own fields) nothing is written. Mirrors evaluateUpdate in domain/balance/arithmetic.ts;
+-- found in the actions' own fields) nothing is written. Mirrors evaluateUpdate in domain/balance/arithmetic.ts
+-- (an Add is purchased credit, kept apart in `purchased`; a Subtract draws on the grant first);
 -- the changed sub-balances then report the usage thresholds they reached (markThresholds, thresholds.ts), in
 -- the recorded outcome, so a BalanceThresholdReached comes from the same step as the change, once.
 -- KEYS: subscription, balances, ledger, done(commandId)
--- ARGV: context JSON, {actions, problems, thresholds: {bucketRefId: [percent...]}} JSON
+-- ARGV: context JSON, {actions, problems, thresholds: {bucketRefId: [percent...]}, purchasedUntil: {subBalanceType: ms}} JSON
+--       (purchasedUntil: the end a top-up made now gives purchased credit, for the types whose credit expires)
 -- @include balance
+
+-- Mirrors purchasedUntilAfterTopUp (domain/balance/validity.ts): a top-up lasting until `ending` (nil: no
+-- end) moves the credit's end to the later of the two; credit without an end keeps having none.
+local function purchasedUntilAfterTopUp(b, ending)
+  local held = tonumber(b.purchased or '0') > 0 and (tonumber(b.purchasedUntil) or math.huge) or -math.huge
+  local until_ = math.max(held, tonumber(ending) or math.huge)
+  if until_ == math.huge then return nil end
+  return fmt(until_)
+end
 local recorded = replay(KEYS[4])
 if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
@@ -44,8 +55,16 @@ for i, a in ipairs(payload.actions) do
       elseif after > MAX_MILLI then
         problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance above ' .. units(MAX_MILLI) }
       else
-        local before = amountsOf(b)
-        b.remaining = fmt(after)
+        -- Mirrors applyQuantity: an Add is purchased credit; usage draws on the grant first, then on it.
+        local before, purchased = amountsOf(b), tonumber(b.purchased or '0')
+        if a.action == 'Subtract' then
+          purchased = purchased - math.max(0, quantity - (remaining - purchased))
+        else
+          b.purchasedUntil = purchasedUntilAfterTopUp(b, (payload.purchasedUntil or {})[b.subBalanceType])
+          purchased = purchased + quantity
+        end
+        if purchased == 0 then b.purchasedUntil = nil end
+        b.remaining, b.purchased = fmt(after), fmt(purchased)
         touched[b.subBalanceInstId] = b
         changes[#changes + 1] = change(a.action, b, before, amountsOf(b), a.quantity)
       end

@@ -59,27 +59,41 @@ local function split(text, sep)
 end
 
 -- A sub-balance in the balances hash: field = its instance number (seq), value = positional text
---   bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle[|alerted[|firstCycle]]
+--   bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle[|alerted[|firstCycle[|purchased]]]
 -- (bucketKind as P or A; alerted = highest usage threshold reported this cycle; firstCycle, only during a
 -- partial first cycle: 'r' (its unused part may roll over) or 'x' (it may not), then the full allocation to
--- restore at the first renewal when the first cycle's differs; empty optional fields are left out)
+-- restore at the first renewal when the first cycle's differs; purchased = the part of remaining bought by
+-- UpdateBalances Add, absent = 0; empty optional fields are left out)
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
--- Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId is <gpsi>-<seq>,
--- rebuilt on load. The catalog refuses a bucketRefId containing the separator.
-local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle' }
+-- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
+-- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
+-- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
+local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
-  local list = {}
+  local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
-    local b = { seq = flat[i], subBalanceInstId = gpsi .. '-' .. flat[i] }
-    for k, v in ipairs(split(flat[i + 1], '|')) do
-      if v ~= '' then b[BALANCE_FIELDS[k]] = v end
+    local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
+    if isDates == 'v' then
+      dates[seq] = flat[i + 1]
+    else
+      local b = { seq = seq, subBalanceInstId = gpsi .. '-' .. seq }
+      for k, v in ipairs(split(flat[i + 1], '|')) do
+        if v ~= '' then b[BALANCE_FIELDS[k]] = v end
+      end
+      b.bucketKind = KIND_NAME[b.bucketKind] or b.bucketKind
+      list[#list + 1], bySeq[seq] = b, b
     end
-    b.bucketKind = KIND_NAME[b.bucketKind] or b.bucketKind
-    list[#list + 1] = b
+  end
+  for seq, text in pairs(dates) do
+    for k, v in ipairs(split(text, '|')) do
+      if v ~= '' and bySeq[seq] then bySeq[seq][DATE_FIELDS[k]] = v end
+    end
   end
   table.sort(list, function(a, b) return tonumber(a.seq) < tonumber(b.seq) end)
   return list
@@ -89,12 +103,17 @@ local function saveBalance(balKey, b)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
+  if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
   redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
+  while dates[#dates] == '' do dates[#dates] = nil end
+  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
+  else redis.call('HDEL', balKey, b.seq .. 'v') end
 end
 
 local function amountsOf(b)
-  return { remaining = b.remaining, allocated = b.allocated, rollover = b.rollover }
+  return { remaining = b.remaining, allocated = b.allocated, rollover = b.rollover, purchased = b.purchased or '0' }
 end
 
 -- Usage thresholds, mirroring domain/balance/thresholds.ts: the most left once `percent` of the total is
@@ -120,18 +139,20 @@ local function markThresholds(b, levels, reached)
   end
 end
 
+-- A change, with the sub-balance's validity and purchased credit end as they are after it (changeOf in arithmetic.ts).
 local function change(kind, b, before, after, quantity)
   return { change = kind, subBalanceInstId = b.subBalanceInstId, bucketRefId = b.bucketRefId,
-    subBalanceType = b.subBalanceType, unitType = b.unitType, quantity = quantity, before = before, after = after }
+    subBalanceType = b.subBalanceType, unitType = b.unitType, quantity = quantity, before = before, after = after,
+    validFrom = b.validFrom, validUntil = b.validUntil, purchasedUntil = b.purchasedUntil }
 end
 
--- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its allocation.
-local function instantiate(subKey, balKey, gpsi, seed, cycleNo)
+-- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
+-- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
+local function instantiate(subKey, balKey, gpsi, seed)
   local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local validity = tonumber(seed.validityCycles)
   local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
     subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = validity == 0 and '0' or fmt(cycleNo + validity) }
+    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
   local first = seed.firstCycle
   if first then
     b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
@@ -140,23 +161,26 @@ local function instantiate(subKey, balKey, gpsi, seed, cycleNo)
   return change('Created', b, nil, amountsOf(b), nil)
 end
 
--- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): the unused part rolls
--- over up to the cap; ending a partial first cycle, the full allocation returns and the unused part rolls
--- over only when its firstCycle token allows ('r').
-local function renewBalance(b)
-  local allocated, rollover = tonumber(b.allocated), math.min(tonumber(b.remaining), tonumber(b.rolloverCap))
+-- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
+-- kept whole when its subBalanceType carries over (`carryOver`), else it lapses; the unused rest (the grant
+-- left, and lapsing credit) rolls over up to the cap; ending a partial first cycle, the full allocation
+-- returns and nothing rolls over unless its firstCycle token allows ('r').
+local function renewBalance(b, carryOver)
+  local purchased = carryOver and tonumber(b.purchased or '0') or 0
+  local allocated, rollover = tonumber(b.allocated), math.min(tonumber(b.remaining) - purchased, tonumber(b.rolloverCap))
   if b.firstCycle then
     local full = string.sub(b.firstCycle, 2)
     if full ~= '' then allocated = tonumber(full) end
     if string.sub(b.firstCycle, 1, 1) ~= 'r' then rollover = 0 end
     b.firstCycle = nil
   end
-  b.allocated, b.rollover, b.remaining = fmt(allocated), fmt(rollover), fmt(allocated + rollover)
+  b.allocated, b.rollover, b.purchased, b.remaining = fmt(allocated), fmt(rollover), fmt(purchased), fmt(allocated + rollover + purchased)
+  if purchased == 0 then b.purchasedUntil = nil end -- lapsed credit takes its end date with it
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
 local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq)
+  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -165,15 +189,20 @@ end
 -- correlationId comes last, so it may hold any character (a reader takes everything after the third |).
 -- Each change is comma-separated positional fields, empty = absent, trailing empty fields left out:
 --   change,seq,bucketRefId,subBalanceType,unitType,quantity,
---   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover
--- A Created sub-balance is full with no rollover: its after part is the allocation alone (,,allocated).
+--   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover,
+--   before.purchased,after.purchased,validFrom,validUntil,purchasedUntil
+-- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
+-- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
+-- allocation alone (,,allocated).
 -- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
+  local function credit(amounts) return (amounts.purchased ~= '0' and amounts.purchased) or '' end
   local fields = { c.change, seq, c.bucketRefId, c.subBalanceType, c.unitType, c.quantity or '',
-    before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '' }
-  if c.change == 'Created' and after.remaining == after.allocated and after.rollover == '0' then
+    before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '',
+    credit(before), credit(after), c.validFrom or '', c.validUntil or '', c.purchasedUntil or '' }
+  if c.change == 'Created' and after.remaining == after.allocated and after.rollover == '0' and after.purchased == '0' then
     fields[10], fields[12] = '', ''
   end
   local last = #fields
