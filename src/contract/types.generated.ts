@@ -32,6 +32,34 @@ export interface ActivationCompleteInput {
   sentAt: string;
 }
 
+/** np.portin.responses.v1: the NP application cancelled the order, as a CancelPortRequest asked. */
+export interface CancelConfirmed {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  /** The requestId of the request answered. */
+  requestId: string;
+  gpsi: string;
+  /** The version answered. */
+  portOrderVersion: number;
+  portOrderId: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: the NP application cancelled the order, as a CancelPortRequest asked. */
+export interface CancelConfirmedInput {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  /** The requestId of the request answered. */
+  requestId: string;
+  gpsi: string;
+  /** The version answered. */
+  portOrderVersion: number;
+  portOrderId?: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
 /** np.portin.requests.v1: the request is cancelled (by the partner, or expired). */
 export interface CancelPortRequest {
   /** The service's id of the port-in request. */
@@ -58,6 +86,38 @@ export interface CancelPortRequestInput {
   reasonDescription?: string | null;
   /** Of the command behind the request, for tracing. */
   correlationId?: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: the NP application refused a CancelPortRequest (e.g. the port is past its point of no return); the order goes on. */
+export interface CancelRefused {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  /** The requestId of the request answered. */
+  requestId: string;
+  gpsi: string;
+  /** The version answered. */
+  portOrderVersion: number;
+  portOrderId: string | null;
+  reasonCode: string;
+  reasonDescription: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: the NP application refused a CancelPortRequest (e.g. the port is past its point of no return); the order goes on. */
+export interface CancelRefusedInput {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  /** The requestId of the request answered. */
+  requestId: string;
+  gpsi: string;
+  /** The version answered. */
+  portOrderVersion: number;
+  portOrderId?: string | null;
+  reasonCode: string;
+  reasonDescription?: string | null;
   /** ISO 8601 UTC. */
   sentAt: string;
 }
@@ -1121,7 +1181,7 @@ export interface CancelPortInReply {
   status: string;
   partnerTransactionId: string;
   gpsi: string;
-  /** CANCELLED. */
+  /** CANCELLED (from RESOLUTION_REQUIRED or REJECTED), or CANCEL_PENDING (from OPEN, DELAYED or CONFIRMED: the NP side answers the cancel; the PortInActivationEvent tells). */
   portStatus: string;
 }
 
@@ -1297,7 +1357,7 @@ export interface QueryPortInReply {
   portOrderId: string | null;
   portOrderVersion: string;
   subscriberId: string;
-  /** OPEN, DELAYED, CONFIRMED, RESOLUTION_REQUIRED, REJECTED, COMPLETED or CANCELLED. */
+  /** OPEN, DELAYED, CONFIRMED, RESOLUTION_REQUIRED, REJECTED, CANCEL_PENDING, COMPLETED or CANCELLED. */
   portStatus: string;
   reasonCode: string | null;
   reasonDescription: string | null;
@@ -1328,7 +1388,7 @@ export interface QueryPortInReplyInput {
   portOrderId?: string | null;
   portOrderVersion: string;
   subscriberId: string;
-  /** OPEN, DELAYED, CONFIRMED, RESOLUTION_REQUIRED, REJECTED, COMPLETED or CANCELLED. */
+  /** OPEN, DELAYED, CONFIRMED, RESOLUTION_REQUIRED, REJECTED, CANCEL_PENDING, COMPLETED or CANCELLED. */
   portStatus: string;
   reasonCode?: string | null;
   reasonDescription?: string | null;
@@ -1615,7 +1675,9 @@ export interface UpdatePortInfoInput {
 /** Every record of the contract by Avro full name, as decoded. */
 export interface ContractRecords {
   'np.portin.v1.ActivationComplete': ActivationComplete;
+  'np.portin.v1.CancelConfirmed': CancelConfirmed;
   'np.portin.v1.CancelPortRequest': CancelPortRequest;
+  'np.portin.v1.CancelRefused': CancelRefused;
   'np.portin.v1.OrderIdAssigned': OrderIdAssigned;
   'np.portin.v1.PortConfirmed': PortConfirmed;
   'np.portin.v1.PortDelayed': PortDelayed;
@@ -1686,7 +1748,9 @@ export interface ContractRecords {
 /** Every record by Avro full name, as a producer may give it (fields with a default are optional). */
 export interface ContractInputs {
   'np.portin.v1.ActivationComplete': ActivationCompleteInput;
+  'np.portin.v1.CancelConfirmed': CancelConfirmedInput;
   'np.portin.v1.CancelPortRequest': CancelPortRequestInput;
+  'np.portin.v1.CancelRefused': CancelRefusedInput;
   'np.portin.v1.OrderIdAssigned': OrderIdAssignedInput;
   'np.portin.v1.PortConfirmed': PortConfirmedInput;
   'np.portin.v1.PortDelayed': PortDelayedInput;

@@ -106,7 +106,6 @@ describe.each(redisTopologies())('port-in journeys over the real stack with the 
     await j.send('CreatePortIn', openCommand);
     await j.waitForRecord(open, (r) => typeof r.portOrderId === 'string');
     await expectConflict('UpdatePortIn', { partnerTransactionId: openCommand.partnerTransactionId, gpsi: open, updatePortInfo: { pwdPin: '1' } }, 'OPEN');
-    await expectConflict('CancelPortIn', { gpsi: open }, 'OPEN');
 
     const done = gpsiEndingIn('31');
     const doneCommand = createCommand(done);

@@ -24,7 +24,7 @@ export function parseNpResponse(recordName: string, value: unknown): ParsedNpRes
   checkString(problems, 'portOrderId', raw.portOrderId, { ...PORT_ORDER_ID, required: trigger === 'OrderIdAssigned' });
   checkInteger(problems, 'portOrderVersion', raw.portOrderVersion, { required: true, min: 1 });
   checkString(problems, 'sentAt', raw.sentAt, { ...TEXT, required: true });
-  const reasonRequired = trigger === 'ResolutionRequired' || trigger === 'PortRejected' || trigger === 'PortDelayed';
+  const reasonRequired = trigger === 'ResolutionRequired' || trigger === 'PortRejected' || trigger === 'PortDelayed' || trigger === 'CancelRefused';
   checkString(problems, 'reasonCode', raw.reasonCode, { min: 1, max: 16, required: reasonRequired });
   checkString(problems, 'reasonDescription', raw.reasonDescription, TEXT);
   checkString(problems, 'dueDate', raw.dueDate, { ...TEXT, required: trigger === 'PortConfirmed' });

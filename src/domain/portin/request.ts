@@ -1,6 +1,7 @@
 import type { NewSubscription } from '../subscription';
 import type { CreatePortInCommand, PortInfo } from './commands';
 import { defaultBillCycleStartDay, desiredDueDate } from './due-date';
+import type { ExpirySettings } from './expiry';
 import type { PortStatus } from './lifecycle';
 import { separateSecrets, type PortSecrets } from './masking';
 import { toAvroPortInfo } from './port-info';
@@ -30,6 +31,8 @@ export interface PortInRequest {
   portLastUpdateDate: string;
   /** When the current status began: the expiry timer counts from here. */
   statusSince: string;
+  /** In CANCEL_PENDING: the status to go back to if the NP side refuses the cancel. */
+  statusBeforeCancel?: PortStatus;
   /** With pwdPin and accountNo masked. */
   portInfo: PortInfo;
   /** pwdPin and accountNo in clear, until the port is COMPLETED or CANCELLED. */
@@ -59,11 +62,9 @@ export interface CreatePortInReply {
 
 export const PORT_DIRECTION = 'PORT_IN';
 
-export interface PortInSettings {
+export interface PortInSettings extends ExpirySettings {
   /** Business days between submission (or a supplement) and the desired due date. */
   dueIntervalBusinessDays: number;
-  /** A request left in RESOLUTION_REQUIRED or REJECTED this long is cancelled as expired. */
-  abandonAfterSeconds: number;
   /** The service's operator: the new network service provider of every port-in. */
   networkServiceProvider: string;
   /** New local service provider when the partner gives no portInfo.newNumLocalSP. */

@@ -2,6 +2,7 @@ import type { OutgoingMessage } from '../../handlers/types';
 import type { NewSubscription } from '../subscription';
 import type { CreatePortInCommand, UpdatePortInCommand } from './commands';
 import { desiredDueDate } from './due-date';
+import { expiryDeadline, expiryReason } from './expiry';
 import { ruleFor, CREATE_ON_FREE_NUMBER, type Effect, type NpTrigger, type PortStatus, type PortTrigger } from './lifecycle';
 import { mergePortInfo, revealSecrets, separateSecrets } from './masking';
 import { activationEvent, npCancel, npSubmit, npSupplement, type Cause } from './messages';
@@ -89,8 +90,8 @@ function withEffects(previousStatus: PortStatus | undefined, moved: PortInReques
         followUps.push({ kind: 'cancelSubscription', gpsi: next.gpsi, reason: next.reasonDescription ?? 'cancelled' });
         break;
       case 'scheduleExpiry': {
-        const deadline = new Date(ctx.cause.at.getTime() + ctx.settings.abandonAfterSeconds * 1000).toISOString();
-        followUps.push({ kind: 'scheduleExpiry', member: expiryMember(next), deadline });
+        const deadline = expiryDeadline(next, ctx.settings);
+        if (deadline) followUps.push({ kind: 'scheduleExpiry', member: expiryMember(next), deadline: deadline.toISOString() });
         break;
       }
       case 'forgetSecrets':
@@ -103,9 +104,19 @@ function withEffects(previousStatus: PortStatus | undefined, moved: PortInReques
   return { previousStatus, next, messages, followUps };
 }
 
+/** The facts a status carries that the next status does not inherit unless the trigger brings them again. */
+const STATUS_FACTS: Partial<PortInRequest> = { reasonCode: undefined, reasonDescription: undefined, statusBeforeCancel: undefined };
+
 /** Applies the table's rule for `trigger`; `details` are the trigger's own facts set on the request when it moves. */
 function transition(current: PortInRequest, trigger: PortTrigger, details: Partial<PortInRequest>, ctx: Context): Plan {
   const rule = ruleFor(current.portStatus, trigger);
+  const at = ctx.cause.at.toISOString();
+  const enter = (to: PortStatus, effects: readonly Effect[]): Plan => {
+    // a cancel the NP side must answer remembers where the request was, to go back there if it is refused
+    const cancelFrom = to === 'CANCEL_PENDING' ? { statusBeforeCancel: current.portStatus } : {};
+    const moved: PortInRequest = { ...current, ...STATUS_FACTS, ...details, ...cancelFrom, portStatus: to, statusSince: at, portLastUpdateDate: at };
+    return { kind: 'change', change: withEffects(current.portStatus, moved, effects, ctx) };
+  };
   switch (rule.action) {
     case 'conflict':
       return { kind: 'conflict', status: current.portStatus };
@@ -114,19 +125,11 @@ function transition(current: PortInRequest, trigger: PortTrigger, details: Parti
     case 'annotate':
     case 'replace':
       return { kind: 'ignore', why: `${trigger} in ${current.portStatus} (${rule.action})` };
-    case 'move': {
-      const at = ctx.cause.at.toISOString();
-      const moved: PortInRequest = {
-        ...current,
-        reasonCode: undefined,
-        reasonDescription: undefined,
-        ...details,
-        portStatus: rule.to,
-        statusSince: at,
-        portLastUpdateDate: at,
-      };
-      return { kind: 'change', change: withEffects(current.portStatus, moved, rule.effects, ctx) };
-    }
+    case 'move':
+      return enter(rule.to, rule.effects);
+    case 'resume':
+      if (!current.statusBeforeCancel) return { kind: 'ignore', why: `${trigger} in ${current.portStatus}: no status to resume` };
+      return enter(current.statusBeforeCancel, rule.effects);
   }
 }
 
@@ -163,25 +166,32 @@ export function planUpdate(current: PortInRequest, command: UpdatePortInCommand,
 export const planCancel = (current: PortInRequest, ctx: Context): Plan =>
   transition(current, 'CancelPortIn', reason('CANCELLED_BY_PARTNER'), ctx);
 
-/** The expiry timer: only the stay it was scheduled for, and only once its deadline has passed. */
+/**
+ * The abandonment timer: only the request and version it was scheduled for, and only once the deadline of
+ * the request's current status has passed (src/domain/portin/expiry.ts).
+ */
 export function planExpiry(current: PortInRequest, scheduled: { requestId: string; portOrderVersion: number }, ctx: Context): Plan {
   if (current.requestId !== scheduled.requestId || current.portOrderVersion !== scheduled.portOrderVersion) {
     return { kind: 'ignore', why: 'the request moved on since the expiry was scheduled' };
   }
-  const deadline = Date.parse(current.statusSince) + ctx.settings.abandonAfterSeconds * 1000;
-  if (ctx.cause.at.getTime() < deadline) return { kind: 'ignore', why: 'not yet due' };
-  return transition(current, 'Expire', reason('EXPIRED'), ctx);
+  const deadline = expiryDeadline(current, ctx.settings);
+  if (deadline && ctx.cause.at.getTime() < deadline.getTime()) return { kind: 'ignore', why: 'not yet due' };
+  return transition(current, 'Expire', reason(expiryReason(current.portStatus)), ctx);
 }
 
 /** The facts each NP response sets on the request when its rule moves it. */
-function npDetails(response: NpResponse): Partial<PortInRequest> {
+function npDetails(response: NpResponse, current: PortInRequest): Partial<PortInRequest> {
   switch (response.trigger) {
     case 'PortConfirmed':
       return response.dueDate ? { confirmedDueDate: response.dueDate } : {};
     case 'PortDelayed':
     case 'ResolutionRequired':
     case 'PortRejected':
+    case 'CancelRefused':
       return { reasonCode: response.reasonCode, reasonDescription: response.reasonDescription };
+    case 'CancelConfirmed':
+      // the request ends for the reason its cancel was asked for (the partner's, or abandonment)
+      return { reasonCode: current.reasonCode, reasonDescription: current.reasonDescription };
     default:
       return {};
   }
@@ -198,7 +208,7 @@ export function planNpResponse(current: PortInRequest, response: NpResponse, ctx
   }
   const rule = ruleFor(current.portStatus, response.trigger);
   if (rule.action === 'annotate') return annotateOrder(current, response, ctx.cause);
-  return transition(current, response.trigger, npDetails(response), ctx);
+  return transition(current, response.trigger, npDetails(response, current), ctx);
 }
 
 /** OrderIdAssigned: records the NP's portOrderId and the old providers once; a repeat changes nothing. */

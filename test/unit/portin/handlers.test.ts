@@ -241,10 +241,13 @@ describe('CancelPortIn handler', () => {
     expect((await cancel({ partnerTransactionId: 'PTX-1', gpsi: GPSI }, context())).reply).toMatchObject({ portStatus: 'CANCELLED' });
   });
 
-  it('is a CONFLICT naming the status for an OPEN request', async () => {
+  it('asks the NP side for an OPEN request: CANCEL_PENDING, and a second cancel is a CONFLICT naming that status', async () => {
     const { create, cancel } = setup();
     await create(rawCreate(), context());
-    expect(await refusal(cancel({ gpsi: GPSI }, context()))).toMatchObject({ code: 'CONFLICT', problems: [{ path: 'portStatus', reason: 'is OPEN' }] });
+    const asked = await cancel({ gpsi: GPSI }, context());
+    expect(asked.reply).toMatchObject({ portStatus: 'CANCEL_PENDING' });
+    expect(asked.messages!.map((m) => m.recordName)).toEqual(['wholesale.portin.v1.PortInActivationEvent', 'np.portin.v1.CancelPortRequest']);
+    expect(await refusal(cancel({ gpsi: GPSI }, context()))).toMatchObject({ code: 'CONFLICT', problems: [{ path: 'portStatus', reason: 'is CANCEL_PENDING' }] });
   });
 });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { NP_TRIGGERS, PORT_STATUSES, ruleFor, type NpTrigger } from '../../../src/domain/portin/lifecycle';
+import { expiryDeadline } from '../../../src/domain/portin/expiry';
+import { NP_TRIGGERS, PORT_STATUSES, isInProgress, ruleFor, type NpTrigger } from '../../../src/domain/portin/lifecycle';
 import type { Cause } from '../../../src/domain/portin/messages';
 import type { PortInRequest } from '../../../src/domain/portin/request';
 import { planCancel, planCreate, planExpiry, planNpResponse, planUpdate, type Plan } from '../../../src/domain/portin/transitions';
@@ -9,8 +10,9 @@ import { SETTINGS, T0, createCommand, npResponse, subscriptionFor } from '../../
  * Properties of the port lifecycle over random histories: any sequence of partner commands, NP responses
  * (current, stale or foreign, repeated or not) and expiry ticks, planned by the pure planners. Whatever the
  * order, only moves the table allows happen, the version grows by exactly one per accepted UpdatePortIn (no
- * gaps), an NP response for another version or request changes nothing, and the same response delivered
- * twice in a row changes nothing the second time.
+ * gaps), an NP response for another version or request changes nothing, the same response delivered
+ * twice in a row changes nothing the second time, a finished request holds no secrets, and wherever a
+ * history stops, a request still in progress has a deadline after which the timer ends it.
  */
 type Step =
   | { kind: 'update' }
@@ -82,7 +84,11 @@ describe('port lifecycle over random histories', () => {
             const { next } = plan.change;
             expect(PORT_STATUSES).toContain(next.portStatus);
             if (next.portStatus === current.portStatus) expect(rule.action).toBe('annotate');
+            else if (rule.action === 'resume') expect(next.portStatus).toBe(current.statusBeforeCancel);
             else expect(rule).toMatchObject({ action: 'move', to: next.portStatus });
+            // only a request waiting for its cancel's answer knows where to go back to
+            expect(next.statusBeforeCancel !== undefined).toBe(next.portStatus === 'CANCEL_PENDING');
+            if (!isInProgress(next.portStatus)) expect(next.secrets).toEqual({});
             if (s.kind === 'update') updates++;
             else expect(next.portOrderVersion).toBe(current.portOrderVersion);
             current = next;
@@ -92,6 +98,14 @@ describe('port lifecycle over random histories', () => {
         });
         // versions: 1, then +1 per accepted update, never a gap or a step back
         expect(current.portOrderVersion).toBe(1 + updates);
+        // every port can end: wherever the history left it, a request in progress has a deadline, and
+        // the timer past it ends the request
+        const deadline = expiryDeadline(current, SETTINGS);
+        expect(deadline !== undefined).toBe(isInProgress(current.portStatus));
+        if (deadline) {
+          const ended = planExpiry(current, current, { cause: { id: 'timer', at: new Date(deadline.getTime() + 1) }, settings: SETTINGS });
+          expect(ended).toMatchObject({ kind: 'change', change: { next: { portStatus: 'CANCELLED', secrets: {} } } });
+        }
         versions.forEach((v, i) => i > 0 && expect(v - versions[i - 1]!).toBeGreaterThanOrEqual(0));
         versions.forEach((v, i) => i > 0 && expect(v - versions[i - 1]!).toBeLessThanOrEqual(1));
       }),

@@ -10,6 +10,7 @@ import {
 } from '../../../src/domain/portin/lifecycle';
 import type { Cause } from '../../../src/domain/portin/messages';
 import { PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS } from '../../../src/domain/portin/records';
+import { STATUSES_WITH_DEADLINE } from '../../../src/domain/portin/expiry';
 import { planCancel, planCreate, planExpiry, planNpResponse, planUpdate, type Plan } from '../../../src/domain/portin/transitions';
 import { SETTINGS, T0, createCommand, npResponse, requestIn, subscriptionFor } from '../../support/portin/fixtures';
 
@@ -18,10 +19,19 @@ import { SETTINGS, T0, createCommand, npResponse, requestIn, subscriptionFor } f
  * against every command, every NP response and the expiry timer. Each cell is checked on the table and on
  * what the planner actually does.
  */
-type Expected = 'conflict' | 'read' | 'ignore' | 'annotate' | PortStatus;
+type Expected = 'conflict' | 'read' | 'ignore' | 'annotate' | 'resume' | PortStatus;
 const conflict3 = { CreatePortIn: 'conflict', UpdatePortIn: 'conflict', CancelPortIn: 'conflict' } as const;
 const reads = { QueryPortIn: 'read', CheckPortInEligibility: 'read' } as const;
-const noNp = { OrderIdAssigned: 'ignore', PortConfirmed: 'ignore', PortDelayed: 'ignore', ResolutionRequired: 'ignore', PortRejected: 'ignore', ActivationComplete: 'ignore' } as const;
+const noNp = {
+  OrderIdAssigned: 'ignore',
+  PortConfirmed: 'ignore',
+  PortDelayed: 'ignore',
+  ResolutionRequired: 'ignore',
+  PortRejected: 'ignore',
+  ActivationComplete: 'ignore',
+  CancelConfirmed: 'ignore',
+  CancelRefused: 'ignore',
+} as const;
 const awaitingPartner = {
   CreatePortIn: 'conflict',
   UpdatePortIn: 'OPEN',
@@ -31,33 +41,27 @@ const awaitingPartner = {
   OrderIdAssigned: 'annotate',
   Expire: 'CANCELLED',
 } as const;
+const awaitingNp = {
+  ...conflict3,
+  CancelPortIn: 'CANCEL_PENDING',
+  ...reads,
+  ...noNp,
+  OrderIdAssigned: 'annotate',
+  PortConfirmed: 'CONFIRMED',
+  PortDelayed: 'DELAYED',
+  ResolutionRequired: 'RESOLUTION_REQUIRED',
+  PortRejected: 'REJECTED',
+  ActivationComplete: 'ignore',
+  Expire: 'CANCELLED',
+} as const;
 
 const EXPECTED: Record<PortStatus, Record<PortTrigger, Expected>> = {
-  OPEN: {
-    ...conflict3,
-    ...reads,
-    OrderIdAssigned: 'annotate',
-    PortConfirmed: 'CONFIRMED',
-    PortDelayed: 'DELAYED',
-    ResolutionRequired: 'RESOLUTION_REQUIRED',
-    PortRejected: 'REJECTED',
-    ActivationComplete: 'ignore',
-    Expire: 'ignore',
-  },
-  DELAYED: {
-    ...conflict3,
-    ...reads,
-    OrderIdAssigned: 'annotate',
-    PortConfirmed: 'CONFIRMED',
-    PortDelayed: 'ignore',
-    ResolutionRequired: 'RESOLUTION_REQUIRED',
-    PortRejected: 'REJECTED',
-    ActivationComplete: 'ignore',
-    Expire: 'ignore',
-  },
-  CONFIRMED: { ...conflict3, ...reads, ...noNp, OrderIdAssigned: 'annotate', ActivationComplete: 'COMPLETED', Expire: 'ignore' },
+  OPEN: awaitingNp,
+  DELAYED: { ...awaitingNp, PortDelayed: 'ignore' },
+  CONFIRMED: { ...awaitingNp, PortConfirmed: 'ignore', PortDelayed: 'ignore', ResolutionRequired: 'ignore', PortRejected: 'ignore', ActivationComplete: 'COMPLETED' },
   RESOLUTION_REQUIRED: awaitingPartner,
   REJECTED: awaitingPartner,
+  CANCEL_PENDING: { ...conflict3, ...reads, ...noNp, OrderIdAssigned: 'annotate', ActivationComplete: 'COMPLETED', CancelConfirmed: 'CANCELLED', CancelRefused: 'resume', Expire: 'CANCELLED' },
   COMPLETED: { ...conflict3, ...reads, ...noNp, Expire: 'ignore' },
   CANCELLED: { ...conflict3, CreatePortIn: 'OPEN', ...reads, ...noNp, Expire: 'ignore' },
 };
@@ -66,8 +70,8 @@ const cause: Cause = { id: 'cause-1', at: new Date(T0.getTime() + 40 * 24 * 3600
 const ctx = { cause, settings: SETTINGS };
 
 function planFor(status: PortStatus, trigger: PortTrigger): Plan | 'read' {
-  // OrderIdAssigned only annotates a request that has no portOrderId yet
-  const current = requestIn(status, trigger === 'OrderIdAssigned' ? { portOrderId: undefined } : {});
+  // OrderIdAssigned only annotates a request that has no portOrderId yet; a request waiting for its cancel's answer came from CONFIRMED
+  const current = requestIn(status, { ...(trigger === 'OrderIdAssigned' ? { portOrderId: undefined } : {}), ...(status === 'CANCEL_PENDING' ? { statusBeforeCancel: 'CONFIRMED' as const, reasonCode: 'CP' } : {}) });
   switch (trigger) {
     case 'CreatePortIn':
       return planCreate(current, createCommand({ partnerTransactionId: 'PTX-2' }), { requestId: 'req-2', wholesaleCustomerId: 'WC-1', payloadHash: 'h2', correlationId: 'corr-1', now: cause.at }, subscriptionFor(), ctx);
@@ -120,6 +124,13 @@ describe('port-in lifecycle table', () => {
       expect(messages).toEqual([]);
       return;
     }
+    if (expected === 'resume') {
+      expect(rule.action).toBe('resume');
+      expect(next.portStatus).toBe('CONFIRMED');
+      expect(next.statusBeforeCancel).toBeUndefined();
+      expect(messages[0].value).toMatchObject({ portStatus: 'CONFIRMED', previousPortStatus: 'CANCEL_PENDING' });
+      return;
+    }
     expect(next.portStatus).toBe(expected);
     expect(next.statusSince).toBe(cause.at.toISOString());
     expect(next.portLastUpdateDate).toBe(cause.at.toISOString());
@@ -154,14 +165,49 @@ describe('effects of each move', () => {
     expect(followUpKinds(plan)).toEqual(['cancelSubscription']);
   });
 
-  it.each(EXPIRING_STATUSES)('Expire from %s cancels with the "expired" reason', (status) => {
+  it.each([
+    ['OPEN', 'NA', ['npCancel']],
+    ['DELAYED', 'NA', ['npCancel']],
+    ['CONFIRMED', 'AO', ['npCancel']],
+    ['RESOLUTION_REQUIRED', 'EX', ['npCancel']],
+    ['REJECTED', 'EX', ['npCancel']],
+    ['CANCEL_PENDING', 'CU', []],
+  ] as const)('Expire from %s cancels with reason %s and cancels the pending subscription', (status, reasonCode, np) => {
     const plan = planFor(status, 'Expire');
-    expect(change(plan).next).toMatchObject({ portStatus: 'CANCELLED', reasonCode: 'EX', reasonDescription: 'expired' });
+    expect(change(plan).next).toMatchObject({ portStatus: 'CANCELLED', reasonCode, secrets: {} });
+    expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD, ...np.map(() => NP_REQUEST_RECORDS.cancel)]);
     expect(followUpKinds(plan)).toEqual(['cancelSubscription']);
   });
 
-  it('the expiring statuses are exactly RESOLUTION_REQUIRED and REJECTED', () => {
-    expect(EXPIRING_STATUSES).toEqual(['RESOLUTION_REQUIRED', 'REJECTED']);
+  it('the expiring statuses are every status still waiting for someone, exactly those with a deadline', () => {
+    expect(EXPIRING_STATUSES).toEqual(['OPEN', 'DELAYED', 'CONFIRMED', 'RESOLUTION_REQUIRED', 'REJECTED', 'CANCEL_PENDING']);
+    expect([...STATUSES_WITH_DEADLINE].sort()).toEqual([...EXPIRING_STATUSES].sort());
+    expect(EXPIRING_STATUSES.filter((s) => isInProgress(s))).toEqual(EXPIRING_STATUSES);
+  });
+
+  it.each(['OPEN', 'DELAYED', 'CONFIRMED'] as const)('CancelPortIn from %s asks the NP side and waits in CANCEL_PENDING, remembering where it was', (status) => {
+    const plan = planFor(status, 'CancelPortIn');
+    expect(change(plan).next).toMatchObject({ portStatus: 'CANCEL_PENDING', statusBeforeCancel: status, reasonCode: 'CP' });
+    expect(change(plan).next.secrets).toEqual(requestIn(status).secrets);
+    expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.cancel]);
+    expect(change(plan).messages[1].value).toMatchObject({ reasonCode: 'CP', portOrderId: 'PO-1' });
+    // waiting for the answer has its own deadline
+    expect(followUpKinds(plan)).toEqual(['scheduleExpiry']);
+  });
+
+  it('CancelConfirmed ends the request for the reason its cancel was asked for: subscription cancelled, secrets forgotten', () => {
+    const plan = planFor('CANCEL_PENDING', 'CancelConfirmed');
+    expect(change(plan).next).toMatchObject({ portStatus: 'CANCELLED', reasonCode: 'CP', secrets: {} });
+    expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD]);
+    expect(followUpKinds(plan)).toEqual(['cancelSubscription']);
+  });
+
+  it('CancelRefused goes back where the request was, with the NP side\'s reason, and a new deadline', () => {
+    const plan = planFor('CANCEL_PENDING', 'CancelRefused');
+    expect(change(plan).next).toMatchObject({ portStatus: 'CONFIRMED', reasonCode: 'CR', statusSince: cause.at.toISOString() });
+    expect(followUpKinds(plan)).toEqual(['scheduleExpiry']);
+    expect(planCancel(requestIn('CANCEL_PENDING'), ctx)).toEqual({ kind: 'conflict', status: 'CANCEL_PENDING' });
+    expect(planNpResponse(requestIn('CANCEL_PENDING'), npResponse('CancelRefused'), ctx)).toMatchObject({ kind: 'ignore', why: expect.stringContaining('no status to resume') });
   });
 
   it.each([['OPEN', 'ResolutionRequired'], ['DELAYED', 'PortRejected']] as const)('%s × %s schedules the expiry 30 days on and keeps the reason', (status, trigger) => {
@@ -182,12 +228,25 @@ describe('effects of each move', () => {
     expect(change(planFor('OPEN', 'PortConfirmed')).next.confirmedDueDate).toBe('2026-03-05T10:00:00.000Z');
   });
 
-  it('CreatePortIn over a CANCELLED request starts a new one: version 1, NP submit, pending subscription', () => {
+  it('CreatePortIn over a CANCELLED request starts a new one: version 1, NP submit, pending subscription, a deadline', () => {
     const plan = planFor('CANCELLED', 'CreatePortIn');
     expect(change(plan).next).toMatchObject({ requestId: 'req-2', portOrderVersion: 1, partnerTransactionId: 'PTX-2' });
     expect(change(plan).next.portOrderId).toBeUndefined();
     expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.submit]);
-    expect(followUpKinds(plan)).toEqual(['createPendingSubscription']);
+    expect(followUpKinds(plan)).toEqual(['createPendingSubscription', 'scheduleExpiry']);
+    // no firm answer 30 days after the desired due date: abandoned
+    const { next, followUps } = change(plan);
+    expect(followUps[1]).toEqual({ kind: 'scheduleExpiry', member: '19459986891|req-2|1', deadline: new Date(Date.parse(next.desiredDueDate) + 30 * 24 * 3600 * 1000).toISOString() });
+  });
+
+  it('PortConfirmed schedules the abandonment at the confirmed due date plus the grace period (never before the confirmation itself)', () => {
+    const confirmedAt = (at: Date) => change(planNpResponse(requestIn('OPEN'), npResponse('PortConfirmed'), { ...ctx, cause: { ...cause, at } })).followUps;
+    const grace = 2 * 24 * 3600 * 1000;
+    expect(confirmedAt(new Date(T0.getTime() + 3600_000))).toEqual([
+      { kind: 'scheduleExpiry', member: '19459986891|req-1|1', deadline: new Date(Date.parse('2026-03-05T10:00:00.000Z') + grace).toISOString() },
+    ]);
+    // a confirmation read long after its due date (a backlog) still gets the whole grace period
+    expect(confirmedAt(cause.at)[0]).toMatchObject({ deadline: new Date(cause.at.getTime() + grace).toISOString() });
   });
 
   it('CreatePortIn on a number with no request creates one', () => {
