@@ -21,8 +21,12 @@ import { ownerOf, type PortInDeps } from './deps';
  * subscription; settle the claim with the reply. A refusal before the write gives the claim back.
  */
 function inProgressError(existing: PortInRequest, canSee: CommandContext['canSee']): ServiceError {
-  const which = canSee(existing.wholesaleCustomerId) ? `request ${existing.partnerTransactionId}` : "another wholesale customer's request";
   const { reasonCode, reasonDescription } = reason('PORT_IN_IN_PROGRESS');
+  // another partner's request: that one exists, nothing of its status or owner (as eligibility tells anyone)
+  if (!canSee(existing.wholesaleCustomerId)) {
+    return new ServiceError('CONFLICT', `${existing.gpsi} already has a port-in in progress`, [{ path: 'gpsi', reason: `${reasonCode} ${reasonDescription}` }]);
+  }
+  const which = `request ${existing.partnerTransactionId}`;
   return new ServiceError('CONFLICT', `${existing.gpsi} already has a port-in in progress: ${which} is ${existing.portStatus}`, [
     { path: 'gpsi', reason: `${reasonCode} ${reasonDescription}: ${which} (${existing.portStatus})` },
   ]);
