@@ -95,8 +95,12 @@ export interface ProcessOutcome {
   rejection?: Rejection;
 }
 
-/** Replies that depend on the moment (credentials, rate, a crash) are not remembered for redeliveries. */
-const TRANSIENT_CODES: ReadonlySet<string> = new Set<ErrorCode>(['UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL']);
+/**
+ * What a redelivery or a retry with the same correlation id gets back as it was: a change that was made, and
+ * a validation error (it depends on the payload only). Every other refusal depends on the moment (a state,
+ * a missing record, a busy claim, credentials, rate, a crash) and is evaluated again: it changed nothing.
+ */
+const REMEMBERED_OUTCOMES: ReadonlySet<string> = new Set<string>(['Success', 'BAD_REQUEST'] satisfies ('Success' | ErrorCode)[]);
 
 /** Key, value and headers: everything a hostile sender could inflate. */
 function messageBytes(record: CommandRecord): number {
@@ -323,7 +327,7 @@ export class CommandProcessor {
         outcome = await this.answerError(domain, envelope, operation, 'INTERNAL', 'The service failed to handle the command');
       }
     }
-    if (registration.readOnly || TRANSIENT_CODES.has(outcome.outcome)) return outcome;
+    if (registration.readOnly || !REMEMBERED_OUTCOMES.has(outcome.outcome)) return outcome;
     await this.retriable(() => deps.replies.put(scope.partnerId, commandId, { fingerprint, messages: outcome.outbound }));
     return outcome;
   }

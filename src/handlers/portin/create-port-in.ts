@@ -12,6 +12,7 @@ import { validateCreatePortIn } from '../../domain/portin/validate-commands';
 import type { CommandContext, Handler } from '../types';
 import { applyChange, publishable } from './apply-change';
 import { ownerOf, type PortInDeps } from './deps';
+import { answerResubmission } from './resubmission';
 
 /**
  * CreatePortIn. Order of steps, each safe to repeat: validate and check the catalog (pure); claim the
@@ -92,7 +93,7 @@ export const createCreatePortIn = (deps: PortInDeps): Handler =>
       requestId: requestIdFor(context.commandId),
       now: context.now,
     });
-    if (claim.kind === 'duplicate') return { reply: claim.reply };
+    if (claim.kind === 'duplicate') return answerResubmission(deps.store, owner, command.partnerTransactionId, claim.reply);
     if (claim.kind === 'mismatch') {
       throw new ServiceError('CONFLICT', `partnerTransactionId ${command.partnerTransactionId} was already used with a different payload`, [
         { path: 'partnerTransactionId', reason: 'is already used by another port-in request' },

@@ -75,6 +75,18 @@ describe('CreatePortIn handler', () => {
     expect(retry).toEqual({ reply: first.reply });
   });
 
+  it('answers a retry whose request was cancelled since with a CONFLICT naming it, not the first reply', async () => {
+    const { create, cancel, force } = setup();
+    await create(rawCreate(), context());
+    force('REJECTED');
+    await cancel({ gpsi: GPSI }, context());
+    expect(await refusal(create(rawCreate(), context({ now: later(60_000) })))).toMatchObject({
+      code: 'CONFLICT',
+      message: `partnerTransactionId PTX-1 names the port-in request for ${GPSI}, CANCELLED (CP Cancelled by the partner): a new port-in needs a new partnerTransactionId`,
+      problems: [{ path: 'partnerTransactionId', reason: `names a CANCELLED port-in request (${GPSI})` }],
+    });
+  });
+
   it('replays a redelivered command (same commandId) with the same reply and the same messages', async () => {
     const { create, store } = setup();
     const ctx = context();

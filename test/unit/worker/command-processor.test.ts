@@ -176,6 +176,24 @@ describe('CommandProcessor', () => {
     expect(calls()).toBe(1);
   });
 
+  it.each([
+    ['CONFLICT', false],
+    ['NOT_FOUND', false],
+    ['BAD_REQUEST', true],
+  ] as const)('a %s refusal from the handler is remembered: %s (only a validation error depends on the payload alone)', async (code, remembered) => {
+    let refusing = true;
+    const { codec, processor, replies, calls } = setup(async () => {
+      if (refusing) throw new ServiceError(code, 'not now');
+      return success();
+    });
+    const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'r1' }, timestamp: '0' };
+    expect((await processor.process(record, position, 'portin')).outcome).toBe(code);
+    expect(replies.entries.size).toBe(remembered ? 1 : 0);
+    refusing = false;
+    const retried = await processor.process(record, { ...position, offset: '8' }, 'portin');
+    expect([retried.outcome, calls()]).toEqual(remembered ? ['REPLAYED', 1] : ['Success', 2]);
+  });
+
   it('answers INTERNAL for an unexpected handler failure and does not remember it', async () => {
     const { codec, processor, replies } = setup(async () => {
       throw new TypeError('bug');
