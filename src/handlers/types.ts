@@ -67,6 +67,12 @@ export interface OutgoingMessage {
   owner?: string;
   /** When set, CloudEvents binary-mode headers are added (ce_id, ce_type = recordName, ce_subject…). */
   cloudEvent?: { id: string; subject: string; time: string };
+  /**
+   * The value carries secrets (an NP request with pwdPin and accountNo): 'inClear' is sent but never kept
+   * (the worker's reply cache leaves it out and runs the handler again on a redelivery); 'withheld' is the
+   * kept copy without them, which the handler fills in again from the open request or drops.
+   */
+  secrets?: 'inClear' | 'withheld';
 }
 
 export interface HandlerResult<Reply extends object = Record<string, unknown>> {

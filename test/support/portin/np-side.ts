@@ -3,7 +3,7 @@ import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
 import { NP_RESPONSE_RECORDS } from '../../../src/domain/portin/records';
 import { TopicReader, type Reply } from '../harness';
 import { until } from '../until';
-import type { PortInJourneys } from './journey';
+import { PortInJourneys } from './journey';
 
 /**
  * The NP side played by hand in a journey: reads what the service sends on np.portin.requests.v1 and
@@ -54,4 +54,21 @@ export class NpSide {
     const topic = this.j.config.topics.npResponses;
     await this.j.requester.sendRaw(topic, { key: request.value.gpsi, value: await this.codec.encode(topic, NP_RESPONSE_RECORDS[trigger], value) });
   }
+}
+
+/**
+ * A journey and its hand-played NP side for the describe block this is called in: started before its tests,
+ * stopped after them. Read `j` and `np` inside the tests (they are set once beforeAll ran).
+ */
+export function journeyWithNpSide(overrides: Record<string, string> = {}, options: Parameters<typeof PortInJourneys.start>[1] = {}): { j: PortInJourneys; np: NpSide } {
+  const held = {} as { j: PortInJourneys; np: NpSide };
+  beforeAll(async () => {
+    held.j = await PortInJourneys.start(overrides, options);
+    held.np = await NpSide.start(held.j);
+  });
+  afterAll(async () => {
+    await held.np?.stop();
+    await held.j?.stop();
+  });
+  return held;
 }

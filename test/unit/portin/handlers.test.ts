@@ -87,6 +87,20 @@ describe('CreatePortIn handler', () => {
     });
   });
 
+  it('records its outcome without the secrets, and a replay takes them from the request while it is open at that version', async () => {
+    const { create, update, store, force } = setup();
+    const ctx = context();
+    const first = await create(rawCreate(), ctx);
+    const [recorded] = [...store.outcomes.values()];
+    expect(JSON.stringify(recorded)).not.toMatch(/4321|123456789012/);
+    expect(recorded.messages[1]).toMatchObject({ secrets: 'withheld', value: { portInfo: { pwdPin: null, accountNo: null } } });
+    expect(await create(rawCreate(), { ...ctx, now: later(5000) })).toEqual(first);
+    // once a supplement moved the request on, the first submit is moot: a replay no longer sends it
+    force('RESOLUTION_REQUIRED');
+    await update({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: { pwdPin: '9999' } }, context());
+    expect((await create(rawCreate(), { ...ctx, now: later(9000) })).messages!.map((m) => m.recordName)).toEqual([PORTIN_EVENT_RECORD]);
+  });
+
   it('replays a redelivered command (same commandId) with the same reply and the same messages', async () => {
     const { create, store } = setup();
     const ctx = context();
