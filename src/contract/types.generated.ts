@@ -1310,6 +1310,8 @@ export interface PortInActivationEvent {
   wholesaleCustomerId: string | null;
   /** X-Correlation-Id of the command behind the change: the command itself, or the create/update whose NP request was answered; null for expiry. */
   correlationId: string | null;
+  /** The NP side's remarks with a ResolutionRequired (required by reason 1P); null otherwise. */
+  remarks: string | null;
 }
 
 /** Published on wholesale.portin.events.v1 (key gpsi, CloudEvents binary mode) on every status change of a port-in request. */
@@ -1331,6 +1333,8 @@ export interface PortInActivationEventInput {
   wholesaleCustomerId?: string | null;
   /** X-Correlation-Id of the command behind the change: the command itself, or the create/update whose NP request was answered; null for expiry. */
   correlationId?: string | null;
+  /** The NP side's remarks with a ResolutionRequired (required by reason 1P); null otherwise. */
+  remarks?: string | null;
 }
 
 /** Query port-in details: by gpsi, partnerTransactionId or portOrderId (at least one; all given must name the same request). */
@@ -1376,6 +1380,8 @@ export interface QueryPortInReply {
   oldNetworkServiceProvider: string | null;
   oldLocalServiceProvider: string | null;
   newLocalServiceProvider: string;
+  /** The NP side's remarks with the ResolutionRequired the request waits in (required by reason 1P); null otherwise. Not in service-spec 2.8. */
+  remarks: string | null;
 }
 
 /** The port-in record (service-spec 2.8); pwdPin and accountNo are masked, never returned in clear. */
@@ -1407,6 +1413,8 @@ export interface QueryPortInReplyInput {
   oldNetworkServiceProvider?: string | null;
   oldLocalServiceProvider?: string | null;
   newLocalServiceProvider: string;
+  /** The NP side's remarks with the ResolutionRequired the request waits in (required by reason 1P); null otherwise. Not in service-spec 2.8. */
+  remarks?: string | null;
 }
 
 /** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED. */

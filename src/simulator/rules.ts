@@ -19,7 +19,9 @@ export type Outcome =
   /** Confirmed, then ActivationComplete at the due date; with `activation: 'never'` the cut-over is never reported. */
   | { respond: 'PortConfirmed'; activation?: 'never' }
   /** The old provider never answers: the request stays as it is (after its order id). */
-  | { respond: 'nothing' };
+  | { respond: 'nothing' }
+  /** The NP application never took the request: not even an order id (a test may play the NP side). */
+  | { respond: 'silence' };
 
 /** How the NP side answers a CancelPortRequest: cancels the order (the default), refuses, or never answers. */
 export type CancelAnswer = 'confirm' | 'refuse' | 'never';
@@ -50,6 +52,7 @@ export const SIM_RULES: readonly SimRule[] = [
     then: { respond: 'nothing' },
     onCancel: 'never',
   },
+  { description: 'a gpsi ending in 18 gets nothing at all, not even an order id', when: { field: 'gpsi', endsWith: '18' }, then: { respond: 'silence' }, onCancel: 'never' },
   { description: 'a gpsi ending in 13 is not portable', when: { field: 'gpsi', endsWith: '13' }, then: { respond: 'PortRejected', reason: 'NOT_PORTABLE' } },
   { description: 'pwdPin "0000" is wrong', when: { field: 'portInfo.pwdPin', equals: '0000' }, then: { respond: 'ResolutionRequired', reason: 'PIN_INCORRECT' } },
   { description: 'an accountNo of all zeros is wrong', when: { field: 'portInfo.accountNo', allZeros: true }, then: { respond: 'ResolutionRequired', reason: 'ACCOUNT_NUMBER_INCORRECT' } },
@@ -148,6 +151,8 @@ export function plan(request: SimRequest, receivedAt: Date, rules: readonly SimR
     const { code, description } = REASON_CODES.CANCEL_REFUSED;
     return [{ afterMs: SIM_TIMELINE.cancelAnswerAfterMs, recordName: NP_RESPONSE_RECORDS.CancelRefused, value: { ...base('CancelRefused'), reasonCode: code, reasonDescription: description } }];
   }
+  const outcome = ruleFor(request, rules).then;
+  if (outcome.respond === 'silence') return [];
   const responses: ScheduledResponse[] = [];
   if (request.recordName === NP_REQUEST_RECORDS.submit) {
     responses.push({
@@ -156,7 +161,6 @@ export function plan(request: SimRequest, receivedAt: Date, rules: readonly SimR
       value: { ...base('OrderIdAssigned'), ...oldProvidersFor(request.gpsi) },
     });
   }
-  const outcome = ruleFor(request, rules).then;
   const withReason = (trigger: 'PortRejected' | 'ResolutionRequired' | 'PortDelayed', reason: ReasonName) => ({
     ...base(trigger),
     reasonCode: REASON_CODES[reason].code,

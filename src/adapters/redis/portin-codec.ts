@@ -10,6 +10,7 @@ const OPTIONAL_FIELDS = [
   'portOrderId',
   'reasonCode',
   'reasonDescription',
+  'remarks',
   'confirmedDueDate',
   'oldNetworkServiceProvider',
   'oldLocalServiceProvider',

@@ -43,6 +43,8 @@ export type Rule =
   | { action: 'move'; to: PortStatus; effects: readonly Effect[] }
   /** Back to the status the request had before its cancel was asked (the NP side refused the cancel). */
   | { action: 'resume'; effects: readonly Effect[] }
+  /** The status stays; the NP side's new facts (reason, due date) replace the old ones and are published. */
+  | { action: 'revise'; effects: readonly Effect[] }
   /** Facts are recorded (the NP's portOrderId, old providers) without a status change. */
   | { action: 'annotate' }
   /** A new request takes the number over from a finished one (which stays queryable by its keys). */
@@ -92,6 +94,7 @@ const AWAITING_PARTNER: Record<PortTrigger, Rule> = {
   ...READS,
   ...NO_NP,
   OrderIdAssigned: annotate,
+  ActivationComplete: ACTIVATE,
   Expire: CANCEL_NOW,
 };
 /** OPEN and DELAYED wait for the NP side's answer. */
@@ -106,7 +109,7 @@ const AWAITING_NP: Record<PortTrigger, Rule> = {
   PortDelayed: move('DELAYED', AWAIT),
   ResolutionRequired: move('RESOLUTION_REQUIRED', AWAIT),
   PortRejected: move('REJECTED', AWAIT),
-  ActivationComplete: ignore, // only a confirmed port completes
+  ActivationComplete: ACTIVATE, // before its confirmation: the NP side's responses can overtake each other
   Expire: ABANDON,
 };
 const FINISHED: Record<PortTrigger, Rule> = {
@@ -120,14 +123,11 @@ const FINISHED: Record<PortTrigger, Rule> = {
 
 export const TRANSITIONS: Readonly<Record<PortStatus, Readonly<Record<PortTrigger, Rule>>>> = {
   OPEN: AWAITING_NP,
-  DELAYED: { ...AWAITING_NP, PortDelayed: ignore },
+  DELAYED: { ...AWAITING_NP, PortDelayed: { action: 'revise', effects: [] } }, // a new reason for the delay
   CONFIRMED: {
-    ...AWAITING_NP,
-    PortConfirmed: ignore,
-    PortDelayed: ignore,
-    ResolutionRequired: ignore,
-    PortRejected: ignore,
-    ActivationComplete: ACTIVATE,
+    ...AWAITING_NP, // a problem after the FOC sends the port back to resolution (or rejects it)
+    PortConfirmed: { action: 'revise', effects: [AWAIT] }, // a new firm order date moves the deadline with it
+    PortDelayed: ignore, // the confirmed date stands until the NP side confirms another or reports a problem
   },
   RESOLUTION_REQUIRED: AWAITING_PARTNER,
   REJECTED: AWAITING_PARTNER,

@@ -40,6 +40,7 @@ export function activationEvent(previous: PortStatus | undefined, request: PortI
       subscriberId: request.subscriberId,
       wholesaleCustomerId: request.wholesaleCustomerId === '' ? null : request.wholesaleCustomerId,
       correlationId: cause.correlationId ?? null,
+      remarks: request.remarks ?? null,
     },
     cloudEvent: { id: eventId, subject: request.gpsi, time: eventTime },
   };

@@ -23,6 +23,8 @@ export interface PortInRequest {
   portStatus: PortStatus;
   reasonCode?: string;
   reasonDescription?: string;
+  /** The NP side's remarks with the ResolutionRequired the request waits in (required by reason 1P). */
+  remarks?: string;
   desiredDueDate: string;
   /** The due date the old provider confirmed (firm order confirmation). */
   confirmedDueDate?: string;
@@ -145,6 +147,7 @@ export function portInRecordView(request: PortInRequest): Record<string, unknown
     portStatus: request.portStatus,
     reasonCode: request.reasonCode ?? null,
     reasonDescription: request.reasonDescription ?? null,
+    remarks: request.remarks ?? null,
     desiredDueDate: request.desiredDueDate,
     confirmedDueDate: request.confirmedDueDate ?? null,
     portDirection: request.portDirection,

@@ -16,7 +16,8 @@ import { newPortInRequest, type CreationFacts, type PortInRequest, type PortInSe
  */
 export type FollowUp =
   | { kind: 'createPendingSubscription'; subscription: NewSubscription }
-  | { kind: 'activateSubscription'; gpsi: string }
+  /** `at`: the activation time (the NP side's activatedAt, never later than when it was read); absent in outcomes recorded before. */
+  | { kind: 'activateSubscription'; gpsi: string; at?: string }
   | { kind: 'cancelSubscription'; gpsi: string; reason: string }
   | { kind: 'scheduleExpiry'; member: string; deadline: string };
 
@@ -39,8 +40,11 @@ export interface NpResponse {
   portOrderVersion: number;
   sentAt: string;
   dueDate?: string;
+  /** ActivationComplete: when the number went live, as the NP side says. */
+  activatedAt?: string;
   reasonCode?: string;
   reasonDescription?: string;
+  remarks?: string;
   oldNetworkServiceProvider?: string;
   oldLocalServiceProvider?: string;
 }
@@ -60,6 +64,8 @@ interface Context {
   cause: Cause;
   settings: PortInSettings;
   subscription?: NewSubscription;
+  /** When the NP side says the number went live (ActivationComplete). */
+  activatedAt?: Date;
 }
 
 /** Runs a moving rule's effects in table order: version first (messages carry it), then messages and follow-ups. */
@@ -83,9 +89,12 @@ function withEffects(previousStatus: PortStatus | undefined, moved: PortInReques
         if (!ctx.subscription) throw new Error('createPendingSubscription needs the subscription');
         followUps.push({ kind: 'createPendingSubscription', subscription: ctx.subscription });
         break;
-      case 'activateSubscription':
-        followUps.push({ kind: 'activateSubscription', gpsi: next.gpsi });
+      case 'activateSubscription': {
+        // the NP side's time, so a backlog does not shift the first bill cycle; never one still to come
+        const at = ctx.activatedAt && ctx.activatedAt.getTime() < ctx.cause.at.getTime() ? ctx.activatedAt : ctx.cause.at;
+        followUps.push({ kind: 'activateSubscription', gpsi: next.gpsi, at: at.toISOString() });
         break;
+      }
       case 'cancelSubscription':
         followUps.push({ kind: 'cancelSubscription', gpsi: next.gpsi, reason: next.reasonDescription ?? 'cancelled' });
         break;
@@ -105,7 +114,7 @@ function withEffects(previousStatus: PortStatus | undefined, moved: PortInReques
 }
 
 /** The facts a status carries that the next status does not inherit unless the trigger brings them again. */
-const STATUS_FACTS: Partial<PortInRequest> = { reasonCode: undefined, reasonDescription: undefined, statusBeforeCancel: undefined };
+const STATUS_FACTS: Partial<PortInRequest> = { reasonCode: undefined, reasonDescription: undefined, remarks: undefined, statusBeforeCancel: undefined };
 
 /** Applies the table's rule for `trigger`; `details` are the trigger's own facts set on the request when it moves. */
 function transition(current: PortInRequest, trigger: PortTrigger, details: Partial<PortInRequest>, ctx: Context): Plan {
@@ -130,6 +139,12 @@ function transition(current: PortInRequest, trigger: PortTrigger, details: Parti
     case 'resume':
       if (!current.statusBeforeCancel) return { kind: 'ignore', why: `${trigger} in ${current.portStatus}: no status to resume` };
       return enter(current.statusBeforeCancel, rule.effects);
+    case 'revise': {
+      const changed = (Object.keys(details) as (keyof PortInRequest)[]).some((field) => details[field] !== current[field]);
+      if (!changed) return { kind: 'ignore', why: `${trigger} in ${current.portStatus} brings nothing new` };
+      const revised: PortInRequest = { ...current, ...details, portLastUpdateDate: at };
+      return { kind: 'change', change: withEffects(current.portStatus, revised, rule.effects, ctx) };
+    }
   }
 }
 
@@ -184,9 +199,11 @@ function npDetails(response: NpResponse, current: PortInRequest): Partial<PortIn
   switch (response.trigger) {
     case 'PortConfirmed':
       return response.dueDate ? { confirmedDueDate: response.dueDate } : {};
-    case 'PortDelayed':
     case 'ResolutionRequired':
     case 'PortRejected':
+      // a problem after the FOC voids its date
+      return { reasonCode: response.reasonCode, reasonDescription: response.reasonDescription, remarks: response.remarks, confirmedDueDate: undefined };
+    case 'PortDelayed':
     case 'CancelRefused':
       return { reasonCode: response.reasonCode, reasonDescription: response.reasonDescription };
     case 'CancelConfirmed':
@@ -198,17 +215,26 @@ function npDetails(response: NpResponse, current: PortInRequest): Partial<PortIn
 }
 
 /**
- * An NP response applies only to the request and version it answers: a response for another request or
- * an older version (or a repeated one, which the table ignores) changes nothing.
+ * Facts true of the order whatever version the NP side answered: its order id (assigned to the order, not
+ * a version), and that the number went live.
+ */
+const ANY_EARLIER_VERSION: ReadonlySet<NpTrigger> = new Set(['OrderIdAssigned', 'ActivationComplete']);
+
+/**
+ * An NP response applies only to the request and version it answers: a response for another request, a
+ * newer version, or an older one (but the facts of ANY_EARLIER_VERSION), or a repeated one (which the
+ * table ignores), changes nothing.
  */
 export function planNpResponse(current: PortInRequest, response: NpResponse, ctx: Context): Plan {
   if (response.requestId !== current.requestId) return { kind: 'ignore', why: 'answers another request' };
-  if (response.portOrderVersion !== current.portOrderVersion) {
+  const earlier = response.portOrderVersion < current.portOrderVersion && ANY_EARLIER_VERSION.has(response.trigger);
+  if (response.portOrderVersion !== current.portOrderVersion && !earlier) {
     return { kind: 'ignore', why: `answers version ${response.portOrderVersion}, the request is at ${current.portOrderVersion}` };
   }
   const rule = ruleFor(current.portStatus, response.trigger);
   if (rule.action === 'annotate') return annotateOrder(current, response, ctx.cause);
-  return transition(current, response.trigger, npDetails(response, current), ctx);
+  const activatedAt = response.activatedAt === undefined ? undefined : new Date(response.activatedAt);
+  return transition(current, response.trigger, npDetails(response, current), { ...ctx, activatedAt });
 }
 
 /** OrderIdAssigned: records the NP's portOrderId and the old providers once; a repeat changes nothing. */

@@ -65,7 +65,7 @@ export async function runFollowUps(deps: Pick<PortInDeps, 'store' | 'subscriptio
         await deps.subscriptions.createPending(step.subscription, cause.id, cause.at);
         break;
       case 'activateSubscription':
-        messages.push(...(await deps.subscriptions.activate(step.gpsi, cause.at, cause.id, cause.correlationId)));
+        messages.push(...(await deps.subscriptions.activate(step.gpsi, step.at ? new Date(step.at) : cause.at, cause.id, cause.correlationId)));
         break;
       case 'cancelSubscription':
         messages.push(...(await deps.subscriptions.cancel(step.gpsi, cause.at, step.reason, cause.id, cause.correlationId)));

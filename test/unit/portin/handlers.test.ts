@@ -293,6 +293,7 @@ describe('QueryPortIn handler', () => {
       portStatus: 'RESOLUTION_REQUIRED',
       reasonCode: '8C',
       reasonDescription: 'Password/PIN required or incorrect',
+      remarks: null,
       desiredDueDate: '2026-03-05T10:00:00.000Z',
       confirmedDueDate: null,
       portDirection: 'PORT_IN',

@@ -19,7 +19,7 @@ import { SETTINGS, T0, createCommand, npResponse, requestIn, subscriptionFor } f
  * against every command, every NP response and the expiry timer. Each cell is checked on the table and on
  * what the planner actually does.
  */
-type Expected = 'conflict' | 'read' | 'ignore' | 'annotate' | 'resume' | PortStatus;
+type Expected = 'conflict' | 'read' | 'ignore' | 'annotate' | 'resume' | 'revise' | PortStatus;
 const conflict3 = { CreatePortIn: 'conflict', UpdatePortIn: 'conflict', CancelPortIn: 'conflict' } as const;
 const reads = { QueryPortIn: 'read', CheckPortInEligibility: 'read' } as const;
 const noNp = {
@@ -39,6 +39,7 @@ const awaitingPartner = {
   ...reads,
   ...noNp,
   OrderIdAssigned: 'annotate',
+  ActivationComplete: 'COMPLETED',
   Expire: 'CANCELLED',
 } as const;
 const awaitingNp = {
@@ -51,14 +52,14 @@ const awaitingNp = {
   PortDelayed: 'DELAYED',
   ResolutionRequired: 'RESOLUTION_REQUIRED',
   PortRejected: 'REJECTED',
-  ActivationComplete: 'ignore',
+  ActivationComplete: 'COMPLETED',
   Expire: 'CANCELLED',
 } as const;
 
 const EXPECTED: Record<PortStatus, Record<PortTrigger, Expected>> = {
   OPEN: awaitingNp,
-  DELAYED: { ...awaitingNp, PortDelayed: 'ignore' },
-  CONFIRMED: { ...awaitingNp, PortConfirmed: 'ignore', PortDelayed: 'ignore', ResolutionRequired: 'ignore', PortRejected: 'ignore', ActivationComplete: 'COMPLETED' },
+  DELAYED: { ...awaitingNp, PortDelayed: 'revise' },
+  CONFIRMED: { ...awaitingNp, PortConfirmed: 'revise', PortDelayed: 'ignore' },
   RESOLUTION_REQUIRED: awaitingPartner,
   REJECTED: awaitingPartner,
   CANCEL_PENDING: { ...conflict3, ...reads, ...noNp, OrderIdAssigned: 'annotate', ActivationComplete: 'COMPLETED', CancelConfirmed: 'CANCELLED', CancelRefused: 'resume', Expire: 'CANCELLED' },
@@ -122,6 +123,14 @@ describe('port-in lifecycle table', () => {
       expect(next.portStatus).toBe(status);
       expect(next.portOrderId).toBe('PO-1');
       expect(messages).toEqual([]);
+      return;
+    }
+    if (expected === 'revise') {
+      // the status stays and so does its start; the news is published
+      expect(rule.action).toBe('revise');
+      expect(next.portStatus).toBe(status);
+      expect(next.statusSince).toBe(requestIn(status).statusSince);
+      expect(messages[0].value).toMatchObject({ portStatus: status, previousPortStatus: status });
       return;
     }
     if (expected === 'resume') {
@@ -218,10 +227,30 @@ describe('effects of each move', () => {
     ]);
   });
 
-  it('ActivationComplete activates the subscription and forgets the secrets', () => {
+  it('ActivationComplete activates the subscription at the NP side\'s activatedAt (never a time to come) and forgets the secrets', () => {
     const plan = planFor('CONFIRMED', 'ActivationComplete');
     expect(change(plan).next.secrets).toEqual({});
-    expect(followUpKinds(plan)).toEqual(['activateSubscription']);
+    expect(change(plan).followUps).toEqual([{ kind: 'activateSubscription', gpsi: '19459986891', at: cause.at.toISOString() }]);
+    const activated = (activatedAt: string) => change(planNpResponse(requestIn('OPEN'), npResponse('ActivationComplete', { activatedAt }), ctx)).followUps[0];
+    expect(activated('2026-04-01T08:00:00.000Z')).toMatchObject({ at: '2026-04-01T08:00:00.000Z' }); // hours before it was read
+    expect(activated('2027-01-01T00:00:00.000Z')).toMatchObject({ at: cause.at.toISOString() });
+  });
+
+  it.each(['OPEN', 'CONFIRMED'] as const)('ResolutionRequired from %s keeps its reason and remarks, and voids a confirmed due date', (status) => {
+    const plan = planNpResponse(requestIn(status, { confirmedDueDate: '2026-03-05T10:00:00.000Z' }), npResponse('ResolutionRequired', { reasonCode: '1P', remarks: 'name differs' }), ctx);
+    expect(change(plan).next).toMatchObject({ portStatus: 'RESOLUTION_REQUIRED', reasonCode: '1P', remarks: 'name differs', confirmedDueDate: undefined });
+    expect(change(plan).messages[0].value).toMatchObject({ remarks: 'name differs', previousPortStatus: status });
+    // the remarks belong to that stay: the next move drops them
+    const updated = planUpdate(change(plan).next, { partnerTransactionId: 'PTX-1', gpsi: '19459986891', updatePortInfo: { pwdPin: '1' } }, ctx);
+    expect(change(updated).next.remarks).toBeUndefined();
+  });
+
+  it('a second PortDelayed with a new reason revises it; the same reason again changes nothing', () => {
+    const delayed = requestIn('DELAYED', { reasonCode: '1N', reasonDescription: 'Due date and time cannot be met' });
+    const revised = planNpResponse(delayed, npResponse('PortDelayed', { reasonCode: '6E', reasonDescription: "Due date can't be met" }), ctx);
+    expect(change(revised).next).toMatchObject({ portStatus: 'DELAYED', reasonCode: '6E', statusSince: delayed.statusSince });
+    expect(change(revised).followUps).toEqual([]);
+    expect(planNpResponse(delayed, npResponse('PortDelayed', { reasonCode: '1N', reasonDescription: 'Due date and time cannot be met' }), ctx)).toMatchObject({ kind: 'ignore' });
   });
 
   it('PortConfirmed records the confirmed due date', () => {
@@ -256,9 +285,27 @@ describe('effects of each move', () => {
 });
 
 describe('NP responses apply only to the request and version they answer', () => {
-  it.each(PORT_STATUSES.flatMap((s) => NP_TRIGGERS.map((t) => [s, t] as const)))('%s × %s for an older version changes nothing', (status, trigger) => {
-    const current = requestIn(status, { portOrderVersion: 2, portOrderId: trigger === 'OrderIdAssigned' ? undefined : 'PO-1' });
+  const LATE_FACTS = ['OrderIdAssigned', 'ActivationComplete'];
+  it.each(PORT_STATUSES.flatMap((s) => NP_TRIGGERS.filter((t) => !LATE_FACTS.includes(t)).map((t) => [s, t] as const)))('%s × %s for an older version changes nothing', (status, trigger) => {
+    const current = requestIn(status, { portOrderVersion: 2 });
     expect(planNpResponse(current, npResponse(trigger, { portOrderVersion: 1 }), ctx).kind).toBe('ignore');
+  });
+
+  it.each(PORT_STATUSES.flatMap((s) => NP_TRIGGERS.map((t) => [s, t] as const)))('%s × %s for a newer version changes nothing', (status, trigger) => {
+    const current = requestIn(status, { portOrderId: undefined });
+    expect(planNpResponse(current, npResponse(trigger, { portOrderVersion: 2 }), ctx).kind).toBe('ignore');
+  });
+
+  it.each(PORT_STATUSES)('%s: a late OrderIdAssigned (an older version) records the order id the request still lacks', (status) => {
+    const plan = planNpResponse(requestIn(status, { portOrderVersion: 2, portOrderId: undefined }), npResponse('OrderIdAssigned', { portOrderVersion: 1, oldNetworkServiceProvider: 'ONSP-1' }), ctx);
+    if (TRANSITIONS[status].OrderIdAssigned.action !== 'annotate') return expect(plan.kind).toBe('ignore');
+    expect(plan).toMatchObject({ kind: 'change', change: { next: { portStatus: status, portOrderVersion: 2, portOrderId: 'PO-1', oldNetworkServiceProvider: 'ONSP-1' }, messages: [] } });
+  });
+
+  it.each(PORT_STATUSES)('%s: a late ActivationComplete (an older version) completes a port in progress: the number is live', (status) => {
+    const plan = planNpResponse(requestIn(status, { portOrderVersion: 2, statusBeforeCancel: 'OPEN' }), npResponse('ActivationComplete', { portOrderVersion: 1 }), ctx);
+    if (!isInProgress(status)) return expect(plan.kind).toBe('ignore');
+    expect(plan).toMatchObject({ kind: 'change', change: { next: { portStatus: 'COMPLETED', portOrderVersion: 2, secrets: {} } } });
   });
 
   it.each(NP_TRIGGERS)('%s for another request changes nothing', (trigger) => {

@@ -1,4 +1,5 @@
 import { RetriableError, ServiceError } from '../../../src/errors/codes';
+import { MAX_REMARKS, parseNpResponse } from '../../../src/domain/portin/np-response';
 import { NP_REQUEST_RECORDS, NP_RESPONSE_RECORDS, PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
 import { createCancelPortIn } from '../../../src/handlers/portin/cancel-port-in';
 import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in';
@@ -75,6 +76,15 @@ describe('NP response processor', () => {
       { now: T0, log: silentLog },
     );
     expect(none).toEqual([]);
+  });
+
+  it('reads the NP side\'s activatedAt and remarks: an unreadable time is left out (the clock is used), long remarks are cut', () => {
+    const base = { responseId: 'r', requestId: 'q', gpsi: GPSI, portOrderVersion: 1, sentAt: 'now', portOrderId: 'PO-1' };
+    const activation = (activatedAt: string) => parseNpResponse(NP_RESPONSE_RECORDS.ActivationComplete, { ...base, activatedAt });
+    expect(activation('2026-03-05T10:00:00Z')).toMatchObject({ ok: true, response: { activatedAt: '2026-03-05T10:00:00.000Z' } });
+    expect(activation('tomorrow')).toMatchObject({ ok: true, response: { activatedAt: undefined } });
+    const resolution = parseNpResponse(NP_RESPONSE_RECORDS.ResolutionRequired, { ...base, reasonCode: '1P', remarks: 'x'.repeat(MAX_REMARKS + 50) });
+    expect(resolution.ok && resolution.response.remarks).toHaveLength(MAX_REMARKS);
   });
 
   it('skips a malformed response instead of failing', async () => {

@@ -93,6 +93,12 @@ describe('NP simulator rules', () => {
     expect(supersedesPending(submit({ gpsi: '19459986816' }))).toBe(true);
   });
 
+  it('a gpsi ending in 18 gets nothing at all: no order id, no answer to a cancel', () => {
+    expect(plan(submit({ gpsi: '19459986818' }), T0)).toEqual([]);
+    expect(plan(submit({ gpsi: '19459986818', recordName: NP_REQUEST_RECORDS.supplement }), T0)).toEqual([]);
+    expect(plan(cancel('19459986818'), T0)).toEqual([]);
+  });
+
   it('a gpsi ending in 17 answers nothing, not even a cancel', () => {
     expect(timeline(submit({ gpsi: '19459986817' }))).toEqual([['OrderIdAssigned', SIM_TIMELINE.orderIdAssignedAfterMs]]);
     expect(plan(cancel('19459986817'), T0)).toEqual([]);
