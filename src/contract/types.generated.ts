@@ -1243,6 +1243,8 @@ export interface CreatePortIn {
   products: Product[] | null;
   /** Required. */
   portInfo: CreatePortInfo;
+  /** The due date the partner asks for (ISO 8601 date-time with Z or an offset; like Telnyx foc_datetime_requested, Twilio target_port_in_date): a business day (Monday to Friday, UTC) no earlier than PORTIN_DUE_INTERVAL_BUSINESS_DAYS business days from now and at most PORTIN_DUE_DATE_MAX_DAYS_AHEAD days ahead. Null: the earliest allowed. */
+  desiredDueDate: string | null;
 }
 
 /** Create port-in (service-spec 2.4): bring a number in with a plan, buckets and products. gpsi is required by the service (the number being ported). */
@@ -1273,6 +1275,8 @@ export interface CreatePortInInput {
   products?: ProductInput[] | null;
   /** Required. */
   portInfo: CreatePortInfoInput;
+  /** The due date the partner asks for (ISO 8601 date-time with Z or an offset; like Telnyx foc_datetime_requested, Twilio target_port_in_date): a business day (Monday to Friday, UTC) no earlier than PORTIN_DUE_INTERVAL_BUSINESS_DAYS business days from now and at most PORTIN_DUE_DATE_MAX_DAYS_AHEAD days ahead. Null: the earliest allowed. */
+  desiredDueDate?: string | null;
 }
 
 /** Success reply of CreatePortIn; a retry with the same payload gets this same reply. */
@@ -1417,22 +1421,26 @@ export interface QueryPortInReplyInput {
   remarks?: string | null;
 }
 
-/** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED. */
+/** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED; one changing only the due date (desiredDueDate with an empty updatePortInfo) also in OPEN, DELAYED or CONFIRMED. */
 export interface UpdatePortIn {
   /** Names the request, with gpsi. */
   partnerTransactionId: string;
   /** Names the request, with partnerTransactionId. */
   gpsi: string;
   updatePortInfo: UpdatePortInfo;
+  /** A new due date the partner asks for, by the rules of CreatePortIn.desiredDueDate. With an empty updatePortInfo the supplement changes only the due date, accepted also while the NP side works on the port (OPEN, DELAYED, CONFIRMED). Null: the earliest allowed from the supplement. */
+  desiredDueDate: string | null;
 }
 
-/** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED. */
+/** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED; one changing only the due date (desiredDueDate with an empty updatePortInfo) also in OPEN, DELAYED or CONFIRMED. */
 export interface UpdatePortInInput {
   /** Names the request, with gpsi. */
   partnerTransactionId: string;
   /** Names the request, with partnerTransactionId. */
   gpsi: string;
   updatePortInfo: UpdatePortInfoInput;
+  /** A new due date the partner asks for, by the rules of CreatePortIn.desiredDueDate. With an empty updatePortInfo the supplement changes only the due date, accepted also while the NP side works on the port (OPEN, DELAYED, CONFIRMED). Null: the earliest allowed from the supplement. */
+  desiredDueDate?: string | null;
 }
 
 /** Success reply of UpdatePortIn: the request is OPEN again with the next portOrderVersion. */
@@ -1656,7 +1664,7 @@ export interface UpdateLocationInput {
   portAddress?: UpdateAddressInput | null;
 }
 
-/** Members given replace those held; members left out keep their value. */
+/** Members given replace those held; members left out keep their value. Empty (every member null) only with a desiredDueDate. */
 export interface UpdatePortInfo {
   authorizationName: string | null;
   /** Account number at the old provider. */
@@ -1668,7 +1676,7 @@ export interface UpdatePortInfo {
   location: UpdateLocation | null;
 }
 
-/** Members given replace those held; members left out keep their value. */
+/** Members given replace those held; members left out keep their value. Empty (every member null) only with a desiredDueDate. */
 export interface UpdatePortInfoInput {
   authorizationName?: string | null;
   /** Account number at the old provider. */

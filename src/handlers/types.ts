@@ -96,8 +96,9 @@ export interface HandlerRegistration {
   /**
    * Pure field validation of the command. The worker runs it before the handler and answers BAD_REQUEST
    * with its problems together with any header problems, so the requester sees every problem at once.
+   * `now` is the worker's clock, for rules that depend on the date (a due date no earlier than…).
    */
-  validate?: (command: any) => FieldProblem[];
+  validate?: (command: any, now: Date) => FieldProblem[];
   /**
    * The handler changes nothing (a query): a redelivery simply runs it again and answers from the current
    * state, so its outcome is neither looked up nor recorded — no Redis round trip and no memory kept for

@@ -154,7 +154,7 @@ export class CommandProcessor {
       return this.deadLetter(domain, record, position, envelope, { reason: 'NO_HANDLER', detail: `no ${domain} handler for record ${decoded.recordName}` }, decoded.recordName);
     }
     const operation = shortName(decoded.recordName);
-    const problems = [...envelope.problems, ...(registration.validate?.(decoded.value) ?? [])];
+    const problems = [...envelope.problems, ...(registration.validate?.(decoded.value, deps.clock()) ?? [])];
     if (problems.length > 0) {
       return this.answerError(domain, envelope, operation, 'BAD_REQUEST', `The command is invalid: ${problems.length} problem(s)`, problems);
     }

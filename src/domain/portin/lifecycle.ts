@@ -6,7 +6,8 @@
 export const PORT_STATUSES = ['OPEN', 'DELAYED', 'CONFIRMED', 'RESOLUTION_REQUIRED', 'REJECTED', 'CANCEL_PENDING', 'COMPLETED', 'CANCELLED'] as const;
 export type PortStatus = (typeof PORT_STATUSES)[number];
 
-export const COMMAND_TRIGGERS = ['CreatePortIn', 'UpdatePortIn', 'CancelPortIn', 'QueryPortIn', 'CheckPortInEligibility'] as const;
+/** The commands; `UpdateDueDate` is an UpdatePortIn that changes only the due date (desiredDueDate, empty updatePortInfo). */
+export const COMMAND_TRIGGERS = ['CreatePortIn', 'UpdatePortIn', 'UpdateDueDate', 'CancelPortIn', 'QueryPortIn', 'CheckPortInEligibility'] as const;
 /** One per record of np.portin.responses.v1 (record name without namespace). */
 export const NP_TRIGGERS = [
   'OrderIdAssigned',
@@ -86,10 +87,13 @@ const ACTIVATE = move('COMPLETED', 'activateSubscription', 'forgetSecrets');
 /** Abandoned (no answer, or no cut-over, in time): cancelled at the NP side and here. */
 const ABANDON = move('CANCELLED', 'npCancel', ...END_EFFECTS);
 
+/** A supplement: the next version goes to the NP side, which answers it afresh. */
+const SUPPLEMENT = move('OPEN', 'bumpVersion', 'npSupplement', AWAIT);
 /** RESOLUTION_REQUIRED and REJECTED wait for the partner: a supplement, a cancel, or expiry. */
 const AWAITING_PARTNER: Record<PortTrigger, Rule> = {
   CreatePortIn: conflict,
-  UpdatePortIn: move('OPEN', 'bumpVersion', 'npSupplement', AWAIT),
+  UpdatePortIn: SUPPLEMENT,
+  UpdateDueDate: SUPPLEMENT,
   CancelPortIn: CANCEL_NOW,
   ...READS,
   ...NO_NP,
@@ -101,6 +105,7 @@ const AWAITING_PARTNER: Record<PortTrigger, Rule> = {
 const AWAITING_NP: Record<PortTrigger, Rule> = {
   CreatePortIn: conflict,
   UpdatePortIn: conflict,
+  UpdateDueDate: SUPPLEMENT, // a new date, not new port information: the NP side may still take it
   CancelPortIn: ASK_CANCEL,
   ...READS,
   ...NO_NP,
@@ -115,6 +120,7 @@ const AWAITING_NP: Record<PortTrigger, Rule> = {
 const FINISHED: Record<PortTrigger, Rule> = {
   CreatePortIn: conflict,
   UpdatePortIn: conflict,
+  UpdateDueDate: conflict,
   CancelPortIn: conflict,
   ...READS,
   ...NO_NP,

@@ -1,6 +1,6 @@
 import type { NewSubscription } from '../subscription';
 import type { CreatePortInCommand, PortInfo } from './commands';
-import { defaultBillCycleStartDay, desiredDueDate } from './due-date';
+import { defaultBillCycleStartDay, desiredDueDate, type DueDateRules } from './due-date';
 import type { ExpirySettings } from './expiry';
 import type { PortStatus } from './lifecycle';
 import { separateSecrets, type PortSecrets } from './masking';
@@ -65,8 +65,10 @@ export interface CreatePortInReply {
 export const PORT_DIRECTION = 'PORT_IN';
 
 export interface PortInSettings extends ExpirySettings {
-  /** Business days between submission (or a supplement) and the desired due date. */
+  /** Business days between submission (or a supplement) and the desired due date: the earliest one a partner may ask for. */
   dueIntervalBusinessDays: number;
+  /** How far ahead (calendar days) a partner may ask for a due date. */
+  dueDateMaxDaysAhead: number;
   /** The service's operator: the new network service provider of every port-in. */
   networkServiceProvider: string;
   /** New local service provider when the partner gives no portInfo.newNumLocalSP. */
@@ -84,7 +86,7 @@ export interface CreationFacts {
 export function newPortInRequest(command: CreatePortInCommand, facts: CreationFacts, settings: PortInSettings): PortInRequest {
   const at = facts.now.toISOString();
   const { portInfo, secrets } = separateSecrets(command.portInfo);
-  const due = desiredDueDate(facts.now, settings.dueIntervalBusinessDays);
+  const due = command.desiredDueDate ?? desiredDueDate(facts.now, settings.dueIntervalBusinessDays);
   return {
     requestId: facts.requestId,
     wholesaleCustomerId: facts.wholesaleCustomerId,
@@ -116,6 +118,13 @@ export function newPortInRequest(command: CreatePortInCommand, facts: CreationFa
     },
   };
 }
+
+/** The due-date rules of a command handled at `now`. */
+export const dueDateRules = (settings: Pick<PortInSettings, 'dueIntervalBusinessDays' | 'dueDateMaxDaysAhead'>, now: Date): DueDateRules => ({
+  now,
+  intervalBusinessDays: settings.dueIntervalBusinessDays,
+  maxDaysAhead: settings.dueDateMaxDaysAhead,
+});
 
 /** The pending subscription a CreatePortIn makes, activated when the port completes. */
 export function pendingSubscriptionFor(command: CreatePortInCommand, wholesaleCustomerId: string, now: Date): NewSubscription {

@@ -1,6 +1,6 @@
 import type { OutgoingMessage } from '../../handlers/types';
 import type { NewSubscription } from '../subscription';
-import type { CreatePortInCommand, UpdatePortInCommand } from './commands';
+import { changesOnlyDueDate, type CreatePortInCommand, type UpdatePortInCommand } from './commands';
 import { desiredDueDate } from './due-date';
 import { expiryDeadline, expiryReason } from './expiry';
 import { ruleFor, CREATE_ON_FREE_NUMBER, type Effect, type NpTrigger, type PortStatus, type PortTrigger } from './lifecycle';
@@ -166,16 +166,17 @@ export function planCreate(
   return { kind: 'change', change: withEffects(undefined, { ...created, portStatus: rule.to }, rule.effects, { ...ctx, subscription }) };
 }
 
-/** UpdatePortIn: a supplement with the merged port information and a new desired due date. */
+/**
+ * UpdatePortIn: a supplement with the merged port information and the due date the partner asks for (else
+ * the earliest from the supplement's time). One that changes only the due date is its own trigger
+ * (UpdateDueDate): the port information stays, and any confirmed date is void until the NP side confirms anew.
+ */
 export function planUpdate(current: PortInRequest, command: UpdatePortInCommand, ctx: Context): Plan {
+  const due = { desiredDueDate: command.desiredDueDate ?? desiredDueDate(ctx.cause.at, ctx.settings.dueIntervalBusinessDays), correlationId: ctx.cause.correlationId };
+  if (changesOnlyDueDate(command)) return transition(current, 'UpdateDueDate', { ...due, confirmedDueDate: undefined }, ctx);
   const merged = mergePortInfo(revealSecrets(current.portInfo, current.secrets), command.updatePortInfo);
   const { portInfo, secrets } = separateSecrets(merged);
-  return transition(
-    current,
-    'UpdatePortIn',
-    { portInfo, secrets, desiredDueDate: desiredDueDate(ctx.cause.at, ctx.settings.dueIntervalBusinessDays), correlationId: ctx.cause.correlationId },
-    ctx,
-  );
+  return transition(current, 'UpdatePortIn', { portInfo, secrets, ...due }, ctx);
 }
 
 export const planCancel = (current: PortInRequest, ctx: Context): Plan =>

@@ -6,7 +6,7 @@ import { causeIds, payloadFingerprint, requestIdFor } from '../../domain/portin/
 import { isInProgress } from '../../domain/portin/lifecycle';
 import type { Cause } from '../../domain/portin/messages';
 import { reason } from '../../domain/portin/reason-codes';
-import { pendingSubscriptionFor, type PortInRequest } from '../../domain/portin/request';
+import { dueDateRules, pendingSubscriptionFor, type PortInRequest } from '../../domain/portin/request';
 import { planCreate } from '../../domain/portin/transitions';
 import { validateCreatePortIn } from '../../domain/portin/validate-commands';
 import type { CommandContext, Handler } from '../types';
@@ -81,7 +81,7 @@ async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requ
 
 export const createCreatePortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {
-    const command = validateCreatePortIn(raw);
+    const command = validateCreatePortIn(raw, dueDateRules(deps.settings, context.now));
     const problems = catalogProblems(command, deps.catalog);
     if (problems.length > 0) throw ServiceError.badRequest(problems, 'The command names what the catalog does not hold');
     const owner = ownerOf(context);

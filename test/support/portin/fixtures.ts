@@ -6,6 +6,7 @@ import type { NpResponse } from '../../../src/domain/portin/transitions';
 /** Shared test data for the port-in unit tests. */
 export const SETTINGS: PortInSettings = {
   dueIntervalBusinessDays: 1,
+  dueDateMaxDaysAhead: 90,
   abandonAfterSeconds: 30 * 24 * 3600,
   noAnswerAfterDueSeconds: 30 * 24 * 3600,
   activationGraceSeconds: 2 * 24 * 3600,

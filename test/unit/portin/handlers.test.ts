@@ -376,13 +376,22 @@ describe('createPortInHandlers', () => {
       ['CheckPortInEligibility', 'CreatePortIn', 'UpdatePortIn', 'CancelPortIn', 'QueryPortIn'].map((n) => [`wholesale.portin.v1.${n}`, `wholesale.portin.v1.${n}Reply`]),
     );
     const createReg = registrations.find((r) => r.commandRecord.endsWith('.CreatePortIn'))!;
-    expect(createReg.validate!(rawCreate({ gpsi: null, wholesalePlanId: 'WP-NONE', bucketRefId: ['1000001', ''] }))).toEqual([
+    // the due date is judged from the worker's clock: a Saturday, and one too early, with the other problems
+    expect(createReg.validate!(rawCreate({ gpsi: null, wholesalePlanId: 'WP-NONE', bucketRefId: ['1000001', ''], desiredDueDate: '2026-03-07T10:00:00Z' }), T0)).toEqual([
       { path: 'bucketRefId[1]', reason: 'must be at least 1 characters' },
       { path: 'gpsi', reason: 'is required' },
+      { path: 'desiredDueDate', reason: 'must fall on a business day (Monday to Friday, UTC)' },
       { path: 'wholesalePlanId', reason: 'names no wholesale plan of the catalog (WP-NONE)' },
       { path: 'bucketRefId[0]', reason: '1000001 is a PRIMARY bucket: only add-on buckets may be listed, the plan brings its primary bucket' },
     ]);
-    expect(createReg.validate!(rawCreate())).toEqual([]);
+    expect(createReg.validate!(rawCreate(), T0)).toEqual([]);
+    expect(createReg.validate!(rawCreate({ desiredDueDate: '2026-03-05T09:00:00Z' }), T0)).toEqual([
+      { path: 'desiredDueDate', reason: 'must be no earlier than 2026-03-05T10:00:00.000Z (1 business day(s) from now)' },
+    ]);
+    const updateReg = registrations.find((r) => r.commandRecord.endsWith('.UpdatePortIn'))!;
+    expect(updateReg.validate!({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: {}, desiredDueDate: 'next friday' }, T0)).toEqual([
+      { path: 'desiredDueDate', reason: 'must be an ISO 8601 date-time with a zone, e.g. 2026-03-06T15:00:00Z' },
+    ]);
   });
 
   it('eligibility rejects a number with a port-in in progress with 8P', async () => {

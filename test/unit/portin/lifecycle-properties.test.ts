@@ -17,12 +17,14 @@ import { SETTINGS, T0, createCommand, npResponse, subscriptionFor } from '../../
  */
 type Step =
   | { kind: 'update' }
+  | { kind: 'dueDate' }
   | { kind: 'cancel' }
   | { kind: 'expire'; afterDays: number }
   | { kind: 'np'; trigger: NpTrigger; versionOffset: number; foreign: boolean; twice: boolean };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.constant<Step>({ kind: 'update' }),
+  fc.constant<Step>({ kind: 'dueDate' }),
   fc.constant<Step>({ kind: 'cancel' }),
   fc.record({ kind: fc.constant('expire' as const), afterDays: fc.integer({ min: 0, max: 60 }) }),
   fc.record({
@@ -61,6 +63,9 @@ describe('port lifecycle over random histories', () => {
             case 'update':
               plan = planUpdate(current, { partnerTransactionId: 'PTX-1', gpsi: current.gpsi, updatePortInfo: { pwdPin: String(1000 + i) } }, ctx);
               break;
+            case 'dueDate':
+              plan = planUpdate(current, { partnerTransactionId: 'PTX-1', gpsi: current.gpsi, updatePortInfo: {}, desiredDueDate: new Date(clock + 5 * 24 * 3600 * 1000).toISOString() }, ctx);
+              break;
             case 'cancel':
               plan = planCancel(current, ctx);
               break;
@@ -78,7 +83,8 @@ describe('port lifecycle over random histories', () => {
               plan = planNpResponse(current, response, ctx);
               break;
           }
-          const rule = ruleFor(current.portStatus, s.kind === 'np' ? s.trigger : s.kind === 'update' ? 'UpdatePortIn' : s.kind === 'cancel' ? 'CancelPortIn' : 'Expire');
+          const trigger = { update: 'UpdatePortIn', dueDate: 'UpdateDueDate', cancel: 'CancelPortIn', expire: 'Expire' } as const;
+          const rule = ruleFor(current.portStatus, s.kind === 'np' ? s.trigger : trigger[s.kind]);
           // facts of the order (its id, the number live) hold whatever older version the NP side answered
           const lateFact = s.kind === 'np' && s.versionOffset < 0 && (s.trigger === 'OrderIdAssigned' || s.trigger === 'ActivationComplete');
           if (s.kind === 'np' && (s.foreign || s.versionOffset !== 0) && !lateFact) expect(plan.kind).toBe('ignore');
@@ -86,13 +92,13 @@ describe('port lifecycle over random histories', () => {
           if (plan.kind === 'change') {
             const { next } = plan.change;
             expect(PORT_STATUSES).toContain(next.portStatus);
-            if (next.portStatus === current.portStatus) expect(['annotate', 'revise']).toContain(rule.action);
+            if (rule.action === 'annotate' || rule.action === 'revise') expect(next.portStatus).toBe(current.portStatus);
             else if (rule.action === 'resume') expect(next.portStatus).toBe(current.statusBeforeCancel);
             else expect(rule).toMatchObject({ action: 'move', to: next.portStatus });
             // only a request waiting for its cancel's answer knows where to go back to
             expect(next.statusBeforeCancel !== undefined).toBe(next.portStatus === 'CANCEL_PENDING');
             if (!isInProgress(next.portStatus)) expect(next.secrets).toEqual({});
-            if (s.kind === 'update') updates++;
+            if (s.kind === 'update' || s.kind === 'dueDate') updates++;
             else expect(next.portOrderVersion).toBe(current.portOrderVersion);
             current = next;
             versions.push(current.portOrderVersion);

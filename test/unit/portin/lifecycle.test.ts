@@ -20,7 +20,7 @@ import { SETTINGS, T0, createCommand, npResponse, requestIn, subscriptionFor } f
  * what the planner actually does.
  */
 type Expected = 'conflict' | 'read' | 'ignore' | 'annotate' | 'resume' | 'revise' | PortStatus;
-const conflict3 = { CreatePortIn: 'conflict', UpdatePortIn: 'conflict', CancelPortIn: 'conflict' } as const;
+const conflict3 = { CreatePortIn: 'conflict', UpdatePortIn: 'conflict', UpdateDueDate: 'conflict', CancelPortIn: 'conflict' } as const;
 const reads = { QueryPortIn: 'read', CheckPortInEligibility: 'read' } as const;
 const noNp = {
   OrderIdAssigned: 'ignore',
@@ -35,6 +35,7 @@ const noNp = {
 const awaitingPartner = {
   CreatePortIn: 'conflict',
   UpdatePortIn: 'OPEN',
+  UpdateDueDate: 'OPEN',
   CancelPortIn: 'CANCELLED',
   ...reads,
   ...noNp,
@@ -44,6 +45,7 @@ const awaitingPartner = {
 } as const;
 const awaitingNp = {
   ...conflict3,
+  UpdateDueDate: 'OPEN',
   CancelPortIn: 'CANCEL_PENDING',
   ...reads,
   ...noNp,
@@ -78,6 +80,8 @@ function planFor(status: PortStatus, trigger: PortTrigger): Plan | 'read' {
       return planCreate(current, createCommand({ partnerTransactionId: 'PTX-2' }), { requestId: 'req-2', wholesaleCustomerId: 'WC-1', payloadHash: 'h2', correlationId: 'corr-1', now: cause.at }, subscriptionFor(), ctx);
     case 'UpdatePortIn':
       return planUpdate(current, { partnerTransactionId: 'PTX-1', gpsi: current.gpsi, updatePortInfo: { pwdPin: '9999' } }, ctx);
+    case 'UpdateDueDate':
+      return planUpdate(current, { partnerTransactionId: 'PTX-1', gpsi: current.gpsi, updatePortInfo: {}, desiredDueDate: '2026-04-20T09:00:00.000Z' }, ctx);
     case 'CancelPortIn':
       return planCancel(current, ctx);
     case 'Expire':
@@ -165,6 +169,21 @@ describe('effects of each move', () => {
     expect(next.secrets.pwdPin).toBe('9999');
     expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.supplement]);
     expect(change(plan).messages[1].value).toMatchObject({ portOrderVersion: 2, portOrderId: 'PO-1' });
+  });
+
+  it.each(['OPEN', 'DELAYED', 'CONFIRMED', 'RESOLUTION_REQUIRED'] as const)('a supplement changing only the due date from %s: version + 1, NP supplement with it, port information kept, confirmed date void', (status) => {
+    const current = requestIn(status, { confirmedDueDate: '2026-03-05T10:00:00.000Z' });
+    const plan = planUpdate(current, { partnerTransactionId: 'PTX-1', gpsi: current.gpsi, updatePortInfo: {}, desiredDueDate: '2026-04-20T09:00:00.000Z' }, ctx);
+    expect(change(plan).next).toMatchObject({ portStatus: 'OPEN', portOrderVersion: 2, desiredDueDate: '2026-04-20T09:00:00.000Z', confirmedDueDate: undefined, secrets: current.secrets, portInfo: current.portInfo });
+    expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.supplement]);
+    expect(change(plan).messages[1].value).toMatchObject({ portOrderVersion: 2, desiredDueDate: '2026-04-20T09:00:00.000Z', portInfo: { pwdPin: '4321', accountNo: '123456789012' } });
+  });
+
+  it('a full supplement takes the due date the partner asks for, else the earliest from the supplement', () => {
+    const update = (desiredDueDate?: string) =>
+      change(planUpdate(requestIn('REJECTED'), { partnerTransactionId: 'PTX-1', gpsi: '19459986891', updatePortInfo: { pwdPin: '1' }, ...(desiredDueDate ? { desiredDueDate } : {}) }, ctx)).next.desiredDueDate;
+    expect(update('2026-04-20T09:00:00.000Z')).toBe('2026-04-20T09:00:00.000Z');
+    expect(update()).toBe('2026-04-14T10:00:00.000Z'); // the supplement is on Monday 2026-04-13
   });
 
   it.each(['RESOLUTION_REQUIRED', 'REJECTED'] as const)('CancelPortIn from %s cancels at the NP side and the pending subscription, and forgets the secrets', (status) => {
