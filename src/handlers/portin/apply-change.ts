@@ -95,10 +95,13 @@ export async function publishable(deps: Pick<PortInDeps, 'store' | 'subscription
 const acceptedIn = (trigger: PortTrigger): string =>
   PORT_STATUSES.filter((s) => ['move', 'replace'].includes(ruleFor(s, trigger).action)).join(' or ');
 
+/** How the partner knows a trigger: by its command (UpdateDueDate is an UpdatePortIn that changes only the due date). */
+const COMMAND_OF: Partial<Record<PortTrigger, string>> = { UpdateDueDate: 'UpdatePortIn changing only the due date' };
+
 export const conflictError = (trigger: PortTrigger, request: PortInRequest): ServiceError =>
   new ServiceError(
     'CONFLICT',
-    `port-in request ${request.partnerTransactionId} for ${request.gpsi} is ${request.portStatus}: ${trigger} is accepted in ${acceptedIn(trigger)} only`,
+    `port-in request ${request.partnerTransactionId} for ${request.gpsi} is ${request.portStatus}: ${COMMAND_OF[trigger] ?? trigger} is accepted in ${acceptedIn(trigger)} only`,
     [{ path: 'portStatus', reason: `is ${request.portStatus}` }],
   );
 

@@ -75,6 +75,16 @@ describe('CreatePortIn handler', () => {
     expect(retry).toEqual({ reply: first.reply });
   });
 
+  it('a due-date-only update of a finished request is a CONFLICT naming where it is accepted', async () => {
+    const { create, update, force } = setup();
+    await create(rawCreate(), context());
+    force('COMPLETED');
+    expect(await refusal(update({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: {}, desiredDueDate: '2026-03-10T10:00:00Z' }, context()))).toMatchObject({
+      code: 'CONFLICT',
+      message: `port-in request PTX-1 for ${GPSI} is COMPLETED: UpdatePortIn changing only the due date is accepted in OPEN or DELAYED or CONFIRMED or RESOLUTION_REQUIRED or REJECTED only`,
+    });
+  });
+
   it('answers a retry whose request was cancelled since with a CONFLICT naming it, not the first reply', async () => {
     const { create, cancel, force } = setup();
     await create(rawCreate(), context());
