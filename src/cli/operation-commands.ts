@@ -33,6 +33,11 @@ const collect = (raw: string, previous: unknown): string[] => [...((previous as 
 const gpsi: FieldFlag = { flags: '--gpsi <gpsi>', description: 'the number (GPSI/MSISDN, 11 to 15 digits)', field: 'gpsi' };
 const partnerTransactionId: FieldFlag = { flags: '--partner-transaction-id <id>', description: "the partner's transaction id of the create", field: 'partnerTransactionId' };
 const portOrderId: FieldFlag = { flags: '--port-order-id <id>', description: 'the port order id the NP application assigned', field: 'portOrderId' };
+const desiredDueDate: FieldFlag = {
+  flags: '--desired-due-date <iso>',
+  description: 'the due date to ask for (ISO 8601 with a zone, a business day no earlier than the earliest allowed)',
+  field: 'desiredDueDate',
+};
 const buckets: FieldFlag = { flags: '--bucket <bucketRefId...>', description: 'catalog bucket id(s); repeat the flag or separate with commas', field: 'bucketRefId', parse: collect };
 
 export const OPERATION_COMMANDS: readonly OperationCommand[] = [
@@ -42,22 +47,22 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
     name: 'create',
     operation: 'createPortIn',
     summary: 'create a port-in: the order (service-spec 2.4) as JSON',
-    fields: [gpsi, partnerTransactionId],
+    fields: [gpsi, partnerTransactionId, desiredDueDate],
     example: 'wholesale portin create --file order.json',
   },
   {
     group: 'portin',
     name: 'update',
     operation: 'updatePortIn',
-    summary: 'supplement a port-in that needs resolution or was rejected (updatePortInfo as JSON)',
-    fields: [gpsi, partnerTransactionId],
+    summary: 'supplement a port-in that needs resolution or was rejected (updatePortInfo as JSON), or change only its due date',
+    fields: [gpsi, partnerTransactionId, desiredDueDate],
     example: 'wholesale portin update --file update.json',
   },
   {
     group: 'portin',
     name: 'cancel',
     operation: 'cancelPortIn',
-    summary: 'cancel a port-in that needs resolution or was rejected',
+    summary: 'cancel a port-in (one the NP side is working on waits in CANCEL_PENDING for its answer)',
     fields: [partnerTransactionId, gpsi],
     example: 'wholesale portin cancel --partner-transaction-id PTX-1 --gpsi 19459986891',
   },

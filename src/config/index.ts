@@ -352,10 +352,18 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
 
 /** Port-in lifecycle settings (see docs/portin.md). */
 export interface PortInConfig {
-  /** Business days from submission (or a supplement) to the desired due date. */
+  /** Business days from submission (or a supplement) to the desired due date: the earliest a partner may ask for. */
   dueIntervalBusinessDays: number;
+  /** How far ahead (calendar days) a partner may ask for a due date. */
+  dueDateMaxDaysAhead: number;
   /** A request left this long in RESOLUTION_REQUIRED or REJECTED is cancelled as expired (30 days). */
   abandonAfterSeconds: number;
+  /** OPEN or DELAYED this long past the desired due date with no firm NP answer: abandoned (30 days). */
+  noAnswerAfterDueSeconds: number;
+  /** CONFIRMED this long past the confirmed due date with no ActivationComplete: abandoned (2 days). */
+  activationGraceSeconds: number;
+  /** CANCEL_PENDING this long with no answer of the NP side to the cancel: cancelled (3 days). */
+  cancelAnswerTimeoutSeconds: number;
   expirySweepIntervalMs: number;
   /** How long a sweeper holds a due request before another sweeper may take it. */
   expiryLeaseMs: number;
@@ -368,7 +376,11 @@ export interface PortInConfig {
 function loadPortInConfig(reader: EnvReader): PortInConfig {
   return {
     dueIntervalBusinessDays: reader.integer('PORTIN_DUE_INTERVAL_BUSINESS_DAYS', 1, 0, 30),
+    dueDateMaxDaysAhead: reader.integer('PORTIN_DUE_DATE_MAX_DAYS_AHEAD', 90, 1, 365),
     abandonAfterSeconds: reader.integer('PORTIN_ABANDON_AFTER_SECONDS', 30 * 24 * 3600, 1),
+    noAnswerAfterDueSeconds: reader.integer('PORTIN_NO_ANSWER_AFTER_DUE_SECONDS', 30 * 24 * 3600, 0),
+    activationGraceSeconds: reader.integer('PORTIN_ACTIVATION_GRACE_SECONDS', 2 * 24 * 3600, 0),
+    cancelAnswerTimeoutSeconds: reader.integer('PORTIN_CANCEL_ANSWER_TIMEOUT_SECONDS', 3 * 24 * 3600, 1),
     expirySweepIntervalMs: reader.integer('PORTIN_EXPIRY_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600 * 1000),
     expiryLeaseMs: reader.integer('PORTIN_EXPIRY_LEASE_MS', 60_000, 100, 24 * 3600 * 1000),
     claimLeaseMs: reader.integer('PORTIN_CLAIM_LEASE_MS', 30_000, 100, 24 * 3600 * 1000),

@@ -32,6 +32,34 @@ export interface ActivationCompleteInput {
   sentAt: string;
 }
 
+/** np.portin.responses.v1: the NP application cancelled the order, as a CancelPortRequest asked. */
+export interface CancelConfirmed {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  /** The requestId of the request answered. */
+  requestId: string;
+  gpsi: string;
+  /** The version answered. */
+  portOrderVersion: number;
+  portOrderId: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: the NP application cancelled the order, as a CancelPortRequest asked. */
+export interface CancelConfirmedInput {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  /** The requestId of the request answered. */
+  requestId: string;
+  gpsi: string;
+  /** The version answered. */
+  portOrderVersion: number;
+  portOrderId?: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
 /** np.portin.requests.v1: the request is cancelled (by the partner, or expired). */
 export interface CancelPortRequest {
   /** The service's id of the port-in request. */
@@ -58,6 +86,38 @@ export interface CancelPortRequestInput {
   reasonDescription?: string | null;
   /** Of the command behind the request, for tracing. */
   correlationId?: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: the NP application refused a CancelPortRequest (e.g. the port is past its point of no return); the order goes on. */
+export interface CancelRefused {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  /** The requestId of the request answered. */
+  requestId: string;
+  gpsi: string;
+  /** The version answered. */
+  portOrderVersion: number;
+  portOrderId: string | null;
+  reasonCode: string;
+  reasonDescription: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: the NP application refused a CancelPortRequest (e.g. the port is past its point of no return); the order goes on. */
+export interface CancelRefusedInput {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  /** The requestId of the request answered. */
+  requestId: string;
+  gpsi: string;
+  /** The version answered. */
+  portOrderVersion: number;
+  portOrderId?: string | null;
+  reasonCode: string;
+  reasonDescription?: string | null;
   /** ISO 8601 UTC. */
   sentAt: string;
 }
@@ -1213,7 +1273,7 @@ export interface CancelPortInReply {
   status: string;
   partnerTransactionId: string;
   gpsi: string;
-  /** CANCELLED. */
+  /** CANCELLED (from RESOLUTION_REQUIRED or REJECTED), or CANCEL_PENDING (from OPEN, DELAYED or CONFIRMED: the NP side answers the cancel; the PortInActivationEvent tells). */
   portStatus: string;
 }
 
@@ -1275,6 +1335,8 @@ export interface CreatePortIn {
   products: Product[] | null;
   /** Required. */
   portInfo: CreatePortInfo;
+  /** The due date the partner asks for (ISO 8601 date-time with Z or an offset; like Telnyx foc_datetime_requested, Twilio target_port_in_date): a business day (Monday to Friday, UTC) no earlier than PORTIN_DUE_INTERVAL_BUSINESS_DAYS business days from now and at most PORTIN_DUE_DATE_MAX_DAYS_AHEAD days ahead. Null: the earliest allowed. */
+  desiredDueDate: string | null;
 }
 
 /** Create port-in (service-spec 2.4): bring a number in with a plan, buckets and products. gpsi is required by the service (the number being ported). */
@@ -1305,6 +1367,8 @@ export interface CreatePortInInput {
   products?: ProductInput[] | null;
   /** Required. */
   portInfo: CreatePortInfoInput;
+  /** The due date the partner asks for (ISO 8601 date-time with Z or an offset; like Telnyx foc_datetime_requested, Twilio target_port_in_date): a business day (Monday to Friday, UTC) no earlier than PORTIN_DUE_INTERVAL_BUSINESS_DAYS business days from now and at most PORTIN_DUE_DATE_MAX_DAYS_AHEAD days ahead. Null: the earliest allowed. */
+  desiredDueDate?: string | null;
 }
 
 /** Success reply of CreatePortIn; a retry with the same payload gets this same reply. */
@@ -1342,6 +1406,8 @@ export interface PortInActivationEvent {
   wholesaleCustomerId: string | null;
   /** X-Correlation-Id of the command behind the change: the command itself, or the create/update whose NP request was answered; null for expiry. */
   correlationId: string | null;
+  /** The NP side's remarks with a ResolutionRequired (required by reason 1P); null otherwise. */
+  remarks: string | null;
 }
 
 /** Published on wholesale.portin.events.v1 (key gpsi, CloudEvents binary mode) on every status change of a port-in request. */
@@ -1363,6 +1429,8 @@ export interface PortInActivationEventInput {
   wholesaleCustomerId?: string | null;
   /** X-Correlation-Id of the command behind the change: the command itself, or the create/update whose NP request was answered; null for expiry. */
   correlationId?: string | null;
+  /** The NP side's remarks with a ResolutionRequired (required by reason 1P); null otherwise. */
+  remarks?: string | null;
 }
 
 /** Query port-in details: by gpsi, partnerTransactionId or portOrderId (at least one; all given must name the same request). */
@@ -1389,7 +1457,7 @@ export interface QueryPortInReply {
   portOrderId: string | null;
   portOrderVersion: string;
   subscriberId: string;
-  /** OPEN, DELAYED, CONFIRMED, RESOLUTION_REQUIRED, REJECTED, COMPLETED or CANCELLED. */
+  /** OPEN, DELAYED, CONFIRMED, RESOLUTION_REQUIRED, REJECTED, CANCEL_PENDING, COMPLETED or CANCELLED. */
   portStatus: string;
   reasonCode: string | null;
   reasonDescription: string | null;
@@ -1408,6 +1476,8 @@ export interface QueryPortInReply {
   oldNetworkServiceProvider: string | null;
   oldLocalServiceProvider: string | null;
   newLocalServiceProvider: string;
+  /** The NP side's remarks with the ResolutionRequired the request waits in (required by reason 1P); null otherwise. Not in service-spec 2.8. */
+  remarks: string | null;
 }
 
 /** The port-in record (service-spec 2.8); pwdPin and accountNo are masked, never returned in clear. */
@@ -1420,7 +1490,7 @@ export interface QueryPortInReplyInput {
   portOrderId?: string | null;
   portOrderVersion: string;
   subscriberId: string;
-  /** OPEN, DELAYED, CONFIRMED, RESOLUTION_REQUIRED, REJECTED, COMPLETED or CANCELLED. */
+  /** OPEN, DELAYED, CONFIRMED, RESOLUTION_REQUIRED, REJECTED, CANCEL_PENDING, COMPLETED or CANCELLED. */
   portStatus: string;
   reasonCode?: string | null;
   reasonDescription?: string | null;
@@ -1439,24 +1509,30 @@ export interface QueryPortInReplyInput {
   oldNetworkServiceProvider?: string | null;
   oldLocalServiceProvider?: string | null;
   newLocalServiceProvider: string;
+  /** The NP side's remarks with the ResolutionRequired the request waits in (required by reason 1P); null otherwise. Not in service-spec 2.8. */
+  remarks?: string | null;
 }
 
-/** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED. */
+/** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED; one changing only the due date (desiredDueDate with an empty updatePortInfo) also in OPEN, DELAYED or CONFIRMED. */
 export interface UpdatePortIn {
   /** Names the request, with gpsi. */
   partnerTransactionId: string;
   /** Names the request, with partnerTransactionId. */
   gpsi: string;
   updatePortInfo: UpdatePortInfo;
+  /** A new due date the partner asks for, by the rules of CreatePortIn.desiredDueDate. With an empty updatePortInfo the supplement changes only the due date, accepted also while the NP side works on the port (OPEN, DELAYED, CONFIRMED). Null: the earliest allowed from the supplement. */
+  desiredDueDate: string | null;
 }
 
-/** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED. */
+/** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED; one changing only the due date (desiredDueDate with an empty updatePortInfo) also in OPEN, DELAYED or CONFIRMED. */
 export interface UpdatePortInInput {
   /** Names the request, with gpsi. */
   partnerTransactionId: string;
   /** Names the request, with partnerTransactionId. */
   gpsi: string;
   updatePortInfo: UpdatePortInfoInput;
+  /** A new due date the partner asks for, by the rules of CreatePortIn.desiredDueDate. With an empty updatePortInfo the supplement changes only the due date, accepted also while the NP side works on the port (OPEN, DELAYED, CONFIRMED). Null: the earliest allowed from the supplement. */
+  desiredDueDate?: string | null;
 }
 
 /** Success reply of UpdatePortIn: the request is OPEN again with the next portOrderVersion. */
@@ -1680,7 +1756,7 @@ export interface UpdateLocationInput {
   portAddress?: UpdateAddressInput | null;
 }
 
-/** Members given replace those held; members left out keep their value. */
+/** Members given replace those held; members left out keep their value. Empty (every member null) only with a desiredDueDate. */
 export interface UpdatePortInfo {
   authorizationName: string | null;
   /** Account number at the old provider. */
@@ -1692,7 +1768,7 @@ export interface UpdatePortInfo {
   location: UpdateLocation | null;
 }
 
-/** Members given replace those held; members left out keep their value. */
+/** Members given replace those held; members left out keep their value. Empty (every member null) only with a desiredDueDate. */
 export interface UpdatePortInfoInput {
   authorizationName?: string | null;
   /** Account number at the old provider. */
@@ -1707,7 +1783,9 @@ export interface UpdatePortInfoInput {
 /** Every record of the contract by Avro full name, as decoded. */
 export interface ContractRecords {
   'np.portin.v1.ActivationComplete': ActivationComplete;
+  'np.portin.v1.CancelConfirmed': CancelConfirmed;
   'np.portin.v1.CancelPortRequest': CancelPortRequest;
+  'np.portin.v1.CancelRefused': CancelRefused;
   'np.portin.v1.OrderIdAssigned': OrderIdAssigned;
   'np.portin.v1.PortConfirmed': PortConfirmed;
   'np.portin.v1.PortDelayed': PortDelayed;
@@ -1780,7 +1858,9 @@ export interface ContractRecords {
 /** Every record by Avro full name, as a producer may give it (fields with a default are optional). */
 export interface ContractInputs {
   'np.portin.v1.ActivationComplete': ActivationCompleteInput;
+  'np.portin.v1.CancelConfirmed': CancelConfirmedInput;
   'np.portin.v1.CancelPortRequest': CancelPortRequestInput;
+  'np.portin.v1.CancelRefused': CancelRefusedInput;
   'np.portin.v1.OrderIdAssigned': OrderIdAssignedInput;
   'np.portin.v1.PortConfirmed': PortConfirmedInput;
   'np.portin.v1.PortDelayed': PortDelayedInput;

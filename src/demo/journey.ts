@@ -8,10 +8,14 @@ import { formatError, prettyLines } from '../cli/output';
 /**
  * The scripted journey of `npm run demo`, for a newcomer to watch: eligibility, a port-in the NP
  * simulator confirms and completes (its PortInActivationEvents printed as they arrive), the subscription
- * it activates, then buckets and balances. Every step prints what it sends and what it gets back.
+ * it activates, then buckets and balances, and last a port-in the old provider never answers, cancelled
+ * while the NP side works on it. Every step prints what it sends and what it gets back.
  */
 export interface DemoOptions {
-  client: Pick<WholesaleClient, 'checkPortInEligibility' | 'createPortIn' | 'queryPortIn' | 'queryBalances' | 'addBuckets' | 'swapPrimaryBucket' | 'updateBalances' | 'queryBalanceHistory' | 'subscribeEvents'>;
+  client: Pick<
+    WholesaleClient,
+    'checkPortInEligibility' | 'createPortIn' | 'cancelPortIn' | 'queryPortIn' | 'queryBalances' | 'addBuckets' | 'swapPrimaryBucket' | 'updateBalances' | 'queryBalanceHistory' | 'subscribeEvents'
+  >;
   print: (line: string) => void;
   /** How long to wait for the NP simulator to complete the port. */
   waitMs: number;
@@ -39,12 +43,14 @@ export function examplePortInOrder(gpsi: string, portInfo: { pwdPin?: string } =
   };
 }
 
-const randomGpsi = (): string => `1${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}42`;
+/** A random number whose last two digits pick the simulator's rule (42: confirmed and completed; 00: never answered). */
+const randomGpsi = (suffix = '42'): string => `1${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}${suffix}`;
 const allSubBalances = (balances: { subBalances: SubBalance[] }[]): SubBalance[] => balances.flatMap((b) => b.subBalances);
 
 export async function runDemoJourney(options: DemoOptions): Promise<void> {
   const { client, print } = options;
   const gpsi = options.gpsi ?? randomGpsi();
+  const unanswered = randomGpsi('00');
   let step = 0;
   const heading = (title: string) => print(`\n── ${++step}. ${title} ${'─'.repeat(Math.max(3, 70 - title.length))}`);
   const show = (label: string, value: unknown) => print([label, ...prettyLines(JSON.parse(JSON.stringify(value)), '     ')].join('\n'));
@@ -59,12 +65,12 @@ export async function runDemoJourney(options: DemoOptions): Promise<void> {
   const events: ContractEvent[] = [];
   const subscription = client.subscribeEvents({
     onEvent: (event) => {
-      if (event.key !== gpsi) return;
+      if (event.key !== gpsi && event.key !== unanswered) return;
       events.push(event);
       const summary = event.known && event.recordName === 'wholesale.portin.v1.PortInActivationEvent'
-        ? `portStatus ${event.value.previousPortStatus ?? '(new)'} → ${event.value.portStatus}${event.value.reasonCode ? ` (${event.value.reasonCode} ${event.value.reasonDescription})` : ''}`
+        ? `portStatus ${event.value.previousPortStatus ?? '(new)'} → ${event.value.portStatus}${event.value.reasonCode ? ` (${event.value.reasonCode} ${event.value.reasonDescription})` : ''}${event.value.remarks ? ` remarks: ${event.value.remarks}` : ''}`
         : `${(event.value as { changes?: unknown[] } | null)?.changes?.length ?? 0} sub-balance change(s)`;
-      print(`  ⚡ event ${event.recordName.split('.').pop()} [${event.cloudEvent.time ?? '-'}] ${summary}`);
+      print(`  ⚡ event ${event.recordName.split('.').pop()} [${event.cloudEvent.time ?? '-'}] ${event.key === gpsi ? '' : `${event.key} `}${summary}`);
     },
   });
   await subscription.ready;
@@ -77,8 +83,8 @@ export async function runDemoJourney(options: DemoOptions): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
-  const portStatus = (status: string) => () =>
-    events.find((e) => e.known && e.recordName === 'wholesale.portin.v1.PortInActivationEvent' && e.value.portStatus === status);
+  const portStatus = (status: string, number = gpsi) => () =>
+    events.find((e) => e.key === number && e.known && e.recordName === 'wholesale.portin.v1.PortInActivationEvent' && e.value.portStatus === status);
 
   try {
     heading(`Is ${gpsi} eligible for port-in?`);
@@ -135,7 +141,17 @@ export async function runDemoJourney(options: DemoOptions): Promise<void> {
     await request('QueryBalanceHistory', { gpsi, limit: 3 }, () => client.queryBalanceHistory({ gpsi, limit: 3 }));
 
     await waitFor('BalancesUpdated billing event', () => events.find((e) => e.recordName === 'wholesale.balance.v1.BalancesUpdated'));
-    print(`\nDone: ${events.length} events seen for ${gpsi}. Try: npx wholesale balance query --gpsi ${gpsi}`);
+
+    heading(`A port-in the old provider never answers (${unanswered}): cancel it while the NP side works on it`);
+    const stuck = examplePortInOrder(unanswered);
+    await request('CreatePortIn', stuck, () => client.createPortIn(stuck));
+    const cancel = { partnerTransactionId: stuck.partnerTransactionId, gpsi: unanswered };
+    await request('CancelPortIn', cancel, () => client.cancelPortIn(cancel));
+    print('  (CANCEL_PENDING until the NP side answers the cancel)');
+    await waitFor('CANCELLED PortInActivationEvent', portStatus('CANCELLED', unanswered));
+
+    const seen = events.filter((e) => e.key === gpsi).length;
+    print(`\nDone: ${seen} events seen for ${gpsi}. Try: npx wholesale balance query --gpsi ${gpsi}`);
   } finally {
     await subscription.close();
   }

@@ -67,6 +67,12 @@ export interface OutgoingMessage {
   owner?: string;
   /** When set, CloudEvents binary-mode headers are added (ce_id, ce_type = recordName, ce_subject…). */
   cloudEvent?: { id: string; subject: string; time: string };
+  /**
+   * The value carries secrets (an NP request with pwdPin and accountNo): 'inClear' is sent but never kept
+   * (the worker's reply cache leaves it out and runs the handler again on a redelivery); 'withheld' is the
+   * kept copy without them, which the handler fills in again from the open request or drops.
+   */
+  secrets?: 'inClear' | 'withheld';
 }
 
 export interface HandlerResult<Reply extends object = Record<string, unknown>> {
@@ -90,8 +96,9 @@ export interface HandlerRegistration {
   /**
    * Pure field validation of the command. The worker runs it before the handler and answers BAD_REQUEST
    * with its problems together with any header problems, so the requester sees every problem at once.
+   * `now` is the worker's clock, for rules that depend on the date (a due date no earlier than…).
    */
-  validate?: (command: any) => FieldProblem[];
+  validate?: (command: any, now: Date) => FieldProblem[];
   /**
    * The handler changes nothing (a query): a redelivery simply runs it again and answers from the current
    * state, so its outcome is neither looked up nor recorded — no Redis round trip and no memory kept for

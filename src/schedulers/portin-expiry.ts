@@ -1,14 +1,16 @@
 import type { Logger } from 'pino';
+import { expiryDeadline } from '../domain/portin/expiry';
 import { causeIds } from '../domain/portin/ids';
 import type { Cause } from '../domain/portin/messages';
+import type { PortInRequest } from '../domain/portin/request';
 import { parseExpiryMember, planExpiry } from '../domain/portin/transitions';
 import type { OutgoingMessage } from '../handlers/types';
 import { applyChange, publishable } from '../handlers/portin/apply-change';
 import type { PortInDeps } from '../handlers/portin/deps';
 
 /**
- * Cancels, as "expired", requests left in RESOLUTION_REQUIRED or REJECTED past their deadline. Deadlines
- * sit in one sorted set; each sweep leases the due members (so several worker instances never take the
+ * Cancels requests left waiting past their status's deadline (src/domain/portin/expiry.ts): unresolved,
+ * unanswered by the NP side, never activated, or a cancel never answered. Deadlines sit in one sorted set; each sweep leases the due members (so several worker instances never take the
  * same one at once), expires them, publishes the messages and only then drops them from the schedule: a
  * crash leaves the member to be taken again when its lease ends, and the recorded outcome makes the
  * retry publish the same messages.
@@ -41,14 +43,21 @@ export function createExpirySweeper(deps: PortInDeps, options: ExpirySweeperOpti
       return false;
     }
     const cause: Cause = { id: causeIds.expiry(scheduled.requestId, scheduled.portOrderVersion), at: now };
+    let seen: PortInRequest | undefined;
     const result = await applyChange(deps, {
       gpsi: scheduled.gpsi,
       cause,
       mode: 'update',
-      plan: (current) => (current ? planExpiry(current, scheduled, { cause, settings: deps.settings }) : { kind: 'ignore', why: 'no request' }),
+      plan: (current) => {
+        seen = current;
+        return current ? planExpiry(current, scheduled, { cause, settings: deps.settings }) : { kind: 'ignore', why: 'no request' };
+      },
     });
     if (result.kind === 'applied') await options.publish(await publishable(deps, result.outcome, cause));
-    await store.completeExpiry(member);
+    // still waiting, with a later deadline (its status changed since): the member waits for that one
+    const later = result.kind === 'ignored' && seen && seen.requestId === scheduled.requestId && seen.portOrderVersion === scheduled.portOrderVersion ? expiryDeadline(seen, deps.settings) : undefined;
+    if (later && later.getTime() > now.getTime()) await store.scheduleExpiry(member, later);
+    else await store.completeExpiry(member);
     return result.kind === 'applied';
   }
 

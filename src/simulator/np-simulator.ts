@@ -6,13 +6,13 @@ import { loadSchemas } from '../contract/schemas';
 import { createKafka, createProducer } from '../adapters/kafka/kafka';
 import { AvroCodec, DecodeError } from '../adapters/registry/avro-codec';
 import { NP_RESPONSE_RECORDS } from '../domain/portin/records';
-import { plan, type SimRequest } from './rules';
+import { plan, supersedesPending, type SimRequest } from './rules';
 
 /**
  * The NP application, simulated: consumes np.portin.requests.v1, plays the rules of rules.ts and produces
  * np.portin.responses.v1 (Avro through the registry, key gpsi). Waits are divided by the time scale, so a
  * whole port runs in seconds in tests. Pending responses live in memory: a restart forgets them (a
- * simulator, not the NP application), and a cancel drops those of its request.
+ * simulator, not the NP application), and a cancel the rules accept drops those of its request.
  */
 export interface NpSimulator {
   /** Resolves once the consumer joined its group (requests sent after this are seen). */
@@ -78,9 +78,11 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   const schedule = (request: SimRequest & { cause: Context }) => {
     const timers = pending.get(request.requestId) ?? new Set<NodeJS.Timeout>();
     pending.set(request.requestId, timers);
-    // a newer version supersedes what an older one still had pending
-    for (const timer of timers) clearTimeout(timer);
-    timers.clear();
+    // a newer version, or a cancel taken, supersedes what the order still had pending
+    if (supersedesPending(request)) {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    }
     for (const response of plan(request, clock())) {
       const timer = setTimeout(() => {
         timers.delete(timer);

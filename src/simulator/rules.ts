@@ -16,18 +16,43 @@ export type Outcome =
   | { respond: 'PortRejected'; reason: ReasonName }
   | { respond: 'ResolutionRequired'; reason: ReasonName }
   | { respond: 'PortDelayed'; reason: ReasonName }
-  | { respond: 'PortConfirmed' }
+  /** Confirmed, then ActivationComplete at the due date; with `activation: 'never'` the cut-over is never reported. */
+  | { respond: 'PortConfirmed'; activation?: 'never' }
   /** The old provider never answers: the request stays as it is (after its order id). */
-  | { respond: 'nothing' };
+  | { respond: 'nothing' }
+  /** The NP application never took the request: not even an order id (a test may play the NP side). */
+  | { respond: 'silence' };
+
+/** How the NP side answers a CancelPortRequest: cancels the order (the default), refuses, or never answers. */
+export type CancelAnswer = 'confirm' | 'refuse' | 'never';
 
 export interface SimRule {
   description: string;
   when: Matcher | 'always';
   then: Outcome;
+  onCancel?: CancelAnswer;
 }
 
 export const SIM_RULES: readonly SimRule[] = [
   { description: 'a gpsi ending in 00 gets no answer from the old provider (it stays OPEN)', when: { field: 'gpsi', endsWith: '00' }, then: { respond: 'nothing' } },
+  {
+    description: 'a gpsi ending in 15 is confirmed, but its cut-over is never reported (it stays CONFIRMED)',
+    when: { field: 'gpsi', endsWith: '15' },
+    then: { respond: 'PortConfirmed', activation: 'never' },
+  },
+  {
+    description: 'a gpsi ending in 16 is confirmed, its cut-over never reported, and a cancel is refused (past the point of no return)',
+    when: { field: 'gpsi', endsWith: '16' },
+    then: { respond: 'PortConfirmed', activation: 'never' },
+    onCancel: 'refuse',
+  },
+  {
+    description: 'a gpsi ending in 17 gets no answer, not even to a cancel',
+    when: { field: 'gpsi', endsWith: '17' },
+    then: { respond: 'nothing' },
+    onCancel: 'never',
+  },
+  { description: 'a gpsi ending in 18 gets nothing at all, not even an order id', when: { field: 'gpsi', endsWith: '18' }, then: { respond: 'silence' }, onCancel: 'never' },
   { description: 'a gpsi ending in 13 is not portable', when: { field: 'gpsi', endsWith: '13' }, then: { respond: 'PortRejected', reason: 'NOT_PORTABLE' } },
   { description: 'pwdPin "0000" is wrong', when: { field: 'portInfo.pwdPin', equals: '0000' }, then: { respond: 'ResolutionRequired', reason: 'PIN_INCORRECT' } },
   { description: 'an accountNo of all zeros is wrong', when: { field: 'portInfo.accountNo', allZeros: true }, then: { respond: 'ResolutionRequired', reason: 'ACCOUNT_NUMBER_INCORRECT' } },
@@ -40,6 +65,7 @@ export const SIM_TIMELINE = {
   orderIdAssignedAfterMs: 1_000,
   answerAfterMs: 60_000,
   confirmedAfterDelayMs: 30 * 60_000,
+  cancelAnswerAfterMs: 5 * 60_000,
 } as const;
 
 export interface SimPortInfo {
@@ -56,6 +82,8 @@ export interface SimRequest {
   portOrderVersion: number;
   desiredDueDate?: string;
   portInfo?: SimPortInfo;
+  /** When the service sent it: tells two cancels of one version apart. */
+  sentAt?: string;
 }
 
 export interface ScheduledResponse {
@@ -95,20 +123,36 @@ export const oldProvidersFor = (gpsi: string) => ({
   oldLocalServiceProvider: `OLSP-${gpsi.slice(-4, -2)}`,
 });
 
+/** Whether a request drops the responses its order still had pending: all do but a refused cancel. */
+export const supersedesPending = (request: SimRequest, rules: readonly SimRule[] = SIM_RULES): boolean =>
+  request.recordName !== NP_REQUEST_RECORDS.cancel || cancelAnswer(request, rules) !== 'refuse';
+
+const cancelAnswer = (request: SimRequest, rules: readonly SimRule[]): CancelAnswer => ruleFor(request, rules).onCancel ?? 'confirm';
+
 /**
- * The responses a submit or supplement produces, in order. A cancel produces none (the loop drops the
- * request's pending responses). `receivedAt` is the simulated time the request arrived.
+ * The responses a request produces, in order: a submit or supplement plays its rule; a cancel is answered
+ * as its rule says (the loop drops the order's pending responses unless the cancel is refused).
+ * `receivedAt` is the simulated time the request arrived.
  */
 export function plan(request: SimRequest, receivedAt: Date, rules: readonly SimRule[] = SIM_RULES): ScheduledResponse[] {
-  if (request.recordName === NP_REQUEST_RECORDS.cancel) return [];
   const portOrderId = request.portOrderId ?? portOrderIdFor(request.requestId);
   const base = (trigger: keyof typeof NP_RESPONSE_RECORDS) => ({
-    responseId: `sim-${digest(request.requestId, request.portOrderVersion, trigger).slice(0, 24)}`,
+    // a cancel's answers are told apart by the cancel they answer (a version may be cancelled again after a refusal)
+    responseId: `sim-${digest(request.requestId, request.portOrderVersion, trigger, ...(trigger.startsWith('Cancel') ? [request.sentAt ?? ''] : [])).slice(0, 24)}`,
     requestId: request.requestId,
     gpsi: request.gpsi,
     portOrderVersion: request.portOrderVersion,
     portOrderId,
   });
+  if (request.recordName === NP_REQUEST_RECORDS.cancel) {
+    const answer = cancelAnswer(request, rules);
+    if (answer === 'never') return [];
+    if (answer === 'confirm') return [{ afterMs: SIM_TIMELINE.cancelAnswerAfterMs, recordName: NP_RESPONSE_RECORDS.CancelConfirmed, value: base('CancelConfirmed') }];
+    const { code, description } = REASON_CODES.CANCEL_REFUSED;
+    return [{ afterMs: SIM_TIMELINE.cancelAnswerAfterMs, recordName: NP_RESPONSE_RECORDS.CancelRefused, value: { ...base('CancelRefused'), reasonCode: code, reasonDescription: description } }];
+  }
+  const outcome = ruleFor(request, rules).then;
+  if (outcome.respond === 'silence') return [];
   const responses: ScheduledResponse[] = [];
   if (request.recordName === NP_REQUEST_RECORDS.submit) {
     responses.push({
@@ -117,7 +161,6 @@ export function plan(request: SimRequest, receivedAt: Date, rules: readonly SimR
       value: { ...base('OrderIdAssigned'), ...oldProvidersFor(request.gpsi) },
     });
   }
-  const outcome = ruleFor(request, rules).then;
   const withReason = (trigger: 'PortRejected' | 'ResolutionRequired' | 'PortDelayed', reason: ReasonName) => ({
     ...base(trigger),
     reasonCode: REASON_CODES[reason].code,
@@ -142,6 +185,7 @@ export function plan(request: SimRequest, receivedAt: Date, rules: readonly SimR
   const desired = request.desiredDueDate ? Date.parse(request.desiredDueDate) : NaN;
   const dueAt = Number.isNaN(desired) ? confirmedAt : Math.max(desired, confirmedAt);
   responses.push({ afterMs: confirmAfterMs, recordName: NP_RESPONSE_RECORDS.PortConfirmed, value: { ...base('PortConfirmed'), dueDate: new Date(dueAt).toISOString() } });
+  if (outcome.respond === 'PortConfirmed' && outcome.activation === 'never') return responses;
   responses.push({
     afterMs: dueAt - receivedAt.getTime(),
     recordName: NP_RESPONSE_RECORDS.ActivationComplete,

@@ -96,8 +96,12 @@ export interface ProcessOutcome {
   rejection?: Rejection;
 }
 
-/** Replies that depend on the moment (credentials, rate, a crash) are not remembered for redeliveries. */
-const TRANSIENT_CODES: ReadonlySet<string> = new Set<ErrorCode>(['UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL']);
+/**
+ * What a redelivery or a retry with the same correlation id gets back as it was: a change that was made, and
+ * a validation error (it depends on the payload only). Every other refusal depends on the moment (a state,
+ * a missing record, a busy claim, credentials, rate, a crash) and is evaluated again: it changed nothing.
+ */
+const REMEMBERED_OUTCOMES: ReadonlySet<string> = new Set<string>(['Success', 'BAD_REQUEST'] satisfies ('Success' | ErrorCode)[]);
 
 /** Key, value and headers: everything a hostile sender could inflate. */
 function messageBytes(record: CommandRecord): number {
@@ -151,7 +155,7 @@ export class CommandProcessor {
       return this.deadLetter(domain, record, position, envelope, { reason: 'NO_HANDLER', detail: `no ${domain} handler for record ${decoded.recordName}` }, decoded.recordName);
     }
     const operation = shortName(decoded.recordName);
-    const problems = [...envelope.problems, ...(registration.validate?.(decoded.value) ?? [])];
+    const problems = [...envelope.problems, ...(registration.validate?.(decoded.value, deps.clock()) ?? [])];
     if (problems.length > 0) {
       return this.answerError(domain, envelope, operation, 'BAD_REQUEST', `The command is invalid: ${problems.length} problem(s)`, problems);
     }
@@ -289,7 +293,9 @@ export class CommandProcessor {
     const fingerprint = registration.readOnly ? '' : fingerprintOf(decoded.value); // a query is never compared
     // A query changes nothing, so it is simply run again: neither looked up, counted nor recorded.
     const lookup = registration.readOnly ? undefined : await this.retriable(() => deps.replies.lookup(scope.partnerId, commandId));
-    if (lookup?.kind === 'recorded') return this.replay(domain, envelope, operation, lookup.outcome, fingerprint);
+    // An outcome kept without the messages that carried secrets is replayed by the handler (its own records).
+    const rerun = lookup?.kind === 'recorded' && lookup.outcome.rerun === true && lookup.outcome.fingerprint === fingerprint;
+    if (lookup?.kind === 'recorded' && !rerun) return this.replay(domain, envelope, operation, lookup.outcome, fingerprint);
     if (lookup?.kind === 'quota-exhausted') {
       const { held, quota, windowSeconds } = lookup;
       const message = `The partner's idempotency quota is exhausted: ${held} changes recorded within ${windowSeconds} s, the quota is ${quota}; nothing was applied, retry when older outcomes expire`;
@@ -310,13 +316,18 @@ export class CommandProcessor {
       },
     };
     let outcome: ProcessOutcome;
+    /** What the reply cache may keep: everything sent but the messages carrying secrets (then the handler reruns). */
+    let kept: StoredOutcome = { fingerprint, messages: [] };
     try {
       const result = await inSpan(`handle ${operation}`, { attributes: { 'wholesale.operation': operation, 'messaging.message.conversation_id': envelope.correlationId } }, () =>
         registration.handle(decoded.value, context),
       );
       const reply = await this.encodeReply(domain, envelope, registration.replyRecord, result.reply);
-      const messages = await Promise.all((result.messages ?? []).map((m) => this.encodeOrDeadLetter(m, context, source)));
-      outcome = { outbound: [reply, ...messages.flat()], outcome: 'Success', operation, correlationId: envelope.correlationId };
+      const messages = result.messages ?? [];
+      const encoded = await Promise.all(messages.map((m) => this.encodeOrDeadLetter(m, context, source)));
+      outcome = { outbound: [reply, ...encoded.flat()], outcome: rerun ? 'REPLAYED' : 'Success', operation, correlationId: envelope.correlationId };
+      const secret = (i: number) => messages[i].secrets === 'inClear';
+      kept = { fingerprint, messages: [reply, ...encoded.filter((_, i) => !secret(i)).flat()], ...(messages.some((_, i) => secret(i)) ? { rerun: true } : {}) };
     } catch (error) {
       if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
       if (isServiceError(error)) {
@@ -326,8 +337,9 @@ export class CommandProcessor {
         outcome = await this.answerError(domain, envelope, operation, 'INTERNAL', 'The service failed to handle the command');
       }
     }
-    if (registration.readOnly || TRANSIENT_CODES.has(outcome.outcome)) return outcome;
-    await this.retriable(() => deps.replies.put(scope.partnerId, commandId, { fingerprint, messages: outcome.outbound }));
+    if (registration.readOnly || rerun || !REMEMBERED_OUTCOMES.has(outcome.outcome)) return outcome;
+    const stored = outcome.outcome === 'Success' ? kept : { fingerprint, messages: outcome.outbound };
+    await this.retriable(() => deps.replies.put(scope.partnerId, commandId, stored));
     return outcome;
   }
 

@@ -36,14 +36,17 @@ describe('npm run demo', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const headings = run.stdout.split('\n').filter((line) => line.startsWith('── '));
-    expect(headings).toHaveLength(11);
-    for (const operation of ['CheckPortInEligibility', 'CreatePortIn', 'QueryPortIn', 'QueryBalances', 'AddBuckets', 'SwapPrimaryBucket', 'UpdateBalances', 'QueryBalanceHistory']) {
+    expect(headings).toHaveLength(12);
+    for (const operation of ['CheckPortInEligibility', 'CreatePortIn', 'CancelPortIn', 'QueryPortIn', 'QueryBalances', 'AddBuckets', 'SwapPrimaryBucket', 'UpdateBalances', 'QueryBalanceHistory']) {
       expect(run.stdout).toContain(`  → ${operation} `);
     }
     expect(run.stdout).toContain('error BAD_REQUEST');
     expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .* → CONFIRMED/);
     expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .* → COMPLETED/);
     expect(run.stdout).toContain('⚡ event SubscriptionActivated');
+    // the port-in the old provider never answers, cancelled through the NP side
+    expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .*\d{9}00 portStatus OPEN → CANCEL_PENDING \(CP Cancelled by the partner\)/);
+    expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .*\d{9}00 portStatus CANCEL_PENDING → CANCELLED/);
     expect(run.stdout).toMatch(/\nDone: \d+ events seen for \d+\./);
   });
 });

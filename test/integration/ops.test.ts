@@ -6,6 +6,7 @@ import type { ServiceConfig } from '../../src/config';
 import { startLocalRedis } from '../../src/stack';
 import { HEADER } from '../../src/worker/envelope';
 import { startTestService, testConfig, testLogger, TestRequester } from '../support/harness';
+import { createCommand } from '../support/portin/journey';
 import { httpGet, sampleSum, scrape } from '../support/prometheus';
 import { until } from '../support/until';
 
@@ -70,9 +71,12 @@ describe('HTTP side port: health, readiness and metrics of a running worker', ()
       ...Array.from({ length: bad }, () => requester.send('portinCommands', ELIGIBILITY, { gpsi: '12ab' })),
     ]);
     expect(replies.map((r) => r.headers[HEADER.status]).sort()).toEqual([...Array(bad).fill('BAD_REQUEST'), ...Array(good).fill('Success')]);
-    // A change (here a cancel of a port-in that does not exist) is looked up first and its outcome recorded.
+    // A change is looked up first and its outcome recorded; a refusal that depends on the moment (a cancel of a
+    // port-in that does not exist yet) is looked up but not recorded.
     const cancel = await requester.send('portinCommands', 'wholesale.portin.v1.CancelPortIn', { partnerTransactionId: null, gpsi: randomGpsi() });
     expect(cancel.headers[HEADER.status]).toBe('NOT_FOUND');
+    const created = await requester.send('portinCommands', 'wholesale.portin.v1.CreatePortIn', createCommand(randomGpsi()));
+    expect(created.headers[HEADER.status]).toBe('Success');
     // A record that is not Avro goes to the dead-letter topic; its requester gets a BAD_REQUEST reply.
     const poisonId = randomUUID();
     const poisonReply = requester.awaitReply(poisonId);
@@ -93,8 +97,8 @@ describe('HTTP side port: health, readiness and metrics of a running worker', ()
     expect(moved('wholesale_command_duration_seconds_count', { operation: 'CheckPortInEligibility' })).toBe(good + bad);
     expect(moved('wholesale_command_age_seconds_count', { operation: 'CheckPortInEligibility' })).toBe(good + bad);
     // A query (eligibility is one) neither reads nor writes the reply cache (it is run again when redelivered);
-    // the one change does both.
-    expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'outcomeLookup', result: 'ok' })).toBe(1);
+    // the cancel reads it, the create reads and writes it.
+    expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'outcomeLookup', result: 'ok' })).toBe(2);
     expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'replyCache.put', result: 'ok' })).toBe(1);
     expect(sampleSum(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(sampleSum(after, 'wholesale_consumer_assigned_partitions')).toBe(config.kafka.topicPartitions * service.consumedTopics.length);

@@ -8,6 +8,7 @@ import { BinaryReader, BinaryWriter } from '../../contract/binary-layout';
  * Redis memory for the IDEMPOTENCY_TTL_SECONDS each outcome is kept.
  *
  *   0x01 | fingerprint | u16 count | count × ( topic | i32 partition (-1: none) | key | value | u16 n | n × (name | header) )
+ *   0x02 | u8 flags | then as 0x01 (flag 1: rerun)
  *   text = u32 length + UTF-8; key and header values = tag (0 null, 1 bytes, 2 text) + u32 length + bytes
  *
  * Outcomes written by the earlier JSON layout (they start with "{") are still read.
@@ -15,12 +16,22 @@ import { BinaryReader, BinaryWriter } from '../../contract/binary-layout';
 export interface StoredOutcome {
   fingerprint: string;
   messages: Outbound[];
+  /**
+   * Some messages the command sent are not kept (they carried secrets): a redelivery runs the handler again,
+   * which replays them from its own records while they are still owed, instead of this incomplete copy.
+   */
+  rerun?: boolean;
 }
 
 const FORMAT_V1 = 0x01;
+const FORMAT_V2 = 0x02;
+const RERUN = 0x01;
 export function encodeOutcome(outcome: StoredOutcome): Buffer {
   const w = new BinaryWriter();
-  w.u8(FORMAT_V1);
+  if (outcome.rerun) {
+    w.u8(FORMAT_V2);
+    w.u8(RERUN);
+  } else w.u8(FORMAT_V1);
   w.text(outcome.fingerprint);
   w.u16(outcome.messages.length);
   for (const m of outcome.messages) {
@@ -42,7 +53,8 @@ export function decodeOutcome(stored: Buffer): StoredOutcome {
   if (stored[0] === 0x7b) return decodeLegacyJson(stored.toString('utf8'));
   const r = new BinaryReader(stored, 'stored outcome');
   const format = r.u8();
-  if (format !== FORMAT_V1) throw new Error(`stored outcome: unknown format ${format}`);
+  if (format !== FORMAT_V1 && format !== FORMAT_V2) throw new Error(`stored outcome: unknown format ${format}`);
+  const rerun = format === FORMAT_V2 && (r.u8() & RERUN) !== 0;
   const fingerprint = r.text();
   const messages: Outbound[] = [];
   for (let count = r.u16(); count > 0; count--) {
@@ -62,7 +74,7 @@ export function decodeOutcome(stored: Buffer): StoredOutcome {
     messages.push({ topic, ...(partition >= 0 ? { partition } : {}), key, value, headers });
   }
   r.end();
-  return { fingerprint, messages };
+  return rerun ? { fingerprint, messages, rerun } : { fingerprint, messages };
 }
 
 /** The first layout: JSON, bodies in base64, texts marked "s:" and bytes "b64:". */

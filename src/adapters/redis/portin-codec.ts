@@ -10,10 +10,12 @@ const OPTIONAL_FIELDS = [
   'portOrderId',
   'reasonCode',
   'reasonDescription',
+  'remarks',
   'confirmedDueDate',
   'oldNetworkServiceProvider',
   'oldLocalServiceProvider',
   'correlationId',
+  'statusBeforeCancel',
 ] as const;
 const REQUIRED_FIELDS = [
   'requestId',
@@ -65,8 +67,9 @@ export function fromHash(hash: Record<string, string>): PortInRequest {
     createReply: JSON.parse(hash.createReply),
   } as PortInRequest;
   for (const name of OPTIONAL_FIELDS) {
-    if (typeof hash[name] === 'string') request[name] = hash[name];
+    if (typeof hash[name] === 'string') (request as unknown as Record<string, string>)[name] = hash[name];
   }
+  if (request.statusBeforeCancel !== undefined && !isPortStatus(request.statusBeforeCancel)) throw new CorruptRequestError(`statusBeforeCancel ${request.statusBeforeCancel}`);
   return request;
 }
 

@@ -6,7 +6,8 @@ import { runScript } from './scripts';
 
 /**
  * The worker's memory of answered changes: the fingerprint of the command and every message it sent
- * (reply and events), re-sent as they were when the command is delivered again. One key per change, in the
+ * (reply and events), re-sent as they were when the command is delivered again. A message carrying secrets
+ * (an NP request with pwdPin and accountNo) is not kept: the outcome is marked `rerun` instead. One key per change, in the
  * compact layout of outcome-format.ts, under its partner's hash tag.
  *
  * Looking a change up also counts it against its partner's idempotency quota (scripts/outcomeLookup-2.lua,

@@ -63,13 +63,21 @@ export interface CreatePortInCommand {
   eid?: string;
   products: ProductChange[];
   portInfo: PortInfo;
+  /** The due date the partner asks for (ISO 8601 UTC, normalised); absent: the earliest allowed. */
+  desiredDueDate?: string;
 }
 
 export interface UpdatePortInCommand {
   partnerTransactionId: string;
   gpsi: string;
   updatePortInfo: PortInfo;
+  /** A new due date the partner asks for; with an empty updatePortInfo the supplement changes only it. */
+  desiredDueDate?: string;
 }
+
+/** A supplement that changes only the due date (lifecycle trigger UpdateDueDate). */
+export const changesOnlyDueDate = (command: UpdatePortInCommand): boolean =>
+  command.desiredDueDate !== undefined && Object.keys(command.updatePortInfo).length === 0;
 
 export interface CancelPortInCommand {
   partnerTransactionId?: string;

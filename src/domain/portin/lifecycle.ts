@@ -3,12 +3,23 @@
  * number-portability response, the expiry timer) does. Handlers look the rule up here and never encode a
  * transition themselves; docs/portin.md renders this same table. See test/unit/portin/lifecycle.test.ts.
  */
-export const PORT_STATUSES = ['OPEN', 'DELAYED', 'CONFIRMED', 'RESOLUTION_REQUIRED', 'REJECTED', 'COMPLETED', 'CANCELLED'] as const;
+export const PORT_STATUSES = ['OPEN', 'DELAYED', 'CONFIRMED', 'RESOLUTION_REQUIRED', 'REJECTED', 'CANCEL_PENDING', 'COMPLETED', 'CANCELLED'] as const;
 export type PortStatus = (typeof PORT_STATUSES)[number];
 
-export const COMMAND_TRIGGERS = ['CreatePortIn', 'UpdatePortIn', 'CancelPortIn', 'QueryPortIn', 'CheckPortInEligibility'] as const;
+/** The commands; `UpdateDueDate` is an UpdatePortIn that changes only the due date (desiredDueDate, empty updatePortInfo). */
+export const COMMAND_TRIGGERS = ['CreatePortIn', 'UpdatePortIn', 'UpdateDueDate', 'CancelPortIn', 'QueryPortIn', 'CheckPortInEligibility'] as const;
 /** One per record of np.portin.responses.v1 (record name without namespace). */
-export const NP_TRIGGERS = ['OrderIdAssigned', 'PortConfirmed', 'PortDelayed', 'ResolutionRequired', 'PortRejected', 'ActivationComplete'] as const;
+export const NP_TRIGGERS = [
+  'OrderIdAssigned',
+  'PortConfirmed',
+  'PortDelayed',
+  'ResolutionRequired',
+  'PortRejected',
+  'ActivationComplete',
+  'CancelConfirmed',
+  'CancelRefused',
+] as const;
+/** The abandonment timer: each waiting status has its own deadline (src/domain/portin/expiry.ts). */
 export const TIMER_TRIGGERS = ['Expire'] as const;
 export const PORT_TRIGGERS = [...COMMAND_TRIGGERS, ...NP_TRIGGERS, ...TIMER_TRIGGERS] as const;
 
@@ -25,12 +36,16 @@ export type Effect =
   | 'createPendingSubscription'
   | 'activateSubscription'
   | 'cancelSubscription'
-  | 'scheduleExpiry' // the request is abandoned if nobody acts before the deadline
+  | 'scheduleExpiry' // the request is abandoned if nothing moves it before its status's deadline
   | 'forgetSecrets'; // pwdPin and accountNo are kept only while the port may still need them
 
 export type Rule =
   /** The status changes (a PortInActivationEvent is published) and the effects run. */
   | { action: 'move'; to: PortStatus; effects: readonly Effect[] }
+  /** Back to the status the request had before its cancel was asked (the NP side refused the cancel). */
+  | { action: 'resume'; effects: readonly Effect[] }
+  /** The status stays; the NP side's new facts (reason, due date) replace the old ones and are published. */
+  | { action: 'revise'; effects: readonly Effect[] }
   /** Facts are recorded (the NP's portOrderId, old providers) without a status change. */
   | { action: 'annotate' }
   /** A new request takes the number over from a finished one (which stays queryable by its keys). */
@@ -48,7 +63,8 @@ const conflict: Rule = { action: 'conflict' };
 const ignore: Rule = { action: 'ignore' };
 const annotate: Rule = { action: 'annotate' };
 
-const CREATE_NEW: Rule = { action: 'replace', to: 'OPEN', effects: ['npSubmit', 'createPendingSubscription'] };
+const AWAIT = 'scheduleExpiry';
+const CREATE_NEW: Rule = { action: 'replace', to: 'OPEN', effects: ['npSubmit', 'createPendingSubscription', AWAIT] };
 const READS = { QueryPortIn: read, CheckPortInEligibility: read } as const;
 const NO_NP = {
   OrderIdAssigned: ignore,
@@ -57,67 +73,79 @@ const NO_NP = {
   ResolutionRequired: ignore,
   PortRejected: ignore,
   ActivationComplete: ignore,
+  CancelConfirmed: ignore,
+  CancelRefused: ignore,
 } as const;
-const CANCEL = move('CANCELLED', 'npCancel', 'cancelSubscription', 'forgetSecrets');
+/** Ends the request: the pending subscription is cancelled and the secrets forgotten. */
+const END_EFFECTS = ['cancelSubscription', 'forgetSecrets'] as const;
+/** Nothing is in flight at the NP side (it answered with a problem): cancelled at once, the NP side told. */
+const CANCEL_NOW = move('CANCELLED', 'npCancel', ...END_EFFECTS);
+/** The NP side is working on the order: the cancel is asked and its answer awaited. */
+const ASK_CANCEL = move('CANCEL_PENDING', 'npCancel', AWAIT);
+/** The NP side reports the number live on our network: whatever the status said, the port is done. */
+const ACTIVATE = move('COMPLETED', 'activateSubscription', 'forgetSecrets');
+/** Abandoned (no answer, or no cut-over, in time): cancelled at the NP side and here. */
+const ABANDON = move('CANCELLED', 'npCancel', ...END_EFFECTS);
+
+/** A supplement: the next version goes to the NP side, which answers it afresh. */
+const SUPPLEMENT = move('OPEN', 'bumpVersion', 'npSupplement', AWAIT);
 /** RESOLUTION_REQUIRED and REJECTED wait for the partner: a supplement, a cancel, or expiry. */
 const AWAITING_PARTNER: Record<PortTrigger, Rule> = {
   CreatePortIn: conflict,
-  UpdatePortIn: move('OPEN', 'bumpVersion', 'npSupplement'),
-  CancelPortIn: CANCEL,
+  UpdatePortIn: SUPPLEMENT,
+  UpdateDueDate: SUPPLEMENT,
+  CancelPortIn: CANCEL_NOW,
   ...READS,
   ...NO_NP,
   OrderIdAssigned: annotate,
-  Expire: CANCEL,
+  ActivationComplete: ACTIVATE,
+  Expire: CANCEL_NOW,
+};
+/** OPEN and DELAYED wait for the NP side's answer. */
+const AWAITING_NP: Record<PortTrigger, Rule> = {
+  CreatePortIn: conflict,
+  UpdatePortIn: conflict,
+  UpdateDueDate: SUPPLEMENT, // a new date, not new port information: the NP side may still take it
+  CancelPortIn: ASK_CANCEL,
+  ...READS,
+  ...NO_NP,
+  OrderIdAssigned: annotate,
+  PortConfirmed: move('CONFIRMED', AWAIT),
+  PortDelayed: move('DELAYED', AWAIT),
+  ResolutionRequired: move('RESOLUTION_REQUIRED', AWAIT),
+  PortRejected: move('REJECTED', AWAIT),
+  ActivationComplete: ACTIVATE, // before its confirmation: the NP side's responses can overtake each other
+  Expire: ABANDON,
 };
 const FINISHED: Record<PortTrigger, Rule> = {
   CreatePortIn: conflict,
   UpdatePortIn: conflict,
+  UpdateDueDate: conflict,
   CancelPortIn: conflict,
   ...READS,
   ...NO_NP,
   Expire: ignore,
 };
-const AWAIT = ['scheduleExpiry'] as const;
 
 export const TRANSITIONS: Readonly<Record<PortStatus, Readonly<Record<PortTrigger, Rule>>>> = {
-  OPEN: {
-    CreatePortIn: conflict,
-    UpdatePortIn: conflict,
-    CancelPortIn: conflict,
-    ...READS,
-    OrderIdAssigned: annotate,
-    PortConfirmed: move('CONFIRMED'),
-    PortDelayed: move('DELAYED'),
-    ResolutionRequired: move('RESOLUTION_REQUIRED', ...AWAIT),
-    PortRejected: move('REJECTED', ...AWAIT),
-    ActivationComplete: ignore, // only a confirmed port completes
-    Expire: ignore,
-  },
-  DELAYED: {
-    CreatePortIn: conflict,
-    UpdatePortIn: conflict,
-    CancelPortIn: conflict,
-    ...READS,
-    OrderIdAssigned: annotate,
-    PortConfirmed: move('CONFIRMED'),
-    PortDelayed: ignore, // a repeated delay changes nothing
-    ResolutionRequired: move('RESOLUTION_REQUIRED', ...AWAIT),
-    PortRejected: move('REJECTED', ...AWAIT),
-    ActivationComplete: ignore,
-    Expire: ignore,
-  },
+  OPEN: AWAITING_NP,
+  DELAYED: { ...AWAITING_NP, PortDelayed: { action: 'revise', effects: [] } }, // a new reason for the delay
   CONFIRMED: {
-    CreatePortIn: conflict,
-    UpdatePortIn: conflict,
-    CancelPortIn: conflict,
-    ...READS,
-    ...NO_NP,
-    OrderIdAssigned: annotate,
-    ActivationComplete: move('COMPLETED', 'activateSubscription', 'forgetSecrets'),
-    Expire: ignore,
+    ...AWAITING_NP, // a problem after the FOC sends the port back to resolution (or rejects it)
+    PortConfirmed: { action: 'revise', effects: [AWAIT] }, // a new firm order date moves the deadline with it
+    PortDelayed: ignore, // the confirmed date stands until the NP side confirms another or reports a problem
   },
   RESOLUTION_REQUIRED: AWAITING_PARTNER,
   REJECTED: AWAITING_PARTNER,
+  CANCEL_PENDING: {
+    ...FINISHED,
+    OrderIdAssigned: annotate,
+    // the NP side's answer to the cancel decides; its other answers crossed the cancel and are moot
+    ActivationComplete: ACTIVATE, // the cut-over came first: the number is live here
+    CancelConfirmed: move('CANCELLED', ...END_EFFECTS),
+    CancelRefused: { action: 'resume', effects: [AWAIT] },
+    Expire: move('CANCELLED', ...END_EFFECTS), // the cancel was never answered
+  },
   COMPLETED: FINISHED,
   CANCELLED: { ...FINISHED, CreatePortIn: CREATE_NEW },
 };
@@ -133,5 +161,6 @@ export const isInProgress = (status: PortStatus): boolean => status !== 'COMPLET
 export const isPortStatus = (value: string): value is PortStatus => (PORT_STATUSES as readonly string[]).includes(value);
 export const isNpTrigger = (value: string): value is NpTrigger => (NP_TRIGGERS as readonly string[]).includes(value);
 
-/** Statuses the expiry timer watches, derived from the table so the two never disagree. */
+/** Statuses the abandonment timer watches, derived from the table so the two never disagree. */
 export const EXPIRING_STATUSES: readonly PortStatus[] = PORT_STATUSES.filter((s) => ruleFor(s, 'Expire').action === 'move');
+

@@ -1,6 +1,6 @@
 import type { OutgoingMessage } from '../../handlers/types';
 import { derivedUuid } from './ids';
-import type { PortStatus } from './lifecycle';
+import { isInProgress, type PortStatus } from './lifecycle';
 import { revealSecrets } from './masking';
 import { toAvroPortInfo } from './port-info';
 import { NP_REQUEST_RECORDS, PORTIN_EVENT_RECORD } from './records';
@@ -40,6 +40,7 @@ export function activationEvent(previous: PortStatus | undefined, request: PortI
       subscriberId: request.subscriberId,
       wholesaleCustomerId: request.wholesaleCustomerId === '' ? null : request.wholesaleCustomerId,
       correlationId: cause.correlationId ?? null,
+      remarks: request.remarks ?? null,
     },
     cloudEvent: { id: eventId, subject: request.gpsi, time: eventTime },
   };
@@ -63,23 +64,48 @@ const npCommon = (request: PortInRequest, cause: Cause) => ({
 /** The NP side needs pwdPin and accountNo in clear: the old provider checks them. */
 const npPortInfo = (request: PortInRequest) => toAvroPortInfo(revealSecrets(request.portInfo, request.secrets), 'np');
 
-export const npSubmit = (request: PortInRequest, cause: Cause): OutgoingMessage =>
-  npMessage(NP_REQUEST_RECORDS.submit, request, {
+export const npSubmit = (request: PortInRequest, cause: Cause): OutgoingMessage => ({
+  ...npMessage(NP_REQUEST_RECORDS.submit, request, {
     ...npCommon(request, cause),
     subscriberId: request.subscriberId,
     desiredDueDate: request.desiredDueDate,
     portInfo: npPortInfo(request),
     newNetworkServiceProvider: request.newNetworkServiceProvider,
     newLocalServiceProvider: request.newLocalServiceProvider,
-  });
+  }),
+  secrets: 'inClear',
+});
 
-export const npSupplement = (request: PortInRequest, cause: Cause): OutgoingMessage =>
-  npMessage(NP_REQUEST_RECORDS.supplement, request, {
+export const npSupplement = (request: PortInRequest, cause: Cause): OutgoingMessage => ({
+  ...npMessage(NP_REQUEST_RECORDS.supplement, request, {
     ...npCommon(request, cause),
     portOrderId: request.portOrderId ?? null,
     desiredDueDate: request.desiredDueDate,
     portInfo: npPortInfo(request),
-  });
+  }),
+  secrets: 'inClear',
+});
+
+/**
+ * The copy of a message kept in a recorded outcome: pwdPin and accountNo live only on the open request,
+ * so an NP request is kept without them ('withheld').
+ */
+export function withholdSecrets(message: OutgoingMessage): OutgoingMessage {
+  if (message.secrets !== 'inClear') return message;
+  const portInfo = { ...(message.value.portInfo as Record<string, unknown>), pwdPin: null, accountNo: null };
+  return { ...message, value: { ...message.value, portInfo }, secrets: 'withheld' };
+}
+
+/**
+ * A kept NP request made whole again for a replay, from the request it was sent for: only while that
+ * request is still in progress at the same version (else the NP request is moot, and undefined says drop it).
+ */
+export function restoreSecrets(message: OutgoingMessage, request: PortInRequest | undefined): OutgoingMessage | undefined {
+  if (message.secrets !== 'withheld') return message;
+  if (!request || !isInProgress(request.portStatus) || request.portOrderVersion !== message.value.portOrderVersion) return undefined;
+  const portInfo = { ...(message.value.portInfo as Record<string, unknown>), pwdPin: request.secrets.pwdPin ?? null, accountNo: request.secrets.accountNo ?? null };
+  return { ...message, value: { ...message.value, portInfo }, secrets: 'inClear' };
+}
 
 export const npCancel = (request: PortInRequest, cause: Cause): OutgoingMessage =>
   npMessage(NP_REQUEST_RECORDS.cancel, request, {

@@ -11,7 +11,14 @@ import type { NpResponse } from './transitions';
 export type ParsedNpResponse = { ok: true; response: NpResponse } | { ok: false; problems: { path: string; reason: string }[] };
 
 const TEXT = { min: 1, max: 256 };
+/** Remarks are free text of the old provider: kept, but bounded (a longer one is cut, not refused). */
+export const MAX_REMARKS = 1000;
 const optional = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+/** A time the NP side states: used when it is one; an unreadable one is left out (the caller uses its own clock). */
+const instant = (value: unknown): string | undefined => {
+  const text = optional(value);
+  return text !== undefined && !Number.isNaN(Date.parse(text)) ? new Date(text).toISOString() : undefined;
+};
 
 export function parseNpResponse(recordName: string, value: unknown): ParsedNpResponse {
   const problems = new Problems();
@@ -24,7 +31,7 @@ export function parseNpResponse(recordName: string, value: unknown): ParsedNpRes
   checkString(problems, 'portOrderId', raw.portOrderId, { ...PORT_ORDER_ID, required: trigger === 'OrderIdAssigned' });
   checkInteger(problems, 'portOrderVersion', raw.portOrderVersion, { required: true, min: 1 });
   checkString(problems, 'sentAt', raw.sentAt, { ...TEXT, required: true });
-  const reasonRequired = trigger === 'ResolutionRequired' || trigger === 'PortRejected' || trigger === 'PortDelayed';
+  const reasonRequired = trigger === 'ResolutionRequired' || trigger === 'PortRejected' || trigger === 'PortDelayed' || trigger === 'CancelRefused';
   checkString(problems, 'reasonCode', raw.reasonCode, { min: 1, max: 16, required: reasonRequired });
   checkString(problems, 'reasonDescription', raw.reasonDescription, TEXT);
   checkString(problems, 'dueDate', raw.dueDate, { ...TEXT, required: trigger === 'PortConfirmed' });
@@ -44,6 +51,8 @@ export function parseNpResponse(recordName: string, value: unknown): ParsedNpRes
       dueDate: optional(raw.dueDate),
       reasonCode: optional(raw.reasonCode),
       reasonDescription: optional(raw.reasonDescription),
+      remarks: optional(raw.remarks)?.slice(0, MAX_REMARKS),
+      activatedAt: instant(raw.activatedAt),
       oldNetworkServiceProvider: optional(raw.oldNetworkServiceProvider),
       oldLocalServiceProvider: optional(raw.oldLocalServiceProvider),
     },

@@ -26,6 +26,10 @@ export const REASON_CODES = {
   PORT_IN_IN_PROGRESS: { code: '8P', description: 'PortInInProgress', origin: 'service', usedWith: 'CheckPortInEligibility Reject' },
   CANCELLED_BY_PARTNER: { code: 'CP', description: 'Cancelled by the partner', origin: 'service', usedWith: 'CANCELLED' },
   EXPIRED: { code: 'EX', description: 'expired', origin: 'service', usedWith: 'CANCELLED' },
+  NO_NP_ANSWER: { code: 'NA', description: 'abandoned: no answer from the number-portability side', origin: 'service', usedWith: 'CANCELLED' },
+  ACTIVATION_OVERDUE: { code: 'AO', description: 'abandoned: not activated by the confirmed due date', origin: 'service', usedWith: 'CANCELLED' },
+  CANCEL_UNANSWERED: { code: 'CU', description: 'cancelled: the number-portability side never answered the cancel', origin: 'service', usedWith: 'CANCELLED' },
+  CANCEL_REFUSED: { code: 'CR', description: 'Cancel refused: the port is past its point of no return', origin: 'np', usedWith: 'CancelRefused' },
 } as const satisfies Record<string, ReasonCode>;
 
 export type ReasonName = keyof typeof REASON_CODES;

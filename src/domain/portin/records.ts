@@ -33,6 +33,8 @@ export const NP_RESPONSE_RECORDS = {
   ResolutionRequired: np('ResolutionRequired'),
   PortRejected: np('PortRejected'),
   ActivationComplete: np('ActivationComplete'),
+  CancelConfirmed: np('CancelConfirmed'),
+  CancelRefused: np('CancelRefused'),
 } as const;
 
 /** Record names per topic role, for the topology table. */

@@ -1,6 +1,7 @@
 import type { NewSubscription } from '../subscription';
 import type { CreatePortInCommand, PortInfo } from './commands';
-import { defaultBillCycleStartDay, desiredDueDate } from './due-date';
+import { defaultBillCycleStartDay, desiredDueDate, type DueDateRules } from './due-date';
+import type { ExpirySettings } from './expiry';
 import type { PortStatus } from './lifecycle';
 import { separateSecrets, type PortSecrets } from './masking';
 import { toAvroPortInfo } from './port-info';
@@ -22,6 +23,8 @@ export interface PortInRequest {
   portStatus: PortStatus;
   reasonCode?: string;
   reasonDescription?: string;
+  /** The NP side's remarks with the ResolutionRequired the request waits in (required by reason 1P). */
+  remarks?: string;
   desiredDueDate: string;
   /** The due date the old provider confirmed (firm order confirmation). */
   confirmedDueDate?: string;
@@ -30,6 +33,8 @@ export interface PortInRequest {
   portLastUpdateDate: string;
   /** When the current status began: the expiry timer counts from here. */
   statusSince: string;
+  /** In CANCEL_PENDING: the status to go back to if the NP side refuses the cancel. */
+  statusBeforeCancel?: PortStatus;
   /** With pwdPin and accountNo masked. */
   portInfo: PortInfo;
   /** pwdPin and accountNo in clear, until the port is COMPLETED or CANCELLED. */
@@ -59,11 +64,11 @@ export interface CreatePortInReply {
 
 export const PORT_DIRECTION = 'PORT_IN';
 
-export interface PortInSettings {
-  /** Business days between submission (or a supplement) and the desired due date. */
+export interface PortInSettings extends ExpirySettings {
+  /** Business days between submission (or a supplement) and the desired due date: the earliest one a partner may ask for. */
   dueIntervalBusinessDays: number;
-  /** A request left in RESOLUTION_REQUIRED or REJECTED this long is cancelled as expired. */
-  abandonAfterSeconds: number;
+  /** How far ahead (calendar days) a partner may ask for a due date. */
+  dueDateMaxDaysAhead: number;
   /** The service's operator: the new network service provider of every port-in. */
   networkServiceProvider: string;
   /** New local service provider when the partner gives no portInfo.newNumLocalSP. */
@@ -81,7 +86,7 @@ export interface CreationFacts {
 export function newPortInRequest(command: CreatePortInCommand, facts: CreationFacts, settings: PortInSettings): PortInRequest {
   const at = facts.now.toISOString();
   const { portInfo, secrets } = separateSecrets(command.portInfo);
-  const due = desiredDueDate(facts.now, settings.dueIntervalBusinessDays);
+  const due = command.desiredDueDate ?? desiredDueDate(facts.now, settings.dueIntervalBusinessDays);
   return {
     requestId: facts.requestId,
     wholesaleCustomerId: facts.wholesaleCustomerId,
@@ -114,6 +119,13 @@ export function newPortInRequest(command: CreatePortInCommand, facts: CreationFa
   };
 }
 
+/** The due-date rules of a command handled at `now`. */
+export const dueDateRules = (settings: Pick<PortInSettings, 'dueIntervalBusinessDays' | 'dueDateMaxDaysAhead'>, now: Date): DueDateRules => ({
+  now,
+  intervalBusinessDays: settings.dueIntervalBusinessDays,
+  maxDaysAhead: settings.dueDateMaxDaysAhead,
+});
+
 /** The pending subscription a CreatePortIn makes, activated when the port completes. */
 export function pendingSubscriptionFor(command: CreatePortInCommand, wholesaleCustomerId: string, now: Date): NewSubscription {
   const subscription: NewSubscription = {
@@ -144,6 +156,7 @@ export function portInRecordView(request: PortInRequest): Record<string, unknown
     portStatus: request.portStatus,
     reasonCode: request.reasonCode ?? null,
     reasonDescription: request.reasonDescription ?? null,
+    remarks: request.remarks ?? null,
     desiredDueDate: request.desiredDueDate,
     confirmedDueDate: request.confirmedDueDate ?? null,
     portDirection: request.portDirection,

@@ -1,7 +1,8 @@
 import type { OutgoingMessage } from '../../handlers/types';
 import type { NewSubscription } from '../subscription';
-import type { CreatePortInCommand, UpdatePortInCommand } from './commands';
+import { changesOnlyDueDate, type CreatePortInCommand, type UpdatePortInCommand } from './commands';
 import { desiredDueDate } from './due-date';
+import { expiryDeadline, expiryReason } from './expiry';
 import { ruleFor, CREATE_ON_FREE_NUMBER, type Effect, type NpTrigger, type PortStatus, type PortTrigger } from './lifecycle';
 import { mergePortInfo, revealSecrets, separateSecrets } from './masking';
 import { activationEvent, npCancel, npSubmit, npSupplement, type Cause } from './messages';
@@ -15,7 +16,8 @@ import { newPortInRequest, type CreationFacts, type PortInRequest, type PortInSe
  */
 export type FollowUp =
   | { kind: 'createPendingSubscription'; subscription: NewSubscription }
-  | { kind: 'activateSubscription'; gpsi: string }
+  /** `at`: the activation time (the NP side's activatedAt, never later than when it was read); absent in outcomes recorded before. */
+  | { kind: 'activateSubscription'; gpsi: string; at?: string }
   | { kind: 'cancelSubscription'; gpsi: string; reason: string }
   | { kind: 'scheduleExpiry'; member: string; deadline: string };
 
@@ -38,8 +40,11 @@ export interface NpResponse {
   portOrderVersion: number;
   sentAt: string;
   dueDate?: string;
+  /** ActivationComplete: when the number went live, as the NP side says. */
+  activatedAt?: string;
   reasonCode?: string;
   reasonDescription?: string;
+  remarks?: string;
   oldNetworkServiceProvider?: string;
   oldLocalServiceProvider?: string;
 }
@@ -59,6 +64,8 @@ interface Context {
   cause: Cause;
   settings: PortInSettings;
   subscription?: NewSubscription;
+  /** When the NP side says the number went live (ActivationComplete). */
+  activatedAt?: Date;
 }
 
 /** Runs a moving rule's effects in table order: version first (messages carry it), then messages and follow-ups. */
@@ -82,15 +89,18 @@ function withEffects(previousStatus: PortStatus | undefined, moved: PortInReques
         if (!ctx.subscription) throw new Error('createPendingSubscription needs the subscription');
         followUps.push({ kind: 'createPendingSubscription', subscription: ctx.subscription });
         break;
-      case 'activateSubscription':
-        followUps.push({ kind: 'activateSubscription', gpsi: next.gpsi });
+      case 'activateSubscription': {
+        // the NP side's time, so a backlog does not shift the first bill cycle; never one still to come
+        const at = ctx.activatedAt && ctx.activatedAt.getTime() < ctx.cause.at.getTime() ? ctx.activatedAt : ctx.cause.at;
+        followUps.push({ kind: 'activateSubscription', gpsi: next.gpsi, at: at.toISOString() });
         break;
+      }
       case 'cancelSubscription':
         followUps.push({ kind: 'cancelSubscription', gpsi: next.gpsi, reason: next.reasonDescription ?? 'cancelled' });
         break;
       case 'scheduleExpiry': {
-        const deadline = new Date(ctx.cause.at.getTime() + ctx.settings.abandonAfterSeconds * 1000).toISOString();
-        followUps.push({ kind: 'scheduleExpiry', member: expiryMember(next), deadline });
+        const deadline = expiryDeadline(next, ctx.settings);
+        if (deadline) followUps.push({ kind: 'scheduleExpiry', member: expiryMember(next), deadline: deadline.toISOString() });
         break;
       }
       case 'forgetSecrets':
@@ -103,9 +113,19 @@ function withEffects(previousStatus: PortStatus | undefined, moved: PortInReques
   return { previousStatus, next, messages, followUps };
 }
 
+/** The facts a status carries that the next status does not inherit unless the trigger brings them again. */
+const STATUS_FACTS: Partial<PortInRequest> = { reasonCode: undefined, reasonDescription: undefined, remarks: undefined, statusBeforeCancel: undefined };
+
 /** Applies the table's rule for `trigger`; `details` are the trigger's own facts set on the request when it moves. */
 function transition(current: PortInRequest, trigger: PortTrigger, details: Partial<PortInRequest>, ctx: Context): Plan {
   const rule = ruleFor(current.portStatus, trigger);
+  const at = ctx.cause.at.toISOString();
+  const enter = (to: PortStatus, effects: readonly Effect[]): Plan => {
+    // a cancel the NP side must answer remembers where the request was, to go back there if it is refused
+    const cancelFrom = to === 'CANCEL_PENDING' ? { statusBeforeCancel: current.portStatus } : {};
+    const moved: PortInRequest = { ...current, ...STATUS_FACTS, ...details, ...cancelFrom, portStatus: to, statusSince: at, portLastUpdateDate: at };
+    return { kind: 'change', change: withEffects(current.portStatus, moved, effects, ctx) };
+  };
   switch (rule.action) {
     case 'conflict':
       return { kind: 'conflict', status: current.portStatus };
@@ -114,18 +134,16 @@ function transition(current: PortInRequest, trigger: PortTrigger, details: Parti
     case 'annotate':
     case 'replace':
       return { kind: 'ignore', why: `${trigger} in ${current.portStatus} (${rule.action})` };
-    case 'move': {
-      const at = ctx.cause.at.toISOString();
-      const moved: PortInRequest = {
-        ...current,
-        reasonCode: undefined,
-        reasonDescription: undefined,
-        ...details,
-        portStatus: rule.to,
-        statusSince: at,
-        portLastUpdateDate: at,
-      };
-      return { kind: 'change', change: withEffects(current.portStatus, moved, rule.effects, ctx) };
+    case 'move':
+      return enter(rule.to, rule.effects);
+    case 'resume':
+      if (!current.statusBeforeCancel) return { kind: 'ignore', why: `${trigger} in ${current.portStatus}: no status to resume` };
+      return enter(current.statusBeforeCancel, rule.effects);
+    case 'revise': {
+      const changed = (Object.keys(details) as (keyof PortInRequest)[]).some((field) => details[field] !== current[field]);
+      if (!changed) return { kind: 'ignore', why: `${trigger} in ${current.portStatus} brings nothing new` };
+      const revised: PortInRequest = { ...current, ...details, portLastUpdateDate: at };
+      return { kind: 'change', change: withEffects(current.portStatus, revised, rule.effects, ctx) };
     }
   }
 }
@@ -148,57 +166,76 @@ export function planCreate(
   return { kind: 'change', change: withEffects(undefined, { ...created, portStatus: rule.to }, rule.effects, { ...ctx, subscription }) };
 }
 
-/** UpdatePortIn: a supplement with the merged port information and a new desired due date. */
+/**
+ * UpdatePortIn: a supplement with the merged port information and the due date the partner asks for (else
+ * the earliest from the supplement's time). One that changes only the due date is its own trigger
+ * (UpdateDueDate): the port information stays, and any confirmed date is void until the NP side confirms anew.
+ */
 export function planUpdate(current: PortInRequest, command: UpdatePortInCommand, ctx: Context): Plan {
+  const due = { desiredDueDate: command.desiredDueDate ?? desiredDueDate(ctx.cause.at, ctx.settings.dueIntervalBusinessDays), correlationId: ctx.cause.correlationId };
+  if (changesOnlyDueDate(command)) return transition(current, 'UpdateDueDate', { ...due, confirmedDueDate: undefined }, ctx);
   const merged = mergePortInfo(revealSecrets(current.portInfo, current.secrets), command.updatePortInfo);
   const { portInfo, secrets } = separateSecrets(merged);
-  return transition(
-    current,
-    'UpdatePortIn',
-    { portInfo, secrets, desiredDueDate: desiredDueDate(ctx.cause.at, ctx.settings.dueIntervalBusinessDays), correlationId: ctx.cause.correlationId },
-    ctx,
-  );
+  return transition(current, 'UpdatePortIn', { portInfo, secrets, ...due }, ctx);
 }
 
 export const planCancel = (current: PortInRequest, ctx: Context): Plan =>
   transition(current, 'CancelPortIn', reason('CANCELLED_BY_PARTNER'), ctx);
 
-/** The expiry timer: only the stay it was scheduled for, and only once its deadline has passed. */
+/**
+ * The abandonment timer: only the request and version it was scheduled for, and only once the deadline of
+ * the request's current status has passed (src/domain/portin/expiry.ts).
+ */
 export function planExpiry(current: PortInRequest, scheduled: { requestId: string; portOrderVersion: number }, ctx: Context): Plan {
   if (current.requestId !== scheduled.requestId || current.portOrderVersion !== scheduled.portOrderVersion) {
     return { kind: 'ignore', why: 'the request moved on since the expiry was scheduled' };
   }
-  const deadline = Date.parse(current.statusSince) + ctx.settings.abandonAfterSeconds * 1000;
-  if (ctx.cause.at.getTime() < deadline) return { kind: 'ignore', why: 'not yet due' };
-  return transition(current, 'Expire', reason('EXPIRED'), ctx);
+  const deadline = expiryDeadline(current, ctx.settings);
+  if (deadline && ctx.cause.at.getTime() < deadline.getTime()) return { kind: 'ignore', why: 'not yet due' };
+  return transition(current, 'Expire', reason(expiryReason(current.portStatus)), ctx);
 }
 
 /** The facts each NP response sets on the request when its rule moves it. */
-function npDetails(response: NpResponse): Partial<PortInRequest> {
+function npDetails(response: NpResponse, current: PortInRequest): Partial<PortInRequest> {
   switch (response.trigger) {
     case 'PortConfirmed':
       return response.dueDate ? { confirmedDueDate: response.dueDate } : {};
-    case 'PortDelayed':
     case 'ResolutionRequired':
     case 'PortRejected':
+      // a problem after the FOC voids its date
+      return { reasonCode: response.reasonCode, reasonDescription: response.reasonDescription, remarks: response.remarks, confirmedDueDate: undefined };
+    case 'PortDelayed':
+    case 'CancelRefused':
       return { reasonCode: response.reasonCode, reasonDescription: response.reasonDescription };
+    case 'CancelConfirmed':
+      // the request ends for the reason its cancel was asked for (the partner's, or abandonment)
+      return { reasonCode: current.reasonCode, reasonDescription: current.reasonDescription };
     default:
       return {};
   }
 }
 
 /**
- * An NP response applies only to the request and version it answers: a response for another request or
- * an older version (or a repeated one, which the table ignores) changes nothing.
+ * Facts true of the order whatever version the NP side answered: its order id (assigned to the order, not
+ * a version), and that the number went live.
+ */
+const ANY_EARLIER_VERSION: ReadonlySet<NpTrigger> = new Set(['OrderIdAssigned', 'ActivationComplete']);
+
+/**
+ * An NP response applies only to the request and version it answers: a response for another request, a
+ * newer version, or an older one (but the facts of ANY_EARLIER_VERSION), or a repeated one (which the
+ * table ignores), changes nothing.
  */
 export function planNpResponse(current: PortInRequest, response: NpResponse, ctx: Context): Plan {
   if (response.requestId !== current.requestId) return { kind: 'ignore', why: 'answers another request' };
-  if (response.portOrderVersion !== current.portOrderVersion) {
+  const earlier = response.portOrderVersion < current.portOrderVersion && ANY_EARLIER_VERSION.has(response.trigger);
+  if (response.portOrderVersion !== current.portOrderVersion && !earlier) {
     return { kind: 'ignore', why: `answers version ${response.portOrderVersion}, the request is at ${current.portOrderVersion}` };
   }
   const rule = ruleFor(current.portStatus, response.trigger);
   if (rule.action === 'annotate') return annotateOrder(current, response, ctx.cause);
-  return transition(current, response.trigger, npDetails(response), ctx);
+  const activatedAt = response.activatedAt === undefined ? undefined : new Date(response.activatedAt);
+  return transition(current, response.trigger, npDetails(response, current), { ...ctx, activatedAt });
 }
 
 /** OrderIdAssigned: records the NP's portOrderId and the old providers once; a repeat changes nothing. */

@@ -2,6 +2,7 @@ import { ServiceError } from '../../errors/codes';
 import { Problems, checkArray, checkInteger, checkString } from '../validation/problems';
 import { EID, GPSI, ICCID, PARTNER_TRANSACTION_ID, PEI, PORT_ORDER_ID, SUBSCRIBER_ID, WHOLESALE_PLAN_ID } from '../validation/spec-fields';
 import type { CancelPortInCommand, CreatePortInCommand, ProductChange, QueryPortInCommand, UpdatePortInCommand } from './commands';
+import { DATE_TIME_TEXT, dueDateProblem, isDateTime, type DueDateRules } from './due-date';
 import { checkPortInfo } from './port-info';
 
 /**
@@ -62,10 +63,26 @@ function checkProducts(problems: Problems, value: unknown): ProductChange[] {
 }
 
 /**
+ * A requested due date: its form always; against the calendar when `rules` say from when (the handler,
+ * and the worker's first look, pass the command's time). Returns it normalised to ISO 8601 UTC.
+ */
+function checkDueDate(problems: Problems, value: unknown, rules: DueDateRules | undefined): string | undefined {
+  if (!checkString(problems, 'desiredDueDate', value, { max: 40 })) return undefined;
+  const text = value as string;
+  if (!isDateTime(text)) {
+    problems.add('desiredDueDate', `must be ${DATE_TIME_TEXT}`);
+    return undefined;
+  }
+  const problem = rules && dueDateProblem(text, rules);
+  if (problem) problems.add('desiredDueDate', problem);
+  return new Date(text).toISOString();
+}
+
+/**
  * gpsi is optional in the spec, but a port-in moves a number in: without the number there is nothing to
  * port, to check for eligibility, or to key the request by. It is required here.
  */
-export function validateCreatePortIn(value: unknown): CreatePortInCommand {
+export function validateCreatePortIn(value: unknown, dueDates?: DueDateRules): CreatePortInCommand {
   const problems = new Problems();
   const raw = asRecord(problems, value);
   checkString(problems, 'partnerTransactionId', raw.partnerTransactionId, { ...PARTNER_TRANSACTION_ID, required: true });
@@ -81,6 +98,7 @@ export function validateCreatePortIn(value: unknown): CreatePortInCommand {
   checkString(problems, 'eid', raw.eid, EID);
   const products = checkProducts(problems, raw.products);
   const portInfo = checkPortInfo(problems, 'portInfo', raw.portInfo, 'create');
+  const desiredDueDate = checkDueDate(problems, raw.desiredDueDate, dueDates);
   if (!problems.ok || !portInfo) fail(problems);
   return {
     partnerTransactionId: raw.partnerTransactionId as string,
@@ -96,20 +114,23 @@ export function validateCreatePortIn(value: unknown): CreatePortInCommand {
     eid: present(raw.eid as string | null),
     products,
     portInfo,
+    ...(desiredDueDate ? { desiredDueDate } : {}),
   };
 }
 
-export function validateUpdatePortIn(value: unknown): UpdatePortInCommand {
+export function validateUpdatePortIn(value: unknown, dueDates?: DueDateRules): UpdatePortInCommand {
   const problems = new Problems();
   const raw = asRecord(problems, value);
   checkString(problems, 'partnerTransactionId', raw.partnerTransactionId, { ...PARTNER_TRANSACTION_ID, required: true });
   checkString(problems, 'gpsi', raw.gpsi, { ...GPSI, required: true });
   const updatePortInfo = checkPortInfo(problems, 'updatePortInfo', raw.updatePortInfo, 'update');
-  if (updatePortInfo && problems.ok && Object.keys(updatePortInfo).length === 0) {
-    problems.add('updatePortInfo', 'must change at least one member');
+  const desiredDueDate = checkDueDate(problems, raw.desiredDueDate, dueDates);
+  // a supplement changes something: port information, or (only) the due date
+  if (updatePortInfo && problems.ok && Object.keys(updatePortInfo).length === 0 && raw.desiredDueDate == null) {
+    problems.add('updatePortInfo', 'must change at least one member, or desiredDueDate must be given');
   }
   if (!problems.ok || !updatePortInfo) fail(problems);
-  return { partnerTransactionId: raw.partnerTransactionId as string, gpsi: raw.gpsi as string, updatePortInfo };
+  return { partnerTransactionId: raw.partnerTransactionId as string, gpsi: raw.gpsi as string, updatePortInfo, ...(desiredDueDate ? { desiredDueDate } : {}) };
 }
 
 export function validateCancelPortIn(value: unknown): CancelPortInCommand {

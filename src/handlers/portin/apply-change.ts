@@ -1,6 +1,6 @@
 import { RetriableError, ServiceError } from '../../errors/codes';
 import { PORT_STATUSES, ruleFor, type PortTrigger } from '../../domain/portin/lifecycle';
-import type { Cause } from '../../domain/portin/messages';
+import { restoreSecrets, withholdSecrets, type Cause } from '../../domain/portin/messages';
 import type { PortInRequest } from '../../domain/portin/request';
 import type { Change, FollowUp, Plan } from '../../domain/portin/transitions';
 import type { OutgoingMessage } from '../types';
@@ -47,8 +47,11 @@ export async function applyChange(deps: Pick<PortInDeps, 'store'>, spec: ChangeS
     const expected = current
       ? { requestId: current.requestId, portOrderVersion: current.portOrderVersion, portStatus: current.portStatus }
       : { requestId: null };
-    const written = await store.write(spec.gpsi, spec.cause.id, expected, spec.mode, change.next, outcome);
-    if (written.kind !== 'stale') return { kind: 'applied', outcome: written.outcome, replayed: written.kind === 'replayed' };
+    // the recorded copy keeps no secrets: they live on the open request only (restored from it on a replay)
+    const kept = { ...outcome, messages: outcome.messages.map(withholdSecrets) };
+    const written = await store.write(spec.gpsi, spec.cause.id, expected, spec.mode, change.next, kept);
+    if (written.kind === 'written') return { kind: 'applied', outcome, replayed: false };
+    if (written.kind === 'replayed') return { kind: 'applied', outcome: written.outcome, replayed: true };
   }
   throw new RetriableError(`port-in request of ${spec.gpsi} kept changing while ${spec.cause.id} was applied`);
 }
@@ -62,7 +65,7 @@ export async function runFollowUps(deps: Pick<PortInDeps, 'store' | 'subscriptio
         await deps.subscriptions.createPending(step.subscription, cause.id, cause.at);
         break;
       case 'activateSubscription':
-        messages.push(...(await deps.subscriptions.activate(step.gpsi, cause.at, cause.id, cause.correlationId)));
+        messages.push(...(await deps.subscriptions.activate(step.gpsi, step.at ? new Date(step.at) : cause.at, cause.id, cause.correlationId)));
         break;
       case 'cancelSubscription':
         messages.push(...(await deps.subscriptions.cancel(step.gpsi, cause.at, step.reason, cause.id, cause.correlationId)));
@@ -75,19 +78,30 @@ export async function runFollowUps(deps: Pick<PortInDeps, 'store' | 'subscriptio
   return messages;
 }
 
-/** The messages of an applied change: its own (events, NP requests) then those of its follow-ups. */
+/**
+ * The messages of an applied change: its own (events, NP requests) then those of its follow-ups. A replayed
+ * NP request gets its secrets back from the request it was sent for, or is dropped once that moved on.
+ */
 export async function publishable(deps: Pick<PortInDeps, 'store' | 'subscriptions'>, outcome: RecordedOutcome, cause: Cause): Promise<OutgoingMessage[]> {
-  return [...outcome.messages, ...(await runFollowUps(deps, outcome.followUps, cause))];
+  const own = await Promise.all(
+    outcome.messages.map(async (message) =>
+      message.secrets === 'withheld' ? restoreSecrets(message, await deps.store.byRequest({ gpsi: message.key, requestId: String(message.value.requestId) })) : message,
+    ),
+  );
+  return [...own.filter((message): message is OutgoingMessage => message !== undefined), ...(await runFollowUps(deps, outcome.followUps, cause))];
 }
 
 /** The statuses in which the table lets a command move a request, for the CONFLICT message. */
 const acceptedIn = (trigger: PortTrigger): string =>
   PORT_STATUSES.filter((s) => ['move', 'replace'].includes(ruleFor(s, trigger).action)).join(' or ');
 
+/** How the partner knows a trigger: by its command (UpdateDueDate is an UpdatePortIn that changes only the due date). */
+const COMMAND_OF: Partial<Record<PortTrigger, string>> = { UpdateDueDate: 'UpdatePortIn changing only the due date' };
+
 export const conflictError = (trigger: PortTrigger, request: PortInRequest): ServiceError =>
   new ServiceError(
     'CONFLICT',
-    `port-in request ${request.partnerTransactionId} for ${request.gpsi} is ${request.portStatus}: ${trigger} is accepted in ${acceptedIn(trigger)} only`,
+    `port-in request ${request.partnerTransactionId} for ${request.gpsi} is ${request.portStatus}: ${COMMAND_OF[trigger] ?? trigger} is accepted in ${acceptedIn(trigger)} only`,
     [{ path: 'portStatus', reason: `is ${request.portStatus}` }],
   );
 

@@ -9,8 +9,9 @@ import { describeKeys, findOwnedRequest } from './find-request';
 
 /**
  * CancelPortIn: by partnerTransactionId and/or gpsi (both: they must name the same request the caller
- * can see). Accepted in RESOLUTION_REQUIRED or REJECTED; the NP side is told and the pending subscription
- * is cancelled.
+ * can see). In RESOLUTION_REQUIRED or REJECTED the request is CANCELLED at once (the NP side told, the
+ * pending subscription cancelled); in OPEN, DELAYED or CONFIRMED the NP side is asked and the request waits
+ * in CANCEL_PENDING for its answer (the lifecycle table says which).
  */
 export const createCancelPortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {

@@ -6,12 +6,13 @@ import { causeIds, payloadFingerprint, requestIdFor } from '../../domain/portin/
 import { isInProgress } from '../../domain/portin/lifecycle';
 import type { Cause } from '../../domain/portin/messages';
 import { reason } from '../../domain/portin/reason-codes';
-import { pendingSubscriptionFor, type PortInRequest } from '../../domain/portin/request';
+import { dueDateRules, pendingSubscriptionFor, type PortInRequest } from '../../domain/portin/request';
 import { planCreate } from '../../domain/portin/transitions';
 import { validateCreatePortIn } from '../../domain/portin/validate-commands';
 import type { CommandContext, Handler } from '../types';
 import { applyChange, publishable } from './apply-change';
 import { ownerOf, type PortInDeps } from './deps';
+import { answerResubmission } from './resubmission';
 
 /**
  * CreatePortIn. Order of steps, each safe to repeat: validate and check the catalog (pure); claim the
@@ -21,8 +22,12 @@ import { ownerOf, type PortInDeps } from './deps';
  * subscription; settle the claim with the reply. A refusal before the write gives the claim back.
  */
 function inProgressError(existing: PortInRequest, canSee: CommandContext['canSee']): ServiceError {
-  const which = canSee(existing.wholesaleCustomerId) ? `request ${existing.partnerTransactionId}` : "another wholesale customer's request";
   const { reasonCode, reasonDescription } = reason('PORT_IN_IN_PROGRESS');
+  // another partner's request: that one exists, nothing of its status or owner (as eligibility tells anyone)
+  if (!canSee(existing.wholesaleCustomerId)) {
+    return new ServiceError('CONFLICT', `${existing.gpsi} already has a port-in in progress`, [{ path: 'gpsi', reason: `${reasonCode} ${reasonDescription}` }]);
+  }
+  const which = `request ${existing.partnerTransactionId}`;
   return new ServiceError('CONFLICT', `${existing.gpsi} already has a port-in in progress: ${which} is ${existing.portStatus}`, [
     { path: 'gpsi', reason: `${reasonCode} ${reasonDescription}: ${which} (${existing.portStatus})` },
   ]);
@@ -76,7 +81,7 @@ async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requ
 
 export const createCreatePortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {
-    const command = validateCreatePortIn(raw);
+    const command = validateCreatePortIn(raw, dueDateRules(deps.settings, context.now));
     const problems = catalogProblems(command, deps.catalog);
     if (problems.length > 0) throw ServiceError.badRequest(problems, 'The command names what the catalog does not hold');
     const owner = ownerOf(context);
@@ -88,7 +93,7 @@ export const createCreatePortIn = (deps: PortInDeps): Handler =>
       requestId: requestIdFor(context.commandId),
       now: context.now,
     });
-    if (claim.kind === 'duplicate') return { reply: claim.reply };
+    if (claim.kind === 'duplicate') return answerResubmission(deps.store, owner, command.partnerTransactionId, claim.reply);
     if (claim.kind === 'mismatch') {
       throw new ServiceError('CONFLICT', `partnerTransactionId ${command.partnerTransactionId} was already used with a different payload`, [
         { path: 'partnerTransactionId', reason: 'is already used by another port-in request' },

@@ -1,6 +1,7 @@
 import { ServiceError, type FieldProblem } from '../../errors/codes';
 import { rawCatalogProblems } from '../../domain/portin/catalog-check';
 import { PORTIN_COMMAND_RECORDS } from '../../domain/portin/records';
+import { dueDateRules } from '../../domain/portin/request';
 import { validateCancelPortIn, validateCreatePortIn, validateQueryPortIn, validateUpdatePortIn } from '../../domain/portin/validate-commands';
 import type { HandlerRegistration } from '../types';
 import { createCancelPortIn } from './cancel-port-in';
@@ -17,10 +18,10 @@ export { createExpirySweeper, type ExpirySweeper, type ExpirySweeperOptions } fr
 type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'readOnly'>;
 
 /** The problems a throwing validator finds, for the worker to list with the header problems. */
-function problemsOf(validate: (raw: unknown) => unknown): (raw: unknown) => FieldProblem[] {
-  return (raw) => {
+function problemsOf(validate: (raw: unknown, now: Date) => unknown): (raw: unknown, now: Date) => FieldProblem[] {
+  return (raw, now) => {
     try {
-      validate(raw);
+      validate(raw, now);
       return [];
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'BAD_REQUEST') return error.problems;
@@ -42,13 +43,13 @@ export function createPortInHandlers(deps: PortInDeps): HandlerRegistration[] {
       readOnly: true,
     },
     CreatePortIn: {
-      validate: (raw) => {
-        const problems = problemsOf(validateCreatePortIn)(raw);
+      validate: (raw, now) => {
+        const problems = problemsOf((command, at) => validateCreatePortIn(command, dueDateRules(deps.settings, at)))(raw, now);
         return [...problems, ...rawCatalogProblems(raw, deps.catalog, problems)];
       },
       handle: createCreatePortIn(deps),
     },
-    UpdatePortIn: { validate: problemsOf(validateUpdatePortIn), handle: createUpdatePortIn(deps) },
+    UpdatePortIn: { validate: problemsOf((command, at) => validateUpdatePortIn(command, dueDateRules(deps.settings, at))), handle: createUpdatePortIn(deps) },
     CancelPortIn: { validate: problemsOf(validateCancelPortIn), handle: createCancelPortIn(deps) },
     QueryPortIn: { validate: problemsOf(validateQueryPortIn), handle: createQueryPortIn(deps), readOnly: true },
   };

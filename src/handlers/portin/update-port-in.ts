@@ -1,5 +1,7 @@
 import { causeIds } from '../../domain/portin/ids';
 import type { Cause } from '../../domain/portin/messages';
+import { changesOnlyDueDate } from '../../domain/portin/commands';
+import { dueDateRules } from '../../domain/portin/request';
 import { planUpdate } from '../../domain/portin/transitions';
 import { validateUpdatePortIn } from '../../domain/portin/validate-commands';
 import type { Handler } from '../types';
@@ -7,13 +9,14 @@ import { applyChange, conflictError, notFoundError, publishable } from './apply-
 import type { PortInDeps } from './deps';
 
 /**
- * UpdatePortIn: a supplement to a request in RESOLUTION_REQUIRED or REJECTED. partnerTransactionId and
- * gpsi must name the same request the caller can see; the request goes back to OPEN with portOrderVersion
- * one higher, and the merged port information goes to the NP side.
+ * UpdatePortIn: a supplement to a request in RESOLUTION_REQUIRED or REJECTED (one changing only the due
+ * date also while the NP side works on it: OPEN, DELAYED, CONFIRMED). partnerTransactionId and gpsi must
+ * name the same request the caller can see; the request goes back to OPEN with portOrderVersion one
+ * higher, and the merged port information and the due date go to the NP side.
  */
 export const createUpdatePortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {
-    const command = validateUpdatePortIn(raw);
+    const command = validateUpdatePortIn(raw, dueDateRules(deps.settings, context.now));
     const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };
     const missing = () => notFoundError(`with partnerTransactionId ${command.partnerTransactionId} for gpsi ${command.gpsi}`);
     const result = await applyChange(deps, {
@@ -33,7 +36,7 @@ export const createUpdatePortIn = (deps: PortInDeps): Handler =>
         desiredDueDate: next.desiredDueDate,
       }),
     });
-    if (result.kind === 'conflict') throw conflictError('UpdatePortIn', result.current);
+    if (result.kind === 'conflict') throw conflictError(changesOnlyDueDate(command) ? 'UpdateDueDate' : 'UpdatePortIn', result.current);
     if (result.kind === 'ignored') throw missing();
     return { reply: result.outcome.reply as Record<string, unknown>, messages: await publishable(deps, result.outcome, cause) };
   };

@@ -6,7 +6,11 @@ import type { NpResponse } from '../../../src/domain/portin/transitions';
 /** Shared test data for the port-in unit tests. */
 export const SETTINGS: PortInSettings = {
   dueIntervalBusinessDays: 1,
+  dueDateMaxDaysAhead: 90,
   abandonAfterSeconds: 30 * 24 * 3600,
+  noAnswerAfterDueSeconds: 30 * 24 * 3600,
+  activationGraceSeconds: 2 * 24 * 3600,
+  cancelAnswerTimeoutSeconds: 3 * 24 * 3600,
   networkServiceProvider: 'NNSP-TEST',
   localServiceProvider: 'NLSP-TEST',
 };
@@ -75,8 +79,8 @@ export function npResponse(trigger: NpResponse['trigger'], overrides: Partial<Np
     portOrderVersion: 1,
     sentAt: T0.toISOString(),
     dueDate: trigger === 'PortConfirmed' ? '2026-03-05T10:00:00.000Z' : undefined,
-    reasonCode: ['PortDelayed', 'ResolutionRequired', 'PortRejected'].includes(trigger) ? '8C' : undefined,
-    reasonDescription: ['PortDelayed', 'ResolutionRequired', 'PortRejected'].includes(trigger) ? 'Password/PIN required or incorrect' : undefined,
+    ...(['PortDelayed', 'ResolutionRequired', 'PortRejected'].includes(trigger) ? { reasonCode: '8C', reasonDescription: 'Password/PIN required or incorrect' } : {}),
+    ...(trigger === 'CancelRefused' ? { reasonCode: 'CR', reasonDescription: 'Cancel refused: the port is past its point of no return' } : {}),
     ...overrides,
   };
 }

@@ -45,13 +45,13 @@ export class PortInJourneys {
     readonly events: Reply[],
   ) {}
 
-  /** `tokenProvider`: every command carries a bearer token (AUTH_MODE=jwt tests). */
-  static async start(overrides: Record<string, string> = {}, options: { tokenProvider?: TokenProvider } = {}): Promise<PortInJourneys> {
+  /** `tokenProvider`: every command carries a bearer token (AUTH_MODE=jwt tests); `clock`: the service's and the simulator's. */
+  static async start(overrides: Record<string, string> = {}, options: { tokenProvider?: TokenProvider; clock?: () => Date } = {}): Promise<PortInJourneys> {
     const config = testConfig(overrides);
-    const service = await startTestService(config);
+    const service = await startTestService(config, { clock: options.clock });
     const simulator = await startNpSimulator(
       loadNpSimulatorConfig({ ...process.env, ...envFor(config), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: overrides.NP_SIM_TIME_SCALE ?? '100000' }),
-      { log: testLogger(config) },
+      { log: testLogger(config), clock: options.clock },
     );
     await simulator.joined;
     const requester = await TestRequester.start(config, undefined, options);
@@ -104,3 +104,14 @@ export class PortInJourneys {
 }
 
 export const statuses = (events: Reply[]): string[] => events.map((e) => `${e.value.portStatus}/v${e.value.portOrderVersion}`);
+
+/**
+ * The real clock, moved back to Friday on a weekend: with PORTIN_DUE_INTERVAL_BUSINESS_DAYS=0 a due date is
+ * then now, not Monday, so deadlines counted from it come within a test's time.
+ */
+export function weekdayClock(): () => Date {
+  const day = new Date().getUTCDay();
+  const offsetMs = (day === 6 ? 1 : day === 0 ? 2 : 0) * 24 * 3600 * 1000;
+  return () => new Date(Date.now() - offsetMs);
+}
+

@@ -15,11 +15,20 @@ const message = fc.record(
   },
   { requiredKeys: ['topic', 'key', 'value', 'headers'], noNullPrototype: true },
 );
-const outcome: fc.Arbitrary<StoredOutcome> = fc.record({ fingerprint: fc.string({ maxLength: 64 }), messages: fc.array(message, { maxLength: 5 }) }, { noNullPrototype: true });
+const outcome: fc.Arbitrary<StoredOutcome> = fc.record(
+  { fingerprint: fc.string({ maxLength: 64 }), messages: fc.array(message, { maxLength: 5 }), rerun: fc.constant(true) },
+  { requiredKeys: ['fingerprint', 'messages'], noNullPrototype: true },
+);
 
 describe('stored outcome layout', () => {
   it('gives back every message exactly: texts as texts, bytes as bytes, absent partitions absent', () => {
     fc.assert(fc.property(outcome, (o) => expect(decodeOutcome(encodeOutcome(o))).toStrictEqual(o)));
+  });
+
+  it('writes an outcome without the rerun flag in the first binary layout, byte for byte', () => {
+    const plain = { fingerprint: 'f', messages: [] };
+    expect(encodeOutcome(plain)[0]).toBe(0x01);
+    expect(encodeOutcome({ ...plain, rerun: true }).subarray(2)).toEqual(encodeOutcome(plain).subarray(1));
   });
 
   it('is smaller than the JSON-with-base64 layout it replaces for a typical reply', () => {

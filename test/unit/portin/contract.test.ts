@@ -67,7 +67,14 @@ describe('port-in Avro contract', () => {
 
   it('encodes every response the simulator sends', () => {
     const request = { recordName: 'np.portin.v1.SubmitPortRequest', requestId: 'r', gpsi: '19459986814', portOrderVersion: 1, desiredDueDate: '2026-03-05T10:00:00.000Z' };
-    const sent = [...plan(request, new Date('2026-03-04T10:00:00Z')), ...plan({ ...request, gpsi: '19459986813' }, new Date()), ...plan({ ...request, portInfo: { pwdPin: '0000' } }, new Date())];
+    const cancel = { ...request, recordName: 'np.portin.v1.CancelPortRequest', sentAt: '2026-03-04T11:00:00.000Z' };
+    const sent = [
+      ...plan(request, new Date('2026-03-04T10:00:00Z')),
+      ...plan({ ...request, gpsi: '19459986813' }, new Date()),
+      ...plan({ ...request, portInfo: { pwdPin: '0000' } }, new Date()),
+      ...plan(cancel, new Date()),
+      ...plan({ ...cancel, gpsi: '19459986816' }, new Date()),
+    ];
     expect(new Set(sent.map((r) => r.recordName))).toEqual(new Set(Object.values(NP_RESPONSE_RECORDS)));
     for (const response of sent) expectValid(response.recordName, { ...response.value, sentAt: '2026-03-04T10:00:00.000Z' });
   });

@@ -12,6 +12,38 @@ const cell = (rule: Rule): string => {
   return rule.action === 'ignore' ? '·' : rule.action;
 };
 
+/** Every way out of every status the table allows, as `FROM --> TO` (a refused cancel goes back where it came from). */
+function movesOfTheTable(): Set<string> {
+  const cameFrom = PORT_STATUSES.filter((s) => destinations(TRANSITIONS[s].CancelPortIn).includes('CANCEL_PENDING'));
+  const moves = new Set<string>();
+  for (const status of PORT_STATUSES) {
+    for (const trigger of PORT_TRIGGERS) {
+      const rule = TRANSITIONS[status][trigger];
+      const to = rule.action === 'resume' ? cameFrom : destinations(rule);
+      for (const target of to) moves.add(`${status} --> ${target}`);
+    }
+  }
+  return moves;
+}
+function destinations(rule: Rule): string[] {
+  return rule.action === 'move' || rule.action === 'replace' ? [rule.to] : [];
+}
+
+/** The edges of a document's lifecycle diagram (mermaid stateDiagram), start and end states left out. */
+function diagramEdges(markdown: string): Set<string> {
+  const diagram = markdown.split('```mermaid\nstateDiagram-v2\n')[1].split('```')[0];
+  return new Set([...diagram.matchAll(/^\s*(\w+) --> (\w+)/gm)].map(([, from, to]) => `${from} --> ${to}`));
+}
+
+describe.each([
+  ['README.md', readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8')],
+  ['docs/portin.md', doc],
+])('%s lifecycle diagram', (_name, markdown) => {
+  it('shows every way out of every status the table allows, and no other', () => {
+    expect([...diagramEdges(markdown)].sort()).toEqual([...movesOfTheTable()].sort());
+  });
+});
+
 describe('docs/portin.md', () => {
   it('renders the lifecycle table as the code has it', () => {
     const rendered = [

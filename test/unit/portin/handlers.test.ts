@@ -75,6 +75,42 @@ describe('CreatePortIn handler', () => {
     expect(retry).toEqual({ reply: first.reply });
   });
 
+  it('a due-date-only update of a finished request is a CONFLICT naming where it is accepted', async () => {
+    const { create, update, force } = setup();
+    await create(rawCreate(), context());
+    force('COMPLETED');
+    expect(await refusal(update({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: {}, desiredDueDate: '2026-03-10T10:00:00Z' }, context()))).toMatchObject({
+      code: 'CONFLICT',
+      message: `port-in request PTX-1 for ${GPSI} is COMPLETED: UpdatePortIn changing only the due date is accepted in OPEN or DELAYED or CONFIRMED or RESOLUTION_REQUIRED or REJECTED only`,
+    });
+  });
+
+  it('answers a retry whose request was cancelled since with a CONFLICT naming it, not the first reply', async () => {
+    const { create, cancel, force } = setup();
+    await create(rawCreate(), context());
+    force('REJECTED');
+    await cancel({ gpsi: GPSI }, context());
+    expect(await refusal(create(rawCreate(), context({ now: later(60_000) })))).toMatchObject({
+      code: 'CONFLICT',
+      message: `partnerTransactionId PTX-1 names the port-in request for ${GPSI}, CANCELLED (CP Cancelled by the partner): a new port-in needs a new partnerTransactionId`,
+      problems: [{ path: 'partnerTransactionId', reason: `names a CANCELLED port-in request (${GPSI})` }],
+    });
+  });
+
+  it('records its outcome without the secrets, and a replay takes them from the request while it is open at that version', async () => {
+    const { create, update, store, force } = setup();
+    const ctx = context();
+    const first = await create(rawCreate(), ctx);
+    const [recorded] = [...store.outcomes.values()];
+    expect(JSON.stringify(recorded)).not.toMatch(/4321|123456789012/);
+    expect(recorded.messages[1]).toMatchObject({ secrets: 'withheld', value: { portInfo: { pwdPin: null, accountNo: null } } });
+    expect(await create(rawCreate(), { ...ctx, now: later(5000) })).toEqual(first);
+    // once a supplement moved the request on, the first submit is moot: a replay no longer sends it
+    force('RESOLUTION_REQUIRED');
+    await update({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: { pwdPin: '9999' } }, context());
+    expect((await create(rawCreate(), { ...ctx, now: later(9000) })).messages!.map((m) => m.recordName)).toEqual([PORTIN_EVENT_RECORD]);
+  });
+
   it('replays a redelivered command (same commandId) with the same reply and the same messages', async () => {
     const { create, store } = setup();
     const ctx = context();
@@ -131,7 +167,7 @@ describe('CreatePortIn handler', () => {
     expect(error.problems).toEqual([{ path: 'gpsi', reason: '8P PortInInProgress: request PTX-1 (OPEN)' }]);
     expect(store.transactions.has('WC-1|PTX-2')).toBe(false);
     const foreign = await refusal(create(rawCreate({ partnerTransactionId: 'PTX-3' }), context({ wholesaleCustomerId: 'WC-2' })));
-    expect(foreign.message).toContain("another wholesale customer's request is OPEN");
+    expect(foreign).toMatchObject({ code: 'CONFLICT', message: '19459986891 already has a port-in in progress', problems: [{ path: 'gpsi', reason: '8P PortInInProgress' }] });
   });
 
   it('carries the eligibility reason: an active number (8A) and a non-portable range', async () => {
@@ -241,10 +277,13 @@ describe('CancelPortIn handler', () => {
     expect((await cancel({ partnerTransactionId: 'PTX-1', gpsi: GPSI }, context())).reply).toMatchObject({ portStatus: 'CANCELLED' });
   });
 
-  it('is a CONFLICT naming the status for an OPEN request', async () => {
+  it('asks the NP side for an OPEN request: CANCEL_PENDING, and a second cancel is a CONFLICT naming that status', async () => {
     const { create, cancel } = setup();
     await create(rawCreate(), context());
-    expect(await refusal(cancel({ gpsi: GPSI }, context()))).toMatchObject({ code: 'CONFLICT', problems: [{ path: 'portStatus', reason: 'is OPEN' }] });
+    const asked = await cancel({ gpsi: GPSI }, context());
+    expect(asked.reply).toMatchObject({ portStatus: 'CANCEL_PENDING' });
+    expect(asked.messages!.map((m) => m.recordName)).toEqual(['wholesale.portin.v1.PortInActivationEvent', 'np.portin.v1.CancelPortRequest']);
+    expect(await refusal(cancel({ gpsi: GPSI }, context()))).toMatchObject({ code: 'CONFLICT', problems: [{ path: 'portStatus', reason: 'is CANCEL_PENDING' }] });
   });
 });
 
@@ -264,6 +303,7 @@ describe('QueryPortIn handler', () => {
       portStatus: 'RESOLUTION_REQUIRED',
       reasonCode: '8C',
       reasonDescription: 'Password/PIN required or incorrect',
+      remarks: null,
       desiredDueDate: '2026-03-05T10:00:00.000Z',
       confirmedDueDate: null,
       portDirection: 'PORT_IN',
@@ -332,7 +372,9 @@ describe('the customer hierarchy (context.canSee)', () => {
     await create(rawCreate(), brand1());
     const again = (ctx: CommandContext) => refusal(create(rawCreate({ partnerTransactionId: 'PTX-9' }), ctx));
     expect((await again(partner())).message).toContain('request PTX-1 is OPEN');
-    expect((await again(brand2())).message).toContain("another wholesale customer's request is OPEN");
+    const anonymous = await again(brand2());
+    expect(anonymous.message).toBe('19459986891 already has a port-in in progress');
+    expect(JSON.stringify(anonymous.problems)).not.toMatch(/OPEN|PTX-1|brand/);
   });
 });
 
@@ -344,13 +386,22 @@ describe('createPortInHandlers', () => {
       ['CheckPortInEligibility', 'CreatePortIn', 'UpdatePortIn', 'CancelPortIn', 'QueryPortIn'].map((n) => [`wholesale.portin.v1.${n}`, `wholesale.portin.v1.${n}Reply`]),
     );
     const createReg = registrations.find((r) => r.commandRecord.endsWith('.CreatePortIn'))!;
-    expect(createReg.validate!(rawCreate({ gpsi: null, wholesalePlanId: 'WP-NONE', bucketRefId: ['1000001', ''] }))).toEqual([
+    // the due date is judged from the worker's clock: a Saturday, and one too early, with the other problems
+    expect(createReg.validate!(rawCreate({ gpsi: null, wholesalePlanId: 'WP-NONE', bucketRefId: ['1000001', ''], desiredDueDate: '2026-03-07T10:00:00Z' }), T0)).toEqual([
       { path: 'bucketRefId[1]', reason: 'must be at least 1 characters' },
       { path: 'gpsi', reason: 'is required' },
+      { path: 'desiredDueDate', reason: 'must fall on a business day (Monday to Friday, UTC)' },
       { path: 'wholesalePlanId', reason: 'names no wholesale plan of the catalog (WP-NONE)' },
       { path: 'bucketRefId[0]', reason: '1000001 is a PRIMARY bucket: only add-on buckets may be listed, the plan brings its primary bucket' },
     ]);
-    expect(createReg.validate!(rawCreate())).toEqual([]);
+    expect(createReg.validate!(rawCreate(), T0)).toEqual([]);
+    expect(createReg.validate!(rawCreate({ desiredDueDate: '2026-03-05T09:00:00Z' }), T0)).toEqual([
+      { path: 'desiredDueDate', reason: 'must be no earlier than 2026-03-05T10:00:00.000Z (1 business day(s) from now)' },
+    ]);
+    const updateReg = registrations.find((r) => r.commandRecord.endsWith('.UpdatePortIn'))!;
+    expect(updateReg.validate!({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: {}, desiredDueDate: 'next friday' }, T0)).toEqual([
+      { path: 'desiredDueDate', reason: 'must be an ISO 8601 date-time with a zone, e.g. 2026-03-06T15:00:00Z' },
+    ]);
   });
 
   it('eligibility rejects a number with a port-in in progress with 8P', async () => {

@@ -1,5 +1,7 @@
 import { RetriableError, ServiceError } from '../../../src/errors/codes';
+import { MAX_REMARKS, parseNpResponse } from '../../../src/domain/portin/np-response';
 import { NP_REQUEST_RECORDS, NP_RESPONSE_RECORDS, PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
+import { createCancelPortIn } from '../../../src/handlers/portin/cancel-port-in';
 import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in';
 import { createNpResponseProcessor } from '../../../src/handlers/portin/np-response-processor';
 import type { OutgoingMessage } from '../../../src/handlers/types';
@@ -76,6 +78,15 @@ describe('NP response processor', () => {
     expect(none).toEqual([]);
   });
 
+  it('reads the NP side\'s activatedAt and remarks: an unreadable time is left out (the clock is used), long remarks are cut', () => {
+    const base = { responseId: 'r', requestId: 'q', gpsi: GPSI, portOrderVersion: 1, sentAt: 'now', portOrderId: 'PO-1' };
+    const activation = (activatedAt: string) => parseNpResponse(NP_RESPONSE_RECORDS.ActivationComplete, { ...base, activatedAt });
+    expect(activation('2026-03-05T10:00:00Z')).toMatchObject({ ok: true, response: { activatedAt: '2026-03-05T10:00:00.000Z' } });
+    expect(activation('tomorrow')).toMatchObject({ ok: true, response: { activatedAt: undefined } });
+    const resolution = parseNpResponse(NP_RESPONSE_RECORDS.ResolutionRequired, { ...base, reasonCode: '1P', remarks: 'x'.repeat(MAX_REMARKS + 50) });
+    expect(resolution.ok && resolution.response.remarks).toHaveLength(MAX_REMARKS);
+  });
+
   it('skips a malformed response instead of failing', async () => {
     const { deps } = portInKit();
     const process = createNpResponseProcessor(deps);
@@ -122,26 +133,88 @@ describe('NP response processor', () => {
   });
 });
 
+/** The sweeper over a kit, on a clock the test sets; publishing fails while `failing` is set (Kafka away). */
+function sweeping<K extends Awaited<ReturnType<typeof created>>>(kit: K) {
+  const published: OutgoingMessage[][] = [];
+  let now = at(1000);
+  let failing = false;
+  const sweeper = createExpirySweeper(kit.deps, {
+    intervalMs: 10,
+    leaseMs: 60_000,
+    batchSize: 10,
+    clock: () => now,
+    log: silentLog,
+    publish: async (messages) => {
+      published.push(messages);
+      if (failing) throw new Error('kafka away');
+    },
+  });
+  return { ...kit, sweeper, published, setNow: (d: Date) => (now = d), setFailing: (f: boolean) => (failing = f) };
+}
+
+describe('abandonment: no request waits forever', () => {
+  const due = (kit: Awaited<ReturnType<typeof created>>) => Date.parse(kit.store.requests.get(GPSI)!.desiredDueDate);
+
+  it('an OPEN request the NP side never answers is abandoned 30 days after its desired due date (NA): NP cancel, subscription cancelled', async () => {
+    const kit = sweeping(await created());
+    kit.setNow(new Date(due(kit) + 30 * DAY - 1));
+    expect(await kit.sweeper.sweepOnce()).toBe(0);
+    kit.setNow(new Date(due(kit) + 30 * DAY));
+    expect(await kit.sweeper.sweepOnce()).toBe(1);
+    expect(kit.published.map(names)).toEqual([[PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.cancel, 'wholesale.balance.v1.SubscriptionCancelled']]);
+    expect(kit.published[0][0].value).toMatchObject({ portStatus: 'CANCELLED', previousPortStatus: 'OPEN', reasonCode: 'NA' });
+    expect(kit.subscriptions.subscriptions.get(GPSI)!.status).toBe('CANCELLED');
+    expect(kit.store.requests.get(GPSI)!.secrets).toEqual({});
+  });
+
+  it('a CONFIRMED port never activated is abandoned at its confirmed due date plus the grace period (AO)', async () => {
+    const kit = sweeping(await created());
+    await kit.respond('PortConfirmed', { dueDate: at(3 * DAY).toISOString() });
+    kit.setNow(at(5 * DAY - 1));
+    expect(await kit.sweeper.sweepOnce()).toBe(0);
+    kit.setNow(at(5 * DAY));
+    expect(await kit.sweeper.sweepOnce()).toBe(1);
+    expect(kit.published[0][0].value).toMatchObject({ portStatus: 'CANCELLED', previousPortStatus: 'CONFIRMED', reasonCode: 'AO' });
+  });
+
+  it('a deadline met after the request moved to a later one (its status changed meanwhile) waits for that one', async () => {
+    const kit = sweeping(await created());
+    await kit.respond('PortConfirmed', { dueDate: at(3 * DAY).toISOString() });
+    const member = [...kit.store.schedule.keys()][0];
+    kit.store.schedule.set(member, at(2 * DAY).getTime()); // as if the confirmation had not yet moved it
+    kit.setNow(at(2 * DAY));
+    expect(await kit.sweeper.sweepOnce()).toBe(0);
+    expect([...kit.store.schedule]).toEqual([[member, at(5 * DAY).getTime()]]);
+  });
+
+  it('a cancel the NP side never answers ends the request as CANCELLED (CU), without asking again', async () => {
+    const kit = sweeping(await created());
+    await createCancelPortIn(kit.deps)({ gpsi: GPSI }, context({ now: at(DAY) }));
+    expect(kit.store.requests.get(GPSI)).toMatchObject({ portStatus: 'CANCEL_PENDING', statusBeforeCancel: 'OPEN' });
+    kit.setNow(at(4 * DAY));
+    expect(await kit.sweeper.sweepOnce()).toBe(1);
+    expect(kit.published.map(names)).toEqual([[PORTIN_EVENT_RECORD, 'wholesale.balance.v1.SubscriptionCancelled']]);
+    expect(kit.published[0][0].value).toMatchObject({ portStatus: 'CANCELLED', previousPortStatus: 'CANCEL_PENDING', reasonCode: 'CU' });
+  });
+
+  it('a refused cancel puts the request back where it was; a confirmed one ends it for the partner\'s reason', async () => {
+    const kit = await created();
+    await kit.respond('PortConfirmed', { dueDate: at(3 * DAY).toISOString() });
+    await createCancelPortIn(kit.deps)({ gpsi: GPSI }, context({ now: at(DAY) }));
+    const [refused] = await kit.respond('CancelRefused', { responseId: 'refusal-1', reasonCode: 'CR', reasonDescription: 'too late' }, at(DAY + 1000));
+    expect(refused.value).toMatchObject({ portStatus: 'CONFIRMED', previousPortStatus: 'CANCEL_PENDING', reasonCode: 'CR' });
+    await createCancelPortIn(kit.deps)({ gpsi: GPSI }, context({ now: at(DAY + 2000) }));
+    const done = await kit.respond('CancelConfirmed', { responseId: 'confirmed-2' }, at(DAY + 3000));
+    expect(names(done)).toEqual([PORTIN_EVENT_RECORD, 'wholesale.balance.v1.SubscriptionCancelled']);
+    expect(done[0].value).toMatchObject({ portStatus: 'CANCELLED', previousPortStatus: 'CANCEL_PENDING', reasonCode: 'CP' });
+  });
+});
+
 describe('expiry sweeper', () => {
   async function rejected() {
     const kit = await created();
     await kit.respond('PortRejected', { reasonCode: '7A', reasonDescription: 'Number not portable' }, at(1000));
-    const published: OutgoingMessage[][] = [];
-    let now = at(1000);
-    /** Publishing fails while `failing` is set (Kafka away). */
-    let failing = false;
-    const sweeper = createExpirySweeper(kit.deps, {
-      intervalMs: 10,
-      leaseMs: 60_000,
-      batchSize: 10,
-      clock: () => now,
-      log: silentLog,
-      publish: async (messages) => {
-        published.push(messages);
-        if (failing) throw new Error('kafka away');
-      },
-    });
-    return { ...kit, sweeper, published, setNow: (d: Date) => (now = d), setFailing: (f: boolean) => (failing = f) };
+    return sweeping(kit);
   }
 
   it('schedules the deadline 30 days after the request became REJECTED', async () => {

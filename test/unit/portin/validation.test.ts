@@ -6,7 +6,7 @@ import {
   validateQueryPortIn,
   validateUpdatePortIn,
 } from '../../../src/domain/portin/validate-commands';
-import { rawCreate } from '../../support/portin/fixtures';
+import { T0, rawCreate } from '../../support/portin/fixtures';
 
 function problemsOf(run: () => unknown): FieldProblem[] {
   try {
@@ -148,8 +148,31 @@ describe('UpdatePortIn validation', () => {
       { path: 'updatePortInfo.newNumLocalSP', reason: 'is accepted by CreatePortIn only' },
     ]);
     expect(problemsOf(() => validateUpdatePortIn({ partnerTransactionId: 'P', gpsi: '19459986891', updatePortInfo: { pwdPin: null, contact: {} } }))).toEqual([
-      { path: 'updatePortInfo', reason: 'must change at least one member' },
+      { path: 'updatePortInfo', reason: 'must change at least one member, or desiredDueDate must be given' },
     ]);
+    // a supplement may change only the due date
+    expect(validateUpdatePortIn({ partnerTransactionId: 'P', gpsi: '19459986891', updatePortInfo: { pwdPin: null }, desiredDueDate: '2026-03-10T15:00:00+02:00' })).toEqual({
+      partnerTransactionId: 'P',
+      gpsi: '19459986891',
+      updatePortInfo: {},
+      desiredDueDate: '2026-03-10T13:00:00.000Z',
+    });
+  });
+
+  it.each([
+    ['2026-03-05T10:00:00Z', []],
+    ['2026-03-05T09:59:59Z', ['must be no earlier than 2026-03-05T10:00:00.000Z (1 business day(s) from now)']],
+    ['2026-03-07T12:00:00Z', ['must fall on a business day (Monday to Friday, UTC)']],
+    ['2026-06-02T10:00:00Z', []],
+    ['2026-06-02T10:00:01Z', ['must be no later than 2026-06-02T10:00:00.000Z (90 days from now)']],
+    ['2026-03-05', ['must be an ISO 8601 date-time with a zone, e.g. 2026-03-06T15:00:00Z']],
+    ['2026-03-05T10:00:00', ['must be an ISO 8601 date-time with a zone, e.g. 2026-03-06T15:00:00Z']],
+    ['2026-02-30T10:00:00Z', ['must be an ISO 8601 date-time with a zone, e.g. 2026-03-06T15:00:00Z']],
+  ])('a requested due date %s, asked on Wednesday 2026-03-04 10:00Z with a one-business-day interval: %j', (desiredDueDate, reasons) => {
+    const rules = { now: T0, intervalBusinessDays: 1, maxDaysAhead: 90 };
+    const validate = () => validateCreatePortIn(rawCreate({ desiredDueDate }), rules);
+    if (reasons.length === 0) expect(validate().desiredDueDate).toBe(new Date(desiredDueDate).toISOString());
+    else expect(problemsOf(validate)).toEqual(reasons.map((reason) => ({ path: 'desiredDueDate', reason })));
   });
 });
 

@@ -1,5 +1,5 @@
 import { NP_REQUEST_RECORDS, NP_RESPONSE_RECORDS } from '../../../src/domain/portin/records';
-import { SIM_RULES, SIM_TIMELINE, plan, portOrderIdFor, ruleFor, type SimRequest } from '../../../src/simulator/rules';
+import { SIM_RULES, SIM_TIMELINE, plan, portOrderIdFor, ruleFor, supersedesPending, type SimRequest } from '../../../src/simulator/rules';
 
 const T0 = new Date('2026-03-04T10:00:00.000Z');
 const DUE = '2026-03-05T10:00:00.000Z';
@@ -63,11 +63,45 @@ describe('NP simulator rules', () => {
     expect(responses[2].afterMs).toBe(SIM_TIMELINE.answerAfterMs);
   });
 
-  it('answers a supplement for its version, without a new order id; a cancel with nothing', () => {
+  it('answers a supplement for its version, without a new order id', () => {
     const supplement = plan(submit({ recordName: NP_REQUEST_RECORDS.supplement, portOrderId: 'PO-X', portOrderVersion: 2 }), T0);
     expect(supplement.map((r) => short(r.recordName))).toEqual(['PortConfirmed', 'ActivationComplete']);
     expect(supplement[0].value).toMatchObject({ portOrderId: 'PO-X', portOrderVersion: 2 });
-    expect(plan(submit({ recordName: NP_REQUEST_RECORDS.cancel }), T0)).toEqual([]);
+  });
+
+  const cancel = (gpsi: string, sentAt = '2026-03-04T11:00:00.000Z') => submit({ recordName: NP_REQUEST_RECORDS.cancel, gpsi, portInfo: undefined, portOrderId: 'PO-X', sentAt });
+
+  it('confirms a cancel and drops what the order had pending; each cancel gets its own answer id', () => {
+    expect(timeline(cancel('19459986891'))).toEqual([['CancelConfirmed', SIM_TIMELINE.cancelAnswerAfterMs]]);
+    expect(plan(cancel('19459986891'), T0)[0].value).toMatchObject({ requestId: 'req-1', portOrderId: 'PO-X', portOrderVersion: 1 });
+    expect(supersedesPending(cancel('19459986891'))).toBe(true);
+    expect(plan(cancel('19459986891'), T0)[0].value.responseId).not.toBe(plan(cancel('19459986891', '2026-03-04T12:00:00.000Z'), T0)[0].value.responseId);
+  });
+
+  it('a gpsi ending in 15 is confirmed and never activated', () => {
+    expect(timeline(submit({ gpsi: '19459986815' }))).toEqual([
+      ['OrderIdAssigned', SIM_TIMELINE.orderIdAssignedAfterMs],
+      ['PortConfirmed', SIM_TIMELINE.answerAfterMs],
+    ]);
+  });
+
+  it('a gpsi ending in 16 refuses a cancel (CR) and keeps what the order had pending', () => {
+    expect(timeline(submit({ gpsi: '19459986816' })).map(([name]) => name)).toEqual(['OrderIdAssigned', 'PortConfirmed']);
+    const [refused] = plan(cancel('19459986816'), T0);
+    expect(refused).toMatchObject({ recordName: NP_RESPONSE_RECORDS.CancelRefused, value: { reasonCode: 'CR' } });
+    expect(supersedesPending(cancel('19459986816'))).toBe(false);
+    expect(supersedesPending(submit({ gpsi: '19459986816' }))).toBe(true);
+  });
+
+  it('a gpsi ending in 18 gets nothing at all: no order id, no answer to a cancel', () => {
+    expect(plan(submit({ gpsi: '19459986818' }), T0)).toEqual([]);
+    expect(plan(submit({ gpsi: '19459986818', recordName: NP_REQUEST_RECORDS.supplement }), T0)).toEqual([]);
+    expect(plan(cancel('19459986818'), T0)).toEqual([]);
+  });
+
+  it('a gpsi ending in 17 answers nothing, not even a cancel', () => {
+    expect(timeline(submit({ gpsi: '19459986817' }))).toEqual([['OrderIdAssigned', SIM_TIMELINE.orderIdAssignedAfterMs]]);
+    expect(plan(cancel('19459986817'), T0)).toEqual([]);
   });
 
   it('is deterministic: the same request gives the same response ids; another version other ids', () => {

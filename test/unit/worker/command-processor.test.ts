@@ -176,6 +176,42 @@ describe('CommandProcessor', () => {
     expect(calls()).toBe(1);
   });
 
+  it.each([
+    ['CONFLICT', false],
+    ['NOT_FOUND', false],
+    ['BAD_REQUEST', true],
+  ] as const)('a %s refusal from the handler is remembered: %s (only a validation error depends on the payload alone)', async (code, remembered) => {
+    let refusing = true;
+    const { codec, processor, replies, calls } = setup(async () => {
+      if (refusing) throw new ServiceError(code, 'not now');
+      return success();
+    });
+    const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'r1' }, timestamp: '0' };
+    expect((await processor.process(record, position, 'portin')).outcome).toBe(code);
+    expect(replies.entries.size).toBe(remembered ? 1 : 0);
+    refusing = false;
+    const retried = await processor.process(record, { ...position, offset: '8' }, 'portin');
+    expect([retried.outcome, calls()]).toEqual(remembered ? ['REPLAYED', 1] : ['Success', 2]);
+  });
+
+  it('keeps no message carrying secrets in the reply cache: a redelivery runs the handler to send it again; another payload is still a CONFLICT', async () => {
+    const npRequest = { requestId: 'r', gpsi: 'g', portOrderVersion: 1, portOrderId: null, reasonCode: null, reasonDescription: null, correlationId: null, sentAt: 't' };
+    const { codec, processor, replies, calls } = setup(async () => ({
+      ...(await success()),
+      messages: [{ topic: 'npRequests' as const, recordName: 'np.portin.v1.CancelPortRequest', key: 'g', value: npRequest, secrets: 'inClear' as const }],
+    }));
+    const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 's1' }, timestamp: '0' });
+    const first = await processor.process(await record('14155550123'), position, 'portin');
+    expect(first.outbound.map((m) => m.topic)).toEqual(['t.portinReplies', 't.npRequests']);
+    const [stored] = [...replies.entries.values()];
+    expect(stored).toMatchObject({ rerun: true, messages: [first.outbound[0]] });
+    const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
+    expect([again.outcome, calls(), again.outbound.map((m) => m.topic)]).toEqual(['REPLAYED', 2, ['t.portinReplies', 't.npRequests']]);
+    expect([...replies.entries.values()]).toEqual([stored]);
+    expect((await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin')).outcome).toBe('CONFLICT');
+    expect(calls()).toBe(2);
+  });
+
   it('answers INTERNAL for an unexpected handler failure and does not remember it', async () => {
     const { codec, processor, replies } = setup(async () => {
       throw new TypeError('bug');
