@@ -21,7 +21,7 @@ import { BENCH_PARTNER } from './auth';
 export type WorkerKind = 'service' | 'echo';
 
 /** The compiled entry points, as `npm start` and the container run them (run.ts builds them first). */
-const ENTRIES: Record<WorkerKind, string> = { service: 'dist/src/entry/worker.js', echo: 'dist/src/entry/echo-worker.js' };
+const ENTRIES: Record<WorkerKind, string> = { service: 'dist/src/entry/worker.js', echo: 'dist/bench/echo-service.js' };
 
 export interface BenchContext {
   runId: string;

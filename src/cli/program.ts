@@ -12,9 +12,9 @@ import { commandInput, UsageError } from './input';
 import type { CliIo } from './io';
 import { OPERATION_COMMANDS, optionKey, parsePositiveInteger, type OperationCommand } from './operation-commands';
 import { formatError, formatEvent, formatReply } from './output';
-import { createDevSigner } from '../security/dev-signer';
+import { createDevSigner } from '../../dev/keys/dev-signer';
 import { addAdminCommands } from './admin-commands';
-import { ensureDevDeadLetterKey } from '../security/dev-dead-letter-key';
+import { ensureDevDeadLetterKey } from '../../dev/keys/dev-dead-letter-key';
 import { codecFor, decodeAvro, formatOpened, openRecord, parseDeadLetterFile, readDeadLetters } from './dead-letters';
 import { partnerOfNode, partnerOfRequester, requesterTopics } from '../client/partner';
 
@@ -34,7 +34,7 @@ export interface CliDeps {
   /** Settings from the environment with the flags' overrides (variable → value). */
   loadConfig?: (overrides: Record<string, string>) => ClientConfig;
   connect?: (config: ClientConfig, log: Logger) => Promise<CliClient>;
-  /** --dev-token: signs a token for a customer node with the dev key (default: src/security/dev-signer.ts, .dev-keys/). */
+  /** --dev-token: signs a token for a customer node with the dev key (default: dev/keys/dev-signer.ts, .dev-keys/). */
   signDevToken?: (customerId: string) => Promise<string>;
   /** Settings of `wholesale admin …` with the flags' overrides (default: loadAdminConfig over the environment). */
   loadAdminConfig?: (overrides: Record<string, string>) => AdminConfig;

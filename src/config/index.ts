@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { TopicRole } from '../handlers/types';
-import { DEFAULT_KAFKA_VERSION } from '../stack/versions';
+import { DEFAULT_KAFKA_VERSION } from '../../dev/stack/versions';
 import { DEFAULT_PARTNER_TOPIC_PREFIX } from '../contract/partner-topics';
 import {
   loadAuthSettings,
@@ -490,7 +490,7 @@ export function loadDlqAdminConfig(overrides: Env = {}, env: Env = process.env):
   };
 }
 
-/** Settings of the stack provider (src/stack): where the dev and test servers come from. */
+/** Settings of the stack provider (dev/stack): where the dev and test servers come from. */
 export interface StackConfig {
   /** Endpoints given in the environment; the provider starts only the ones missing. */
   given: { kafkaBrokers?: string[]; schemaRegistryUrl?: string; redisUrl?: string };

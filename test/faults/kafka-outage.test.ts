@@ -1,4 +1,4 @@
-import { startKafkaCluster, startLocalKafka, type KafkaCluster, type LocalKafka } from '../../src/stack';
+import { startKafkaCluster, startLocalKafka, type KafkaCluster, type LocalKafka } from '../../dev/stack';
 import type { ServiceConfig } from '../../src/config';
 import { WorkerProcess } from '../support/worker-process';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';

@@ -5,7 +5,7 @@ import type { RedisClient } from '../../src/adapters/redis/client';
 import { loadNpSimulatorConfig, type ServiceConfig } from '../../src/config';
 import type { RunningService } from '../../src/app/service';
 import { createBalanceComponents } from '../../src/app/balance';
-import { startNpSimulator, type NpSimulator } from '../../src/simulator/np-simulator';
+import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { HEADER } from '../../src/worker/envelope';
 import { envFor, startTestService, testLogger, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';

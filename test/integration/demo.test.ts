@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../src/simulator/np-simulator';
+import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { envFor, startTestService, testConfig } from '../support/harness';
 import { startTestSimulator } from '../support/client';
 

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startService, type RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/config';
-import { startLocalRedis } from '../../src/stack';
+import { startLocalRedis } from '../../dev/stack';
 import { HEADER } from '../../src/worker/envelope';
 import { startTestService, testConfig, testLogger, TestRequester } from '../support/harness';
 import { httpGet, sampleSum, scrape } from '../support/prometheus';

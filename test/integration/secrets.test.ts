@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { loadNpSimulatorConfig, type ServiceConfig } from '../../src/config';
 import { startService, type RunningService } from '../../src/app/service';
 import { createLogger } from '../../src/observability/logger';
-import { startNpSimulator, type NpSimulator } from '../../src/simulator/np-simulator';
+import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { HEADER } from '../../src/worker/envelope';
 import { DLQ_HEADER } from '../../src/worker/outbound';
 import { testAuth, type TestAuth } from '../support/auth';

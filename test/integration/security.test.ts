@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BalanceComponents } from '../../src/app/balance';
 import type { RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/config';
-import { createDevSigner, type DevSigner } from '../../src/security/dev-signer';
+import { createDevSigner, type DevSigner } from '../../dev/keys/dev-signer';
 import { HEADER } from '../../src/worker/envelope';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JwtAuthSettings } from '../../src/config/security';
 import { RetriableError, ServiceError } from '../../src/errors/codes';
-import { createDevSigner, DEV_ISSUER, ensureDevKeys } from '../../src/security/dev-signer';
+import { createDevSigner, DEV_ISSUER, ensureDevKeys } from '../../dev/keys/dev-signer';
 import { createJwtAuthenticator } from '../../src/security/jwt-authenticator';
 import { readJwksFile, tokenKeysFrom } from '../../src/security/token-keys';
 

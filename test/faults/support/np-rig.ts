@@ -6,7 +6,7 @@ import { loadCatalog } from '../../../src/app/service';
 import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';
 import type { SubscriptionStore } from '../../../src/adapters/redis/subscription-store';
 import { PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
-import { startNpSimulator, type NpSimulator } from '../../../src/simulator/np-simulator';
+import { startNpSimulator, type NpSimulator } from '../../../dev/np-simulator/np-simulator';
 import { HEADER } from '../../../src/worker/envelope';
 import { envFor, testLogger, TestRequester, TopicReader, type Reply } from '../../support/harness';
 import { createCommand, PORTIN } from '../../support/portin/journey';

@@ -4,7 +4,7 @@ import { TOPIC_RECORDS } from '../../../src/contract/topology';
 import { fromHash, toHash } from '../../../src/adapters/redis/portin-codec';
 import { NP_RESPONSE_RECORDS, PORTIN_TOPOLOGY } from '../../../src/domain/portin/records';
 import { portInRecordView } from '../../../src/domain/portin/request';
-import { plan } from '../../../src/simulator/rules';
+import { plan } from '../../../dev/np-simulator/rules';
 import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in';
 import { createCancelPortIn } from '../../../src/handlers/portin/cancel-port-in';
 import { createUpdatePortIn } from '../../../src/handlers/portin/update-port-in';

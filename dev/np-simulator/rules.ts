@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { REASON_CODES, type ReasonName } from '../domain/portin/reason-codes';
-import { NP_REQUEST_RECORDS, NP_RESPONSE_RECORDS } from '../domain/portin/records';
+import { REASON_CODES, type ReasonName } from '../../src/domain/portin/reason-codes';
+import { NP_REQUEST_RECORDS, NP_RESPONSE_RECORDS } from '../../src/domain/portin/records';
 
 /**
  * The NP simulator's behaviour, pure and deterministic: rules as data (first match wins), evaluated on

@@ -1,18 +1,18 @@
 import type { KafkaMessage } from 'kafkajs';
-import { loadConfig } from '../config';
-import { envelopeRules, serviceTopics } from '../app/service';
-import { loadOptionalHierarchyFile } from '../security/hierarchy-file';
-import { defaultReplyTopic } from '../worker/reply-route';
-import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
-import { connectWorkerTransport, createBatchWorker } from '../app/command-worker';
-import { AvroCodec } from '../adapters/registry/avro-codec';
-import { registerContract } from '../contract/register';
-import { COMMAND_TOPICS } from '../contract/topology';
-import type { Domain } from '../handlers/types';
-import { createLogger, unredactedLogger } from '../observability/logger';
-import type { RecordProcessor } from '../worker/batch-worker';
-import { readEnvelope, type RecordPosition } from '../worker/envelope';
-import { replyMessage } from '../worker/outbound';
+import { loadConfig } from '../src/config';
+import { envelopeRules, serviceTopics } from '../src/app/service';
+import { loadOptionalHierarchyFile } from '../src/security/hierarchy-file';
+import { defaultReplyTopic } from '../src/worker/reply-route';
+import { createKafka, ensureTopics } from '../src/adapters/kafka/kafka';
+import { connectWorkerTransport, createBatchWorker } from '../src/app/command-worker';
+import { AvroCodec } from '../src/adapters/registry/avro-codec';
+import { registerContract } from '../src/contract/register';
+import { COMMAND_TOPICS } from '../src/contract/topology';
+import type { Domain } from '../src/handlers/types';
+import { createLogger, unredactedLogger } from '../src/observability/logger';
+import type { RecordProcessor } from '../src/worker/batch-worker';
+import { readEnvelope, type RecordPosition } from '../src/worker/envelope';
+import { replyMessage } from '../src/worker/outbound';
 
 /**
  * The benchmark's floor (npm run bench, docs/benchmarks.md; not for production): the service's

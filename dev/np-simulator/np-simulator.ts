@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { NpSimulatorConfig } from '../config';
-import { loadSchemas } from '../contract/schemas';
-import { createKafka, createProducer } from '../adapters/kafka/kafka';
-import { AvroCodec, DecodeError } from '../adapters/registry/avro-codec';
-import { NP_RESPONSE_RECORDS } from '../domain/portin/records';
+import type { NpSimulatorConfig } from '../../src/config';
+import { loadSchemas } from '../../src/contract/schemas';
+import { createKafka, createProducer } from '../../src/adapters/kafka/kafka';
+import { AvroCodec, DecodeError } from '../../src/adapters/registry/avro-codec';
+import { NP_RESPONSE_RECORDS } from '../../src/domain/portin/records';
 import { plan, type SimRequest } from './rules';
 
 /**

@@ -1,4 +1,4 @@
-import { createDevSigner, DEV_KEYS_DIR } from '../security/dev-signer';
+import { createDevSigner, DEV_KEYS_DIR } from '../keys/dev-signer';
 
 /**
  * Prints a dev token for a node of the customer hierarchy, signed with the dev key in .dev-keys/ (made on

@@ -1,10 +1,10 @@
 import { Command } from 'commander';
 import pino from 'pino';
-import { ConfigError, loadClientConfig } from '../config';
-import { WholesaleClient } from '../client/wholesale-client';
-import { parsePositiveInteger } from '../cli/operation-commands';
+import { ConfigError, loadClientConfig } from '../../src/config';
+import { WholesaleClient } from '../../src/client/wholesale-client';
+import { parsePositiveInteger } from '../../src/cli/operation-commands';
 import { runDemoJourney } from '../demo/journey';
-import { createDevSigner } from '../security/dev-signer';
+import { createDevSigner } from '../keys/dev-signer';
 
 /** Example Brand One of the sample hierarchy (config/customers.json). */
 const DEMO_CUSTOMER = '100000108465';

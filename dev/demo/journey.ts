@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { ServiceReplyError } from '../client/errors';
-import type { ContractEvent } from '../client/events';
-import type { WholesaleClient } from '../client/wholesale-client';
-import type { SubBalance } from '../contract/types.generated';
-import { formatError, prettyLines } from '../cli/output';
+import { ServiceReplyError } from '../../src/client/errors';
+import type { ContractEvent } from '../../src/client/events';
+import type { WholesaleClient } from '../../src/client/wholesale-client';
+import type { SubBalance } from '../../src/contract/types.generated';
+import { formatError, prettyLines } from '../../src/cli/output';
 
 /**
  * The scripted journey of `npm run demo`, for a newcomer to watch: eligibility, a port-in the NP

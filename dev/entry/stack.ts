@@ -1,7 +1,7 @@
 import { provideStack } from '../stack';
 
 /**
- * `npm run stack`: starts the stack (see src/stack: given endpoints, containers or local processes),
+ * `npm run stack`: starts the stack (see dev/stack: given endpoints, containers or local processes),
  * prints its endpoints as shell exports, and keeps it up until Ctrl-C or SIGTERM.
  */
 async function main(): Promise<void> {

@@ -1,9 +1,9 @@
-import { ConfigError, loadConfig, loadNpSimulatorConfig } from '../config';
-import { startService } from '../app/service';
-import { createLogger } from '../observability/logger';
-import { startNpSimulator } from '../simulator/np-simulator';
-import { createDevSigner, devAuthEnv } from '../security/dev-signer';
-import { devDeadLetterEnv } from '../security/dev-dead-letter-key';
+import { ConfigError, loadConfig, loadNpSimulatorConfig } from '../../src/config';
+import { startService } from '../../src/app/service';
+import { createLogger } from '../../src/observability/logger';
+import { startNpSimulator } from '../np-simulator/np-simulator';
+import { createDevSigner, devAuthEnv } from '../keys/dev-signer';
+import { devDeadLetterEnv } from '../keys/dev-dead-letter-key';
 import { provideStack } from '../stack';
 
 /**

@@ -1,6 +1,6 @@
-import { ConfigError, loadNpSimulatorConfig } from '../config';
-import { createLogger } from '../observability/logger';
-import { startNpSimulator } from '../simulator/np-simulator';
+import { ConfigError, loadNpSimulatorConfig } from '../../src/config';
+import { createLogger } from '../../src/observability/logger';
+import { startNpSimulator } from '../np-simulator/np-simulator';
 
 /** `npm run np-sim`: the NP application simulator on its own (the dev mode and the tests start it in-process). */
 async function main(): Promise<void> {
