@@ -2,22 +2,22 @@ import type { KafkaMessage } from 'kafkajs';
 import { loadConfig } from '../src/config';
 import { envelopeRules, serviceTopics } from '../src/app/service';
 import { loadOptionalHierarchyFile } from '../src/security/hierarchy-file';
-import { defaultReplyTopic } from '../src/worker/reply-route';
+import { defaultReplyTopic } from '../src/pipeline/reply-route';
 import { createKafka, ensureTopics } from '../src/adapters/kafka/kafka';
-import { connectWorkerTransport, createBatchWorker } from '../src/app/command-worker';
+import { connectWorkerTransport, createBatchWorker } from '../src/app/batch-worker';
 import { AvroCodec } from '../src/adapters/registry/avro-codec';
-import { registerContract } from '../src/contract/register';
-import { COMMAND_TOPICS } from '../src/contract/topology';
-import type { Domain } from '../src/handlers/types';
+import { registerContract } from '../src/adapters/registry/register-contract';
+import { COMMAND_TOPICS } from '../src/adapters/registry/topology';
+import type { Domain } from '../src/contract/handlers';
 import { createLogger, unredactedLogger } from '../src/observability/logger';
-import type { RecordProcessor } from '../src/worker/batch-worker';
-import { readEnvelope, type RecordPosition } from '../src/worker/envelope';
-import { replyMessage } from '../src/worker/outbound';
+import type { RecordProcessor } from '../src/pipeline/batch-worker';
+import { readEnvelope, type RecordPosition } from '../src/pipeline/envelope';
+import { replyMessage } from '../src/pipeline/outbound';
 
 /**
  * The benchmark's floor (npm run bench, docs/benchmarks.md; not for production): the service's
  * request/reply path without its state. Same Kafka client settings, consumer group and batch loop
- * (app/command-worker.ts: split by key, one topic-partition per send, commit after), envelope reading, Avro codec
+ * (app/batch-worker.ts: split by key, one topic-partition per send, commit after), envelope reading, Avro codec
  * over the same registry, and the same per-command log line — but every command is answered with a fixed
  * success record of its operation, without Redis and without handler logic.
  */

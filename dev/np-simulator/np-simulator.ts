@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { NpSimulatorConfig } from '../../src/config';
-import { loadSchemas } from '../../src/contract/schemas';
+import { loadSchemas } from '../../src/adapters/registry/schemas';
 import { createKafka, createProducer } from '../../src/adapters/kafka/kafka';
 import { AvroCodec, DecodeError } from '../../src/adapters/registry/avro-codec';
 import { NP_RESPONSE_RECORDS } from '../../src/domain/portin/records';

@@ -9,7 +9,7 @@ import type { RedisClient } from '../adapters/redis/client';
 import { probeRegistry } from '../adapters/registry/registry-probe';
 import { ServiceMetrics } from '../observability/metrics';
 import { createReadiness, withTimeout, type ReadinessReport } from '../observability/readiness';
-import type { RecordOutcome } from '../worker/batch-worker';
+import type { RecordOutcome } from '../pipeline/batch-worker';
 
 /**
  * Wires metrics, readiness and the HTTP side port to the service's clients. The worker and the stores

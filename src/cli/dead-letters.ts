@@ -5,8 +5,8 @@ import type { DlqAdminConfig } from '../config';
 import { createKafka } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { openDeadLetter, sealContext, type DeadLetterKeyring, type SealedOriginal } from '../security/dead-letter-seal';
-import { DLQ_HEADER } from '../worker/outbound';
-import { headerText } from '../worker/envelope';
+import { DLQ_HEADER } from '../pipeline/outbound';
+import { headerText } from '../pipeline/envelope';
 import { plain } from './output';
 
 /**

@@ -1,5 +1,5 @@
 import { ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
-import type { ErrorCode, FieldProblem } from '../errors/codes';
+import type { ErrorCode, FieldProblem } from '../contract/errors';
 
 /** Base of every error the client raises itself, so callers can tell ours from kafkajs's or the registry's. */
 export class WholesaleClientError extends Error {
@@ -25,7 +25,7 @@ export class ServiceReplyError extends WholesaleClientError {
   constructor(
     readonly operation: string,
     readonly correlationId: string,
-    /** One of src/errors/codes.ts (BAD_REQUEST, NOT_FOUND, CONFLICT…); a newer service may add codes. */
+    /** One of src/contract/errors.ts (BAD_REQUEST, NOT_FOUND, CONFLICT…); a newer service may add codes. */
     readonly code: ErrorCode | (string & {}),
     readonly serviceMessage: string,
     readonly problems: readonly FieldProblem[],

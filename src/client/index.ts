@@ -13,5 +13,5 @@ export {
   type SubscribeEventsOptions,
 } from './events';
 export { loadClientConfig, ConfigError, type ClientConfig } from '../config';
-export type { FieldProblem, ErrorCode } from '../errors/codes';
+export type { FieldProblem, ErrorCode } from '../contract/errors';
 export type * from '../contract/types.generated';

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { TopicRole } from '../handlers/types';
+import type { TopicRole } from '../contract/handlers';
 import { DEFAULT_KAFKA_VERSION } from '../../dev/stack/versions';
 import { DEFAULT_PARTNER_TOPIC_PREFIX } from '../contract/partner-topics';
 import {

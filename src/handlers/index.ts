@@ -4,7 +4,7 @@ import type { RedisClient } from '../adapters/redis/client';
 import type { BalanceComponents } from '../app/balance';
 import { createBalanceHandlers } from './balance';
 import { createPortInHandlers, type PortInDeps } from './portin';
-import type { HandlerRegistration } from './types';
+import type { HandlerRegistration } from '../contract/handlers';
 
 /** What the handler factories may be given: configuration, the catalog and the Redis client their stores wrap. */
 export interface HandlerDeps {

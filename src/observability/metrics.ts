@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { TopicRole } from '../handlers/types';
+import type { TopicRole } from '../contract/handlers';
 import type { SentMessage } from '../adapters/kafka/observed-producer';
 import type { PartitionLag } from '../adapters/kafka/consumer-lag';
-import { DLQ_HEADER } from '../worker/outbound';
+import { DLQ_HEADER } from '../pipeline/outbound';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (two services in one process — tests —

@@ -3,7 +3,7 @@ import { billingEvent } from '../domain/balance/billing-events';
 import { nextCycleStart } from '../domain/balance/bill-cycle';
 import type { BillingClock } from '../domain/balance/clock';
 import type { BalanceOutcome } from '../domain/balance/outcome';
-import type { OutgoingMessage } from '../handlers/types';
+import type { OutgoingMessage } from '../contract/handlers';
 
 /**
  * The bill-cycle renewal scheduler, run inside every worker instance. Subscriptions wait in a due-set

@@ -1,5 +1,5 @@
 import { errors, jwtVerify, type JWTVerifyGetKey, type KeyLike } from 'jose';
-import { RetriableError, ServiceError } from '../errors/codes';
+import { RetriableError, ServiceError } from '../contract/errors';
 import type { JwtAuthSettings } from '../config/security';
 import type { Authenticator, Caller } from './access';
 import { bearerToken, callerFromClaims, VerifiedTokens } from './token';

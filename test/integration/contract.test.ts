@@ -3,7 +3,7 @@ import avro from 'avsc';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import type { ServiceConfig } from '../../src/config';
 import type { RunningService } from '../../src/app/service';
-import { loadSchemas } from '../../src/contract/schemas';
+import { loadSchemas } from '../../src/adapters/registry/schemas';
 import { startTestService, testConfig } from '../support/harness';
 
 /**

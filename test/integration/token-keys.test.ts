@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JwtAuthSettings } from '../../src/config/security';
-import { RetriableError, ServiceError } from '../../src/errors/codes';
+import { RetriableError, ServiceError } from '../../src/contract/errors';
 import { createDevSigner, DEV_ISSUER, ensureDevKeys } from '../../dev/keys/dev-signer';
 import { createJwtAuthenticator } from '../../src/security/jwt-authenticator';
 import { readJwksFile, tokenKeysFrom } from '../../src/security/token-keys';

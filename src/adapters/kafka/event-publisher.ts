@@ -1,6 +1,6 @@
-import type { OutgoingMessage } from '../../handlers/types';
-import { cloudEventHeaders } from '../../worker/outbound';
-import { routeOutgoing, type EventRouting } from '../../worker/event-routes';
+import type { OutgoingMessage } from '../../contract/handlers';
+import { cloudEventHeaders } from '../../pipeline/outbound';
+import { routeOutgoing, type EventRouting } from '../../pipeline/event-routes';
 import type { OutboundSender } from './partitioned-sender';
 
 /**

@@ -1,5 +1,5 @@
 import { Partitioners, type Admin, type PartitionMetadata, type Producer } from 'kafkajs';
-import { outboundBytes, type Outbound } from '../../worker/outbound';
+import { outboundBytes, type Outbound } from '../../pipeline/outbound';
 import { isSendRefusal, isTopicRefusal, kafkaErrorType, TopicRefusedError, type Refused } from './send-refusal';
 
 /**
@@ -15,7 +15,7 @@ import { isSendRefusal, isTopicRefusal, kafkaErrorType, TopicRefusedError, type 
  * - kafkajs puts everything a call has for one partition into one record batch, and the broker refuses a
  *   batch above message.max.bytes (1 MiB by default) with a non-retriable error that stopped the consumer for
  *   good (a burst of large dead letters with one key was enough). Runs are cut below MAX_SEND_BYTES; one
- *   message alone is bounded by the dead-letter limits of worker/outbound.ts.
+ *   message alone is bounded by the dead-letter limits of pipeline/outbound.ts.
  *
  * A message Kafka will never take — a topic that does not exist or may not be written, a partition the topic
  * does not have (kafkajs drops such a message silently), a message above the topic's size limit — is

@@ -1,4 +1,4 @@
-import type { Outbound } from '../../worker/outbound';
+import type { Outbound } from '../../pipeline/outbound';
 import { BinaryReader, BinaryWriter } from '../../contract/binary-layout';
 
 /**

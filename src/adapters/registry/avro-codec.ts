@@ -1,9 +1,9 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { ConfluentSchemaRegistryCompatibilityError, ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
 import { Type, type Resolver } from 'avsc';
-import { RetriableError } from '../../errors/codes';
-import { loadSchemas, type AvroRecordSchema } from '../../contract/schemas';
-import { subjectFor } from '../../contract/topology';
+import { RetriableError } from '../../contract/errors';
+import { loadSchemas, type AvroRecordSchema } from './schemas';
+import { subjectFor } from './topology';
 import { avroBoundsProblem } from './avro-bounds';
 
 /**

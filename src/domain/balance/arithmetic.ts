@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../../errors/codes';
+import type { FieldProblem } from '../../contract/errors';
 import type { Amounts, BalanceAction, SubBalance, SubBalanceChange } from './model';
 import { MAX_MILLI, type Milli } from './units';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { OutgoingMessage } from '../../handlers/types';
+import type { OutgoingMessage } from '../../contract/handlers';
 import type { Amounts, SubBalance, SubBalanceChange } from './model';
 import { totalOf } from './model';
 import type { BalanceOutcome } from './outcome';

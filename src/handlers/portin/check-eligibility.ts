@@ -1,11 +1,11 @@
 import type { NonPortableRange } from '../../config';
-import { ServiceError, type FieldProblem } from '../../errors/codes';
+import { ServiceError, type FieldProblem } from '../../contract/errors';
 import { decideEligibility } from '../../domain/portin/eligibility';
 import { isInProgress } from '../../domain/portin/lifecycle';
 import { Problems, checkString } from '../../domain/validation/problems';
 import { GPSI } from '../../domain/validation/spec-fields';
-import type { Handler } from '../types';
-import type { PortInStore } from './store';
+import type { Handler } from '../../contract/handlers';
+import type { PortInStore } from './ports';
 
 export interface CheckPortInEligibility {
   gpsi: string;

@@ -1,8 +1,8 @@
-import { ServiceError, type FieldProblem } from '../../errors/codes';
+import { ServiceError, type FieldProblem } from '../../contract/errors';
 import { rawCatalogProblems } from '../../domain/portin/catalog-check';
 import { PORTIN_COMMAND_RECORDS } from '../../domain/portin/records';
 import { validateCancelPortIn, validateCreatePortIn, validateQueryPortIn, validateUpdatePortIn } from '../../domain/portin/validate-commands';
-import type { HandlerRegistration } from '../types';
+import type { HandlerRegistration } from '../../contract/handlers';
 import { createCancelPortIn } from './cancel-port-in';
 import { createCheckEligibility, validateEligibilityCommand } from './check-eligibility';
 import { createCreatePortIn } from './create-port-in';

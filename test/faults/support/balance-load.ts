@@ -6,8 +6,8 @@ import { createBalanceComponents, type BalanceComponents } from '../../../src/ap
 import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';
 import { createPartitionedSender } from '../../../src/adapters/kafka/partitioned-sender';
 import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
-import { registerContract } from '../../../src/contract/register';
-import { HEADER } from '../../../src/worker/envelope';
+import { registerContract } from '../../../src/adapters/registry/register-contract';
+import { HEADER } from '../../../src/pipeline/envelope';
 import { createActiveSubscription, type TestSubscription } from '../../support/subscriptions';
 import { FAULT_CUSTOMER, faultPartnerTopics, partnerHeaders } from './fault-config';
 import type { Counts } from './report';

@@ -7,7 +7,7 @@ import { createRedisClient, type RedisClient } from '../../../src/adapters/redis
 import type { SubscriptionStore } from '../../../src/adapters/redis/subscription-store';
 import { PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
 import { startNpSimulator, type NpSimulator } from '../../../dev/np-simulator/np-simulator';
-import { HEADER } from '../../../src/worker/envelope';
+import { HEADER } from '../../../src/pipeline/envelope';
 import { envFor, testLogger, TestRequester, TopicReader, type Reply } from '../../support/harness';
 import { createCommand, PORTIN } from '../../support/portin/journey';
 import { WorkerProcess } from '../../support/worker-process';

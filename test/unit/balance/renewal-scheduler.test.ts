@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { createBillingClock } from '../../../src/domain/balance/clock';
 import type { BalanceOutcome } from '../../../src/domain/balance/outcome';
-import type { OutgoingMessage } from '../../../src/handlers/types';
+import type { OutgoingMessage } from '../../../src/contract/handlers';
 import { createRenewalScheduler, type RenewalStore } from '../../../src/schedulers/balance-renewal';
 
 const GPSI = '15551234567';

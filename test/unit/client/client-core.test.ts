@@ -1,4 +1,4 @@
-import { COMMAND_TOPICS, ERROR_REPLY, TOPIC_RECORDS } from '../../../src/contract/topology';
+import { COMMAND_TOPICS, ERROR_REPLY, TOPIC_RECORDS } from '../../../src/adapters/registry/topology';
 import { asInvalidCommand, ClientClosedError, fieldPath, InvalidCommandError, RequestTimeoutError, ServiceReplyError, WholesaleClientError } from '../../../src/client/errors';
 import { EVENT_RECORDS } from '../../../src/client/events';
 import { commandKey, operationRecordName, OPERATIONS, replyTopicRole, type OperationName } from '../../../src/client/operations';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/config';
-import { loadSchemas } from '../../../src/contract/schemas';
-import { COMMAND_TOPICS, ERROR_REPLY, TOPIC_RECORDS } from '../../../src/contract/topology';
+import { loadSchemas } from '../../../src/adapters/registry/schemas';
+import { COMMAND_TOPICS, ERROR_REPLY, TOPIC_RECORDS } from '../../../src/adapters/registry/topology';
 import { PARTNER_TOPIC_ROLES, partnerTopic } from '../../../src/contract/partner-topics';
 import { contractDrift, readAsyncApi, type CodeContract, type DocumentedContract } from '../../support/asyncapi';
 

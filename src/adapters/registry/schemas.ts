@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Every Avro schema of the contract, read from schemas/ (one record per .avsc file), by full name. */
-export const SCHEMAS_DIR = join(__dirname, '..', '..', 'schemas');
+export const SCHEMAS_DIR = join(__dirname, '..', '..', '..', 'schemas');
 
 export interface AvroRecordSchema {
   type: 'record';

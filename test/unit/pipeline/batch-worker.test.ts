@@ -1,8 +1,8 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { OutboundSender } from '../../../src/adapters/kafka/partitioned-sender';
-import type { Outbound } from '../../../src/worker/outbound';
+import type { Outbound } from '../../../src/pipeline/outbound';
 import pino from 'pino';
-import { BatchWorker, withJitter, type RecordProcessor } from '../../../src/worker/batch-worker';
+import { BatchWorker, withJitter, type RecordProcessor } from '../../../src/pipeline/batch-worker';
 
 /**
  * The BatchWorker's commit rules over a fake consumer and sender (no Kafka): offsets are committed

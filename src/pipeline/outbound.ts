@@ -1,5 +1,5 @@
 import type { IHeaders } from 'kafkajs';
-import { ERROR_CODES, type ErrorCode, type FieldProblem } from '../errors/codes';
+import { ERROR_CODES, type ErrorCode, type FieldProblem } from '../contract/errors';
 import { DEAD_LETTER_CIPHER, sealContext, sealDeadLetter, type DeadLetterKey } from '../security/dead-letter-seal';
 import { HEADER, correlationIdOf, type RecordPosition, type RoutedEnvelope } from './envelope';
 

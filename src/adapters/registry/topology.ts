@@ -1,6 +1,6 @@
-import type { TopicRole } from '../handlers/types';
-import { BALANCE_COMMANDS, BILLING_EVENTS, balanceRecord as balance } from '../domain/balance/records';
-import { PORTIN_TOPOLOGY } from '../domain/portin/records';
+import type { TopicRole } from '../../contract/handlers';
+import { BALANCE_COMMANDS, BILLING_EVENTS, balanceRecord as balance } from '../../domain/balance/records';
+import { PORTIN_TOPOLOGY } from '../../domain/portin/records';
 
 /**
  * Which Avro records travel on which topic. Several record types share a topic, so each record is

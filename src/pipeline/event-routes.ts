@@ -1,4 +1,4 @@
-import type { OutgoingMessage, TopicRole } from '../handlers/types';
+import type { OutgoingMessage, TopicRole } from '../contract/handlers';
 import { partnerTopic, type PartnerTopicRole } from '../contract/partner-topics';
 import type { Outbound } from './outbound';
 

@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { isRedisUnavailable } from '../../../src/adapters/redis/client';
 import { DecodeError } from '../../../src/adapters/registry/avro-codec';
-import { RetriableError } from '../../../src/errors/codes';
-import type { OutgoingMessage } from '../../../src/handlers/types';
-import { createNpResponseRecordProcessor, type NpResponseConsumerDeps } from '../../../src/worker/np-responses';
+import { RetriableError } from '../../../src/contract/errors';
+import type { OutgoingMessage } from '../../../src/contract/handlers';
+import { createNpResponseRecordProcessor, type NpResponseConsumerDeps } from '../../../src/pipeline/np-responses';
 
 /**
  * The NP responses' record processor decides what the batch worker does with a failure: a RetriableError

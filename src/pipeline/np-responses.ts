@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { RetriableError, asRetriable } from '../errors/codes';
+import { RetriableError, asRetriable } from '../contract/errors';
 import type { PublishEvents } from '../adapters/kafka/event-publisher';
 import { DecodeError } from '../adapters/registry/avro-codec';
 import type { NpResponseProcessor } from '../handlers/portin/np-response-processor';

@@ -1,4 +1,4 @@
-import type { TopicRole } from '../handlers/types';
+import type { TopicRole } from '../../contract/handlers';
 import { loadSchemas, type AvroRecordSchema } from './schemas';
 import { TOPIC_RECORDS } from './topology';
 

@@ -1,4 +1,4 @@
-import { readEnvelope, positionalCorrelationId, HEADER, type EnvelopeRules } from '../../../src/worker/envelope';
+import { readEnvelope, positionalCorrelationId, HEADER, type EnvelopeRules } from '../../../src/pipeline/envelope';
 import { WHOLESALE_CUSTOMER_ID_BALANCE } from '../../../src/domain/validation/spec-fields';
 
 const rules: EnvelopeRules = {

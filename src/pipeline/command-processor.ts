@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
-import { RetriableError, asRetriable, isServiceError, type ErrorCode, type FieldProblem } from '../errors/codes';
-import type { CommandContext, Domain, HandlerRegistration, OutgoingMessage, TopicRole } from '../handlers/types';
-import { ERROR_REPLY } from '../contract/topology';
+import { RetriableError, asRetriable, isServiceError, type ErrorCode, type FieldProblem } from '../contract/errors';
+import type { CommandContext, Domain, HandlerRegistration, OutgoingMessage, TopicRole } from '../contract/handlers';
+import { ERROR_REPLY } from '../adapters/registry/topology';
 import { DecodeError, isSchemaMismatch, type DecodedRecord } from '../adapters/registry/avro-codec';
 import type { ReplyCache, StoredOutcome } from '../adapters/redis/reply-cache';
 import type { Authenticator, Authorizer, Caller, CustomerScope, RateLimiter } from '../security/access';

@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config';
 import { createProducer } from '../adapters/kafka/kafka';
 import { createPartitionedSender, partitionCounts, type OutboundSender, type PartitionCount } from '../adapters/kafka/partitioned-sender';
-import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../worker/batch-worker';
-import { deadLetterMessage, undeliverableDeadLetter } from '../worker/outbound';
+import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../pipeline/batch-worker';
+import { deadLetterMessage, undeliverableDeadLetter } from '../pipeline/outbound';
 import { deadLetterSink } from './dead-letters';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
-import type { FieldProblem } from '../errors/codes';
+import type { FieldProblem } from '../contract/errors';
 import { Problems, checkString, type StringRule } from '../domain/validation/problems';
 import { CORRELATION_ID } from '../domain/validation/spec-fields';
 
@@ -9,7 +9,7 @@ import { CORRELATION_ID } from '../domain/validation/spec-fields';
  * (X-Correlation-Id, X-Reply-Topic, wholesaleCustomerId) it understands Spring Kafka's and NestJS's
  * kafka_correlationId / kafka_replyTopic / kafka_replyPartition, so those requesters work unchanged.
  * A requested reply topic and partition are only read here: they are judged after authentication, against
- * the caller's own partner namespace (worker/reply-route.ts), since before it nobody is known.
+ * the caller's own partner namespace (pipeline/reply-route.ts), since before it nobody is known.
  */
 export const HEADER = {
   correlationId: 'X-Correlation-Id',
@@ -40,7 +40,7 @@ export interface Envelope {
   problems: FieldProblem[];
 }
 
-/** Where an admitted command is answered: set once the caller is known (worker/reply-route.ts). */
+/** Where an admitted command is answered: set once the caller is known (pipeline/reply-route.ts). */
 export interface RoutedEnvelope extends Envelope {
   replyTopic: string;
   replyPartition?: number;

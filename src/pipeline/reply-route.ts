@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../errors/codes';
+import type { FieldProblem } from '../contract/errors';
 import { isInPartnerNamespace, partnerNamespace, partnerTopic } from '../contract/partner-topics';
 import { HEADER, type EnvelopeRules } from './envelope';
 

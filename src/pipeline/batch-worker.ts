@@ -1,6 +1,6 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import { RetriableError } from '../errors/codes';
+import { RetriableError } from '../contract/errors';
 import { correlationIdOf, type RecordPosition } from './envelope';
 import type { OutboundSender } from '../adapters/kafka/partitioned-sender';
 import type { Outbound } from './outbound';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { cloudEventHeaders, deadLetterMessage, errorReplyValue, outboundBytes, replyHeaders, replyMessage, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, DLQ_HEADER, type DeadLetterSink, type Outbound } from '../../../src/worker/outbound';
+import { cloudEventHeaders, deadLetterMessage, errorReplyValue, outboundBytes, replyHeaders, replyMessage, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, DLQ_HEADER, type DeadLetterSink, type Outbound } from '../../../src/pipeline/outbound';
 import { openDeadLetter, sealContext } from '../../../src/security/dead-letter-seal';
-import type { RoutedEnvelope } from '../../../src/worker/envelope';
+import type { RoutedEnvelope } from '../../../src/pipeline/envelope';
 
 const envelope: RoutedEnvelope = { correlationId: 'c-1', correlationSource: 'header', replyTopic: 'r', sourcePartition: 2, problems: [] };
 

@@ -1,7 +1,7 @@
 import type { PortStatus } from '../../domain/portin/lifecycle';
 import type { PortInRequest } from '../../domain/portin/request';
 import type { FollowUp } from '../../domain/portin/transitions';
-import type { OutgoingMessage } from '../types';
+import type { OutgoingMessage } from '../../contract/handlers';
 
 /**
  * What the port-in handlers need from storage (implemented over Redis in src/adapters/redis/portin-store.ts,

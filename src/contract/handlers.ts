@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { FieldProblem } from '../errors/codes';
+import type { FieldProblem } from './errors';
 
 /**
  * The contract between the worker and the handlers. A handler is a plain async function of
@@ -62,7 +62,7 @@ export interface OutgoingMessage {
   value: Record<string, unknown>;
   /**
    * The node of the customer hierarchy owning what an event is about: its partner gets a copy of the event
-   * on its own event topic (worker/event-routes.ts). Unset: the operator's topic only.
+   * on its own event topic (pipeline/event-routes.ts). Unset: the operator's topic only.
    */
   owner?: string;
   /** When set, CloudEvents binary-mode headers are added (ce_id, ce_type = recordName, ce_subject…). */
@@ -75,7 +75,7 @@ export interface HandlerResult<Reply extends object = Record<string, unknown>> {
   messages?: OutgoingMessage[];
 }
 
-/** Throw a ServiceError (src/errors/codes.ts) for an error reply; anything else thrown becomes INTERNAL. */
+/** Throw a ServiceError (src/contract/errors.ts) for an error reply; anything else thrown becomes INTERNAL. */
 export type Handler<Command = any, Reply extends object = Record<string, unknown>> = (
   command: Command,
   context: CommandContext,

@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { OutboundSender } from '../../../src/adapters/kafka/partitioned-sender';
 import pino from 'pino';
-import { RetriableError } from '../../../src/errors/codes';
-import { BatchWorker, type RecordOutcome, type RecordProcessor } from '../../../src/worker/batch-worker';
-import { HEADER, positionalCorrelationId, type RecordPosition } from '../../../src/worker/envelope';
+import { RetriableError } from '../../../src/contract/errors';
+import { BatchWorker, type RecordOutcome, type RecordProcessor } from '../../../src/pipeline/batch-worker';
+import { HEADER, positionalCorrelationId, type RecordPosition } from '../../../src/pipeline/envelope';
 
 /** What the worker reports per record (onOutcome) and logs, through fakes of the consumer and producer. */
 const TOPIC = 'cmds';
