@@ -7,11 +7,11 @@ import { createKafka, ensureTopics } from '../src/adapters/kafka/kafka';
 import { connectWorkerTransport, createBatchWorker } from '../src/app/batch-worker';
 import { AvroCodec } from '../src/adapters/registry/avro-codec';
 import { registerContract } from '../src/adapters/registry/register-contract';
-import { COMMAND_TOPICS } from '../src/adapters/registry/topology';
-import type { Domain } from '../src/contract/handlers';
+import { COMMAND_TOPICS, type Domain } from '../src/contract/topics';
 import { createLogger, unredactedLogger } from '../src/observability/logger';
 import type { RecordProcessor } from '../src/pipeline/batch-worker';
-import { readEnvelope, type RecordPosition } from '../src/pipeline/envelope';
+import { readEnvelope } from '../src/pipeline/envelope';
+import { type RecordPosition } from '../src/contract/transport';
 import { replyMessage } from '../src/pipeline/outbound';
 
 /**

@@ -33,7 +33,7 @@ export async function stateFloor(config: ServiceConfig, workload: MixedWorkload,
   const redis = createRedisClient({ urls: config.redis.urls, cluster: false });
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
-  const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
+  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, portin }).map((h) => [h.commandRecord, h]));
   const replies = new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds, { quota: config.limits.partnerOutcomeQuota, buckets: QUOTA_BUCKETS });
   const log = pino({ level: 'silent' });
   const { authorizer } = createAccessControl(config, log);

@@ -5,8 +5,7 @@ import type { DlqAdminConfig } from '../config';
 import { createKafka } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { openDeadLetter, sealContext, type DeadLetterKeyring, type SealedOriginal } from '../security/dead-letter-seal';
-import { DLQ_HEADER } from '../pipeline/outbound';
-import { headerText } from '../pipeline/envelope';
+import { DLQ_HEADER, headerText } from '../contract/headers';
 import { plain } from './output';
 
 /**

@@ -3,7 +3,7 @@ import type { Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { AvroCodec } from '../adapters/registry/avro-codec';
 import type { ContractRecords, RecordName } from '../contract/types.generated';
-import { headerText } from '../pipeline/envelope';
+import { headerText } from '../contract/headers';
 
 /**
  * Subscription to the service's events: PortInActivationEvent on the port-in events topic and the billing

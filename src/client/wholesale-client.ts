@@ -4,7 +4,7 @@ import pino, { type Logger } from 'pino';
 import type { ClientConfig } from '../config';
 import { createKafka, createProducer } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
-import { HEADER, headerText } from '../pipeline/envelope';
+import { HEADER, headerText } from '../contract/headers';
 import { asInvalidCommand, ClientClosedError } from './errors';
 import { EventSubscription, type SubscribeEventsOptions } from './events';
 import { commandKey, OPERATIONS, type OperationInput, type OperationName, type OperationReply } from './operations';

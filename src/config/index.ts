@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { TopicRole } from '../contract/handlers';
+import type { TopicRole } from '../contract/topics';
+import type { NonPortableRange } from '../domain/portin/eligibility';
 import { DEFAULT_KAFKA_VERSION } from '../../dev/stack/versions';
 import { DEFAULT_PARTNER_TOPIC_PREFIX } from '../contract/partner-topics';
 import {
@@ -124,12 +125,6 @@ export interface ObservabilityConfig {
   readinessCacheMs: number;
   /** Each readiness check (Kafka, registry, Redis) fails when it takes longer than this. */
   probeTimeoutMs: number;
-}
-
-export interface NonPortableRange {
-  prefix: string;
-  reasonCode: string;
-  reasonDesc: string;
 }
 
 const TOPIC_DEFAULTS: Record<TopicRole, [variable: string, name: string]> = {

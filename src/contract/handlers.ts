@@ -1,27 +1,15 @@
-import type { Logger } from 'pino';
 import type { FieldProblem } from './errors';
+import type { Logger } from './log';
+import type { OutgoingMessage } from './messages';
+import type { Domain } from './topics';
 
 /**
- * The contract between the worker and the handlers. A handler is a plain async function of
+ * The contract between the pipeline and the handlers. A handler is a plain async function of
  * (command, context): it validates with the pure domain core, does its I/O through the small interfaces
- * its factory received (Temporal-samples style), and returns the reply plus the messages to publish.
- * It never touches Kafka itself: the worker sends reply and messages together and only then commits the
+ * its factory received (its feature's ports file), and returns the reply plus the messages to publish.
+ * It never touches Kafka itself: the pipeline sends reply and messages together and only then commits the
  * offset, so a handler is unit-testable with in-memory fakes of its interfaces.
  */
-
-/** Logical topic names; the configuration maps them to real topic names. */
-export type TopicRole =
-  | 'portinCommands'
-  | 'portinReplies'
-  | 'balanceCommands'
-  | 'balanceReplies'
-  | 'portinEvents'
-  | 'balanceEvents'
-  | 'deadLetters'
-  | 'npRequests'
-  | 'npResponses';
-
-export type Domain = 'portin' | 'balance';
 
 export interface CommandContext {
   /** X-Correlation-Id as received, or a UUID derived from the record's position when the header is missing. */
@@ -53,22 +41,6 @@ export interface CommandContext {
   readonly log: Logger;
 }
 
-/** A message a handler asks the worker to publish alongside its reply (an event, an NP request). */
-export interface OutgoingMessage {
-  topic: TopicRole;
-  /** Avro record full name, e.g. `wholesale.portin.v1.PortInActivationEvent`; its schema is in schemas/. */
-  recordName: string;
-  key: string;
-  value: Record<string, unknown>;
-  /**
-   * The node of the customer hierarchy owning what an event is about: its partner gets a copy of the event
-   * on its own event topic (pipeline/event-routes.ts). Unset: the operator's topic only.
-   */
-  owner?: string;
-  /** When set, CloudEvents binary-mode headers are added (ce_id, ce_type = recordName, ce_subject…). */
-  cloudEvent?: { id: string; subject: string; time: string };
-}
-
 export interface HandlerResult<Reply extends object = Record<string, unknown>> {
   /** The success reply payload (fields of the operation's `<Operation>Reply` record). */
   reply: Reply;
@@ -88,7 +60,7 @@ export interface HandlerRegistration {
   /** Success reply record full name, e.g. `wholesale.portin.v1.CheckPortInEligibilityReply`. */
   replyRecord: string;
   /**
-   * Pure field validation of the command. The worker runs it before the handler and answers BAD_REQUEST
+   * Pure field validation of the command. The pipeline runs it before the handler and answers BAD_REQUEST
    * with its problems together with any header problems, so the requester sees every problem at once.
    */
   validate?: (command: any) => FieldProblem[];

@@ -1,9 +1,8 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { RetriableError } from '../contract/errors';
-import { correlationIdOf, type RecordPosition } from './envelope';
-import type { OutboundSender } from '../adapters/kafka/partitioned-sender';
-import type { Outbound } from './outbound';
+import { correlationIdOf } from './envelope';
+import { type Outbound, type OutboundSender, type RecordPosition } from '../contract/transport';
 
 /**
  * The consume → process → produce → commit loop. Each fetched batch is split by record key: records of

@@ -2,27 +2,18 @@ import { createHash } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
 import { RetriableError, asRetriable, isServiceError, type ErrorCode, type FieldProblem } from '../contract/errors';
-import type { CommandContext, Domain, HandlerRegistration, OutgoingMessage, TopicRole } from '../contract/handlers';
-import { ERROR_REPLY } from '../adapters/registry/topology';
+import type { CommandContext, HandlerRegistration } from '../contract/handlers';
+import type { OutgoingMessage } from '../contract/messages';
+import { ERROR_REPLY, type Domain, type TopicRole } from '../contract/topics';
 import { DecodeError, isSchemaMismatch, type DecodedRecord } from '../adapters/registry/avro-codec';
 import type { ReplyCache, StoredOutcome } from '../adapters/redis/reply-cache';
 import type { Authenticator, Authorizer, Caller, CustomerScope, RateLimiter } from '../security/access';
 import type { RejectedBudget } from '../security/rejected-budget';
-import type { PartitionCount } from '../adapters/kafka/partitioned-sender';
-import { TopicRefusedError } from '../adapters/kafka/send-refusal';
-import { readEnvelope, type Envelope, type EnvelopeRules, type RecordPosition, type RoutedEnvelope } from './envelope';
+import { TopicRefusedError, type Outbound, type PartitionCount, type RecordPosition } from '../contract/transport';
+import { readEnvelope, type Envelope, type EnvelopeRules, type RoutedEnvelope } from './envelope';
 import { defaultReplyTopic, missingTopicProblem, REPLY_PARTITION_PATH, REPLY_TOPIC_PATH, replyPartitionRefusal, replyTopicRefusal } from './reply-route';
 import { routeOutgoing, type EventRouting } from './event-routes';
-import {
-  cloudEventHeaders,
-  deadLetterMessage,
-  errorReplyValue,
-  replyMessage,
-  undeliverableDeadLetter,
-  type DeadLetterCause,
-  type DeadLetterSink,
-  type Outbound,
-} from './outbound';
+import { cloudEventHeaders, deadLetterMessage, errorReplyValue, replyMessage, undeliverableDeadLetter, type DeadLetterCause, type DeadLetterSink } from './outbound';
 
 /**
  * Turns one command record into the messages to send (reply, events, NP requests, dead letter), with no

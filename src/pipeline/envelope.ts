@@ -1,27 +1,18 @@
 import { createHash } from 'node:crypto';
-import type { IHeaders } from 'kafkajs';
 import type { FieldProblem } from '../contract/errors';
+import { HEADER, headerBuffer, headerText } from '../contract/headers';
+import type { Headers, RecordPosition } from '../contract/transport';
 import { Problems, checkString, type StringRule } from '../domain/validation/problems';
 import { CORRELATION_ID } from '../domain/validation/spec-fields';
 
 /**
  * What the headers of a command say about how to answer it, read without I/O. Besides our own headers
  * (X-Correlation-Id, X-Reply-Topic, wholesaleCustomerId) it understands Spring Kafka's and NestJS's
- * kafka_correlationId / kafka_replyTopic / kafka_replyPartition, so those requesters work unchanged.
+ * kafka_correlationId / kafka_replyTopic / kafka_replyPartition (contract/headers.ts), so those
+ * requesters work unchanged.
  * A requested reply topic and partition are only read here: they are judged after authentication, against
  * the caller's own partner namespace (pipeline/reply-route.ts), since before it nobody is known.
  */
-export const HEADER = {
-  correlationId: 'X-Correlation-Id',
-  replyTopic: 'X-Reply-Topic',
-  status: 'X-Status',
-  wholesaleCustomerId: 'wholesaleCustomerId',
-  authorization: 'Authorization',
-  kafkaCorrelationId: 'kafka_correlationId',
-  kafkaReplyTopic: 'kafka_replyTopic',
-  kafkaReplyPartition: 'kafka_replyPartition',
-} as const;
-
 export type CorrelationSource = 'header' | 'kafka-string' | 'kafka-binary' | 'generated';
 
 export interface Envelope {
@@ -57,25 +48,7 @@ export interface EnvelopeRules {
   wholesaleCustomerId: StringRule;
 }
 
-export interface RecordPosition {
-  topic: string;
-  partition: number;
-  offset: string;
-}
-
 const MAX_HEADER_TEXT = 4096;
-
-export function headerBuffer(headers: IHeaders | undefined, name: string): Buffer | undefined {
-  const raw = headers?.[name] ?? headers?.[name.toLowerCase()];
-  const first = Array.isArray(raw) ? raw[0] : raw;
-  if (first === undefined) return undefined;
-  return Buffer.isBuffer(first) ? first : Buffer.from(first);
-}
-
-export function headerText(headers: IHeaders | undefined, name: string): string | undefined {
-  const buffer = headerBuffer(headers, name);
-  return buffer === undefined ? undefined : buffer.toString('utf8');
-}
 
 const isPrintableAscii = (buffer: Buffer): boolean => buffer.every((byte) => byte >= 0x20 && byte < 0x7f);
 
@@ -105,7 +78,7 @@ const asUuid = (hex: string): string =>
 export const positionalCorrelationId = (position: RecordPosition): string =>
   asUuid(createHash('sha256').update(`${position.topic}/${position.partition}/${position.offset}`).digest('hex'));
 
-function readCorrelation(headers: IHeaders | undefined, problems: Problems, position: RecordPosition) {
+function readCorrelation(headers: Headers | undefined, problems: Problems, position: RecordPosition) {
   const raw = headerBuffer(headers, HEADER.correlationId);
   const kafka = headerBuffer(headers, HEADER.kafkaCorrelationId);
   if (raw !== undefined) {
@@ -124,17 +97,17 @@ function readCorrelation(headers: IHeaders | undefined, problems: Problems, posi
 }
 
 /** The correlation id a record's lines are logged with, the same one readEnvelope gives its handler. */
-export const correlationIdOf = (headers: IHeaders | undefined, position: RecordPosition): string =>
+export const correlationIdOf = (headers: Headers | undefined, position: RecordPosition): string =>
   readCorrelation(headers, new Problems(), position).correlationId;
 
-function readReplyPartition(headers: IHeaders | undefined): number | undefined {
+function readReplyPartition(headers: Headers | undefined): number | undefined {
   const raw = headerBuffer(headers, HEADER.kafkaReplyPartition);
   if (raw === undefined) return undefined;
   // Spring: 4-byte big-endian int; NestJS: the number as text.
   return raw.length === 4 && !isPrintableAscii(raw) ? raw.readInt32BE(0) : Number(raw.toString('utf8') || NaN);
 }
 
-export function readEnvelope(headers: IHeaders | undefined, position: RecordPosition, rules: EnvelopeRules): Envelope {
+export function readEnvelope(headers: Headers | undefined, position: RecordPosition, rules: EnvelopeRules): Envelope {
   const problems = new Problems();
   const correlation = readCorrelation(headers, problems, position);
   const wholesaleCustomerId = headerText(headers, HEADER.wholesaleCustomerId);

@@ -1,6 +1,7 @@
-import type { OutgoingMessage, TopicRole } from '../contract/handlers';
+import type { OutgoingMessage } from '../contract/messages';
+import type { TopicRole } from '../contract/topics';
 import { partnerTopic, type PartnerTopicRole } from '../contract/partner-topics';
-import type { Outbound } from './outbound';
+import type { Outbound } from '../contract/transport';
 
 /**
  * The one place that decides which topics an outgoing message goes to, for every producer of events (the

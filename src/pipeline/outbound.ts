@@ -1,48 +1,11 @@
-import type { IHeaders } from 'kafkajs';
 import { ERROR_CODES, type ErrorCode, type FieldProblem } from '../contract/errors';
 import { DEAD_LETTER_CIPHER, sealContext, sealDeadLetter, type DeadLetterKey } from '../security/dead-letter-seal';
-import { HEADER, correlationIdOf, type RecordPosition, type RoutedEnvelope } from './envelope';
-
-/** A message ready for the producer: the reply, an event, an NP request or a dead letter. */
-export interface Outbound {
-  topic: string;
-  partition?: number;
-  /**
-   * Without `partition`: the partition of this number modulo the topic's count, instead of the key's hash.
-   * Replies use their command's partition, so the replies of one fetched batch make one produce request
-   * instead of one per reply partition (requesters match replies by X-Correlation-Id, not by partition).
-   */
-  preferredPartition?: number;
-  key: Buffer | string | null;
-  value: Buffer | null;
-  headers: Record<string, string | Buffer>;
-}
+import { DLQ_HEADER, HEADER } from '../contract/headers';
+import type { Headers, Outbound, RecordPosition } from '../contract/transport';
+import { correlationIdOf, type RoutedEnvelope } from './envelope';
 
 /** UNAUTHENTICATED: a command without valid credentials, recorded for the operator without its value (docs/security.md). */
 export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED' | 'UNDELIVERABLE' | 'UNAUTHENTICATED';
-
-export const DLQ_HEADER = {
-  reason: 'x-dlq-reason',
-  detail: 'x-dlq-detail',
-  sourceTopic: 'x-dlq-source-topic',
-  sourcePartition: 'x-dlq-source-partition',
-  sourceOffset: 'x-dlq-source-offset',
-  sourceTimestamp: 'x-dlq-source-timestamp',
-  keyTruncated: 'x-dlq-key-truncated',
-  valueTruncated: 'x-dlq-value-truncated',
-  headersDropped: 'x-dlq-headers-dropped',
-  /** UNDELIVERABLE: where the message was meant to go (the partition only when one was asked for). */
-  targetTopic: 'x-dlq-target-topic',
-  targetPartition: 'x-dlq-target-partition',
-  /** The correlation id the service answered (or logged) the record with: find its reply and log lines. */
-  correlationId: 'x-dlq-correlation-id',
-  /** The value and original headers are sealed: cipher, key id (the key that opens it) and nonce (base64). */
-  cipher: 'x-dlq-cipher',
-  keyId: 'x-dlq-key-id',
-  nonce: 'x-dlq-nonce',
-  /** No key configured (AUTH_MODE=none only): neither value nor original headers are kept; the value's size. */
-  valueDropped: 'x-dlq-value-dropped',
-} as const;
 
 export interface ErrorReplyValue {
   status: ErrorCode;
@@ -103,7 +66,7 @@ const DIAGNOSTIC_CHARS = 4096;
 
 const headerBytes = (value: string | Buffer): number => (Buffer.isBuffer(value) ? value.length : Buffer.byteLength(value));
 
-const copyHeaders = (headers: IHeaders | undefined): { headers: [string, string | Buffer][]; dropped: number } => {
+const copyHeaders = (headers: Headers | undefined): { headers: [string, string | Buffer][]; dropped: number } => {
   const copy: [string, string | Buffer][] = [];
   let bytes = 0;
   let dropped = 0;
@@ -142,7 +105,7 @@ export interface DeadLetterCause {
  */
 export function deadLetterMessage(
   sink: DeadLetterSink,
-  record: { key: Buffer | null; value: Buffer | null; headers?: IHeaders; timestamp: string },
+  record: { key: Buffer | null; value: Buffer | null; headers?: Headers; timestamp: string },
   position: RecordPosition,
   cause: DeadLetterCause,
 ): Outbound {
@@ -197,13 +160,6 @@ export function undeliverableDeadLetter(
   letter.headers[DLQ_HEADER.targetTopic] = message.topic;
   if (message.partition !== undefined) letter.headers[DLQ_HEADER.targetPartition] = String(message.partition);
   return letter;
-}
-
-/** Bytes a message takes on the wire, near enough to keep a send below the broker's batch limit. */
-export function outboundBytes(message: Outbound): number {
-  let bytes = 64 + (message.key === null ? 0 : headerBytes(message.key)) + (message.value?.length ?? 0);
-  for (const [name, value] of Object.entries(message.headers)) bytes += Buffer.byteLength(name) + headerBytes(value);
-  return bytes;
 }
 
 /** CloudEvents Kafka binding, binary mode: attributes as ce_* headers, content-type = datacontenttype. */

@@ -1,6 +1,7 @@
 import type { FieldProblem } from '../contract/errors';
 import { isInPartnerNamespace, partnerNamespace, partnerTopic } from '../contract/partner-topics';
-import { HEADER, type EnvelopeRules } from './envelope';
+import { type EnvelopeRules } from './envelope';
+import { HEADER } from '../contract/headers';
 
 /**
  * Where an admitted command is answered — pure rules; the command processor adds the one I/O step (does

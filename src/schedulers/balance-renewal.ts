@@ -3,7 +3,8 @@ import { billingEvent } from '../domain/balance/billing-events';
 import { nextCycleStart } from '../domain/balance/bill-cycle';
 import type { BillingClock } from '../domain/balance/clock';
 import type { BalanceOutcome } from '../domain/balance/outcome';
-import type { OutgoingMessage } from '../contract/handlers';
+import type { OutgoingMessage } from '../contract/messages';
+import type { RenewalStore } from '../handlers/balance/ports';
 
 /**
  * The bill-cycle renewal scheduler, run inside every worker instance. Subscriptions wait in a due-set
@@ -13,30 +14,6 @@ import type { OutgoingMessage } from '../contract/handlers';
  * BalancesRenewed events from the subscription's outbox and reschedules it. A crash anywhere leaves the
  * entry due again when its lease ends; the outbox keeps the unpublished events, re-sent under the same id.
  */
-export interface RenewalState {
-  status: string;
-  billCycleStartDay: number;
-  /** IANA zone of the cycle starts; absent = UTC (subscriptions created before zones). */
-  billCycleTimeZone?: string;
-  nextRenewalAt?: string;
-}
-
-export interface PendingRenewal {
-  /** Opaque handle to acknowledge the outbox entry once its event is published. */
-  token: string;
-  outcome: BalanceOutcome;
-}
-
-export interface RenewalStore {
-  claimDue(nowMs: number, leaseUntilMs: number, limit: number): Promise<string[]>;
-  state(gpsi: string): Promise<RenewalState | undefined>;
-  renew(gpsi: string, cycle: { at: string; cycleStart: string; nextRenewalAt: string; correlationId: string }): Promise<'renewed' | 'inactive' | 'not-due'>;
-  pending(gpsi: string): Promise<PendingRenewal[]>;
-  acknowledge(gpsi: string, token: string): Promise<void>;
-  schedule(gpsi: string, realMs: number): Promise<void>;
-  unschedule(gpsi: string): Promise<void>;
-}
-
 export interface RenewalSettings {
   pollIntervalMs: number;
   batchSize: number;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { causeIds } from '../domain/portin/ids';
 import type { Cause } from '../domain/portin/messages';
 import { parseExpiryMember, planExpiry } from '../domain/portin/transitions';
-import type { OutgoingMessage } from '../contract/handlers';
+import type { OutgoingMessage } from '../contract/messages';
 import { applyChange, publishable } from '../handlers/portin/apply-change';
 import type { PortInDeps } from '../handlers/portin/deps';
 

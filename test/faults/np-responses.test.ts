@@ -6,7 +6,7 @@ import { loadNpSimulatorConfig, type ServiceConfig } from '../../src/config';
 import type { RunningService } from '../../src/app/service';
 import { createBalanceComponents } from '../../src/app/balance';
 import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';
-import { HEADER } from '../../src/pipeline/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { envFor, startTestService, testLogger, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';
 import { FAULT_CUSTOMER, faultConfig, partnerToken } from './support/fault-config';

@@ -10,7 +10,7 @@ import { createBalanceComponents, type BalanceComponents } from '../../src/app/b
 import { cycleStartAtOrBefore } from '../../src/domain/balance/bill-cycle';
 import { createBillingClock } from '../../src/domain/balance/clock';
 import { buildCatalog } from '../../src/domain/catalog/catalog';
-import type { OutgoingMessage } from '../../src/contract/handlers';
+import type { OutgoingMessage } from '../../src/contract/messages';
 import { createRenewalScheduler } from '../../src/schedulers/balance-renewal';
 import type { ServiceConfig } from '../../src/config';
 import { evaluateUpdate } from '../../src/domain/balance/arithmetic';

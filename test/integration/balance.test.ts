@@ -4,7 +4,7 @@ import type { BalanceComponents } from '../../src/app/balance';
 import type { ServiceConfig } from '../../src/config';
 import { deterministicId } from '../../src/domain/balance/billing-events';
 import { commandIdOf } from '../../src/pipeline/command-processor';
-import { HEADER } from '../../src/pipeline/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { BalanceClient, balanceRecord, startBalanceService } from '../support/balance-client';
 import { testConfig, TestRequester, type Reply } from '../support/harness';
 import { redisTopologies } from '../support/redis-topologies';

@@ -3,7 +3,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import type { ServiceConfig } from '../../src/config';
 import type { RunningService } from '../../src/app/service';
 import { kafkaTransport } from '../../src/adapters/kafka/kafka';
-import { HEADER } from '../../src/pipeline/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { runWholesale } from '../support/cli';
 import { startTestService, testConfig, TestRequester } from '../support/harness';

@@ -3,9 +3,8 @@ import { Kafka, logLevel } from 'kafkajs';
 import type { ServiceConfig } from '../../src/config';
 import type { RunningService } from '../../src/app/service';
 import { subscriberKeys } from '../../src/adapters/redis/keys';
-import { DLQ_HEADER } from '../../src/pipeline/outbound';
+import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { openLetter } from '../support/dead-letters';
-import { HEADER } from '../../src/pipeline/envelope';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
 
 const ELIGIBILITY = 'wholesale.portin.v1.CheckPortInEligibility';

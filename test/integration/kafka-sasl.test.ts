@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaTransport } from '../../src/adapters/kafka/kafka';
 import { startLocalKafka, type LocalKafka } from '../../dev/stack';
-import { HEADER } from '../../src/pipeline/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { WholesaleClient } from '../../src/client';
 import { loadClientConfig, loadNpSimulatorConfig } from '../../src/config';
 import { startNpSimulator } from '../../dev/np-simulator/np-simulator';

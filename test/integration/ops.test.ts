@@ -4,7 +4,7 @@ import pino from 'pino';
 import { startService, type RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/config';
 import { startLocalRedis } from '../../dev/stack';
-import { HEADER } from '../../src/pipeline/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { startTestService, testConfig, testLogger, TestRequester } from '../support/harness';
 import { httpGet, sampleSum, scrape } from '../support/prometheus';
 import { until } from '../support/until';

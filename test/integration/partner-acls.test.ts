@@ -4,7 +4,7 @@ import { describeRules } from '../../src/adapters/kafka/acl-admin';
 import { ensureTopics } from '../../src/adapters/kafka/kafka';
 import { EnvReader, readTopics, type ServiceConfig } from '../../src/config';
 import { partnerNamespace, partnerTopics } from '../../src/contract/partner-topics';
-import { HEADER } from '../../src/pipeline/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { startAclBroker, principalOf, type AclBroker } from '../support/acl-broker';
 import { envFor, startTestService, testConfig, TestRequester } from '../support/harness';
 import { runWholesale } from '../support/cli';

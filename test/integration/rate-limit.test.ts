@@ -5,7 +5,7 @@ import { rateLimitKey } from '../../src/adapters/redis/keys';
 import { createRedisRateLimiter } from '../../src/adapters/redis/rate-limiter';
 import type { RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/config';
-import { HEADER } from '../../src/pipeline/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { startTestService, testConfig, TestRequester } from '../support/harness';
 

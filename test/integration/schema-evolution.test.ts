@@ -5,7 +5,7 @@ import type { ServiceConfig } from '../../src/config';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
 import { loadSchemas, type AvroRecordSchema } from '../../src/adapters/registry/schemas';
 import { subjectFor } from '../../src/adapters/registry/topology';
-import { HEADER } from '../../src/pipeline/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
 import { startTestService, testConfig, TestRequester } from '../support/harness';
 import { createActiveSubscription } from '../support/subscriptions';

@@ -7,8 +7,8 @@ import { partnerTopics } from '../../src/contract/partner-topics';
 import { loadOptionalHierarchyFile } from '../../src/security/hierarchy-file';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
 import { ensureTopics, kafkaTransport } from '../../src/adapters/kafka/kafka';
-import type { TopicRole } from '../../src/contract/handlers';
-import { HEADER, headerText } from '../../src/pipeline/envelope';
+import type { TopicRole } from '../../src/contract/topics';
+import { HEADER, headerText } from '../../src/contract/headers';
 
 /**
  * Integration-test harness over the real stack started by global-setup (KAFKA_BROKERS,

@@ -1,6 +1,6 @@
 import { Partitioners, type Admin, type PartitionMetadata, type Producer } from 'kafkajs';
-import { outboundBytes, type Outbound } from '../../pipeline/outbound';
-import { isSendRefusal, isTopicRefusal, kafkaErrorType, TopicRefusedError, type Refused } from './send-refusal';
+import { outboundBytes, TopicRefusedError, type Outbound, type OutboundSender, type PartitionCount, type Refused } from '../../contract/transport';
+import { isSendRefusal, isTopicRefusal, kafkaErrorType } from './send-refusal';
 
 /**
  * How the service writes to Kafka: every message gets its partition here (the same murmur2 choice as
@@ -26,14 +26,6 @@ import { isSendRefusal, isTopicRefusal, kafkaErrorType, TopicRefusedError, type 
  */
 export const MAX_SEND_BYTES = 512 * 1024;
 
-export interface OutboundSender {
-  /**
-   * Resolves once Kafka acknowledged every message (acks = all) except those it refuses for good, which
-   * are returned with the reason; per-partition order is kept. Rejects on a retriable failure.
-   */
-  send(messages: Outbound[]): Promise<Refused<Outbound>[]>;
-}
-
 /** Splits messages, in order, into runs of at most `limit` bytes (a larger message makes a run of its own). */
 export function chunkByBytes<T extends Outbound>(messages: T[], limit: number): T[][] {
   const chunks: T[][] = [];
@@ -52,12 +44,6 @@ export function chunkByBytes<T extends Outbound>(messages: T[], limit: number): 
   if (current.length > 0) chunks.push(current);
   return chunks;
 }
-
-/**
- * Partition counts of topics, read from the cluster and kept for a while (topics rarely grow). `fresh`
- * accepts only a recent reading (RECHECK_MS). Throws TopicRefusedError for a topic that cannot be written.
- */
-export type PartitionCount = (topic: string, fresh?: boolean) => Promise<number>;
 
 /**
  * A refused topic, or a count read again for a partition beyond it, is trusted this long: it may be created,

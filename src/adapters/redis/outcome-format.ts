@@ -1,4 +1,4 @@
-import type { Outbound } from '../../pipeline/outbound';
+import type { Outbound } from '../../contract/transport';
 import { BinaryReader, BinaryWriter } from '../../contract/binary-layout';
 
 /**

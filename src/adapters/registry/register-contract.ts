@@ -1,4 +1,4 @@
-import type { TopicRole } from '../../contract/handlers';
+import type { TopicRole } from '../../contract/topics';
 import { loadSchemas, type AvroRecordSchema } from './schemas';
 import { TOPIC_RECORDS } from './topology';
 

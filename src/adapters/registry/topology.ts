@@ -1,4 +1,4 @@
-import type { TopicRole } from '../../contract/handlers';
+import { ERROR_REPLY, type TopicRole } from '../../contract/topics';
 import { BALANCE_COMMANDS, BILLING_EVENTS, balanceRecord as balance } from '../../domain/balance/records';
 import { PORTIN_TOPOLOGY } from '../../domain/portin/records';
 
@@ -7,8 +7,6 @@ import { PORTIN_TOPOLOGY } from '../../domain/portin/records';
  * registered under the TopicRecordNameStrategy subject `<topic>-<record full name>`. The AsyncAPI
  * document and the schema registration both derive from this table.
  */
-export const ERROR_REPLY = 'wholesale.common.v1.ErrorReply';
-
 export const TOPIC_RECORDS: Record<TopicRole, readonly string[]> = {
   portinCommands: PORTIN_TOPOLOGY.portinCommands,
   portinReplies: [...PORTIN_TOPOLOGY.portinReplies, ERROR_REPLY],
@@ -20,13 +18,5 @@ export const TOPIC_RECORDS: Record<TopicRole, readonly string[]> = {
   npRequests: PORTIN_TOPOLOGY.npRequests,
   npResponses: PORTIN_TOPOLOGY.npResponses,
 };
-
-/** Command topics and where their replies go by default. */
-export const COMMAND_TOPICS = {
-  portinCommands: { domain: 'portin', replies: 'portinReplies' },
-  balanceCommands: { domain: 'balance', replies: 'balanceReplies' },
-} as const satisfies Partial<Record<TopicRole, { domain: string; replies: TopicRole }>>;
-
-export type CommandTopicRole = keyof typeof COMMAND_TOPICS;
 
 export const subjectFor = (topic: string, recordName: string): string => `${topic}-${recordName}`;

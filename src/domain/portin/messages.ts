@@ -1,4 +1,4 @@
-import type { OutgoingMessage } from '../../contract/handlers';
+import type { OutgoingMessage } from '../../contract/messages';
 import { derivedUuid } from './ids';
 import type { PortStatus } from './lifecycle';
 import { revealSecrets } from './masking';

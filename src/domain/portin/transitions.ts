@@ -1,4 +1,4 @@
-import type { OutgoingMessage } from '../../contract/handlers';
+import type { OutgoingMessage } from '../../contract/messages';
 import type { NewSubscription } from '../subscription';
 import type { CreatePortInCommand, UpdatePortInCommand } from './commands';
 import { desiredDueDate } from './due-date';

@@ -3,7 +3,7 @@ import { PORT_STATUSES, ruleFor, type PortTrigger } from '../../domain/portin/li
 import type { Cause } from '../../domain/portin/messages';
 import type { PortInRequest } from '../../domain/portin/request';
 import type { Change, FollowUp, Plan } from '../../domain/portin/transitions';
-import type { OutgoingMessage } from '../../contract/handlers';
+import type { OutgoingMessage } from '../../contract/messages';
 import type { PortInDeps } from './deps';
 import type { RecordedOutcome, WriteMode } from './ports';
 

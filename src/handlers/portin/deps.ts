@@ -1,4 +1,4 @@
-import type { NonPortableRange } from '../../config';
+import type { NonPortableRange } from '../../domain/portin/eligibility';
 import type { Catalog } from '../../domain/catalog/catalog';
 import type { PortInSettings } from '../../domain/portin/request';
 import type { SubscriptionLifecycle } from '../../domain/subscription';

@@ -1,7 +1,7 @@
 import type { PortStatus } from '../../domain/portin/lifecycle';
 import type { PortInRequest } from '../../domain/portin/request';
 import type { FollowUp } from '../../domain/portin/transitions';
-import type { OutgoingMessage } from '../../contract/handlers';
+import type { OutgoingMessage } from '../../contract/messages';
 
 /**
  * What the port-in handlers need from storage (implemented over Redis in src/adapters/redis/portin-store.ts,
@@ -87,4 +87,9 @@ export interface PortInStore {
   /** Members whose deadline has passed, each leased for `leaseMs` so other sweepers skip it meanwhile. */
   claimDueExpiries(now: Date, leaseMs: number, limit: number): Promise<string[]>;
   completeExpiry(member: string): Promise<void>;
+}
+
+/** What eligibility needs to know about a number; implemented over Redis by the subscription store. */
+export interface NumberFacts {
+  subscriptionStatus(gpsi: string): Promise<string | undefined>;
 }

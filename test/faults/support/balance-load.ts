@@ -7,7 +7,7 @@ import { createRedisClient, type RedisClient } from '../../../src/adapters/redis
 import { createPartitionedSender } from '../../../src/adapters/kafka/partitioned-sender';
 import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
 import { registerContract } from '../../../src/adapters/registry/register-contract';
-import { HEADER } from '../../../src/pipeline/envelope';
+import { HEADER } from '../../../src/contract/headers';
 import { createActiveSubscription, type TestSubscription } from '../../support/subscriptions';
 import { FAULT_CUSTOMER, faultPartnerTopics, partnerHeaders } from './fault-config';
 import type { Counts } from './report';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { loadNpSimulatorConfig, type ServiceConfig } from '../../../src/config';
 import type { RunningService } from '../../../src/app/service';
 import { startNpSimulator, type NpSimulator } from '../../../dev/np-simulator/np-simulator';
-import { HEADER } from '../../../src/pipeline/envelope';
+import { HEADER } from '../../../src/contract/headers';
 import { envFor, startTestService, testConfig, testLogger, TestRequester, TopicReader, type Reply, type TokenProvider } from '../harness';
 
 /**

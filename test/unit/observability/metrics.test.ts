@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../src/config';
 import { ServiceMetrics } from '../../../src/observability/metrics';
-import { DLQ_HEADER } from '../../../src/pipeline/outbound';
+import { DLQ_HEADER } from '../../../src/contract/headers';
 
 const { topics } = loadConfig({ KAFKA_BROKERS: 'k:1', SCHEMA_REGISTRY_URL: 'http://r', REDIS_URL: 'redis://x', AUTH_MODE: 'none' });
 

@@ -1,10 +1,11 @@
 import { Writable } from 'node:stream';
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import type { OutboundSender } from '../../../src/adapters/kafka/partitioned-sender';
+import { type OutboundSender, type RecordPosition } from '../../../src/contract/transport';
 import pino from 'pino';
 import { RetriableError } from '../../../src/contract/errors';
 import { BatchWorker, type RecordOutcome, type RecordProcessor } from '../../../src/pipeline/batch-worker';
-import { HEADER, positionalCorrelationId, type RecordPosition } from '../../../src/pipeline/envelope';
+import { positionalCorrelationId } from '../../../src/pipeline/envelope';
+import { HEADER } from '../../../src/contract/headers';
 
 /** What the worker reports per record (onOutcome) and logs, through fakes of the consumer and producer. */
 const TOPIC = 'cmds';

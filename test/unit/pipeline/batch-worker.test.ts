@@ -1,6 +1,5 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import type { OutboundSender } from '../../../src/adapters/kafka/partitioned-sender';
-import type { Outbound } from '../../../src/pipeline/outbound';
+import type { Outbound, OutboundSender } from '../../../src/contract/transport';
 import pino from 'pino';
 import { BatchWorker, withJitter, type RecordProcessor } from '../../../src/pipeline/batch-worker';
 

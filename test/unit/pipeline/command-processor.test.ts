@@ -11,9 +11,10 @@ import { CustomerHierarchy } from '../../../src/security/hierarchy';
 import { openAuthenticator } from '../../../src/security/jwt-authenticator';
 import { openDeadLetter, sealContext } from '../../../src/security/dead-letter-seal';
 import { ServiceError, RetriableError } from '../../../src/contract/errors';
-import type { HandlerRegistration, TopicRole } from '../../../src/contract/handlers';
+import type { HandlerRegistration } from '../../../src/contract/handlers';
+import type { TopicRole } from '../../../src/contract/topics';
 import { WHOLESALE_CUSTOMER_ID_PORTIN } from '../../../src/domain/validation/spec-fields';
-import { TopicRefusedError } from '../../../src/adapters/kafka/send-refusal';
+import { TopicRefusedError } from '../../../src/contract/transport';
 import type { RejectedBudget } from '../../../src/security/rejected-budget';
 
 /** An in-memory codec over the schemas in schemas/: ids are indexes, no registry involved. */

@@ -1,4 +1,5 @@
-import { readEnvelope, positionalCorrelationId, HEADER, type EnvelopeRules } from '../../../src/pipeline/envelope';
+import { readEnvelope, positionalCorrelationId, type EnvelopeRules } from '../../../src/pipeline/envelope';
+import { HEADER } from '../../../src/contract/headers';
 import { WHOLESALE_CUSTOMER_ID_BALANCE } from '../../../src/domain/validation/spec-fields';
 
 const rules: EnvelopeRules = {

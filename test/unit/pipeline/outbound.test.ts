@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { cloudEventHeaders, deadLetterMessage, errorReplyValue, outboundBytes, replyHeaders, replyMessage, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, DLQ_HEADER, type DeadLetterSink, type Outbound } from '../../../src/pipeline/outbound';
+import { cloudEventHeaders, deadLetterMessage, errorReplyValue, replyHeaders, replyMessage, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, type DeadLetterSink } from '../../../src/pipeline/outbound';
+import { outboundBytes, type Outbound } from '../../../src/contract/transport';
+import { DLQ_HEADER } from '../../../src/contract/headers';
 import { openDeadLetter, sealContext } from '../../../src/security/dead-letter-seal';
 import type { RoutedEnvelope } from '../../../src/pipeline/envelope';
 

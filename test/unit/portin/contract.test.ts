@@ -8,7 +8,7 @@ import { plan } from '../../../dev/np-simulator/rules';
 import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in';
 import { createCancelPortIn } from '../../../src/handlers/portin/cancel-port-in';
 import { createUpdatePortIn } from '../../../src/handlers/portin/update-port-in';
-import type { OutgoingMessage } from '../../../src/contract/handlers';
+import type { OutgoingMessage } from '../../../src/contract/messages';
 import { rawCreate, requestIn } from '../../support/portin/fixtures';
 import { context, portInKit } from '../../support/portin/handler-kit';
 
