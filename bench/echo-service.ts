@@ -1,5 +1,5 @@
 import type { KafkaMessage } from 'kafkajs';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/app/config';
 import { envelopeRules, serviceTopics } from '../src/app/service';
 import { loadOptionalHierarchyFile } from '../src/security/hierarchy-file';
 import { defaultReplyTopic } from '../src/pipeline/reply-route';

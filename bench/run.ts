@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { Redis } from 'ioredis';
-import { loadBenchConfig, loadConfig, loadStackConfig, type BenchConfig } from '../src/config';
+import { loadBenchConfig, loadConfig, loadStackConfig, type BenchConfig } from '../src/app/config';
 import { loadCatalog } from '../src/app/service';
 import { APICURIO_VERSION, provideStack, type Stack } from '../dev/stack';
 import { loadAverage, machineInfo } from './machine';

@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs';
 import type { Redis } from 'ioredis';
-import { loadClientConfig, loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../src/config';
+import { loadClientConfig, loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../src/app/config';
 import { ensureTopics } from '../src/adapters/kafka/kafka';
 import { WholesaleClient } from '../src/client';
 import { COMMAND_TOPICS, type TopicRole } from '../src/contract/topics';

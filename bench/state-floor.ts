@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { ServiceConfig } from '../src/config';
+import type { ServiceConfig } from '../src/app/config';
 import { createBalanceComponents } from '../src/app/balance';
 import { createPortInComponents } from '../src/app/portin';
 import { loadCatalog } from '../src/app/service';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import pino from 'pino';
-import { ConfigError, loadClientConfig } from '../../src/config';
+import { ConfigError, loadClientConfig } from '../../src/app/config';
 import { WholesaleClient } from '../../src/client/wholesale-client';
 import { parsePositiveInteger } from '../../src/cli/operation-commands';
 import { runDemoJourney } from '../demo/journey';

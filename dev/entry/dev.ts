@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, loadNpSimulatorConfig } from '../../src/config';
+import { ConfigError, loadConfig, loadNpSimulatorConfig } from '../../src/app/config';
 import { startService } from '../../src/app/service';
 import { createLogger } from '../../src/observability/logger';
 import { startNpSimulator } from '../np-simulator/np-simulator';

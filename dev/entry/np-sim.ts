@@ -1,4 +1,4 @@
-import { ConfigError, loadNpSimulatorConfig } from '../../src/config';
+import { ConfigError, loadNpSimulatorConfig } from '../../src/app/config';
 import { createLogger } from '../../src/observability/logger';
 import { startNpSimulator } from '../np-simulator/np-simulator';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
-import { DEFAULT_AUDIENCE, DEFAULT_CUSTOMER_CLAIM } from '../../src/config/security';
+import { DEFAULT_AUDIENCE, DEFAULT_CUSTOMER_CLAIM } from '../../src/config/auth';
 
 /**
  * Development keys, so the dev stack runs with authentication on: an ES256 key pair created once in

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ServiceConfig } from '../config';
+import type { ServiceConfig } from './config';
 import { createHierarchyAuthorizer, createOpenAuthorizer, type Authenticator, type Authorizer } from '../security/access';
 import type { CustomerHierarchy } from '../security/hierarchy';
 import { loadHierarchyFile, loadOptionalHierarchyFile } from '../security/hierarchy-file';

@@ -1,6 +1,6 @@
 import type { Consumer, Kafka, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { ServiceConfig } from '../config';
+import type { ServiceConfig } from './config';
 import { createProducer } from '../adapters/kafka/kafka';
 import { createPartitionedSender, partitionCounts } from '../adapters/kafka/partitioned-sender';
 import { type OutboundSender, type PartitionCount } from '../contract/transport';

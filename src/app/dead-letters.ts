@@ -1,4 +1,4 @@
-import type { ServiceConfig } from '../config';
+import type { ServiceConfig } from './config';
 import type { DeadLetterSink } from '../pipeline/outbound';
 
 /** The DLQ topic and the configured sealing key (none with AUTH_MODE=none and no DLQ_ENCRYPTION_KEY: bodies are dropped). */

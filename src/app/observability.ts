@@ -1,6 +1,6 @@
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { ServiceConfig } from '../config';
+import type { ServiceConfig } from './config';
 import { groupLag } from '../adapters/kafka/consumer-lag';
 import { ConsumerStateTracker } from '../adapters/kafka/consumer-state';
 import { startOpsServer, type OpsServer } from '../adapters/http/ops-server';

@@ -1,6 +1,6 @@
 import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { ServiceConfig } from '../config';
+import type { ServiceConfig } from './config';
 import type { Catalog } from '../domain/catalog/catalog';
 import { loadCatalogFile } from '../adapters/catalog/catalog-file';
 import { createHandlers } from '../handlers';
@@ -16,7 +16,7 @@ import { CommandProcessor } from '../pipeline/command-processor';
 import type { RecordProcessor } from '../pipeline/batch-worker';
 import type { EnvelopeRules } from '../pipeline/envelope';
 import type { RecordPosition } from '../contract/transport';
-import { createEventPublisher } from '../adapters/kafka/event-publisher';
+import { createEventPublisher } from '../pipeline/event-publisher';
 import { connectWorkerTransport, createBatchWorker } from './batch-worker';
 import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';

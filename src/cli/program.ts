@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Command, CommanderError, Option } from 'commander';
 import pino, { type Logger } from 'pino';
-import { ConfigError, loadAdminConfig, loadClientConfig, loadDlqAdminConfig, type AdminConfig, type ClientConfig } from '../config';
+import { ConfigError, loadAdminConfig, loadClientConfig, loadDlqAdminConfig, type AdminConfig, type ClientConfig } from '../app/config';
 import { InvalidCommandError, RequestTimeoutError, ServiceReplyError } from '../client/errors';
 import type { SubscribeEventsOptions, EventSubscription } from '../client/events';
 import type { CallOptions } from '../client/wholesale-client';

@@ -12,6 +12,6 @@ export {
   type CloudEventAttributes,
   type SubscribeEventsOptions,
 } from './events';
-export { loadClientConfig, ConfigError, type ClientConfig } from '../config';
+export { loadClientConfig, ConfigError, type ClientConfig } from '../app/config';
 export type { FieldProblem, ErrorCode } from '../contract/errors';
 export type * from '../contract/types.generated';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, KafkaMessage, Producer } from 'kafkajs';
 import pino, { type Logger } from 'pino';
-import type { ClientConfig } from '../config';
+import type { ClientConfig } from '../app/config';
 import { createKafka, createProducer } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { HEADER, headerText } from '../contract/headers';
@@ -9,9 +9,9 @@ import { asInvalidCommand, ClientClosedError } from './errors';
 import { EventSubscription, type SubscribeEventsOptions } from './events';
 import { commandKey, OPERATIONS, type OperationInput, type OperationName, type OperationReply } from './operations';
 import { PendingReplies } from './pending-replies';
-import { ReplyListener } from './reply-listener';
+import { ReplyListener } from '../adapters/kafka/reply-listener';
 import { interpretReply, type DecodedReply } from './replies';
-import { SendBatcher } from './send-batcher';
+import { SendBatcher } from '../adapters/kafka/send-batcher';
 import { partnerOfRequester, requesterTopics, type RequesterTopics } from './partner';
 
 /**

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError, loadConfig } from '../app/config';
 import { startService, type RunningService } from '../app/service';
 import { createLogger } from '../observability/logger';
 

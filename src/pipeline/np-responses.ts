@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { RetriableError, asRetriable } from '../contract/errors';
-import type { PublishEvents } from '../adapters/kafka/event-publisher';
+import type { PublishEvents } from './event-publisher';
 import { DecodeError } from '../adapters/registry/avro-codec';
 import type { NpResponseProcessor } from '../handlers/portin/np-response-processor';
 import type { RecordProcessor } from './batch-worker';

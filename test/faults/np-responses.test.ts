@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Consumer, IHeaders, Producer } from 'kafkajs';
 import type { RedisClient } from '../../src/adapters/redis/client';
-import { loadNpSimulatorConfig, type ServiceConfig } from '../../src/config';
+import { loadNpSimulatorConfig, type ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
 import { createBalanceComponents } from '../../src/app/balance';
 import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';

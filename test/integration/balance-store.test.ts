@@ -12,7 +12,7 @@ import { createBillingClock } from '../../src/domain/balance/clock';
 import { buildCatalog } from '../../src/domain/catalog/catalog';
 import type { OutgoingMessage } from '../../src/contract/messages';
 import { createRenewalScheduler } from '../../src/schedulers/balance-renewal';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { evaluateUpdate } from '../../src/domain/balance/arithmetic';
 import { markThresholds } from '../../src/domain/balance/thresholds';
 import type { BalanceAction } from '../../src/domain/balance/model';

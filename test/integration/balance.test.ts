@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RunningService } from '../../src/app/service';
 import type { BalanceComponents } from '../../src/app/balance';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { deterministicId } from '../../src/domain/balance/billing-events';
 import { commandIdOf } from '../../src/pipeline/command-processor';
 import { HEADER } from '../../src/contract/headers';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
 import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { RequestTimeoutError, ServiceReplyError, WholesaleClient, type ContractEvent, type EventSubscription } from '../../src/client';

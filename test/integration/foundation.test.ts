@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
 import { subscriberKeys } from '../../src/adapters/redis/keys';
 import { DLQ_HEADER, HEADER } from '../../src/contract/headers';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BalanceComponents } from '../../src/app/balance';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { openLetter } from '../support/dead-letters';
 import { testAuth, type TestAuth } from '../support/auth';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startService, type RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { startLocalRedis } from '../../dev/stack';
 import { HEADER } from '../../src/contract/headers';
 import { startTestService, testConfig, testLogger, TestRequester } from '../support/harness';

@@ -1,4 +1,4 @@
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
 import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { logLevel, type Kafka, type Producer } from 'kafkajs';
 import { describeRules } from '../../src/adapters/kafka/acl-admin';
 import { ensureTopics } from '../../src/adapters/kafka/kafka';
-import { EnvReader, readTopics, type ServiceConfig } from '../../src/config';
+import { EnvReader, readTopics, type ServiceConfig } from '../../src/app/config';
 import { partnerNamespace, partnerTopics } from '../../src/contract/partner-topics';
 import { HEADER } from '../../src/contract/headers';
 import { startAclBroker, principalOf, type AclBroker } from '../support/acl-broker';

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import type { BalanceComponents } from '../../src/app/balance';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { ensureTopics } from '../../src/adapters/kafka/kafka';
 import { partnerTopics } from '../../src/contract/partner-topics';
 import { DLQ_HEADER, HEADER } from '../../src/contract/headers';

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { startService, type RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { startKafkaCluster, startRedisCluster, type KafkaCluster, type RedisCluster } from '../../dev/stack';
 import { HEADER } from '../../src/contract/headers';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
 import { loadSchemas, type AvroRecordSchema } from '../../src/adapters/registry/schemas';
 import { subjectFor } from '../../src/adapters/registry/topology';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BalanceComponents } from '../../src/app/balance';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { createDevSigner, type DevSigner } from '../../dev/keys/dev-signer';
 import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { addPartner } from '../../src/adapters/kafka/partner-provisioning';
 import type { RunningService } from '../../src/app/service';
-import { loadAdminConfig, loadClientConfig, loadNpSimulatorConfig, type ServiceConfig } from '../../src/config';
+import { loadAdminConfig, loadClientConfig, loadNpSimulatorConfig, type ServiceConfig } from '../../src/app/config';
 import { partnerTopics } from '../../src/contract/partner-topics';
 import { WholesaleClient } from '../../src/client/wholesale-client';
 import { runDemoJourney } from '../../dev/demo/journey';

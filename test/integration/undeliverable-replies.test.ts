@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { balanceRecord } from '../support/balance-client';
 import { replyTopicsOf, startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { loadClientConfig, loadNpSimulatorConfig, type ClientConfig, type ServiceConfig } from '../../src/config';
+import { loadClientConfig, loadNpSimulatorConfig, type ClientConfig, type ServiceConfig } from '../../src/app/config';
 import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { envFor, testLogger } from './harness';
 

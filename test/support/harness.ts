@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type IHeaders, type Producer } from 'kafkajs';
 import pino from 'pino';
-import { loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../../src/config';
+import { loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../../src/app/config';
 import { serviceTopics, startService, type RunningService } from '../../src/app/service';
 import { partnerTopics } from '../../src/contract/partner-topics';
 import { loadOptionalHierarchyFile } from '../../src/security/hierarchy-file';

@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import type { AdminConfig } from '../../config';
+import type { AdminConfig } from '../../app/config';
 import {
   checkPrincipal,
   partnerAcls,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
-import type { ServiceConfig } from '../../../src/config';
+import type { ServiceConfig } from '../../../src/app/config';
 import { loadCatalog } from '../../../src/app/service';
 import { createBalanceComponents, type BalanceComponents } from '../../../src/app/balance';
 import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';

@@ -1,5 +1,5 @@
 import { partnerTopics } from '../../../src/contract/partner-topics';
-import type { ServiceConfig } from '../../../src/config';
+import type { ServiceConfig } from '../../../src/app/config';
 import { HEADER } from '../../../src/contract/headers';
 import { testAuth, type TestAuth } from '../../support/auth';
 import { envFor, testConfig } from '../../support/harness';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { loadNpSimulatorConfig, type ServiceConfig } from '../../../src/config';
+import { loadNpSimulatorConfig, type ServiceConfig } from '../../../src/app/config';
 import { createBalanceComponents } from '../../../src/app/balance';
 import { loadCatalog } from '../../../src/app/service';
 import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';

@@ -5,7 +5,7 @@ import { EVENT_RECORDS } from '../../../src/client/events';
 import { commandKey, operationRecordName, OPERATIONS, replyTopicRole, type OperationName } from '../../../src/client/operations';
 import { PendingReplies } from '../../../src/client/pending-replies';
 import { interpretReply } from '../../../src/client/replies';
-import { SendBatcher } from '../../../src/client/send-batcher';
+import { SendBatcher } from '../../../src/adapters/kafka/send-batcher';
 
 describe('the operations table', () => {
   it('names records the topology puts on the operation’s command topic and on its reply topic', () => {

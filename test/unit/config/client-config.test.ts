@@ -1,4 +1,4 @@
-import { ConfigError, loadClientConfig } from '../../../src/config';
+import { ConfigError, loadClientConfig } from '../../../src/app/config';
 
 const ENV = { KAFKA_BROKERS: 'k1:9092,k2:9092', SCHEMA_REGISTRY_URL: 'http://registry:8081' };
 

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../../src/config';
+import { ConfigError, loadConfig } from '../../../src/app/config';
 
 const base = {
   KAFKA_BROKERS: '127.0.0.1:9092',

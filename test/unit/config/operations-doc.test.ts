@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as configModule from '../../../src/config';
-import { loadAdminConfig, loadBenchConfig, loadClientConfig, loadConfig, loadDlqAdminConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
+import * as configModule from '../../../src/app/config';
+import { loadAdminConfig, loadBenchConfig, loadClientConfig, loadConfig, loadDlqAdminConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/app/config';
 import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';
 
 /** docs/operations.md lists every variable src/config reads, with the defaults the code applies. */

@@ -1,4 +1,4 @@
-import { ConfigError, loadClientConfig, loadConfig, loadDlqAdminConfig, loadNpSimulatorConfig } from '../../../src/config';
+import { ConfigError, loadClientConfig, loadConfig, loadDlqAdminConfig, loadNpSimulatorConfig } from '../../../src/app/config';
 
 const endpoints = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379' };
 const DLQ_KEY = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY='; // base64 of 32 bytes

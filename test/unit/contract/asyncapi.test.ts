@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/app/config';
 import { loadSchemas } from '../../../src/adapters/registry/schemas';
 import { TOPIC_RECORDS } from '../../../src/adapters/registry/topology';
 import { COMMAND_TOPICS, ERROR_REPLY } from '../../../src/contract/topics';

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/app/config';
 import { ServiceMetrics } from '../../../src/observability/metrics';
 import { DLQ_HEADER } from '../../../src/contract/headers';
 

@@ -1,4 +1,4 @@
-import { readTopics, EnvReader } from '../../../src/config';
+import { readTopics, EnvReader } from '../../../src/app/config';
 import {
   describeRule,
   partnerAcls,

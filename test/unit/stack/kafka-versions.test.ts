@@ -1,4 +1,4 @@
-import { loadStackConfig, ConfigError } from '../../../src/config';
+import { loadStackConfig, ConfigError } from '../../../src/app/config';
 import { loggingConfiguration } from '../../../dev/stack/kafka/local-kafka';
 import { DEFAULT_KAFKA_VERSION, KAFKA_3_VERSION, images, kafkaLogging } from '../../../dev/stack/versions';
 

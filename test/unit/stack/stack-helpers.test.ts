@@ -1,4 +1,4 @@
-import { ConfigError, loadStackConfig } from '../../../src/config';
+import { ConfigError, loadStackConfig } from '../../../src/app/config';
 import { provideStack } from '../../../dev/stack';
 import { lastLines } from '../../../dev/stack/process/log-tail';
 import { redisServerArgs } from '../../../dev/stack/redis/local-redis';

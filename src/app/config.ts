@@ -17,7 +17,7 @@ import {
   type RateLimitSettings,
   loadRejectedRateSettings,
   type RejectedRateSettings,
-} from './security';
+} from '../config/auth';
 
 /**
  * The one module that reads configuration. Every setting comes from the environment, is validated at

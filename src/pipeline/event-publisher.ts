@@ -1,7 +1,7 @@
-import type { OutgoingMessage } from '../../contract/messages';
-import { cloudEventHeaders } from '../../pipeline/outbound';
-import { routeOutgoing, type EventRouting } from '../../pipeline/event-routes';
-import type { OutboundSender } from '../../contract/transport';
+import type { OutgoingMessage } from '../contract/messages';
+import { cloudEventHeaders } from './outbound';
+import { routeOutgoing, type EventRouting } from './event-routes';
+import type { OutboundSender } from '../contract/transport';
 
 /**
  * Publishes messages produced outside a command (the NP responses' and the schedulers' events): Avro

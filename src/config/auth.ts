@@ -1,4 +1,4 @@
-import { ConfigError, type EnvReader } from './index';
+import { ConfigError, type EnvReader } from '../app/config';
 
 /**
  * Security settings (docs/security.md): who may send commands (AUTH_*), the customer hierarchy
