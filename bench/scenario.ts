@@ -1,6 +1,8 @@
 import type { Admin } from 'kafkajs';
 import type { Redis } from 'ioredis';
-import { loadClientConfig, loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../src/app/config';
+import { loadConfig, type ServiceConfig } from '../src/app/config';
+import { TOPIC_VARIABLES } from '../src/config/kafka';
+import { loadClientConfig } from '../src/client/config';
 import { ensureTopics } from '../src/adapters/kafka/kafka';
 import { WholesaleClient } from '../src/client';
 import { COMMAND_TOPICS, type TopicRole } from '../src/contract/topics';

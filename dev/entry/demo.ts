@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import pino from 'pino';
-import { ConfigError, loadClientConfig } from '../../src/app/config';
+import { loadClientConfig } from '../../src/client/config';
+import { ConfigError } from '../../src/config/env';
 import { WholesaleClient } from '../../src/client/wholesale-client';
 import { parsePositiveInteger } from '../../src/cli/operation-commands';
 import { runDemoJourney } from '../demo/journey';

@@ -1,4 +1,6 @@
-import { ConfigError, loadConfig, loadNpSimulatorConfig } from '../../src/app/config';
+import { loadConfig } from '../../src/app/config';
+import { loadNpSimulatorConfig } from '../np-simulator/config';
+import { ConfigError } from '../../src/config/env';
 import { startService } from '../../src/app/service';
 import { createLogger } from '../../src/observability/logger';
 import { startNpSimulator } from '../np-simulator/np-simulator';

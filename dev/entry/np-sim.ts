@@ -1,4 +1,5 @@
-import { ConfigError, loadNpSimulatorConfig } from '../../src/app/config';
+import { loadNpSimulatorConfig } from '../np-simulator/config';
+import { ConfigError } from '../../src/config/env';
 import { createLogger } from '../../src/observability/logger';
 import { startNpSimulator } from '../np-simulator/np-simulator';
 

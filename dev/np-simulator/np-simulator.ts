@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { NpSimulatorConfig } from '../../src/app/config';
+import type { NpSimulatorConfig } from './config';
 import { loadSchemas } from '../../src/adapters/registry/schemas';
 import { createKafka, createProducer } from '../../src/adapters/kafka/kafka';
 import { AvroCodec, DecodeError } from '../../src/adapters/registry/avro-codec';

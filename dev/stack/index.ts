@@ -1,4 +1,4 @@
-import { loadStackConfig, type StackConfig } from '../../src/app/config';
+import { loadStackConfig, type StackConfig } from './config';
 import { probeContainerRuntime, startContainerComponent } from './containers';
 import { missingLocalPrerequisites, startLocalComponent } from './local';
 import type { Component, ProvidedServer, ServerStarter, Stack } from './types';

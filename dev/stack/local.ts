@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import type { StackConfig } from '../../src/app/config';
+import type { StackConfig } from './config';
 import { distributionsCached } from './artifacts/distributions';
 import { startLocalKafka } from './kafka/local-kafka';
 import { startLocalRedis } from './redis/local-redis';

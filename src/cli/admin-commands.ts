@@ -1,7 +1,7 @@
 import { Argument, InvalidArgumentError, type Command } from 'commander';
 import type { Admin } from 'kafkajs';
 import pino from 'pino';
-import type { AdminConfig } from '../app/config';
+import type { AdminConfig } from './config';
 import { createKafka } from '../adapters/kafka/kafka';
 import {
   addPartner,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { DlqAdminConfig } from '../app/config';
+import type { DlqAdminConfig } from './config';
 import { createKafka } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { openDeadLetter, sealContext, type DeadLetterKeyring, type SealedOriginal } from '../security/dead-letter-seal';

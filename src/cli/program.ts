@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Command, CommanderError, Option } from 'commander';
 import pino, { type Logger } from 'pino';
-import { ConfigError, loadAdminConfig, loadClientConfig, loadDlqAdminConfig, type AdminConfig, type ClientConfig } from '../app/config';
+import { loadAdminConfig, loadDlqAdminConfig, type AdminConfig } from './config';
+import { loadClientConfig, type ClientConfig } from '../client/config';
+import { ConfigError } from '../config/env';
 import { InvalidCommandError, RequestTimeoutError, ServiceReplyError } from '../client/errors';
 import type { SubscribeEventsOptions, EventSubscription } from '../client/events';
-import type { CallOptions } from '../client/wholesale-client';
-import { WholesaleClient } from '../client/wholesale-client';
+import { WholesaleClient, type CallOptions } from '../client/wholesale-client';
 import type { OperationName } from '../client/operations';
 import { EXIT, EXIT_CODES_HELP, type ExitCode } from './exit-codes';
 import { commandInput, UsageError } from './input';

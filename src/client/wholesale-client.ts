@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, KafkaMessage, Producer } from 'kafkajs';
 import pino, { type Logger } from 'pino';
-import type { ClientConfig } from '../app/config';
+import type { ClientConfig } from './config';
 import { createKafka, createProducer } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { HEADER, headerText } from '../contract/headers';

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '../app/config';
+import { loadConfig } from '../app/config';
+import { ConfigError } from '../config/env';
 import { startService, type RunningService } from '../app/service';
 import { createLogger } from '../observability/logger';
 

@@ -4,7 +4,8 @@ import { kafkaTransport } from '../../src/adapters/kafka/kafka';
 import { startLocalKafka, type LocalKafka } from '../../dev/stack';
 import { HEADER } from '../../src/contract/headers';
 import { WholesaleClient } from '../../src/client';
-import { loadClientConfig, loadNpSimulatorConfig } from '../../src/app/config';
+import { loadNpSimulatorConfig } from '../../dev/np-simulator/config';
+import { loadClientConfig } from '../../src/client/config';
 import { startNpSimulator } from '../../dev/np-simulator/np-simulator';
 import { envFor, startTestService, testConfig, testLogger, TestRequester } from '../support/harness';
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { loadNpSimulatorConfig, type ServiceConfig } from '../../src/app/config';
+import { type ServiceConfig } from '../../src/app/config';
+import { loadNpSimulatorConfig } from '../../dev/np-simulator/config';
 import { startService, type RunningService } from '../../src/app/service';
 import { createLogger } from '../../src/observability/logger';
 import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';

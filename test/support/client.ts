@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { loadClientConfig, loadNpSimulatorConfig, type ClientConfig, type ServiceConfig } from '../../src/app/config';
+import { type ServiceConfig } from '../../src/app/config';
+import { loadNpSimulatorConfig } from '../../dev/np-simulator/config';
+import { loadClientConfig, type ClientConfig } from '../../src/client/config';
 import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { envFor, testLogger } from './harness';
 

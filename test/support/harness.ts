@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type IHeaders, type Producer } from 'kafkajs';
 import pino from 'pino';
-import { loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../../src/app/config';
+import { loadConfig, type ServiceConfig } from '../../src/app/config';
+import { TOPIC_VARIABLES } from '../../src/config/kafka';
 import { serviceTopics, startService, type RunningService } from '../../src/app/service';
 import { partnerTopics } from '../../src/contract/partner-topics';
 import { loadOptionalHierarchyFile } from '../../src/security/hierarchy-file';

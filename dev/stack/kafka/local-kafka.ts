@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadStackConfig } from '../../../src/app/config';
+import { loadStackConfig } from '../config';
 import { kafkaLibs } from '../artifacts/distributions';
 import { allocatePorts, LOOPBACK } from '../net/ports';
 import { createServerFolder, LocalServer, type ServerControl, type ServerFolderOptions } from '../process/local-server';

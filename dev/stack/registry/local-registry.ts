@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadStackConfig } from '../../../src/app/config';
+import { loadStackConfig } from '../config';
 import { apicurioRunnerJar } from '../artifacts/distributions';
 import { allocatePorts, LOOPBACK } from '../net/ports';
 import { createServerFolder, LocalServer, type ServerControl, type ServerFolderOptions } from '../process/local-server';

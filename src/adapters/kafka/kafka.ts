@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type KafkaConfig, type LogEntry, type Producer, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { KafkaSecurity, KafkaTlsSettings } from '../../config/auth';
+import type { KafkaSecurity, KafkaTlsSettings } from '../../config/kafka';
 
 const readFile = (file: string | undefined): Buffer | undefined => (file === undefined ? undefined : readFileSync(file));
 

@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import type { AdminConfig } from '../../app/config';
+import type { AdminConfig } from '../../cli/config';
 import {
   checkPrincipal,
   partnerAcls,

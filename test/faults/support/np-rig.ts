@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { loadNpSimulatorConfig, type ServiceConfig } from '../../../src/app/config';
+import { type ServiceConfig } from '../../../src/app/config';
+import { loadNpSimulatorConfig } from '../../../dev/np-simulator/config';
 import { createBalanceComponents } from '../../../src/app/balance';
 import { loadCatalog } from '../../../src/app/service';
 import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { loadNpSimulatorConfig, type ServiceConfig } from '../../../src/app/config';
+import { type ServiceConfig } from '../../../src/app/config';
+import { loadNpSimulatorConfig } from '../../../dev/np-simulator/config';
 import type { RunningService } from '../../../src/app/service';
 import { startNpSimulator, type NpSimulator } from '../../../dev/np-simulator/np-simulator';
 import { HEADER } from '../../../src/contract/headers';

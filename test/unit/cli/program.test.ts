@@ -1,4 +1,4 @@
-import { loadClientConfig, type ClientConfig } from '../../../src/app/config';
+import { loadClientConfig, type ClientConfig } from '../../../src/client/config';
 import { ClientClosedError, RequestTimeoutError, ServiceReplyError } from '../../../src/client/errors';
 import type { ContractEvent, SubscribeEventsOptions } from '../../../src/client/events';
 import type { CallOptions } from '../../../src/client/wholesale-client';

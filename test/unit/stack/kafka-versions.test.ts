@@ -1,4 +1,5 @@
-import { loadStackConfig, ConfigError } from '../../../src/app/config';
+import { loadStackConfig } from '../../../dev/stack/config';
+import { ConfigError } from '../../../src/config/env';
 import { loggingConfiguration } from '../../../dev/stack/kafka/local-kafka';
 import { DEFAULT_KAFKA_VERSION, KAFKA_3_VERSION, images, kafkaLogging } from '../../../dev/stack/versions';
 

@@ -1,4 +1,5 @@
-import { ConfigError, loadStackConfig } from '../../../src/app/config';
+import { loadStackConfig } from '../../../dev/stack/config';
+import { ConfigError } from '../../../src/config/env';
 import { provideStack } from '../../../dev/stack';
 import { lastLines } from '../../../dev/stack/process/log-tail';
 import { redisServerArgs } from '../../../dev/stack/redis/local-redis';
