@@ -1,23 +1,23 @@
-import type { KafkaMessage } from 'kafkajs';
 import { loadConfig } from '../src/app/config';
-import { envelopeRules, serviceTopics } from '../src/app/service';
+import { envelopeRules, kafkaConnection, serviceTopics } from '../src/app/service';
 import { loadOptionalHierarchyFile } from '../src/security/hierarchy-file';
 import { defaultReplyTopic } from '../src/pipeline/reply-route';
-import { createKafka, ensureTopics } from '../src/adapters/kafka/kafka';
-import { connectWorkerTransport, createBatchWorker } from '../src/app/batch-worker';
+import { ensureTopicsExist } from '../src/adapters/kafka/admin-session';
+import { connectCommandTransport } from '../src/adapters/kafka/command-transport';
+import { commandConsumerSettings, createBatchWorker } from '../src/app/batch-worker';
 import { AvroCodec } from '../src/adapters/registry/avro-codec';
 import { registerContract } from '../src/adapters/registry/register-contract';
 import { COMMAND_TOPICS, type Domain } from '../src/contract/topics';
 import { createLogger, unredactedLogger } from '../src/observability/logger';
 import type { RecordProcessor } from '../src/pipeline/batch-worker';
 import { readEnvelope } from '../src/pipeline/envelope';
-import { type RecordPosition } from '../src/contract/transport';
+import type { InboundRecord, RecordPosition } from '../src/contract/transport';
 import { replyMessage } from '../src/pipeline/outbound';
 
 /**
  * The benchmark's floor (npm run bench, docs/benchmarks.md; not for production): the service's
  * request/reply path without its state. Same Kafka client settings, consumer group and batch loop
- * (app/batch-worker.ts: split by key, one topic-partition per send, commit after), envelope reading, Avro codec
+ * (app/batch-worker.ts and adapters/kafka/command-transport.ts: split by key, one topic-partition per send, commit after), envelope reading, Avro codec
  * over the same registry, and the same per-command log line — but every command is answered with a fixed
  * success record of its operation, without Redis and without handler logic.
  */
@@ -32,19 +32,16 @@ const FIXED_REPLIES: Record<string, object> = {
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, name: 'echo-worker' });
-  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log });
-  const admin = kafka.admin();
-  await admin.connect();
+  const kafka = kafkaConnection(config, log);
   const hierarchy = loadOptionalHierarchyFile(config.customersFile);
-  await ensureTopics(admin, serviceTopics(config, hierarchy), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
-  await admin.disconnect();
+  await ensureTopicsExist(kafka, serviceTopics(config, hierarchy), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
   const codec = new AvroCodec(config.schemaRegistryUrl);
   await registerContract(codec, config.topics);
   const rules = envelopeRules(config);
 
   const processors = new Map<string, RecordProcessor>();
   for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
-    processors.set(config.topics[role], async (message: KafkaMessage, position: RecordPosition) => {
+    processors.set(config.topics[role], async (message: InboundRecord, position: RecordPosition) => {
       const envelope = readEnvelope(message.headers, position, rules[domain]);
       const decoded = await codec.decode(message.value);
       const replyRecord = `${decoded.recordName}Reply`;
@@ -59,8 +56,8 @@ async function main(): Promise<void> {
     });
   }
 
-  const transport = await connectWorkerTransport(kafka, config);
-  await transport.consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
+  const transport = await connectCommandTransport(kafka, commandConsumerSettings(config));
+  await transport.consumer.subscribe([...processors.keys()]);
   // The service's per-command log line, so both sides pay for the same logging.
   const commandLines = unredactedLogger(log);
   const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs) =>

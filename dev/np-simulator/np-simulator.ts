@@ -1,7 +1,8 @@
-import type { Logger } from 'pino';
+import type { Logger } from '../../src/contract/log';
 import type { NpSimulatorConfig } from './config';
 import { loadSchemas } from '../../src/adapters/registry/schemas';
-import { createKafka, createProducer } from '../../src/adapters/kafka/kafka';
+import { connectRecordProducer } from '../../src/adapters/kafka/record-producer';
+import { subscribeRecords } from '../../src/adapters/kafka/record-subscription';
 import { AvroCodec, DecodeError } from '../../src/adapters/registry/avro-codec';
 import { NP_RESPONSE_RECORDS } from '../../src/domain/portin/records';
 import { plan, type SimRequest } from './rules';
@@ -34,20 +35,15 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   for (const recordName of Object.values(NP_RESPONSE_RECORDS)) {
     await codec.register(config.topics.npResponses, schemas.get(recordName)!, recordName);
   }
-  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
-  const producer = createProducer(kafka, { ordered: true });
-  const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false });
-  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-  await producer.connect();
-  await consumer.connect();
-  await consumer.subscribe({ topics: [config.topics.npRequests], fromBeginning: options.fromBeginning ?? true });
+  const connection = { ...config.kafka, log };
+  const producer = await connectRecordProducer(connection, { ordered: true, batched: false });
 
   const pending = new Map<string, Set<NodeJS.Timeout>>();
   let stopping = false;
 
   const send = async (recordName: string, key: string, value: Record<string, unknown>) => {
     const encoded = await codec.encode(config.topics.npResponses, recordName, { ...value, sentAt: clock().toISOString() });
-    await producer.send({ topic: config.topics.npResponses, acks: -1, messages: [{ key, value: encoded }] });
+    await producer.send({ topic: config.topics.npResponses, key, value: encoded, headers: {} });
     log.info({ recordName, gpsi: key, requestId: value.requestId, portOrderVersion: value.portOrderVersion }, 'NP response sent');
   };
 
@@ -81,8 +77,11 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
     }
   };
 
-  await consumer.run({
-    eachMessage: async ({ message }) => {
+  const requests = subscribeRecords(connection, {
+    groupId: config.groupId,
+    topics: [config.topics.npRequests],
+    fromBeginning: options.fromBeginning ?? true,
+    onRecord: async (message) => {
       let decoded;
       try {
         decoded = await codec.decode(message.value);
@@ -98,14 +97,15 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
       schedule(request);
     },
   });
+  await requests.started;
 
   return {
-    joined,
+    joined: requests.joined,
     async stop() {
       stopping = true;
       for (const timers of pending.values()) for (const timer of timers) clearTimeout(timer);
       pending.clear();
-      await consumer.disconnect();
+      await requests.stop();
       await producer.disconnect();
     },
   };

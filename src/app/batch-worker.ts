@@ -1,64 +1,23 @@
-import type { Consumer, Kafka, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { ServiceConfig } from './config';
-import { createProducer } from '../adapters/kafka/kafka';
-import { createPartitionedSender, partitionCounts } from '../adapters/kafka/partitioned-sender';
-import { type OutboundSender, type PartitionCount } from '../contract/transport';
+import type { CommandConsumerSettings, CommandTransport } from '../adapters/kafka/command-transport';
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../pipeline/batch-worker';
 import { deadLetterMessage, undeliverableDeadLetter } from '../pipeline/outbound';
+import type { ServiceConfig } from './config';
 import { deadLetterSink } from './dead-letters';
 
-/**
- * The Kafka side of a command worker — producer, consumer, sender and batch loop — built once for the
- * service and for the benchmark's echo floor, so the floor runs with exactly the service's client
- * settings and differs only in what its processors do.
- */
-export interface WorkerTransport {
-  readonly producer: Producer;
-  readonly consumer: Consumer;
-  /** Writes one topic-partition per call (see partitioned-sender.ts). */
-  readonly sender: OutboundSender;
-  /** The sender's cached partition counts: also where a requested reply topic is checked (never created). */
-  readonly partitionCount: PartitionCount;
-  /** Disconnects the producer and the metadata client (the batch worker disconnects the consumer). */
-  close(): Promise<void>;
-}
-
-export async function connectWorkerTransport(
-  kafka: Kafka,
-  config: ServiceConfig,
-  options: { observe?: (producer: Producer) => Producer } = {},
-): Promise<WorkerTransport> {
-  const created = createProducer(kafka, { ordered: false });
-  const producer = options.observe ? options.observe(created) : created;
-  const consumer = kafka.consumer({
-    groupId: config.groupId,
-    allowAutoTopicCreation: false,
-    maxBytesPerPartition: config.limits.maxMessageBytes * 4,
-    sessionTimeout: config.kafka.sessionTimeoutMs,
-    heartbeatInterval: config.kafka.heartbeatIntervalMs,
-    metadataMaxAge: config.kafka.metadataMaxAgeMs,
-  });
-  // partition counts for the sender, which chooses every message's partition itself
-  const metadata = kafka.admin();
-  await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
-  const partitionCount = partitionCounts(metadata);
-  return {
-    producer,
-    consumer,
-    partitionCount,
-    sender: createPartitionedSender(producer, partitionCount),
-    close: async () => {
-      await producer.disconnect();
-      await metadata.disconnect();
-    },
-  };
-}
+/** The settings of the service's group member, from the configuration. */
+export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerSettings => ({
+  groupId: config.groupId,
+  maxBytesPerPartition: config.limits.maxMessageBytes * 4,
+  sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+  heartbeatIntervalMs: config.kafka.heartbeatIntervalMs,
+  metadataMaxAgeMs: config.kafka.metadataMaxAgeMs,
+});
 
 /** The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval. */
 export function createBatchWorker(
   config: ServiceConfig,
-  transport: WorkerTransport,
+  transport: Pick<CommandTransport, 'consumer' | 'sender'>,
   processors: ReadonlyMap<string, RecordProcessor>,
   log: Logger,
   onOutcome: BatchWorkerOptions['onOutcome'],

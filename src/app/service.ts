@@ -1,11 +1,12 @@
-import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config';
 import type { Catalog } from '../domain/catalog/catalog';
 import { loadCatalogFile } from '../adapters/catalog/catalog-file';
 import { createHandlers } from '../handlers';
 import { COMMAND_TOPICS, type Domain } from '../contract/topics';
-import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
+import { ensureTopicsExist } from '../adapters/kafka/admin-session';
+import { connectCommandTransport } from '../adapters/kafka/command-transport';
+import type { KafkaConnection } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
 import { createRedisRateLimiter } from '../adapters/redis/rate-limiter';
@@ -15,16 +16,15 @@ import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../
 import { CommandProcessor } from '../pipeline/command-processor';
 import type { RecordProcessor } from '../pipeline/batch-worker';
 import type { EnvelopeRules } from '../pipeline/envelope';
-import type { RecordPosition } from '../contract/transport';
+import type { InboundRecord, RecordPosition } from '../contract/transport';
 import { createEventPublisher } from '../pipeline/event-publisher';
-import { connectWorkerTransport, createBatchWorker } from './batch-worker';
+import { commandConsumerSettings, createBatchWorker } from './batch-worker';
 import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
 import { createNpResponseRecordProcessor } from '../pipeline/np-responses';
 import { createAccessControl } from './access-control';
 import { deadLetterSink } from './dead-letters';
-import { observeProducer } from '../adapters/kafka/observed-producer';
 import { redactConfig } from '../config/redact';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { ReadinessReport } from '../observability/readiness';
@@ -101,19 +101,21 @@ export const eventRouting = (config: ServiceConfig, hierarchy: CustomerHierarchy
   partnerOf: (owner) => hierarchy?.node(owner)?.partnerId,
 });
 
+/** How the service reaches Kafka: its brokers, client id and transport security, logging into its log. */
+export const kafkaConnection = (config: ServiceConfig, log: Logger): KafkaConnection => ({
+  brokers: config.kafka.brokers,
+  clientId: config.kafka.clientId,
+  log,
+  security: config.kafka.security,
+});
+
 export async function startService(config: ServiceConfig, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   log.info({ config: redactConfig(config) }, 'effective configuration');
   const catalog = loadCatalog(config.catalogFile);
   const access = createAccessControl(config, log);
-  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const created = await ensureTopics(admin, serviceTopics(config, access.hierarchy), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
-    if (created.length > 0) log.info({ topics: created }, 'created topics');
-  } finally {
-    await admin.disconnect();
-  }
+  const kafka = kafkaConnection(config, log);
+  const created = await ensureTopicsExist(kafka, serviceTopics(config, access.hierarchy), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
+  if (created.length > 0) log.info({ topics: created }, 'created topics');
   const codec = new AvroCodec(config.schemaRegistryUrl);
   const registered = await registerContract(codec, config.topics);
   log.info({ subjects: registered }, 'registered the contract schemas');
@@ -128,7 +130,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
 
   const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
   // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
-  const transport = await connectWorkerTransport(kafka, config, { observe: (p) => observeProducer(p, observability.metrics.messagesSent) });
+  const transport = await connectCommandTransport(kafka, commandConsumerSettings(config), { onSent: observability.metrics.messagesSent });
   const { consumer, sender } = transport;
   const processor = new CommandProcessor({
     authenticator: access.authenticator,
@@ -150,17 +152,15 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     log,
     isRetriable: isRedisUnavailable,
   });
-  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    if (payload.restart) return;
-    log.fatal({ err: payload.error }, 'the consumer stopped for good');
-    options.onFatal?.(payload.error);
+  consumer.onFatal((error) => {
+    log.fatal({ err: error }, 'the consumer stopped for good');
+    options.onFatal?.(error);
   });
   const publish = createEventPublisher({ sender, codec, routing, serviceName: config.serviceName });
 
   const processors = new Map<string, RecordProcessor>();
   for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
-    processors.set(config.topics[role], (message: KafkaMessage, position: RecordPosition) => processor.process(message, position, domain));
+    processors.set(config.topics[role], (message: InboundRecord, position: RecordPosition) => processor.process(message, position, domain));
   }
   // NP responses drive the port-in lifecycle: consumed by the same group, no reply
   processors.set(
@@ -175,8 +175,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       isRetriable: isRedisUnavailable,
     }),
   );
-  await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
-  observability.watchConsumer(consumer, [...processors.keys()]);
+  await consumer.subscribe([...processors.keys()]);
+  observability.watchConsumer(consumer.membership, [...processors.keys()]);
 
   const commandLines = unredactedLogger(log);
   const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs, message) => {
@@ -215,7 +215,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   return {
     redis,
     catalog,
-    joined,
+    joined: consumer.joined,
     consumedTopics: [...processors.keys()],
     metrics: observability.metrics,
     readiness: observability.readiness,

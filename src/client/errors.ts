@@ -1,4 +1,4 @@
-import { ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
+import { encodeProblems } from '../adapters/registry/avro-codec';
 import type { ErrorCode, FieldProblem } from '../contract/errors';
 
 /** Base of every error the client raises itself, so callers can tell ours from kafkajs's or the registry's. */
@@ -55,12 +55,8 @@ export class ClientClosedError extends WholesaleClientError {
   }
 }
 
-/** avsc's path segments (`['balances', '0', 'quantity']`) in the service's notation (`balances[0].quantity`). */
-export const fieldPath = (segments: string[]): string => segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
-
-/** The registry client's validation failure of an encode, as the InvalidCommandError it means. */
+/** The codec's refusal of an encode (the value does not fit its schema), as the InvalidCommandError it means. */
 export function asInvalidCommand(operation: string, error: unknown): InvalidCommandError | undefined {
-  if (!(error instanceof ConfluentSchemaRegistryValidationError)) return undefined;
-  const problems = error.paths.map((segments) => ({ path: fieldPath(segments), reason: 'missing, or not of the type the schema gives' }));
-  return new InvalidCommandError(operation, problems, { cause: error });
+  const problems = encodeProblems(error);
+  return problems === undefined ? undefined : new InvalidCommandError(operation, problems, { cause: error });
 }

@@ -1,4 +1,4 @@
-import type { Headers } from './transport';
+import type { RecordHeaders } from './transport';
 
 /**
  * The header names of the message contract (README "Headers", asyncapi.yaml) and how a header value
@@ -41,7 +41,7 @@ export const DLQ_HEADER = {
 } as const;
 
 /** A header's first value as bytes; the name is also looked up lower-cased (some clients lower-case them). */
-export function headerBuffer(headers: Headers | undefined, name: string): Buffer | undefined {
+export function headerBuffer(headers: RecordHeaders | undefined, name: string): Buffer | undefined {
   const raw = headers?.[name] ?? headers?.[name.toLowerCase()];
   const first = Array.isArray(raw) ? raw[0] : raw;
   if (first === undefined) return undefined;
@@ -49,7 +49,7 @@ export function headerBuffer(headers: Headers | undefined, name: string): Buffer
 }
 
 /** A header's first value as UTF-8 text. */
-export function headerText(headers: Headers | undefined, name: string): string | undefined {
+export function headerText(headers: RecordHeaders | undefined, name: string): string | undefined {
   const buffer = headerBuffer(headers, name);
   return buffer === undefined ? undefined : buffer.toString('utf8');
 }

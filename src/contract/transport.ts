@@ -6,7 +6,7 @@
 
 /** A header as a record carries it: bytes or text; a header set twice keeps every value. */
 export type HeaderValue = Buffer | string;
-export interface Headers {
+export interface RecordHeaders {
   [name: string]: HeaderValue | HeaderValue[] | undefined;
 }
 
@@ -14,7 +14,7 @@ export interface Headers {
 export interface InboundRecord {
   key: Buffer | null;
   value: Buffer | null;
-  headers?: Headers;
+  headers?: RecordHeaders;
   /** The record's offset (a 64-bit number, as text). */
   offset: string;
   /** The record's timestamp (ms since the epoch, as text). */
@@ -83,7 +83,7 @@ export class TopicRefusedError extends Error {
 /** A message Kafka acknowledged, as reported to whoever counts them (the metrics). */
 export interface SentMessage {
   topic: string;
-  headers?: Headers;
+  headers?: RecordHeaders;
 }
 
 export type SentListener = (messages: readonly SentMessage[]) => void;

@@ -1,8 +1,7 @@
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { RetriableError } from '../contract/errors';
 import { correlationIdOf } from './envelope';
-import { type Outbound, type OutboundSender, type RecordPosition } from '../contract/transport';
+import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender, RecordPosition } from '../contract/transport';
 
 /**
  * The consume → process → produce → commit loop. Each fetched batch is split by record key: records of
@@ -30,10 +29,10 @@ export interface RecordOutcome {
   rejection?: { reason: string; action: 'answered' | 'recorded' | 'dropped' | 'shed' };
 }
 
-export type RecordProcessor = (message: KafkaMessage, position: RecordPosition) => Promise<RecordOutcome>;
+export type RecordProcessor = (message: InboundRecord, position: RecordPosition) => Promise<RecordOutcome>;
 
 export interface BatchWorkerOptions {
-  consumer: Consumer;
+  consumer: BatchConsumer;
   /** Writes what a batch produced; resolves once Kafka acknowledged all of it. */
   sender: OutboundSender;
   /** Topic name → the processor of its records. */
@@ -42,11 +41,11 @@ export interface BatchWorkerOptions {
   partitionsConsumedConcurrently: number;
   log: Logger;
   /** Called once per record processed, dead-lettered records included (for logs and metrics). */
-  onOutcome?: (outcome: RecordOutcome, position: RecordPosition, durationMs: number, message: KafkaMessage) => void;
+  onOutcome?: (outcome: RecordOutcome, position: RecordPosition, durationMs: number, message: InboundRecord) => void;
   /** Where a record goes when its processor fails with anything but a RetriableError: never retried forever. */
-  deadLetter: (message: KafkaMessage, position: RecordPosition, error: unknown) => Outbound[];
+  deadLetter: (message: InboundRecord, position: RecordPosition, error: unknown) => Outbound[];
   /** The dead letter of one output message Kafka refused for good (`reason`), produced by `record`. */
-  undeliverable: (refused: Outbound, record: KafkaMessage, position: RecordPosition, reason: string) => Outbound;
+  undeliverable: (refused: Outbound, record: InboundRecord, position: RecordPosition, reason: string) => Outbound;
   retryBackoffMs?: { initial: number; max: number };
   /** Resolved offsets are committed at most this often (ms); 0 commits after every batch. */
   commitIntervalMs?: number;
@@ -76,9 +75,9 @@ async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promis
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
 }
 
-function groupByKey(messages: KafkaMessage[]): KafkaMessage[][] {
-  const groups = new Map<string, KafkaMessage[]>();
-  const loose: KafkaMessage[][] = [];
+function groupByKey(messages: InboundRecord[]): InboundRecord[][] {
+  const groups = new Map<string, InboundRecord[]>();
+  const loose: InboundRecord[][] = [];
   for (const message of messages) {
     if (!message.key) {
       loose.push([message]);
@@ -92,7 +91,7 @@ function groupByKey(messages: KafkaMessage[]): KafkaMessage[][] {
   return [...groups.values(), ...loose];
 }
 
-type Committer = Pick<EachBatchPayload, 'commitOffsetsIfNecessary' | 'uncommittedOffsets'>;
+type Committer = Pick<BatchContext, 'commitOffsetsIfNecessary' | 'uncommittedOffsets'>;
 
 export class BatchWorker {
   private stopping = false;
@@ -127,7 +126,7 @@ export class BatchWorker {
     await this.options.consumer.disconnect();
   }
 
-  private async eachBatch(payload: EachBatchPayload): Promise<void> {
+  private async eachBatch(payload: BatchContext): Promise<void> {
     if (this.stopping) return;
     this.inFlight++;
     try {
@@ -157,7 +156,7 @@ export class BatchWorker {
     if (pending.topics.length > 0) await committer.commitOffsetsIfNecessary(pending);
   }
 
-  private async handleBatch(payload: EachBatchPayload): Promise<void> {
+  private async handleBatch(payload: BatchContext): Promise<void> {
     const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
     const processor = this.options.processors.get(batch.topic);
     if (!processor || batch.messages.length === 0) return;
@@ -192,7 +191,7 @@ export class BatchWorker {
    * consumer stops, the partition is stale, or a heartbeat failed: a rebalance). A failed heartbeat ends the
    * batch with its error once the work has stopped, as a failed heartbeat between batches does.
    */
-  private async whileHeartbeating<T>(payload: EachBatchPayload, work: (lost: () => boolean) => Promise<T>): Promise<T> {
+  private async whileHeartbeating<T>(payload: BatchContext, work: (lost: () => boolean) => Promise<T>): Promise<T> {
     let failure: unknown;
     const timer = setInterval(() => payload.heartbeat().catch((error: unknown) => (failure ??= error)), HEARTBEAT_WHILE_WORKING_MS);
     try {
@@ -205,7 +204,7 @@ export class BatchWorker {
   }
 
   /** Processes records key by key; a record whose processing failed retriably, or was not begun because `lost()`, maps to undefined. */
-  private async processAll(topic: string, partition: number, messages: KafkaMessage[], processor: RecordProcessor, lost: () => boolean) {
+  private async processAll(topic: string, partition: number, messages: InboundRecord[], processor: RecordProcessor, lost: () => boolean) {
     const outcomes = new Map<string, RecordOutcome | undefined>();
     const chains = groupByKey(messages).map((chain) => async () => {
       for (const message of chain) {
@@ -238,8 +237,8 @@ export class BatchWorker {
   }
 
   /** Sends the records' outputs; what Kafka refuses for good goes to the dead-letter topic in its place. */
-  private async send(topic: string, partition: number, records: KafkaMessage[], outcomes: Map<string, RecordOutcome | undefined>): Promise<void> {
-    const sourceOf = new Map<Outbound, KafkaMessage>();
+  private async send(topic: string, partition: number, records: InboundRecord[], outcomes: Map<string, RecordOutcome | undefined>): Promise<void> {
+    const sourceOf = new Map<Outbound, InboundRecord>();
     for (const record of records) for (const message of outcomes.get(record.offset)!.outbound) sourceOf.set(message, record);
     const refused = await this.options.sender.send([...sourceOf.keys()]);
     if (refused.length === 0) return;

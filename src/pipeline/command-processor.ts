@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
 import { RetriableError, asRetriable, isServiceError, type ErrorCode, type FieldProblem } from '../contract/errors';
 import type { CommandContext, HandlerRegistration } from '../contract/handlers';
@@ -9,7 +8,7 @@ import { DecodeError, isSchemaMismatch, type DecodedRecord } from '../adapters/r
 import type { ReplyCache, StoredOutcome } from '../adapters/redis/reply-cache';
 import type { Authenticator, Authorizer, Caller, CustomerScope, RateLimiter } from '../security/access';
 import type { RejectedBudget } from '../security/rejected-budget';
-import { TopicRefusedError, type Outbound, type PartitionCount, type RecordPosition } from '../contract/transport';
+import { TopicRefusedError, type RecordHeaders, type Outbound, type PartitionCount, type RecordPosition } from '../contract/transport';
 import { readEnvelope, type Envelope, type EnvelopeRules, type RoutedEnvelope } from './envelope';
 import { defaultReplyTopic, missingTopicProblem, REPLY_PARTITION_PATH, REPLY_TOPIC_PATH, replyPartitionRefusal, replyTopicRefusal } from './reply-route';
 import { routeOutgoing, type EventRouting } from './event-routes';
@@ -28,7 +27,7 @@ export interface Codec {
 export interface CommandRecord {
   key: Buffer | null;
   value: Buffer | null;
-  headers?: IHeaders;
+  headers?: RecordHeaders;
   timestamp: string;
 }
 

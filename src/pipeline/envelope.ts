@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FieldProblem } from '../contract/errors';
 import { HEADER, headerBuffer, headerText } from '../contract/headers';
-import type { Headers, RecordPosition } from '../contract/transport';
+import type { RecordHeaders, RecordPosition } from '../contract/transport';
 import { Problems, checkString, type StringRule } from '../domain/validation/problems';
 import { CORRELATION_ID } from '../domain/validation/spec-fields';
 
@@ -78,7 +78,7 @@ const asUuid = (hex: string): string =>
 export const positionalCorrelationId = (position: RecordPosition): string =>
   asUuid(createHash('sha256').update(`${position.topic}/${position.partition}/${position.offset}`).digest('hex'));
 
-function readCorrelation(headers: Headers | undefined, problems: Problems, position: RecordPosition) {
+function readCorrelation(headers: RecordHeaders | undefined, problems: Problems, position: RecordPosition) {
   const raw = headerBuffer(headers, HEADER.correlationId);
   const kafka = headerBuffer(headers, HEADER.kafkaCorrelationId);
   if (raw !== undefined) {
@@ -97,17 +97,17 @@ function readCorrelation(headers: Headers | undefined, problems: Problems, posit
 }
 
 /** The correlation id a record's lines are logged with, the same one readEnvelope gives its handler. */
-export const correlationIdOf = (headers: Headers | undefined, position: RecordPosition): string =>
+export const correlationIdOf = (headers: RecordHeaders | undefined, position: RecordPosition): string =>
   readCorrelation(headers, new Problems(), position).correlationId;
 
-function readReplyPartition(headers: Headers | undefined): number | undefined {
+function readReplyPartition(headers: RecordHeaders | undefined): number | undefined {
   const raw = headerBuffer(headers, HEADER.kafkaReplyPartition);
   if (raw === undefined) return undefined;
   // Spring: 4-byte big-endian int; NestJS: the number as text.
   return raw.length === 4 && !isPrintableAscii(raw) ? raw.readInt32BE(0) : Number(raw.toString('utf8') || NaN);
 }
 
-export function readEnvelope(headers: Headers | undefined, position: RecordPosition, rules: EnvelopeRules): Envelope {
+export function readEnvelope(headers: RecordHeaders | undefined, position: RecordPosition, rules: EnvelopeRules): Envelope {
   const problems = new Problems();
   const correlation = readCorrelation(headers, problems, position);
   const wholesaleCustomerId = headerText(headers, HEADER.wholesaleCustomerId);

@@ -1,7 +1,7 @@
 import { ERROR_CODES, type ErrorCode, type FieldProblem } from '../contract/errors';
 import { DEAD_LETTER_CIPHER, sealContext, sealDeadLetter, type DeadLetterKey } from '../security/dead-letter-seal';
 import { DLQ_HEADER, HEADER } from '../contract/headers';
-import type { Headers, Outbound, RecordPosition } from '../contract/transport';
+import type { RecordHeaders, Outbound, RecordPosition } from '../contract/transport';
 import { correlationIdOf, type RoutedEnvelope } from './envelope';
 
 /** UNAUTHENTICATED: a command without valid credentials, recorded for the operator without its value (docs/security.md). */
@@ -66,7 +66,7 @@ const DIAGNOSTIC_CHARS = 4096;
 
 const headerBytes = (value: string | Buffer): number => (Buffer.isBuffer(value) ? value.length : Buffer.byteLength(value));
 
-const copyHeaders = (headers: Headers | undefined): { headers: [string, string | Buffer][]; dropped: number } => {
+const copyHeaders = (headers: RecordHeaders | undefined): { headers: [string, string | Buffer][]; dropped: number } => {
   const copy: [string, string | Buffer][] = [];
   let bytes = 0;
   let dropped = 0;
@@ -105,7 +105,7 @@ export interface DeadLetterCause {
  */
 export function deadLetterMessage(
   sink: DeadLetterSink,
-  record: { key: Buffer | null; value: Buffer | null; headers?: Headers; timestamp: string },
+  record: { key: Buffer | null; value: Buffer | null; headers?: RecordHeaders; timestamp: string },
   position: RecordPosition,
   cause: DeadLetterCause,
 ): Outbound {

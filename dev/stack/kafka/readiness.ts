@@ -1,35 +1,7 @@
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { brokerListsNode, clusterServesGroups } from '../../../src/adapters/kafka/cluster-readiness';
 import { isPortOpen } from '../net/ports';
 import { waitUntil } from '../process/wait';
 import type { SupervisedProcess } from '../process/supervisor';
-
-const OFFSETS_TOPIC = '__consumer_offsets';
-
-async function withAdmin<T>(brokers: readonly string[], use: (admin: Admin) => Promise<T>): Promise<T> {
-  const kafka = new Kafka({
-    clientId: 'stack-readiness',
-    brokers: [...brokers],
-    logLevel: logLevel.NOTHING,
-    connectionTimeout: 1000,
-    requestTimeout: 5000,
-    retry: { retries: 1, initialRetryTime: 100 },
-  });
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    return await use(admin);
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-/** Every partition of the offsets topic has a leader (true when the topic does not exist yet). */
-async function offsetsTopicLed(admin: Admin): Promise<boolean> {
-  const topics = await admin.listTopics();
-  if (!topics.includes(OFFSETS_TOPIC)) return true;
-  const { topics: [metadata] } = await admin.fetchTopicMetadata({ topics: [OFFSETS_TOPIC] });
-  return metadata !== undefined && metadata.partitions.length > 0 && metadata.partitions.every((p) => p.leader >= 0);
-}
 
 export interface NodeReadiness {
   /** The node's own PLAINTEXT address first, then running peers that must list it as well. */
@@ -53,12 +25,7 @@ export async function waitForKafkaNode(process: SupervisedProcess, readiness: No
   }
   for (const address of addresses) {
     await waitUntil(
-      () =>
-        withAdmin([address], async (admin) => {
-          const { brokers } = await admin.describeCluster();
-          if (!brokers.some((b) => b.nodeId === nodeId)) return undefined;
-          return (await offsetsTopicLed(admin)) ? true : undefined;
-        }),
+      async () => ((await brokerListsNode(address, nodeId)) ? true : undefined),
       { what: `listed as broker ${nodeId} by ${address}`, timeoutMs, process, intervalMs: 300 },
     );
   }
@@ -71,14 +38,7 @@ export async function waitForKafkaNode(process: SupervisedProcess, readiness: No
  */
 export async function waitForKafkaCluster(brokers: readonly string[], nodeCount: number, timeoutMs: number): Promise<void> {
   await waitUntil(
-    () =>
-      withAdmin(brokers, async (admin) => {
-        const cluster = await admin.describeCluster();
-        if (cluster.brokers.length < nodeCount) return undefined;
-        await admin.describeGroups(['stack-readiness-probe']);
-        const topics = await admin.listTopics();
-        return topics.includes(OFFSETS_TOPIC) && (await offsetsTopicLed(admin)) ? true : undefined;
-      }),
+    async () => ((await clusterServesGroups(brokers, nodeCount)) ? true : undefined),
     { what: `serving ${nodeCount} broker(s) with the offsets topic`, timeoutMs, intervalMs: 300 },
   );
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type KafkaConfig, type LogEntry, type Producer, type SASLOptions } from 'kafkajs';
-import type { Logger } from 'pino';
 import type { KafkaSecurity, KafkaTlsSettings } from '../../config/kafka';
+import type { Logger } from '../../contract/log';
 
 const readFile = (file: string | undefined): Buffer | undefined => (file === undefined ? undefined : readFileSync(file));
 
@@ -32,8 +32,19 @@ export function kafkaTransport(security: KafkaSecurity | undefined): Pick<KafkaC
   return transport;
 }
 
-/** kafkajs with its log lines routed into pino, so one log stream carries everything. */
-export function createKafka(options: { brokers: string[]; clientId: string; log: Logger; security?: KafkaSecurity }): Kafka {
+/**
+ * How a program reaches the cluster: what every function of this folder is given instead of a kafkajs
+ * object, so nothing outside src/adapters/kafka holds one.
+ */
+export interface KafkaConnection {
+  brokers: string[];
+  clientId: string;
+  log: Logger;
+  security?: KafkaSecurity;
+}
+
+/** kafkajs with its log lines routed into the program's logger, so one log stream carries everything. */
+export function createKafka(options: KafkaConnection): Kafka {
   const log = options.log.child({ component: 'kafkajs' });
   const toPino = (level: logLevel) => {
     switch (level) {

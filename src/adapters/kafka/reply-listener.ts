@@ -1,5 +1,6 @@
-import type { Admin, Consumer, Kafka, KafkaMessage } from 'kafkajs';
-import type { Logger } from 'pino';
+import type { Admin, Consumer } from 'kafkajs';
+import type { InboundRecord } from '../../contract/transport';
+import { createKafka, type KafkaConnection } from './kafka';
 
 /**
  * The requester's side of request/reply: one consumer, in a group of its own, on the reply topics.
@@ -9,11 +10,9 @@ import type { Logger } from 'pino';
  * fast the service answers. After a rebalance, partitions resume where this listener left them.
  */
 export interface ReplyListenerOptions {
-  kafka: Kafka;
   topics: string[];
   groupId: string;
-  log: Logger;
-  onMessage: (message: KafkaMessage, topic: string) => void;
+  onMessage: (message: InboundRecord, topic: string) => void;
 }
 
 const tp = (topic: string, partition: number) => `${topic}/${partition}`;
@@ -27,9 +26,10 @@ export class ReplyListener {
     private readonly admin: Admin,
   ) {}
 
-  static async start(options: ReplyListenerOptions): Promise<ReplyListener> {
-    const consumer = options.kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500 });
-    const admin = options.kafka.admin();
+  static async start(connection: KafkaConnection, options: ReplyListenerOptions): Promise<ReplyListener> {
+    const kafka = createKafka(connection);
+    const consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500 });
+    const admin = kafka.admin();
     const listener = new ReplyListener(consumer, admin);
     await Promise.all([consumer.connect(), admin.connect()]);
     try {
@@ -40,7 +40,7 @@ export class ReplyListener {
         listener.position(consumer, payload.memberAssignment).then(
           () => positioned(),
           (error) => {
-            options.log.error({ err: error }, 'could not position the reply consumer');
+            connection.log.error({ err: error }, 'could not position the reply consumer');
             positioned(error);
           },
         );

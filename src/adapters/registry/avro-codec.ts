@@ -1,7 +1,7 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { ConfluentSchemaRegistryCompatibilityError, ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
 import { Type, type Resolver } from 'avsc';
-import { RetriableError } from '../../contract/errors';
+import { RetriableError, type FieldProblem } from '../../contract/errors';
 import { loadSchemas, type AvroRecordSchema } from './schemas';
 import { subjectFor } from './topology';
 import { avroBoundsProblem } from './avro-bounds';
@@ -27,6 +27,15 @@ export class DecodeError extends Error {
 
 /** An encode refused because the value does not match its record's schema (a bug, never the infrastructure): retrying cannot help. */
 export const isSchemaMismatch = (error: unknown): error is Error => error instanceof ConfluentSchemaRegistryValidationError;
+
+/** avsc's path segments (`['balances', '0', 'quantity']`) in the service's notation (`balances[0].quantity`). */
+export const fieldPath = (segments: string[]): string => segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+
+/** The fields an encode refused (the value does not match its schema), or undefined for any other failure. */
+export function encodeProblems(error: unknown): FieldProblem[] | undefined {
+  if (!(error instanceof ConfluentSchemaRegistryValidationError)) return undefined;
+  return error.paths.map((segments) => ({ path: fieldPath(segments), reason: 'missing, or not of the type the schema gives' }));
+}
 
 export interface DecodedRecord {
   schemaId: number;

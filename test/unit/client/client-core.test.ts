@@ -1,6 +1,7 @@
 import { TOPIC_RECORDS } from '../../../src/adapters/registry/topology';
 import { COMMAND_TOPICS, ERROR_REPLY } from '../../../src/contract/topics';
-import { asInvalidCommand, ClientClosedError, fieldPath, InvalidCommandError, RequestTimeoutError, ServiceReplyError, WholesaleClientError } from '../../../src/client/errors';
+import { fieldPath } from '../../../src/adapters/registry/avro-codec';
+import { asInvalidCommand, ClientClosedError, InvalidCommandError, RequestTimeoutError, ServiceReplyError, WholesaleClientError } from '../../../src/client/errors';
 import { EVENT_RECORDS } from '../../../src/client/events';
 import { commandKey, operationRecordName, OPERATIONS, replyTopicRole, type OperationName } from '../../../src/client/operations';
 import { PendingReplies } from '../../../src/client/pending-replies';

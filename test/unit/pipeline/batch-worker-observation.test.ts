@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { type OutboundSender, type RecordPosition } from '../../../src/contract/transport';
+import { type BatchConsumer, type BatchContext, type InboundRecord, type OutboundSender, type RecordPosition } from '../../../src/contract/transport';
 import pino from 'pino';
 import { RetriableError } from '../../../src/contract/errors';
 import { BatchWorker, type RecordOutcome, type RecordProcessor } from '../../../src/pipeline/batch-worker';
@@ -10,14 +9,13 @@ import { HEADER } from '../../../src/contract/headers';
 /** What the worker reports per record (onOutcome) and logs, through fakes of the consumer and producer. */
 const TOPIC = 'cmds';
 
-function message(offset: number, key: string, correlationId?: string): KafkaMessage {
+function message(offset: number, key: string, correlationId?: string): InboundRecord {
   const headers: Record<string, Buffer> = correlationId ? { [HEADER.correlationId]: Buffer.from(correlationId) } : {};
   return {
     key: Buffer.from(key),
     value: Buffer.from(`v${offset}`),
     offset: String(offset),
     timestamp: String(1_700_000_000_000 + offset),
-    attributes: 0,
     headers,
   };
 }
@@ -25,11 +23,11 @@ function message(offset: number, key: string, correlationId?: string): KafkaMess
 function harness(processor: RecordProcessor) {
   const lines: Record<string, unknown>[] = [];
   const log = pino({ level: 'debug' }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
-  let eachBatch!: (payload: EachBatchPayload) => Promise<void>;
-  const consumer = { run: async (options: { eachBatch: typeof eachBatch }) => void (eachBatch = options.eachBatch) } as unknown as Consumer;
+  let eachBatch!: (payload: BatchContext) => Promise<void>;
+  const consumer = { run: async (options: { eachBatch: typeof eachBatch }) => void (eachBatch = options.eachBatch) } as unknown as BatchConsumer;
   const sent: string[] = [];
   const sender: OutboundSender = { send: async (messages) => (messages.forEach((m) => sent.push(m.topic)), []) };
-  const outcomes: { outcome: RecordOutcome; position: RecordPosition; message: KafkaMessage }[] = [];
+  const outcomes: { outcome: RecordOutcome; position: RecordPosition; message: InboundRecord }[] = [];
   const worker = new BatchWorker({
     consumer,
     sender,
@@ -42,7 +40,7 @@ function harness(processor: RecordProcessor) {
     onOutcome: (outcome, position, _ms, record) => outcomes.push({ outcome, position, message: record }),
     retryBackoffMs: { initial: 1, max: 1 },
   });
-  const runBatch = async (messages: KafkaMessage[]) => {
+  const runBatch = async (messages: InboundRecord[]) => {
     await worker.run();
     let retries = 0; // the worker heartbeats once per retry: the consumer "stops" after three
     await eachBatch({
@@ -53,7 +51,7 @@ function harness(processor: RecordProcessor) {
       uncommittedOffsets: () => ({ topics: [] }),
       isRunning: () => retries < 3,
       isStale: () => false,
-    } as unknown as EachBatchPayload);
+    } as unknown as BatchContext);
   };
   return { runBatch, outcomes, lines, sent };
 }

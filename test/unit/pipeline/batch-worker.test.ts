@@ -1,5 +1,4 @@
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import type { Outbound, OutboundSender } from '../../../src/contract/transport';
+import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender } from '../../../src/contract/transport';
 import pino from 'pino';
 import { BatchWorker, withJitter, type RecordProcessor } from '../../../src/pipeline/batch-worker';
 
@@ -12,7 +11,7 @@ type Event = string;
 
 class FakeKafka {
   readonly events: Event[] = [];
-  eachBatch?: (payload: EachBatchPayload) => Promise<void>;
+  eachBatch?: (payload: BatchContext) => Promise<void>;
   private resolved = new Map<number, string>();
   private committed = new Map<number, string>();
   /** Lets a test hold the producer's acknowledgement. */
@@ -25,14 +24,14 @@ class FakeKafka {
   heartbeats = 0;
 
   consumer = {
-    run: async ({ eachBatch }: { eachBatch: (payload: EachBatchPayload) => Promise<void> }) => {
+    run: async ({ eachBatch }: { eachBatch: (payload: BatchContext) => Promise<void> }) => {
       this.eachBatch = eachBatch;
     },
     pause: () => this.events.push('pause'),
     disconnect: async () => {
       this.events.push('disconnect');
     },
-  } as unknown as Consumer;
+  } as unknown as BatchConsumer;
 
   sender: OutboundSender = {
     send: async (messages) => {
@@ -47,8 +46,8 @@ class FakeKafka {
   /** The reply topic each record asks for, by offset. */
   replyTopicOf: (offset: string) => string = () => 'replies';
 
-  payload(partition: number, offsets: string[]): EachBatchPayload {
-    const messages = offsets.map((offset) => ({ offset, key: Buffer.from(`k${offset}`), value: Buffer.from(this.replyTopicOf(offset)), headers: {}, timestamp: '0' }) as unknown as KafkaMessage);
+  payload(partition: number, offsets: string[]): BatchContext {
+    const messages = offsets.map((offset) => ({ offset, key: Buffer.from(`k${offset}`), value: Buffer.from(this.replyTopicOf(offset)), headers: {}, timestamp: '0' }) as unknown as InboundRecord);
     const uncommittedOffsets = () => ({
       topics: [...this.resolved]
         .filter(([p, offset]) => this.committed.get(p) !== offset)
@@ -65,7 +64,7 @@ class FakeKafka {
       heartbeat: async () => void this.heartbeats++,
       isRunning: () => true,
       isStale: () => this.stale,
-    } as unknown as EachBatchPayload;
+    } as unknown as BatchContext;
   }
 }
 
