@@ -3,7 +3,7 @@ import { createDevSigner, DEV_KEYS_DIR } from '../keys/dev-signer';
 /**
  * Prints a dev token for a node of the customer hierarchy, signed with the dev key in .dev-keys/ (made on
  * first use): `npm run dev:token -- <wholesaleCustomerId> [ttlSeconds]`. For hand-made commands against
- * the dev stack (kcat, scripts); the client library and CLI sign their own.
+ * the dev stack (kcat, scripts); `npm run dev:env` exports one for the CLI, the demo signs its own.
  */
 async function main(): Promise<void> {
   const [customerId, ttl] = process.argv.slice(2);

@@ -22,7 +22,7 @@ const DEV_DEFAULTS = {
 async function main(): Promise<void> {
   const stack = await provideStack();
   // Authentication stays on in dev: a key pair in .dev-keys/ signs the CLI's and the demo's tokens, and a
-  // dead-letter key there seals dead letters (`wholesale admin dlq decrypt --dev-key` opens them).
+  // dead-letter key there seals dead letters (npm run dev:env exports it for `wholesale admin dlq decrypt`).
   const signer = await createDevSigner();
   const env = {
     ...DEV_DEFAULTS,
@@ -54,7 +54,8 @@ async function main(): Promise<void> {
       '  in another shell:',
       ...exports.map((line) => `    ${line}`),
       '    npm run demo',
-      '    npx wholesale --dev-token 100000108465 portin eligibility --gpsi 14155550123',
+      '    eval "$(npm run -s dev:env -- 100000108465)"    # act as brand 100000108465 of config/customers.json',
+      '    npx wholesale portin eligibility --gpsi 14155550123',
       '  Ctrl-C stops everything',
       '',
     ].join('\n'),

@@ -5,8 +5,8 @@ import { DEV_KEYS_DIR } from './dev-signer';
 
 /**
  * The dev stack's dead-letter key, made once in .dev-keys/ (git-ignored, mode 0600) beside the dev token
- * keys, so `npm run dev` seals dead letters as production does and `wholesale admin dlq decrypt --dev-key`
- * opens them. Never use it anywhere else.
+ * keys, so `npm run dev` seals dead letters as production does and `wholesale admin dlq decrypt` opens
+ * them with what `npm run dev:env` exports. Never use it anywhere else.
  */
 export const DEV_DEAD_LETTER_KEY_ID = 'dev-dlq';
 

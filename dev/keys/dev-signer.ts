@@ -7,8 +7,8 @@ import { DEFAULT_AUDIENCE, DEFAULT_CUSTOMER_CLAIM } from '../../src/config/auth'
 /**
  * Development keys, so the dev stack runs with authentication on: an ES256 key pair created once in
  * .dev-keys/ (git-ignored), its public half published as a JWKS file the service verifies against
- * (AUTH_JWKS_FILE), its private half used by the client library, the CLI, `npm run dev` and the tests to
- * sign tokens. Never for production: there the partner-facing identity provider issues the tokens.
+ * (AUTH_JWKS_FILE), its private half used by the demo, `npm run dev:env` / `dev:token` (for the CLI) and
+ * the tests to sign tokens. Never for production: there the partner-facing identity provider issues the tokens.
  */
 export const DEV_KEYS_DIR = '.dev-keys';
 export const DEV_ISSUER = 'urn:wholesale:dev-issuer';
