@@ -13,7 +13,7 @@ import { buildCatalog } from '../../src/domain/catalog/catalog';
 import type { OutgoingMessage } from '../../src/contract/messages';
 import { createRenewalScheduler } from '../../src/schedulers/balance-renewal';
 import type { ServiceConfig } from '../../src/app/config';
-import { evaluateUpdate } from '../../src/domain/balance/arithmetic';
+import { evaluateUpdate } from '../support/balance-model';
 import { markThresholds } from '../../src/domain/balance/thresholds';
 import type { BalanceAction } from '../../src/domain/balance/model';
 import { checkUpdateActions } from '../../src/domain/balance/validation';

@@ -1,14 +1,11 @@
-import type { FieldProblem } from '../../contract/errors';
-import type { Amounts, BalanceAction, SubBalance, SubBalanceChange } from './model';
+import type { Amounts, BalanceAction } from './model';
 import { MAX_MILLI, type Milli } from './units';
 
 /**
  * Balance arithmetic, pure. The Lua scripts (src/adapters/redis/scripts/) apply exactly these rules
- * atomically in Redis; this module is their executable specification, used by validation, by the unit and
- * property tests, and by the model-based integration test that compares the two.
+ * atomically in Redis; this module is their executable specification, used by validation and by the unit
+ * and property tests (test/support/balance-model.ts builds UpdateBalances on it for the model-based test).
  */
-
-const amountsOf = (b: Amounts): Amounts => ({ remaining: b.remaining, allocated: b.allocated, rollover: b.rollover });
 
 /** The cap as a share (0..1, at most three decimals) of an allocation, rounded down to a whole milli-unit. */
 export function rolloverCapOf(allocated: Milli, share: number): Milli {
@@ -53,61 +50,4 @@ export function firstCycleAllocation(allocated: Milli, mode: 'prorate' | 'full' 
   if (mode === 'full' || days.daysLeft >= days.daysInCycle) return allocated;
   if (mode === 'none') return 0;
   return Number((BigInt(allocated) * BigInt(days.daysLeft)) / BigInt(days.daysInCycle));
-}
-
-export interface UpdateEvaluation {
-  problems: FieldProblem[];
-  /** The changes in action order; empty when any problem was found (all or nothing). */
-  changes: SubBalanceChange[];
-  balances: SubBalance[];
-}
-
-/**
- * Evaluates UpdateBalances all or nothing: actions apply in order (two Subtracts on one sub-balance see
- * each other), every problem is listed, and when there is any the balances are returned unchanged.
- * Actions validation found unusable (undefined) or without action/quantity were already reported; the rest
- * are still checked against the subscription so the reply lists every problem.
- */
-export function evaluateUpdate(balances: readonly SubBalance[], actions: readonly (BalanceAction | undefined)[], path = 'balances'): UpdateEvaluation {
-  const problems: FieldProblem[] = [];
-  const working = new Map(balances.map((b) => [b.subBalanceInstId, { ...b }]));
-  const changes: SubBalanceChange[] = [];
-  actions.forEach((a, i) => {
-    if (!a) return; // unusable action (no id, type or unit), reported by validation
-    const at = `${path}[${i}]`;
-    const target = working.get(a.subBalanceInstId);
-    if (!target) {
-      problems.push({ path: `${at}.subBalanceInstId`, reason: 'names no sub-balance of this subscription' });
-      return;
-    }
-    let fits = true;
-    if (a.subBalanceType !== target.subBalanceType) {
-      problems.push({ path: `${at}.subBalanceType`, reason: `must be ${target.subBalanceType} for this sub-balance` });
-      fits = false;
-    }
-    if (a.unitType !== target.unitType) {
-      problems.push({ path: `${at}.unitType`, reason: `must be ${target.unitType} for this sub-balance` });
-      fits = false;
-    }
-    if (!fits || a.action === undefined || a.quantity === undefined) return;
-    const result = applyQuantity(target.remaining, a.action, a.quantity);
-    if ('reason' in result) {
-      problems.push({ path: `${at}.quantity`, reason: result.reason });
-      return;
-    }
-    const before = amountsOf(target);
-    target.remaining = result.remaining;
-    changes.push({
-      change: a.action,
-      subBalanceInstId: target.subBalanceInstId,
-      bucketRefId: target.bucketRefId,
-      subBalanceType: target.subBalanceType,
-      unitType: target.unitType,
-      quantity: a.quantity,
-      before,
-      after: amountsOf(target),
-    });
-  });
-  if (problems.length > 0) return { problems, changes: [], balances: [...balances] };
-  return { problems, changes, balances: balances.map((b) => working.get(b.subBalanceInstId)!) };
 }
