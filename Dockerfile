@@ -7,7 +7,7 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# 1. Compile TypeScript with the dev dependencies; copy the Lua scripts and Avro schemas into dist/.
+# 1. Compile TypeScript with the dev dependencies (the Lua scripts are compiled in); copy the Avro schemas into dist/.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -4,6 +4,7 @@ import { decodeFacts, decodeOutcome, decodeRead, decodeSubBalance } from './bala
 import { ledgerHistory } from './ledger-entry';
 import { subscriberKeys } from './keys';
 import { runScript } from './scripts';
+import type { RedisScriptName } from './scripts.generated';
 
 export interface BalanceStoreSettings {
   keyPrefix: string;
@@ -19,7 +20,7 @@ type ScriptReply = [outcome: string, replayed: number];
 export function createRedisBalanceStore(redis: Redis | Cluster, settings: BalanceStoreSettings): BalanceStore {
   const keysOf = (gpsi: string) => subscriberKeys(settings.keyPrefix, gpsi);
 
-  async function mutate(script: string, meta: CommandMeta, payload: unknown) {
+  async function mutate(script: RedisScriptName, meta: CommandMeta, payload: unknown) {
     const keys = keysOf(meta.gpsi);
     const context = {
       gpsi: meta.gpsi,
