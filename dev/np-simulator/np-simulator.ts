@@ -3,7 +3,8 @@ import type { NpSimulatorConfig } from './config';
 import { loadSchemas } from '../../src/adapters/registry/schemas';
 import { connectRecordProducer } from '../../src/adapters/kafka/record-producer';
 import { subscribeRecords } from '../../src/adapters/kafka/record-subscription';
-import { AvroCodec, DecodeError } from '../../src/adapters/registry/avro-codec';
+import { AvroCodec } from '../../src/adapters/registry/avro-codec';
+import { DecodeError } from '../../src/contract/codec';
 import { NP_RESPONSE_RECORDS } from '../../src/domain/portin/records';
 import { plan, type SimRequest } from './rules';
 

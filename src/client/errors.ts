@@ -1,4 +1,4 @@
-import { encodeProblems } from '../adapters/registry/avro-codec';
+import { SchemaMismatchError } from '../contract/codec';
 import type { ErrorCode, FieldProblem } from '../contract/errors';
 
 /** Base of every error the client raises itself, so callers can tell ours from kafkajs's or the registry's. */
@@ -55,8 +55,12 @@ export class ClientClosedError extends WholesaleClientError {
   }
 }
 
+/** avsc's path segments (`['balances', '0', 'quantity']`) in the service's notation (`balances[0].quantity`). */
+export const fieldPath = (segments: readonly string[]): string => segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+
 /** The codec's refusal of an encode (the value does not fit its schema), as the InvalidCommandError it means. */
 export function asInvalidCommand(operation: string, error: unknown): InvalidCommandError | undefined {
-  const problems = encodeProblems(error);
-  return problems === undefined ? undefined : new InvalidCommandError(operation, problems, { cause: error });
+  if (!(error instanceof SchemaMismatchError)) return undefined;
+  const problems = error.paths.map((segments) => ({ path: fieldPath(segments), reason: 'missing, or not of the type the schema gives' }));
+  return new InvalidCommandError(operation, problems, { cause: error });
 }

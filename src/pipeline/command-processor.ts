@@ -4,8 +4,8 @@ import { RetriableError, asRetriable, isServiceError, type ErrorCode, type Field
 import type { CommandContext, HandlerRegistration } from '../contract/handlers';
 import type { OutgoingMessage } from '../contract/messages';
 import { ERROR_REPLY, type Domain, type TopicRole } from '../contract/topics';
-import { DecodeError, isSchemaMismatch, type DecodedRecord } from '../adapters/registry/avro-codec';
-import type { ReplyCache, StoredOutcome } from '../adapters/redis/reply-cache';
+import { DecodeError, SchemaMismatchError, type Codec, type DecodedRecord } from '../contract/codec';
+import type { ReplyCache, StoredOutcome } from './ports';
 import type { Authenticator, Authorizer, Caller, CustomerScope, RateLimiter } from '../security/access';
 import type { RejectedBudget } from '../security/rejected-budget';
 import { TopicRefusedError, type RecordHeaders, type Outbound, type PartitionCount, type RecordPosition } from '../contract/transport';
@@ -19,11 +19,6 @@ import { cloudEventHeaders, deadLetterMessage, errorReplyValue, replyMessage, un
  * Kafka I/O of its own: the worker sends what this returns and commits only after Kafka acknowledged it.
  * Throws only RetriableError (infrastructure away): then nothing is sent and the record is not committed.
  */
-export interface Codec {
-  decode(buffer: Buffer | null): Promise<DecodedRecord>;
-  encode(topic: string, recordName: string, value: object): Promise<Buffer>;
-}
-
 export interface CommandRecord {
   key: Buffer | null;
   value: Buffer | null;
@@ -357,7 +352,7 @@ export class CommandProcessor {
     try {
       return await this.encodeMessage(message, context);
     } catch (error) {
-      if (!isSchemaMismatch(error)) throw error;
+      if (!(error instanceof SchemaMismatchError)) throw error;
       context.log.error({ err: error }, 'an output does not match its schema; dead-lettering it');
       const json = JSON.stringify(message.value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
       const unencoded = { topic: this.deps.topics[message.topic], key: message.key, value: Buffer.from(json), headers: { 'content-type': 'application/json', ce_type: message.recordName, ...(message.cloudEvent ? { ce_id: message.cloudEvent.id } : {}) } };

@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import { RetriableError, asRetriable } from '../contract/errors';
 import type { PublishEvents } from './event-publisher';
-import { DecodeError } from '../adapters/registry/avro-codec';
+import { DecodeError, type Codec } from '../contract/codec';
 import type { NpResponseProcessor } from '../handlers/portin/np-response-processor';
 import type { RecordProcessor } from './batch-worker';
-import type { Codec } from './command-processor';
 import { correlationIdOf } from './envelope';
 import { deadLetterMessage, type DeadLetterSink } from './outbound';
 

@@ -1,4 +1,5 @@
 import type { Outbound } from '../../contract/transport';
+import type { StoredOutcome } from '../../pipeline/ports';
 import { BinaryReader, BinaryWriter } from '../../contract/binary-layout';
 
 /**
@@ -12,11 +13,6 @@ import { BinaryReader, BinaryWriter } from '../../contract/binary-layout';
  *
  * Outcomes written by the earlier JSON layout (they start with "{") are still read.
  */
-export interface StoredOutcome {
-  fingerprint: string;
-  messages: Outbound[];
-}
-
 const FORMAT_V1 = 0x01;
 export function encodeOutcome(outcome: StoredOutcome): Buffer {
   const w = new BinaryWriter();

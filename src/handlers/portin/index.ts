@@ -12,7 +12,6 @@ import { createUpdatePortIn } from './update-port-in';
 
 export type { PortInDeps } from './deps';
 export { createNpResponseProcessor, type NpResponseMessage, type NpResponseProcessor } from './np-response-processor';
-export { createExpirySweeper, type ExpirySweeper, type ExpirySweeperOptions } from '../../schedulers/portin-expiry';
 
 type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'readOnly'>;
 

@@ -1,5 +1,6 @@
 import avro from 'avsc';
-import { AvroCodec, DecodeError } from '../../../src/adapters/registry/avro-codec';
+import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
+import { DecodeError } from '../../../src/contract/codec';
 import { RetriableError } from '../../../src/contract/errors';
 
 /**

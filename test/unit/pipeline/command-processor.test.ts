@@ -1,11 +1,10 @@
 import avro, { type Type } from 'avsc';
 import pino from 'pino';
 import { loadSchemas } from '../../../src/adapters/registry/schemas';
-import { ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
-import { DecodeError } from '../../../src/adapters/registry/avro-codec';
+import { DecodeError, SchemaMismatchError, type Codec } from '../../../src/contract/codec';
 import { isRedisUnavailable } from '../../../src/adapters/redis/client';
-import type { OutcomeLookup, ReplyCache, StoredOutcome } from '../../../src/adapters/redis/reply-cache';
-import { CommandProcessor, type Codec, type ProcessorDeps } from '../../../src/pipeline/command-processor';
+import type { OutcomeLookup, ReplyCache, StoredOutcome } from '../../../src/pipeline/ports';
+import { CommandProcessor, type ProcessorDeps } from '../../../src/pipeline/command-processor';
 import { createHierarchyAuthorizer, createOpenAuthorizer, unlimited, type Authenticator, type RateLimiter } from '../../../src/security/access';
 import { CustomerHierarchy } from '../../../src/security/hierarchy';
 import { openAuthenticator } from '../../../src/security/jwt-authenticator';
@@ -31,7 +30,7 @@ class MemoryCodec implements Codec {
     const id = this.byName.get(recordName)!;
     const header = Buffer.alloc(5);
     header.writeUInt32BE(id, 1);
-    if (!this.types[id].isValid(value)) throw new ConfluentSchemaRegistryValidationError(new Error('invalid value'), []); // as the registry client does
+    if (!this.types[id].isValid(value)) throw new SchemaMismatchError('invalid value', []); // as the codec does
     return Buffer.concat([header, this.types[id].toBuffer(value)]);
   }
   async decode(buffer: Buffer | null) {

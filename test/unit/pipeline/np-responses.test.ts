@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { isRedisUnavailable } from '../../../src/adapters/redis/client';
-import { DecodeError } from '../../../src/adapters/registry/avro-codec';
+import { DecodeError } from '../../../src/contract/codec';
 import { RetriableError } from '../../../src/contract/errors';
 import type { OutgoingMessage } from '../../../src/contract/messages';
 import { createNpResponseRecordProcessor, type NpResponseConsumerDeps } from '../../../src/pipeline/np-responses';
