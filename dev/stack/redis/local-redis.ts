@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import Redis from 'ioredis';
+import { sendOneCommand } from '../../../src/adapters/redis/one-command';
 import { allocatePorts, LOOPBACK } from '../net/ports';
 import { createServerFolder, LocalServer, type ServerControl, type ServerFolderOptions } from '../process/local-server';
 import { waitUntil } from '../process/wait';
@@ -66,21 +66,4 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
 }
 
 /** Sends one command on a short-lived connection and returns its answer (throws when Redis is not there). */
-export async function redisCommand(port: number, command: string, ...args: string[]): Promise<string> {
-  const client = new Redis({
-    host: LOOPBACK,
-    port,
-    lazyConnect: true,
-    connectTimeout: 1000,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => undefined); // reported through the rejected promise below
-  try {
-    await client.connect();
-    return String(await client.call(command, ...args));
-  } finally {
-    client.disconnect();
-  }
-}
+export const redisCommand = (port: number, command: string, ...args: string[]): Promise<string> => sendOneCommand(LOOPBACK, port, command, ...args);
