@@ -22,7 +22,7 @@ describe('npm run demo', () => {
     service = await startTestService(config);
     simulator = await startTestSimulator(config);
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'src', 'entry', 'demo.ts'), '--wait', '60'], {
+      const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'dev', 'entry', 'demo.ts'), '--wait', '60'], {
         cwd: ROOT,
         env: { ...process.env, ...envFor(config), LOG_LEVEL: 'error' },
       });
