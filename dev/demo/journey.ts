@@ -1,3 +1,4 @@
+import { sleep } from '../../src/shared/retry';
 import { randomUUID } from 'node:crypto';
 import { ServiceReplyError } from '../../src/client/errors';
 import type { ContractEvent } from '../../src/client/events';
@@ -74,7 +75,7 @@ export async function runDemoJourney(options: DemoOptions): Promise<void> {
       const event = found();
       if (event) return event;
       if (Date.now() > deadline) throw new Error(`no ${what} within ${options.waitMs / 1000} s: is the NP simulator running (npm run dev starts it)?`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
     }
   };
   const portStatus = (status: string) => () =>

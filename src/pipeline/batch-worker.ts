@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { RetriableError } from '../contract/errors';
+import { Backoff, sleep } from '../shared/retry';
 import { correlationIdOf } from './envelope';
 import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender, RecordPosition } from '../contract/transport';
 
@@ -50,14 +51,6 @@ export interface BatchWorkerOptions {
   /** Resolved offsets are committed at most this often (ms); 0 commits after every batch. */
   commitIntervalMs?: number;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * "Equal jitter": half the backoff fixed, half random. After an outage every worker (and every partition of
- * one worker) retries at once; spreading the retries keeps them from hitting Redis or the broker in step.
- */
-export const withJitter = (ms: number, random: () => number = Math.random): number => Math.round(ms / 2 + random() * (ms / 2));
 
 /**
  * How often a batch in progress heartbeats (kafkajs sends one only when its heartbeat interval has passed):
@@ -161,7 +154,7 @@ export class BatchWorker {
     const processor = this.options.processors.get(batch.topic);
     if (!processor || batch.messages.length === 0) return;
     let pending = batch.messages;
-    let backoff = this.options.retryBackoffMs?.initial ?? 100;
+    const backoff = new Backoff({ initialMs: this.options.retryBackoffMs?.initial ?? 100, maxMs: this.options.retryBackoffMs?.max ?? 5000 });
     while (pending.length > 0) {
       const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, pending, processor, lost));
       // The partition went to another member meanwhile: sending and committing are its business now (it
@@ -177,11 +170,10 @@ export class BatchWorker {
       pending = pending.filter((m) => outcomes.get(m.offset) === undefined);
       if (pending.length === 0) break;
       if (this.stopping || !isRunning() || isStale()) return;
-      const waitMs = withJitter(backoff);
+      const waitMs = backoff.next();
       this.options.log.warn({ topic: batch.topic, partition: batch.partition, pending: pending.length, backoffMs: waitMs }, 'retrying records after a retriable failure');
       await sleep(waitMs);
       await heartbeat();
-      backoff = Math.min(backoff * 2, this.options.retryBackoffMs?.max ?? 5000);
     }
     await heartbeat();
   }

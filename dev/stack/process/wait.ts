@@ -1,3 +1,4 @@
+import { sleep } from '../../../src/shared/retry';
 import type { SupervisedProcess } from './supervisor';
 
 /** A server did not become ready: the message names it, says why, and carries the tail of its log. */
@@ -20,8 +21,6 @@ export interface WaitOptions {
   /** When given, waiting fails at once if this process exits, and errors carry its log tail. */
   readonly process?: SupervisedProcess;
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Polls `probe` until it returns a value other than undefined. A probe that throws counts as "not yet";

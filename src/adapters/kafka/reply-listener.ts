@@ -1,5 +1,6 @@
 import type { Admin, Consumer } from 'kafkajs';
 import type { InboundRecord } from '../../contract/transport';
+import { retry } from '../../shared/retry';
 import { createKafka, type KafkaConnection } from './kafka';
 
 /**
@@ -67,16 +68,12 @@ export class ReplyListener {
    * Right after a topic is created a broker may not know it leads a partition yet ("not the leader"):
    * kafkajs's admin does not retry that here, so refresh the metadata and ask again, a few times.
    */
-  private async highWatermarks(topic: string, attempts = 6): Promise<{ partition: number; high: string }[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.admin.fetchTopicOffsets(topic);
-      } catch (error) {
-        const retriable = (error as { retriable?: boolean }).retriable === true;
-        if (!retriable || attempt >= attempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
-      }
-    }
+  private highWatermarks(topic: string): Promise<{ partition: number; high: string }[]> {
+    return retry(() => this.admin.fetchTopicOffsets(topic), {
+      backoff: { initialMs: 200, maxMs: 3200 },
+      attempts: 6,
+      retriable: (error) => (error as { retriable?: boolean }).retriable === true,
+    });
   }
 
   private async position(consumer: Consumer, assignment: Record<string, number[]>): Promise<void> {

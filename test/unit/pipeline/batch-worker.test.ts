@@ -1,6 +1,7 @@
 import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender } from '../../../src/contract/transport';
 import pino from 'pino';
-import { BatchWorker, withJitter, type RecordProcessor } from '../../../src/pipeline/batch-worker';
+import { BatchWorker, type RecordProcessor } from '../../../src/pipeline/batch-worker';
+import { withJitter } from '../../../src/shared/retry';
 
 /**
  * The BatchWorker's commit rules over a fake consumer and sender (no Kafka): offsets are committed
