@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDevSigner, devAuthEnv } from '../src/security/dev-signer';
-import { devDeadLetterEnv } from '../src/security/dev-dead-letter-key';
+import { createDevSigner, devAuthEnv } from '../dev/keys/dev-signer';
+import { devDeadLetterEnv } from '../dev/keys/dev-dead-letter-key';
 
 /**
  * The bench runs the service as production would: AUTH_MODE=jwt (a dev key pair made for the run, its

@@ -1,10 +1,11 @@
 import type { Admin } from 'kafkajs';
 import type { Redis } from 'ioredis';
-import { loadClientConfig, loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../src/config';
+import { loadConfig, type ServiceConfig } from '../src/app/config';
+import { TOPIC_VARIABLES } from '../src/config/kafka';
+import { loadClientConfig } from '../src/client/config';
 import { ensureTopics } from '../src/adapters/kafka/kafka';
 import { WholesaleClient } from '../src/client';
-import { COMMAND_TOPICS } from '../src/contract/topology';
-import type { TopicRole } from '../src/handlers/types';
+import { COMMAND_TOPICS, type TopicRole } from '../src/contract/topics';
 import { closedLoop, openLoop, type DriveResult, type PhaseTiming } from './drive';
 import { CpuProbe } from './machine';
 import { processMemory, startWorkerProcess, waitForGroup, type WorkerProcess } from './processes';
@@ -21,7 +22,7 @@ import { BENCH_PARTNER } from './auth';
 export type WorkerKind = 'service' | 'echo';
 
 /** The compiled entry points, as `npm start` and the container run them (run.ts builds them first). */
-const ENTRIES: Record<WorkerKind, string> = { service: 'dist/src/entry/worker.js', echo: 'dist/src/entry/echo-worker.js' };
+const ENTRIES: Record<WorkerKind, string> = { service: 'dist/src/entry/service.js', echo: 'dist/bench/echo-service.js' };
 
 export interface BenchContext {
   runId: string;

@@ -1,4 +1,4 @@
-import type { AvroRecordSchema } from '../src/contract/schemas';
+import type { AvroRecordSchema } from '../src/adapters/registry/schemas';
 
 /**
  * Turns the Avro schemas of schemas/ into TypeScript declarations, purely (no I/O), so the client's

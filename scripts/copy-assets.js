@@ -1,5 +1,4 @@
-// tsc compiles TypeScript only: the Lua scripts and the Avro schemas ship beside the compiled code
-// (SCHEMAS_DIR resolves to dist/schemas once built).
+// tsc compiles TypeScript only: the Avro schemas ship beside the compiled code (SCHEMAS_DIR resolves to
+// dist/schemas once built). The Lua scripts need no copy: they are compiled in (scripts.generated.ts).
 const { cpSync } = require('node:fs');
-cpSync('src/adapters/redis/scripts', 'dist/src/adapters/redis/scripts', { recursive: true });
 cpSync('schemas', 'dist/schemas', { recursive: true });

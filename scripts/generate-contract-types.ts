@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadSchemas } from '../src/contract/schemas';
+import { loadSchemas } from '../src/adapters/registry/schemas';
 import { generateContractTypes } from './contract-typegen';
 
 /** `npm run generate`: rewrites src/contract/types.generated.ts from schemas/ (`--check` only compares). */

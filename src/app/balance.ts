@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { ServiceConfig } from '../config';
+import type { ServiceConfig } from './config';
 import { carryOverTypesOf, type Catalog } from '../domain/catalog/catalog';
 import { createBillingClock, type BillingClock } from '../domain/balance/clock';
-import type { PublishEvents } from '../adapters/kafka/event-publisher';
+import type { PublishEvents } from '../pipeline/event-publisher';
 import { createRedisBalanceStore } from '../adapters/redis/balance-store';
 import type { RedisClient } from '../adapters/redis/client';
 import { createRedisRenewalStore } from '../adapters/redis/renewal-store';

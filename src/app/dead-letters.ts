@@ -1,5 +1,5 @@
-import type { ServiceConfig } from '../config';
-import type { DeadLetterSink } from '../worker/outbound';
+import type { ServiceConfig } from './config';
+import type { DeadLetterSink } from '../pipeline/outbound';
 
 /** The DLQ topic and the configured sealing key (none with AUTH_MODE=none and no DLQ_ENCRYPTION_KEY: bodies are dropped). */
 export function deadLetterSink(config: ServiceConfig): DeadLetterSink {

@@ -1,15 +1,15 @@
-import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { ServiceConfig } from '../config';
-import { groupLag } from '../adapters/kafka/consumer-lag';
-import { ConsumerStateTracker } from '../adapters/kafka/consumer-state';
+import type { ServiceConfig } from './config';
+import { connectClusterProbe } from '../adapters/kafka/cluster-probe';
+import type { KafkaConnection } from '../adapters/kafka/kafka';
+import type { ConsumerMembership, InboundRecord } from '../contract/transport';
 import { startOpsServer, type OpsServer } from '../adapters/http/ops-server';
 import { observeRedisCalls } from '../adapters/redis/call-timing';
 import type { RedisClient } from '../adapters/redis/client';
 import { probeRegistry } from '../adapters/registry/registry-probe';
 import { ServiceMetrics } from '../observability/metrics';
 import { createReadiness, withTimeout, type ReadinessReport } from '../observability/readiness';
-import type { RecordOutcome } from '../worker/batch-worker';
+import type { RecordOutcome } from '../pipeline/batch-worker';
 
 /**
  * Wires metrics, readiness and the HTTP side port to the service's clients. The worker and the stores
@@ -20,9 +20,9 @@ export interface Observability {
   readiness(): Promise<ReadinessReport>;
   /** The port the HTTP side port listens on, once started (undefined when it is off). */
   readonly httpPort: number | undefined;
-  recordOutcome(outcome: RecordOutcome, durationMs: number, message: KafkaMessage): void;
+  recordOutcome(outcome: RecordOutcome, durationMs: number, message: InboundRecord): void;
   /** Follows the worker consumer's group membership (readiness) and the lag of the topics it consumes. Call before it runs. */
-  watchConsumer(consumer: Consumer, topics: readonly string[]): void;
+  watchConsumer(consumer: ConsumerMembership, topics: readonly string[]): void;
   /** Starts the HTTP side port (when configured). */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -31,7 +31,7 @@ export interface Observability {
 export interface ObservabilityDeps {
   config: ServiceConfig;
   log: Logger;
-  kafka: Kafka;
+  kafka: KafkaConnection;
   redis: RedisClient;
   /** Overrides HTTP_PORT (0 = any free port); tests use it. */
   httpPort?: number;
@@ -40,24 +40,19 @@ export interface ObservabilityDeps {
 export async function createObservability(deps: ObservabilityDeps): Promise<Observability> {
   const { config, log } = deps;
   const { probeTimeoutMs, readinessCacheMs, httpHost } = config.observability;
-  // Probes fail fast: the readiness timeout bounds them, kafkajs' own retries would only pile up behind it.
-  const admin = deps.kafka.admin({ retry: { retries: 1, initialRetryTime: 100 } });
-  await admin.connect();
-  let consumerState: ConsumerStateTracker | undefined;
+  const probe = await connectClusterProbe(deps.kafka);
+  let consumerState: ConsumerMembership | undefined;
   let consumedTopics: readonly string[] = [];
   const metrics = new ServiceMetrics({
     topics: config.topics,
-    lag: () => withTimeout(groupLag(admin, config.groupId, consumedTopics), probeTimeoutMs, 'consumer lag'),
+    lag: () => withTimeout(probe.groupLag(config.groupId, consumedTopics), probeTimeoutMs, 'consumer lag'),
     assignedPartitions: () => consumerState?.assignedPartitions ?? 0,
   });
   observeRedisCalls(deps.redis, metrics.redisCall);
 
   const readiness = createReadiness(
     {
-      kafka: async () => {
-        const cluster = await admin.describeCluster();
-        return { ok: true, detail: `${cluster.brokers.length} broker(s)` };
-      },
+      kafka: async () => ({ ok: true, detail: `${await probe.brokerCount()} broker(s)` }),
       consumer: async () => {
         if (!consumerState) return { ok: false, detail: 'the worker consumer is not running yet' };
         const { joined, lastEvent, memberId } = consumerState.state;
@@ -87,7 +82,7 @@ export async function createObservability(deps: ObservabilityDeps): Promise<Obse
     recordOutcome: (outcome, durationMs, message) =>
       metrics.commandHandled({ operation: outcome.operation, outcome: outcome.outcome, durationMs, ageMs: Date.now() - Number(message.timestamp), rejection: outcome.rejection }),
     watchConsumer: (consumer, topics) => {
-      consumerState = new ConsumerStateTracker(consumer);
+      consumerState = consumer;
       consumedTopics = topics;
     },
     start: async () => {
@@ -109,7 +104,7 @@ export async function createObservability(deps: ObservabilityDeps): Promise<Obse
     },
     stop: async () => {
       await server?.close();
-      await admin.disconnect();
+      await probe.disconnect();
     },
   };
 }

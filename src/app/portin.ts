@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { ServiceConfig } from '../config';
+import type { ServiceConfig } from './config';
 import type { Catalog } from '../domain/catalog/catalog';
 import type { SubscriptionLifecycle } from '../domain/subscription';
-import type { PublishEvents } from '../adapters/kafka/event-publisher';
+import type { PublishEvents } from '../pipeline/event-publisher';
 import type { RedisClient } from '../adapters/redis/client';
 import { createRedisPortInStore } from '../adapters/redis/portin-store';
 import type { PortInDeps } from '../handlers/portin/deps';

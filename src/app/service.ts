@@ -1,37 +1,37 @@
-import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { ServiceConfig } from '../config';
+import type { ServiceConfig } from './config';
 import type { Catalog } from '../domain/catalog/catalog';
 import { loadCatalogFile } from '../adapters/catalog/catalog-file';
 import { createHandlers } from '../handlers';
-import type { Domain } from '../handlers/types';
-import { createKafka, ensureTopics } from '../adapters/kafka/kafka';
+import { COMMAND_TOPICS, type Domain } from '../contract/topics';
+import { ensureTopicsExist } from '../adapters/kafka/admin-session';
+import { connectCommandTransport } from '../adapters/kafka/command-transport';
+import type { KafkaConnection } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
 import { createRedisRateLimiter } from '../adapters/redis/rate-limiter';
 import { QUOTA_BUCKETS, RedisReplyCache } from '../adapters/redis/reply-cache';
-import { registerContract } from '../contract/register';
-import { COMMAND_TOPICS } from '../contract/topology';
+import { registerContract } from '../adapters/registry/register-contract';
 import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../domain/validation/spec-fields';
-import { CommandProcessor } from '../worker/command-processor';
-import type { RecordProcessor } from '../worker/batch-worker';
-import type { EnvelopeRules, RecordPosition } from '../worker/envelope';
-import { createEventPublisher } from '../adapters/kafka/event-publisher';
-import { connectWorkerTransport, createBatchWorker } from './command-worker';
+import { CommandProcessor } from '../pipeline/command-processor';
+import type { RecordProcessor } from '../pipeline/batch-worker';
+import type { EnvelopeRules } from '../pipeline/envelope';
+import type { InboundRecord, RecordPosition } from '../contract/transport';
+import { createEventPublisher } from '../pipeline/event-publisher';
+import { commandConsumerSettings, createBatchWorker } from './batch-worker';
 import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
-import { createNpResponseRecordProcessor } from '../worker/np-responses';
-import { createAccessControl } from './security';
+import { createNpResponseRecordProcessor } from '../pipeline/np-responses';
+import { createAccessControl } from './access-control';
 import { deadLetterSink } from './dead-letters';
-import { observeProducer } from '../adapters/kafka/observed-producer';
 import { redactConfig } from '../config/redact';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { ReadinessReport } from '../observability/readiness';
 import { createObservability } from './observability';
 import type { CustomerHierarchy } from '../security/hierarchy';
 import { partnerTopics } from '../contract/partner-topics';
-import type { EventRouting } from '../worker/event-routes';
+import type { EventRouting } from '../pipeline/event-routes';
 import { unredactedLogger } from '../observability/logger';
 
 /**
@@ -102,19 +102,21 @@ export const eventRouting = (config: ServiceConfig, hierarchy: CustomerHierarchy
   dataSchemaBaseUrl: config.eventDataSchemaBaseUrl,
 });
 
+/** How the service reaches Kafka: its brokers, client id and transport security, logging into its log. */
+export const kafkaConnection = (config: ServiceConfig, log: Logger): KafkaConnection => ({
+  brokers: config.kafka.brokers,
+  clientId: config.kafka.clientId,
+  log,
+  security: config.kafka.security,
+});
+
 export async function startService(config: ServiceConfig, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   log.info({ config: redactConfig(config) }, 'effective configuration');
   const catalog = loadCatalog(config.catalogFile);
   const access = createAccessControl(config, log);
-  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const created = await ensureTopics(admin, serviceTopics(config, access.hierarchy), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
-    if (created.length > 0) log.info({ topics: created }, 'created topics');
-  } finally {
-    await admin.disconnect();
-  }
+  const kafka = kafkaConnection(config, log);
+  const created = await ensureTopicsExist(kafka, serviceTopics(config, access.hierarchy), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
+  if (created.length > 0) log.info({ topics: created }, 'created topics');
   const codec = new AvroCodec(config.schemaRegistryUrl);
   const registered = await registerContract(codec, config.topics);
   log.info({ subjects: registered }, 'registered the contract schemas');
@@ -122,14 +124,14 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const redis = createRedisClient(config.redis);
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
-  const handlers = new Map(createHandlers({ config, catalog, redis, balance, portin }).map((h) => [h.commandRecord, h]));
+  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, portin }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
   const deadLetters = deadLetterSink(config);
   const routing = eventRouting(config, access.hierarchy);
 
   const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
   // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
-  const transport = await connectWorkerTransport(kafka, config, { observe: (p) => observeProducer(p, observability.metrics.messagesSent) });
+  const transport = await connectCommandTransport(kafka, commandConsumerSettings(config), { onSent: observability.metrics.messagesSent });
   const { consumer, sender } = transport;
   const processor = new CommandProcessor({
     authenticator: access.authenticator,
@@ -151,17 +153,15 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     log,
     isRetriable: isRedisUnavailable,
   });
-  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    if (payload.restart) return;
-    log.fatal({ err: payload.error }, 'the consumer stopped for good');
-    options.onFatal?.(payload.error);
+  consumer.onFatal((error) => {
+    log.fatal({ err: error }, 'the consumer stopped for good');
+    options.onFatal?.(error);
   });
   const publish = createEventPublisher({ sender, codec, routing, serviceName: config.serviceName });
 
   const processors = new Map<string, RecordProcessor>();
   for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
-    processors.set(config.topics[role], (message: KafkaMessage, position: RecordPosition) => processor.process(message, position, domain));
+    processors.set(config.topics[role], (message: InboundRecord, position: RecordPosition) => processor.process(message, position, domain));
   }
   // NP responses drive the port-in lifecycle: consumed by the same group, no reply
   processors.set(
@@ -176,8 +176,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       isRetriable: isRedisUnavailable,
     }),
   );
-  await consumer.subscribe({ topics: [...processors.keys()], fromBeginning: true });
-  observability.watchConsumer(consumer, [...processors.keys()]);
+  await consumer.subscribe([...processors.keys()]);
+  observability.watchConsumer(consumer.membership, [...processors.keys()]);
 
   const commandLines = unredactedLogger(log);
   const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs, message) => {
@@ -217,7 +217,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   return {
     redis,
     catalog,
-    joined,
+    joined: consumer.joined,
     consumedTopics: [...processors.keys()],
     metrics: observability.metrics,
     readiness: observability.readiness,

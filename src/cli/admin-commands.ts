@@ -1,8 +1,7 @@
 import { Argument, InvalidArgumentError, type Command } from 'commander';
-import type { Admin } from 'kafkajs';
 import pino from 'pino';
-import type { AdminConfig } from '../config';
-import { createKafka } from '../adapters/kafka/kafka';
+import type { AdminConfig } from './config';
+import { withAdmin as withKafkaAdmin } from '../adapters/kafka/admin-session';
 import {
   addPartner,
   grantServiceAcls,
@@ -35,16 +34,9 @@ const partnerIdArgument = (raw: string): string => {
   return raw;
 };
 
-async function withAdmin<T>(config: AdminConfig, work: (admin: Admin) => Promise<T>): Promise<T> {
-  const log = pino({ level: config.logLevel, name: 'wholesale-admin' }, pino.destination(2));
-  const admin = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, security: config.kafka.security, log }).admin();
-  await admin.connect();
-  try {
-    return await work(admin);
-  } finally {
-    await admin.disconnect();
-  }
-}
+/** One admin session with the admin principal's connection, logging on stderr. */
+const withAdmin = <T>(config: AdminConfig, work: Parameters<typeof withKafkaAdmin<T>>[1]): Promise<T> =>
+  withKafkaAdmin({ ...config.kafka, log: pino({ level: config.logLevel, name: 'wholesale-admin' }, pino.destination(2)) }, work);
 
 function printRules(io: CliIo, rules: readonly AclRule[], changed: readonly AclRule[], mark: string): void {
   const changedLines = new Set(changed.map(describeRule));

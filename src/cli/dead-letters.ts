@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { DlqAdminConfig } from '../config';
-import { createKafka } from '../adapters/kafka/kafka';
+import type { DlqAdminConfig } from './config';
+import { readTopicRange, type TopicSelection } from '../adapters/kafka/topic-reader';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { openDeadLetter, sealContext, type DeadLetterKeyring, type SealedOriginal } from '../security/dead-letter-seal';
-import { DLQ_HEADER } from '../worker/outbound';
-import { headerText } from '../worker/envelope';
+import { DLQ_HEADER, headerText } from '../contract/headers';
+import type { RecordHeaders } from '../contract/transport';
 import { plain } from './output';
 
 /**
@@ -19,7 +18,7 @@ export interface DeadLetterRecord {
   at: string;
   key: Buffer | null;
   value: Buffer | null;
-  headers: IHeaders;
+  headers: RecordHeaders;
 }
 
 export interface OpenedDeadLetter {
@@ -113,68 +112,12 @@ export function parseDeadLetterFile(name: string, text: string): DeadLetterRecor
     });
 }
 
-/** How long the reader waits for the next record of the range before it prints what it has. */
-const IDLE_MS = 15_000;
-
-export interface TopicSelection {
-  partition?: number;
-  offset?: string;
-  count: number;
-}
-
 /**
  * Up to `count` dead letters of each selected partition from `offset` (default: the oldest kept), read with a
  * throw-away consumer group that commits nothing.
  */
-export async function readDeadLetters(config: DlqAdminConfig, selection: TopicSelection, log: Logger): Promise<DeadLetterRecord[]> {
-  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
-  const admin = kafka.admin();
-  await admin.connect();
+export async function readDeadLetters(config: DlqAdminConfig, selection: Omit<TopicSelection, 'groupId'>, log: Logger): Promise<DeadLetterRecord[]> {
   const topic = config.deadLetterTopic;
-  let ranges: { partition: number; from: bigint; to: bigint }[];
-  try {
-    const offsets = await admin.fetchTopicOffsets(topic);
-    ranges = offsets
-      .filter((o) => selection.partition === undefined || o.partition === selection.partition)
-      .map((o) => {
-        const from = selection.offset === undefined ? BigInt(o.low) : BigInt(selection.offset) > BigInt(o.low) ? BigInt(selection.offset) : BigInt(o.low);
-        const end = from + BigInt(selection.count);
-        return { partition: o.partition, from, to: end < BigInt(o.high) ? end : BigInt(o.high) };
-      })
-      .filter((r) => r.from < r.to);
-  } finally {
-    await admin.disconnect();
-  }
-  if (ranges.length === 0) return [];
-  const wanted = ranges.reduce((sum, r) => sum + Number(r.to - r.from), 0);
-  const records: DeadLetterRecord[] = [];
-  const consumer = kafka.consumer({ groupId: `wholesale-admin-${randomUUID()}`, allowAutoTopicCreation: false });
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await new Promise<void>((resolve, reject) => {
-      // Offsets are contiguous (no transactions), so `wanted` records arrive; a quiet spell still ends the wait.
-      let quiet = setTimeout(resolve, IDLE_MS);
-      consumer
-        .run({
-          autoCommit: false,
-          eachMessage: async ({ partition, message }) => {
-            const range = ranges.find((r) => r.partition === partition);
-            const offset = BigInt(message.offset);
-            if (!range || offset < range.from || offset >= range.to) return;
-            records.push({ at: `${topic}/${partition}@${message.offset}`, key: message.key, value: message.value, headers: message.headers ?? {} });
-            clearTimeout(quiet);
-            quiet = setTimeout(resolve, IDLE_MS);
-            if (records.length >= wanted) {
-              clearTimeout(quiet);
-              resolve();
-            }
-          },
-        })
-        .then(() => ranges.forEach((r) => consumer.seek({ topic, partition: r.partition, offset: r.from.toString() })), reject);
-    });
-  } finally {
-    await consumer.disconnect();
-  }
-  return records.sort((a, b) => a.at.localeCompare(b.at, undefined, { numeric: true }));
+  const read = await readTopicRange({ ...config.kafka, log }, topic, { ...selection, groupId: `wholesale-admin-${randomUUID()}` });
+  return read.map(({ partition, record }) => ({ at: `${topic}/${partition}@${record.offset}`, key: record.key, value: record.value, headers: record.headers ?? {} }));
 }

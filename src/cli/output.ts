@@ -1,5 +1,5 @@
 import type { ContractEvent } from '../client/events';
-import type { FieldProblem } from '../errors/codes';
+import type { FieldProblem } from '../contract/errors';
 
 /** How replies, errors and events are printed: indented `key: value` lines for people, one JSON line with --json. */
 const isPlainValue = (value: unknown): boolean => value === null || typeof value !== 'object';

@@ -1,22 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Command, CommanderError, Option } from 'commander';
 import pino, { type Logger } from 'pino';
-import { ConfigError, loadAdminConfig, loadClientConfig, loadDlqAdminConfig, type AdminConfig, type ClientConfig } from '../config';
+import { loadAdminConfig, loadDlqAdminConfig, type AdminConfig } from './config';
+import { loadClientConfig, type ClientConfig } from '../client/config';
+import { ConfigError } from '../config/env';
 import { InvalidCommandError, RequestTimeoutError, ServiceReplyError } from '../client/errors';
 import type { SubscribeEventsOptions, EventSubscription } from '../client/events';
-import type { CallOptions } from '../client/wholesale-client';
-import { WholesaleClient } from '../client/wholesale-client';
+import { WholesaleClient, type CallOptions } from '../client/wholesale-client';
 import type { OperationName } from '../client/operations';
 import { EXIT, EXIT_CODES_HELP, type ExitCode } from './exit-codes';
 import { commandInput, UsageError } from './input';
 import type { CliIo } from './io';
 import { OPERATION_COMMANDS, optionKey, parsePositiveInteger, type OperationCommand } from './operation-commands';
 import { formatError, formatEvent, formatReply } from './output';
-import { createDevSigner } from '../security/dev-signer';
 import { addAdminCommands } from './admin-commands';
-import { ensureDevDeadLetterKey } from '../security/dev-dead-letter-key';
 import { codecFor, decodeAvro, formatOpened, openRecord, parseDeadLetterFile, readDeadLetters } from './dead-letters';
-import { partnerOfNode, partnerOfRequester, requesterTopics } from '../client/partner';
+import { partnerOfRequester, requesterTopics } from '../client/partner';
 
 /**
  * `wholesale`: the service's operations from a terminal or a script. Connection settings come from the
@@ -34,8 +33,6 @@ export interface CliDeps {
   /** Settings from the environment with the flags' overrides (variable → value). */
   loadConfig?: (overrides: Record<string, string>) => ClientConfig;
   connect?: (config: ClientConfig, log: Logger) => Promise<CliClient>;
-  /** --dev-token: signs a token for a customer node with the dev key (default: src/security/dev-signer.ts, .dev-keys/). */
-  signDevToken?: (customerId: string) => Promise<string>;
   /** Settings of `wholesale admin …` with the flags' overrides (default: loadAdminConfig over the environment). */
   loadAdminConfig?: (overrides: Record<string, string>) => AdminConfig;
 }
@@ -47,7 +44,6 @@ interface GlobalOptions {
   customer?: string;
   partner?: string;
   token?: string;
-  devToken?: string;
   correlationId?: string;
   json?: boolean;
 }
@@ -59,7 +55,7 @@ const ENVIRONMENT_HELP = `Environment (the service's own variables; flags win):
   WHOLESALE_CUSTOMER_ID wholesaleCustomerId header (--customer)
   WHOLESALE_PARTNER_ID  the partner whose reply and event topics are read (--partner; default: the partner of
                         the customer acted for in CUSTOMERS_FILE, config/customers.json)
-  WHOLESALE_TOKEN       bearer token for Authorization (--token; --dev-token signs one with .dev-keys/)
+  WHOLESALE_TOKEN       bearer token for Authorization (--token); for the dev stack, npm run dev:env prints one
   KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE, KAFKA_SASL_MECHANISM,
   KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD   Kafka transport security (docs/security.md)
   TOPIC_PORTIN_COMMANDS, TOPIC_PORTIN_REPLIES, TOPIC_BALANCE_COMMANDS, TOPIC_BALANCE_REPLIES,
@@ -78,7 +74,6 @@ function configOverrides(globals: GlobalOptions): Record<string, string> {
   return Object.fromEntries(Object.entries(overrides).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-const defaultSignDevToken = async (customerId: string): Promise<string> => (await createDevSigner()).sign(customerId);
 const defaultConnect = (config: ClientConfig, log: Logger): Promise<CliClient> => WholesaleClient.connect({ config, log });
 const cliLogger = (config: ClientConfig): Logger => pino({ level: config.logLevel, name: 'wholesale-cli' }, pino.destination(2));
 
@@ -109,7 +104,6 @@ interface DecryptOptions {
   offset?: string;
   count: number;
   file?: string;
-  devKey?: boolean;
 }
 
 const parseNonNegativeInteger = (raw: string): number => (raw === '0' ? 0 : parsePositiveInteger(raw));
@@ -117,11 +111,7 @@ const parseNonNegativeInteger = (raw: string): number => (raw === '0' ? 0 : pars
 async function decryptDeadLetters(io: CliIo, options: DecryptOptions, overrides: Record<string, string>, json: boolean): Promise<ExitCode> {
   const config = loadDlqAdminConfig(overrides);
   const keyring = new Map(config.keys.map((k) => [k.id, Buffer.from(k.key, 'base64')]));
-  if (options.devKey) {
-    const dev = ensureDevDeadLetterKey();
-    keyring.set(dev.id, Buffer.from(dev.key, 'base64'));
-  }
-  if (keyring.size === 0) throw new UsageError('no key: set DLQ_ENCRYPTION_KEY (and DLQ_ENCRYPTION_KEY_ID) or DLQ_DECRYPTION_KEYS, or --dev-key');
+  if (keyring.size === 0) throw new UsageError('no key: set DLQ_ENCRYPTION_KEY (and DLQ_ENCRYPTION_KEY_ID) or DLQ_DECRYPTION_KEYS');
   const records = options.file
     ? parseDeadLetterFile(options.file, await io.readFile(options.file))
     : await readDeadLetters(config, { partition: options.partition, offset: options.offset, count: options.count }, pino({ level: 'warn', name: 'wholesale-cli' }, pino.destination(2)));
@@ -144,17 +134,10 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
   const { io } = deps;
   const loadConfig = deps.loadConfig ?? ((overrides) => loadClientConfig(overrides));
   const connect = deps.connect ?? defaultConnect;
-  const signDevToken = deps.signDevToken ?? defaultSignDevToken;
   let exitCode: ExitCode = EXIT.SUCCESS;
 
   async function withClient(globals: GlobalOptions, work: (client: CliClient, config: ClientConfig) => Promise<void>): Promise<void> {
-    const overrides = configOverrides(globals);
-    if (globals.devToken !== undefined) overrides.WHOLESALE_TOKEN = await signDevToken(globals.devToken);
-    const loaded = loadConfig(overrides);
-    // A dev token names the customer acted for when no header does: its partner's topics carry the answers.
-    const config = loaded.partnerId === undefined && globals.devToken !== undefined
-      ? { ...loaded, partnerId: partnerOfNode(loaded.customersFile, loaded.wholesaleCustomerId ?? globals.devToken) }
-      : loaded;
+    const config = loadConfig(configOverrides(globals));
     const client = await connect(config, cliLogger(config));
     try {
       await work(client, config);
@@ -173,9 +156,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     .option('--registry <url>', 'schema registry URL (env SCHEMA_REGISTRY_URL)')
     .option('--timeout <ms>', 'reply timeout in ms (env CLIENT_TIMEOUT_MS; default 5000)', parsePositiveInteger)
     .option('--customer <id>', 'wholesaleCustomerId header: act for this customer node (env WHOLESALE_CUSTOMER_ID)')
-    .option('--partner <id>', 'the partner acted for: its own reply and event topics are read (env WHOLESALE_PARTNER_ID; default: the partner of --customer / --dev-token)')
+    .option('--partner <id>', 'the partner acted for: its own reply and event topics are read (env WHOLESALE_PARTNER_ID; default: the partner of --customer)')
     .option('--token <jwt>', 'bearer token sent as Authorization (env WHOLESALE_TOKEN, which keeps it out of the process list)')
-    .option('--dev-token <customerId>', 'dev stack only: sign a token naming this customer node with the dev key in .dev-keys/ (instead of --token)')
     .option('--correlation-id <id>', 'X-Correlation-Id of the command (default: a new UUID)')
     .option('--json', 'print replies, errors and events as one line of JSON each')
     .addHelpText('after', `\n${ENVIRONMENT_HELP}\n\n${EXIT_CODES_HELP}`);
@@ -264,7 +246,6 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     .option('--offset <n>', 'the first offset to read (default: the oldest kept)', (raw: string) => String(parseNonNegativeInteger(raw)))
     .option('--count <n>', 'records per partition', parsePositiveInteger, 10)
     .option('-f, --file <path>', 'read dead letters from a file instead, one JSON object per line: {"key", "value" (base64), "headers"}')
-    .option('--dev-key', 'dev stack only: use the dead-letter key in .dev-keys/ (besides DLQ_ENCRYPTION_KEY / DLQ_DECRYPTION_KEYS)')
     .addHelpText('after', `\nKeys: DLQ_ENCRYPTION_KEY (+ DLQ_ENCRYPTION_KEY_ID) and older ones in DLQ_DECRYPTION_KEYS=id:base64,…\nExample:\n  wholesale admin dlq decrypt --partition 0 --offset 120 --count 5 --json`)
     .action(async (options: DecryptOptions, self: Command) => {
       const globals = self.optsWithGlobals<GlobalOptions>();

@@ -1,5 +1,5 @@
-import { ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
-import type { ErrorCode, FieldProblem } from '../errors/codes';
+import { SchemaMismatchError } from '../contract/codec';
+import type { ErrorCode, FieldProblem } from '../contract/errors';
 
 /** Base of every error the client raises itself, so callers can tell ours from kafkajs's or the registry's. */
 export class WholesaleClientError extends Error {
@@ -25,7 +25,7 @@ export class ServiceReplyError extends WholesaleClientError {
   constructor(
     readonly operation: string,
     readonly correlationId: string,
-    /** One of src/errors/codes.ts (BAD_REQUEST, NOT_FOUND, CONFLICT…); a newer service may add codes. */
+    /** One of src/contract/errors.ts (BAD_REQUEST, NOT_FOUND, CONFLICT…); a newer service may add codes. */
     readonly code: ErrorCode | (string & {}),
     readonly serviceMessage: string,
     readonly problems: readonly FieldProblem[],
@@ -56,11 +56,11 @@ export class ClientClosedError extends WholesaleClientError {
 }
 
 /** avsc's path segments (`['balances', '0', 'quantity']`) in the service's notation (`balances[0].quantity`). */
-export const fieldPath = (segments: string[]): string => segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+export const fieldPath = (segments: readonly string[]): string => segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 
-/** The registry client's validation failure of an encode, as the InvalidCommandError it means. */
+/** The codec's refusal of an encode (the value does not fit its schema), as the InvalidCommandError it means. */
 export function asInvalidCommand(operation: string, error: unknown): InvalidCommandError | undefined {
-  if (!(error instanceof ConfluentSchemaRegistryValidationError)) return undefined;
+  if (!(error instanceof SchemaMismatchError)) return undefined;
   const problems = error.paths.map((segments) => ({ path: fieldPath(segments), reason: 'missing, or not of the type the schema gives' }));
   return new InvalidCommandError(operation, problems, { cause: error });
 }

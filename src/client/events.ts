@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
-import type { Logger } from 'pino';
+import type { KafkaConnection } from '../adapters/kafka/kafka';
+import { subscribeRecords, type RecordSubscription } from '../adapters/kafka/record-subscription';
 import type { AvroCodec } from '../adapters/registry/avro-codec';
 import type { ContractRecords, RecordName } from '../contract/types.generated';
-import { headerText } from '../worker/envelope';
+import { headerText } from '../contract/headers';
+import type { Logger } from '../contract/log';
+import type { RecordHeaders, InboundRecord } from '../contract/transport';
 
 /**
  * Subscription to the service's events: PortInActivationEvent on the port-in events topic and the billing
@@ -80,7 +82,7 @@ export interface SubscribeEventsOptions {
 
 const CE_ATTRIBUTES = ['specversion', 'id', 'source', 'type', 'subject', 'time', 'correlationid', 'causationid', 'dataschema'] as const;
 
-function cloudEventOf(headers: IHeaders | undefined): CloudEventAttributes {
+function cloudEventOf(headers: RecordHeaders | undefined): CloudEventAttributes {
   const attributes: CloudEventAttributes = {};
   for (const name of CE_ATTRIBUTES) {
     const value = headerText(headers, `ce_${name}`);
@@ -93,7 +95,7 @@ function cloudEventOf(headers: IHeaders | undefined): CloudEventAttributes {
 
 const KNOWN = new Set<string>(EVENT_RECORDS);
 
-export async function decodeEvent(codec: AvroCodec, topic: string, partition: number, message: KafkaMessage): Promise<ContractEvent> {
+export async function decodeEvent(codec: AvroCodec, topic: string, partition: number, message: InboundRecord): Promise<ContractEvent> {
   const headers = Object.fromEntries(Object.keys(message.headers ?? {}).map((name) => [name, headerText(message.headers, name) ?? '']));
   const envelope: EventEnvelope = {
     topic,
@@ -122,33 +124,30 @@ export class EventSubscription implements AsyncIterable<ContractEvent> {
   private reader?: (result: IteratorResult<ContractEvent>) => void;
   private resumeProducer?: () => void;
   private closed = false;
-  private readonly consumer: Consumer;
+  private readonly records: RecordSubscription;
 
   constructor(
-    kafka: Kafka,
+    connection: KafkaConnection,
     private readonly codec: AvroCodec,
     private readonly options: SubscribeEventsOptions & { topics: string[] },
     private readonly log: Logger,
   ) {
-    this.consumer = kafka.consumer({ groupId: options.groupId ?? `wholesale-events-${randomUUID()}`, allowAutoTopicCreation: false });
-    this.ready = this.start();
-  }
-
-  private async start(): Promise<void> {
-    const joined = new Promise<void>((resolve, reject) => {
-      this.consumer.on(this.consumer.events.GROUP_JOIN, () => resolve());
-      this.consumer.on(this.consumer.events.CRASH, ({ payload }) => reject(payload.error));
-    });
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? false });
-    await this.consumer.run({
-      eachMessage: async ({ topic, partition, message }) => {
-        const event = await decodeEvent(this.codec, topic, partition, message);
+    this.records = subscribeRecords(connection, {
+      groupId: options.groupId ?? `wholesale-events-${randomUUID()}`,
+      topics: options.topics,
+      fromBeginning: options.fromBeginning ?? false,
+      onRecord: async (record, topic, partition) => {
+        const event = await decodeEvent(this.codec, topic, partition, record);
         if (this.options.onEvent) await this.options.onEvent(event);
         else await this.push(event);
       },
     });
-    await joined;
+    this.ready = this.start();
+  }
+
+  private async start(): Promise<void> {
+    await this.records.started;
+    await this.records.joined;
     this.log.debug({ topics: this.options.topics }, 'event subscription joined');
   }
 
@@ -193,6 +192,6 @@ export class EventSubscription implements AsyncIterable<ContractEvent> {
     this.resumeProducer?.();
     this.reader?.({ value: undefined, done: true });
     this.reader = undefined;
-    await this.consumer.disconnect();
+    await this.records.stop();
   }
 }

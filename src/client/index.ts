@@ -12,6 +12,7 @@ export {
   type CloudEventAttributes,
   type SubscribeEventsOptions,
 } from './events';
-export { loadClientConfig, ConfigError, type ClientConfig } from '../config';
-export type { FieldProblem, ErrorCode } from '../errors/codes';
+export { loadClientConfig, type ClientConfig } from './config';
+export { ConfigError } from '../config/env';
+export type { FieldProblem, ErrorCode } from '../contract/errors';
 export type * from '../contract/types.generated';

@@ -1,4 +1,4 @@
-import { COMMAND_TOPICS, type CommandTopicRole } from '../contract/topology';
+import { COMMAND_TOPICS, type CommandTopicRole } from '../contract/topics';
 import type { ContractInputs, ContractRecords, RecordName } from '../contract/types.generated';
 
 /**

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { ClientConfig } from '../config';
+import type { ClientConfig } from './config';
 import { partnerNamespace, partnerTopics } from '../contract/partner-topics';
 import { loadHierarchyFile } from '../security/hierarchy-file';
 

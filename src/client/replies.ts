@@ -1,4 +1,4 @@
-import { ERROR_REPLY } from '../contract/topology';
+import { ERROR_REPLY } from '../contract/topics';
 import type { ErrorReply } from '../contract/types.generated';
 import { ServiceReplyError, WholesaleClientError } from './errors';
 import { OPERATIONS, type OperationName, type OperationReply } from './operations';

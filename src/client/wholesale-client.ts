@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { endSpan, headersOfSpan, SpanKind, startSpan } from '../observability/tracing';
-import type { Kafka, KafkaMessage, Producer } from 'kafkajs';
-import pino, { type Logger } from 'pino';
-import type { ClientConfig } from '../config';
-import { createKafka, createProducer } from '../adapters/kafka/kafka';
+import { endSpan, headersOfSpan, SpanKind, startSpan } from '../shared/tracing';
+import type { ClientConfig } from './config';
+import type { KafkaConnection } from '../adapters/kafka/kafka';
+import { connectRecordProducer, type RecordProducer } from '../adapters/kafka/record-producer';
+import { ReplyListener } from '../adapters/kafka/reply-listener';
 import { AvroCodec } from '../adapters/registry/avro-codec';
-import { HEADER, headerText } from '../worker/envelope';
+import { HEADER, headerText } from '../contract/headers';
+import type { Logger } from '../contract/log';
+import type { InboundRecord } from '../contract/transport';
+import { createClientLogger } from './log';
 import { asInvalidCommand, ClientClosedError } from './errors';
 import { EventSubscription, type SubscribeEventsOptions } from './events';
 import { commandKey, OPERATIONS, type OperationInput, type OperationName, type OperationReply } from './operations';
 import { PendingReplies } from './pending-replies';
-import { ReplyListener } from './reply-listener';
 import { interpretReply, type DecodedReply } from './replies';
-import { SendBatcher } from './send-batcher';
 import { partnerOfRequester, requesterTopics, type RequesterTopics } from './partner';
 
 /**
@@ -53,10 +54,9 @@ export class WholesaleClient {
 
   private constructor(
     readonly config: ClientConfig,
-    private readonly kafka: Kafka,
+    private readonly connection: KafkaConnection,
     private readonly codec: AvroCodec,
-    private readonly producer: Producer,
-    private readonly sender: SendBatcher,
+    private readonly producer: RecordProducer,
     private readonly options: WholesaleClientOptions,
     private readonly log: Logger,
     /** The reply and event topics of the partner acted for (or the legacy shared ones). */
@@ -66,18 +66,15 @@ export class WholesaleClient {
   /** Connects the producer and the reply consumer; resolves once replies can no longer be missed. */
   static async connect(options: WholesaleClientOptions): Promise<WholesaleClient> {
     const { config } = options;
-    const log = options.log ?? pino({ level: config.logLevel, name: 'wholesale-client' });
-    const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security });
-    const producer = createProducer(kafka, { ordered: false });
-    await producer.connect();
+    const log = options.log ?? createClientLogger({ level: config.logLevel, name: 'wholesale-client' });
+    const connection: KafkaConnection = { brokers: config.kafka.brokers, clientId: config.kafka.clientId, log, security: config.kafka.security };
+    const producer = await connectRecordProducer(connection, { ordered: false, batched: true });
     const topics = requesterTopics(config, partnerOfRequester(config, options.partnerId, options.wholesaleCustomerId));
-    const client = new WholesaleClient(config, kafka, new AvroCodec(config.schemaRegistryUrl), producer, new SendBatcher(producer), options, log, topics);
+    const client = new WholesaleClient(config, connection, new AvroCodec(config.schemaRegistryUrl), producer, options, log, topics);
     try {
-      client.listener = await ReplyListener.start({
-        kafka,
+      client.listener = await ReplyListener.start(connection, {
         topics: [...new Set([topics.replies.portin, topics.replies.balance])],
         groupId: `${topics.groupPrefix}${config.kafka.clientId}-replies-${randomUUID()}`,
-        log,
         onMessage: (message) => client.onReply(message),
       });
     } catch (error) {
@@ -146,7 +143,7 @@ export class WholesaleClient {
     const span = startSpan(`send ${operation}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic, 'messaging.message.conversation_id': correlationId } });
     try {
       const [value, headers] = await Promise.all([this.codec.encode(topic, spec.command, input), this.headersFor(correlationId, options)]);
-      await this.sender.send(topic, { key: commandKey(input), value, headers: span ? { ...headers, ...headersOfSpan(span) } : headers });
+      await this.producer.send({ topic, key: commandKey(input), value, headers: span ? { ...headers, ...headersOfSpan(span) } : headers });
     } catch (error) {
       this.pending.fail(correlationId, asInvalidCommand(operation, error) ?? error);
     }
@@ -168,7 +165,7 @@ export class WholesaleClient {
     if (this.closing) throw new ClientClosedError('subscribeEvents');
     const topics = options.topics ?? [this.topics.events.portin, this.topics.events.balance];
     const groupId = options.groupId ?? `${this.topics.groupPrefix}wholesale-events-${randomUUID()}`;
-    const subscription = new EventSubscription(this.kafka, this.codec, { ...options, topics, groupId }, this.log);
+    const subscription = new EventSubscription(this.connection, this.codec, { ...options, topics, groupId }, this.log);
     this.subscriptions.add(subscription);
     subscription.ready.catch(() => undefined); // the caller awaits it if it cares
     return subscription;
@@ -200,7 +197,7 @@ export class WholesaleClient {
   }
 
   /** Only replies somebody waits for are decoded; the rest (other requesters', late ones) are skipped. */
-  private onReply(message: KafkaMessage): void {
+  private onReply(message: InboundRecord): void {
     const correlationId = headerText(message.headers, HEADER.correlationId);
     if (correlationId === undefined || !this.pending.has(correlationId)) return;
     this.codec.decode(message.value).then(

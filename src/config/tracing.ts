@@ -1,4 +1,4 @@
-import { ConfigError, EnvReader, type Env } from './index';
+import { ConfigError, EnvReader, type Env } from './env';
 
 /**
  * OpenTelemetry tracing, read from the standard OTEL_* variables (the subset this service honours). Off

@@ -1,4 +1,4 @@
-import type { OutgoingMessage } from '../handlers/types';
+import type { OutgoingMessage } from '../contract/messages';
 
 /**
  * The seam between port-in and balances. A port-in creates the subscription PENDING with its plan,

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { logTraceFields } from './tracing';
+import { logTraceFields } from '../shared/tracing';
 
 /**
  * pino JSON logs. Secrets never reach a log line: the redaction list covers credentials and the

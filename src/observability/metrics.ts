@@ -1,8 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { TopicRole } from '../handlers/types';
-import type { SentMessage } from '../adapters/kafka/observed-producer';
-import type { PartitionLag } from '../adapters/kafka/consumer-lag';
-import { DLQ_HEADER } from '../worker/outbound';
+import type { TopicRole } from '../contract/topics';
+import type { PartitionLag, SentMessage } from '../contract/transport';
+import { DLQ_HEADER, headerText } from '../contract/headers';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (two services in one process — tests —
@@ -37,12 +36,6 @@ export interface MetricsOptions {
 const EVENT_ROLES: readonly TopicRole[] = ['portinEvents', 'balanceEvents', 'npRequests'];
 
 const seconds = (ms: number): number => ms / 1000;
-
-function headerText(headers: SentMessage['headers'], name: string): string | undefined {
-  const raw = headers?.[name];
-  const first = Array.isArray(raw) ? raw[0] : raw;
-  return first === undefined ? undefined : first.toString();
-}
 
 export class ServiceMetrics {
   readonly registry = new Registry();

@@ -12,7 +12,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
 import type { TracingSettings } from '../config/tracing';
-import { setTracingEnabled } from './tracing';
+import { setTracingEnabled } from '../shared/tracing';
 
 export interface Tracing {
   /** Exports what is buffered and unregisters everything (tracing is off again). */

@@ -3,7 +3,8 @@ import { billingEvent } from '../domain/balance/billing-events';
 import { nextCycleStart } from '../domain/balance/bill-cycle';
 import type { BillingClock } from '../domain/balance/clock';
 import type { BalanceOutcome } from '../domain/balance/outcome';
-import type { OutgoingMessage } from '../handlers/types';
+import type { OutgoingMessage } from '../contract/messages';
+import type { RenewalState, RenewalStore } from '../handlers/balance/ports';
 
 /**
  * The bill-cycle renewal and validity-expiry scheduler, run inside every worker instance. Subscriptions
@@ -15,34 +16,6 @@ import type { OutgoingMessage } from '../handlers/types';
  * BalancesExpired events from the subscription's outbox and reschedules it. A crash anywhere leaves the
  * entry due again when its lease ends; the outbox keeps the unpublished events, re-sent under the same id.
  */
-export interface RenewalState {
-  status: string;
-  billCycleStartDay: number;
-  /** IANA zone of the cycle starts; absent = UTC (subscriptions created before zones). */
-  billCycleTimeZone?: string;
-  nextRenewalAt?: string;
-  /** The first validity end (billing time, ISO 8601) of a dated bucket or of purchased credit, if any. */
-  nextExpiryAt?: string;
-}
-
-export interface PendingRenewal {
-  /** Opaque handle to acknowledge the outbox entry once its event is published. */
-  token: string;
-  outcome: BalanceOutcome;
-}
-
-export interface RenewalStore {
-  claimDue(nowMs: number, leaseUntilMs: number, limit: number): Promise<string[]>;
-  state(gpsi: string): Promise<RenewalState | undefined>;
-  renew(gpsi: string, cycle: { at: string; cycleStart: string; nextRenewalAt: string; correlationId: string }): Promise<'renewed' | 'inactive' | 'not-due'>;
-  /** Ends what is valid until `expiredAt` or before (billing time); 'nothing' when another run already did. */
-  expire(gpsi: string, expiry: { at: string; expiredAt: string; correlationId: string }): Promise<'expired' | 'inactive' | 'nothing'>;
-  pending(gpsi: string): Promise<PendingRenewal[]>;
-  acknowledge(gpsi: string, token: string): Promise<void>;
-  schedule(gpsi: string, realMs: number): Promise<void>;
-  unschedule(gpsi: string): Promise<void>;
-}
-
 export interface RenewalSettings {
   pollIntervalMs: number;
   batchSize: number;

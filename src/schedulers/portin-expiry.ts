@@ -4,7 +4,7 @@ import { causeIds } from '../domain/portin/ids';
 import type { Cause } from '../domain/portin/messages';
 import type { PortInRequest } from '../domain/portin/request';
 import { parseExpiryMember, planExpiry } from '../domain/portin/transitions';
-import type { OutgoingMessage } from '../handlers/types';
+import type { OutgoingMessage } from '../contract/messages';
 import { applyChange, publishable } from '../handlers/portin/apply-change';
 import type { PortInDeps } from '../handlers/portin/deps';
 

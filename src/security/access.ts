@@ -1,4 +1,4 @@
-import { ServiceError } from '../errors/codes';
+import { ServiceError } from '../contract/errors';
 import type { CustomerHierarchy } from './hierarchy';
 
 /**

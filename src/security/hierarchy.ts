@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../errors/codes';
+import type { FieldProblem } from '../contract/errors';
 import { Problems, checkArray, checkString, type StringRule } from '../domain/validation/problems';
 
 /**

@@ -1,6 +1,6 @@
 import { errors, jwtVerify, type JWTVerifyGetKey, type KeyLike } from 'jose';
-import { RetriableError, ServiceError } from '../errors/codes';
-import type { JwtAuthSettings } from '../config/security';
+import { RetriableError, ServiceError } from '../contract/errors';
+import type { JwtAuthSettings } from '../config/auth';
 import type { Authenticator, Caller } from './access';
 import { bearerToken, callerFromClaims, VerifiedTokens } from './token';
 

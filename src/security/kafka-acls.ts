@@ -1,4 +1,4 @@
-import type { TopicRole } from '../handlers/types';
+import type { TopicRole } from '../contract/topics';
 import { partnerNamespace, partnerTopics } from '../contract/partner-topics';
 
 /**

@@ -1,4 +1,4 @@
-import type { RejectedRateSettings } from '../config/security';
+import type { RejectedRateSettings } from '../config/auth';
 
 /**
  * The budget of refused traffic (UNAUTHORIZED, FORBIDDEN), in process: a token bucket per partner the token

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { createLocalJWKSet, createRemoteJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import type { AuthKeySource } from '../config/security';
+import type { AuthKeySource } from '../config/auth';
 import type { TokenKeys } from './jwt-authenticator';
 
 /** Asymmetric algorithms accepted with a key set; HS256 only with a shared secret, never with a JWKS. */

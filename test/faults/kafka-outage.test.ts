@@ -1,5 +1,5 @@
-import { startKafkaCluster, startLocalKafka, type KafkaCluster, type LocalKafka } from '../../src/stack';
-import type { ServiceConfig } from '../../src/config';
+import { startKafkaCluster, startLocalKafka, type KafkaCluster, type LocalKafka } from '../../dev/stack';
+import type { ServiceConfig } from '../../src/app/config';
 import { WorkerProcess } from '../support/worker-process';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
 import { faultConfig, SESSION_TIMEOUT_MS, workerEnv } from './support/fault-config';

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
-import { HEADER, positionalCorrelationId } from '../../src/worker/envelope';
-import { DLQ_HEADER } from '../../src/worker/outbound';
+import { positionalCorrelationId } from '../../src/pipeline/envelope';
+import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { createTopics } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';
 import { avroString, varint, wireHeader } from '../support/avro-bytes';

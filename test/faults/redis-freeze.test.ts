@@ -1,5 +1,5 @@
-import { startLocalRedis, type LocalRedis } from '../../src/stack';
-import { redisCommand } from '../../src/stack/redis/local-redis';
+import { startLocalRedis, type LocalRedis } from '../../dev/stack';
+import { redisCommand } from '../../dev/stack/redis/local-redis';
 import { createTopics } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';

@@ -1,4 +1,4 @@
-import { startLocalRedis, type LocalRedis } from '../../src/stack';
+import { startLocalRedis, type LocalRedis } from '../../dev/stack';
 import { createTopics } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';

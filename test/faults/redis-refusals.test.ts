@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { startLocalRedis, type LocalRedis } from '../../src/stack';
+import { startLocalRedis, type LocalRedis } from '../../dev/stack';
 import { createTopics } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';

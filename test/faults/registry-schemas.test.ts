@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DLQ_HEADER } from '../../src/worker/outbound';
+import { DLQ_HEADER } from '../../src/contract/headers';
 import { avroString, wireHeader } from '../support/avro-bytes';
 import { createTopics } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';

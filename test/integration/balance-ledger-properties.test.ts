@@ -9,7 +9,7 @@ import { createBillingClock } from '../../src/domain/balance/clock';
 import type { SubBalanceChange } from '../../src/domain/balance/model';
 import { seedsOf } from '../../src/domain/balance/seeds';
 import { buildCatalog, carryOverTypesOf, creditValidityOf, type Catalog } from '../../src/domain/catalog/catalog';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { CommandMeta } from '../../src/handlers/balance/ports';
 import { createRenewalScheduler } from '../../src/schedulers/balance-renewal';
 import { activation, actionsOf, historyStep, runPure, stepDuration, type Activation, type HistoryStep } from '../support/balance-history';

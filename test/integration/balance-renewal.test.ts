@@ -2,7 +2,7 @@ import { loadCatalogFile } from '../../src/adapters/catalog/catalog-file';
 import { createRedisClient } from '../../src/adapters/redis/client';
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { cycleStartAtOrBefore, nextCycleStart } from '../../src/domain/balance/bill-cycle';
 import type { BillingClock } from '../../src/domain/balance/clock';
 import { checkUpdateActions } from '../../src/domain/balance/validation';

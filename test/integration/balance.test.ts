@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RunningService } from '../../src/app/service';
 import type { BalanceComponents } from '../../src/app/balance';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { SubBalance } from '../../src/contract/types.generated';
 import { deterministicId } from '../../src/domain/balance/billing-events';
 import { validityEnd, type Validity } from '../../src/domain/balance/validity';
-import { commandIdOf } from '../../src/worker/command-processor';
-import { HEADER } from '../../src/worker/envelope';
+import { commandIdOf } from '../../src/pipeline/command-processor';
+import { HEADER } from '../../src/contract/headers';
 import { BalanceClient, balanceRecord, startBalanceService } from '../support/balance-client';
 import { testConfig, TestRequester, type Reply } from '../support/harness';
 import { redisTopologies } from '../support/redis-topologies';

@@ -1,15 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../src/simulator/np-simulator';
+import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { WholesaleClient, type ContractEvent } from '../../src/client';
 import { EXIT } from '../../src/cli/exit-codes';
 import { envFor, startTestService, testConfig } from '../support/harness';
 import { clientConfigFor, eventually, gpsiEndingIn, startTestSimulator } from '../support/client';
 import { runWholesale } from '../support/cli';
-import { examplePortInOrder } from '../../src/demo/journey';
+import { examplePortInOrder } from '../../dev/demo/journey';
 
 const CUSTOMER = 'WC-CLI';
 

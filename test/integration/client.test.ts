@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../src/simulator/np-simulator';
+import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { RequestTimeoutError, ServiceReplyError, WholesaleClient, type ContractEvent, type EventSubscription } from '../../src/client';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { clientConfigFor, eventually, gpsiEndingIn, startTestSimulator } from '../support/client';
-import { examplePortInOrder } from '../../src/demo/journey';
+import { examplePortInOrder } from '../../dev/demo/journey';
 
 const CUSTOMER = 'WC-CLIENT';
 

@@ -3,7 +3,7 @@ import { CloudEvent, Kafka, ValidationError } from 'cloudevents';
 import avro from 'avsc';
 import type { RunningService } from '../../src/app/service';
 import type { BalanceComponents } from '../../src/app/balance';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { BalanceClient, balanceRecord, startBalanceService } from '../support/balance-client';
 import { testConfig, type Reply } from '../support/harness';
 import { createActiveSubscription } from '../support/subscriptions';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import avro from 'avsc';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
-import { loadSchemas } from '../../src/contract/schemas';
+import { loadSchemas } from '../../src/adapters/registry/schemas';
 import { startTestService, testConfig } from '../support/harness';
 
 /**

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../src/simulator/np-simulator';
+import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { envFor, startTestService, testConfig } from '../support/harness';
 import { startTestSimulator } from '../support/client';
 
@@ -22,7 +22,7 @@ describe('npm run demo', () => {
     service = await startTestService(config);
     simulator = await startTestSimulator(config);
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'src', 'entry', 'demo.ts'), '--wait', '60'], {
+      const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'dev', 'entry', 'demo.ts'), '--wait', '60'], {
         cwd: ROOT,
         env: { ...process.env, ...envFor(config), LOG_LEVEL: 'error' },
       });

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
 import { kafkaTransport } from '../../src/adapters/kafka/kafka';
-import { HEADER } from '../../src/worker/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { runWholesale } from '../support/cli';
 import { startTestService, testConfig, TestRequester } from '../support/harness';

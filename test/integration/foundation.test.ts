@@ -1,11 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
 import { subscriberKeys } from '../../src/adapters/redis/keys';
-import { DLQ_HEADER } from '../../src/worker/outbound';
+import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { openLetter } from '../support/dead-letters';
-import { HEADER } from '../../src/worker/envelope';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
 
 const ELIGIBILITY = 'wholesale.portin.v1.CheckPortInEligibility';

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { BalanceComponents } from '../../src/app/balance';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
-import { HEADER } from '../../src/worker/envelope';
-import { DLQ_HEADER } from '../../src/worker/outbound';
+import type { ServiceConfig } from '../../src/app/config';
+import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { openLetter } from '../support/dead-letters';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';

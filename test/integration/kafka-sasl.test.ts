@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaTransport } from '../../src/adapters/kafka/kafka';
-import { startLocalKafka, type LocalKafka } from '../../src/stack';
-import { HEADER } from '../../src/worker/envelope';
+import { startLocalKafka, type LocalKafka } from '../../dev/stack';
+import { HEADER } from '../../src/contract/headers';
 import { WholesaleClient } from '../../src/client';
-import { loadClientConfig, loadNpSimulatorConfig } from '../../src/config';
-import { startNpSimulator } from '../../src/simulator/np-simulator';
+import { loadNpSimulatorConfig } from '../../dev/np-simulator/config';
+import { loadClientConfig } from '../../src/client/config';
+import { startNpSimulator } from '../../dev/np-simulator/np-simulator';
 import { envFor, startTestService, testConfig, testLogger, TestRequester } from '../support/harness';
 
 /**
  * Kafka transport security: a Kafka of its own with a SASL_PLAINTEXT listener whose SCRAM users are
- * created at format time (src/stack). The service and its requester reach Kafka only through that
+ * created at format time (dev/stack). The service and its requester reach Kafka only through that
  * listener, with KAFKA_SASL_* from the environment; the registry and Redis are the shared stack's.
  */
 describe('Kafka SASL/SCRAM', () => {

@@ -1,6 +1,6 @@
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
-import { HEADER } from '../../src/worker/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { startTestService, testConfig, TestRequester, type Reply } from '../support/harness';
 import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';

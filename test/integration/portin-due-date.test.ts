@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
-import { loadSchemas, type AvroRecordSchema } from '../../src/contract/schemas';
+import { loadSchemas, type AvroRecordSchema } from '../../src/adapters/registry/schemas';
 import { addBusinessDays } from '../../src/domain/portin/due-date';
-import { HEADER } from '../../src/worker/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { PORTIN, createCommand, gpsiEndingIn, statuses } from '../support/portin/journey';
 import { journeyWithNpSide } from '../support/portin/np-side';
 

@@ -1,4 +1,4 @@
-import { HEADER } from '../../src/worker/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { createCommand, gpsiEndingIn, statuses, weekdayClock } from '../support/portin/journey';
 import { journeyWithNpSide, type NpSide } from '../support/portin/np-side';
 import { until } from '../support/until';

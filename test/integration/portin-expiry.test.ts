@@ -1,4 +1,4 @@
-import { HEADER } from '../../src/worker/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { TopicReader, type Reply } from '../support/harness';
 import { PortInJourneys, createCommand, gpsiEndingIn, statuses } from '../support/portin/journey';
 

@@ -1,4 +1,4 @@
-import { HEADER } from '../../src/worker/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { PortInJourneys, createCommand, gpsiEndingIn, statuses } from '../support/portin/journey';
 import { redisTopologies } from '../support/redis-topologies';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { HEADER } from '../../src/worker/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { PortInJourneys, createCommand, gpsiEndingIn } from '../support/portin/journey';
 
 /**

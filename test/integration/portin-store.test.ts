@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRedisClient, type RedisClient } from '../../src/adapters/redis/client';
 import { createRedisPortInStore } from '../../src/adapters/redis/portin-store';
-import type { PortInStore, RecordedOutcome } from '../../src/handlers/portin/store';
+import type { PortInStore, RecordedOutcome } from '../../src/handlers/portin/ports';
 import { requestIn } from '../support/portin/fixtures';
 import { redisTopologies } from '../support/redis-topologies';
 

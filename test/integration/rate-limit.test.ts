@@ -4,8 +4,8 @@ import { createRedisClient, type RedisClient } from '../../src/adapters/redis/cl
 import { rateLimitKey } from '../../src/adapters/redis/keys';
 import { createRedisRateLimiter } from '../../src/adapters/redis/rate-limiter';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
-import { HEADER } from '../../src/worker/envelope';
+import type { ServiceConfig } from '../../src/app/config';
+import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { startTestService, testConfig, TestRequester } from '../support/harness';
 

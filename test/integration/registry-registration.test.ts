@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
-import { loadSchemas } from '../../src/contract/schemas';
+import { loadSchemas } from '../../src/adapters/registry/schemas';
 import { testConfig } from '../support/harness';
 
 /**

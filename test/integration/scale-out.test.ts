@@ -1,8 +1,8 @@
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { startService, type RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
-import { startKafkaCluster, startRedisCluster, type KafkaCluster, type RedisCluster } from '../../src/stack';
-import { HEADER } from '../../src/worker/envelope';
+import type { ServiceConfig } from '../../src/app/config';
+import { startKafkaCluster, startRedisCluster, type KafkaCluster, type RedisCluster } from '../../dev/stack';
+import { HEADER } from '../../src/contract/headers';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
 import { testConfig, testLogger, TestRequester, type Reply } from '../support/harness';
 import { sampleSum, scrape } from '../support/prometheus';

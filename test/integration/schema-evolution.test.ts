@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
-import { loadSchemas, type AvroRecordSchema } from '../../src/contract/schemas';
-import { subjectFor } from '../../src/contract/topology';
-import { HEADER } from '../../src/worker/envelope';
+import { loadSchemas, type AvroRecordSchema } from '../../src/adapters/registry/schemas';
+import { subjectFor } from '../../src/adapters/registry/topology';
+import { HEADER } from '../../src/contract/headers';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
 import { startTestService, testConfig, TestRequester } from '../support/harness';
 import { createActiveSubscription } from '../support/subscriptions';

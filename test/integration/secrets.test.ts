@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { loadNpSimulatorConfig, type ServiceConfig } from '../../src/config';
+import { type ServiceConfig } from '../../src/app/config';
+import { loadNpSimulatorConfig } from '../../dev/np-simulator/config';
 import { startService, type RunningService } from '../../src/app/service';
 import { createLogger } from '../../src/observability/logger';
-import { startNpSimulator, type NpSimulator } from '../../src/simulator/np-simulator';
-import { HEADER } from '../../src/worker/envelope';
-import { DLQ_HEADER } from '../../src/worker/outbound';
+import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';
+import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceRecord } from '../support/balance-client';
 import { envFor, partnerTopicsOf, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';

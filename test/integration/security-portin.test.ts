@@ -1,4 +1,4 @@
-import { HEADER } from '../../src/worker/envelope';
+import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import type { Reply } from '../support/harness';
 import { createCommand, gpsiEndingIn, PortInJourneys } from '../support/portin/journey';

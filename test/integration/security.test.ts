@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { BalanceComponents } from '../../src/app/balance';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
-import { createDevSigner, type DevSigner } from '../../src/security/dev-signer';
-import { HEADER } from '../../src/worker/envelope';
+import type { ServiceConfig } from '../../src/app/config';
+import { createDevSigner, type DevSigner } from '../../dev/keys/dev-signer';
+import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';

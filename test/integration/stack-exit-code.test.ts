@@ -18,7 +18,7 @@ describe('stopping supervised servers keeps the process alive to its own exit co
     const dir = mkdtempSync(join(tmpdir(), 'exit-code-'));
     try {
       const script = `
-        import { SupervisedProcess } from ${JSON.stringify(join(ROOT, 'src', 'stack', 'process', 'supervisor'))};
+        import { SupervisedProcess } from ${JSON.stringify(join(ROOT, 'dev', 'stack', 'process', 'supervisor'))};
         (async () => {
           const server = new SupervisedProcess({ name: 'sleeper', command: 'sleep', args: ['30'], cwd: ${JSON.stringify(dir)}, logFile: ${JSON.stringify(join(dir, 'log'))} });
           server.start();

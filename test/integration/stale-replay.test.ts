@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import type { BalanceComponents } from '../../src/app/balance';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { startBalanceService, type BalanceClient } from '../support/balance-client';
 import { startTestService, testConfig } from '../support/harness';
 import { subscriberState } from '../support/redis-snapshot';

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JwtAuthSettings } from '../../src/config/security';
-import { RetriableError, ServiceError } from '../../src/errors/codes';
-import { createDevSigner, DEV_ISSUER, ensureDevKeys } from '../../src/security/dev-signer';
+import type { JwtAuthSettings } from '../../src/config/auth';
+import { RetriableError, ServiceError } from '../../src/contract/errors';
+import { createDevSigner, DEV_ISSUER, ensureDevKeys } from '../../dev/keys/dev-signer';
 import { createJwtAuthenticator } from '../../src/security/jwt-authenticator';
 import { readJwksFile, tokenKeysFrom } from '../../src/security/token-keys';
 

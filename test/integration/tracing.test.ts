@@ -1,10 +1,10 @@
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../src/simulator/np-simulator';
+import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { WholesaleClient, type ContractEvent, type EventSubscription } from '../../src/client';
-import { examplePortInOrder } from '../../src/demo/journey';
+import { examplePortInOrder } from '../../dev/demo/journey';
 import { startTracing, type Tracing } from '../../src/observability/tracing-sdk';
 import { startTestService, testConfig } from '../support/harness';
 import { clientConfigFor, eventually, gpsiEndingIn, startTestSimulator } from '../support/client';

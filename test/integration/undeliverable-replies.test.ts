@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/config';
-import { HEADER } from '../../src/worker/envelope';
-import { DLQ_HEADER } from '../../src/worker/outbound';
+import type { ServiceConfig } from '../../src/app/config';
+import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { balanceRecord } from '../support/balance-client';
 import { replyTopicsOf, startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { parseSamples, sampleSum } from '../support/prometheus';

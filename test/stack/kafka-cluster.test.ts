@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { startKafkaCluster, type KafkaCluster } from '../../src/stack';
+import { startKafkaCluster, type KafkaCluster } from '../../dev/stack';
 import { readValues } from './read-topic';
 
 jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration

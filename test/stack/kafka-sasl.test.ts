@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
-import { startLocalKafka, type LocalKafka } from '../../src/stack';
+import { startLocalKafka, type LocalKafka } from '../../dev/stack';
 
 jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration
 

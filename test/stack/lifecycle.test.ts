@@ -3,8 +3,8 @@ import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
-import { startLocalKafka, startLocalRedis, startLocalRegistry, StackStartError } from '../../src/stack';
-import { isPortFree, isPortOpen } from '../../src/stack/net/ports';
+import { startLocalKafka, startLocalRedis, startLocalRegistry, StackStartError } from '../../dev/stack';
+import { isPortFree, isPortOpen } from '../../dev/stack/net/ports';
 import { readValues } from './read-topic';
 
 jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { NoStackError, provideStack } from '../../src/stack';
+import { NoStackError, provideStack } from '../../dev/stack';
 
 jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import Redis, { Cluster } from 'ioredis';
-import { startRedisCluster, type RedisCluster } from '../../src/stack';
-import { isPortFree } from '../../src/stack/net/ports';
+import { startRedisCluster, type RedisCluster } from '../../dev/stack';
+import { isPortFree } from '../../dev/stack/net/ports';
 
 jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration
 

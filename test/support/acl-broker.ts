@@ -3,7 +3,7 @@ import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
 import { grantRules } from '../../src/adapters/kafka/acl-admin';
 import { DEFAULT_PARTNER_TOPIC_PREFIX } from '../../src/contract/partner-topics';
 import { provisionerAcls } from '../../src/security/kafka-acls';
-import { startLocalKafka, type LocalKafka, type ScramUser } from '../../src/stack';
+import { startLocalKafka, type LocalKafka, type ScramUser } from '../../dev/stack';
 
 /**
  * A Kafka of its own with the KRaft StandardAuthorizer: nothing is allowed without an ACL. SCRAM users

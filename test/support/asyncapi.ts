@@ -74,7 +74,7 @@ export interface CodeContract {
   topics: Readonly<Record<string, string>>;
   /** Partner topic role → its channel address, the partner id as the parameter `{partnerId}`. */
   partnerTopics: Readonly<Record<string, string>>;
-  /** Topic role → record full names, as src/contract/topology.ts lists them. */
+  /** Topic role → record full names, as src/adapters/registry/topology.ts lists them. */
   topicRecords: Readonly<Record<string, readonly string[]>>;
   /** Command topic role → its reply topic role. */
   commandTopics: Readonly<Record<string, { replies: string }>>;

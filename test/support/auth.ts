@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDevSigner, devAuthEnv, type DevSigner } from '../../src/security/dev-signer';
+import { createDevSigner, devAuthEnv, type DevSigner } from '../../dev/keys/dev-signer';
 
 /**
  * Authentication for integration tests, the way the dev stack does it: a key pair made by the dev signer

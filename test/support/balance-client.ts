@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RunningService } from '../../src/app/service';
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
-import type { ServiceConfig } from '../../src/config';
-import { HEADER } from '../../src/worker/envelope';
+import type { ServiceConfig } from '../../src/app/config';
+import { HEADER } from '../../src/contract/headers';
 import { startTestService, TestRequester, TopicReader, type Reply } from './harness';
 
 /**

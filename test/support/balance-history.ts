@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { amountsOf, changeOf, evaluateUpdate } from '../../src/domain/balance/arithmetic';
+import { amountsOf, changeOf } from '../../src/domain/balance/arithmetic';
+import { evaluateUpdate } from './balance-model';
 import { cycleDaysAt, nextCycleStart } from '../../src/domain/balance/bill-cycle';
 import type { BalanceAction, SubBalance, SubBalanceChange } from '../../src/domain/balance/model';
 import { expireDue, nextExpiryOf, renewBalances, type RenewableSubBalance } from '../../src/domain/balance/renewal';

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { loadClientConfig, loadNpSimulatorConfig, type ClientConfig, type ServiceConfig } from '../../src/config';
-import { startNpSimulator, type NpSimulator } from '../../src/simulator/np-simulator';
+import { type ServiceConfig } from '../../src/app/config';
+import { loadNpSimulatorConfig } from '../../dev/np-simulator/config';
+import { loadClientConfig, type ClientConfig } from '../../src/client/config';
+import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { envFor, testLogger } from './harness';
 
 /** Requester settings for the topics of a test's service configuration (brokers and registry from the environment). */
@@ -17,7 +19,7 @@ export async function startTestSimulator(config: ServiceConfig, timeScale = '100
   return simulator;
 }
 
-/** An 11-digit number ending in `suffix`: the last two digits pick the NP simulator's rule (src/simulator/rules.ts). */
+/** An 11-digit number ending in `suffix`: the last two digits pick the NP simulator's rule (dev/np-simulator/rules.ts). */
 export const gpsiEndingIn = (suffix: string): string => `1${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}${suffix}`;
 
 export async function eventually<T>(what: string, probe: () => T | undefined, timeoutMs = 30000): Promise<T> {

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigError, EnvReader } from '../../src/config';
+import { ConfigError, EnvReader } from '../../src/config/env';
 
 /**
  * Checks a configuration table of docs/operations.md against the loader it documents: the variables the

@@ -1,4 +1,4 @@
-import type { ServiceConfig } from '../../src/config';
+import type { ServiceConfig } from '../../src/app/config';
 import { openRecord, type OpenedDeadLetter } from '../../src/cli/dead-letters';
 import type { Reply } from './harness';
 

@@ -1,9 +1,9 @@
-import { provideStack } from '../../src/stack';
+import { provideStack } from '../../dev/stack';
 import { stackHolder } from './stack-holder';
 
 /**
  * One stack per integration run (jest globalSetup): endpoints given in the environment are used as they
- * are, anything missing is started (containers or local processes, see src/stack). The endpoints go into
+ * are, anything missing is started (containers or local processes, see dev/stack). The endpoints go into
  * process.env, which the test workers inherit; the Stack stays on globalThis for the teardown.
  */
 export default async function globalSetup(): Promise<void> {

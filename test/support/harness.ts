@@ -1,14 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type IHeaders, type Producer } from 'kafkajs';
 import pino from 'pino';
-import { loadConfig, TOPIC_VARIABLES, type ServiceConfig } from '../../src/config';
+import { loadConfig, type ServiceConfig } from '../../src/app/config';
+import { TOPIC_VARIABLES } from '../../src/config/kafka';
 import { serviceTopics, startService, type RunningService } from '../../src/app/service';
 import { partnerTopics } from '../../src/contract/partner-topics';
 import { loadOptionalHierarchyFile } from '../../src/security/hierarchy-file';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
 import { ensureTopics, kafkaTransport } from '../../src/adapters/kafka/kafka';
-import type { TopicRole } from '../../src/handlers/types';
-import { HEADER, headerText } from '../../src/worker/envelope';
+import type { TopicRole } from '../../src/contract/topics';
+import { HEADER, headerText } from '../../src/contract/headers';
 
 /**
  * Integration-test harness over the real stack started by global-setup (KAFKA_BROKERS,

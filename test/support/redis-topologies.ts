@@ -1,4 +1,4 @@
-import { startRedisCluster, type RedisCluster } from '../../src/stack';
+import { startRedisCluster, type RedisCluster } from '../../dev/stack';
 
 /**
  * The Redis shapes the balance tests run against: the stack's single Redis (REDIS_URL from global-setup)

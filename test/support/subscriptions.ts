@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NewSubscription, SubscriptionLifecycle } from '../../src/domain/subscription';
-import type { OutgoingMessage } from '../../src/handlers/types';
+import type { OutgoingMessage } from '../../src/contract/messages';
 
 /**
  * Creates and activates subscriptions directly through the subscription store, so balance tests (and

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
- * The worker as it runs in production: src/entry/worker.ts in a child process of its own, configured by
+ * The worker as it runs in production: src/entry/service.ts in a child process of its own, configured by
  * environment only, stopped by a signal. Its pino lines are parsed as they come: every "command handled"
  * line is counted by outcome (Success, an error code, DEAD_LETTER, REPLAYED), so a test can measure
  * handled against replayed records.
@@ -49,7 +49,7 @@ export class WorkerProcess {
     // tsx's loader inside one Node process (not its launcher, which runs a second one): signals and RSS are
     // the worker's own, and setpriv's parent-death signal ends it if the test process dies.
     const node = [process.execPath, '--require', join(TSX, 'preflight.cjs'), '--import', pathToFileURL(join(TSX, 'loader.mjs')).href];
-    const child = spawn('setpriv', ['--pdeathsig', 'KILL', ...node, join(ROOT, 'src', 'entry', 'worker.ts')], {
+    const child = spawn('setpriv', ['--pdeathsig', 'KILL', ...node, join(ROOT, 'src', 'entry', 'service.ts')], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

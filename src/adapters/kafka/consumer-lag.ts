@@ -1,16 +1,11 @@
 import type { Admin } from 'kafkajs';
+import type { PartitionLag } from '../../contract/transport';
 
 /**
  * Consumer lag of a group per partition, from the brokers' point of view: the partition's end offset
  * minus the group's committed offset (from the start of the log when nothing is committed yet). It is
  * the group's lag, the same on every instance, and it keeps growing when the consumer is stuck.
  */
-export interface PartitionLag {
-  topic: string;
-  partition: number;
-  lag: number;
-}
-
 export interface PartitionEnds {
   partition: number;
   /** Offset the next record will get. */

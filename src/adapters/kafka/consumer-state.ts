@@ -1,21 +1,12 @@
 import type { Consumer } from 'kafkajs';
+import type { ConsumerMembership, ConsumerState } from '../../contract/transport';
 
 /**
  * What the consumer's instrumentation events say about its group membership: joined (with its
  * assignment) after GROUP_JOIN, not joined while rebalancing, stopped or crashed. A crash kafkajs does
  * not restart from leaves the process alive but useless: that is reported as not live.
  */
-export interface ConsumerState {
-  joined: boolean;
-  /** Assigned partitions by topic, as of the last join. */
-  assignment: Record<string, number[]>;
-  memberId?: string;
-  /** The error of a crash kafkajs gave up on (restart: false). */
-  fatalError?: string;
-  lastEvent: string;
-}
-
-export class ConsumerStateTracker {
+export class ConsumerStateTracker implements ConsumerMembership {
   private current: ConsumerState = { joined: false, assignment: {}, lastEvent: 'none' };
 
   constructor(consumer: Consumer) {

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type KafkaConfig, type LogEntry, type Producer, type SASLOptions } from 'kafkajs';
-import type { Logger } from 'pino';
-import type { KafkaSecurity, KafkaTlsSettings } from '../../config/security';
+import type { KafkaSecurity, KafkaTlsSettings } from '../../config/kafka';
+import type { Logger } from '../../contract/log';
+import { retry } from '../../shared/retry';
 
 const readFile = (file: string | undefined): Buffer | undefined => (file === undefined ? undefined : readFileSync(file));
 
@@ -32,8 +33,19 @@ export function kafkaTransport(security: KafkaSecurity | undefined): Pick<KafkaC
   return transport;
 }
 
-/** kafkajs with its log lines routed into pino, so one log stream carries everything. */
-export function createKafka(options: { brokers: string[]; clientId: string; log: Logger; security?: KafkaSecurity }): Kafka {
+/**
+ * How a program reaches the cluster: what every function of this folder is given instead of a kafkajs
+ * object, so nothing outside src/adapters/kafka holds one.
+ */
+export interface KafkaConnection {
+  brokers: string[];
+  clientId: string;
+  log: Logger;
+  security?: KafkaSecurity;
+}
+
+/** kafkajs with its log lines routed into the program's logger, so one log stream carries everything. */
+export function createKafka(options: KafkaConnection): Kafka {
   const log = options.log.child({ component: 'kafkajs' });
   const toPino = (level: logLevel) => {
     switch (level) {
@@ -81,18 +93,15 @@ const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
  * (UNKNOWN_TOPIC_OR_PARTITION) for a moment: that is waited out too.
  */
 async function waitForLeaders(admin: Admin, topics: string[], partitions: number, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
-      const ready = metadata.every((t) => t.partitions.length === partitions && t.partitions.every((p) => p.leader >= 0));
-      if (ready) return;
-    } catch (error) {
-      if (!NOT_YET.has((error as { type?: string }).type ?? '')) throw error;
-    }
-    if (Date.now() > deadline) throw new Error(`topics ${topics.join(', ')} have no leader for every partition after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const leaderless = new Error(`topics ${topics.join(', ')} have no leader for every partition after ${timeoutMs} ms`);
+  const led = async () => {
+    const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+    if (!metadata.every((t) => t.partitions.length === partitions && t.partitions.every((p) => p.leader >= 0))) throw leaderless;
+  };
+  const notYet = (error: unknown) => error === leaderless || NOT_YET.has((error as { type?: string }).type ?? '');
+  await retry(led, { backoff: { initialMs: 100, maxMs: 400 }, timeoutMs, retriable: notYet }).catch((error: unknown) => {
+    throw notYet(error) ? leaderless : error;
+  });
 }
 
 /**

@@ -1,17 +1,11 @@
-import type { IHeaders, Producer } from 'kafkajs';
+import type { Producer } from 'kafkajs';
+import type { SentListener } from '../../contract/transport';
 
 /**
  * A producer that reports every message Kafka acknowledged (topic and headers), whoever sent it: the
  * worker's batches, event publishers, schedulers. One seam instead of a counter at every send.
  * Messages sent inside a transaction (producer.transaction()) are not reported.
  */
-export interface SentMessage {
-  topic: string;
-  headers?: IHeaders;
-}
-
-export type SentListener = (messages: readonly SentMessage[]) => void;
-
 export function observeProducer(producer: Producer, onSent: SentListener): Producer {
   // kafkajs producers are plain objects of closures, so overriding two members keeps the rest intact.
   return {

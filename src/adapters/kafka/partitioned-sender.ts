@@ -1,6 +1,6 @@
 import { Partitioners, type Admin, type PartitionMetadata, type Producer } from 'kafkajs';
-import { outboundBytes, type Outbound } from '../../worker/outbound';
-import { isSendRefusal, isTopicRefusal, kafkaErrorType, TopicRefusedError, type Refused } from './send-refusal';
+import { outboundBytes, TopicRefusedError, type Outbound, type OutboundSender, type PartitionCount, type Refused } from '../../contract/transport';
+import { isSendRefusal, isTopicRefusal, kafkaErrorType } from './send-refusal';
 
 /**
  * How the service writes to Kafka: every message gets its partition here (the same murmur2 choice as
@@ -15,7 +15,7 @@ import { isSendRefusal, isTopicRefusal, kafkaErrorType, TopicRefusedError, type 
  * - kafkajs puts everything a call has for one partition into one record batch, and the broker refuses a
  *   batch above message.max.bytes (1 MiB by default) with a non-retriable error that stopped the consumer for
  *   good (a burst of large dead letters with one key was enough). Runs are cut below MAX_SEND_BYTES; one
- *   message alone is bounded by the dead-letter limits of worker/outbound.ts.
+ *   message alone is bounded by the dead-letter limits of pipeline/outbound.ts.
  *
  * A message Kafka will never take — a topic that does not exist or may not be written, a partition the topic
  * does not have (kafkajs drops such a message silently), a message above the topic's size limit — is
@@ -25,14 +25,6 @@ import { isSendRefusal, isTopicRefusal, kafkaErrorType, TopicRefusedError, type 
  * away, a leader moving) still reject the call, so the batch is retried and nothing is committed.
  */
 export const MAX_SEND_BYTES = 512 * 1024;
-
-export interface OutboundSender {
-  /**
-   * Resolves once Kafka acknowledged every message (acks = all) except those it refuses for good, which
-   * are returned with the reason; per-partition order is kept. Rejects on a retriable failure.
-   */
-  send(messages: Outbound[]): Promise<Refused<Outbound>[]>;
-}
 
 /** Splits messages, in order, into runs of at most `limit` bytes (a larger message makes a run of its own). */
 export function chunkByBytes<T extends Outbound>(messages: T[], limit: number): T[][] {
@@ -52,12 +44,6 @@ export function chunkByBytes<T extends Outbound>(messages: T[], limit: number): 
   if (current.length > 0) chunks.push(current);
   return chunks;
 }
-
-/**
- * Partition counts of topics, read from the cluster and kept for a while (topics rarely grow). `fresh`
- * accepts only a recent reading (RECHECK_MS). Throws TopicRefusedError for a topic that cannot be written.
- */
-export type PartitionCount = (topic: string, fresh?: boolean) => Promise<number>;
 
 /**
  * A refused topic, or a count read again for a partition beyond it, is trusted this long: it may be created,

@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import type { AdminConfig } from '../../config';
+import type { TopicRole } from '../../contract/topics';
 import {
   checkPrincipal,
   partnerAcls,
@@ -18,7 +18,14 @@ import { ensureTopics } from './kafka';
  * `wholesale admin …`: a partner's topics and ACLs, and the service's ACLs, on the cluster. Idempotent:
  * adding what is there changes nothing; each call says what it changed.
  */
-export type ProvisioningSettings = Pick<AdminConfig, 'kafka' | 'topics' | 'groupId' | 'partnerTopicPrefix'>;
+export interface ProvisioningSettings {
+  /** For the partner's topics it creates. */
+  kafka: { topicPartitions: number; topicReplicationFactor: number };
+  topics: Readonly<Record<TopicRole, string>>;
+  /** The service's consumer group, for its ACLs. */
+  groupId: string;
+  partnerTopicPrefix: string;
+}
 
 export interface Change {
   /** The rules the partner or service should hold (add) or that were looked for (remove). */

@@ -18,20 +18,6 @@ const SEND_REFUSALS: ReadonlySet<string> = new Set([
   'INVALID_RECORD',
 ]);
 
-/** A message Kafka will never take, with why; everything else the sender was given was acknowledged. */
-export interface Refused<T> {
-  message: T;
-  reason: string;
-}
-
-/** Thrown by a topic lookup when the topic cannot be written at all (it does not exist, may not be written, is no legal name). */
-export class TopicRefusedError extends Error {
-  constructor(readonly topic: string, readonly type: string) {
-    super(`${type}: topic ${topic} cannot be written`);
-    this.name = 'TopicRefusedError';
-  }
-}
-
 /** The protocol error type (e.g. MESSAGE_TOO_LARGE) of a kafkajs error, looked for along its causes. */
 export function kafkaErrorType(error: unknown): string | undefined {
   for (let e = error as { type?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {

@@ -1,6 +1,5 @@
-import { contextFromHeaders, endSpan, headersOfSpan, isTracing, SpanKind, startSpan } from '../../observability/tracing';
-import type { Outbound } from '../../worker/outbound';
-import type { OutboundSender } from './partitioned-sender';
+import { contextFromHeaders, endSpan, headersOfSpan, isTracing, SpanKind, startSpan } from '../../shared/tracing';
+import type { Outbound, OutboundSender } from '../../contract/transport';
 
 /**
  * One PRODUCER span per message sent, a child of the span that made the message (its `traceparent`), ended

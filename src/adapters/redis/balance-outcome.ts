@@ -1,4 +1,4 @@
-import { isErrorCode, ServiceError, type FieldProblem } from '../../errors/codes';
+import { isErrorCode, ServiceError, type FieldProblem } from '../../contract/errors';
 import type { Amounts, ChangeKind, SubBalance, SubBalanceChange } from '../../domain/balance/model';
 import { DEFAULT_BILL_CYCLE_TIME_ZONE } from '../../domain/balance/bill-cycle';
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';

@@ -11,6 +11,7 @@ import { ledgerHistory } from './ledger-entry';
 import { renewalDueKey, subscriberKeys } from './keys';
 import { runScript } from './scripts';
 import { seedArgs } from './seed-args';
+import type { RedisScriptName } from './scripts.generated';
 
 export interface BalanceStoreSettings {
   keyPrefix: string;
@@ -30,7 +31,7 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
   const clock = settings.clock ?? createBillingClock(1, 0);
   const dueKey = renewalDueKey(settings.keyPrefix);
 
-  async function mutate(script: string, meta: CommandMeta, payload: unknown) {
+  async function mutate(script: RedisScriptName, meta: CommandMeta, payload: unknown) {
     const keys = keysOf(meta.gpsi);
     const context = {
       gpsi: meta.gpsi,

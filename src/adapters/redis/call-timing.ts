@@ -1,5 +1,5 @@
 import type { Redis, Cluster } from 'ioredis';
-import { inSpan, SpanKind } from '../../observability/tracing';
+import { inSpan, SpanKind } from '../../shared/tracing';
 
 /**
  * Where Redis call durations are reported (the metrics), registered per client so two services in one

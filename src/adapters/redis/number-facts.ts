@@ -1,4 +1,4 @@
-import type { NumberFacts } from '../../handlers/portin/check-eligibility';
+import type { NumberFacts } from '../../handlers/portin/ports';
 import type { RedisClient } from './client';
 import { subscriberKeys } from './keys';
 

@@ -1,4 +1,5 @@
-import type { Outbound } from '../../worker/outbound';
+import type { Outbound } from '../../contract/transport';
+import type { StoredOutcome } from '../../pipeline/ports';
 import { BinaryReader, BinaryWriter } from '../../contract/binary-layout';
 
 /**
@@ -13,16 +14,6 @@ import { BinaryReader, BinaryWriter } from '../../contract/binary-layout';
  *
  * Outcomes written by the earlier JSON layout (they start with "{") are still read.
  */
-export interface StoredOutcome {
-  fingerprint: string;
-  messages: Outbound[];
-  /**
-   * Some messages the command sent are not kept (they carried secrets): a redelivery runs the handler again,
-   * which replays them from its own records while they are still owed, instead of this incomplete copy.
-   */
-  rerun?: boolean;
-}
-
 const FORMAT_V1 = 0x01;
 const FORMAT_V2 = 0x02;
 const RERUN = 0x01;

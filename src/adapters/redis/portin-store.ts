@@ -9,7 +9,7 @@ import type {
   TransactionClaimRequest,
   WriteMode,
   WriteResult,
-} from '../../handlers/portin/store';
+} from '../../handlers/portin/ports';
 import { fromHash, pairsToHash, toHash } from './portin-codec';
 import { expiryScheduleKey, portInKeys, portOrderKey, transactionKey } from './portin-keys';
 import { runScript } from './scripts';

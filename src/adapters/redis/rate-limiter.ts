@@ -1,4 +1,4 @@
-import type { RateLimitSettings } from '../../config/security';
+import type { RateLimitSettings } from '../../config/auth';
 import type { Admission, RateLimiter } from '../../security/access';
 import { unlimited } from '../../security/access';
 import type { RedisClient } from './client';

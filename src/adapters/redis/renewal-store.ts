@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { RenewalStore } from '../../schedulers/balance-renewal';
+import type { RenewalStore } from '../../handlers/balance/ports';
 import { EXPIRY_OPERATION, RENEWAL_OPERATION } from '../../schedulers/balance-renewal';
 import { decodeOutcome } from './balance-outcome';
 import { renewalDueKey, subscriberKeys } from './keys';

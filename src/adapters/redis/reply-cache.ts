@@ -1,7 +1,8 @@
 import type { Redis, Cluster } from 'ioredis';
 import { timedRedisCall } from './call-timing';
 import { outcomeQuotaKey, replyKey } from './keys';
-import { decodeOutcome, encodeOutcome, type StoredOutcome } from './outcome-format';
+import type { OutcomeLookup, ReplyCache, StoredOutcome } from '../../pipeline/ports';
+import { decodeOutcome, encodeOutcome } from './outcome-format';
 import { runScript } from './scripts';
 
 /**
@@ -14,21 +15,6 @@ import { runScript } from './scripts';
  * the same single round trip): a partner may hold at most `quota` recorded changes per `ttlSeconds`, so one
  * partner cannot fill Redis for all (docs/security.md).
  */
-export type { StoredOutcome };
-
-export type OutcomeLookup =
-  | { kind: 'recorded'; outcome: StoredOutcome }
-  /** Not recorded yet, and counted: the change may run. */
-  | { kind: 'new' }
-  /** Not recorded, and the partner already holds `quota` changes within the window: refuse it. */
-  | { kind: 'quota-exhausted'; held: number; quota: number; windowSeconds: number };
-
-export interface ReplyCache {
-  lookup(partnerId: string, commandId: string): Promise<OutcomeLookup>;
-  /** Keeps the first outcome stored (SET NX): a command is looked up before it runs, so a later one is a race's loser. */
-  put(partnerId: string, commandId: string, outcome: StoredOutcome): Promise<void>;
-}
-
 export interface OutcomeQuota {
   /** Changes a partner may have recorded within the window; 0 = no quota. */
   quota: number;

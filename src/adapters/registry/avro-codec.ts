@@ -1,38 +1,15 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { ConfluentSchemaRegistryCompatibilityError, ConfluentSchemaRegistryValidationError } from '@kafkajs/confluent-schema-registry/dist/errors';
 import { Type, type Resolver } from 'avsc';
-import { RetriableError } from '../../errors/codes';
-import { loadSchemas, type AvroRecordSchema } from '../../contract/schemas';
-import { subjectFor } from '../../contract/topology';
+import { DecodeError, SchemaMismatchError, type Codec, type DecodedRecord } from '../../contract/codec';
+import { RetriableError } from '../../contract/errors';
+import { loadSchemas, type AvroRecordSchema } from './schemas';
+import { subjectFor } from './topology';
 import { avroBoundsProblem } from './avro-bounds';
 
-/**
- * Avro in the Confluent wire format (magic byte 0, 4-byte big-endian schema id, Avro body) over a
- * Confluent-compatible registry (Confluent's or Apicurio's ccompat API). Schema ids are resolved once per
- * subject and writer schemas once per id, so the hot path never waits on the registry.
- */
-export type DecodeFailure = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE';
-
-/**
- * `message` says what failed without quoting the record (it travels in clear: the x-dlq-detail header, the
- * requester's BAD_REQUEST); `diagnostic` is the decoder's own text, which may quote field values and is
- * kept only inside the sealed dead letter.
- */
-export class DecodeError extends Error {
-  constructor(readonly reason: DecodeFailure, message: string, readonly diagnostic: string = message) {
-    super(message);
-    this.name = 'DecodeError';
-  }
-}
-
-/** An encode refused because the value does not match its record's schema (a bug, never the infrastructure): retrying cannot help. */
-export const isSchemaMismatch = (error: unknown): error is Error => error instanceof ConfluentSchemaRegistryValidationError;
-
-export interface DecodedRecord {
-  schemaId: number;
-  recordName: string;
-  value: Record<string, unknown>;
-}
+/** The registry client's validation failure as the codec's SchemaMismatchError; any other error as it is. */
+export const asSchemaMismatch = (error: unknown): unknown =>
+  error instanceof ConfluentSchemaRegistryValidationError ? new SchemaMismatchError(error.message, error.paths, { cause: error }) : error;
 
 const WIRE_HEADER_BYTES = 5;
 
@@ -49,7 +26,12 @@ interface ReadPlan {
   resolver?: Resolver;
 }
 
-export class AvroCodec {
+/**
+ * Avro in the Confluent wire format (magic byte 0, 4-byte big-endian schema id, Avro body) over a
+ * Confluent-compatible registry (Confluent's or Apicurio's ccompat API). Schema ids are resolved once per
+ * subject and writer schemas once per id, so the hot path never waits on the registry.
+ */
+export class AvroCodec implements Codec {
   private readonly registry: SchemaRegistry;
   private readonly idBySubject = new Map<string, number>();
   private readonly readers: ReadonlyMap<string, Type>;
@@ -107,7 +89,11 @@ export class AvroCodec {
 
   async encode(topic: string, recordName: string, value: object): Promise<Buffer> {
     const id = this.idBySubject.get(subjectFor(topic, recordName)) ?? (await this.lookup(topic, recordName));
-    return this.registry.encode(id, value);
+    try {
+      return await this.registry.encode(id, value);
+    } catch (error) {
+      throw asSchemaMismatch(error);
+    }
   }
 
   /**

@@ -1,12 +1,10 @@
-import type { FieldProblem } from '../../errors/codes';
 import type { Amounts, BalanceAction, SubBalance, SubBalanceChange } from './model';
 import { MAX_MILLI, type Milli } from './units';
-import { purchasedUntilAfterTopUp } from './validity';
 
 /**
  * Balance arithmetic, pure. The Lua scripts (src/adapters/redis/scripts/) apply exactly these rules
- * atomically in Redis; this module is their executable specification, used by validation, by the unit and
- * property tests, and by the model-based integration test that compares the two.
+ * atomically in Redis; this module is their executable specification, used by validation and by the unit
+ * and property tests (test/support/balance-model.ts builds UpdateBalances on it for the model-based test).
  */
 
 export const amountsOf = (b: Amounts): Amounts => ({ remaining: b.remaining, allocated: b.allocated, rollover: b.rollover, purchased: b.purchased });
@@ -69,13 +67,6 @@ export function firstCycleAllocation(allocated: Milli, mode: 'prorate' | 'full' 
   return Number((BigInt(allocated) * BigInt(days.daysLeft)) / BigInt(days.daysInCycle));
 }
 
-export interface UpdateEvaluation {
-  problems: FieldProblem[];
-  /** The changes in action order; empty when any problem was found (all or nothing). */
-  changes: SubBalanceChange[];
-  balances: SubBalance[];
-}
-
 /** End dates (billing epoch ms) that a top-up made now gives purchased credit, by subBalanceType (types whose credit expires). */
 export type PurchasedCreditEnds = Readonly<Record<string, number>>;
 
@@ -94,62 +85,4 @@ export function changeOf(change: SubBalanceChange['change'], b: SubBalance, befo
     ...(b.validFor ? { validFor: b.validFor } : {}),
     ...(b.purchasedUntil === undefined ? {} : { purchasedUntil: b.purchasedUntil }),
   };
-}
-
-/**
- * Applies one action's amounts to a sub-balance (in place): an Add moves the purchased credit's end to
- * the later of the two (purchasedUntilAfterTopUp), credit used up has no end any more.
- */
-function applyTo(target: SubBalance, result: Pick<Amounts, 'remaining' | 'purchased'>, action: BalanceAction['action'], ends: PurchasedCreditEnds): void {
-  const until = action === 'Add' ? purchasedUntilAfterTopUp(target, ends[target.subBalanceType]) : target.purchasedUntil;
-  Object.assign(target, result);
-  if (until === undefined || target.purchased === 0) delete target.purchasedUntil;
-  else target.purchasedUntil = until;
-}
-
-/**
- * Evaluates UpdateBalances all or nothing: actions apply in order (two Subtracts on one sub-balance see
- * each other), every problem is listed, and when there is any the balances are returned unchanged.
- * Actions validation found unusable (undefined) or without action/quantity were already reported; the rest
- * are still checked against the subscription so the reply lists every problem. `ends`: the validity a
- * top-up gives purchased credit now, by subBalanceType.
- */
-export function evaluateUpdate(
-  balances: readonly SubBalance[],
-  actions: readonly (BalanceAction | undefined)[],
-  path = 'balances',
-  ends: PurchasedCreditEnds = {},
-): UpdateEvaluation {
-  const problems: FieldProblem[] = [];
-  const working = new Map(balances.map((b) => [b.subBalanceInstId, { ...b }]));
-  const changes: SubBalanceChange[] = [];
-  actions.forEach((a, i) => {
-    if (!a) return; // unusable action (no id, type or unit), reported by validation
-    const at = `${path}[${i}]`;
-    const target = working.get(a.subBalanceInstId);
-    if (!target) {
-      problems.push({ path: `${at}.subBalanceInstId`, reason: 'names no sub-balance of this subscription' });
-      return;
-    }
-    let fits = true;
-    if (a.subBalanceType !== target.subBalanceType) {
-      problems.push({ path: `${at}.subBalanceType`, reason: `must be ${target.subBalanceType} for this sub-balance` });
-      fits = false;
-    }
-    if (a.unitType !== target.unitType) {
-      problems.push({ path: `${at}.unitType`, reason: `must be ${target.unitType} for this sub-balance` });
-      fits = false;
-    }
-    if (!fits || a.action === undefined || a.quantity === undefined) return;
-    const result = applyQuantity(target, a.action, a.quantity);
-    if ('reason' in result) {
-      problems.push({ path: `${at}.quantity`, reason: result.reason });
-      return;
-    }
-    const before = amountsOf(target);
-    applyTo(target, result, a.action, ends);
-    changes.push(changeOf(a.action, target, before, amountsOf(target), a.quantity));
-  });
-  if (problems.length > 0) return { problems, changes: [], balances: [...balances] };
-  return { problems, changes, balances: balances.map((b) => working.get(b.subBalanceInstId)!) };
 }

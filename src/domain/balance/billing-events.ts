@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { OutgoingMessage } from '../../handlers/types';
-import type { Amounts, SubBalance, SubBalanceChange } from './model';
-import { totalOf } from './model';
+import type { OutgoingMessage } from '../../contract/messages';
+import { totalOf, type Amounts, type SubBalance, type SubBalanceChange } from './model';
 import type { BalanceOutcome } from './outcome';
 import { balanceRecord, type BillingEvent } from './records';
 import { fromMilli } from './units';

@@ -1,5 +1,5 @@
 import { planOfPrimaryBucket, type BucketDefinition, type BucketKind, type Catalog, type PlanDefinition } from '../catalog/catalog';
-import { ServiceError, type FieldProblem } from '../../errors/codes';
+import { ServiceError, type FieldProblem } from '../../contract/errors';
 import { Problems, checkArray, checkInteger, checkString } from '../validation/problems';
 import { GPSI } from '../validation/spec-fields';
 import type { BalanceAction, BalanceActionKind } from './model';

@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog/catalog';
-import type { FieldProblem } from '../../errors/codes';
+import type { FieldProblem } from '../../contract/errors';
 import type { CreatePortInCommand } from './commands';
 
 /**

@@ -1,5 +1,11 @@
-import type { NonPortableRange } from '../../config';
 import { REASON_CODES } from './reason-codes';
+
+/** Numbers that may never be ported in: a prefix and the reason code a check answers (NON_PORTABLE_RANGES). */
+export interface NonPortableRange {
+  prefix: string;
+  reasonCode: string;
+  reasonDesc: string;
+}
 
 /**
  * Port-in eligibility rules, pure. The facts (does the number have an active subscription, a port in

@@ -1,6 +1,8 @@
 import type { PortStatus } from './lifecycle';
 import type { ReasonName } from './reason-codes';
-import type { PortInRequest } from './request';
+import type { ExpirySettings, PortInRequest } from './request';
+
+export type { ExpirySettings } from './request';
 
 /**
  * When a waiting request is abandoned, per status: no port waits forever. The lifecycle table says which
@@ -9,16 +11,6 @@ import type { PortInRequest } from './request';
  * 30 days on (after the Resolution Required, after the due date); a confirmed port not activated by its
  * due date plus a grace period is overdue.
  */
-export interface ExpirySettings {
-  /** RESOLUTION_REQUIRED and REJECTED: from entering the status. */
-  abandonAfterSeconds: number;
-  /** OPEN and DELAYED: from the desired due date, without a firm answer of the NP side. */
-  noAnswerAfterDueSeconds: number;
-  /** CONFIRMED: from the confirmed due date, without ActivationComplete. */
-  activationGraceSeconds: number;
-  /** CANCEL_PENDING: from the cancel, without the NP side's answer to it. */
-  cancelAnswerTimeoutSeconds: number;
-}
 
 interface Policy {
   /** The moment the wait counts from. */

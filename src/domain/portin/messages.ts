@@ -1,4 +1,4 @@
-import type { OutgoingMessage } from '../../handlers/types';
+import type { OutgoingMessage } from '../../contract/messages';
 import { derivedUuid } from './ids';
 import { isInProgress, type PortStatus } from './lifecycle';
 import { revealSecrets } from './masking';

@@ -1,7 +1,6 @@
 import type { NewSubscription } from '../subscription';
 import type { CreatePortInCommand, PortInfo } from './commands';
 import { defaultBillCycleStartDay, desiredDueDate, type DueDateRules } from './due-date';
-import type { ExpirySettings } from './expiry';
 import type { PortStatus } from './lifecycle';
 import { separateSecrets, type PortSecrets } from './masking';
 import { toAvroPortInfo } from './port-info';
@@ -63,6 +62,18 @@ export interface CreatePortInReply {
 }
 
 export const PORT_DIRECTION = 'PORT_IN';
+
+/** How long each waiting status may last before the expiry timer ends it (domain/portin/expiry.ts). */
+export interface ExpirySettings {
+  /** RESOLUTION_REQUIRED and REJECTED: from entering the status. */
+  abandonAfterSeconds: number;
+  /** OPEN and DELAYED: from the desired due date, without a firm answer of the NP side. */
+  noAnswerAfterDueSeconds: number;
+  /** CONFIRMED: from the confirmed due date, without ActivationComplete. */
+  activationGraceSeconds: number;
+  /** CANCEL_PENDING: from the cancel, without the NP side's answer to it. */
+  cancelAnswerTimeoutSeconds: number;
+}
 
 export interface PortInSettings extends ExpirySettings {
   /** Business days between submission (or a supplement) and the desired due date: the earliest one a partner may ask for. */

@@ -1,4 +1,4 @@
-import type { OutgoingMessage } from '../../handlers/types';
+import type { OutgoingMessage } from '../../contract/messages';
 import type { NewSubscription } from '../subscription';
 import { changesOnlyDueDate, type CreatePortInCommand, type UpdatePortInCommand } from './commands';
 import { desiredDueDate } from './due-date';

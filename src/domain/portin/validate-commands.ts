@@ -1,4 +1,4 @@
-import { ServiceError } from '../../errors/codes';
+import { ServiceError } from '../../contract/errors';
 import { Problems, checkArray, checkInteger, checkString } from '../validation/problems';
 import { EID, GPSI, ICCID, PARTNER_TRANSACTION_ID, PEI, PORT_ORDER_ID, SUBSCRIBER_ID, WHOLESALE_PLAN_ID } from '../validation/spec-fields';
 import type { CancelPortInCommand, CreatePortInCommand, ProductChange, QueryPortInCommand, UpdatePortInCommand } from './commands';

@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../../errors/codes';
+import type { FieldProblem } from '../../contract/errors';
 
 /** Collects every problem of a command so the reply lists them all at once, not only the first. */
 export class Problems {

@@ -11,7 +11,7 @@ import {
   type QueryBalancesCommand,
   type UpdateBalancesCommand,
 } from '../../domain/balance/validation';
-import type { Handler } from '../types';
+import type { Handler } from '../../contract/handlers';
 import type { BalanceStore } from './ports';
 import { commandMeta, successReply } from './replies';
 

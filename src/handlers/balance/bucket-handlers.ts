@@ -10,7 +10,7 @@ import {
   type SwapPrimaryBucketCommand,
 } from '../../domain/balance/validation';
 import type { Catalog } from '../../domain/catalog/catalog';
-import type { Handler } from '../types';
+import type { Handler } from '../../contract/handlers';
 import type { BalanceStore } from './ports';
 import { commandMeta, successReply } from './replies';
 

@@ -8,7 +8,7 @@ import {
   checkSwapPrimary,
   checkUpdateEnvelope,
 } from '../../domain/balance/validation';
-import type { HandlerRegistration } from '../types';
+import type { HandlerRegistration } from '../../contract/handlers';
 import { createAddBuckets, createCancelBuckets, createSwapPrimaryBucket } from './bucket-handlers';
 import { createQueryBalanceHistory, createQueryBalances, createUpdateBalances } from './balance-handlers';
 import type { BalanceStore } from './ports';

@@ -38,3 +38,32 @@ export interface BalanceStore {
   /** The newest `limit` ledger entries, newest first. */
   history(gpsi: string, visibleCustomerIds: readonly string[], limit: number): Promise<LedgerEntry[]>;
 }
+
+/** What the bill-cycle renewal scheduler (src/schedulers/balance-renewal.ts) needs from storage. */
+export interface RenewalState {
+  status: string;
+  billCycleStartDay: number;
+  /** IANA zone of the cycle starts; absent = UTC (subscriptions created before zones). */
+  billCycleTimeZone?: string;
+  nextRenewalAt?: string;
+  /** The first validity end (billing time, ISO 8601) of a dated bucket or of purchased credit, if any. */
+  nextExpiryAt?: string;
+}
+
+export interface PendingRenewal {
+  /** Opaque handle to acknowledge the outbox entry once its event is published. */
+  token: string;
+  outcome: BalanceOutcome;
+}
+
+export interface RenewalStore {
+  claimDue(nowMs: number, leaseUntilMs: number, limit: number): Promise<string[]>;
+  state(gpsi: string): Promise<RenewalState | undefined>;
+  renew(gpsi: string, cycle: { at: string; cycleStart: string; nextRenewalAt: string; correlationId: string }): Promise<'renewed' | 'inactive' | 'not-due'>;
+  /** Ends what is valid until `expiredAt` or before (billing time); 'nothing' when another run already did. */
+  expire(gpsi: string, expiry: { at: string; expiredAt: string; correlationId: string }): Promise<'expired' | 'inactive' | 'nothing'>;
+  pending(gpsi: string): Promise<PendingRenewal[]>;
+  acknowledge(gpsi: string, token: string): Promise<void>;
+  schedule(gpsi: string, realMs: number): Promise<void>;
+  unschedule(gpsi: string): Promise<void>;
+}

@@ -1,7 +1,7 @@
 import { wireSubBalance } from '../../domain/balance/billing-events';
 import type { SubBalance } from '../../domain/balance/model';
 import { BALANCE_TYPE_MAIN } from '../../domain/balance/validation';
-import type { CommandContext } from '../types';
+import type { CommandContext } from '../../contract/handlers';
 import type { CommandMeta } from './ports';
 
 /** Balances as service-spec 2.10 shows them: one balance of type Main holding every sub-balance. */

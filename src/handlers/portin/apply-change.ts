@@ -1,11 +1,11 @@
-import { RetriableError, ServiceError } from '../../errors/codes';
+import { RetriableError, ServiceError } from '../../contract/errors';
 import { PORT_STATUSES, ruleFor, type PortTrigger } from '../../domain/portin/lifecycle';
 import { restoreSecrets, withholdSecrets, type Cause } from '../../domain/portin/messages';
 import type { PortInRequest } from '../../domain/portin/request';
 import type { Change, FollowUp, Plan } from '../../domain/portin/transitions';
-import type { OutgoingMessage } from '../types';
+import type { OutgoingMessage } from '../../contract/messages';
 import type { PortInDeps } from './deps';
-import type { RecordedOutcome, WriteMode } from './store';
+import type { RecordedOutcome, WriteMode } from './ports';
 
 /**
  * The one way a port-in request changes: replay a recorded outcome if the cause was handled already;

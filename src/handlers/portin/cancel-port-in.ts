@@ -2,7 +2,7 @@ import { causeIds } from '../../domain/portin/ids';
 import type { Cause } from '../../domain/portin/messages';
 import { planCancel } from '../../domain/portin/transitions';
 import { validateCancelPortIn } from '../../domain/portin/validate-commands';
-import type { Handler } from '../types';
+import type { Handler } from '../../contract/handlers';
 import { applyChange, conflictError, notFoundError, publishable } from './apply-change';
 import type { PortInDeps } from './deps';
 import { describeKeys, findOwnedRequest } from './find-request';

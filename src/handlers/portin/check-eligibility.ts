@@ -1,19 +1,13 @@
-import type { NonPortableRange } from '../../config';
-import { ServiceError, type FieldProblem } from '../../errors/codes';
-import { decideEligibility } from '../../domain/portin/eligibility';
+import { decideEligibility, type NonPortableRange } from '../../domain/portin/eligibility';
+import { ServiceError, type FieldProblem } from '../../contract/errors';
 import { isInProgress } from '../../domain/portin/lifecycle';
 import { Problems, checkString } from '../../domain/validation/problems';
 import { GPSI } from '../../domain/validation/spec-fields';
-import type { Handler } from '../types';
-import type { PortInStore } from './store';
+import type { Handler } from '../../contract/handlers';
+import type { NumberFacts, PortInStore } from './ports';
 
 export interface CheckPortInEligibility {
   gpsi: string;
-}
-
-/** What eligibility needs to know about a number; implemented over Redis by the subscription store. */
-export interface NumberFacts {
-  subscriptionStatus(gpsi: string): Promise<string | undefined>;
 }
 
 export function validateEligibilityCommand(command: CheckPortInEligibility): FieldProblem[] {

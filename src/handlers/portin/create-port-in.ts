@@ -1,4 +1,4 @@
-import { ServiceError, isServiceError } from '../../errors/codes';
+import { ServiceError, isServiceError } from '../../contract/errors';
 import { catalogProblems } from '../../domain/portin/catalog-check';
 import type { CreatePortInCommand } from '../../domain/portin/commands';
 import { NUMBER_ALREADY_ACTIVE, decideEligibility } from '../../domain/portin/eligibility';
@@ -9,7 +9,7 @@ import { reason } from '../../domain/portin/reason-codes';
 import { dueDateRules, pendingSubscriptionFor, type PortInRequest } from '../../domain/portin/request';
 import { planCreate } from '../../domain/portin/transitions';
 import { validateCreatePortIn } from '../../domain/portin/validate-commands';
-import type { CommandContext, Handler } from '../types';
+import type { CommandContext, Handler } from '../../contract/handlers';
 import { applyChange, publishable } from './apply-change';
 import { ownerOf, type PortInDeps } from './deps';
 import { answerResubmission } from './resubmission';

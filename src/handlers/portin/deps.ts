@@ -1,9 +1,9 @@
-import type { NonPortableRange } from '../../config';
+import type { NonPortableRange } from '../../domain/portin/eligibility';
 import type { Catalog } from '../../domain/catalog/catalog';
 import type { PortInSettings } from '../../domain/portin/request';
 import type { SubscriptionLifecycle } from '../../domain/subscription';
-import type { CommandContext } from '../types';
-import type { PortInStore } from './store';
+import type { CommandContext } from '../../contract/handlers';
+import type { PortInStore } from './ports';
 
 /** What the port-in handlers, the NP response processor and the expiry sweeper are built from. */
 export interface PortInDeps {

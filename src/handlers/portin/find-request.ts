@@ -1,6 +1,6 @@
 import type { PortInRequest } from '../../domain/portin/request';
-import type { CommandContext } from '../types';
-import type { PortInStore } from './store';
+import type { CommandContext } from '../../contract/handlers';
+import type { PortInStore } from './ports';
 
 /**
  * Finds the one request that every given key names, among the requests the caller can see (owned by the

@@ -1,9 +1,9 @@
-import { ServiceError, type FieldProblem } from '../../errors/codes';
+import { ServiceError, type FieldProblem } from '../../contract/errors';
 import { rawCatalogProblems } from '../../domain/portin/catalog-check';
 import { PORTIN_COMMAND_RECORDS } from '../../domain/portin/records';
 import { dueDateRules } from '../../domain/portin/request';
 import { validateCancelPortIn, validateCreatePortIn, validateQueryPortIn, validateUpdatePortIn } from '../../domain/portin/validate-commands';
-import type { HandlerRegistration } from '../types';
+import type { HandlerRegistration } from '../../contract/handlers';
 import { createCancelPortIn } from './cancel-port-in';
 import { createCheckEligibility, validateEligibilityCommand } from './check-eligibility';
 import { createCreatePortIn } from './create-port-in';
@@ -13,7 +13,6 @@ import { createUpdatePortIn } from './update-port-in';
 
 export type { PortInDeps } from './deps';
 export { createNpResponseProcessor, type NpResponseMessage, type NpResponseProcessor } from './np-response-processor';
-export { createExpirySweeper, type ExpirySweeper, type ExpirySweeperOptions } from '../../schedulers/portin-expiry';
 
 type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'readOnly'>;
 

@@ -1,9 +1,10 @@
-import { RetriableError, isServiceError } from '../../errors/codes';
+import { RetriableError, isServiceError } from '../../contract/errors';
 import { causeIds } from '../../domain/portin/ids';
 import type { Cause } from '../../domain/portin/messages';
 import { parseNpResponse } from '../../domain/portin/np-response';
 import { planNpResponse } from '../../domain/portin/transitions';
-import type { CommandContext, OutgoingMessage } from '../types';
+import type { CommandContext } from '../../contract/handlers';
+import type { OutgoingMessage } from '../../contract/messages';
 import { applyChange, publishable } from './apply-change';
 import type { PortInDeps } from './deps';
 

@@ -1,6 +1,6 @@
 import { portInRecordView } from '../../domain/portin/request';
 import { validateQueryPortIn } from '../../domain/portin/validate-commands';
-import type { Handler } from '../types';
+import type { Handler } from '../../contract/handlers';
 import { notFoundError } from './apply-change';
 import type { PortInDeps } from './deps';
 import { describeKeys, findOwnedRequest } from './find-request';

@@ -1,6 +1,6 @@
-import { ServiceError } from '../../errors/codes';
-import type { HandlerResult } from '../types';
-import type { PortInStore } from './store';
+import { ServiceError } from '../../contract/errors';
+import type { HandlerResult } from '../../contract/handlers';
+import type { PortInStore } from './ports';
 
 /**
  * A CreatePortIn sent again with the same payload (another correlation id) gets the first reply, so a

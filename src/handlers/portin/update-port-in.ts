@@ -4,7 +4,7 @@ import { changesOnlyDueDate } from '../../domain/portin/commands';
 import { dueDateRules } from '../../domain/portin/request';
 import { planUpdate } from '../../domain/portin/transitions';
 import { validateUpdatePortIn } from '../../domain/portin/validate-commands';
-import type { Handler } from '../types';
+import type { Handler } from '../../contract/handlers';
 import { applyChange, conflictError, notFoundError, publishable } from './apply-change';
 import type { PortInDeps } from './deps';
 

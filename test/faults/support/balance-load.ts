@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
-import type { ServiceConfig } from '../../../src/config';
+import type { ServiceConfig } from '../../../src/app/config';
 import { loadCatalog } from '../../../src/app/service';
 import { createBalanceComponents, type BalanceComponents } from '../../../src/app/balance';
 import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';
 import { createPartitionedSender } from '../../../src/adapters/kafka/partitioned-sender';
 import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
-import { registerContract } from '../../../src/contract/register';
-import { HEADER } from '../../../src/worker/envelope';
+import { registerContract } from '../../../src/adapters/registry/register-contract';
+import { HEADER } from '../../../src/contract/headers';
 import { createActiveSubscription, type TestSubscription } from '../../support/subscriptions';
 import { FAULT_CUSTOMER, faultPartnerTopics, partnerHeaders } from './fault-config';
 import type { Counts } from './report';

@@ -1,6 +1,6 @@
 import { partnerTopics } from '../../../src/contract/partner-topics';
-import type { ServiceConfig } from '../../../src/config';
-import { HEADER } from '../../../src/worker/envelope';
+import type { ServiceConfig } from '../../../src/app/config';
+import { HEADER } from '../../../src/contract/headers';
 import { testAuth, type TestAuth } from '../../support/auth';
 import { envFor, testConfig } from '../../support/harness';
 

@@ -1,13 +1,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { provideStack } from '../../../src/stack';
+import { provideStack } from '../../../dev/stack';
 import { stackHolder } from '../../support/stack-holder';
 
 /**
  * The fault suite's own servers: always started here as local processes (Kafka, Apicurio, Redis), never
  * endpoints given in the environment, so no fault test ever touches a shared stack. Tests that stop or kill
- * Kafka or Redis start their own on top (src/stack); the rest share these. Each test's count line is also
+ * Kafka or Redis start their own on top (dev/stack); the rest share these. Each test's count line is also
  * appended to FAULTS_REPORT_FILE, which the teardown prints as one summary.
  */
 export default async function globalSetup(): Promise<void> {

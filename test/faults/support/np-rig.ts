@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceConfig } from '../../../src/config';
-import { loadNpSimulatorConfig } from '../../../src/config';
+import { type ServiceConfig } from '../../../src/app/config';
+import { loadNpSimulatorConfig } from '../../../dev/np-simulator/config';
 import { createBalanceComponents } from '../../../src/app/balance';
 import { loadCatalog } from '../../../src/app/service';
 import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';
 import type { SubscriptionStore } from '../../../src/adapters/redis/subscription-store';
 import { PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
-import { startNpSimulator, type NpSimulator } from '../../../src/simulator/np-simulator';
-import { HEADER } from '../../../src/worker/envelope';
+import { startNpSimulator, type NpSimulator } from '../../../dev/np-simulator/np-simulator';
+import { HEADER } from '../../../src/contract/headers';
 import { envFor, testLogger, TestRequester, TopicReader, type Reply } from '../../support/harness';
 import { createCommand, PORTIN } from '../../support/portin/journey';
 import { WorkerProcess } from '../../support/worker-process';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
-import type { ServiceConfig } from '../../../src/config';
+import type { ServiceConfig } from '../../../src/app/config';
 import { serviceTopics } from '../../../src/app/service';
 import { loadOptionalHierarchyFile } from '../../../src/security/hierarchy-file';
 

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { buildCatalog } from '../../../src/domain/catalog/catalog';
 import type { PortInDeps } from '../../../src/handlers/portin/deps';
-import type { CommandContext } from '../../../src/handlers/types';
+import type { CommandContext } from '../../../src/contract/handlers';
 import { SETTINGS, T0 } from './fixtures';
 import { MemoryPortInStore } from './memory-store';
 import { MemorySubscriptions } from './memory-subscriptions';

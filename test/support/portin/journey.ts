@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { loadNpSimulatorConfig, type ServiceConfig } from '../../../src/config';
+import { type ServiceConfig } from '../../../src/app/config';
+import { loadNpSimulatorConfig } from '../../../dev/np-simulator/config';
 import type { RunningService } from '../../../src/app/service';
-import { startNpSimulator, type NpSimulator } from '../../../src/simulator/np-simulator';
-import { HEADER } from '../../../src/worker/envelope';
+import { startNpSimulator, type NpSimulator } from '../../../dev/np-simulator/np-simulator';
+import { HEADER } from '../../../src/contract/headers';
 import { envFor, startTestService, testConfig, testLogger, TestRequester, TopicReader, type Reply, type TokenProvider } from '../harness';
 
 /**

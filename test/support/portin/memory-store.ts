@@ -1,5 +1,5 @@
 import type { PortInRequest } from '../../../src/domain/portin/request';
-import type { PortInStore, RecordedOutcome, RequestRef } from '../../../src/handlers/portin/store';
+import type { PortInStore, RecordedOutcome, RequestRef } from '../../../src/handlers/portin/ports';
 
 /**
  * In-memory PortInStore for unit tests, with the same semantics as the Lua scripts: compare-and-set

@@ -1,4 +1,4 @@
-import type { OutgoingMessage } from '../../../src/handlers/types';
+import type { OutgoingMessage } from '../../../src/contract/messages';
 import type { NewSubscription, SubscriptionLifecycle } from '../../../src/domain/subscription';
 
 /** In-memory SubscriptionLifecycle for unit tests: statuses per number, a billing event per change, idempotent by cause. */

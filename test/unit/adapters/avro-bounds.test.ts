@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { Type } from 'avsc';
-import { loadSchemas } from '../../../src/contract/schemas';
+import { loadSchemas } from '../../../src/adapters/registry/schemas';
 import { avroBoundsProblem } from '../../../src/adapters/registry/avro-bounds';
 import { avroString, varint } from '../../support/avro-bytes';
 

@@ -1,6 +1,7 @@
 import avro from 'avsc';
-import { AvroCodec, DecodeError } from '../../../src/adapters/registry/avro-codec';
-import { RetriableError } from '../../../src/errors/codes';
+import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
+import { DecodeError } from '../../../src/contract/codec';
+import { RetriableError } from '../../../src/contract/errors';
 
 /**
  * Which failures to resolve a writer schema are retried: only the registry not answering. A schema it holds

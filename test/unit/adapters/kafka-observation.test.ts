@@ -1,7 +1,8 @@
 import type { Consumer, Producer } from 'kafkajs';
 import { lagOf } from '../../../src/adapters/kafka/consumer-lag';
 import { ConsumerStateTracker } from '../../../src/adapters/kafka/consumer-state';
-import { observeProducer, type SentMessage } from '../../../src/adapters/kafka/observed-producer';
+import { observeProducer } from '../../../src/adapters/kafka/observed-producer';
+import { type SentMessage } from '../../../src/contract/transport';
 
 describe('lagOf', () => {
   const ends = [

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { decodeOutcome, encodeOutcome, type StoredOutcome } from '../../../src/adapters/redis/outcome-format';
+import { decodeOutcome, encodeOutcome } from '../../../src/adapters/redis/outcome-format';
+import { type StoredOutcome } from '../../../src/pipeline/ports';
 
 const bytes = fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a));
 const text = fc.string({ unit: 'binary', maxLength: 80 });

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
 import { byPartition, chunkByBytes, createPartitionedSender, MAX_SEND_BYTES, partitionCounts } from '../../../src/adapters/kafka/partitioned-sender';
-import { TopicRefusedError } from '../../../src/adapters/kafka/send-refusal';
-import { outboundBytes, type Outbound } from '../../../src/worker/outbound';
+import { outboundBytes, TopicRefusedError, type Outbound } from '../../../src/contract/transport';
 
 /**
  * The sender writes one topic-partition per call (kafkajs drops messages of a multi-broker call whose

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { applyQuantity, evaluateUpdate, firstCycleAllocation, renewAmounts, rolloverCapOf } from '../../../src/domain/balance/arithmetic';
+import { applyQuantity, firstCycleAllocation, renewAmounts, rolloverCapOf } from '../../../src/domain/balance/arithmetic';
+import { evaluateUpdate } from '../../support/balance-model';
 import { totalOf, type BalanceAction, type SubBalance } from '../../../src/domain/balance/model';
 import { MAX_MILLI } from '../../../src/domain/balance/units';
 

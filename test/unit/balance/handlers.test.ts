@@ -2,10 +2,10 @@ import pino from 'pino';
 import { buildCatalog } from '../../../src/domain/catalog/catalog';
 import type { BalanceOutcome } from '../../../src/domain/balance/outcome';
 import type { SubBalance } from '../../../src/domain/balance/model';
-import { ServiceError } from '../../../src/errors/codes';
+import { ServiceError } from '../../../src/contract/errors';
 import { createBalanceHandlers } from '../../../src/handlers/balance';
 import type { BalanceStore } from '../../../src/handlers/balance/ports';
-import type { CommandContext, HandlerRegistration } from '../../../src/handlers/types';
+import type { CommandContext, HandlerRegistration } from '../../../src/contract/handlers';
 import defaultCatalog from '../../../config/catalog.json';
 
 const GPSI = '15551234567';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { evaluateUpdate } from '../../../src/domain/balance/arithmetic';
+import { evaluateUpdate } from '../../support/balance-model';
 import { renewBalances } from '../../../src/domain/balance/renewal';
 import { activationPlan, instantiate } from '../../../src/domain/balance/seeds';
 import { buildCatalog } from '../../../src/domain/catalog/catalog';

@@ -1,8 +1,9 @@
 import pino from 'pino';
 import { createBillingClock } from '../../../src/domain/balance/clock';
 import type { BalanceOutcome } from '../../../src/domain/balance/outcome';
-import type { OutgoingMessage } from '../../../src/handlers/types';
-import { createRenewalScheduler, type RenewalStore } from '../../../src/schedulers/balance-renewal';
+import type { OutgoingMessage } from '../../../src/contract/messages';
+import { createRenewalScheduler } from '../../../src/schedulers/balance-renewal';
+import { type RenewalStore } from '../../../src/handlers/balance/ports';
 
 const GPSI = '15551234567';
 

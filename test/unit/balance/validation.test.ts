@@ -9,7 +9,7 @@ import {
   checkUpdateEnvelope,
   HISTORY_DEFAULT_LIMIT,
 } from '../../../src/domain/balance/validation';
-import { ServiceError } from '../../../src/errors/codes';
+import { ServiceError } from '../../../src/contract/errors';
 import defaultCatalog from '../../../config/catalog.json';
 
 const catalog = buildCatalog(defaultCatalog);

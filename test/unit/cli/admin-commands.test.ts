@@ -1,4 +1,4 @@
-import { loadAdminConfig } from '../../../src/config';
+import { loadAdminConfig } from '../../../src/cli/config';
 import { runCli } from '../../../src/cli/program';
 import { EXIT } from '../../../src/cli/exit-codes';
 import type { CliIo } from '../../../src/cli/io';

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { runCli } from '../../../src/cli/program';
 import { EXIT } from '../../../src/cli/exit-codes';
 import type { CliIo } from '../../../src/cli/io';
-import { deadLetterMessage, type Outbound } from '../../../src/worker/outbound';
+import { deadLetterMessage } from '../../../src/pipeline/outbound';
+import { type Outbound } from '../../../src/contract/transport';
 
 /** `wholesale admin dlq decrypt --file`: dead letters from a file opened with the keys of the environment (no Kafka, no registry). */
 const key = { id: 'k2', secret: randomBytes(32) };

@@ -1,4 +1,4 @@
-import { loadClientConfig, type ClientConfig } from '../../../src/config';
+import { loadClientConfig, type ClientConfig } from '../../../src/client/config';
 import { ClientClosedError, RequestTimeoutError, ServiceReplyError } from '../../../src/client/errors';
 import type { ContractEvent, SubscribeEventsOptions } from '../../../src/client/events';
 import type { CallOptions } from '../../../src/client/wholesale-client';
@@ -56,7 +56,6 @@ function harness(answer: (call: Call) => Promise<object> = async () => ({ status
         configs.push(config);
         return client;
       },
-      signDevToken: async (customerId) => `dev-token-for-${customerId}`,
     });
   return {
     run,
@@ -88,8 +87,6 @@ describe('wholesale CLI', () => {
     expect(cli.calls[0]?.options?.correlationId).toBe('TQA-1');
     await cli.run('--token', 'jwt-1', '--customer', 'WC-9', 'balance', 'query', '--gpsi', '19459986891');
     expect(cli.configs[1]).toMatchObject({ token: 'jwt-1', wholesaleCustomerId: 'WC-9' });
-    await cli.run('--dev-token', 'alpha', 'balance', 'query', '--gpsi', '19459986891');
-    expect(cli.configs[2]).toMatchObject({ token: 'dev-token-for-alpha' });
   });
 
   it('builds the body from --file, then --data, then field flags', async () => {

@@ -1,10 +1,13 @@
-import { COMMAND_TOPICS, ERROR_REPLY, TOPIC_RECORDS } from '../../../src/contract/topology';
+import { asSchemaMismatch } from '../../../src/adapters/registry/avro-codec';
+import { SchemaMismatchError } from '../../../src/contract/codec';
+import { TOPIC_RECORDS } from '../../../src/adapters/registry/topology';
+import { COMMAND_TOPICS, ERROR_REPLY } from '../../../src/contract/topics';
 import { asInvalidCommand, ClientClosedError, fieldPath, InvalidCommandError, RequestTimeoutError, ServiceReplyError, WholesaleClientError } from '../../../src/client/errors';
 import { EVENT_RECORDS } from '../../../src/client/events';
 import { commandKey, operationRecordName, OPERATIONS, replyTopicRole, type OperationName } from '../../../src/client/operations';
 import { PendingReplies } from '../../../src/client/pending-replies';
 import { interpretReply } from '../../../src/client/replies';
-import { SendBatcher } from '../../../src/client/send-batcher';
+import { SendBatcher } from '../../../src/adapters/kafka/send-batcher';
 
 describe('the operations table', () => {
   it('names records the topology puts on the operation’s command topic and on its reply topic', () => {
@@ -121,12 +124,14 @@ describe('send batcher', () => {
 });
 
 describe('a command that does not fit its schema', () => {
-  it('becomes InvalidCommandError with the service’s path notation', () => {
+  it('becomes InvalidCommandError with the service’s path notation (the codec translating the registry client’s error)', () => {
     const { ConfluentSchemaRegistryValidationError } = jest.requireActual('@kafkajs/confluent-schema-registry/dist/errors');
-    const error = asInvalidCommand('updateBalances', new ConfluentSchemaRegistryValidationError(new Error('invalid'), [['gpsi'], ['balances', '0', 'quantity']]));
+    const refused = asSchemaMismatch(new ConfluentSchemaRegistryValidationError(new Error('invalid'), [['gpsi'], ['balances', '0', 'quantity']]));
+    expect(refused).toBeInstanceOf(SchemaMismatchError);
+    const error = asInvalidCommand('updateBalances', refused);
     expect(error).toBeInstanceOf(InvalidCommandError);
     expect(error?.problems.map((p) => p.path)).toEqual(['gpsi', 'balances[0].quantity']);
-    expect(asInvalidCommand('x', new Error('other'))).toBeUndefined();
+    expect(asInvalidCommand('x', asSchemaMismatch(new Error('other')))).toBeUndefined();
     expect(fieldPath(['a', '12', 'b', 'c'])).toBe('a[12].b.c');
   });
 });

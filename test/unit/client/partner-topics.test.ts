@@ -1,4 +1,4 @@
-import { loadClientConfig } from '../../../src/config';
+import { loadClientConfig } from '../../../src/client/config';
 import { partnerOfRequester, requesterTopics } from '../../../src/client/partner';
 
 /** Which topics a requester reads: its partner's own, else (AUTH_MODE=none only) the legacy shared ones. */

@@ -1,4 +1,5 @@
-import { ConfigError, loadClientConfig } from '../../../src/config';
+import { loadClientConfig } from '../../../src/client/config';
+import { ConfigError } from '../../../src/config/env';
 
 const ENV = { KAFKA_BROKERS: 'k1:9092,k2:9092', SCHEMA_REGISTRY_URL: 'http://registry:8081' };
 

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/app/config';
+import { ConfigError } from '../../../src/config/env';
 
 const base = {
   KAFKA_BROKERS: '127.0.0.1:9092',

@@ -1,12 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as configModule from '../../../src/config';
-import { loadAdminConfig, loadBenchConfig, loadClientConfig, loadConfig, loadDlqAdminConfig, loadNpSimulatorConfig, loadStackConfig } from '../../../src/config';
-import * as tracingModule from '../../../src/config/tracing';
-import { loadTracingSettings } from '../../../src/config/tracing';
+import * as serviceConfig from '../../../src/app/config';
+import * as clientConfig from '../../../src/client/config';
+import * as cliConfig from '../../../src/cli/config';
+import * as npSimulatorConfig from '../../../dev/np-simulator/config';
+import * as stackConfig from '../../../dev/stack/config';
+import * as benchConfig from '../../../bench/config';
+import * as tracingConfig from '../../../src/config/tracing';
 import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';
 
-/** docs/operations.md lists every variable src/config reads, with the defaults the code applies. */
+/** docs/operations.md lists every variable each program's settings read, with the defaults the code applies. */
+const { loadConfig } = serviceConfig;
+const { loadClientConfig } = clientConfig;
+const { loadAdminConfig, loadDlqAdminConfig } = cliConfig;
+const { loadNpSimulatorConfig } = npSimulatorConfig;
+const { loadStackConfig } = stackConfig;
+const { loadBenchConfig } = benchConfig;
+const { loadTracingSettings } = tracingConfig;
 const DOC = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'operations.md'), 'utf8');
 const endpoints = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081' };
 // Settings read only when another is set are switched on here, so that they are read too.
@@ -34,8 +44,9 @@ describe('docs/operations.md configuration tables', () => {
     expect(configDocDrift(rows, load, base)).toEqual([]);
   });
 
-  it('has a table for every configuration loader of src/config', () => {
-    const loaders = [...Object.keys(configModule).filter((name) => /^load\w*Config$/.test(name)), ...Object.keys(tracingModule).filter((name) => name.startsWith('load'))];
+  it('has a table for every configuration loader of every program', () => {
+    const modules = [serviceConfig, clientConfig, cliConfig, npSimulatorConfig, stackConfig, benchConfig];
+    const loaders = [...modules.flatMap((module) => Object.keys(module).filter((name) => /^load\w*Config$/.test(name))), ...Object.keys(tracingConfig).filter((name) => name.startsWith('load'))];
     expect(loaders.sort()).toEqual(LOADERS.map(([name]) => name).sort());
   });
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/app/config';
 import { isSecretName, redactConfig, redactUrl, REDACTED } from '../../../src/config/redact';
 
 const base = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379', AUTH_MODE: 'none' };

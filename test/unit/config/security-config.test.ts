@@ -1,4 +1,8 @@
-import { ConfigError, loadClientConfig, loadConfig, loadDlqAdminConfig, loadNpSimulatorConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/app/config';
+import { loadNpSimulatorConfig } from '../../../dev/np-simulator/config';
+import { loadDlqAdminConfig } from '../../../src/cli/config';
+import { loadClientConfig } from '../../../src/client/config';
+import { ConfigError } from '../../../src/config/env';
 
 const endpoints = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081', REDIS_URL: 'redis://127.0.0.1:6379' };
 const DLQ_KEY = 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY='; // base64 of 32 bytes

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { loadConfig } from '../../../src/config';
-import { loadSchemas } from '../../../src/contract/schemas';
-import { COMMAND_TOPICS, ERROR_REPLY, TOPIC_RECORDS } from '../../../src/contract/topology';
+import { loadConfig } from '../../../src/app/config';
+import { loadSchemas } from '../../../src/adapters/registry/schemas';
+import { TOPIC_RECORDS } from '../../../src/adapters/registry/topology';
+import { COMMAND_TOPICS, ERROR_REPLY } from '../../../src/contract/topics';
 import { PARTNER_TOPIC_ROLES, partnerTopic } from '../../../src/contract/partner-topics';
 import { contractDrift, readAsyncApi, type CodeContract, type DocumentedContract } from '../../support/asyncapi';
 

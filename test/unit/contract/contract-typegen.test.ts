@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { AvroRecordSchema } from '../../../src/contract/schemas';
+import type { AvroRecordSchema } from '../../../src/adapters/registry/schemas';
 import { generateContractTypes } from '../../../scripts/contract-typegen';
 import { GENERATED_TYPES_FILE, renderContractTypes } from '../../../scripts/generate-contract-types';
 

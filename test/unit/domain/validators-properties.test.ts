@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { Type } from 'avsc';
-import { loadSchemas } from '../../../src/contract/schemas';
+import { loadSchemas } from '../../../src/adapters/registry/schemas';
 import { buildCatalog } from '../../../src/domain/catalog/catalog';
 import {
   checkAddBuckets,
@@ -15,8 +15,8 @@ import { toMilli } from '../../../src/domain/balance/units';
 import { parseNpResponse } from '../../../src/domain/portin/np-response';
 import { validateCancelPortIn, validateCreatePortIn, validateQueryPortIn, validateUpdatePortIn } from '../../../src/domain/portin/validate-commands';
 import { validateEligibilityCommand } from '../../../src/handlers/portin/check-eligibility';
-import { ServiceError, type FieldProblem } from '../../../src/errors/codes';
-import { readEnvelope } from '../../../src/worker/envelope';
+import { ServiceError, type FieldProblem } from '../../../src/contract/errors';
+import { readEnvelope } from '../../../src/pipeline/envelope';
 import defaultCatalog from '../../../config/catalog.json';
 
 /**

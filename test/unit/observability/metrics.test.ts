@@ -1,6 +1,6 @@
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/app/config';
 import { ServiceMetrics } from '../../../src/observability/metrics';
-import { DLQ_HEADER } from '../../../src/worker/outbound';
+import { DLQ_HEADER } from '../../../src/contract/headers';
 
 const { topics } = loadConfig({ KAFKA_BROKERS: 'k:1', SCHEMA_REGISTRY_URL: 'http://r', REDIS_URL: 'redis://x', AUTH_MODE: 'none' });
 

@@ -1,6 +1,6 @@
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { createLogger } from '../../../src/observability/logger';
-import { contextFromHeaders, inSpan, traceHeaders } from '../../../src/observability/tracing';
+import { contextFromHeaders, inSpan, traceHeaders } from '../../../src/shared/tracing';
 import { startTracing, type Tracing } from '../../../src/observability/tracing-sdk';
 
 const SETTINGS = { exporter: 'none' as const, headers: {}, serviceName: 'unit', samplerRatio: 1 };

@@ -1,14 +1,14 @@
 import { Type } from 'avsc';
-import { loadSchemas } from '../../../src/contract/schemas';
-import { TOPIC_RECORDS } from '../../../src/contract/topology';
+import { loadSchemas } from '../../../src/adapters/registry/schemas';
+import { TOPIC_RECORDS } from '../../../src/adapters/registry/topology';
 import { fromHash, toHash } from '../../../src/adapters/redis/portin-codec';
 import { NP_RESPONSE_RECORDS, PORTIN_TOPOLOGY } from '../../../src/domain/portin/records';
 import { portInRecordView } from '../../../src/domain/portin/request';
-import { plan } from '../../../src/simulator/rules';
+import { plan } from '../../../dev/np-simulator/rules';
 import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in';
 import { createCancelPortIn } from '../../../src/handlers/portin/cancel-port-in';
 import { createUpdatePortIn } from '../../../src/handlers/portin/update-port-in';
-import type { OutgoingMessage } from '../../../src/handlers/types';
+import type { OutgoingMessage } from '../../../src/contract/messages';
 import { rawCreate, requestIn } from '../../support/portin/fixtures';
 import { context, portInKit } from '../../support/portin/handler-kit';
 

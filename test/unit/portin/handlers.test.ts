@@ -1,11 +1,11 @@
-import { ServiceError } from '../../../src/errors/codes';
+import { ServiceError } from '../../../src/contract/errors';
 import { NP_REQUEST_RECORDS, PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
 import { createCancelPortIn } from '../../../src/handlers/portin/cancel-port-in';
 import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in';
 import { createPortInHandlers } from '../../../src/handlers/portin';
 import { createQueryPortIn } from '../../../src/handlers/portin/query-port-in';
 import { createUpdatePortIn } from '../../../src/handlers/portin/update-port-in';
-import type { CommandContext, HandlerResult } from '../../../src/handlers/types';
+import type { CommandContext, HandlerResult } from '../../../src/contract/handlers';
 import { payloadFingerprint } from '../../../src/domain/portin/ids';
 import { validateCreatePortIn } from '../../../src/domain/portin/validate-commands';
 import { T0, rawCreate, subscriptionFor } from '../../support/portin/fixtures';

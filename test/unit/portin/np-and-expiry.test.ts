@@ -1,10 +1,10 @@
-import { RetriableError, ServiceError } from '../../../src/errors/codes';
+import { RetriableError, ServiceError } from '../../../src/contract/errors';
 import { MAX_REMARKS, parseNpResponse } from '../../../src/domain/portin/np-response';
 import { NP_REQUEST_RECORDS, NP_RESPONSE_RECORDS, PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
 import { createCancelPortIn } from '../../../src/handlers/portin/cancel-port-in';
 import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in';
 import { createNpResponseProcessor } from '../../../src/handlers/portin/np-response-processor';
-import type { OutgoingMessage } from '../../../src/handlers/types';
+import type { OutgoingMessage } from '../../../src/contract/messages';
 import { createExpirySweeper } from '../../../src/schedulers/portin-expiry';
 import { T0, rawCreate } from '../../support/portin/fixtures';
 import { context, portInKit, silentLog } from '../../support/portin/handler-kit';

@@ -1,4 +1,4 @@
-import { ServiceError, type FieldProblem } from '../../../src/errors/codes';
+import { ServiceError, type FieldProblem } from '../../../src/contract/errors';
 import {
   LIMITS,
   validateCancelPortIn,

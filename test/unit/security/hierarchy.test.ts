@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { CustomerHierarchy, HierarchyError, MAX_DEPTH } from '../../../src/security/hierarchy';
 import { createHierarchyAuthorizer, createOpenAuthorizer } from '../../../src/security/access';
-import { ServiceError } from '../../../src/errors/codes';
+import { ServiceError } from '../../../src/contract/errors';
 
 // Two partners: P1 with brands B1 (with sub-brand B1a) and B2; P2 with brand C1.
 const tree = {

@@ -1,6 +1,6 @@
 import { SignJWT, UnsecuredJWT, createLocalJWKSet, errors, exportJWK, generateKeyPair, type JWTVerifyGetKey, type KeyLike } from 'jose';
-import type { JwtAuthSettings } from '../../../src/config/security';
-import { RetriableError, ServiceError } from '../../../src/errors/codes';
+import type { JwtAuthSettings } from '../../../src/config/auth';
+import { RetriableError, ServiceError } from '../../../src/contract/errors';
 import { createJwtAuthenticator, type TokenKeys } from '../../../src/security/jwt-authenticator';
 import { JWKS_ALGORITHMS, SECRET_ALGORITHMS } from '../../../src/security/token-keys';
 import { bearerToken, callerFromClaims, claimedCustomerId, VerifiedTokens } from '../../../src/security/token';

@@ -1,4 +1,5 @@
-import { readTopics, EnvReader } from '../../../src/config';
+import { readTopics } from '../../../src/config/kafka';
+import { EnvReader } from '../../../src/config/env';
 import {
   describeRule,
   partnerAcls,

@@ -1,5 +1,5 @@
 import { NP_REQUEST_RECORDS, NP_RESPONSE_RECORDS } from '../../../src/domain/portin/records';
-import { SIM_RULES, SIM_TIMELINE, plan, portOrderIdFor, ruleFor, supersedesPending, type SimRequest } from '../../../src/simulator/rules';
+import { SIM_RULES, SIM_TIMELINE, plan, portOrderIdFor, ruleFor, supersedesPending, type SimRequest } from '../../../dev/np-simulator/rules';
 
 const T0 = new Date('2026-03-04T10:00:00.000Z');
 const DUE = '2026-03-05T10:00:00.000Z';

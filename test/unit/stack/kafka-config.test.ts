@@ -1,6 +1,6 @@
-import { brokerProperties, randomClusterId, scramFormatArgs, type BrokerLayout } from '../../../src/stack/kafka/broker-config';
-import { renderProperties } from '../../../src/stack/kafka/properties';
-import { kafkaImageEnvironment } from '../../../src/stack/containers';
+import { brokerProperties, randomClusterId, scramFormatArgs, type BrokerLayout } from '../../../dev/stack/kafka/broker-config';
+import { renderProperties } from '../../../dev/stack/kafka/properties';
+import { kafkaImageEnvironment } from '../../../dev/stack/containers';
 
 const voter = (nodeId: number) => ({ nodeId, host: '127.0.0.1', controllerPort: 19000 + nodeId });
 const layout = (overrides: Partial<BrokerLayout> = {}): BrokerLayout => ({

@@ -1,6 +1,7 @@
-import { loadStackConfig, ConfigError } from '../../../src/config';
-import { loggingConfiguration } from '../../../src/stack/kafka/local-kafka';
-import { DEFAULT_KAFKA_VERSION, KAFKA_3_VERSION, images, kafkaLogging } from '../../../src/stack/versions';
+import { loadStackConfig } from '../../../dev/stack/config';
+import { ConfigError } from '../../../src/config/env';
+import { loggingConfiguration } from '../../../dev/stack/kafka/local-kafka';
+import { DEFAULT_KAFKA_VERSION, KAFKA_3_VERSION, images, kafkaLogging } from '../../../dev/stack/versions';
 
 describe('the Kafka version the stack runs', () => {
   it('is the newest 4.x unless STACK_KAFKA_VERSION names another release', () => {

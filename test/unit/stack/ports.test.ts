@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { allocatePorts } from '../../../src/stack/net/ports';
+import { allocatePorts } from '../../../dev/stack/net/ports';
 
 /** Port picking with a fake "is it free?" — no sockets. */
 describe('allocatePorts', () => {

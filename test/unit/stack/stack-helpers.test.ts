@@ -1,7 +1,8 @@
-import { ConfigError, loadStackConfig } from '../../../src/config';
-import { provideStack } from '../../../src/stack';
-import { lastLines } from '../../../src/stack/process/log-tail';
-import { redisServerArgs } from '../../../src/stack/redis/local-redis';
+import { loadStackConfig } from '../../../dev/stack/config';
+import { ConfigError } from '../../../src/config/env';
+import { provideStack } from '../../../dev/stack';
+import { lastLines } from '../../../dev/stack/process/log-tail';
+import { redisServerArgs } from '../../../dev/stack/redis/local-redis';
 
 describe('redisServerArgs', () => {
   it('binds loopback, keeps data in its folder, AOF with fsync every second by default, no RDB snapshots', () => {

@@ -1,6 +1,6 @@
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
--- found in the actions' own fields) nothing is written. Mirrors evaluateUpdate in domain/balance/arithmetic.ts
+-- found in the actions' own fields) nothing is written. Mirrors evaluateUpdate in test/support/balance-model.ts
 -- (an Add is purchased credit, kept apart in `purchased`; a Subtract draws on the grant first);
 -- the changed sub-balances then report the usage thresholds they reached (markThresholds, thresholds.ts), in
 -- the recorded outcome, so a BalanceThresholdReached comes from the same step as the change, once.

@@ -1,0 +1,38 @@
+import type { InboundRecord } from '../../contract/transport';
+import { createKafka, type KafkaConnection } from './kafka';
+
+/**
+ * A consumer fed record by record, in order per partition: the client's event subscriptions and the NP
+ * simulator. It starts at once.
+ */
+export interface RecordSubscription {
+  /** Settles once connected, subscribed and running; rejects when any of it fails. */
+  readonly started: Promise<void>;
+  /** Settles once the consumer has joined its group and been assigned partitions; rejects when it crashes first. */
+  readonly joined: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface RecordSubscriptionOptions {
+  groupId: string;
+  topics: string[];
+  /** Where a group without committed offsets starts. */
+  fromBeginning: boolean;
+  /** Called for each record; the next record of the partition waits for it. */
+  onRecord: (record: InboundRecord, topic: string, partition: number) => Promise<void>;
+}
+
+export function subscribeRecords(connection: KafkaConnection, options: RecordSubscriptionOptions): RecordSubscription {
+  const consumer = createKafka(connection).consumer({ groupId: options.groupId, allowAutoTopicCreation: false });
+  const joined = new Promise<void>((resolve, reject) => {
+    consumer.on(consumer.events.GROUP_JOIN, () => resolve());
+    consumer.on(consumer.events.CRASH, ({ payload }) => reject(payload.error));
+  });
+  joined.catch(() => undefined); // a caller that never waits for the join must not see an unhandled rejection
+  const started = (async () => {
+    await consumer.connect();
+    await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning });
+    await consumer.run({ eachMessage: ({ topic, partition, message }) => options.onRecord(message, topic, partition) });
+  })();
+  return { started, joined, stop: () => consumer.disconnect() };
+}

@@ -1,0 +1,22 @@
+import { ERROR_REPLY, type TopicRole } from '../../contract/topics';
+import { BALANCE_COMMANDS, BILLING_EVENTS, balanceRecord as balance } from '../../domain/balance/records';
+import { PORTIN_TOPOLOGY } from '../../domain/portin/records';
+
+/**
+ * Which Avro records travel on which topic. Several record types share a topic, so each record is
+ * registered under the TopicRecordNameStrategy subject `<topic>-<record full name>`. The AsyncAPI
+ * document and the schema registration both derive from this table.
+ */
+export const TOPIC_RECORDS: Record<TopicRole, readonly string[]> = {
+  portinCommands: PORTIN_TOPOLOGY.portinCommands,
+  portinReplies: [...PORTIN_TOPOLOGY.portinReplies, ERROR_REPLY],
+  balanceCommands: BALANCE_COMMANDS.map(balance),
+  balanceReplies: [...BALANCE_COMMANDS.map((name) => balance(`${name}Reply`)), ERROR_REPLY],
+  portinEvents: PORTIN_TOPOLOGY.portinEvents,
+  balanceEvents: BILLING_EVENTS.map(balance),
+  deadLetters: [],
+  npRequests: PORTIN_TOPOLOGY.npRequests,
+  npResponses: PORTIN_TOPOLOGY.npResponses,
+};
+
+export const subjectFor = (topic: string, recordName: string): string => `${topic}-${recordName}`;

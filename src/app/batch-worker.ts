@@ -1,0 +1,72 @@
+import type { Logger } from 'pino';
+import type { CommandConsumerSettings, CommandTransport } from '../adapters/kafka/command-transport';
+import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../pipeline/batch-worker';
+import { deadLetterMessage, undeliverableDeadLetter } from '../pipeline/outbound';
+import type { ServiceConfig } from './config';
+import { deadLetterSink } from './dead-letters';
+import { contextFromHeaders, inSpan, SpanKind } from '../shared/tracing';
+
+/** The settings of the service's group member, from the configuration. */
+export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerSettings => ({
+  groupId: config.groupId,
+  maxBytesPerPartition: config.limits.maxMessageBytes * 4,
+  sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+  heartbeatIntervalMs: config.kafka.heartbeatIntervalMs,
+  metadataMaxAgeMs: config.kafka.metadataMaxAgeMs,
+});
+
+/** The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval. */
+export function createBatchWorker(
+  config: ServiceConfig,
+  transport: Pick<CommandTransport, 'consumer' | 'sender'>,
+  processors: ReadonlyMap<string, RecordProcessor>,
+  log: Logger,
+  onOutcome: BatchWorkerOptions['onOutcome'],
+): BatchWorker {
+  const deadLetters = deadLetterSink(config);
+  return new BatchWorker({
+    consumer: transport.consumer,
+    sender: transport.sender,
+    processors: new Map([...processors].map(([topic, processor]) => [topic, traced(processor)])),
+    concurrency: config.limits.handlerConcurrency,
+    partitionsConsumedConcurrently: config.kafka.topicPartitions,
+    commitIntervalMs: config.kafka.commitIntervalMs,
+    log,
+    deadLetter: (message, position, error) => [
+      deadLetterMessage(deadLetters, message, position, {
+        reason: 'PROCESSING_FAILED',
+        detail: 'the record processor failed unexpectedly',
+        diagnostic: (error as Error)?.message ?? String(error),
+      }),
+    ],
+    undeliverable: (refused, record, position, reason) => undeliverableDeadLetter(deadLetters, refused, record, position, reason),
+    onOutcome,
+  });
+}
+
+/**
+ * A CONSUMER span per record, continuing the trace its `traceparent` names (a partner's, or the NP side's
+ * for an NP response), with what became of it; everything the record causes hangs under it.
+ */
+function traced(processor: RecordProcessor): RecordProcessor {
+  return (message, position) =>
+    inSpan(
+      `${position.topic} process`,
+      {
+        kind: SpanKind.CONSUMER,
+        parent: contextFromHeaders(message.headers),
+        attributes: {
+          'messaging.system': 'kafka',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': position.topic,
+          'messaging.destination.partition.id': String(position.partition),
+          'messaging.kafka.offset': Number(position.offset),
+        },
+      },
+      async (span) => {
+        const processed = await processor(message, position);
+        span?.setAttributes({ 'wholesale.outcome': processed.outcome, ...(processed.operation ? { 'wholesale.operation': processed.operation } : {}) });
+        return processed;
+      },
+    );
+}

@@ -1,0 +1,150 @@
+/**
+ * The project's own transport vocabulary: what the pipeline, the client library and the tools read from
+ * and write to Kafka, named without naming a Kafka client. src/adapters/kafka maps it onto kafkajs (the
+ * only folder that imports kafkajs), so a client swap or a kafkajs fix touches that one folder.
+ */
+
+/** A header as a record carries it: bytes or text; a header set twice keeps every value. */
+export type HeaderValue = Buffer | string;
+export interface RecordHeaders {
+  [name: string]: HeaderValue | HeaderValue[] | undefined;
+}
+
+/** One record as consumed. */
+export interface InboundRecord {
+  key: Buffer | null;
+  value: Buffer | null;
+  headers?: RecordHeaders;
+  /** The record's offset (a 64-bit number, as text). */
+  offset: string;
+  /** The record's timestamp (ms since the epoch, as text). */
+  timestamp: string;
+}
+
+/** Where a record was read. */
+export interface RecordPosition {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+/** A message ready for the producer: the reply, an event, an NP request or a dead letter. */
+export interface Outbound {
+  topic: string;
+  partition?: number;
+  /**
+   * Without `partition`: the partition of this number modulo the topic's count, instead of the key's hash.
+   * Replies use their command's partition, so the replies of one fetched batch make one produce request
+   * instead of one per reply partition (requesters match replies by X-Correlation-Id, not by partition).
+   */
+  preferredPartition?: number;
+  key: Buffer | string | null;
+  value: Buffer | null;
+  headers: Record<string, string | Buffer>;
+}
+
+const byteLength = (value: string | Buffer): number => (Buffer.isBuffer(value) ? value.length : Buffer.byteLength(value));
+
+/** Bytes a message takes on the wire, near enough to keep a send below the broker's batch limit. */
+export function outboundBytes(message: Outbound): number {
+  let bytes = 64 + (message.key === null ? 0 : byteLength(message.key)) + (message.value?.length ?? 0);
+  for (const [name, value] of Object.entries(message.headers)) bytes += Buffer.byteLength(name) + byteLength(value);
+  return bytes;
+}
+
+/** A message Kafka will never take, with why; everything else the sender was given was acknowledged. */
+export interface Refused<T> {
+  message: T;
+  reason: string;
+}
+
+export interface OutboundSender {
+  /**
+   * Resolves once Kafka acknowledged every message (acks = all) except those it refuses for good, which
+   * are returned with the reason; per-partition order is kept. Rejects on a retriable failure.
+   */
+  send(messages: Outbound[]): Promise<Refused<Outbound>[]>;
+}
+
+/**
+ * Partition counts of topics, read from the cluster and kept for a while (topics rarely grow). `fresh`
+ * accepts only a recent reading. Throws TopicRefusedError for a topic that cannot be written.
+ */
+export type PartitionCount = (topic: string, fresh?: boolean) => Promise<number>;
+
+/** Thrown by a topic lookup when the topic cannot be written at all (it does not exist, may not be written, is no legal name). */
+export class TopicRefusedError extends Error {
+  constructor(readonly topic: string, readonly type: string) {
+    super(`${type}: topic ${topic} cannot be written`);
+    this.name = 'TopicRefusedError';
+  }
+}
+
+/** A message Kafka acknowledged, as reported to whoever counts them (the metrics). */
+export interface SentMessage {
+  topic: string;
+  headers?: RecordHeaders;
+}
+
+export type SentListener = (messages: readonly SentMessage[]) => void;
+
+/** A consumer group's lag on one partition: end offset minus the group's committed offset. */
+export interface PartitionLag {
+  topic: string;
+  partition: number;
+  lag: number;
+}
+
+/** A consumer's group membership as its events tell it (joined, assignment, a crash it was not restarted from). */
+export interface ConsumerState {
+  joined: boolean;
+  /** Assigned partitions by topic, as of the last join. */
+  assignment: Record<string, number[]>;
+  memberId?: string;
+  /** The error of a crash the consumer was not restarted from. */
+  fatalError?: string;
+  lastEvent: string;
+}
+
+export interface ConsumerMembership {
+  readonly state: Readonly<ConsumerState>;
+  readonly assignedPartitions: number;
+}
+
+/** Offsets by topic and partition (the next offset to read). */
+export interface TopicPartitionOffsets {
+  topics: { topic: string; partitions: { partition: number; offset: string }[] }[];
+}
+
+/** One fetched batch of one topic-partition. */
+export interface RecordBatch {
+  topic: string;
+  partition: number;
+  messages: InboundRecord[];
+}
+
+/** What the batch loop may do while it works on a batch. */
+export interface BatchContext {
+  batch: RecordBatch;
+  /** Marks the batch processed up to this offset (committed by the next commit). */
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
+  /** False once the consumer stops. */
+  isRunning(): boolean;
+  /** True once the batch's partition went to another member (a rebalance). */
+  isStale(): boolean;
+  uncommittedOffsets(): TopicPartitionOffsets;
+  commitOffsetsIfNecessary(offsets?: TopicPartitionOffsets): Promise<void>;
+}
+
+/** The consumer a batch loop runs on: a member of a consumer group, fed batch by batch. */
+export interface BatchConsumer {
+  run(options: {
+    autoCommit: boolean;
+    eachBatchAutoResolve: boolean;
+    partitionsConsumedConcurrently: number;
+    eachBatch: (context: BatchContext) => Promise<void>;
+  }): Promise<void>;
+  pause(topics: { topic: string }[]): void;
+  disconnect(): Promise<void>;
+}

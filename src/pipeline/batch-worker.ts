@@ -1,0 +1,247 @@
+import type { Logger } from 'pino';
+import { RetriableError } from '../contract/errors';
+import { Backoff, sleep } from '../shared/retry';
+import { correlationIdOf } from './envelope';
+import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender, RecordPosition } from '../contract/transport';
+
+/**
+ * The consume → process → produce → commit loop. Each fetched batch is split by record key: records of
+ * one key run one after another (per-number order), different keys run concurrently. Everything the batch
+ * produced goes out through the sender (acks=all, one request in flight, one partition per call), and only
+ * then are the offsets resolved and committed: at-least-once, with redeliveries made harmless by the reply cache.
+ * A message Kafka refuses for good (see partitioned-sender.ts) is dead-lettered as UNDELIVERABLE instead, so
+ * its record is committed like the others: one bad reply topic never holds up the records behind it.
+ * A RetriableError (Redis or the registry away) holds the partition: the failed records are retried with
+ * backoff, heartbeating, until they succeed or the consumer stops; they are never committed unprocessed.
+ *
+ * Commits: an offset is resolved only after its batch's messages were acknowledged, and resolved offsets
+ * are committed at most every `commitIntervalMs` (0: after every batch) — by the next batch that ends
+ * after the interval, or by a timer when none comes — and always before the worker leaves the group.
+ * Under load a commit per batch was as many Kafka requests as the replies themselves; a redelivery
+ * after a crash is answered from the reply cache, so the interval bounds only how much is replayed.
+ */
+export interface RecordOutcome {
+  outbound: Outbound[];
+  outcome: string;
+  operation?: string;
+  correlationId?: string;
+  customer?: string;
+  /** A refused command (UNAUTHORIZED, FORBIDDEN) and what was done with it. */
+  rejection?: { reason: string; action: 'answered' | 'recorded' | 'dropped' | 'shed' };
+}
+
+export type RecordProcessor = (message: InboundRecord, position: RecordPosition) => Promise<RecordOutcome>;
+
+export interface BatchWorkerOptions {
+  consumer: BatchConsumer;
+  /** Writes what a batch produced; resolves once Kafka acknowledged all of it. */
+  sender: OutboundSender;
+  /** Topic name → the processor of its records. */
+  processors: ReadonlyMap<string, RecordProcessor>;
+  concurrency: number;
+  partitionsConsumedConcurrently: number;
+  log: Logger;
+  /** Called once per record processed, dead-lettered records included (for logs and metrics). */
+  onOutcome?: (outcome: RecordOutcome, position: RecordPosition, durationMs: number, message: InboundRecord) => void;
+  /** Where a record goes when its processor fails with anything but a RetriableError: never retried forever. */
+  deadLetter: (message: InboundRecord, position: RecordPosition, error: unknown) => Outbound[];
+  /** The dead letter of one output message Kafka refused for good (`reason`), produced by `record`. */
+  undeliverable: (refused: Outbound, record: InboundRecord, position: RecordPosition, reason: string) => Outbound;
+  retryBackoffMs?: { initial: number; max: number };
+  /** Resolved offsets are committed at most this often (ms); 0 commits after every batch. */
+  commitIntervalMs?: number;
+}
+
+/**
+ * How often a batch in progress heartbeats (kafkajs sends one only when its heartbeat interval has passed):
+ * records waiting on a slow Redis (each call bounded by REDIS_COMMAND_TIMEOUT_MS) must not get the member
+ * expelled while it still works on, and then sends for, partitions that went to another member.
+ */
+const HEARTBEAT_WHILE_WORKING_MS = 1000;
+
+/** Runs tasks with at most `limit` in flight. */
+async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < tasks.length) await tasks[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
+}
+
+function groupByKey(messages: InboundRecord[]): InboundRecord[][] {
+  const groups = new Map<string, InboundRecord[]>();
+  const loose: InboundRecord[][] = [];
+  for (const message of messages) {
+    if (!message.key) {
+      loose.push([message]);
+      continue;
+    }
+    const key = message.key.toString('latin1');
+    const group = groups.get(key);
+    if (group) group.push(message);
+    else groups.set(key, [message]);
+  }
+  return [...groups.values(), ...loose];
+}
+
+type Committer = Pick<BatchContext, 'commitOffsetsIfNecessary' | 'uncommittedOffsets'>;
+
+export class BatchWorker {
+  private stopping = false;
+  private inFlight = 0;
+  private idle?: () => void;
+  private lastCommit = 0;
+  private commitTimer?: NodeJS.Timeout;
+  /** Commits what kafkajs holds as resolved and not yet committed (any batch's payload reaches the same group). */
+  private committer?: Committer;
+
+
+  constructor(private readonly options: BatchWorkerOptions) {
+  }
+
+  async run(): Promise<void> {
+    const { consumer, partitionsConsumedConcurrently } = this.options;
+    await consumer.run({
+      autoCommit: false, // kafkajs would commit after every batch; see commit()
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently,
+      eachBatch: (payload) => this.eachBatch(payload),
+    });
+  }
+
+  /** Stop fetching, let the batches in flight finish, commit everything they resolved, then leave. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.options.consumer.pause([...this.options.processors.keys()].map((topic) => ({ topic })));
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    clearTimeout(this.commitTimer);
+    await this.commitResolved().catch((error) => this.options.log.warn({ err: (error as Error).message }, 'final offset commit failed; the uncommitted records will be replayed'));
+    await this.options.consumer.disconnect();
+  }
+
+  private async eachBatch(payload: BatchContext): Promise<void> {
+    if (this.stopping) return;
+    this.inFlight++;
+    try {
+      await this.handleBatch(payload);
+    } finally {
+      if (--this.inFlight === 0) this.idle?.();
+    }
+  }
+
+  /** Commits resolved offsets when the interval has passed, else makes sure a timer will. */
+  private async commit(committer: Committer): Promise<void> {
+    this.committer = committer;
+    const interval = this.options.commitIntervalMs ?? 0;
+    const due = this.lastCommit + interval - Date.now();
+    if (due <= 0) return this.commitResolved();
+    this.commitTimer ??= setTimeout(() => {
+      this.commitTimer = undefined;
+      this.commitResolved().catch((error) => this.options.log.warn({ err: (error as Error).message }, 'deferred offset commit failed; the next batch commits'));
+    }, due);
+  }
+
+  private async commitResolved(): Promise<void> {
+    const committer = this.committer;
+    if (!committer) return;
+    this.lastCommit = Date.now();
+    const pending = committer.uncommittedOffsets();
+    if (pending.topics.length > 0) await committer.commitOffsetsIfNecessary(pending);
+  }
+
+  private async handleBatch(payload: BatchContext): Promise<void> {
+    const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
+    const processor = this.options.processors.get(batch.topic);
+    if (!processor || batch.messages.length === 0) return;
+    let pending = batch.messages;
+    const backoff = new Backoff({ initialMs: this.options.retryBackoffMs?.initial ?? 100, maxMs: this.options.retryBackoffMs?.max ?? 5000 });
+    while (pending.length > 0) {
+      const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, pending, processor, lost));
+      // The partition went to another member meanwhile: sending and committing are its business now (it
+      // handles these records again; the effects already made are recorded and answered the same way).
+      if (!isRunning() || isStale()) return;
+      const done = pending.filter((m) => outcomes.get(m.offset) !== undefined);
+      await this.send(batch.topic, batch.partition, done, outcomes);
+      // Commit only the contiguous prefix of processed records; the rest is retried below.
+      const firstFailed = pending.findIndex((m) => outcomes.get(m.offset) === undefined);
+      const committedUpTo = firstFailed === -1 ? pending.length : firstFailed;
+      if (committedUpTo > 0) resolveOffset(pending[committedUpTo - 1].offset);
+      await this.commit(payload);
+      pending = pending.filter((m) => outcomes.get(m.offset) === undefined);
+      if (pending.length === 0) break;
+      if (this.stopping || !isRunning() || isStale()) return;
+      const waitMs = backoff.next();
+      this.options.log.warn({ topic: batch.topic, partition: batch.partition, pending: pending.length, backoffMs: waitMs }, 'retrying records after a retriable failure');
+      await sleep(waitMs);
+      await heartbeat();
+    }
+    await heartbeat();
+  }
+
+  /**
+   * Runs `work` heartbeating meanwhile; `lost()` says when the member may no longer own the partition (the
+   * consumer stops, the partition is stale, or a heartbeat failed: a rebalance). A failed heartbeat ends the
+   * batch with its error once the work has stopped, as a failed heartbeat between batches does.
+   */
+  private async whileHeartbeating<T>(payload: BatchContext, work: (lost: () => boolean) => Promise<T>): Promise<T> {
+    let failure: unknown;
+    const timer = setInterval(() => payload.heartbeat().catch((error: unknown) => (failure ??= error)), HEARTBEAT_WHILE_WORKING_MS);
+    try {
+      const result = await work(() => failure !== undefined || !payload.isRunning() || payload.isStale());
+      if (failure !== undefined) throw failure;
+      return result;
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  /** Processes records key by key; a record whose processing failed retriably, or was not begun because `lost()`, maps to undefined. */
+  private async processAll(topic: string, partition: number, messages: InboundRecord[], processor: RecordProcessor, lost: () => boolean) {
+    const outcomes = new Map<string, RecordOutcome | undefined>();
+    const chains = groupByKey(messages).map((chain) => async () => {
+      for (const message of chain) {
+        if (lost()) return;
+        const position = { topic, partition, offset: message.offset };
+        const started = performance.now();
+        try {
+          const processed = await processor(message, position);
+          // Records that are not commands (NP responses) are logged with the id their headers or position give.
+          const outcome = processed.correlationId ? processed : { ...processed, correlationId: correlationIdOf(message.headers, position) };
+          outcomes.set(message.offset, outcome);
+          this.options.onOutcome?.(outcome, position, performance.now() - started, message);
+        } catch (error) {
+          const correlationId = correlationIdOf(message.headers, position);
+          if (!(error instanceof RetriableError)) {
+            this.options.log.error({ err: error, correlationId, ...position }, 'record processor failed unexpectedly; dead-lettering the record');
+            const outcome = { outbound: this.options.deadLetter(message, position, error), outcome: 'DEAD_LETTER', correlationId };
+            outcomes.set(message.offset, outcome);
+            this.options.onOutcome?.(outcome, position, performance.now() - started, message);
+            continue;
+          }
+          this.options.log.warn({ err: error.message, correlationId, ...position }, 'retriable failure');
+          outcomes.set(message.offset, undefined);
+          return; // later records of this key wait, to keep per-key order
+        }
+      }
+    });
+    await runLimited(chains, this.options.concurrency);
+    return outcomes;
+  }
+
+  /** Sends the records' outputs; what Kafka refuses for good goes to the dead-letter topic in its place. */
+  private async send(topic: string, partition: number, records: InboundRecord[], outcomes: Map<string, RecordOutcome | undefined>): Promise<void> {
+    const sourceOf = new Map<Outbound, InboundRecord>();
+    for (const record of records) for (const message of outcomes.get(record.offset)!.outbound) sourceOf.set(message, record);
+    const refused = await this.options.sender.send([...sourceOf.keys()]);
+    if (refused.length === 0) return;
+    const deadLetters = refused.map(({ message, reason }) => {
+      const record = sourceOf.get(message)!;
+      const position = { topic, partition, offset: record.offset };
+      this.options.log.warn({ ...position, correlationId: outcomes.get(record.offset)?.correlationId, target: message.topic, targetPartition: message.partition, reason }, 'Kafka refused an output for good; dead-lettering it');
+      return this.options.undeliverable(message, record, position, reason);
+    });
+    const refusedAgain = await this.options.sender.send(deadLetters);
+    // The dead-letter topic is ours: refusing it is a deployment fault, so the batch waits for an operator.
+    if (refusedAgain.length > 0) throw new RetriableError(`the dead-letter topic refused ${refusedAgain.length} message(s): ${refusedAgain[0]!.reason}`);
+  }
+}

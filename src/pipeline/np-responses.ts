@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import { RetriableError, asRetriable } from '../contract/errors';
+import type { PublishEvents } from './event-publisher';
+import { DecodeError, type Codec } from '../contract/codec';
+import type { NpResponseProcessor } from '../handlers/portin/np-response-processor';
+import type { RecordProcessor } from './batch-worker';
+import { correlationIdOf } from './envelope';
+import { deadLetterMessage, type DeadLetterSink } from './outbound';
+
+/**
+ * The consumer side of np.portin.responses.v1: not a command (no reply). Each record is decoded, handed
+ * to the port-in NP response processor, and the events it returns are published (acks=all) before the
+ * record counts as processed, so its offset is committed only after them: at-least-once, with replays
+ * made harmless by the outcome the processor recorded. An undecodable record goes to the DLQ; a failure
+ * that passes (Redis refusing or away, Kafka not acknowledging the events, a follow-up not done yet) holds
+ * the record, retried by the batch worker until it is done, so a port's transition is never dead-lettered.
+ */
+export interface NpResponseConsumerDeps {
+  codec: Pick<Codec, 'decode'>;
+  process: NpResponseProcessor;
+  publish: PublishEvents;
+  deadLetters: DeadLetterSink;
+  clock: () => Date;
+  log: Logger;
+  isRetriable: (error: unknown) => boolean;
+}
+
+export function createNpResponseRecordProcessor(deps: NpResponseConsumerDeps): RecordProcessor {
+  return async (message, position) => {
+    let decoded;
+    try {
+      decoded = await deps.codec.decode(message.value);
+    } catch (error) {
+      if (!(error instanceof DecodeError)) throw error;
+      const cause = { reason: error.reason, detail: error.message, diagnostic: error.diagnostic };
+      return { outbound: [deadLetterMessage(deps.deadLetters, message, position, cause)], outcome: 'DEAD_LETTER' };
+    }
+    const operation = decoded.recordName.slice(decoded.recordName.lastIndexOf('.') + 1);
+    // The same correlation id as the worker's lines for this record (from its headers, else its position).
+    const log = deps.log.child({ operation, correlationId: correlationIdOf(message.headers, position) });
+    let messages;
+    try {
+      messages = await deps.process({ recordName: decoded.recordName, value: decoded.value }, { now: deps.clock(), log });
+    } catch (error) {
+      if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
+      throw error; // a bug: dead-lettered by the batch worker, never retried forever
+    }
+    // The transition is recorded; its events are owed. Kafka refusing them now is no reason to drop them:
+    // the record is retried, the processor replays the recorded outcome and the same events are sent again.
+    if (messages.length > 0) await deps.publish(messages).catch((error: unknown) => Promise.reject(asRetriable(error)));
+    return { outbound: [], outcome: messages.length > 0 ? 'Applied' : 'NoChange', operation };
+  };
+}

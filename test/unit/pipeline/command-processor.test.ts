@@ -1,0 +1,476 @@
+import avro, { type Type } from 'avsc';
+import pino from 'pino';
+import { loadSchemas } from '../../../src/adapters/registry/schemas';
+import { DecodeError, SchemaMismatchError, type Codec } from '../../../src/contract/codec';
+import { isRedisUnavailable } from '../../../src/adapters/redis/client';
+import type { OutcomeLookup, ReplyCache, StoredOutcome } from '../../../src/pipeline/ports';
+import { CommandProcessor, type ProcessorDeps } from '../../../src/pipeline/command-processor';
+import { createHierarchyAuthorizer, createOpenAuthorizer, unlimited, type Authenticator, type RateLimiter } from '../../../src/security/access';
+import { CustomerHierarchy } from '../../../src/security/hierarchy';
+import { openAuthenticator } from '../../../src/security/jwt-authenticator';
+import { openDeadLetter, sealContext } from '../../../src/security/dead-letter-seal';
+import { ServiceError, RetriableError } from '../../../src/contract/errors';
+import type { HandlerRegistration } from '../../../src/contract/handlers';
+import type { TopicRole } from '../../../src/contract/topics';
+import { WHOLESALE_CUSTOMER_ID_PORTIN } from '../../../src/domain/validation/spec-fields';
+import { TopicRefusedError } from '../../../src/contract/transport';
+import type { RejectedBudget } from '../../../src/security/rejected-budget';
+
+/** An in-memory codec over the schemas in schemas/: ids are indexes, no registry involved. */
+class MemoryCodec implements Codec {
+  private readonly types: Type[] = [];
+  private readonly byName = new Map<string, number>();
+  constructor() {
+    for (const [name, schema] of loadSchemas()) {
+      this.byName.set(name, this.types.length);
+      this.types.push(avro.Type.forSchema(schema as avro.Schema));
+    }
+  }
+  async encode(_topic: string, recordName: string, value: object): Promise<Buffer> {
+    const id = this.byName.get(recordName)!;
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(id, 1);
+    if (!this.types[id].isValid(value)) throw new SchemaMismatchError('invalid value', []); // as the codec does
+    return Buffer.concat([header, this.types[id].toBuffer(value)]);
+  }
+  async decode(buffer: Buffer | null) {
+    if (!buffer || buffer[0] !== 0) throw new DecodeError('NOT_AVRO', 'not avro');
+    const id = buffer.readUInt32BE(1);
+    const type = this.types[id];
+    if (!type) throw new DecodeError('UNKNOWN_SCHEMA', `unknown ${id}`);
+    return { schemaId: id, recordName: type.name!, value: type.fromBuffer(buffer.subarray(5)) };
+  }
+  read(buffer: Buffer) {
+    return this.types[buffer.readUInt32BE(1)].fromBuffer(buffer.subarray(5));
+  }
+}
+
+class MemoryReplyCache implements ReplyCache {
+  readonly entries = new Map<string, StoredOutcome>();
+  /** Changes each partner may record (no quota when absent); what was counted. */
+  readonly quotas = new Map<string, number>();
+  readonly counted = new Map<string, number>();
+  async lookup(partnerId: string, id: string): Promise<OutcomeLookup> {
+    const outcome = this.entries.get(id);
+    if (outcome) return { kind: 'recorded', outcome };
+    const held = this.counted.get(partnerId) ?? 0;
+    const quota = this.quotas.get(partnerId);
+    if (quota !== undefined && held >= quota) return { kind: 'quota-exhausted', held, quota, windowSeconds: 60 };
+    this.counted.set(partnerId, held + 1);
+    return { kind: 'new' };
+  }
+  async put(_partnerId: string, id: string, outcome: StoredOutcome) {
+    if (!this.entries.has(id)) this.entries.set(id, outcome);
+  }
+}
+
+const topics = Object.fromEntries(
+  ['portinCommands', 'portinReplies', 'balanceCommands', 'balanceReplies', 'portinEvents', 'balanceEvents', 'deadLetters', 'npRequests', 'npResponses'].map((r) => [r, `t.${r}`]),
+) as Record<TopicRole, string>;
+
+const COMMAND = 'wholesale.portin.v1.CheckPortInEligibility';
+
+function setup(
+  handle: HandlerRegistration['handle'],
+  access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'rateLimiter' | 'rejectedBudget' | 'isRetriable'>> = {},
+  options: Pick<HandlerRegistration, 'readOnly'> = {},
+  deps: Partial<ProcessorDeps> = {},
+) {
+  const codec = new MemoryCodec();
+  const replies = new MemoryReplyCache();
+  let calls = 0;
+  const registration: HandlerRegistration = {
+    domain: 'portin',
+    commandRecord: COMMAND,
+    replyRecord: 'wholesale.portin.v1.CheckPortInEligibilityReply',
+    validate: (c: { gpsi: string }) => (c.gpsi.length < 11 ? [{ path: 'gpsi', reason: 'too short' }] : []),
+    ...options,
+    handle: async (command, context) => {
+      calls++;
+      return handle(command, context);
+    },
+  };
+  const rules = {
+    defaultReplyTopic: topics.portinReplies,
+    partnerReplyRole: 'portinReplies' as const,
+    partnerTopicPrefix: 'p.',
+    forbiddenReplyTopics: new Set<string>(),
+    wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_PORTIN,
+  };
+  const processor = new CommandProcessor({
+    codec,
+    handlers: new Map([[COMMAND, registration]]),
+    replies,
+    topics,
+    deadLetters: { topic: topics.deadLetters, key: { id: 'k', secret: Buffer.alloc(32, 1) } },
+    envelopeRules: { portin: rules, balance: { ...rules, defaultReplyTopic: topics.balanceReplies, partnerReplyRole: 'balanceReplies' } },
+    routing: { topics, partnerTopicPrefix: 'p.', partnerOf: (owner) => ({ P1: 'P1', B1: 'P1', B2: 'P1', P2: 'P2' })[owner], dataSchemaBaseUrl: 'http://registry.test/apis/ccompat/v7' },
+    // Two topics exist besides the partners' own: P1's extra reply topic (2 partitions) and a legacy one.
+    partitionCount: async (topic) => {
+      if (topic === 'p.P1.my.replies' || topic.endsWith('.replies.v1') || topic === 'legacy.replies') return 2;
+      throw new TopicRefusedError(topic, 'UNKNOWN_TOPIC_OR_PARTITION');
+    },
+    rejectedBudget: { take: () => true, spent: () => false },
+    maxMessageBytes: 1000,
+    maxCommandAgeMs: Number.POSITIVE_INFINITY, // the records here carry timestamp 0
+    ...deps,
+    serviceName: 'svc',
+    clock: () => new Date('2026-11-21T10:00:00Z'),
+    log: pino({ level: 'silent' }),
+    isRetriable: (e) => e instanceof Error && e.message === 'redis down',
+    authenticator: openAuthenticator,
+    authorizer: createOpenAuthorizer(undefined),
+    rateLimiter: unlimited,
+    ...access,
+  });
+  return { codec, replies, processor, calls: () => calls };
+}
+
+const position = { topic: 't.portinCommands', partition: 0, offset: '7' };
+const success = async () => ({ reply: { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: 'now', reasonCode: null, reasonDesc: null } });
+
+describe('CommandProcessor', () => {
+  it('routes by record name, answers on the reply topic keyed by correlation id, and remembers the outcome', async () => {
+    const { codec, processor, replies } = setup(success);
+    const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
+    const result = await processor.process({ key: null, value, headers: { 'X-Correlation-Id': 'c1' }, timestamp: '0' }, position, 'portin');
+    expect(result.outcome).toBe('Success');
+    expect(result.outbound).toHaveLength(1);
+    expect(result.outbound[0]).toMatchObject({ topic: 't.portinReplies', key: 'c1', headers: { 'X-Status': 'Success' } });
+    expect(codec.read(result.outbound[0].value!)).toMatchObject({ eligibilityStatus: 'Eligible' });
+    expect(replies.entries.size).toBe(1);
+  });
+
+  it('replays the remembered outcome for a redelivery without calling the handler again', async () => {
+    const { codec, processor, calls } = setup(success);
+    const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'c1' }, timestamp: '0' };
+    const first = await processor.process(record, position, 'portin');
+    const again = await processor.process(record, { ...position, offset: '8' }, 'portin');
+    expect(again.outcome).toBe('REPLAYED');
+    expect(again.outbound).toEqual(first.outbound);
+    expect(calls()).toBe(1);
+  });
+
+  it('runs a read-only handler again on a redelivery and answers from the current state; nothing is recorded', async () => {
+    let checks = 0;
+    const { codec, processor, replies, calls } = setup(async () => ({ reply: { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: `check ${++checks}`, reasonCode: null, reasonDesc: null } }), {}, { readOnly: true });
+    const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 'c1' }, timestamp: '0' });
+    const first = await processor.process(await record('14155550123'), position, 'portin');
+    const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
+    expect(calls()).toBe(2);
+    expect(first.outcome).toBe('Success');
+    expect(again.outcome).toBe('Success');
+    expect(codec.read(again.outbound[0].value!)).toMatchObject({ checkedDate: 'check 2' });
+    expect(replies.entries.size).toBe(0);
+  });
+
+  it('maps a ServiceError to an ErrorReply with its code and problems; validation problems skip the handler', async () => {
+    const { codec, processor, calls } = setup(async () => {
+      throw new ServiceError('CONFLICT', 'port in progress');
+    });
+    const conflict = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'a' }, timestamp: '0' }, position, 'portin');
+    expect(conflict.outcome).toBe('CONFLICT');
+    expect(codec.read(conflict.outbound[0].value!)).toMatchObject({ status: 'CONFLICT', operation: 'CheckPortInEligibility', error: { code: 'CONFLICT', message: 'port in progress' } });
+    const bad = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '1' }), headers: { 'X-Correlation-Id': 'b' }, timestamp: '0' }, position, 'portin');
+    expect(codec.read(bad.outbound[0].value!)).toMatchObject({ status: 'BAD_REQUEST', error: { problems: [{ path: 'gpsi', reason: 'too short' }] } });
+    expect(calls()).toBe(1);
+  });
+
+  it.each([
+    ['CONFLICT', false],
+    ['NOT_FOUND', false],
+    ['BAD_REQUEST', true],
+  ] as const)('a %s refusal from the handler is remembered: %s (only a validation error depends on the payload alone)', async (code, remembered) => {
+    let refusing = true;
+    const { codec, processor, replies, calls } = setup(async () => {
+      if (refusing) throw new ServiceError(code, 'not now');
+      return success();
+    });
+    const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'r1' }, timestamp: '0' };
+    expect((await processor.process(record, position, 'portin')).outcome).toBe(code);
+    expect(replies.entries.size).toBe(remembered ? 1 : 0);
+    refusing = false;
+    const retried = await processor.process(record, { ...position, offset: '8' }, 'portin');
+    expect([retried.outcome, calls()]).toEqual(remembered ? ['REPLAYED', 1] : ['Success', 2]);
+  });
+
+  it('keeps no message carrying secrets in the reply cache: a redelivery runs the handler to send it again; another payload is still a CONFLICT', async () => {
+    const npRequest = { requestId: 'r', gpsi: 'g', portOrderVersion: 1, portOrderId: null, reasonCode: null, reasonDescription: null, correlationId: null, sentAt: 't' };
+    const { codec, processor, replies, calls } = setup(async () => ({
+      ...(await success()),
+      messages: [{ topic: 'npRequests' as const, recordName: 'np.portin.v1.CancelPortRequest', key: 'g', value: npRequest, secrets: 'inClear' as const }],
+    }));
+    const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 's1' }, timestamp: '0' });
+    const first = await processor.process(await record('14155550123'), position, 'portin');
+    expect(first.outbound.map((m) => m.topic)).toEqual(['t.portinReplies', 't.npRequests']);
+    const [stored] = [...replies.entries.values()];
+    expect(stored).toMatchObject({ rerun: true, messages: [first.outbound[0]] });
+    const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
+    expect([again.outcome, calls(), again.outbound.map((m) => m.topic)]).toEqual(['REPLAYED', 2, ['t.portinReplies', 't.npRequests']]);
+    expect([...replies.entries.values()]).toEqual([stored]);
+    expect((await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin')).outcome).toBe('CONFLICT');
+    expect(calls()).toBe(2);
+  });
+
+  it('answers INTERNAL for an unexpected handler failure and does not remember it', async () => {
+    const { codec, processor, replies } = setup(async () => {
+      throw new TypeError('bug');
+    });
+    const result = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'a' }, timestamp: '0' }, position, 'portin');
+    expect(result.outcome).toBe('INTERNAL');
+    expect(replies.entries.size).toBe(0);
+  });
+
+  it('rethrows infrastructure failures as retriable: nothing is answered', async () => {
+    const { codec, processor } = setup(async () => {
+      throw new Error('redis down');
+    });
+    const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: {}, timestamp: '0' };
+    await expect(processor.process(record, position, 'portin')).rejects.toBeInstanceOf(RetriableError);
+  });
+
+  it.each([
+    ['out of memory', "OOM command not allowed when used memory > 'maxmemory'."],
+    ['read-only after a failover', "READONLY You can't write against a read only replica."],
+  ])('with the rate limiter off, Redis refusing a handler (%s) is retried, not answered INTERNAL', async (_why, message) => {
+    const { codec, processor, replies } = setup(async () => {
+      throw Object.assign(new Error(message), { name: 'ReplyError' });
+    }, { rateLimiter: unlimited, isRetriable: isRedisUnavailable });
+    const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'r' }, timestamp: '0' };
+    await expect(processor.process(record, position, 'portin')).rejects.toBeInstanceOf(RetriableError);
+    expect(replies.entries.size).toBe(0);
+  });
+
+  it('dead-letters poison (not Avro, no handler for the domain, too large) and answers only a requester with a correlation id', async () => {
+    const { codec, processor } = setup(success);
+    const notAvro = await processor.process({ key: null, value: Buffer.from('hello'), headers: {}, timestamp: '0' }, position, 'portin');
+    expect(notAvro.outbound.map((m) => m.topic)).toEqual(['t.deadLetters']);
+    const wrongDomain = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'x' }, timestamp: '0' }, position, 'balance');
+    expect(wrongDomain.outbound.map((m) => m.topic)).toEqual(['t.deadLetters', 't.balanceReplies']);
+    expect(wrongDomain.outbound[0].headers['x-dlq-reason']).toBe('NO_HANDLER');
+    const big = await processor.process({ key: null, value: Buffer.alloc(2000), headers: { 'X-Correlation-Id': 'y' }, timestamp: '0' }, position, 'portin');
+    expect(big.outbound[0].headers['x-dlq-reason']).toBe('TOO_LARGE');
+    const bigHeaders = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'z', junk: 'x'.repeat(2000) }, timestamp: '0' }, position, 'portin');
+    expect(bigHeaders.outbound[0].headers['x-dlq-reason']).toBe('TOO_LARGE');
+  });
+});
+
+describe('CommandProcessor access control', () => {
+  const hierarchy = CustomerHierarchy.parse({ partners: [{ id: 'P1', nodes: [{ id: 'B1' }, { id: 'B2' }] }, { id: 'P2' }] });
+  /** A stand-in for the JWT authenticator: the token text is the caller's node. */
+  const tokenIsCaller: Authenticator = {
+    authenticate: async (authorization) => {
+      if (!authorization?.startsWith('Bearer ')) throw new ServiceError('UNAUTHORIZED', 'The command carries no valid credentials: no Authorization header');
+      return { customerId: authorization.slice('Bearer '.length) };
+    },
+    knows: () => false,
+  };
+  const secured = (handle: HandlerRegistration['handle'], rateLimiter: RateLimiter = unlimited) =>
+    setup(handle, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy), rateLimiter });
+  const record = async (codec: MemoryCodec, headers: Record<string, string>, value?: Buffer) => ({
+    key: null,
+    value: value ?? (await codec.encode('', COMMAND, { gpsi: '14155550123' })),
+    headers: { 'X-Correlation-Id': 'c1', ...headers },
+    timestamp: '0',
+  });
+
+  it('answers nobody without valid credentials, whatever reply topic it names: records it on the DLQ without its value or token, before decoding anything', async () => {
+    const { codec, processor, replies, calls } = secured(success);
+    const forged = { 'X-Reply-Topic': 'p.P2.portin.replies.v1', Authorization: 'Basic eA==' };
+    for (const rec of [await record(codec, forged), await record(codec, {}, Buffer.from('not avro at all')), await record(codec, {}, Buffer.alloc(5000))]) {
+      const result = await processor.process(rec, position, 'portin');
+      expect(result.outcome).toBe('UNAUTHORIZED');
+      expect(result.rejection).toEqual({ reason: 'UNAUTHORIZED', action: 'recorded' });
+      expect(result.outbound.map((m) => [m.topic, m.headers['x-dlq-reason']])).toEqual([['t.deadLetters', 'UNAUTHENTICATED']]);
+      const letter = result.outbound[0]!;
+      expect(Object.keys(letter.headers).map((h) => h.toLowerCase())).not.toContain('authorization');
+      // Sealed like every dead letter: inside, the original headers without the token, and no value at all.
+      const opened = openDeadLetter({ ciphertext: letter.value!, nonce: Buffer.from(letter.headers['x-dlq-nonce'] as string, 'base64') }, 'k', sealContext('k', position), new Map([['k', Buffer.alloc(32, 1)]]));
+      expect(opened.value).toBeNull();
+      expect(opened.headers.map(([name]) => name.toLowerCase())).not.toContain('authorization');
+    }
+    expect(calls()).toBe(0);
+    expect(replies.entries.size).toBe(0);
+  });
+
+  it('answers FORBIDDEN on the verified caller\'s own reply topic, never on a topic it names', async () => {
+    const { codec, processor, calls } = secured(success);
+    for (const [caller, header, topic] of [['P1', 'P2', 'p.P1.portin.replies.v1'], ['B1', 'B2', 'p.P1.portin.replies.v1'], ['B1', 'P1', 'p.P1.portin.replies.v1'], ['P2', 'unknown', 'p.P2.portin.replies.v1']]) {
+      const result = await processor.process(await record(codec, { Authorization: `Bearer ${caller}`, wholesaleCustomerId: header, 'X-Reply-Topic': 'p.P1.my.replies' }), position, 'portin');
+      expect([result.outcome, result.outbound.map((m) => m.topic), result.rejection?.action]).toEqual(['FORBIDDEN', [topic], 'answered']);
+    }
+    expect(calls()).toBe(0);
+  });
+
+  it('a verified caller the hierarchy does not know is refused like one without credentials (no partner topic to answer on)', async () => {
+    const { codec, processor } = secured(success);
+    const result = await processor.process(await record(codec, { Authorization: 'Bearer stranger' }), position, 'portin');
+    expect([result.outcome, result.outbound.map((m) => m.topic), result.rejection]).toEqual(['UNAUTHORIZED', ['t.deadLetters'], { reason: 'UNAUTHORIZED', action: 'recorded' }]);
+  });
+
+  it('past the sender\'s refusal budget a refusal is only counted: nothing recorded, nothing answered', async () => {
+    let left = 1;
+    const budget: RejectedBudget = { take: () => left-- > 0, spent: () => false };
+    const { codec, processor } = setup(success, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy), rejectedBudget: budget });
+    const first = await processor.process(await record(codec, {}), position, 'portin');
+    const second = await processor.process(await record(codec, {}), position, 'portin');
+    const forbidden = await processor.process(await record(codec, { Authorization: 'Bearer P1', wholesaleCustomerId: 'P2' }), position, 'portin');
+    expect([first.outbound.length, first.rejection?.action]).toEqual([1, 'recorded']);
+    expect([second.outbound, second.rejection]).toEqual([[], { reason: 'UNAUTHORIZED', action: 'dropped' }]);
+    expect([forbidden.outbound, forbidden.rejection]).toEqual([[], { reason: 'FORBIDDEN', action: 'dropped' }]);
+  });
+
+  it('while the claimed partner\'s refusal budget is spent, a token not verified before is shed unverified; a known one is served', async () => {
+    let verifications = 0;
+    const known = new Set(['Bearer P1']);
+    const authenticator: Authenticator = { ...tokenIsCaller, authenticate: (a) => (verifications++, tokenIsCaller.authenticate(a)), knows: (a) => known.has(a ?? '') };
+    const budget: RejectedBudget = { take: () => false, spent: () => true };
+    const { codec, processor, calls } = setup(success, { authenticator, authorizer: createHierarchyAuthorizer(hierarchy), rejectedBudget: budget });
+    const forged = await processor.process(await record(codec, { Authorization: 'Bearer P1.forged' }), position, 'portin');
+    expect([forged.outcome, forged.outbound, forged.rejection, verifications]).toEqual(['UNAUTHORIZED', [], { reason: 'UNAUTHORIZED', action: 'shed' }, 0]);
+    const valid = await processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin');
+    expect([valid.outcome, verifications, calls()]).toEqual(['Success', 1, 1]);
+  });
+
+  it('answers on the acting partner\'s own reply topic; a requested one only inside its namespace, existing, with a partition in range', async () => {
+    const { codec, processor } = secured(success);
+    let n = 0;
+    const answer = async (headers: Record<string, string | Buffer>) => {
+      const correlationId = `route-${n++}`; // each one a new command, not a replay of the first
+      const result = await processor.process(await record(codec, { Authorization: 'Bearer B1', 'X-Correlation-Id': correlationId, ...headers }), position, 'portin');
+      const value = codec.read(result.outbound[0].value!) as { error?: { problems: { path: string; reason: string }[] } };
+      return { topic: result.outbound[0].topic, partition: result.outbound[0].partition, problems: value.error?.problems.map((p) => `${p.path}: ${p.reason}`) };
+    };
+    expect(await answer({})).toEqual({ topic: 'p.P1.portin.replies.v1', partition: undefined, problems: undefined });
+    expect(await answer({ 'X-Reply-Topic': 'p.P1.my.replies', kafka_replyPartition: '1' })).toEqual({ topic: 'p.P1.my.replies', partition: 1, problems: undefined });
+    const refused = (path: string, reason: string) => ({ topic: 'p.P1.portin.replies.v1', partition: undefined, problems: [expect.stringMatching(new RegExp(`^headers\\.${path}: ${reason}`))] });
+    expect(await answer({ 'X-Reply-Topic': 'p.P2.portin.replies.v1' })).toEqual(refused('X-Reply-Topic', 'must be a topic of your own namespace p\\.P1\\.'));
+    expect(await answer({ kafka_replyTopic: '__consumer_offsets' })).toEqual(refused('X-Reply-Topic', 'must not name an internal'));
+    expect(await answer({ 'X-Reply-Topic': 'p.P1.does.not.exist' })).toEqual(refused('X-Reply-Topic', 'names a topic that does not exist'));
+    expect(await answer({ 'X-Reply-Topic': 'p.P1.portin.events.v1' })).toEqual(refused('X-Reply-Topic', 'must not name one of your event topics'));
+    expect(await answer({ kafka_replyPartition: '7' })).toEqual(refused('kafka_replyPartition', 'must be a partition of the reply topic \\(0 to 1\\)'));
+    expect(await answer({ kafka_replyPartition: 'x' })).toEqual(refused('kafka_replyPartition', 'must be a partition'));
+  });
+
+  it('AUTH_MODE=none: a known node is answered on its partner\'s topic; an unknown one on the legacy shared topic, where any existing topic may be asked for', async () => {
+    const { codec, processor } = setup(success, { authorizer: createOpenAuthorizer(hierarchy) });
+    let n = 0;
+    const topicOf = async (headers: Record<string, string>) => (await processor.process(await record(codec, { 'X-Correlation-Id': `none-${n++}`, ...headers }), position, 'portin')).outbound[0].topic;
+    expect(await topicOf({ wholesaleCustomerId: 'B2' })).toBe('p.P1.portin.replies.v1');
+    expect(await topicOf({ wholesaleCustomerId: 'nobody' })).toBe('t.portinReplies');
+    expect(await topicOf({ 'X-Reply-Topic': 'legacy.replies' })).toBe('legacy.replies');
+    expect(await topicOf({ wholesaleCustomerId: 'B2', 'X-Reply-Topic': 'legacy.replies' })).toBe('p.P1.portin.replies.v1');
+  });
+
+  it('publishes an event to the operator\'s topic and to its owner\'s partner topic: the same bytes and ce_id', async () => {
+    const event = { topic: 'portinEvents' as const, recordName: 'wholesale.portin.v1.PortInActivationEvent', key: 'g', owner: 'B2', cloudEvent: { id: 'e1', subject: 'g', time: 't' } };
+    const { codec, processor } = secured(async () => {
+      const reply = (await success()).reply;
+      const value = { eventId: 'e1', eventTime: 't', gpsi: 'g', partnerTransactionId: 'x', portOrderId: null, portOrderVersion: '1', portStatus: 'OPEN', previousPortStatus: null, reasonCode: null, reasonDescription: null, subscriberId: 's', wholesaleCustomerId: 'B2', correlationId: null };
+      return { reply, messages: [{ ...event, value }, { ...event, owner: 'nobody', value }] };
+    });
+    const result = await processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin');
+    const events = result.outbound.slice(1);
+    expect(events.map((m) => m.topic)).toEqual(['t.portinEvents', 'p.P1.portin.events.v1', 't.portinEvents']);
+    expect(events[1].value).toBe(events[0].value);
+    expect(events.map((m) => m.headers.ce_id)).toEqual(['e1', 'e1', 'e1']);
+  });
+
+  it('gives the handler the acting node and a subtree check', async () => {
+    const seen: { customer?: string; canSee: boolean[]; visible: readonly string[] }[] = [];
+    const { codec, processor } = secured(async (_command, context) => {
+      seen.push({ customer: context.wholesaleCustomerId, canSee: ['P1', 'B1', 'B2', 'P2'].map((o) => context.canSee(o)), visible: context.visibleCustomerIds });
+      return success();
+    });
+    await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'p' }), position, 'portin');
+    await processor.process(await record(codec, { Authorization: 'Bearer P1', wholesaleCustomerId: 'B1', 'X-Correlation-Id': 'b' }), position, 'portin');
+    expect(seen).toEqual([
+      { customer: 'P1', canSee: [true, true, true, false], visible: ['P1', 'B1', 'B2'] },
+      { customer: 'B1', canSee: [false, true, false, false], visible: ['B1'] },
+    ]);
+  });
+
+  it('two partners reusing one correlation id never share a remembered reply', async () => {
+    const { codec, processor, calls } = secured(success);
+    const first = await processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin');
+    const second = await processor.process(await record(codec, { Authorization: 'Bearer P2' }), { ...position, offset: '8' }, 'portin');
+    expect([first.outcome, second.outcome, calls()]).toEqual(['Success', 'Success', 2]);
+  });
+
+  it('answers RATE_LIMITED when the partner\'s bucket is empty, counting the partner of the acting node', async () => {
+    const partners: string[] = [];
+    const limiter: RateLimiter = { admit: async (partner) => (partners.push(partner), { allowed: partner !== 'P1', retryAfterMs: 250 }) };
+    const { codec, processor, calls, replies } = secured(success, limiter);
+    const limited = await processor.process(await record(codec, { Authorization: 'Bearer P1', wholesaleCustomerId: 'B2' }), position, 'portin');
+    expect(limited.outcome).toBe('RATE_LIMITED');
+    expect(codec.read(limited.outbound[0].value!)).toMatchObject({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('retry in 250 ms') } });
+    const served = await processor.process(await record(codec, { Authorization: 'Bearer P2' }), position, 'portin');
+    expect([served.outcome, served.customer, limited.customer]).toEqual(['Success', 'P2', undefined]); // the audit line names who acted
+    expect([partners, calls(), replies.entries.size]).toEqual([['P1', 'P2'], 1, 1]);
+  });
+
+  it('over its idempotency quota a partner gets RATE_LIMITED naming the quota: nothing applied or recorded, a recorded change still replays, another partner is served', async () => {
+    const { codec, processor, calls, replies } = secured(success);
+    replies.quotas.set('P1', 1);
+    const first = await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'a' }), position, 'portin');
+    const refused = await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'b' }), position, 'portin');
+    expect([first.outcome, refused.outcome, calls(), replies.entries.size]).toEqual(['Success', 'RATE_LIMITED', 1, 1]);
+    const message = codec.read(refused.outbound[0].value!).error.message as string;
+    expect(message).toMatch(/^The partner's idempotency quota is exhausted: 1 changes recorded within 60 s, the quota is 1/);
+    expect(message).not.toMatch(/rate/);
+    const replayed = await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'a' }), { ...position, offset: '9' }, 'portin');
+    const other = await processor.process(await record(codec, { Authorization: 'Bearer P2', 'X-Correlation-Id': 'b' }), position, 'portin');
+    expect([replayed.outcome, other.outcome, calls()]).toEqual(['REPLAYED', 'Success', 2]);
+  });
+
+  it('a query is never counted against the idempotency quota', async () => {
+    const { codec, processor, replies } = setup(success, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy) }, { readOnly: true });
+    replies.quotas.set('P1', 0);
+    const queried = await processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin');
+    expect([queried.outcome, replies.counted.size]).toEqual(['Success', 0]);
+  });
+
+  it('a limiter that cannot reach Redis makes the record retriable, not refused', async () => {
+    const { codec, processor } = secured(success, { admit: async () => Promise.reject(new Error('redis down')) });
+    await expect(processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin')).rejects.toBeInstanceOf(RetriableError);
+  });
+
+  it('refuses a command whose record is older than the window with STALE_COMMAND: not decoded, not handled, not recorded, no rate used', async () => {
+    const now = new Date('2026-11-21T10:00:00Z').getTime();
+    let admitted = 0;
+    const limiter: RateLimiter = { admit: async () => (admitted++, { allowed: true, retryAfterMs: 0 }) };
+    const { codec, processor, replies, calls } = setup(success, { rateLimiter: limiter }, {}, { maxCommandAgeMs: 60_000 });
+    const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
+    const at = (ageMs: number) => ({ key: null, value, headers: { 'X-Correlation-Id': `c${ageMs}` }, timestamp: String(now - ageMs) });
+    const stale = await processor.process(at(60_001), position, 'portin');
+    expect(stale.outcome).toBe('STALE_COMMAND');
+    expect(stale.outbound[0]).toMatchObject({ key: 'c60001', headers: { 'X-Status': 'STALE_COMMAND' } });
+    expect(codec.read(stale.outbound[0].value!)).toMatchObject({ error: { code: 'STALE_COMMAND', message: expect.stringContaining('60 s old') } });
+    expect([calls(), replies.entries.size, admitted]).toEqual([0, 0, 0]);
+    expect((await processor.process(at(60_000), position, 'portin')).outcome).toBe('Success');
+  });
+
+  it('dead-letters an event that does not match its schema and still answers and sends the rest', async () => {
+    const event = (value: Record<string, unknown>) => ({ topic: 'balanceEvents' as const, recordName: 'wholesale.balance.v1.BalancesUpdated', key: '14155550123', value, cloudEvent: { id: 'e1', subject: '14155550123', time: 'now' } });
+    const { codec, processor } = setup(async () => ({ ...(await success()), messages: [event({ not: 'a BalancesUpdated' })] }));
+    const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
+    const result = await processor.process({ key: null, value, headers: { 'X-Correlation-Id': 'c1' }, timestamp: '5' }, position, 'portin');
+    expect(result.outcome).toBe('Success');
+    expect(result.outbound.map((m) => m.topic)).toEqual(['t.portinReplies', 't.deadLetters']);
+    const letter = result.outbound[1]!;
+    expect(letter).toMatchObject({
+      key: Buffer.from('14155550123'),
+      headers: { 'x-dlq-reason': 'UNDELIVERABLE', 'x-dlq-target-topic': 't.balanceEvents', 'x-dlq-source-offset': '7', 'x-dlq-source-timestamp': '5', 'x-dlq-cipher': 'AES-256-GCM' },
+    });
+    // Sealed like every dead letter: the event as JSON and its own headers only inside.
+    const opened = openDeadLetter(
+      { ciphertext: letter.value!, nonce: Buffer.from(letter.headers['x-dlq-nonce'] as string, 'base64') },
+      'k',
+      sealContext('k', position),
+      new Map([['k', Buffer.alloc(32, 1)]]),
+    );
+    expect(opened.value).toEqual(Buffer.from('{"not":"a BalancesUpdated"}'));
+    expect(opened.headers).toContainEqual(['ce_id', 'e1']);
+    expect(letter.headers.ce_id).toBeUndefined();
+  });
+});
