@@ -1,6 +1,6 @@
 import { planOfPrimaryBucket, type BucketDefinition, type BucketKind, type Catalog, type PlanDefinition } from '../catalog/catalog';
 import { ServiceError, type FieldProblem } from '../../contract/errors';
-import { Problems, checkArray, checkInteger, checkString } from '../validation/problems';
+import { Problems, checkArray, checkInteger, checkString, checked, type Checked } from '../validation/problems';
 import { GPSI } from '../validation/spec-fields';
 import type { BalanceAction, BalanceActionKind } from './model';
 import { toMilli } from './units';
@@ -30,13 +30,7 @@ export const HISTORY_MAX_LIMIT = 500;
 const BUCKET_REF_ID = { min: 1, max: 36 };
 const TEXT = { required: true, min: 1, max: 64 };
 
-/** Field problems of a command and what validation extracted from it. */
-export interface Checked<T> {
-  problems: FieldProblem[];
-  value: T;
-}
-
-const checked = <T>(problems: Problems, value: T): Checked<T> => ({ problems: problems.list, value });
+export type { Checked } from '../validation/problems';
 
 function gpsiProblems(gpsi: unknown): Problems {
   const problems = new Problems();

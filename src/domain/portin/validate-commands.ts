@@ -1,14 +1,13 @@
-import { ServiceError } from '../../contract/errors';
-import { Problems, checkArray, checkInteger, checkString } from '../validation/problems';
+import { Problems, checkArray, checkInteger, checkString, checked, type Checked } from '../validation/problems';
 import { EID, GPSI, ICCID, PARTNER_TRANSACTION_ID, PEI, PORT_ORDER_ID, SUBSCRIBER_ID, WHOLESALE_PLAN_ID } from '../validation/spec-fields';
 import type { CancelPortInCommand, CreatePortInCommand, ProductChange, QueryPortInCommand, UpdatePortInCommand } from './commands';
 import { DATE_TIME_TEXT, dueDateProblem, isDateTime, type DueDateRules } from './due-date';
 import { checkPortInfo } from './port-info';
 
 /**
- * Validation of the four port-in commands, pure. Each function checks every field, collects every problem
- * (paths like `portInfo.contact.firstName`, `bucketRefId[2]`) and throws one BAD_REQUEST listing them all,
- * or returns the normalised command. Arrays are capped so a hostile message is refused before it is walked.
+ * Validation of the four port-in commands, pure, in the convention of every validator (validation/problems.ts):
+ * each function checks every field and returns every problem (paths like `portInfo.contact.firstName`,
+ * `bucketRefId[2]`) with the normalised command, or with no command when there is any problem. Arrays are capped so a hostile message is refused before it is walked.
  */
 export const LIMITS = { bucketRefIds: 20, products: 20, characteristics: 20 } as const;
 export const E_SIM_DELIVERY_METHODS = ['QR'] as const;
@@ -26,9 +25,8 @@ const asRecord = (problems: Problems, value: unknown): Raw => {
 
 const present = <T>(value: T | null | undefined): T | undefined => (value === null ? undefined : value);
 
-function fail(problems: Problems): never {
-  throw ServiceError.badRequest(problems.list);
-}
+/** The problems, and no command to act on. */
+const refused = (problems: Problems): Checked<undefined> => checked(problems, undefined);
 
 function checkBucketRefIds(problems: Problems, value: unknown): string[] {
   const items = checkArray(problems, 'bucketRefId', value, { maxItems: LIMITS.bucketRefIds }) ?? [];
@@ -82,7 +80,7 @@ function checkDueDate(problems: Problems, value: unknown, rules: DueDateRules | 
  * gpsi is optional in the spec, but a port-in moves a number in: without the number there is nothing to
  * port, to check for eligibility, or to key the request by. It is required here.
  */
-export function validateCreatePortIn(value: unknown, dueDates?: DueDateRules): CreatePortInCommand {
+export function checkCreatePortIn(value: unknown, dueDates?: DueDateRules): Checked<CreatePortInCommand | undefined> {
   const problems = new Problems();
   const raw = asRecord(problems, value);
   checkString(problems, 'partnerTransactionId', raw.partnerTransactionId, { ...PARTNER_TRANSACTION_ID, required: true });
@@ -99,8 +97,8 @@ export function validateCreatePortIn(value: unknown, dueDates?: DueDateRules): C
   const products = checkProducts(problems, raw.products);
   const portInfo = checkPortInfo(problems, 'portInfo', raw.portInfo, 'create');
   const desiredDueDate = checkDueDate(problems, raw.desiredDueDate, dueDates);
-  if (!problems.ok || !portInfo) fail(problems);
-  return {
+  if (!problems.ok || !portInfo) return refused(problems);
+  return checked(problems, {
     partnerTransactionId: raw.partnerTransactionId as string,
     subscriberId: raw.subscriberId as string,
     wholesalePlanId: raw.wholesalePlanId as string,
@@ -115,10 +113,10 @@ export function validateCreatePortIn(value: unknown, dueDates?: DueDateRules): C
     products,
     portInfo,
     ...(desiredDueDate ? { desiredDueDate } : {}),
-  };
+  });
 }
 
-export function validateUpdatePortIn(value: unknown, dueDates?: DueDateRules): UpdatePortInCommand {
+export function checkUpdatePortIn(value: unknown, dueDates?: DueDateRules): Checked<UpdatePortInCommand | undefined> {
   const problems = new Problems();
   const raw = asRecord(problems, value);
   checkString(problems, 'partnerTransactionId', raw.partnerTransactionId, { ...PARTNER_TRANSACTION_ID, required: true });
@@ -129,31 +127,31 @@ export function validateUpdatePortIn(value: unknown, dueDates?: DueDateRules): U
   if (updatePortInfo && problems.ok && Object.keys(updatePortInfo).length === 0 && raw.desiredDueDate == null) {
     problems.add('updatePortInfo', 'must change at least one member, or desiredDueDate must be given');
   }
-  if (!problems.ok || !updatePortInfo) fail(problems);
-  return { partnerTransactionId: raw.partnerTransactionId as string, gpsi: raw.gpsi as string, updatePortInfo, ...(desiredDueDate ? { desiredDueDate } : {}) };
+  if (!problems.ok || !updatePortInfo) return refused(problems);
+  return checked(problems, { partnerTransactionId: raw.partnerTransactionId as string, gpsi: raw.gpsi as string, updatePortInfo, ...(desiredDueDate ? { desiredDueDate } : {}) });
 }
 
-export function validateCancelPortIn(value: unknown): CancelPortInCommand {
+export function checkCancelPortIn(value: unknown): Checked<CancelPortInCommand | undefined> {
   const problems = new Problems();
   const raw = asRecord(problems, value);
   const hasPtid = checkString(problems, 'partnerTransactionId', raw.partnerTransactionId, PARTNER_TRANSACTION_ID);
   const hasGpsi = checkString(problems, 'gpsi', raw.gpsi, GPSI);
   if (problems.ok && !hasPtid && !hasGpsi) problems.add('partnerTransactionId', 'partnerTransactionId or gpsi is required');
-  if (!problems.ok) fail(problems);
-  return { partnerTransactionId: present(raw.partnerTransactionId as string | null), gpsi: present(raw.gpsi as string | null) };
+  if (!problems.ok) return refused(problems);
+  return checked(problems, { partnerTransactionId: present(raw.partnerTransactionId as string | null), gpsi: present(raw.gpsi as string | null) });
 }
 
-export function validateQueryPortIn(value: unknown): QueryPortInCommand {
+export function checkQueryPortIn(value: unknown): Checked<QueryPortInCommand | undefined> {
   const problems = new Problems();
   const raw = asRecord(problems, value);
   const hasGpsi = checkString(problems, 'gpsi', raw.gpsi, GPSI);
   const hasPtid = checkString(problems, 'partnerTransactionId', raw.partnerTransactionId, PARTNER_TRANSACTION_ID);
   const hasOrder = checkString(problems, 'portOrderId', raw.portOrderId, PORT_ORDER_ID);
   if (problems.ok && !hasGpsi && !hasPtid && !hasOrder) problems.add('gpsi', 'gpsi, partnerTransactionId or portOrderId is required');
-  if (!problems.ok) fail(problems);
-  return {
+  if (!problems.ok) return refused(problems);
+  return checked(problems, {
     gpsi: present(raw.gpsi as string | null),
     partnerTransactionId: present(raw.partnerTransactionId as string | null),
     portOrderId: present(raw.portOrderId as string | null),
-  };
+  });
 }

@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../../contract/errors';
+import { ServiceError, type FieldProblem } from '../../contract/errors';
 
 /** Collects every problem of a command so the reply lists them all at once, not only the first. */
 export class Problems {
@@ -12,6 +12,25 @@ export class Problems {
   get ok(): boolean {
     return this.list.length === 0;
   }
+}
+
+/**
+ * The one convention of every command validator: check every field, then return all the problems found
+ * with what could be read of the command (`value`, undefined when nothing usable was). Validators never
+ * throw; the caller decides — the pipeline lists the problems before a handler runs, a handler turns them
+ * into its BAD_REQUEST with `orBadRequest`.
+ */
+export interface Checked<T> {
+  problems: FieldProblem[];
+  value: T;
+}
+
+export const checked = <T>(problems: Problems, value: T): Checked<T> => ({ problems: problems.list, value });
+
+/** The command when it has no problem; otherwise one BAD_REQUEST listing them all. */
+export function orBadRequest<T>(result: Checked<T | undefined>): T {
+  if (result.problems.length > 0 || result.value === undefined) throw ServiceError.badRequest(result.problems);
+  return result.value;
 }
 
 export interface StringRule {

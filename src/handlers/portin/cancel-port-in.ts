@@ -1,7 +1,8 @@
 import { causeIds } from '../../domain/portin/ids';
 import type { Cause } from '../../domain/portin/messages';
 import { planCancel } from '../../domain/portin/transitions';
-import { validateCancelPortIn } from '../../domain/portin/validate-commands';
+import { checkCancelPortIn } from '../../domain/portin/validate-commands';
+import { orBadRequest } from '../../domain/validation/problems';
 import type { Handler } from '../../contract/handlers';
 import { applyChange, conflictError, notFoundError, publishable } from './apply-change';
 import type { PortInDeps } from './deps';
@@ -15,7 +16,7 @@ import { describeKeys, findOwnedRequest } from './find-request';
  */
 export const createCancelPortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {
-    const command = validateCancelPortIn(raw);
+    const command = orBadRequest(checkCancelPortIn(raw));
     const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };
     const target = await findOwnedRequest(deps.store, context, command);
     if (!target) throw notFoundError(`matches ${describeKeys(command)}`);

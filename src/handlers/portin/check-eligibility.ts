@@ -1,7 +1,6 @@
 import { decideEligibility, type NonPortableRange } from '../../domain/portin/eligibility';
-import { ServiceError, type FieldProblem } from '../../contract/errors';
 import { isInProgress } from '../../domain/portin/lifecycle';
-import { Problems, checkString } from '../../domain/validation/problems';
+import { Problems, checkString, checked, orBadRequest, type Checked } from '../../domain/validation/problems';
 import { GPSI } from '../../domain/validation/spec-fields';
 import type { Handler } from '../../contract/handlers';
 import type { NumberFacts, PortInStore } from './ports';
@@ -10,10 +9,10 @@ export interface CheckPortInEligibility {
   gpsi: string;
 }
 
-export function validateEligibilityCommand(command: CheckPortInEligibility): FieldProblem[] {
+export function checkEligibility(command: CheckPortInEligibility): Checked<CheckPortInEligibility | undefined> {
   const problems = new Problems();
   checkString(problems, 'gpsi', command.gpsi, { ...GPSI, required: true });
-  return problems.list;
+  return checked(problems, problems.ok ? command : undefined);
 }
 
 export interface EligibilityDeps {
@@ -24,8 +23,7 @@ export interface EligibilityDeps {
 
 export const createCheckEligibility = (deps: EligibilityDeps): Handler<CheckPortInEligibility> =>
   async (command, context) => {
-    const problems = validateEligibilityCommand(command);
-    if (problems.length > 0) throw ServiceError.badRequest(problems);
+    orBadRequest(checkEligibility(command));
     const [status, portIn] = await Promise.all([deps.numbers.subscriptionStatus(command.gpsi), deps.portIns.current(command.gpsi)]);
     const decision = decideEligibility({
       gpsi: command.gpsi,

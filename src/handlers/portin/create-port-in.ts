@@ -8,7 +8,8 @@ import type { Cause } from '../../domain/portin/messages';
 import { reason } from '../../domain/portin/reason-codes';
 import { dueDateRules, pendingSubscriptionFor, type PortInRequest } from '../../domain/portin/request';
 import { planCreate } from '../../domain/portin/transitions';
-import { validateCreatePortIn } from '../../domain/portin/validate-commands';
+import { checkCreatePortIn } from '../../domain/portin/validate-commands';
+import { orBadRequest } from '../../domain/validation/problems';
 import type { CommandContext, Handler } from '../../contract/handlers';
 import { applyChange, publishable } from './apply-change';
 import { ownerOf, type PortInDeps } from './deps';
@@ -81,7 +82,7 @@ async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requ
 
 export const createCreatePortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {
-    const command = validateCreatePortIn(raw, dueDateRules(deps.settings, context.now));
+    const command = orBadRequest(checkCreatePortIn(raw, dueDateRules(deps.settings, context.now)));
     const problems = catalogProblems(command, deps.catalog);
     if (problems.length > 0) throw ServiceError.badRequest(problems, 'The command names what the catalog does not hold');
     const owner = ownerOf(context);

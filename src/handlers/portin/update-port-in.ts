@@ -3,7 +3,8 @@ import type { Cause } from '../../domain/portin/messages';
 import { changesOnlyDueDate } from '../../domain/portin/commands';
 import { dueDateRules } from '../../domain/portin/request';
 import { planUpdate } from '../../domain/portin/transitions';
-import { validateUpdatePortIn } from '../../domain/portin/validate-commands';
+import { checkUpdatePortIn } from '../../domain/portin/validate-commands';
+import { orBadRequest } from '../../domain/validation/problems';
 import type { Handler } from '../../contract/handlers';
 import { applyChange, conflictError, notFoundError, publishable } from './apply-change';
 import type { PortInDeps } from './deps';
@@ -16,7 +17,7 @@ import type { PortInDeps } from './deps';
  */
 export const createUpdatePortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {
-    const command = validateUpdatePortIn(raw, dueDateRules(deps.settings, context.now));
+    const command = orBadRequest(checkUpdatePortIn(raw, dueDateRules(deps.settings, context.now)));
     const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };
     const missing = () => notFoundError(`with partnerTransactionId ${command.partnerTransactionId} for gpsi ${command.gpsi}`);
     const result = await applyChange(deps, {

@@ -13,9 +13,9 @@ import {
 } from '../../../src/domain/balance/validation';
 import { toMilli } from '../../../src/domain/balance/units';
 import { parseNpResponse } from '../../../src/domain/portin/np-response';
-import { validateCancelPortIn, validateCreatePortIn, validateQueryPortIn, validateUpdatePortIn } from '../../../src/domain/portin/validate-commands';
-import { validateEligibilityCommand } from '../../../src/handlers/portin/check-eligibility';
-import { ServiceError, type FieldProblem } from '../../../src/contract/errors';
+import { checkCancelPortIn, checkCreatePortIn, checkQueryPortIn, checkUpdatePortIn } from '../../../src/domain/portin/validate-commands';
+import { checkEligibility } from '../../../src/handlers/portin/check-eligibility';
+import type { FieldProblem } from '../../../src/contract/errors';
 import { readEnvelope } from '../../../src/pipeline/envelope';
 import defaultCatalog from '../../../config/catalog.json';
 
@@ -23,31 +23,20 @@ import defaultCatalog from '../../../config/catalog.json';
  * Every validator the worker runs on a decoded command, fed random input: any object (the decoder always
  * hands over a record, never null or a primitive), objects with the command's field names and values of any
  * type, and random values of the command's own Avro schema (what the decoder actually produces). Each must
- * answer with field problems — a list, or a BAD_REQUEST ServiceError carrying them — and never throw
- * anything else (an untyped error is answered INTERNAL).
+ * answer with its field problems (the one convention: validation/problems.ts's Checked) and never throw
+ * (an error would be answered INTERNAL).
  */
 const catalog = buildCatalog(defaultCatalog);
 const schemas = loadSchemas();
 
 type Validator = (value: any) => FieldProblem[];
 
-/** Runs a throwing validator and returns its problems; anything but a BAD_REQUEST ServiceError escapes. */
-const problemsOf = (validate: (value: any) => unknown): Validator => (value) => {
-  try {
-    validate(value);
-    return [];
-  } catch (error) {
-    if (error instanceof ServiceError && error.code === 'BAD_REQUEST') return error.problems;
-    throw error;
-  }
-};
-
 const VALIDATORS: Record<string, Validator> = {
-  'wholesale.portin.v1.CreatePortIn': problemsOf(validateCreatePortIn),
-  'wholesale.portin.v1.UpdatePortIn': problemsOf(validateUpdatePortIn),
-  'wholesale.portin.v1.CancelPortIn': problemsOf(validateCancelPortIn),
-  'wholesale.portin.v1.QueryPortIn': problemsOf(validateQueryPortIn),
-  'wholesale.portin.v1.CheckPortInEligibility': (value) => validateEligibilityCommand(value),
+  'wholesale.portin.v1.CreatePortIn': (value) => checkCreatePortIn(value).problems,
+  'wholesale.portin.v1.UpdatePortIn': (value) => checkUpdatePortIn(value).problems,
+  'wholesale.portin.v1.CancelPortIn': (value) => checkCancelPortIn(value).problems,
+  'wholesale.portin.v1.QueryPortIn': (value) => checkQueryPortIn(value).problems,
+  'wholesale.portin.v1.CheckPortInEligibility': (value) => checkEligibility(value).problems,
   'wholesale.balance.v1.AddBuckets': (value) => checkAddBuckets(value, catalog).problems,
   'wholesale.balance.v1.SwapPrimaryBucket': (value) => checkSwapPrimary(value, catalog).problems,
   'wholesale.balance.v1.CancelBuckets': (value) => checkCancelBuckets(value).problems,

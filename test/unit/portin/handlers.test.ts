@@ -7,7 +7,8 @@ import { createQueryPortIn } from '../../../src/handlers/portin/query-port-in';
 import { createUpdatePortIn } from '../../../src/handlers/portin/update-port-in';
 import type { CommandContext, HandlerResult } from '../../../src/contract/handlers';
 import { payloadFingerprint } from '../../../src/domain/portin/ids';
-import { validateCreatePortIn } from '../../../src/domain/portin/validate-commands';
+import { checkCreatePortIn } from '../../../src/domain/portin/validate-commands';
+import { orBadRequest } from '../../../src/domain/validation/problems';
 import { T0, rawCreate, subscriptionFor } from '../../support/portin/fixtures';
 import { context, portInKit, scopedContext } from '../../support/portin/handler-kit';
 
@@ -139,7 +140,7 @@ describe('CreatePortIn handler', () => {
     const payload = rawCreate();
     // an earlier command claimed the transaction and died before writing anything
     const first = context();
-    const claim = await store.claimTransaction('WC-1', 'PTX-1', { commandId: first.commandId, payloadHash: payloadFingerprint(validateCreatePortIn(payload)), gpsi: GPSI, requestId: 'r', now: T0 });
+    const claim = await store.claimTransaction('WC-1', 'PTX-1', { commandId: first.commandId, payloadHash: payloadFingerprint(orBadRequest(checkCreatePortIn(payload))), gpsi: GPSI, requestId: 'r', now: T0 });
     expect(claim.kind).toBe('claimed');
     expect(await refusal(create(payload, context({ now: later(1000) })))).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('retry later') });
     const taken = await create(payload, context({ now: later(31_000) }));

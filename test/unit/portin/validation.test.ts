@@ -1,12 +1,13 @@
 import { ServiceError, type FieldProblem } from '../../../src/contract/errors';
-import {
-  LIMITS,
-  validateCancelPortIn,
-  validateCreatePortIn,
-  validateQueryPortIn,
-  validateUpdatePortIn,
-} from '../../../src/domain/portin/validate-commands';
+import { LIMITS, checkCancelPortIn, checkCreatePortIn, checkQueryPortIn, checkUpdatePortIn } from '../../../src/domain/portin/validate-commands';
+import { orBadRequest } from '../../../src/domain/validation/problems';
 import { T0, rawCreate } from '../../support/portin/fixtures';
+
+// The command, or the one BAD_REQUEST listing every problem, as the handlers take them.
+const validateCreatePortIn = (...args: Parameters<typeof checkCreatePortIn>) => orBadRequest(checkCreatePortIn(...args));
+const validateUpdatePortIn = (...args: Parameters<typeof checkUpdatePortIn>) => orBadRequest(checkUpdatePortIn(...args));
+const validateCancelPortIn = (value: unknown) => orBadRequest(checkCancelPortIn(value));
+const validateQueryPortIn = (value: unknown) => orBadRequest(checkQueryPortIn(value));
 
 function problemsOf(run: () => unknown): FieldProblem[] {
   try {
