@@ -1,4 +1,4 @@
-/** The package's client entry point: `import { WholesaleClient } from 'wholesale-portin-balance/client'`. */
+/** The client library's entry point: the `wholesale-client` package (`npm run pack:client`), `import { WholesaleClient } from 'wholesale-client'`. */
 export { WholesaleClient, type WholesaleClientOptions, type CallOptions } from './wholesale-client';
 export { WholesaleClientError, RequestTimeoutError, ServiceReplyError, InvalidCommandError, ClientClosedError } from './errors';
 export { OPERATIONS, type OperationName, type OperationInput, type OperationReply } from './operations';
