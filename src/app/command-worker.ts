@@ -37,6 +37,7 @@ export async function connectWorkerTransport(
     sessionTimeout: config.kafka.sessionTimeoutMs,
     heartbeatInterval: config.kafka.heartbeatIntervalMs,
     metadataMaxAge: config.kafka.metadataMaxAgeMs,
+    maxWaitTimeInMs: config.kafka.fetchMaxWaitMs,
   });
   // partition counts for the sender, which chooses every message's partition itself
   const metadata = kafka.admin();

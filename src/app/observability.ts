@@ -23,6 +23,8 @@ export interface Observability {
   recordOutcome(outcome: RecordOutcome, durationMs: number, message: KafkaMessage): void;
   /** Follows the worker consumer's group membership (readiness) and the lag of the topics it consumes. Call before it runs. */
   watchConsumer(consumer: Consumer, topics: readonly string[]): void;
+  /** Reads how many partitions the batch worker holds behind a record that failed retriably. */
+  watchHeldPartitions(read: () => number): void;
   /** Starts the HTTP side port (when configured). */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -45,10 +47,12 @@ export async function createObservability(deps: ObservabilityDeps): Promise<Obse
   await admin.connect();
   let consumerState: ConsumerStateTracker | undefined;
   let consumedTopics: readonly string[] = [];
+  let heldPartitions = () => 0;
   const metrics = new ServiceMetrics({
     topics: config.topics,
     lag: () => withTimeout(groupLag(admin, config.groupId, consumedTopics), probeTimeoutMs, 'consumer lag'),
     assignedPartitions: () => consumerState?.assignedPartitions ?? 0,
+    heldPartitions: () => heldPartitions(),
   });
   observeRedisCalls(deps.redis, metrics.redisCall);
 
@@ -89,6 +93,9 @@ export async function createObservability(deps: ObservabilityDeps): Promise<Obse
     watchConsumer: (consumer, topics) => {
       consumerState = new ConsumerStateTracker(consumer);
       consumedTopics = topics;
+    },
+    watchHeldPartitions: (read) => {
+      heldPartitions = read;
     },
     start: async () => {
       if (port === undefined) return;

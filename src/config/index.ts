@@ -64,6 +64,12 @@ export interface ServiceConfig {
      * wait at kafkajs' 5 min default). This bounds that stall.
      */
     metadataMaxAgeMs: number;
+    /**
+     * How long a fetch waits for new records, and how long kafkajs sleeps when every partition of a broker is
+     * paused: a partition held behind a record that failed retriably is fetched again at most this much
+     * after its backoff ends (kafkajs' 5 s default made every retry after a Redis outage wait up to 5 s).
+     */
+    fetchMaxWaitMs: number;
   };
   schemaRegistryUrl: string;
   redis: {
@@ -255,11 +261,12 @@ function loadBalanceSettings(reader: EnvReader, env: Env): BalanceSettings {
 }
 
 /** The broker refuses sessions under 6 s (group.min.session.timeout.ms); heartbeats must fit in a session several times. */
-function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'metadataMaxAgeMs'> {
+function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'metadataMaxAgeMs' | 'fetchMaxWaitMs'> {
   const sessionTimeoutMs = reader.integer('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000);
   const heartbeatIntervalMs = reader.integer('KAFKA_HEARTBEAT_INTERVAL_MS', 3_000, 100, Math.floor(sessionTimeoutMs / 3));
   const metadataMaxAgeMs = reader.integer('KAFKA_METADATA_MAX_AGE_MS', 10_000, 1_000, 300_000);
-  return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs };
+  const fetchMaxWaitMs = reader.integer('KAFKA_FETCH_MAX_WAIT_MS', 500, 10, 30_000);
+  return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs, fetchMaxWaitMs };
 }
 
 /**

@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Partitioners, type PartitionMetadata } from 'kafkajs';
 import type { ServiceConfig } from '../../../src/config';
 import { loadNpSimulatorConfig } from '../../../src/config';
 import { createBalanceComponents } from '../../../src/app/balance';
@@ -12,6 +16,14 @@ import { envFor, testLogger, TestRequester, TopicReader, type Reply } from '../.
 import { createCommand, PORTIN } from '../../support/portin/journey';
 import { WorkerProcess } from '../../support/worker-process';
 import { FAULT_CUSTOMER, partnerToken, workerEnv } from './fault-config';
+
+/** A copy of the configuration's catalog without one plan (CATALOG_FILE of a worker whose catalog lost it). */
+export function catalogWithout(config: ServiceConfig, planId: string): string {
+  const catalog = JSON.parse(readFileSync(config.catalogFile, 'utf8')) as { plans: { wholesalePlanId: string }[] };
+  const file = join(mkdtempSync(join(tmpdir(), 'catalog-')), 'catalog.json');
+  writeFileSync(file, JSON.stringify({ ...catalog, plans: catalog.plans.filter((p) => p.wholesalePlanId !== planId) }));
+  return file;
+}
 
 /**
  * The NP fault tests' rig: worker processes, the NP simulator answering on the responses topic, the
@@ -65,6 +77,12 @@ export class NpRig {
   async createPortIns(numbers: string[], overrides: Record<string, unknown> = {}): Promise<string[]> {
     const replies = await Promise.all(numbers.map((gpsi) => this.send('CreatePortIn', gpsi, createCommand(gpsi, overrides))));
     return replies.map((r) => r.value.status as string);
+  }
+
+  /** The partition of the NP responses topic a number's responses go to (the simulator keys them by gpsi). */
+  npPartitionOf(gpsi: string): number {
+    const partitionMetadata = Array.from({ length: this.config.kafka.topicPartitions }, (_, partitionId) => ({ partitionId, leader: 0 }) as PartitionMetadata);
+    return Partitioners.DefaultPartitioner()({ topic: this.config.topics.npResponses, partitionMetadata, message: { key: gpsi, value: null } });
   }
 
   async portStatus(gpsi: string): Promise<string> {
