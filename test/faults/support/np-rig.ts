@@ -74,8 +74,8 @@ export class NpRig {
     return new NpRig(config, events, requester, reader, redis, subscriptions);
   }
 
-  async startWorker(name: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
-    const worker = await WorkerProcess.start({ ...workerEnv(this.config), ...env }, name);
+  async startWorker(name: string, env: Record<string, string> = {}, preload: string[] = []): Promise<WorkerProcess> {
+    const worker = await WorkerProcess.start({ ...workerEnv(this.config), ...env }, name, undefined, preload);
     this.workers.push(worker);
     return worker;
   }
@@ -104,6 +104,14 @@ export class NpRig {
   npPartitionOf(gpsi: string): number {
     const partitionMetadata = Array.from({ length: this.config.kafka.topicPartitions }, (_, partitionId) => ({ partitionId, leader: 0 }) as PartitionMetadata);
     return Partitioners.DefaultPartitioner()({ topic: this.config.topics.npResponses, partitionMetadata, message: { key: gpsi, value: null } });
+  }
+
+  /** Sends one CreatePortIn and waits up to `timeoutMs` for its reply; resolves with the reply's value. */
+  async createPortIn(gpsi: string, overrides: Record<string, unknown>, timeoutMs: number): Promise<{ correlationId: string; reply: Record<string, unknown> }> {
+    const correlationId = randomUUID();
+    const pending = this.requester.awaitReply(correlationId, timeoutMs);
+    await this.requester.dispatch('portinCommands', PORTIN('CreatePortIn'), createCommand(gpsi, overrides), { key: gpsi, correlationId, headers: { [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } });
+    return { correlationId, reply: (await pending).value };
   }
 
   async portStatus(gpsi: string): Promise<string> {
