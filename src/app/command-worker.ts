@@ -5,6 +5,8 @@ import { createProducer } from '../adapters/kafka/kafka';
 import { createPartitionedSender, partitionCounts, type OutboundSender, type PartitionCount } from '../adapters/kafka/partitioned-sender';
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../worker/batch-worker';
 import { deadLetterMessage, undeliverableDeadLetter } from '../worker/outbound';
+import { deadLetteringRefusedBatches } from '../worker/refused-batches';
+import { refusalOf, registerBoundedCodecs } from '../adapters/kafka/bounded-codecs';
 import { deadLetterSink } from './dead-letters';
 
 /**
@@ -55,7 +57,11 @@ export async function connectWorkerTransport(
   };
 }
 
-/** The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval. */
+/**
+ * The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval.
+ * Compressed batches are inflated within MAX_DECOMPRESSED_BATCH_BYTES and with the codecs this process has;
+ * the records of a batch refused are dead-lettered before any processor sees them.
+ */
 export function createBatchWorker(
   config: ServiceConfig,
   transport: WorkerTransport,
@@ -64,10 +70,15 @@ export function createBatchWorker(
   onOutcome: BatchWorkerOptions['onOutcome'],
 ): BatchWorker {
   const deadLetters = deadLetterSink(config);
+  registerBoundedCodecs({
+    maxInflatedBytes: config.limits.maxDecompressedBatchBytes,
+    onRefused: (detail, records) => log.warn({ detail, records }, 'compressed batch not inflated; its records are dead-lettered'),
+  });
+  const guarded = new Map([...processors].map(([topic, processor]) => [topic, deadLetteringRefusedBatches(processor, refusalOf, deadLetters)]));
   return new BatchWorker({
     consumer: transport.consumer,
     sender: transport.sender,
-    processors,
+    processors: guarded,
     concurrency: config.limits.handlerConcurrency,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
     commitIntervalMs: config.kafka.commitIntervalMs,

@@ -89,6 +89,11 @@ export interface ServiceConfig {
   observability: ObservabilityConfig;
   limits: {
     maxMessageBytes: number;
+    /**
+     * A fetched compressed batch inflating beyond this is not inflated: its records are dead-lettered
+     * (UNDECOMPRESSABLE). Bounds what one compression bomb costs (src/adapters/kafka/bounded-codecs.ts).
+     */
+    maxDecompressedBatchBytes: number;
     idempotencyTtlSeconds: number;
     /** Commands whose record is older than idempotencyTtlSeconds minus this are refused (STALE_COMMAND). */
     staleCommandMarginSeconds: number;
@@ -290,6 +295,7 @@ function loadLimits(reader: EnvReader, rateLimit: RateLimitSettings): ServiceCon
   const idempotencyTtlSeconds = reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 2);
   return {
     maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    maxDecompressedBatchBytes: reader.integer('MAX_DECOMPRESSED_BATCH_BYTES', 32 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     idempotencyTtlSeconds,
     staleCommandMarginSeconds: reader.integer('STALE_COMMAND_MARGIN_SECONDS', Math.min(3600, Math.floor(idempotencyTtlSeconds / 2)), 0, idempotencyTtlSeconds - 1),
     partnerOutcomeQuota: reader.integer('PARTNER_OUTCOME_QUOTA', Math.min(Number.MAX_SAFE_INTEGER, rateLimit.perSecond * idempotencyTtlSeconds), 0),

@@ -144,7 +144,12 @@ export class BatchWorker {
   async stop(): Promise<void> {
     this.stopping = true;
     for (const held of this.held.values()) clearTimeout(held.resume);
-    this.options.consumer.pause([...this.options.processors.keys()].map((topic) => ({ topic })));
+    try {
+      this.options.consumer.pause([...this.options.processors.keys()].map((topic) => ({ topic })));
+    } catch (error) {
+      // a consumer that stopped for good (kafkajs will not restart it) has no group to pause: leave anyway
+      this.options.log.warn({ err: (error as Error).message }, 'could not pause the consumer; leaving');
+    }
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
     clearTimeout(this.commitTimer);
     await this.commitResolved().catch((error) => this.options.log.warn({ err: (error as Error).message }, 'final offset commit failed; the uncommitted records will be replayed'));

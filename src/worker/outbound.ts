@@ -18,8 +18,11 @@ export interface Outbound {
   headers: Record<string, string | Buffer>;
 }
 
-/** UNAUTHENTICATED: a command without valid credentials, recorded for the operator without its value (docs/security.md). */
-export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED' | 'UNDELIVERABLE' | 'UNAUTHENTICATED';
+/**
+ * UNAUTHENTICATED: a command without valid credentials, recorded for the operator without its value (docs/security.md).
+ * UNDECOMPRESSABLE: a record of a compressed batch the worker did not inflate (too large inflated, or a codec it has not).
+ */
+export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED' | 'UNDELIVERABLE' | 'UNAUTHENTICATED' | 'UNDECOMPRESSABLE';
 
 export const DLQ_HEADER = {
   reason: 'x-dlq-reason',

@@ -168,9 +168,18 @@ export class WorkerProcess {
 
   /** Resident set size of the worker process, in bytes (0 once it is gone). */
   rssBytes(): number {
+    return this.statusBytes('VmRSS');
+  }
+
+  /** The highest resident set size the worker process ever had (the kernel's high-water mark), in bytes. */
+  peakRssBytes(): number {
+    return this.statusBytes('VmHWM');
+  }
+
+  private statusBytes(field: string): number {
     try {
       const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+      return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
     } catch {
       return 0;
     }

@@ -141,6 +141,18 @@ describe('BatchWorker commits', () => {
     expect(kafka.events).toEqual(['send 1', 'commit 0@1', 'pause', 'send 2', 'commit 0@3', 'disconnect']);
   });
 
+  it('on stop after the consumer stopped for good (pause throws), still commits and leaves', async () => {
+    const kafka = new FakeKafka();
+    const worker = await startWorker(kafka, 60_000);
+    await kafka.eachBatch!(kafka.payload(0, ['0']));
+    await kafka.eachBatch!(kafka.payload(0, ['1'])); // resolved, not committed yet
+    (kafka.consumer as unknown as { pause: () => void }).pause = () => {
+      throw new Error('Consumer group was not initialized, consumer#run must be called first');
+    };
+    await worker.stop();
+    expect(kafka.events).toEqual(['send 1', 'commit 0@1', 'send 1', 'commit 0@2', 'disconnect']);
+  });
+
   it('does not process batches handed over after stop began', async () => {
     const kafka = new FakeKafka();
     const worker = await startWorker(kafka, 0);
