@@ -4,6 +4,8 @@ import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../p
 import { deadLetterMessage, undeliverableDeadLetter } from '../pipeline/outbound';
 import type { ServiceConfig } from './config';
 import { deadLetterSink } from './dead-letters';
+import { deadLetteringRefusedBatches } from '../pipeline/refused-batches';
+import { refusalOf, registerBoundedCodecs } from '../adapters/kafka/bounded-codecs';
 import { contextFromHeaders, inSpan, SpanKind } from '../shared/tracing';
 
 /** The settings of the service's group member, from the configuration. */
@@ -13,9 +15,14 @@ export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerS
   sessionTimeoutMs: config.kafka.sessionTimeoutMs,
   heartbeatIntervalMs: config.kafka.heartbeatIntervalMs,
   metadataMaxAgeMs: config.kafka.metadataMaxAgeMs,
+  fetchMaxWaitMs: config.kafka.fetchMaxWaitMs,
 });
 
-/** The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval. */
+/**
+ * The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval.
+ * Compressed batches are inflated within MAX_DECOMPRESSED_BATCH_BYTES and with the codecs this process has;
+ * the records of a batch refused are dead-lettered before any processor sees them.
+ */
 export function createBatchWorker(
   config: ServiceConfig,
   transport: Pick<CommandTransport, 'consumer' | 'sender'>,
@@ -24,10 +31,15 @@ export function createBatchWorker(
   onOutcome: BatchWorkerOptions['onOutcome'],
 ): BatchWorker {
   const deadLetters = deadLetterSink(config);
+  registerBoundedCodecs({
+    maxInflatedBytes: config.limits.maxDecompressedBatchBytes,
+    onRefused: (detail, records) => log.warn({ detail, records }, 'compressed batch not inflated; its records are dead-lettered'),
+  });
+  const guarded = (processor: RecordProcessor) => deadLetteringRefusedBatches(traced(processor), refusalOf, deadLetters);
   return new BatchWorker({
     consumer: transport.consumer,
     sender: transport.sender,
-    processors: new Map([...processors].map(([topic, processor]) => [topic, traced(processor)])),
+    processors: new Map([...processors].map(([topic, processor]) => [topic, guarded(processor)])),
     concurrency: config.limits.handlerConcurrency,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
     commitIntervalMs: config.kafka.commitIntervalMs,

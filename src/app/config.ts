@@ -33,6 +33,12 @@ export interface ServiceConfig {
      * wait at kafkajs' 5 min default). This bounds that stall.
      */
     metadataMaxAgeMs: number;
+    /**
+     * How long a fetch waits for new records, and how long kafkajs sleeps when every partition of a broker is
+     * paused: a partition held behind a record that failed retriably is fetched again at most this much
+     * after its backoff ends (kafkajs' 5 s default made every retry after a Redis outage wait up to 5 s).
+     */
+    fetchMaxWaitMs: number;
   };
   schemaRegistryUrl: string;
   /** The registry root events name in `ce_dataschema` (EVENT_DATASCHEMA_BASE_URL; default the registry URL without credentials). */
@@ -54,6 +60,11 @@ export interface ServiceConfig {
   observability: ObservabilityConfig;
   limits: {
     maxMessageBytes: number;
+    /**
+     * A fetched compressed batch inflating beyond this is not inflated: its records are dead-lettered
+     * (UNDECOMPRESSABLE). Bounds what one compression bomb costs (src/adapters/kafka/bounded-codecs.ts).
+     */
+    maxDecompressedBatchBytes: number;
     idempotencyTtlSeconds: number;
     /** Commands whose record is older than idempotencyTtlSeconds minus this are refused (STALE_COMMAND). */
     staleCommandMarginSeconds: number;
@@ -128,11 +139,12 @@ function loadBalanceSettings(reader: EnvReader, env: Env): BalanceSettings {
 }
 
 /** The broker refuses sessions under 6 s (group.min.session.timeout.ms); heartbeats must fit in a session several times. */
-function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'metadataMaxAgeMs'> {
+function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'metadataMaxAgeMs' | 'fetchMaxWaitMs'> {
   const sessionTimeoutMs = reader.integer('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000);
   const heartbeatIntervalMs = reader.integer('KAFKA_HEARTBEAT_INTERVAL_MS', 3_000, 100, Math.floor(sessionTimeoutMs / 3));
   const metadataMaxAgeMs = reader.integer('KAFKA_METADATA_MAX_AGE_MS', 10_000, 1_000, 300_000);
-  return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs };
+  const fetchMaxWaitMs = reader.integer('KAFKA_FETCH_MAX_WAIT_MS', 500, 10, 30_000);
+  return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs, fetchMaxWaitMs };
 }
 
 /**
@@ -144,6 +156,7 @@ function loadLimits(reader: EnvReader, rateLimit: RateLimitSettings): ServiceCon
   const idempotencyTtlSeconds = reader.integer('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 2);
   return {
     maxMessageBytes: reader.integer('MAX_MESSAGE_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    maxDecompressedBatchBytes: reader.integer('MAX_DECOMPRESSED_BATCH_BYTES', 32 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     idempotencyTtlSeconds,
     staleCommandMarginSeconds: reader.integer('STALE_COMMAND_MARGIN_SECONDS', Math.min(3600, Math.floor(idempotencyTtlSeconds / 2)), 0, idempotencyTtlSeconds - 1),
     partnerOutcomeQuota: reader.integer('PARTNER_OUTCOME_QUOTA', Math.min(Number.MAX_SAFE_INTEGER, rateLimit.perSecond * idempotencyTtlSeconds), 0),

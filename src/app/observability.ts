@@ -23,6 +23,8 @@ export interface Observability {
   recordOutcome(outcome: RecordOutcome, durationMs: number, message: InboundRecord): void;
   /** Follows the worker consumer's group membership (readiness) and the lag of the topics it consumes. Call before it runs. */
   watchConsumer(consumer: ConsumerMembership, topics: readonly string[]): void;
+  /** Reads how many partitions the batch worker holds behind a record that failed retriably. */
+  watchHeldPartitions(read: () => number): void;
   /** Starts the HTTP side port (when configured). */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -43,10 +45,12 @@ export async function createObservability(deps: ObservabilityDeps): Promise<Obse
   const probe = await connectClusterProbe(deps.kafka);
   let consumerState: ConsumerMembership | undefined;
   let consumedTopics: readonly string[] = [];
+  let heldPartitions = () => 0;
   const metrics = new ServiceMetrics({
     topics: config.topics,
     lag: () => withTimeout(probe.groupLag(config.groupId, consumedTopics), probeTimeoutMs, 'consumer lag'),
     assignedPartitions: () => consumerState?.assignedPartitions ?? 0,
+    heldPartitions: () => heldPartitions(),
   });
   observeRedisCalls(deps.redis, metrics.redisCall);
 
@@ -84,6 +88,9 @@ export async function createObservability(deps: ObservabilityDeps): Promise<Obse
     watchConsumer: (consumer, topics) => {
       consumerState = consumer;
       consumedTopics = topics;
+    },
+    watchHeldPartitions: (read) => {
+      heldPartitions = read;
     },
     start: async () => {
       if (port === undefined) return;

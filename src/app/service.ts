@@ -189,6 +189,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       'command handled',
     );
   });
+  observability.watchHeldPartitions(() => worker.heldPartitions);
   await worker.run();
   const renewals = createBalanceRenewals({
     config,

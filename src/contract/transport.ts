@@ -145,6 +145,8 @@ export interface BatchConsumer {
     partitionsConsumedConcurrently: number;
     eachBatch: (context: BatchContext) => Promise<void>;
   }): Promise<void>;
-  pause(topics: { topic: string }[]): void;
+  /** Stops fetching the topics (all their partitions, or those named) until resumed. */
+  pause(topics: { topic: string; partitions?: number[] }[]): void;
+  resume(topics: { topic: string; partitions?: number[] }[]): void;
   disconnect(): Promise<void>;
 }

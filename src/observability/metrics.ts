@@ -28,6 +28,8 @@ export interface MetricsOptions {
   lag?: () => Promise<PartitionLag[]>;
   /** Assigned partitions of this instance, read at scrape time. */
   assignedPartitions?: () => number;
+  /** Partitions this instance holds paused behind a record that failed retriably, read at scrape time. */
+  heldPartitions?: () => number;
   /** Process metrics (CPU, memory, event loop lag, GC): on by default. */
   processMetrics?: boolean;
 }
@@ -99,18 +101,24 @@ export class ServiceMetrics {
       registers,
     });
     if (options.lag) this.registerLag(options.lag);
-    if (options.assignedPartitions) {
-      const read = options.assignedPartitions;
-      new Gauge({
-        name: `${METRIC_PREFIX}consumer_assigned_partitions`,
-        help: 'Partitions assigned to this instance by the consumer group (0 while rebalancing).',
-        registers,
-        collect() {
-          this.set(read());
-        },
-      });
+    if (options.assignedPartitions) this.registerReading('consumer_assigned_partitions', 'Partitions assigned to this instance by the consumer group (0 while rebalancing).', options.assignedPartitions);
+    if (options.heldPartitions) {
+      const help = 'Partitions this instance holds paused behind a record that failed retriably (Redis or Kafka away, a follow-up not done), retried until done.';
+      this.registerReading('consumer_held_partitions', help, options.heldPartitions);
     }
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A gauge read at scrape time. */
+  private registerReading(name: string, help: string, read: () => number): void {
+    new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   private registerLag(read: () => Promise<PartitionLag[]>): void {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { RetriableError } from '../contract/errors';
-import { Backoff, sleep } from '../shared/retry';
+import { withJitter } from '../shared/retry';
 import { correlationIdOf } from './envelope';
 import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender, RecordPosition } from '../contract/transport';
 
@@ -11,8 +11,13 @@ import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSend
  * then are the offsets resolved and committed: at-least-once, with redeliveries made harmless by the reply cache.
  * A message Kafka refuses for good (see partitioned-sender.ts) is dead-lettered as UNDELIVERABLE instead, so
  * its record is committed like the others: one bad reply topic never holds up the records behind it.
- * A RetriableError (Redis or the registry away) holds the partition: the failed records are retried with
- * backoff, heartbeating, until they succeed or the consumer stops; they are never committed unprocessed.
+ * A RetriableError (Redis or the registry away, a follow-up not done yet) holds the record's partition, and
+ * only it: what was done before the record is sent and committed, the partition is paused, the batch returns
+ * (so kafkajs fetches the other partitions again) and the partition is resumed after a jittered backoff,
+ * fetched again from the held record, which is tried alone first: nothing behind it in its partition is begun
+ * while it fails. Records of it done after the held one (in flight when it first failed) are remembered and
+ * not handled twice. A held record is retried until it succeeds or the consumer stops; it is never committed unprocessed
+ * nor dead-lettered (docs/reliability.md: why holding beats a bounded number of attempts).
  *
  * Commits: an offset is resolved only after its batch's messages were acknowledged, and resolved offsets
  * are committed at most every `commitIntervalMs` (0: after every batch) — by the next batch that ends
@@ -48,9 +53,12 @@ export interface BatchWorkerOptions {
   /** The dead letter of one output message Kafka refused for good (`reason`), produced by `record`. */
   undeliverable: (refused: Outbound, record: InboundRecord, position: RecordPosition, reason: string) => Outbound;
   retryBackoffMs?: { initial: number; max: number };
+  /** Called when a partition is held after a retriable failure and when it is released (for logs and metrics). */
+  onHold?: (held: HeldPartition, released: boolean) => void;
   /** Resolved offsets are committed at most this often (ms); 0 commits after every batch. */
   commitIntervalMs?: number;
 }
+
 
 /**
  * How often a batch in progress heartbeats (kafkajs sends one only when its heartbeat interval has passed):
@@ -84,6 +92,21 @@ function groupByKey(messages: InboundRecord[]): InboundRecord[][] {
   return [...groups.values(), ...loose];
 }
 
+/** A partition paused behind a record that failed retriably. */
+export interface HeldPartition {
+  topic: string;
+  partition: number;
+  /** The held record: the first one not done. */
+  offset: string;
+  /** Records after it already done (handled, outputs acknowledged): skipped when fetched again. */
+  done: Set<string>;
+  attempts: number;
+  /** When the record was first held (ms since the epoch). */
+  since: number;
+  backoffMs: number;
+  resume?: NodeJS.Timeout;
+}
+
 type Committer = Pick<BatchContext, 'commitOffsetsIfNecessary' | 'uncommittedOffsets'>;
 
 export class BatchWorker {
@@ -94,7 +117,8 @@ export class BatchWorker {
   private commitTimer?: NodeJS.Timeout;
   /** Commits what kafkajs holds as resolved and not yet committed (any batch's payload reaches the same group). */
   private committer?: Committer;
-
+  /** Partitions held behind a record that failed retriably, by `topic|partition`. */
+  private readonly held = new Map<string, HeldPartition>();
 
   constructor(private readonly options: BatchWorkerOptions) {
   }
@@ -112,7 +136,13 @@ export class BatchWorker {
   /** Stop fetching, let the batches in flight finish, commit everything they resolved, then leave. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.options.consumer.pause([...this.options.processors.keys()].map((topic) => ({ topic })));
+    for (const held of this.held.values()) clearTimeout(held.resume);
+    try {
+      this.options.consumer.pause([...this.options.processors.keys()].map((topic) => ({ topic })));
+    } catch (error) {
+      // a consumer that stopped for good (kafkajs will not restart it) has no group to pause: leave anyway
+      this.options.log.warn({ err: (error as Error).message }, 'could not pause the consumer; leaving');
+    }
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
     clearTimeout(this.commitTimer);
     await this.commitResolved().catch((error) => this.options.log.warn({ err: (error as Error).message }, 'final offset commit failed; the uncommitted records will be replayed'));
@@ -149,33 +179,77 @@ export class BatchWorker {
     if (pending.topics.length > 0) await committer.commitOffsetsIfNecessary(pending);
   }
 
+  /** Partitions held now (paused behind a record that failed retriably). */
+  get heldPartitions(): number {
+    return this.held.size;
+  }
+
   private async handleBatch(payload: BatchContext): Promise<void> {
     const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
     const processor = this.options.processors.get(batch.topic);
     if (!processor || batch.messages.length === 0) return;
-    let pending = batch.messages;
-    const backoff = new Backoff({ initialMs: this.options.retryBackoffMs?.initial ?? 100, maxMs: this.options.retryBackoffMs?.max ?? 5000 });
-    while (pending.length > 0) {
-      const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, pending, processor, lost));
-      // The partition went to another member meanwhile: sending and committing are its business now (it
-      // handles these records again; the effects already made are recorded and answered the same way).
-      if (!isRunning() || isStale()) return;
-      const done = pending.filter((m) => outcomes.get(m.offset) !== undefined);
-      await this.send(batch.topic, batch.partition, done, outcomes);
-      // Commit only the contiguous prefix of processed records; the rest is retried below.
-      const firstFailed = pending.findIndex((m) => outcomes.get(m.offset) === undefined);
-      const committedUpTo = firstFailed === -1 ? pending.length : firstFailed;
-      if (committedUpTo > 0) resolveOffset(pending[committedUpTo - 1].offset);
-      await this.commit(payload);
-      pending = pending.filter((m) => outcomes.get(m.offset) === undefined);
-      if (pending.length === 0) break;
-      if (this.stopping || !isRunning() || isStale()) return;
-      const waitMs = backoff.next();
-      this.options.log.warn({ topic: batch.topic, partition: batch.partition, pending: pending.length, backoffMs: waitMs }, 'retrying records after a retriable failure');
-      await sleep(waitMs);
-      await heartbeat();
-    }
+    const heldKey = `${batch.topic}|${batch.partition}`;
+    const doneBefore = this.held.get(heldKey)?.done ?? new Set<string>();
+    const pending = batch.messages.filter((m) => !doneBefore.has(m.offset));
+    // A held partition tries its held record alone first: while it fails, nothing behind it is begun.
+    const probe = this.held.has(heldKey) ? pending.slice(0, 1) : [];
+    const outcomes = await this.whileHeartbeating(payload, async (lost) => {
+      const probed = await this.processAll(batch.topic, batch.partition, probe, processor, lost);
+      if (probe.length > 0 && probed.get(probe[0]!.offset) === undefined) return probed;
+      const rest = await this.processAll(batch.topic, batch.partition, pending.slice(probe.length), processor, lost);
+      return new Map([...probed, ...rest]);
+    });
+    // The partition went to another member meanwhile: sending and committing are its business now (it
+    // handles these records again; the effects already made are recorded and answered the same way).
+    if (!isRunning() || isStale()) return;
+    await this.send(batch.topic, batch.partition, pending.filter((m) => outcomes.get(m.offset) !== undefined), outcomes);
+    // Commit only the contiguous prefix of done records; the partition is held from the first one not done.
+    const isDone = (m: InboundRecord) => doneBefore.has(m.offset) || outcomes.get(m.offset) !== undefined;
+    const firstNotDone = batch.messages.findIndex((m) => !isDone(m));
+    const doneUpTo = firstNotDone === -1 ? batch.messages.length : firstNotDone;
+    if (doneUpTo > 0) resolveOffset(batch.messages[doneUpTo - 1]!.offset);
+    await this.commit(payload);
+    if (firstNotDone === -1) this.release(heldKey);
+    else if (!this.stopping) this.hold(heldKey, batch.topic, batch.partition, batch.messages.slice(firstNotDone), isDone);
     await heartbeat();
+  }
+
+  /**
+   * Pauses the partition from its first record not done and resumes it after a jittered backoff (longer at
+   * each attempt on the same record): kafkajs then fetches it again from that record. Meanwhile the batch has
+   * returned, so the fetches of every other partition go on.
+   */
+  private hold(key: string, topic: string, partition: number, rest: InboundRecord[], isDone: (m: InboundRecord) => boolean): void {
+    const previous = this.held.get(key);
+    clearTimeout(previous?.resume);
+    const { initial, max } = this.options.retryBackoffMs ?? { initial: 100, max: 5000 };
+    const again = previous?.offset === rest[0]!.offset;
+    const held: HeldPartition = {
+      topic,
+      partition,
+      offset: rest[0]!.offset,
+      done: new Set(rest.filter(isDone).map((m) => m.offset)),
+      attempts: again ? previous.attempts + 1 : 1,
+      since: again ? previous.since : Date.now(),
+      backoffMs: again ? Math.min(previous.backoffMs * 2, max) : initial,
+    };
+    this.held.set(key, held);
+    const waitMs = withJitter(held.backoffMs);
+    this.options.consumer.pause([{ topic, partitions: [partition] }]);
+    held.resume = setTimeout(() => {
+      if (!this.stopping) this.options.consumer.resume([{ topic, partitions: [partition] }]);
+    }, waitMs);
+    this.options.log.warn({ topic, partition, offset: held.offset, attempts: held.attempts, heldForMs: Date.now() - held.since, backoffMs: waitMs }, 'holding the partition after a retriable failure; retrying its record');
+    this.options.onHold?.(held, false);
+  }
+
+  private release(key: string): void {
+    const held = this.held.get(key);
+    if (!held) return;
+    clearTimeout(held.resume);
+    this.held.delete(key);
+    this.options.log.info({ topic: held.topic, partition: held.partition, offset: held.offset, attempts: held.attempts, heldForMs: Date.now() - held.since }, 'held record done; the partition flows again');
+    this.options.onHold?.(held, true);
   }
 
   /**
@@ -195,12 +269,15 @@ export class BatchWorker {
     }
   }
 
-  /** Processes records key by key; a record whose processing failed retriably, or was not begun because `lost()`, maps to undefined. */
+  /** Processes records key by key; a record whose processing failed retriably, or was not begun, has no outcome. */
   private async processAll(topic: string, partition: number, messages: InboundRecord[], processor: RecordProcessor, lost: () => boolean) {
     const outcomes = new Map<string, RecordOutcome | undefined>();
+    // Once a record failed retriably the partition is held from it: no further record is begun (those in
+    // flight finish and are remembered as done).
+    let held = false;
     const chains = groupByKey(messages).map((chain) => async () => {
       for (const message of chain) {
-        if (lost()) return;
+        if (held || lost()) return;
         const position = { topic, partition, offset: message.offset };
         const started = performance.now();
         try {
@@ -220,7 +297,8 @@ export class BatchWorker {
           }
           this.options.log.warn({ err: error.message, correlationId, ...position }, 'retriable failure');
           outcomes.set(message.offset, undefined);
-          return; // later records of this key wait, to keep per-key order
+          held = true;
+          return;
         }
       }
     });
@@ -232,6 +310,7 @@ export class BatchWorker {
   private async send(topic: string, partition: number, records: InboundRecord[], outcomes: Map<string, RecordOutcome | undefined>): Promise<void> {
     const sourceOf = new Map<Outbound, InboundRecord>();
     for (const record of records) for (const message of outcomes.get(record.offset)!.outbound) sourceOf.set(message, record);
+    if (sourceOf.size === 0) return;
     const refused = await this.options.sender.send([...sourceOf.keys()]);
     if (refused.length === 0) return;
     const deadLetters = refused.map(({ message, reason }) => {

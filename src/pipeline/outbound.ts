@@ -5,8 +5,11 @@ import { DLQ_HEADER, HEADER } from '../contract/headers';
 import type { RecordHeaders, Outbound, RecordPosition } from '../contract/transport';
 import { correlationIdOf, type RoutedEnvelope } from './envelope';
 
-/** UNAUTHENTICATED: a command without valid credentials, recorded for the operator without its value (docs/security.md). */
-export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED' | 'UNDELIVERABLE' | 'UNAUTHENTICATED';
+/**
+ * UNAUTHENTICATED: a command without valid credentials, recorded for the operator without its value (docs/security.md).
+ * UNDECOMPRESSABLE: a record of a compressed batch the worker did not inflate (too large inflated, or a codec it has not).
+ */
+export type DeadLetterReason = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE' | 'NO_HANDLER' | 'TOO_LARGE' | 'PROCESSING_FAILED' | 'UNDELIVERABLE' | 'UNAUTHENTICATED' | 'UNDECOMPRESSABLE';
 
 export interface ErrorReplyValue {
   status: ErrorCode;

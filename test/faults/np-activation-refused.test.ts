@@ -1,10 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createTopics } from '../support/harness';
 import { gpsiEndingIn } from '../support/portin/journey';
 import { faultConfig } from './support/fault-config';
-import { NpRig } from './support/np-rig';
+import { catalogWithout, NpRig } from './support/np-rig';
 import { report, seconds } from './support/report';
 import { groupProgress } from './support/topics';
 
@@ -32,9 +29,7 @@ describe('the activation after a port completed refused (its plan left the catal
     const began = Date.now();
     const config = await faultConfig();
     await createTopics(config);
-    const catalog = JSON.parse(readFileSync(config.catalogFile, 'utf8')) as { plans: { wholesalePlanId: string }[] };
-    const withoutPlan = join(mkdtempSync(join(tmpdir(), 'catalog-')), 'catalog.json');
-    writeFileSync(withoutPlan, JSON.stringify({ ...catalog, plans: catalog.plans.filter((p) => p.wholesalePlanId !== PLAN) }));
+    const withoutPlan = catalogWithout(config, PLAN);
     rig = await NpRig.start(config);
     const ports = Array.from({ length: PORTS }, () => gpsiEndingIn('21')); // the simulator confirms and completes these
     const statuses = () => Promise.all(ports.map((gpsi) => rig!.portStatus(gpsi)));
@@ -50,7 +45,7 @@ describe('the activation after a port completed refused (its plan left the catal
     const refusing = await rig.startWorker('worker-without-plan', { CATALOG_FILE: withoutPlan });
     await rig.startSimulator();
     // a port's ActivationComplete was tried: the port written COMPLETED, the activation refused. The record is
-    // then retried and holds its partition: the responses behind it wait (ports stay CONFIRMED)
+    // then retried and holds its partition (np-held-partition.test.ts: only it)
     const deadline = Date.now() + 60_000;
     while (!(await statuses()).includes('COMPLETED')) {
       if (Date.now() > deadline) throw new Error(`no port completed: ${(await statuses()).join(', ')}`);

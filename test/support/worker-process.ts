@@ -44,11 +44,11 @@ export class WorkerProcess {
     );
   }
 
-  /** Spawns a worker with these variables over the test process's environment. */
-  static spawn(env: Record<string, string>, name = 'worker'): WorkerProcess {
+  /** Spawns a worker with these variables over the test process's environment; `preload`: test hooks (node --require). */
+  static spawn(env: Record<string, string>, name = 'worker', preload: string[] = []): WorkerProcess {
     // tsx's loader inside one Node process (not its launcher, which runs a second one): signals and RSS are
     // the worker's own, and setpriv's parent-death signal ends it if the test process dies.
-    const node = [process.execPath, '--require', join(TSX, 'preflight.cjs'), '--import', pathToFileURL(join(TSX, 'loader.mjs')).href];
+    const node = [process.execPath, '--require', join(TSX, 'preflight.cjs'), ...preload.flatMap((file) => ['--require', file]), '--import', pathToFileURL(join(TSX, 'loader.mjs')).href];
     const child = spawn('setpriv', ['--pdeathsig', 'KILL', ...node, join(ROOT, 'src', 'entry', 'service.ts')], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'info', ...env },
@@ -58,8 +58,8 @@ export class WorkerProcess {
   }
 
   /** Spawns a worker and waits for its "worker started" line. */
-  static async start(env: Record<string, string>, name = 'worker', timeoutMs = 90_000): Promise<WorkerProcess> {
-    const worker = WorkerProcess.spawn(env, name);
+  static async start(env: Record<string, string>, name = 'worker', timeoutMs = 90_000, preload: string[] = []): Promise<WorkerProcess> {
+    const worker = WorkerProcess.spawn(env, name, preload);
     await worker.waitFor((line) => line.includes('"worker started"'), timeoutMs, 'worker started');
     return worker;
   }
@@ -168,9 +168,18 @@ export class WorkerProcess {
 
   /** Resident set size of the worker process, in bytes (0 once it is gone). */
   rssBytes(): number {
+    return this.statusBytes('VmRSS');
+  }
+
+  /** The highest resident set size the worker process ever had (the kernel's high-water mark), in bytes. */
+  peakRssBytes(): number {
+    return this.statusBytes('VmHWM');
+  }
+
+  private statusBytes(field: string): number {
     try {
       const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+      return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
     } catch {
       return 0;
     }

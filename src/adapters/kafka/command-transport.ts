@@ -17,6 +17,8 @@ export interface CommandConsumerSettings {
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
   metadataMaxAgeMs: number;
+  /** How long a fetch waits for records, and kafkajs sleeps when every partition of a broker is paused. */
+  fetchMaxWaitMs: number;
 }
 
 /** The group member the batch loop runs on, with what the service watches of it. */
@@ -56,6 +58,7 @@ export async function connectCommandTransport(
     sessionTimeout: settings.sessionTimeoutMs,
     heartbeatInterval: settings.heartbeatIntervalMs,
     metadataMaxAge: settings.metadataMaxAgeMs,
+    maxWaitTimeInMs: settings.fetchMaxWaitMs,
   });
   const membership = new ConsumerStateTracker(consumer);
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
@@ -67,6 +70,7 @@ export async function connectCommandTransport(
     consumer: {
       run: (runOptions) => consumer.run(runOptions),
       pause: (topics) => consumer.pause(topics),
+      resume: (topics) => consumer.resume(topics),
       disconnect: () => consumer.disconnect(),
       subscribe: (topics) => consumer.subscribe({ topics, fromBeginning: true }),
       joined,

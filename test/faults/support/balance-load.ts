@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Producer } from 'kafkajs';
+import type { CompressionTypes, Producer } from 'kafkajs';
 import type { ServiceConfig } from '../../../src/app/config';
 import { loadCatalog } from '../../../src/app/service';
 import { createBalanceComponents, type BalanceComponents } from '../../../src/app/balance';
@@ -26,6 +26,8 @@ export interface BalanceLoadOptions {
   commands: number;
   producers: number;
   ratePerSecond: number;
+  /** How the partner compresses its batches (none by default). */
+  compression?: CompressionTypes;
 }
 
 interface PlannedCommand {
@@ -184,7 +186,9 @@ export class BalanceLoad {
       })),
     );
     // the partner writes one partition per call too: kafkajs can drop part of a multi-broker call when a broker dies
-    const sender = createPartitionedSender(producer, async () => this.config.kafka.topicPartitions);
+    const { compression } = this.options;
+    const compressing: Pick<Producer, 'send'> = compression === undefined ? producer : { send: (record) => producer.send({ ...record, compression }) };
+    const sender = createPartitionedSender(compressing, async () => this.config.kafka.topicPartitions);
     for (;;) {
       try {
         await sender.send(messages.map((m) => ({ ...m, topic: this.config.topics.balanceCommands })));

@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { type ServiceConfig } from '../../../src/app/config';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Partitioners, type PartitionMetadata } from 'kafkajs';
+import type { ServiceConfig } from '../../../src/app/config';
 import { loadNpSimulatorConfig } from '../../../dev/np-simulator/config';
 import { createBalanceComponents } from '../../../src/app/balance';
 import { loadCatalog } from '../../../src/app/service';
@@ -9,9 +13,38 @@ import { PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
 import { startNpSimulator, type NpSimulator } from '../../../dev/np-simulator/np-simulator';
 import { HEADER } from '../../../src/contract/headers';
 import { envFor, testLogger, TestRequester, TopicReader, type Reply } from '../../support/harness';
-import { createCommand, PORTIN } from '../../support/portin/journey';
+import { createCommand, gpsiEndingIn, PORTIN } from '../../support/portin/journey';
 import { WorkerProcess } from '../../support/worker-process';
 import { FAULT_CUSTOMER, partnerToken, workerEnv } from './fault-config';
+import { groupProgress } from './topics';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Port shapes the simulator plays (by the number's last digits): the status changes each ends with. */
+export const NP_SHAPES = [
+  { name: 'completed', suffix: '21', count: 10, statuses: ['CONFIRMED', 'COMPLETED'], subscription: 'ACTIVE' },
+  { name: 'delayed, then completed', suffix: '14', count: 5, statuses: ['DELAYED', 'CONFIRMED', 'COMPLETED'], subscription: 'ACTIVE' },
+  { name: 'rejected', suffix: '13', count: 5, statuses: ['REJECTED'], subscription: 'PENDING' },
+];
+
+export interface ShapedPort {
+  shape: (typeof NP_SHAPES)[number];
+  gpsi: string;
+}
+
+/** `count` × `scale` ports of each shape, and how many NP responses the simulator sends for them (+ an OrderIdAssigned each). */
+export function shapedPorts(scale = 1): { ports: ShapedPort[]; responses: number } {
+  const ports = NP_SHAPES.flatMap((shape) => Array.from({ length: shape.count * scale }, () => ({ shape, gpsi: gpsiEndingIn(shape.suffix) })));
+  return { ports, responses: ports.reduce((sum, p) => sum + p.shape.statuses.length + 1, 0) };
+}
+
+/** A copy of the configuration's catalog without one plan (CATALOG_FILE of a worker whose catalog lost it). */
+export function catalogWithout(config: ServiceConfig, planId: string): string {
+  const catalog = JSON.parse(readFileSync(config.catalogFile, 'utf8')) as { plans: { wholesalePlanId: string }[] };
+  const file = join(mkdtempSync(join(tmpdir(), 'catalog-')), 'catalog.json');
+  writeFileSync(file, JSON.stringify({ ...catalog, plans: catalog.plans.filter((p) => p.wholesalePlanId !== planId) }));
+  return file;
+}
 
 /**
  * The NP fault tests' rig: worker processes, the NP simulator answering on the responses topic, the
@@ -41,17 +74,17 @@ export class NpRig {
     return new NpRig(config, events, requester, reader, redis, subscriptions);
   }
 
-  async startWorker(name: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
-    const worker = await WorkerProcess.start({ ...workerEnv(this.config), ...env }, name);
+  async startWorker(name: string, env: Record<string, string> = {}, preload: string[] = []): Promise<WorkerProcess> {
+    const worker = await WorkerProcess.start({ ...workerEnv(this.config), ...env }, name, undefined, preload);
     this.workers.push(worker);
     return worker;
   }
 
-  /** The simulator answers every NP request at 100,000 times real speed, on the service's responses topic. */
-  async startSimulator(): Promise<void> {
+  /** The simulator answers every NP request at 100,000 times real speed, on the service's responses topic unless told another. */
+  async startSimulator(responsesTopic = this.config.topics.npResponses): Promise<void> {
     const { config } = this;
     this.simulator = await startNpSimulator(
-      loadNpSimulatorConfig({ ...process.env, ...envFor(config), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000' }),
+      loadNpSimulatorConfig({ ...process.env, ...envFor(config), KAFKA_BROKERS: config.kafka.brokers.join(','), TOPIC_NP_RESPONSES: responsesTopic, NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000' }),
       { log: testLogger(config) },
     );
     await this.simulator.joined;
@@ -65,6 +98,20 @@ export class NpRig {
   async createPortIns(numbers: string[], overrides: Record<string, unknown> = {}): Promise<string[]> {
     const replies = await Promise.all(numbers.map((gpsi) => this.send('CreatePortIn', gpsi, createCommand(gpsi, overrides))));
     return replies.map((r) => r.value.status as string);
+  }
+
+  /** The partition of the NP responses topic a number's responses go to (the simulator keys them by gpsi). */
+  npPartitionOf(gpsi: string): number {
+    const partitionMetadata = Array.from({ length: this.config.kafka.topicPartitions }, (_, partitionId) => ({ partitionId, leader: 0 }) as PartitionMetadata);
+    return Partitioners.DefaultPartitioner()({ topic: this.config.topics.npResponses, partitionMetadata, message: { key: gpsi, value: null } });
+  }
+
+  /** Sends one CreatePortIn and waits up to `timeoutMs` for its reply; resolves with the reply's value. */
+  async createPortIn(gpsi: string, overrides: Record<string, unknown>, timeoutMs: number): Promise<{ correlationId: string; reply: Record<string, unknown> }> {
+    const correlationId = randomUUID();
+    const pending = this.requester.awaitReply(correlationId, timeoutMs);
+    await this.requester.dispatch('portinCommands', PORTIN('CreatePortIn'), createCommand(gpsi, overrides), { key: gpsi, correlationId, headers: { [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } });
+    return { correlationId, reply: (await pending).value };
   }
 
   async portStatus(gpsi: string): Promise<string> {
@@ -82,6 +129,50 @@ export class NpRig {
   /** Distinct SubscriptionActivated event ids of a number. */
   activationIds(gpsi: string): number {
     return new Set(this.events.filter((e) => e.key === gpsi && e.recordName.endsWith('SubscriptionActivated')).map((e) => e.headers.ce_id)).size;
+  }
+
+  /** Whether the port's event of its shape's last status arrived. */
+  settled(port: ShapedPort): boolean {
+    return this.portEvents(port.gpsi).some((e) => e.value.portStatus === port.shape.statuses.at(-1));
+  }
+
+  /** Waits until every port settled and the group committed every NP response, then a second for late copies of events. */
+  async waitSettled(ports: ShapedPort[], timeoutMs: number, brokers = this.config.kafka.brokers): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!ports.every((p) => this.settled(p))) {
+      if (Date.now() > deadline) throw new Error(`ports not settled: ${ports.filter((p) => !this.settled(p)).length}`);
+      await sleep(100);
+    }
+    for (;;) {
+      const progress = await groupProgress(brokers, this.config.groupId, this.config.topics.npResponses);
+      if (progress.committed === progress.end) break;
+      if (Date.now() > deadline) throw new Error(`NP responses not all committed: ${JSON.stringify(progress)}`);
+      await sleep(250);
+    }
+    await sleep(1000); // a late copy of an event would arrive now
+  }
+
+  /**
+   * Each port against a clean run of its shape: its status, its subscription's, one event id per status
+   * change in order, one SubscriptionActivated when it completed. Returns the ports that differ, the status
+   * changes (distinct event ids) and the event records (copies under the same ids included).
+   */
+  async compareWithCleanRun(ports: ShapedPort[]): Promise<{ problems: string[]; transitions: number; eventRecords: number }> {
+    const problems: string[] = [];
+    let transitions = 0;
+    let eventRecords = 0;
+    for (const p of ports) {
+      const events = this.portEvents(p.gpsi);
+      // one event id per transition: the distinct ids, in order, name each expected status once
+      const ids = [...new Set(events.map((e) => e.headers.ce_id))];
+      const statuses = ids.map((id) => events.find((e) => e.headers.ce_id === id)!.value.portStatus as string).filter((s) => s !== 'OPEN');
+      transitions += statuses.length;
+      eventRecords += events.length;
+      const got = { status: await this.portStatus(p.gpsi), subscription: await this.subscriptionStatus(p.gpsi), statuses, activations: this.activationIds(p.gpsi) };
+      const expected = { status: p.shape.statuses.at(-1), subscription: p.shape.subscription, statuses: p.shape.statuses, activations: p.shape.subscription === 'ACTIVE' ? 1 : 0 };
+      if (JSON.stringify(got) !== JSON.stringify(expected)) problems.push(`${p.shape.name} ${p.gpsi}: ${JSON.stringify(got)}`);
+    }
+    return { problems, transitions, eventRecords };
   }
 
   async stop(): Promise<void> {

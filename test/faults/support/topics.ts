@@ -50,6 +50,17 @@ export async function drainTopic(brokers: string[], topic: string, timeoutMs = 6
   return records;
 }
 
+/** The sum of the topic's end offsets: how many records it holds when nothing was deleted. */
+export async function topicEnd(brokers: string[], topic: string): Promise<number> {
+  const admin = kafkaClient(brokers).admin();
+  await admin.connect();
+  try {
+    return (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** Committed offset of the group per partition (-1 when none), and the end offset of each partition. */
 export async function groupProgress(brokers: string[], groupId: string, topic: string): Promise<{ committed: number; end: number }> {
   const admin = kafkaClient(brokers).admin();

@@ -49,11 +49,12 @@ describe('ServiceMetrics', () => {
       { topic: 'cmds', partition: 0, lag: 3 },
       { topic: 'cmds', partition: 1, lag: 0 },
     ];
-    const metrics = new ServiceMetrics({ topics, processMetrics: false, lag: () => answer(), assignedPartitions: () => 2 });
+    const metrics = new ServiceMetrics({ topics, processMetrics: false, lag: () => answer(), assignedPartitions: () => 2, heldPartitions: () => 1 });
     let text = await metrics.render();
     expect(text).toContain('wholesale_consumer_lag{topic="cmds",partition="0"} 3');
     expect(text).toContain('wholesale_consumer_lag{topic="cmds",partition="1"} 0');
     expect(text).toContain('wholesale_consumer_assigned_partitions 2');
+    expect(text).toContain('wholesale_consumer_held_partitions 1');
     answer = () => Promise.reject(new Error('no broker'));
     text = await metrics.render();
     expect(text).not.toContain('wholesale_consumer_lag{');

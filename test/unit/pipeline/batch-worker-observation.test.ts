@@ -24,7 +24,12 @@ function harness(processor: RecordProcessor) {
   const lines: Record<string, unknown>[] = [];
   const log = pino({ level: 'debug' }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
   let eachBatch!: (payload: BatchContext) => Promise<void>;
-  const consumer = { run: async (options: { eachBatch: typeof eachBatch }) => void (eachBatch = options.eachBatch) } as unknown as BatchConsumer;
+  let resumed: (() => void) | undefined;
+  const consumer = {
+    run: async (options: { eachBatch: typeof eachBatch }) => void (eachBatch = options.eachBatch),
+    pause: () => undefined,
+    resume: () => resumed?.(),
+  } as unknown as BatchConsumer;
   const sent: string[] = [];
   const sender: OutboundSender = { send: async (messages) => (messages.forEach((m) => sent.push(m.topic)), []) };
   const outcomes: { outcome: RecordOutcome; position: RecordPosition; message: InboundRecord }[] = [];
@@ -40,18 +45,23 @@ function harness(processor: RecordProcessor) {
     onOutcome: (outcome, position, _ms, record) => outcomes.push({ outcome, position, message: record }),
     retryBackoffMs: { initial: 1, max: 1 },
   });
+  /** As kafkajs: a held partition is fetched again, from its first record not resolved, once resumed (three fetches at most). */
   const runBatch = async (messages: InboundRecord[]) => {
     await worker.run();
-    let retries = 0; // the worker heartbeats once per retry: the consumer "stops" after three
-    await eachBatch({
-      batch: { topic: TOPIC, partition: 0, messages },
-      resolveOffset: () => undefined,
-      heartbeat: async () => void retries++,
-      commitOffsetsIfNecessary: async () => undefined,
-      uncommittedOffsets: () => ({ topics: [] }),
-      isRunning: () => retries < 3,
-      isStale: () => false,
-    } as unknown as BatchContext);
+    let next = 0;
+    for (let fetch = 0; fetch < 3 && next < messages.length; fetch++) {
+      const held = new Promise<void>((resolve) => (resumed = resolve));
+      await eachBatch({
+        batch: { topic: TOPIC, partition: 0, messages: messages.filter((m) => Number(m.offset) >= next) },
+        resolveOffset: (offset: string) => void (next = Number(offset) + 1),
+        heartbeat: async () => undefined,
+        commitOffsetsIfNecessary: async () => undefined,
+        uncommittedOffsets: () => ({ topics: [] }),
+        isRunning: () => true,
+        isStale: () => false,
+      } as unknown as BatchContext);
+      if (next < messages.length) await held;
+    }
   };
   return { runBatch, outcomes, lines, sent };
 }

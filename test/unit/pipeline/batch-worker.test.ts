@@ -1,6 +1,7 @@
 import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender } from '../../../src/contract/transport';
 import pino from 'pino';
-import { BatchWorker, type RecordProcessor } from '../../../src/pipeline/batch-worker';
+import { RetriableError } from '../../../src/contract/errors';
+import { BatchWorker, type HeldPartition, type RecordProcessor } from '../../../src/pipeline/batch-worker';
 import { withJitter } from '../../../src/shared/retry';
 
 /**
@@ -28,7 +29,8 @@ class FakeKafka {
     run: async ({ eachBatch }: { eachBatch: (payload: BatchContext) => Promise<void> }) => {
       this.eachBatch = eachBatch;
     },
-    pause: () => this.events.push('pause'),
+    pause: (topics: { topic: string; partitions?: number[] }[]) => this.events.push(topics[0]?.partitions ? `pause ${topics[0].partitions.join(',')}` : 'pause'),
+    resume: (topics: { topic: string; partitions: number[] }[]) => this.events.push(`resume ${topics[0]!.partitions.join(',')}`),
     disconnect: async () => {
       this.events.push('disconnect');
     },
@@ -47,8 +49,13 @@ class FakeKafka {
   /** The reply topic each record asks for, by offset. */
   replyTopicOf: (offset: string) => string = () => 'replies';
 
-  payload(partition: number, offsets: string[]): BatchContext {
-    const messages = offsets.map((offset) => ({ offset, key: Buffer.from(`k${offset}`), value: Buffer.from(this.replyTopicOf(offset)), headers: {}, timestamp: '0' }) as unknown as InboundRecord);
+  /** The next offset kafkajs would fetch of a partition: after the last one resolved. */
+  next(partition: number): string | undefined {
+    return this.resolved.get(partition);
+  }
+
+  payload(partition: number, offsets: string[], keyOf: (offset: string) => string = (offset) => `k${offset}`): BatchContext {
+    const messages = offsets.map((offset) => ({ offset, key: Buffer.from(keyOf(offset)), value: Buffer.from(this.replyTopicOf(offset)), headers: {}, timestamp: '0' }) as unknown as InboundRecord);
     const uncommittedOffsets = () => ({
       topics: [...this.resolved]
         .filter(([p, offset]) => this.committed.get(p) !== offset)
@@ -72,7 +79,7 @@ class FakeKafka {
 /** Replies to the topic the record's value names (as X-Reply-Topic would). */
 const echo: RecordProcessor = async (message) => ({ outbound: [{ topic: message.value!.toString(), key: message.key, value: message.value, headers: {} }], outcome: 'Success' });
 
-async function startWorker(kafka: FakeKafka, commitIntervalMs: number, processor = echo): Promise<BatchWorker> {
+async function startWorker(kafka: FakeKafka, commitIntervalMs: number, processor = echo, onHold?: (held: HeldPartition, released: boolean) => void): Promise<BatchWorker> {
   const worker = new BatchWorker({
     consumer: kafka.consumer,
     sender: kafka.sender,
@@ -83,6 +90,8 @@ async function startWorker(kafka: FakeKafka, commitIntervalMs: number, processor
     deadLetter: () => [],
     undeliverable: (refused, _record, position, reason) => ({ topic: 'dlq', key: refused.key, value: refused.value, headers: { reason, target: refused.topic, source: position.offset } }),
     commitIntervalMs,
+    retryBackoffMs: { initial: 100, max: 400 },
+    onHold,
   });
   await worker.run();
   return worker;
@@ -129,6 +138,18 @@ describe('BatchWorker commits', () => {
     acknowledge();
     await Promise.all([inFlight, stopped]);
     expect(kafka.events).toEqual(['send 1', 'commit 0@1', 'pause', 'send 2', 'commit 0@3', 'disconnect']);
+  });
+
+  it('on stop after the consumer stopped for good (pause throws), still commits and leaves', async () => {
+    const kafka = new FakeKafka();
+    const worker = await startWorker(kafka, 60_000);
+    await kafka.eachBatch!(kafka.payload(0, ['0']));
+    await kafka.eachBatch!(kafka.payload(0, ['1'])); // resolved, not committed yet
+    (kafka.consumer as unknown as { pause: () => void }).pause = () => {
+      throw new Error('Consumer group was not initialized, consumer#run must be called first');
+    };
+    await worker.stop();
+    expect(kafka.events).toEqual(['send 1', 'commit 0@1', 'send 1', 'commit 0@2', 'disconnect']);
   });
 
   it('does not process batches handed over after stop began', async () => {
@@ -180,6 +201,94 @@ describe('BatchWorker commits', () => {
     answer();
     await batch;
     expect(kafka.events).toEqual(['send 1', 'commit 0@1']);
+  });
+});
+
+describe('BatchWorker holding a partition behind a record that failed retriably', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('commits what came before it, pauses only its partition, returns, and resumes it after a backoff', async () => {
+    jest.useFakeTimers();
+    const kafka = new FakeKafka();
+    const failing = new Set(['2']);
+    const processed: string[] = [];
+    const holds: string[] = [];
+    await startWorker(kafka, 0, async (message, position) => {
+      processed.push(`${position.partition}@${position.offset}`);
+      if (position.partition === 0 && failing.has(position.offset)) throw new RetriableError('activation refused');
+      return echo(message, position);
+    }, (held, released) => holds.push(`${released ? 'released' : 'held'} ${held.partition}@${held.offset} attempt ${held.attempts}`));
+    // one key: records one after another, so 3 is not begun once 2 failed
+    await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2', '3'], () => 'same'));
+    expect(kafka.events).toEqual(['send 2', 'commit 0@2', 'pause 0']);
+    expect(processed).toEqual(['0@0', '0@1', '0@2']);
+    // the batch returned: the other partitions' batches run meanwhile
+    await kafka.eachBatch!(kafka.payload(1, ['0']));
+    expect(kafka.events.slice(3)).toEqual(['send 1', 'commit 1@1']);
+    await jest.advanceTimersByTimeAsync(100); // the first backoff: 50-100 ms
+    expect(kafka.events.slice(5)).toEqual(['resume 0']);
+    // fetched again from the held record; it fails again: held again, with a longer backoff
+    await kafka.eachBatch!(kafka.payload(0, ['2', '3'], () => 'same'));
+    expect(kafka.events.slice(6)).toEqual(['pause 0']);
+    await jest.advanceTimersByTimeAsync(99);
+    expect(kafka.events.slice(7)).toEqual([]); // the second backoff is 100-200 ms
+    await jest.advanceTimersByTimeAsync(101);
+    expect(kafka.events.slice(7)).toEqual(['resume 0']);
+    failing.clear();
+    await kafka.eachBatch!(kafka.payload(0, ['2', '3'], () => 'same'));
+    expect(kafka.events.slice(8)).toEqual(['send 2', 'commit 0@4']);
+    expect(holds).toEqual(['held 0@2 attempt 1', 'held 0@2 attempt 2', 'released 0@2 attempt 2']);
+    expect(kafka.sent.map((m) => m.key?.toString())).toEqual(['same', 'same', 'k0', 'same', 'same']);
+  });
+
+  it('records of other keys done after the held one are not handled again when the partition is fetched again', async () => {
+    jest.useFakeTimers();
+    const kafka = new FakeKafka();
+    let refuse = true;
+    const processed: string[] = [];
+    await startWorker(kafka, 0, async (message, position) => {
+      processed.push(position.offset);
+      if (position.offset === '1' && refuse) throw new RetriableError('redis away');
+      return echo(message, position);
+    });
+    await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2'])); // three keys: begun together
+    expect(kafka.next(0)).toBe('1');
+    refuse = false;
+    await jest.advanceTimersByTimeAsync(100);
+    await kafka.eachBatch!(kafka.payload(0, ['1', '2', '3']));
+    expect(processed).toEqual(['0', '1', '2', '1', '3']);
+    expect(kafka.next(0)).toBe('4');
+    expect(kafka.sent.map((m) => m.key?.toString())).toEqual(['k0', 'k2', 'k1', 'k3']);
+  });
+
+  it('while held, only the held record is tried: nothing behind it in its partition is begun', async () => {
+    jest.useFakeTimers();
+    const kafka = new FakeKafka();
+    const processed: string[] = [];
+    await startWorker(kafka, 0, async (message, position) => {
+      processed.push(position.offset);
+      if (position.offset === '0') throw new RetriableError('activation refused');
+      return echo(message, position);
+    });
+    await kafka.eachBatch!(kafka.payload(0, ['0']));
+    await jest.advanceTimersByTimeAsync(100);
+    await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2'])); // records of other keys arrived behind it
+    expect(processed).toEqual(['0', '0']);
+    expect(kafka.sent).toEqual([]);
+    expect(kafka.next(0)).toBeUndefined();
+  });
+
+  it('on stop resumes nothing: the held partition stays paused while the worker leaves', async () => {
+    jest.useFakeTimers();
+    const kafka = new FakeKafka();
+    const worker = await startWorker(kafka, 0, async () => {
+      throw new RetriableError('redis away');
+    });
+    await kafka.eachBatch!(kafka.payload(0, ['0']));
+    expect(worker.heldPartitions).toBe(1);
+    await worker.stop();
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(kafka.events).toEqual(['pause 0', 'pause', 'disconnect']);
   });
 });
 

@@ -1,0 +1,86 @@
+import { CompressionTypes } from 'kafkajs';
+import { registerBoundedCodecs } from '../../src/adapters/kafka/bounded-codecs';
+import { DLQ_HEADER } from '../../src/contract/headers';
+import { createTopics } from '../support/harness';
+import { WorkerProcess } from '../support/worker-process';
+import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
+import { gzipBomb, sendBomb, zstdBomb } from './support/compression-bombs';
+import { faultConfig, workerEnv } from './support/fault-config';
+import { report, seconds } from './support/report';
+import { drainTopic, headerString, kafkaClient } from './support/topics';
+
+jest.setTimeout(180_000); // jest ignores testTimeout in a project's configuration
+
+/**
+ * Issue 14: compressed batches whose record inflates to hundreds of MB. A gzip batch (≈ 300 KB on the wire)
+ * and a zstd one (≈ 10 KB; kafkajs has no zstd codec) of one 300 MB record each, first on a partition of
+ * the balance commands and of the NP responses; then 200 valid UpdateBalances, sent gzip-compressed over
+ * every partition. The worker must neither crash nor stall nor inflate them: each bomb dead-lettered
+ * (UNDECOMPRESSABLE, naming its offset), its RSS high-water mark well below one inflated record, and every
+ * valid command applied once.
+ */
+const MB = 1024 * 1024;
+const INFLATED_BYTES = 300 * MB;
+const VALID = 200;
+/** The worker's peak RSS may grow by this much over its RSS before the bombs: far below one inflated record. */
+const PEAK_GROWTH_LIMIT = 150 * MB;
+
+describe('compressed batches that inflate to 300 MB (gzip, zstd)', () => {
+  let worker: WorkerProcess | undefined;
+  let load: BalanceLoad | undefined;
+
+  afterAll(async () => {
+    await worker?.signal('SIGKILL');
+    await load?.stop();
+  });
+
+  it('are dead-lettered without inflating them; the worker keeps its memory and handles what follows', async () => {
+    const began = Date.now();
+    // the test reads the command topic back too (the ledger order): its own kafkajs must survive the bombs
+    registerBoundedCodecs({ maxInflatedBytes: 32 * MB });
+    const config = await faultConfig();
+    const { topics } = config;
+    await createTopics(config);
+    load = await BalanceLoad.prepare(config, { subscriptions: 8, commands: VALID, producers: 1, ratePerSecond: 100, compression: CompressionTypes.GZIP });
+    await load.watchReplies();
+    worker = await WorkerProcess.start(workerEnv(config));
+    const rssBefore = worker.rssBytes();
+
+    const bombs = { gzip: await gzipBomb(INFLATED_BYTES), zstd: zstdBomb(INFLATED_BYTES) };
+    const producer = kafkaClient(config.kafka.brokers, 'faults-bombs').producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    const sent: { kind: string; topic: string; partition: number; offset: string }[] = [];
+    try {
+      for (const topic of [topics.balanceCommands, topics.npResponses]) {
+        sent.push({ kind: 'gzip', topic, partition: 0, offset: await sendBomb(producer, topic, 0, CompressionTypes.GZIP, bombs.gzip) });
+        sent.push({ kind: 'zstd', topic, partition: 1, offset: await sendBomb(producer, topic, 1, CompressionTypes.ZSTD, bombs.zstd) });
+      }
+    } finally {
+      await producer.disconnect();
+    }
+    await load.send();
+    await worker.whileRunning(load.settled(60_000));
+    const peak = worker.peakRssBytes();
+
+    const deadLetters = new Map(
+      (await drainTopic(config.kafka.brokers, topics.deadLetters)).map((d) => [
+        [headerString(d, DLQ_HEADER.sourceTopic), headerString(d, DLQ_HEADER.sourcePartition), headerString(d, DLQ_HEADER.sourceOffset)].join('/'),
+        headerString(d, DLQ_HEADER.reason),
+      ]),
+    );
+    const where = (s: (typeof sent)[number]) => `${s.kind} on ${s.topic === topics.npResponses ? 'NP responses' : 'commands'}`;
+    const outcomes = sent.map((s) => `${where(s)}: ${deadLetters.get(`${s.topic}/${s.partition}/${s.offset}`) ?? 'not dead-lettered'}`);
+    const tally = await load.tally();
+    report('compressed batches inflating to 300 MB', tally, [
+      `bombs of one ${INFLATED_BYTES / MB} MB record: gzip ${(bombs.gzip.length / 1024).toFixed(0)} KB, zstd ${(bombs.zstd.length / 1024).toFixed(0)} KB on the wire; ${outcomes.join(', ')}`,
+      `worker RSS ${(rssBefore / MB).toFixed(0)} MB before, peak ${(peak / MB).toFixed(0)} MB (high-water mark), ${(worker.rssBytes() / MB).toFixed(0)} MB after; same process: ${worker.running}`,
+      `the ${VALID} valid commands sent gzip-compressed; worker outcomes ${JSON.stringify(worker.outcomes())}`,
+      ...tallyExtras(tally),
+      seconds(began),
+    ]);
+    expect(outcomes).toEqual(sent.map((s) => `${where(s)}: UNDECOMPRESSABLE`));
+    expect(peak - rssBefore).toBeLessThan(PEAK_GROWTH_LIMIT);
+    expect(worker.running).toBe(true);
+    expectExactlyOnce(tally, VALID);
+  });
+});

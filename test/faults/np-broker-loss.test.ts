@@ -1,0 +1,111 @@
+import { startLocalKafka, type LocalKafka } from '../../dev/stack';
+import { faultConfig, SESSION_TIMEOUT_MS } from './support/fault-config';
+import { NP_SHAPES, NpRig, shapedPorts } from './support/np-rig';
+import { report, seconds } from './support/report';
+import { createTopicsOnCluster, drainTopic, kafkaClient, topicEnd, type TopicRecord } from './support/topics';
+
+jest.setTimeout(240_000); // jest ignores testTimeout in a project's configuration
+
+/**
+ * Issue 14: the NP path when Kafka goes away. 100 ports answered by the NP simulator on a staging topic; the
+ * test relays the 300 responses to the service's responses topic at once, as an NP system that retries its
+ * sends would, and stops the one broker (10 s, then starts it again) once the worker has handled a third of
+ * them: in the middle of its batches, events being published and offsets committed. The worker — one process, never restarted — handles the rest when the broker is
+ * back, and what it had handled but not committed again. Every port must end as in a clean run: status,
+ * subscription, one event id per status change, one SubscriptionActivated per completed port.
+ */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const OUTAGE_MS = 10_000;
+/** 100 ports, 300 responses: enough that the worker is busy handling them (and publishing) when the broker goes. */
+const SCALE = 5;
+const RELAY_CHUNK = 50;
+
+/** Sends the records to `topic` in order, in chunks; a failed send is tried again until it goes. */
+async function relay(brokers: string[], topic: string, records: TopicRecord[], onRetry: () => void): Promise<void> {
+  const producer = kafkaClient(brokers, 'faults-np-relay').producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  try {
+    for (let i = 0; i < records.length; i += RELAY_CHUNK) {
+      const messages = records.slice(i, i + RELAY_CHUNK).map((r) => ({ key: r.key, value: r.value, headers: r.headers }));
+      for (;;) {
+        try {
+          await producer.send({ topic, acks: -1, messages });
+          break;
+        } catch {
+          onRetry();
+          await sleep(500);
+        }
+      }
+    }
+  } finally {
+    await producer.disconnect().catch(() => undefined);
+  }
+}
+
+describe('NP responses while the Kafka broker is stopped 10 s and started again', () => {
+  let kafka: LocalKafka;
+  let rig: NpRig | undefined;
+
+  beforeAll(async () => {
+    const began = Date.now();
+    kafka = await startLocalKafka();
+    console.log(`own Kafka ready in ${seconds(began)}`);
+  });
+
+  afterAll(async () => {
+    await rig?.stop();
+    await kafka?.dispose();
+  });
+
+  it('every port ends as in a clean run, one event id per transition', async () => {
+    const began = Date.now();
+    // commits every 5 s: the outage finds handled responses uncommitted, which the worker handles again
+    const config = await faultConfig({ KAFKA_BROKERS: kafka.brokers.join(','), KAFKA_COMMIT_INTERVAL_MS: '5000' });
+    const staging = `${config.topics.npResponses}.staging`;
+    await createTopicsOnCluster(config, [staging]);
+    rig = await NpRig.start(config);
+    const worker = await rig.startWorker('np-worker');
+    await rig.startSimulator(staging);
+    const { ports, responses } = shapedPorts(SCALE);
+    expect(await rig.createPortIns(ports.map((p) => p.gpsi))).toEqual(ports.map(() => 'Success'));
+    const waitFor = async (what: string, done: () => Promise<boolean> | boolean, timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!(await done())) {
+        if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+        await sleep(100);
+      }
+    };
+    // every response the simulator will send is on the staging topic (their order kept per number)
+    await waitFor('the simulator\'s responses', async () => (await topicEnd(config.kafka.brokers, staging)) === responses, 30_000);
+    const staged = (await drainTopic(config.kafka.brokers, staging)).sort((a, b) => Number(a.offset) - Number(b.offset) || a.partition - b.partition);
+
+    const npHandled = () => worker.handled.filter((h) => h.topic === config.topics.npResponses).length;
+    let relayRetries = 0;
+    const relaying = relay(config.kafka.brokers, config.topics.npResponses, staged, () => relayRetries++);
+    await waitFor('a third of the responses handled', () => npHandled() >= responses / 3, 60_000);
+    await kafka.stop();
+    const stoppedAt = Date.now();
+    const handledAtStop = npHandled();
+    await sleep(OUTAGE_MS);
+    const handledWhileDown = npHandled() - handledAtStop;
+    await kafka.start();
+    const backAt = Date.now();
+    const downMs = backAt - stoppedAt;
+    const recoveryMs = await worker.whileRunning(worker.handledMoreThan(worker.handled.length, 90_000));
+    await relaying;
+    await worker.whileRunning(rig.waitSettled(ports, 90_000));
+
+    const { problems, transitions, eventRecords } = await rig.compareWithCleanRun(ports);
+    const handled = npHandled();
+    report('NP responses, Kafka broker stopped 10 s', { sent: responses, replied: ports.length, applied: transitions, duplicates: eventRecords - transitions - ports.length, lost: problems.length }, [
+      `${ports.length} ports in ${NP_SHAPES.length} shapes; sent = NP responses relayed, replied = ports, applied = status changes (distinct event ids), duplicates = extra event records (same ids), lost = ports not as in a clean run`,
+      `broker down ${(downMs / 1000).toFixed(1)} s from ${handledAtStop} responses handled (${handledWhileDown} more while down); first record handled ${(recoveryMs / 1000).toFixed(1)} s after the broker was back (session ${SESSION_TIMEOUT_MS / 1000} s)`,
+      `relay sends retried ${relayRetries}; worker handled ${handled} NP responses (${handled - responses} again), same process: ${worker.running}`,
+      seconds(began),
+    ]);
+    expect(problems).toEqual([]);
+    expect(worker.running).toBe(true);
+    // the broker went away in the middle: some responses were handled before, the rest only after
+    expect(handledAtStop).toBeLessThan(responses);
+  });
+});

@@ -1,0 +1,80 @@
+import { createGzip } from 'node:zlib';
+import { CompressionCodecs, CompressionTypes, type Producer } from 'kafkajs';
+import { varint } from '../../../src/adapters/kafka/bounded-codecs';
+
+/**
+ * Compressed record batches whose one record inflates to `inflatedBytes` (its value all zeros), produced on
+ * a real broker. kafkajs compresses a batch's records with the codec registered for its compression type;
+ * while a bomb is sent, that codec hands kafkajs the bomb's bytes instead (the test process only), and
+ * kafkajs writes them into a valid batch (record count 1, CRC over the bytes as sent). Neither side holds
+ * the inflated record: the gzip stream is fed in chunks, the zstd frame is written by hand with RLE blocks.
+ */
+
+/**
+ * The record's bytes before its value (length, attributes, timestamp and offset deltas, null key, value
+ * length); after the value only the header count follows, 0 — a zero byte like the value's.
+ */
+function recordHead(valueBytes: number): Buffer {
+  const afterLength = Buffer.concat([Buffer.from([0]), varint(0), varint(0), varint(-1), varint(valueBytes)]);
+  const bodyBytes = afterLength.length + valueBytes + 1;
+  return Buffer.concat([varint(bodyBytes), afterLength]);
+}
+
+/** gzip of one record of `inflatedBytes` zeros (deflate tops out near 1:1000, so 300 MB is ≈ 300 KB). */
+export async function gzipBomb(inflatedBytes: number): Promise<Buffer> {
+  const gzip = createGzip({ level: 9 });
+  const chunks: Buffer[] = [];
+  gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise((resolve, reject) => gzip.on('end', resolve).on('error', reject));
+  const zeros = Buffer.alloc(1024 * 1024);
+  const write = (chunk: Buffer) => (gzip.write(chunk) ? Promise.resolve() : new Promise((resolve) => gzip.once('drain', resolve)));
+  await write(recordHead(inflatedBytes));
+  for (let left = inflatedBytes + 1; left > 0; left -= zeros.length) await write(left >= zeros.length ? zeros : zeros.subarray(0, left));
+  gzip.end();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+const ZSTD_MAGIC = 0xfd2fb528;
+const ZSTD_BLOCK = 128 * 1024;
+
+/** A zstd block header: last-block bit, type (0 raw, 1 RLE), size (for RLE: how many times its byte repeats). */
+function zstdBlockHeader(last: boolean, type: 0 | 1, size: number): Buffer {
+  const value = (last ? 1 : 0) | (type << 1) | (size << 3);
+  return Buffer.from([value & 0xff, (value >> 8) & 0xff, (value >> 16) & 0xff]);
+}
+
+/** A zstd frame of one record of `inflatedBytes` zeros: its head in a raw block, then RLE blocks of zeros (4 bytes per 128 KiB). */
+export function zstdBomb(inflatedBytes: number): Buffer {
+  const head = recordHead(inflatedBytes);
+  const magic = Buffer.alloc(4);
+  magic.writeUInt32LE(ZSTD_MAGIC);
+  // frame header: no content size, no checksum, no dictionary; window 128 KiB (exponent 7)
+  const parts = [magic, Buffer.from([0x00, 7 << 3]), zstdBlockHeader(false, 0, head.length), head];
+  for (let left = inflatedBytes + 1; left > 0; left -= ZSTD_BLOCK) {
+    const size = Math.min(ZSTD_BLOCK, left);
+    parts.push(zstdBlockHeader(left <= ZSTD_BLOCK, 1, size), Buffer.from([0]));
+  }
+  return Buffer.concat(parts);
+}
+
+type Codecs = Record<number, () => unknown>;
+
+/** Sends one batch that carries `compressed` as its one record, under `compression`; resolves with its offset. */
+export async function sendBomb(
+  producer: Producer,
+  topic: string,
+  partition: number,
+  compression: CompressionTypes,
+  compressed: Buffer,
+): Promise<string> {
+  const codecs = CompressionCodecs as unknown as Codecs;
+  const registered = codecs[compression];
+  codecs[compression] = () => ({ compress: async () => compressed, decompress: async () => Buffer.alloc(0) });
+  try {
+    const [ack] = await producer.send({ topic, acks: -1, compression, messages: [{ partition, key: null, value: 'replaced by the bomb' }] });
+    return ack!.baseOffset!;
+  } finally {
+    codecs[compression] = registered!;
+  }
+}
