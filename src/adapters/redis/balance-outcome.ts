@@ -60,6 +60,49 @@ export function decodeSubBalance(raw: Raw): SubBalance {
   };
 }
 
+/** The positional fields of a sub-balance's value and of its dates field (scripts/lib/balance.lua, loadBalances). */
+const BALANCE_FIELDS = ['bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased'];
+const DATE_FIELDS = ['validFrom', 'validUntil', 'purchasedUntil'];
+const KIND_NAME: Readonly<Record<string, string>> = { P: 'PRIMARY', A: 'ADDON' };
+
+function assignPositional(target: Raw, names: readonly string[], text: string): void {
+  text.split('|').forEach((value, i) => {
+    if (value !== '' && i < names.length) target[names[i]] = value;
+  });
+}
+
+/**
+ * The balances hash as the scripts return it (HGETALL: field, value, …), in the layout loadBalances reads:
+ * field <seq> = positional text, field <seq>v = its dates; sub-balances in instance order.
+ */
+export function decodeBalanceRows(gpsi: string, flat: unknown): SubBalance[] {
+  const rows = list<string>(flat);
+  const bySeq = new Map<number, Raw>();
+  const dated: [number, string][] = [];
+  for (let i = 0; i + 1 < rows.length; i += 2) {
+    const field = /^(\d+)(v?)$/.exec(String(rows[i]));
+    if (!field) continue;
+    const seq = Number(field[1]);
+    if (field[2] === 'v') {
+      dated.push([seq, String(rows[i + 1])]);
+      continue;
+    }
+    const raw: Raw = { subBalanceInstId: `${gpsi}-${field[1]}` };
+    assignPositional(raw, BALANCE_FIELDS, String(rows[i + 1]));
+    raw.bucketKind = KIND_NAME[String(raw.bucketKind)] ?? raw.bucketKind;
+    bySeq.set(seq, raw);
+  }
+  for (const [seq, text] of dated) {
+    const raw = bySeq.get(seq);
+    if (raw) assignPositional(raw, DATE_FIELDS, text);
+  }
+  return [...bySeq.entries()].sort(([a], [b]) => a - b).map(([, raw]) => decodeSubBalance(raw));
+}
+
+/** An outcome's or a query's balances: the hash's rows, or (records written before them) JSON objects. */
+export const decodeBalances = (raw: Raw, gpsi: string): SubBalance[] =>
+  raw.balanceRows !== undefined ? decodeBalanceRows(gpsi, raw.balanceRows) : list<Raw>(raw.balances).map(decodeSubBalance);
+
 const decodeThreshold = (raw: Raw): ThresholdReached => ({
   subBalanceInstId: String(raw.subBalanceInstId),
   bucketRefId: String(raw.bucketRefId),
@@ -113,7 +156,7 @@ export function decodeOutcome(json: string, replayed: boolean): BalanceOutcome {
     correlationId: String(raw.correlationId),
     subscription: decodeFacts(raw.subscription as Raw),
     changes: list<Raw>(raw.changes).map(decodeChange),
-    balances: list<Raw>(raw.balances).map(decodeSubBalance),
+    balances: decodeBalances(raw, String((raw.subscription as Raw).gpsi)),
     replayed,
   };
   const causeId = optional(raw.causeId) ?? optional(raw.commandId);

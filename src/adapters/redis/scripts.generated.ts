@@ -81,8 +81,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -245,9 +245,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -347,8 +350,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -511,16 +514,19 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
 
 local refused = precondition(KEYS[1], ARGV[1], cjson.decode(ARGV[2]))
 if refused then return cjson.encode({ error = refused }) end
-return cjson.encode({ subscription = subscriptionFacts(KEYS[1]), balances = loadBalances(KEYS[2], ARGV[1]) })
+return cjson.encode({ subscription = subscriptionFacts(KEYS[1]), balanceRows = redis.call('HGETALL', KEYS[2]) })
 `,
   },
   balancesRenew: {
@@ -604,8 +610,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -768,9 +774,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -880,8 +889,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -1044,9 +1053,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -1144,8 +1156,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -1308,9 +1320,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -1465,8 +1480,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -1629,9 +1644,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -1723,8 +1741,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -1887,9 +1905,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -2003,8 +2024,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -2167,9 +2188,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -2426,8 +2450,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -2590,9 +2614,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -2738,8 +2765,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -2902,9 +2929,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -3015,8 +3045,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -3179,9 +3209,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end

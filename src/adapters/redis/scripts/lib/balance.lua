@@ -67,8 +67,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -231,9 +231,12 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here.
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
