@@ -112,7 +112,14 @@ const decodeThreshold = (raw: Raw): ThresholdReached => ({
   amounts: amounts(raw.amounts)!,
 });
 
-export function decodeFacts(raw: Raw): SubscriptionFacts {
+/** The facts' fields in the order the scripts return their values (FACT_FIELDS in scripts/lib/balance.lua). */
+const FACT_FIELDS = ['gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustomerId', 'wholesalePlanId', 'primaryBucketRefId', 'billCycleFrequency', 'billCycleStartDay', 'billCycleTimeZone', 'cycleNo', 'cycleStart', 'nextRenewalAt', 'status'];
+
+/** Positional facts (false: absent) as the named object records written before them held. */
+const namedFacts = (values: unknown[]): Raw => Object.fromEntries(FACT_FIELDS.map((name, i) => [name, values[i] === false ? undefined : values[i]]));
+
+export function decodeFacts(given: unknown): SubscriptionFacts {
+  const raw = Array.isArray(given) ? namedFacts(given) : (given as Raw);
   const facts: SubscriptionFacts = {
     gpsi: String(raw.gpsi),
     subscriptionId: String(raw.subscriptionId),
@@ -151,12 +158,13 @@ function recordedError(raw: Raw): ServiceError {
 export function decodeOutcome(json: string, replayed: boolean): BalanceOutcome {
   const raw = JSON.parse(json) as Raw;
   if (raw.error) throw recordedError(raw.error as Raw);
+  const subscription = decodeFacts(raw.subscription);
   const outcome: BalanceOutcome = {
     at: String(raw.at),
     correlationId: String(raw.correlationId),
-    subscription: decodeFacts(raw.subscription as Raw),
+    subscription,
     changes: list<Raw>(raw.changes).map(decodeChange),
-    balances: decodeBalances(raw, String((raw.subscription as Raw).gpsi)),
+    balances: decodeBalances(raw, subscription.gpsi),
     replayed,
   };
   const causeId = optional(raw.causeId) ?? optional(raw.commandId);

@@ -104,7 +104,7 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
       const keys = keysOf(gpsi);
       const json = await runScript<string>(redis, 'balancesQuery', [keys.subscription, keys.balances], [gpsi, JSON.stringify(visibleCustomerIds)]);
       const raw = decodeRead(json);
-      return { subscription: decodeFacts(raw.subscription as Record<string, unknown>), balances: decodeBalances(raw, gpsi) };
+      return { subscription: decodeFacts(raw.subscription), balances: decodeBalances(raw, gpsi) };
     },
 
     async history(gpsi, visibleCustomerIds, limit) {

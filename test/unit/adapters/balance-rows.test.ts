@@ -1,4 +1,4 @@
-import { decodeBalanceRows, decodeBalances } from '../../../src/adapters/redis/balance-outcome';
+import { decodeBalanceRows, decodeBalances, decodeFacts } from '../../../src/adapters/redis/balance-outcome';
 
 /**
  * The scripts return a subscription's balances as the rows of its balances hash (scripts/lib/balance.lua,
@@ -35,5 +35,21 @@ describe('decodeBalanceRows', () => {
 
   it('reads an empty hash (Lua encodes an empty array as {}) as no balances', () => {
     expect(decodeBalanceRows('4915', {})).toEqual([]);
+  });
+});
+
+describe('decodeFacts', () => {
+  const named = { gpsi: '4915', subscriptionId: 's', subscriberId: 'u', wholesaleCustomerId: 'C1', wholesalePlanId: 'WP', primaryBucketRefId: '1000001', billCycleFrequency: 'MONTHLY', billCycleStartDay: '11', billCycleTimeZone: 'UTC', cycleNo: '2', cycleStart: '2026-11-11T00:00:00.000Z', nextRenewalAt: '2026-12-11T00:00:00.000Z', status: 'ACTIVE' };
+
+  it('names the values the scripts return in FACT_FIELDS order as the named facts of older records', () => {
+    expect(decodeFacts(Object.values(named))).toEqual(decodeFacts(named));
+    expect(decodeFacts(Object.values(named))).toMatchObject({ gpsi: '4915', billCycleStartDay: 11, cycleNo: 2, status: 'ACTIVE' });
+  });
+
+  it('reads false (a field the hash lacks) as absent', () => {
+    const values = Object.values(named).map((v, i) => (i === 5 || i === 9 ? false : v));
+    const facts = decodeFacts(values);
+    expect(facts.primaryBucketRefId).toBeUndefined();
+    expect(facts.cycleNo).toBeUndefined();
   });
 });
