@@ -3,6 +3,7 @@ import type { Amounts, ChangeKind, SubBalance, SubBalanceChange } from '../../do
 import { DEFAULT_BILL_CYCLE_TIME_ZONE } from '../../domain/balance/bill-cycle';
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
 import type { ThresholdReached } from '../../domain/balance/thresholds';
+import { decodeLedgerChange } from './ledger-entry';
 
 /**
  * Decoding of what the Lua scripts return. Quantities arrive as decimal strings of milli-units; Lua's cjson
@@ -163,7 +164,7 @@ export function decodeOutcome(json: string, replayed: boolean): BalanceOutcome {
     at: String(raw.at),
     correlationId: String(raw.correlationId),
     subscription,
-    changes: list<Raw>(raw.changes).map(decodeChange),
+    changes: raw.changeRows !== undefined ? list<string>(raw.changeRows).map((row) => decodeLedgerChange(String(row), subscription.gpsi)) : list<Raw>(raw.changes).map(decodeChange),
     balances: decodeBalances(raw, subscription.gpsi),
     replayed,
   };

@@ -207,7 +207,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -246,10 +246,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -475,7 +477,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -514,10 +516,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -734,7 +738,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -773,10 +777,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -1012,7 +1018,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -1051,10 +1057,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -1278,7 +1286,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -1317,10 +1325,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -1601,7 +1611,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -1640,10 +1650,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -1861,7 +1873,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -1900,10 +1912,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -2143,7 +2157,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -2182,10 +2196,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -2568,7 +2584,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -2607,10 +2623,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -2882,7 +2900,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -2921,10 +2939,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
@@ -3161,7 +3181,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -3200,10 +3220,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end

@@ -193,7 +193,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -232,10 +232,12 @@ end
 
 -- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here.
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
