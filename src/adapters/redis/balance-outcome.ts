@@ -67,9 +67,8 @@ const DATE_FIELDS = ['validFrom', 'validUntil', 'purchasedUntil'];
 const KIND_NAME: Readonly<Record<string, string>> = { P: 'PRIMARY', A: 'ADDON' };
 
 function assignPositional(target: Raw, names: readonly string[], text: string): void {
-  text.split('|').forEach((value, i) => {
-    if (value !== '' && i < names.length) target[names[i]] = value;
-  });
+  const values = text.split('|');
+  for (let i = 0; i < values.length && i < names.length; i++) if (values[i] !== '') target[names[i]] = values[i];
 }
 
 /**
@@ -117,7 +116,11 @@ const decodeThreshold = (raw: Raw): ThresholdReached => ({
 const FACT_FIELDS = ['gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustomerId', 'wholesalePlanId', 'primaryBucketRefId', 'billCycleFrequency', 'billCycleStartDay', 'billCycleTimeZone', 'cycleNo', 'cycleStart', 'nextRenewalAt', 'status'];
 
 /** Positional facts (false: absent) as the named object records written before them held. */
-const namedFacts = (values: unknown[]): Raw => Object.fromEntries(FACT_FIELDS.map((name, i) => [name, values[i] === false ? undefined : values[i]]));
+function namedFacts(values: unknown[]): Raw {
+  const raw: Raw = {};
+  for (let i = 0; i < FACT_FIELDS.length; i++) if (values[i] !== false) raw[FACT_FIELDS[i]] = values[i];
+  return raw;
+}
 
 export function decodeFacts(given: unknown): SubscriptionFacts {
   const raw = Array.isArray(given) ? namedFacts(given) : (given as Raw);
