@@ -312,7 +312,9 @@ export class CommandProcessor {
       const encoded = await Promise.all(messages.map((m) => this.encodeOrDeadLetter(m, context, source)));
       outcome = { outbound: [reply, ...encoded.flat()], outcome: rerun ? 'REPLAYED' : 'Success', operation, correlationId: envelope.correlationId };
       const secret = (i: number) => messages[i].secrets === 'inClear';
-      kept = { fingerprint, messages: [reply, ...encoded.filter((_, i) => !secret(i)).flat()], ...(messages.some((_, i) => secret(i)) ? { rerun: true } : {}) };
+      // A handler that rebuilds its messages from its own record needs no second copy of them: a rerun is enough.
+      if (registration.replaysFromOwnRecord) kept = { fingerprint, messages: [], rerun: true };
+      else kept = { fingerprint, messages: [reply, ...encoded.filter((_, i) => !secret(i)).flat()], ...(messages.some((_, i) => secret(i)) ? { rerun: true } : {}) };
     } catch (error) {
       if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
       if (isServiceError(error)) {

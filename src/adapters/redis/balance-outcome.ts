@@ -3,6 +3,7 @@ import type { Amounts, ChangeKind, SubBalance, SubBalanceChange } from '../../do
 import { DEFAULT_BILL_CYCLE_TIME_ZONE } from '../../domain/balance/bill-cycle';
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
 import type { ThresholdReached } from '../../domain/balance/thresholds';
+import { decodeLedgerChange } from './ledger-entry';
 
 /**
  * Decoding of what the Lua scripts return. Quantities arrive as decimal strings of milli-units; Lua's cjson
@@ -60,6 +61,48 @@ export function decodeSubBalance(raw: Raw): SubBalance {
   };
 }
 
+/** The positional fields of a sub-balance's value and of its dates field (scripts/lib/balance.lua, loadBalances). */
+const BALANCE_FIELDS = ['bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased'];
+const DATE_FIELDS = ['validFrom', 'validUntil', 'purchasedUntil'];
+const KIND_NAME: Readonly<Record<string, string>> = { P: 'PRIMARY', A: 'ADDON' };
+
+function assignPositional(target: Raw, names: readonly string[], text: string): void {
+  const values = text.split('|');
+  for (let i = 0; i < values.length && i < names.length; i++) if (values[i] !== '') target[names[i]] = values[i];
+}
+
+/**
+ * The balances hash as the scripts return it (HGETALL: field, value, …), in the layout loadBalances reads:
+ * field <seq> = positional text, field <seq>v = its dates; sub-balances in instance order.
+ */
+export function decodeBalanceRows(gpsi: string, flat: unknown): SubBalance[] {
+  const rows = list<string>(flat);
+  const bySeq = new Map<number, Raw>();
+  const dated: [number, string][] = [];
+  for (let i = 0; i + 1 < rows.length; i += 2) {
+    const field = /^(\d+)(v?)$/.exec(String(rows[i]));
+    if (!field) continue;
+    const seq = Number(field[1]);
+    if (field[2] === 'v') {
+      dated.push([seq, String(rows[i + 1])]);
+      continue;
+    }
+    const raw: Raw = { subBalanceInstId: `${gpsi}-${field[1]}` };
+    assignPositional(raw, BALANCE_FIELDS, String(rows[i + 1]));
+    raw.bucketKind = KIND_NAME[String(raw.bucketKind)] ?? raw.bucketKind;
+    bySeq.set(seq, raw);
+  }
+  for (const [seq, text] of dated) {
+    const raw = bySeq.get(seq);
+    if (raw) assignPositional(raw, DATE_FIELDS, text);
+  }
+  return [...bySeq.entries()].sort(([a], [b]) => a - b).map(([, raw]) => decodeSubBalance(raw));
+}
+
+/** An outcome's or a query's balances: the hash's rows, or (records written before them) JSON objects. */
+export const decodeBalances = (raw: Raw, gpsi: string): SubBalance[] =>
+  raw.balanceRows !== undefined ? decodeBalanceRows(gpsi, raw.balanceRows) : list<Raw>(raw.balances).map(decodeSubBalance);
+
 const decodeThreshold = (raw: Raw): ThresholdReached => ({
   subBalanceInstId: String(raw.subBalanceInstId),
   bucketRefId: String(raw.bucketRefId),
@@ -69,7 +112,18 @@ const decodeThreshold = (raw: Raw): ThresholdReached => ({
   amounts: amounts(raw.amounts)!,
 });
 
-export function decodeFacts(raw: Raw): SubscriptionFacts {
+/** The facts' fields in the order the scripts return their values (FACT_FIELDS in scripts/lib/balance.lua). */
+const FACT_FIELDS = ['gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustomerId', 'wholesalePlanId', 'primaryBucketRefId', 'billCycleFrequency', 'billCycleStartDay', 'billCycleTimeZone', 'cycleNo', 'cycleStart', 'nextRenewalAt', 'status'];
+
+/** Positional facts (false: absent) as the named object records written before them held. */
+function namedFacts(values: unknown[]): Raw {
+  const raw: Raw = {};
+  for (let i = 0; i < FACT_FIELDS.length; i++) if (values[i] !== false) raw[FACT_FIELDS[i]] = values[i];
+  return raw;
+}
+
+export function decodeFacts(given: unknown): SubscriptionFacts {
+  const raw = Array.isArray(given) ? namedFacts(given) : (given as Raw);
   const facts: SubscriptionFacts = {
     gpsi: String(raw.gpsi),
     subscriptionId: String(raw.subscriptionId),
@@ -108,12 +162,13 @@ function recordedError(raw: Raw): ServiceError {
 export function decodeOutcome(json: string, replayed: boolean): BalanceOutcome {
   const raw = JSON.parse(json) as Raw;
   if (raw.error) throw recordedError(raw.error as Raw);
+  const subscription = decodeFacts(raw.subscription);
   const outcome: BalanceOutcome = {
     at: String(raw.at),
     correlationId: String(raw.correlationId),
-    subscription: decodeFacts(raw.subscription as Raw),
-    changes: list<Raw>(raw.changes).map(decodeChange),
-    balances: list<Raw>(raw.balances).map(decodeSubBalance),
+    subscription,
+    changes: raw.changeRows !== undefined ? list<string>(raw.changeRows).map((row) => decodeLedgerChange(String(row), subscription.gpsi)) : list<Raw>(raw.changes).map(decodeChange),
+    balances: decodeBalances(raw, subscription.gpsi),
     replayed,
   };
   const causeId = optional(raw.causeId) ?? optional(raw.commandId);

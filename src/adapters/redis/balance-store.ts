@@ -6,7 +6,7 @@ import type { BalanceOutcome } from '../../domain/balance/outcome';
 import { nextExpiryOf } from '../../domain/balance/renewal';
 import { datedSeeds, type SubBalanceSeed } from '../../domain/balance/seeds';
 import { needsTimeZone, validityEnd, type Validity } from '../../domain/balance/validity';
-import { decodeFacts, decodeOutcome, decodeRead, decodeSubBalance } from './balance-outcome';
+import { decodeBalances, decodeFacts, decodeOutcome, decodeRead } from './balance-outcome';
 import { ledgerHistory } from './ledger-entry';
 import { renewalDueKey, subscriberKeys } from './keys';
 import { runScript } from './scripts';
@@ -104,8 +104,7 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
       const keys = keysOf(gpsi);
       const json = await runScript<string>(redis, 'balancesQuery', [keys.subscription, keys.balances], [gpsi, JSON.stringify(visibleCustomerIds)]);
       const raw = decodeRead(json);
-      const balances = Array.isArray(raw.balances) ? raw.balances.map(decodeSubBalance) : [];
-      return { subscription: decodeFacts(raw.subscription as Record<string, unknown>), balances };
+      return { subscription: decodeFacts(raw.subscription), balances: decodeBalances(raw, gpsi) };
     },
 
     async history(gpsi, visibleCustomerIds, limit) {

@@ -1,4 +1,4 @@
-import type { Amounts, ChangeKind } from '../../domain/balance/model';
+import type { Amounts, ChangeKind, SubBalanceChange } from '../../domain/balance/model';
 import type { LedgerEntry } from '../../domain/balance/outcome';
 
 /**
@@ -40,27 +40,30 @@ export function decodeLedgerEntry(stored: string, gpsi: string): LedgerEntry[] {
   const changes = stored.slice(second + 1, third);
   const correlationId = stored.slice(third + 1);
   if (changes === '') return [];
-  return changes.split(';').map((text) => {
-    const f = text.split(',');
-    const entry: LedgerEntry = {
-      change: f[0] as ChangeKind,
-      subBalanceInstId: `${gpsi}-${f[1]}`,
-      bucketRefId: f[2] ?? '',
-      subBalanceType: f[3] ?? '',
-      unitType: f[4] ?? '',
-      at,
-      correlationId,
-      operation,
-    };
-    if (f[5]) entry.quantity = Number(f[5]);
-    const before = amounts(f, 6, 12);
-    const after = f[0] === 'Created' && !f[9] && f[10] ? { remaining: Number(f[10]), allocated: Number(f[10]), rollover: 0, purchased: 0 } : amounts(f, 9, 13);
-    if (before) entry.before = before;
-    if (after) entry.after = after;
-    if (f[15]) entry.validFor = { start: Number(f[14]), end: Number(f[15]) };
-    if (f[16]) entry.purchasedUntil = Number(f[16]);
-    return entry;
-  });
+  return changes.split(';').map((text) => ({ ...decodeLedgerChange(text, gpsi), at, correlationId, operation }));
+}
+
+/**
+ * One change in the ledger's positional layout. The scripts' outcomes carry their changes in it too
+ * (changeRows, scripts/lib/balance.lua `success`): a third of the bytes of the same change as JSON.
+ */
+export function decodeLedgerChange(text: string, gpsi: string): SubBalanceChange {
+  const f = text.split(',');
+  const change: SubBalanceChange = {
+    change: f[0] as ChangeKind,
+    subBalanceInstId: `${gpsi}-${f[1]}`,
+    bucketRefId: f[2] ?? '',
+    subBalanceType: f[3] ?? '',
+    unitType: f[4] ?? '',
+  };
+  if (f[5]) change.quantity = Number(f[5]);
+  const before = amounts(f, 6, 12);
+  const after = f[0] === 'Created' && !f[9] && f[10] ? { remaining: Number(f[10]), allocated: Number(f[10]), rollover: 0, purchased: 0 } : amounts(f, 9, 13);
+  if (before) change.before = before;
+  if (after) change.after = after;
+  if (f[15]) change.validFor = { start: Number(f[14]), end: Number(f[15]) };
+  if (f[16]) change.purchasedUntil = Number(f[16]);
+  return change;
 }
 
 /** The newest `limit` changes of stored entries (newest first): each operation's changes last to first. */

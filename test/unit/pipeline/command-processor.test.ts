@@ -73,7 +73,7 @@ const COMMAND = 'wholesale.portin.v1.CheckPortInEligibility';
 function setup(
   handle: HandlerRegistration['handle'],
   access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'rateLimiter' | 'rejectedBudget' | 'isRetriable'>> = {},
-  options: Pick<HandlerRegistration, 'readOnly'> = {},
+  options: Pick<HandlerRegistration, 'readOnly' | 'replaysFromOwnRecord'> = {},
   deps: Partial<ProcessorDeps> = {},
 ) {
   const codec = new MemoryCodec();
@@ -208,6 +208,20 @@ describe('CommandProcessor', () => {
     const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
     expect([again.outcome, calls(), again.outbound.map((m) => m.topic)]).toEqual(['REPLAYED', 2, ['t.portinReplies', 't.npRequests']]);
     expect([...replies.entries.values()]).toEqual([stored]);
+    expect((await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin')).outcome).toBe('CONFLICT');
+    expect(calls()).toBe(2);
+  });
+
+  it('keeps only the fingerprint of a change whose handler replays from its own record: a redelivery reruns it; another payload is still a CONFLICT', async () => {
+    const { codec, processor, replies, calls } = setup(success, {}, { replaysFromOwnRecord: true });
+    const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 'o1' }, timestamp: '0' });
+    const first = await processor.process(await record('14155550123'), position, 'portin');
+    expect(first.outcome).toBe('Success');
+    const [stored] = [...replies.entries.values()];
+    expect(stored).toEqual({ fingerprint: expect.any(String), messages: [], rerun: true });
+    const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
+    expect([again.outcome, calls()]).toEqual(['REPLAYED', 2]);
+    expect(again.outbound).toEqual(first.outbound);
     expect((await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin')).outcome).toBe('CONFLICT');
     expect(calls()).toBe(2);
   });

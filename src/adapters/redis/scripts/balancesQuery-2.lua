@@ -3,4 +3,4 @@
 -- @include balance
 local refused = precondition(KEYS[1], ARGV[1], cjson.decode(ARGV[2]))
 if refused then return cjson.encode({ error = refused }) end
-return cjson.encode({ subscription = subscriptionFacts(KEYS[1]), balances = loadBalances(KEYS[2], ARGV[1]) })
+return cjson.encode({ subscription = subscriptionFacts(KEYS[1]), balanceRows = redis.call('HGETALL', KEYS[2]) })

@@ -15,15 +15,14 @@ local function units(milli)
   return fmt(whole) .. '.' .. digits
 end
 
--- The subscription facts every outcome carries, so an event can be rebuilt from the outcome alone.
+-- The subscription facts every outcome carries, so an event can be rebuilt from the outcome alone: the values
+-- in FACT_FIELDS order (false = absent), named by the worker (decodeFacts in balance-outcome.ts, the same
+-- list) — field names in every 24 h outcome record were 40 % of its facts' bytes.
 local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustomerId', 'wholesalePlanId', 'primaryBucketRefId',
   'billCycleFrequency', 'billCycleStartDay', 'billCycleTimeZone', 'cycleNo', 'cycleStart', 'nextRenewalAt', 'status' }
 
 local function subscriptionFacts(subKey)
-  local values = redis.call('HMGET', subKey, unpack(FACT_FIELDS))
-  local facts = {}
-  for i, field in ipairs(FACT_FIELDS) do facts[field] = values[i] or nil end
-  return facts
+  return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of `visible`
@@ -67,8 +66,8 @@ end
 -- short enough for the hash to stay a listpack under Redis's default hash-max-listpack-value (64 bytes).
 -- Dates, when a sub-balance has any, go in a second field <seq>v: validFrom|validUntil|purchasedUntil
 -- (billing epoch ms; a dated bucket's validity and its purchased credit's end; empty = none), so the main
--- value stays short. Only loadBalances, saveBalance and removeBalance know this format; subBalanceInstId
--- is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
+-- value stays short. Only loadBalances, saveBalance and removeBalance know this format here, and
+-- decodeBalanceRows (balance-outcome.ts) in the worker; subBalanceInstId is <gpsi>-<seq>, rebuilt on load. The catalog refuses a bucketRefId containing the separator.
 local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased' }
 -- bucketKind is stored as one letter: seven sub-balances are 42 bytes of a subscription's ~2 KB.
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
@@ -194,7 +193,7 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- This is the only writer; src/adapters/redis/ledger-entry.ts is the only reader.
+-- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
 local function ledgerChange(c)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
@@ -231,9 +230,14 @@ local function finish(doneKey, ctx, outcome)
   return { encoded, 0 }
 end
 
+-- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
+-- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
+-- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
+-- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 local function success(subKey, balKey, ctx, changes, extra)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changes = changes, balances = loadBalances(balKey, ctx.gpsi) }
+    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end

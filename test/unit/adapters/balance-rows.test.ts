@@ -1,0 +1,55 @@
+import { decodeBalanceRows, decodeBalances, decodeFacts } from '../../../src/adapters/redis/balance-outcome';
+
+/**
+ * The scripts return a subscription's balances as the rows of its balances hash (scripts/lib/balance.lua,
+ * loadBalances' layout); the worker decodes them into the same sub-balances the JSON objects gave.
+ */
+describe('decodeBalanceRows', () => {
+  it('reads positional values and dates fields, in instance order, empty fields left out', () => {
+    const rows = ['10', '2000004|A|On-Net Data|MB|1000|400|0|0|3|80||250', '2', '1000001|P|On-Net Voice|Min|500000|500000|0|250000|0||x', '10v', '1700000000000|1800000000000|1750000000000'];
+    expect(decodeBalanceRows('4915', rows)).toEqual([
+      { subBalanceInstId: '4915-2', bucketRefId: '1000001', bucketKind: 'PRIMARY', subBalanceType: 'On-Net Voice', unitType: 'Min', allocated: 500000, remaining: 500000, rollover: 0, purchased: 0, rolloverCap: 250000, endCycle: 0 },
+      {
+        subBalanceInstId: '4915-10',
+        bucketRefId: '2000004',
+        bucketKind: 'ADDON',
+        subBalanceType: 'On-Net Data',
+        unitType: 'MB',
+        allocated: 1000,
+        remaining: 400,
+        rollover: 0,
+        purchased: 250,
+        rolloverCap: 0,
+        endCycle: 3,
+        alertedPercent: 80,
+        validFor: { start: 1700000000000, end: 1800000000000 },
+        purchasedUntil: 1750000000000,
+      },
+    ]);
+  });
+
+  it('gives the same sub-balances as the JSON objects of records written before the rows', () => {
+    const json = { subBalanceInstId: '4915-1', bucketRefId: '1000001', bucketKind: 'PRIMARY', subBalanceType: 'SMS', unitType: 'SMS', allocated: '100', remaining: '7', rollover: '5', rolloverCap: '50', endCycle: '0' };
+    expect(decodeBalances({ balanceRows: ['1', '1000001|P|SMS|SMS|100|7|5|50|0'] }, '4915')).toEqual(decodeBalances({ balances: [json] }, '4915'));
+  });
+
+  it('reads an empty hash (Lua encodes an empty array as {}) as no balances', () => {
+    expect(decodeBalanceRows('4915', {})).toEqual([]);
+  });
+});
+
+describe('decodeFacts', () => {
+  const named = { gpsi: '4915', subscriptionId: 's', subscriberId: 'u', wholesaleCustomerId: 'C1', wholesalePlanId: 'WP', primaryBucketRefId: '1000001', billCycleFrequency: 'MONTHLY', billCycleStartDay: '11', billCycleTimeZone: 'UTC', cycleNo: '2', cycleStart: '2026-11-11T00:00:00.000Z', nextRenewalAt: '2026-12-11T00:00:00.000Z', status: 'ACTIVE' };
+
+  it('names the values the scripts return in FACT_FIELDS order as the named facts of older records', () => {
+    expect(decodeFacts(Object.values(named))).toEqual(decodeFacts(named));
+    expect(decodeFacts(Object.values(named))).toMatchObject({ gpsi: '4915', billCycleStartDay: 11, cycleNo: 2, status: 'ACTIVE' });
+  });
+
+  it('reads false (a field the hash lacks) as absent', () => {
+    const values = Object.values(named).map((v, i) => (i === 5 || i === 9 ? false : v));
+    const facts = decodeFacts(values);
+    expect(facts.primaryBucketRefId).toBeUndefined();
+    expect(facts.cycleNo).toBeUndefined();
+  });
+});
