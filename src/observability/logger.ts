@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { logTraceFields } from '../shared/tracing';
+import { isTracing, logTraceFields } from '../shared/tracing';
 
 /**
  * pino JSON logs. Secrets never reach a log line: the redaction list covers credentials and the
@@ -40,9 +40,10 @@ export const REDACTED_PATHS = [
 
 const unredacted = new WeakMap<Logger, Logger>();
 
+/** With tracing on (started before the logger, as the entry points do), lines inside a span carry trace_id/span_id. */
 export function createLogger(options: { level: string; name: string; destination?: pino.DestinationStream }): Logger {
   const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
-  const settings = { name: options.name, level: options.level, base: { service: options.name }, timestamp: pino.stdTimeFunctions.isoTime, mixin: logTraceFields };
+  const settings = { name: options.name, level: options.level, base: { service: options.name }, timestamp: pino.stdTimeFunctions.isoTime, ...(isTracing() ? { mixin: logTraceFields } : {}) };
   const log = pino({ ...settings, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
   unredacted.set(log, pino(settings, destination));
   return log;

@@ -2,7 +2,7 @@ import type { OutgoingMessage } from '../contract/messages';
 import type { TopicRole } from '../contract/topics';
 import { partnerTopic, type PartnerTopicRole } from '../contract/partner-topics';
 import type { Outbound } from '../contract/transport';
-import { traceHeaders } from '../shared/tracing';
+import { withTraceHeaders } from '../shared/tracing';
 
 /**
  * The one place that decides which topics an outgoing message goes to, for every producer of events (the
@@ -42,7 +42,7 @@ export async function routeOutgoing(
 ): Promise<Outbound[]> {
   const [own, ...copies] = topicsOf(routing, message);
   const value = await encode(own!, message.recordName, message.value);
-  const traced = { ...headers, ...traceHeaders() };
+  const traced = withTraceHeaders(headers);
   const described = 'ce_id' in headers ? { ...traced, ce_dataschema: dataSchemaUrl(routing.dataSchemaBaseUrl, value) } : traced;
   return [own!, ...copies].map((topic) => ({ topic, key: message.key, value, headers: described }));
 }

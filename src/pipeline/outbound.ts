@@ -1,4 +1,4 @@
-import { traceHeaders } from '../shared/tracing';
+import { withTraceHeaders } from '../shared/tracing';
 import { ERROR_CODES, type ErrorCode, type FieldProblem } from '../contract/errors';
 import { DEAD_LETTER_CIPHER, sealContext, sealDeadLetter, type DeadLetterKey } from '../security/dead-letter-seal';
 import { DLQ_HEADER, HEADER } from '../contract/headers';
@@ -38,7 +38,7 @@ export function replyMessage(envelope: RoutedEnvelope, status: string, value: Bu
     preferredPartition: envelope.sourcePartition,
     key: envelope.correlationId,
     value,
-    headers: { ...replyHeaders(envelope, status), ...traceHeaders() },
+    headers: withTraceHeaders(replyHeaders(envelope, status)),
   };
 }
 

@@ -46,6 +46,11 @@ export function traceHeaders(from: Context = context.active()): Record<string, s
   return headers;
 }
 
+/** `headers` with the active span's `traceparent` added; the same object, not a copy, when tracing is off (the hot path). */
+export function withTraceHeaders<H extends Record<string, unknown>>(headers: H): H {
+  return enabled ? { ...headers, ...traceHeaders() } : headers;
+}
+
 /** The ids a log line carries, so logs and traces join: {} outside a recorded span. */
 export function logTraceFields(): { trace_id?: string; span_id?: string } {
   if (!enabled) return {};
