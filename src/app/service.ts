@@ -9,8 +9,8 @@ import { connectCommandTransport } from '../adapters/kafka/command-transport';
 import type { KafkaConnection } from '../adapters/kafka/kafka';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
-import { createRedisRateLimiter } from '../adapters/redis/rate-limiter';
-import { QUOTA_BUCKETS, RedisReplyCache } from '../adapters/redis/reply-cache';
+import { createRedisAdmission, QUOTA_BUCKETS } from '../adapters/redis/admission';
+import { RedisReplyCache } from '../adapters/redis/reply-cache';
 import { registerContract } from '../adapters/registry/register-contract';
 import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../domain/validation/spec-fields';
 import { CommandProcessor } from '../pipeline/command-processor';
@@ -137,10 +137,14 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     authenticator: access.authenticator,
     authorizer: access.authorizer,
     rejectedBudget: access.rejectedBudget,
-    rateLimiter: createRedisRateLimiter(redis, config.redis.keyPrefix, config.rateLimit),
+    admission: createRedisAdmission(redis, config.redis.keyPrefix, config.rateLimit, {
+      quota: config.limits.partnerOutcomeQuota,
+      windowSeconds: config.limits.idempotencyTtlSeconds,
+      buckets: QUOTA_BUCKETS,
+    }),
     codec,
     handlers,
-    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds, { quota: config.limits.partnerOutcomeQuota, buckets: QUOTA_BUCKETS }),
+    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
     topics: config.topics,
     deadLetters,
     routing,

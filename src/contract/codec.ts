@@ -36,6 +36,11 @@ export interface DecodedRecord {
 export interface Codec {
   /** Throws DecodeError for a value that is not a decodable record. */
   decode(buffer: Buffer | null): Promise<DecodedRecord>;
+  /**
+   * The full name of the record a value was written as, from its schema id alone (the body is not read);
+   * undefined when the value is not a record of a known schema (decode would refuse it).
+   */
+  recordNameOf(buffer: Buffer | null): Promise<string | undefined>;
   /** Throws SchemaMismatchError for a value that does not match the record's schema. */
   encode(topic: string, recordName: string, value: object): Promise<Buffer>;
 }

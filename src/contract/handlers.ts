@@ -1,4 +1,4 @@
-import type { FieldProblem } from './errors';
+import type { ErrorCode, FieldProblem } from './errors';
 import type { Logger } from './log';
 import type { OutgoingMessage } from './messages';
 import type { Domain } from './topics';
@@ -39,12 +39,24 @@ export interface CommandContext {
   /** The handler's clock: use this, never `new Date()`, so tests and replays are deterministic. */
   readonly now: Date;
   readonly log: Logger;
+  /**
+   * The command payload's fingerprint. A store that records a change's outcome itself keeps it there and
+   * answers CONFLICT when the same command id comes back with another payload (replaysFromOwnRecord).
+   */
+  readonly fingerprint: string;
+  /**
+   * Set when the partner's idempotency quota is exhausted: a store that records outcomes itself may replay
+   * a recorded one, but must answer this refusal instead of applying a new change.
+   */
+  readonly refuseNew?: { code: ErrorCode; message: string };
 }
 
 export interface HandlerResult<Reply extends object = Record<string, unknown>> {
   /** The success reply payload (fields of the operation's `<Operation>Reply` record). */
   reply: Reply;
   messages?: OutgoingMessage[];
+  /** The store answered from the outcome it recorded for this command earlier: nothing was applied now. */
+  replayed?: boolean;
 }
 
 /** Throw a ServiceError (src/contract/errors.ts) for an error reply; anything else thrown becomes INTERNAL. */
@@ -72,10 +84,11 @@ export interface HandlerRegistration {
    */
   readOnly?: boolean;
   /**
-   * The handler's store records each change's outcome atomically with it, for IDEMPOTENCY_TTL_SECONDS, and a
-   * rerun rebuilds the same reply and events from that record (deterministic event ids, the recorded time):
-   * the reply cache then keeps only the command's fingerprint and reruns it on a redelivery, instead of a
-   * second 24 h copy of every message it sent (about 2.4 KB per UpdateBalances).
+   * The handler's store records each change's outcome atomically with it, with the command's fingerprint,
+   * for IDEMPOTENCY_TTL_SECONDS, and a rerun rebuilds the same reply and events from that record
+   * (deterministic event ids, the recorded time): the pipeline neither looks up nor writes the reply cache
+   * for it — a redelivery simply runs the handler again — so such a change costs one Redis round trip, its
+   * store's script, and keeps one record.
    */
   replaysFromOwnRecord?: boolean;
   handle: Handler;

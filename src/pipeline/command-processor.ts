@@ -7,7 +7,7 @@ import type { OutgoingMessage } from '../contract/messages';
 import { ERROR_REPLY, type Domain, type TopicRole } from '../contract/topics';
 import { DecodeError, SchemaMismatchError, type Codec, type DecodedRecord } from '../contract/codec';
 import type { ReplyCache, StoredOutcome } from './ports';
-import type { Authenticator, Authorizer, Caller, CustomerScope, RateLimiter } from '../security/access';
+import type { Authenticator, Authorizer, Caller, CustomerScope, PartnerAdmission, QuotaExhausted } from '../security/access';
 import type { RejectedBudget } from '../security/rejected-budget';
 import { TopicRefusedError, type RecordHeaders, type Outbound, type PartitionCount, type RecordPosition } from '../contract/transport';
 import { readEnvelope, type Envelope, type EnvelopeRules, type RoutedEnvelope } from './envelope';
@@ -47,8 +47,8 @@ export interface ProcessorDeps {
   authenticator: Authenticator;
   /** What it may act for (wholesaleCustomerId header within the caller's subtree). */
   authorizer: Authorizer;
-  /** Per-partner command rate. */
-  rateLimiter: RateLimiter;
+  /** Per-partner command rate and idempotency quota. */
+  admission: PartnerAdmission;
   /** Refusals (UNAUTHORIZED, FORBIDDEN) answered or recorded per claimed partner; past it only counted. */
   rejectedBudget: RejectedBudget;
   /** Which topics an event goes to: the operator's and its owning partner's. */
@@ -63,6 +63,17 @@ export interface Rejection {
   /** dropped: refused past the budget; shed: not even verified, the budget being spent (a flood). */
   action: 'answered' | 'recorded' | 'dropped' | 'shed';
 }
+
+/** A command let in: for whom, and whether the partner's idempotency quota counted it (a change) or is spent. */
+interface Admitted {
+  scope: CustomerScope;
+  /** A change counted against the quota: uncounted again when it records nothing new. */
+  counted: boolean;
+  quotaExhausted?: QuotaExhausted;
+}
+
+/** An outcome, and whether this delivery recorded a new one (else a counted change is uncounted). */
+type Handled = ProcessOutcome & { recorded?: boolean };
 
 /** The record a command came in, for the dead letters of its outputs. */
 interface CommandSource {
@@ -105,7 +116,14 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 export const commandIdOf = (customer: string | undefined, operation: string, correlationId: string): string =>
   sha256(JSON.stringify([customer ?? '', operation, correlationId])).slice(0, 32);
 
-export const fingerprintOf = (value: unknown): string => sha256(JSON.stringify(value));
+/** A payload's fingerprint: SHA-256 in hex for the reply cache, its first 128 bits for an own record (shorter, kept 24 h per change). */
+export function fingerprintsOf(value: unknown): { full: string; compact: string } {
+  const digest = createHash('sha256').update(JSON.stringify(value)).digest();
+  return { full: digest.toString('hex'), compact: digest.subarray(0, 16).toString('base64url') };
+}
+
+const quotaRefusal = ({ held, quota, windowSeconds }: QuotaExhausted) =>
+  `The partner's idempotency quota is exhausted: ${held} changes recorded within ${windowSeconds} s, the quota is ${quota}; nothing was applied, retry when older outcomes expire`;
 
 export class CommandProcessor {
   constructor(private readonly deps: ProcessorDeps) {}
@@ -117,12 +135,22 @@ export class CommandProcessor {
     // else's customer or over the partner's rate is answered without being decoded or dead-lettered.
     const admitted = await this.admit(record, position, domain, envelope);
     if ('outbound' in admitted) return admitted;
-    // Only now, with the caller known, is a requested reply topic judged: inside its own namespace or not at all.
-    const routed = await this.route(domain, envelope, admitted.replyPartnerId);
-    return { ...(await this.processAdmitted(record, position, domain, routed, admitted)), customer: admitted.effectiveCustomerId };
+    const { scope } = admitted;
+    let handled: Handled;
+    try {
+      // Only now, with the caller known, is a requested reply topic judged: inside its own namespace or not at all.
+      const routed = await this.route(domain, envelope, scope.replyPartnerId);
+      handled = await this.processAdmitted(record, position, domain, routed, admitted);
+    } catch (error) {
+      if (admitted.counted) deps.admission.uncount(scope.partnerId); // retried: counted again when admitted again
+      throw error;
+    }
+    const { recorded, ...outcome } = handled;
+    if (admitted.counted && !recorded) deps.admission.uncount(scope.partnerId);
+    return { ...outcome, customer: scope.effectiveCustomerId };
   }
 
-  private async processAdmitted(record: CommandRecord, position: RecordPosition, domain: Domain, envelope: RoutedEnvelope, scope: CustomerScope): Promise<ProcessOutcome> {
+  private async processAdmitted(record: CommandRecord, position: RecordPosition, domain: Domain, envelope: RoutedEnvelope, admitted: Admitted): Promise<Handled> {
     const { deps } = this;
     const size = messageBytes(record);
     if (size > deps.maxMessageBytes) {
@@ -144,7 +172,7 @@ export class CommandProcessor {
     if (problems.length > 0) {
       return this.answerError(domain, envelope, operation, 'BAD_REQUEST', `The command is invalid: ${problems.length} problem(s)`, problems);
     }
-    return this.handle(domain, registration, decoded, envelope, operation, scope, { record, position });
+    return this.handle(domain, registration, decoded, envelope, operation, admitted, { record, position });
   }
 
   /**
@@ -165,7 +193,7 @@ export class CommandProcessor {
     );
   }
 
-  private async admit(record: CommandRecord, position: RecordPosition, domain: Domain, envelope: Envelope): Promise<CustomerScope | ProcessOutcome> {
+  private async admit(record: CommandRecord, position: RecordPosition, domain: Domain, envelope: Envelope): Promise<Admitted | ProcessOutcome> {
     const { deps } = this;
     // Under a flood of forged tokens claiming a partner, its refusal budget runs dry: from then on only tokens
     // verified before are checked (a map lookup), others are shed unverified. A signature check is what a
@@ -196,12 +224,23 @@ export class CommandProcessor {
     // verified caller is answered, on its own reply topic.
     const stale = await this.refuseIfStale(domain, this.routedTo(domain, envelope, scope.replyPartnerId), record);
     if (stale) return stale;
-    const admission = await this.retriable(() => deps.rateLimiter.admit(scope.partnerId));
+    const isChange = await this.isChange(record, domain);
+    const admission = await this.retriable(() => deps.admission.admit(scope.partnerId, isChange));
     if (!admission.allowed) {
       const message = `The partner's command rate is over its limit; retry in ${admission.retryAfterMs} ms`;
       return this.answerError(domain, this.routedTo(domain, envelope, scope.replyPartnerId), null, 'RATE_LIMITED', message);
     }
-    return scope;
+    return { scope, counted: isChange && !admission.quotaExhausted, quotaExhausted: admission.quotaExhausted };
+  }
+
+  /**
+   * Whether the record is a change (the quota counts it), read from its writer schema's name alone: the rate
+   * and the quota are decided before the value is decoded. A value that will not decode is no change.
+   */
+  private async isChange(record: CommandRecord, domain: Domain): Promise<boolean> {
+    const recordName = await this.deps.codec.recordNameOf(record.value);
+    const registration = recordName === undefined ? undefined : this.deps.handlers.get(recordName);
+    return registration !== undefined && registration.domain === domain && !registration.readOnly;
   }
 
   /**
@@ -269,23 +308,23 @@ export class CommandProcessor {
     decoded: DecodedRecord,
     envelope: RoutedEnvelope,
     operation: string,
-    scope: CustomerScope,
+    admitted: Admitted,
     source: CommandSource,
-  ): Promise<ProcessOutcome> {
+  ): Promise<Handled> {
     const { deps } = this;
+    const { scope, quotaExhausted } = admitted;
     // Keyed by the acting node, not the raw header: two partners reusing a correlation id never share a reply.
     const commandId = commandIdOf(scope.effectiveCustomerId, operation, envelope.correlationId);
-    const fingerprint = registration.readOnly ? '' : fingerprintOf(decoded.value); // a query is never compared
-    // A query changes nothing, so it is simply run again: neither looked up, counted nor recorded.
-    const lookup = registration.readOnly ? undefined : await this.retriable(() => deps.replies.lookup(scope.partnerId, commandId));
+    const fingerprints = registration.readOnly ? { full: '', compact: '' } : fingerprintsOf(decoded.value); // a query is never compared
+    const fingerprint = fingerprints.full;
+    // A query changes nothing, so it is simply run again: neither looked up, counted nor recorded. A handler
+    // that records its outcome itself replays it on a redelivery: the reply cache is not consulted either.
+    const ownRecord = registration.replaysFromOwnRecord === true;
+    const remembered = registration.readOnly || ownRecord ? undefined : await this.retriable(() => deps.replies.lookup(scope.partnerId, commandId));
     // An outcome kept without the messages that carried secrets is replayed by the handler (its own records).
-    const rerun = lookup?.kind === 'recorded' && lookup.outcome.rerun === true && lookup.outcome.fingerprint === fingerprint;
-    if (lookup?.kind === 'recorded' && !rerun) return this.replay(domain, envelope, operation, lookup.outcome, fingerprint);
-    if (lookup?.kind === 'quota-exhausted') {
-      const { held, quota, windowSeconds } = lookup;
-      const message = `The partner's idempotency quota is exhausted: ${held} changes recorded within ${windowSeconds} s, the quota is ${quota}; nothing was applied, retry when older outcomes expire`;
-      return this.answerError(domain, envelope, operation, 'RATE_LIMITED', message);
-    }
+    const rerun = remembered?.rerun === true && remembered.fingerprint === fingerprint;
+    if (remembered && !rerun) return this.replay(domain, envelope, operation, remembered, fingerprint);
+    if (quotaExhausted && !remembered && !ownRecord) return this.answerError(domain, envelope, operation, 'RATE_LIMITED', quotaRefusal(quotaExhausted));
     // The handlers' logger names the command; built only when a handler logs (a pino child costs CPU per command).
     let commandLog: Logger | undefined;
     const context: CommandContext = {
@@ -299,8 +338,10 @@ export class CommandProcessor {
       get log() {
         return (commandLog ??= deps.log.child({ correlationId: envelope.correlationId, operation }));
       },
+      fingerprint: fingerprints.compact,
+      ...(quotaExhausted && ownRecord ? { refuseNew: { code: 'RATE_LIMITED' as const, message: quotaRefusal(quotaExhausted) } } : {}),
     };
-    let outcome: ProcessOutcome;
+    let outcome: Handled;
     /** What the reply cache may keep: everything sent but the messages carrying secrets (then the handler reruns). */
     let kept: StoredOutcome = { fingerprint, messages: [] };
     try {
@@ -310,24 +351,25 @@ export class CommandProcessor {
       const reply = await this.encodeReply(domain, envelope, registration.replyRecord, result.reply);
       const messages = result.messages ?? [];
       const encoded = await Promise.all(messages.map((m) => this.encodeOrDeadLetter(m, context, source)));
-      outcome = { outbound: [reply, ...encoded.flat()], outcome: rerun ? 'REPLAYED' : 'Success', operation, correlationId: envelope.correlationId };
+      const replayed = rerun || result.replayed === true;
+      outcome = { outbound: [reply, ...encoded.flat()], outcome: replayed ? 'REPLAYED' : 'Success', operation, correlationId: envelope.correlationId, recorded: !replayed };
       const secret = (i: number) => messages[i].secrets === 'inClear';
-      // A handler that rebuilds its messages from its own record needs no second copy of them: a rerun is enough.
-      if (registration.replaysFromOwnRecord) kept = { fingerprint, messages: [], rerun: true };
-      else kept = { fingerprint, messages: [reply, ...encoded.filter((_, i) => !secret(i)).flat()], ...(messages.some((_, i) => secret(i)) ? { rerun: true } : {}) };
+      kept = { fingerprint, messages: [reply, ...encoded.filter((_, i) => !secret(i)).flat()], ...(messages.some((_, i) => secret(i)) ? { rerun: true } : {}) };
     } catch (error) {
       if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
       if (isServiceError(error)) {
         outcome = await this.answerError(domain, envelope, operation, error.code, error.message, error.problems);
+        // An own record keeps most refusals too (its store records them): counted, erring on the safe side.
+        outcome.recorded = ownRecord && error.code !== 'RATE_LIMITED';
       } else {
         context.log.error({ err: error }, 'handler failed');
         outcome = await this.answerError(domain, envelope, operation, 'INTERNAL', 'The service failed to handle the command');
       }
     }
-    if (registration.readOnly || rerun || !REMEMBERED_OUTCOMES.has(outcome.outcome)) return outcome;
+    if (registration.readOnly || ownRecord || rerun || !REMEMBERED_OUTCOMES.has(outcome.outcome)) return outcome;
     const stored = outcome.outcome === 'Success' ? kept : { fingerprint, messages: outcome.outbound };
     await this.retriable(() => deps.replies.put(scope.partnerId, commandId, stored));
-    return outcome;
+    return { ...outcome, recorded: true };
   }
 
   /** The first outcome of this command again, or CONFLICT when the correlation id came with another payload. */

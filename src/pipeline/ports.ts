@@ -17,15 +17,9 @@ export interface StoredOutcome {
   rerun?: boolean;
 }
 
-export type OutcomeLookup =
-  | { kind: 'recorded'; outcome: StoredOutcome }
-  /** Not recorded yet, and counted: the change may run. */
-  | { kind: 'new' }
-  /** Not recorded, and the partner already holds `quota` changes within the window: refuse it. */
-  | { kind: 'quota-exhausted'; held: number; quota: number; windowSeconds: number };
-
 export interface ReplyCache {
-  lookup(partnerId: string, commandId: string): Promise<OutcomeLookup>;
+  /** The outcome recorded for this command, if any. */
+  lookup(partnerId: string, commandId: string): Promise<StoredOutcome | undefined>;
   /** Keeps the first outcome stored (SET NX): a command is looked up before it runs, so a later one is a race's loser. */
   put(partnerId: string, commandId: string, outcome: StoredOutcome): Promise<void>;
 }

@@ -46,17 +46,34 @@ export interface Authorizer {
   partnerOf(caller: Caller): string | undefined;
 }
 
+/** The partner's idempotency quota is spent: a change may replay its recorded outcome, not record a new one. */
+export interface QuotaExhausted {
+  /** Changes the partner holds recorded within the window. */
+  held: number;
+  quota: number;
+  windowSeconds: number;
+}
+
 export interface Admission {
   allowed: boolean;
   /** When refused: how long until one more command would be admitted. */
   retryAfterMs: number;
+  /** For an admitted change: set when it must not record a new outcome (PARTNER_OUTCOME_QUOTA). */
+  quotaExhausted?: QuotaExhausted;
 }
 
-export interface RateLimiter {
-  admit(partnerId: string): Promise<Admission>;
+/**
+ * A partner's command rate and, for changes, its idempotency quota (changes recorded within
+ * IDEMPOTENCY_TTL_SECONDS), decided together before a command runs. A change is counted when admitted; one
+ * that then records nothing new (a redelivery answered from its record, a refusal before it ran) is
+ * `uncount`ed, at that partner's next admission.
+ */
+export interface PartnerAdmission {
+  admit(partnerId: string, isChange: boolean): Promise<Admission>;
+  uncount(partnerId: string): void;
 }
 
-export const unlimited: RateLimiter = { admit: async () => ({ allowed: true, retryAfterMs: 0 }) };
+export const unlimited: PartnerAdmission = { admit: async () => ({ allowed: true, retryAfterMs: 0 }), uncount: () => undefined };
 
 const forbidden = () => new ServiceError('FORBIDDEN', 'The caller may not act for this wholesale customer');
 

@@ -98,7 +98,7 @@ describe('HTTP side port: health, readiness and metrics of a running worker', ()
     expect(moved('wholesale_command_age_seconds_count', { operation: 'CheckPortInEligibility' })).toBe(good + bad);
     // A query (eligibility is one) neither reads nor writes the reply cache (it is run again when redelivered);
     // the cancel reads it, the create reads and writes it.
-    expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'outcomeLookup', result: 'ok' })).toBe(2);
+    expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'replyCache.get', result: 'ok' })).toBe(2);
     expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'replyCache.put', result: 'ok' })).toBe(1);
     expect(sampleSum(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(sampleSum(after, 'wholesale_consumer_assigned_partitions')).toBe(config.kafka.topicPartitions * service.consumedTopics.length);

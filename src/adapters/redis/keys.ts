@@ -29,17 +29,14 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
 /** Sorted set of gpsi by the real time (epoch ms) of their next renewal. One global key, touched alone. */
 export const renewalDueKey = (prefix: string): string => `${prefix}balance:renewal-due`;
 
-/**
- * Reply cache of the worker: the first reply to a change, re-sent on redelivery. Tagged by the partner, so
- * one script reads it and counts the partner's idempotency quota (outcomeQuotaKey) on one Cluster slot.
- */
+/** Reply cache of the worker: the first reply to a change, re-sent on redelivery. Tagged by the partner. */
 export const replyKey = (prefix: string, partnerId: string, commandId: string): string => `${prefix}reply:{partner:${partnerId}}:${commandId}`;
-
-/** A partner's count of recorded changes in time buckets (scripts/outcomeLookup-2.lua); the same tag as its replies. */
-export const outcomeQuotaKey = (prefix: string, partnerId: string): string => `${prefix}quota:{partner:${partnerId}}`;
 
 export const SUBSCRIPTION_STATUS = { PENDING: 'PENDING', ACTIVE: 'ACTIVE', CANCELLED: 'CANCELLED' } as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUS)[keyof typeof SUBSCRIPTION_STATUS];
 
-/** A partner's rate-limit token bucket; a hash tag of its own, so partners spread over a Cluster. */
-export const rateLimitKey = (prefix: string, partnerId: string): string => `${prefix}rate:{partner:${partnerId}}`;
+/**
+ * A partner's admission state (scripts/admissionTake-1.lua): its rate-limit token bucket and its count of
+ * recorded changes in time buckets, one hash; a hash tag of its own, so partners spread over a Cluster.
+ */
+export const admissionKey = (prefix: string, partnerId: string): string => `${prefix}admission:{partner:${partnerId}}`;

@@ -2,6 +2,98 @@
 
 /** Every atomic Redis step: its Lua source (includes inlined) and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
+  admissionTake: {
+    numberOfKeys: 1,
+    lua: `-- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
+-- rate (a token bucket) and, for the changes among them, its idempotency quota (changes recorded within
+-- the window). One round trip per partner and batch instead of a reply-cache lookup per change; both live
+-- in one hash, so the step reads it once and writes it once.
+-- Rate: fields milli (tokens x 1000, so the arithmetic stays whole) and at (ms of the last refill), refilled
+-- continuously at \`rate\` per second up to \`burst\`; rate 0 = no limit. Commands are admitted in order, as
+-- many as there are tokens.
+-- Quota: the partner's changes counted in time buckets, field = bucket number (seconds since the epoch /
+-- bucket size), value = changes counted in it. Buckets wholly outside the window are dropped as they are
+-- met, so the count falls back as outcomes expire (a bucket late at most: it errs on the safe side). The
+-- admitted changes are counted in order while the quota lasts; those past it may only replay a recorded
+-- outcome. \`uncount\` takes back changes counted earlier that recorded nothing new (a redelivery answered
+-- from its record, a command refused before it ran), newest buckets first, never below zero.
+-- Time is Redis's own clock, so every worker shares one notion of "now".
+-- KEYS: the partner's admission state (hash; {partner:<id>} hash tag)
+-- ARGV: rate per second (0 = off), burst, kinds (one letter per command in arrival order: c = change,
+--       q = query), quota (0 = off), window seconds, bucket seconds, uncount
+-- Returns { commands admitted (the first n), ms until one more token (when fewer than all), changes among
+--           them that may record (the first m), changes held within the window after this step }
+local rate, burst, kinds = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local quota, window, bucketSeconds, uncount = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local counting = quota > 0
+local time = redis.call('TIME')
+local flat = redis.call('HGETALL', KEYS[1])
+local state = {}
+for i = 1, #flat, 2 do state[flat[i]] = flat[i + 1] end
+local writes, stale = {}, {}
+
+local wanted = #kinds
+local granted, retryMs = wanted, 0
+if rate > 0 then
+  local capacity = burst * 1000
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local milli, at = tonumber(state.milli) or capacity, tonumber(state.at) or now
+  if now > at then milli = math.min(capacity, milli + (now - at) * rate) end
+  granted = math.min(wanted, math.floor(milli / 1000))
+  milli = milli - granted * 1000
+  if granted < wanted then retryMs = math.ceil((1000 - milli) / rate) end
+  writes[#writes + 1], writes[#writes + 2] = 'milli', string.format('%d', milli)
+  writes[#writes + 1], writes[#writes + 2] = 'at', string.format('%d', math.max(now, at))
+end
+
+local _, changes = string.gsub(string.sub(kinds, 1, granted), 'c', '')
+local recordable, held = changes, 0
+if counting then
+  local current = math.floor(tonumber(time[1]) / bucketSeconds)
+  local oldest = current - math.ceil(window / bucketSeconds) + 1
+  local counts, order, dirty = {}, {}, {}
+  for field, value in pairs(state) do
+    local bucket = tonumber(field)
+    if bucket and bucket < oldest then
+      stale[#stale + 1] = field
+    elseif bucket then
+      counts[bucket] = tonumber(value)
+      order[#order + 1] = bucket
+      held = held + counts[bucket]
+    end
+  end
+  table.sort(order, function(a, b) return a > b end)
+  for _, bucket in ipairs(order) do
+    if uncount == 0 then break end
+    local taken = math.min(uncount, counts[bucket])
+    if taken > 0 then
+      counts[bucket], uncount, held = counts[bucket] - taken, uncount - taken, held - taken
+      dirty[#dirty + 1] = bucket
+    end
+  end
+  recordable = math.max(0, math.min(changes, quota - held))
+  if recordable > 0 then
+    held = held + recordable
+    if counts[current] == nil then counts[current] = 0 end
+    counts[current] = counts[current] + recordable
+    dirty[#dirty + 1] = current
+  end
+  for _, bucket in ipairs(dirty) do
+    writes[#writes + 1], writes[#writes + 2] = string.format('%d', bucket), string.format('%d', counts[bucket])
+  end
+end
+
+if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end
+if #writes > 0 then
+  redis.call('HSET', KEYS[1], unpack(writes))
+  -- Kept while a counted change may still be in the window; a rate bucket alone is full again (so
+  -- forgetting it changes nothing) after burst / rate seconds.
+  local keepMs = counting and (window + bucketSeconds) * 1000 or math.ceil(burst * 1000 / math.max(rate, 1)) + 1000
+  redis.call('PEXPIRE', KEYS[1], keepMs)
+end
+return { granted, retryMs, recordable, held }
+`,
+  },
   balancesExpire: {
     numberOfKeys: 4,
     lua: `-- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
@@ -2213,40 +2305,6 @@ table.insert(entries, 1, cjson.encode({ subscription = subscriptionFacts(KEYS[1]
 return entries
 `,
   },
-  outcomeLookup: {
-    numberOfKeys: 2,
-    lua: `-- OutcomeLookup: a change's recorded outcome, else whether its partner may record one more. One round trip
--- per command, as the plain GET it replaces: the per-partner idempotency quota costs no extra call.
--- The quota counts the changes a partner recorded within the window (IDEMPOTENCY_TTL_SECONDS, the time an
--- outcome is kept) in time buckets of one hash: field = bucket number (seconds since the epoch / bucket
--- size), value = changes first seen in it. Buckets wholly outside the window are dropped as they are met,
--- so a partner's count falls back as its outcomes expire (a bucket late at most: it errs on the safe side).
--- Time is Redis's own clock, as in rateLimitTake. A redelivered change finds its outcome and is not counted.
--- KEYS: reply record (string), the partner's counter (hash) — one {partner:<id>} hash tag
--- ARGV: quota (0 = off), window seconds, bucket seconds
--- Returns { 1, stored outcome } | { 0, changes held now including this one } | { 2, changes held } (quota exhausted)
-local stored = redis.call('GET', KEYS[1])
-if stored then return { 1, stored } end
-local quota, window, bucketSeconds = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-if quota == 0 then return { 0, 0 } end
-local now = tonumber(redis.call('TIME')[1])
-local current = math.floor(now / bucketSeconds)
-local oldest = current - math.ceil(window / bucketSeconds) + 1
-local fields = redis.call('HGETALL', KEYS[2])
-local held = 0
-for i = 1, #fields, 2 do
-  if tonumber(fields[i]) < oldest then
-    redis.call('HDEL', KEYS[2], fields[i])
-  else
-    held = held + tonumber(fields[i + 1])
-  end
-end
-if held >= quota then return { 2, held } end
-redis.call('HINCRBY', KEYS[2], current, 1)
-redis.call('EXPIRE', KEYS[2], window + bucketSeconds)
-return { 0, held + 1 }
-`,
-  },
   portinClaimExpiries: {
     numberOfKeys: 1,
     lua: `--[[
@@ -2655,32 +2713,6 @@ redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId, 'wholesal
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes,
   { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }))
-`,
-  },
-  rateLimitTake: {
-    numberOfKeys: 1,
-    lua: `-- RateLimitTake: up to \`count\` tokens from a partner's bucket (token bucket), refilled continuously at
--- \`rate\` per second up to \`burst\`. Time is Redis's own clock, so every worker shares one notion of "now".
--- Tokens are kept in thousandths so the arithmetic stays whole numbers. The worker asks once for all the
--- commands of a partner that arrived together; they are admitted in order, as many as there are tokens.
--- KEYS: bucket (hash: milli = tokens x 1000, at = ms of the last refill)   ARGV: rate per second, burst, count (default 1)
--- Returns { tokens granted (0..count), milliseconds until one more token is available when fewer than count }.
-local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
-local wanted = tonumber(ARGV[3]) or 1
-local capacity = burst * 1000
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local state = redis.call('HMGET', KEYS[1], 'milli', 'at')
-local milli, at = tonumber(state[1]) or capacity, tonumber(state[2]) or now
-if now > at then milli = math.min(capacity, milli + (now - at) * rate) end
-local granted = math.min(wanted, math.floor(milli / 1000))
-milli = milli - granted * 1000
-local retryMs = 0
-if granted < wanted then retryMs = math.ceil((1000 - milli) / rate) end
-redis.call('HSET', KEYS[1], 'milli', string.format('%d', milli), 'at', string.format('%d', math.max(now, at)))
--- An idle bucket is full again after burst / rate seconds: then forgetting it changes nothing.
-redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
-return { granted, retryMs }
 `,
   },
   renewalsClaim: {

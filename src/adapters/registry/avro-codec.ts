@@ -117,6 +117,16 @@ export class AvroCodec implements Codec {
     return schema;
   }
 
+  async recordNameOf(buffer: Buffer | null): Promise<string | undefined> {
+    if (!buffer || buffer.length < WIRE_HEADER_BYTES || buffer[0] !== 0) return undefined;
+    try {
+      return (await this.writerType(buffer.readUInt32BE(1))).name;
+    } catch (error) {
+      if (error instanceof DecodeError) return undefined;
+      throw error;
+    }
+  }
+
   /** Decodes a wire-format value; a DecodeError says why a message is poison (it goes to the DLQ). */
   async decode(buffer: Buffer | null): Promise<DecodedRecord> {
     if (!buffer || buffer.length < WIRE_HEADER_BYTES || buffer[0] !== 0) {

@@ -39,6 +39,7 @@ export const createUpdateBalances = (deps: { balances: BalanceStore; catalog: Ca
     return {
       reply: successReply(outcome.balances),
       messages: [billingEvent('BalancesUpdated', outcome, context.commandId), ...thresholdEvents(outcome, context.commandId)],
+      replayed: outcome.replayed,
     };
   };
 };

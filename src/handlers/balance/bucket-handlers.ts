@@ -22,7 +22,7 @@ export const createAddBuckets = (deps: { balances: BalanceStore; catalog: Catalo
       bucketRefIds: buckets.map((b) => b.bucketRefId),
       seeds: buckets.flatMap(seedsOf),
     });
-    return { reply: successReply(outcome.balances), messages: [billingEvent('BucketsAdded', outcome, context.commandId)] };
+    return { reply: successReply(outcome.balances), messages: [billingEvent('BucketsAdded', outcome, context.commandId)], replayed: outcome.replayed };
   };
 
 /** SwapPrimaryBucket: a PRIMARY bucket other than the current one replaces it; the plan follows (the plan offering it). */
@@ -34,7 +34,7 @@ export const createSwapPrimaryBucket = (deps: { balances: BalanceStore; catalog:
       wholesalePlanId: plan.wholesalePlanId,
       seeds: seedsOf(bucket),
     });
-    return { reply: successReply(outcome.balances), messages: [billingEvent('PrimaryBucketSwapped', outcome, context.commandId)] };
+    return { reply: successReply(outcome.balances), messages: [billingEvent('PrimaryBucketSwapped', outcome, context.commandId)], replayed: outcome.replayed };
   };
 
 /** CancelBuckets: removes add-ons the subscription has (not one it lacks, never the primary). */
@@ -42,5 +42,5 @@ export const createCancelBuckets = (deps: { balances: BalanceStore }): Handler<C
   async (command, context) => {
     const ids = accept(checkCancelBuckets(command), context.wholesaleCustomerId);
     const outcome = await deps.balances.cancelBuckets(commandMeta(command.gpsi, context), ids);
-    return { reply: successReply(outcome.balances), messages: [billingEvent('BucketsCancelled', outcome, context.commandId)] };
+    return { reply: successReply(outcome.balances), messages: [billingEvent('BucketsCancelled', outcome, context.commandId)], replayed: outcome.replayed };
   };

@@ -21,6 +21,10 @@ export interface CommandMeta {
   operation: string;
   /** ISO 8601 time of the command (the handler's clock). */
   at: string;
+  /** The payload's fingerprint (CommandContext.fingerprint): kept with the outcome; another payload under the same command id is a CONFLICT. */
+  fingerprint?: string;
+  /** The partner's idempotency quota is exhausted (CommandContext.refuseNew): replay a recorded outcome, else answer this. */
+  refuseNew?: { code: string; message: string };
 }
 
 export interface BalanceStore {

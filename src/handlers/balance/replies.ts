@@ -19,4 +19,6 @@ export const commandMeta = (gpsi: string, context: CommandContext): CommandMeta 
   correlationId: context.correlationId,
   operation: context.operation,
   at: context.now.toISOString(),
+  fingerprint: context.fingerprint,
+  ...(context.refuseNew ? { refuseNew: context.refuseNew } : {}),
 });

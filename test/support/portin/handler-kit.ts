@@ -40,6 +40,7 @@ export function context(overrides: Partial<CommandContext> = {}): CommandContext
     visibleCustomerIds: [owner],
     now: T0,
     log: silentLog,
+    fingerprint: `fp-${sequence}`,
     ...overrides,
   };
 }

@@ -78,6 +78,7 @@ const context = (overrides: Partial<CommandContext> = {}): CommandContext => ({
   canSee: (owner) => owner === 'C1' || owner === 'C1-brand',
   visibleCustomerIds: ['C1', 'C1-brand'],
   now: new Date('2026-03-01T10:00:00Z'),
+  fingerprint: 'fp-1',
   log: pino({ level: 'silent' }),
   ...overrides,
 });

@@ -3,9 +3,9 @@ import pino from 'pino';
 import { loadSchemas } from '../../../src/adapters/registry/schemas';
 import { DecodeError, SchemaMismatchError, type Codec } from '../../../src/contract/codec';
 import { isRedisUnavailable } from '../../../src/adapters/redis/client';
-import type { OutcomeLookup, ReplyCache, StoredOutcome } from '../../../src/pipeline/ports';
+import type { ReplyCache, StoredOutcome } from '../../../src/pipeline/ports';
 import { CommandProcessor, type ProcessorDeps } from '../../../src/pipeline/command-processor';
-import { createHierarchyAuthorizer, createOpenAuthorizer, unlimited, type Authenticator, type RateLimiter } from '../../../src/security/access';
+import { createHierarchyAuthorizer, createOpenAuthorizer, unlimited, type Admission, type Authenticator, type PartnerAdmission } from '../../../src/security/access';
 import { CustomerHierarchy } from '../../../src/security/hierarchy';
 import { openAuthenticator } from '../../../src/security/jwt-authenticator';
 import { openDeadLetter, sealContext } from '../../../src/security/dead-letter-seal';
@@ -40,6 +40,9 @@ class MemoryCodec implements Codec {
     if (!type) throw new DecodeError('UNKNOWN_SCHEMA', `unknown ${id}`);
     return { schemaId: id, recordName: type.name!, value: type.fromBuffer(buffer.subarray(5)) };
   }
+  async recordNameOf(buffer: Buffer | null) {
+    return buffer && buffer[0] === 0 ? this.types[buffer.readUInt32BE(1)]?.name : undefined;
+  }
   read(buffer: Buffer) {
     return this.types[buffer.readUInt32BE(1)].fromBuffer(buffer.subarray(5));
   }
@@ -47,20 +50,30 @@ class MemoryCodec implements Codec {
 
 class MemoryReplyCache implements ReplyCache {
   readonly entries = new Map<string, StoredOutcome>();
-  /** Changes each partner may record (no quota when absent); what was counted. */
-  readonly quotas = new Map<string, number>();
-  readonly counted = new Map<string, number>();
-  async lookup(partnerId: string, id: string): Promise<OutcomeLookup> {
-    const outcome = this.entries.get(id);
-    if (outcome) return { kind: 'recorded', outcome };
-    const held = this.counted.get(partnerId) ?? 0;
-    const quota = this.quotas.get(partnerId);
-    if (quota !== undefined && held >= quota) return { kind: 'quota-exhausted', held, quota, windowSeconds: 60 };
-    this.counted.set(partnerId, held + 1);
-    return { kind: 'new' };
+  lookups = 0;
+  async lookup(_partnerId: string, id: string) {
+    this.lookups++;
+    return this.entries.get(id);
   }
   async put(_partnerId: string, id: string, outcome: StoredOutcome) {
     if (!this.entries.has(id)) this.entries.set(id, outcome);
+  }
+}
+
+/** No rate limit; a quota per partner when set: changes counted at admission, uncounted after. */
+class MemoryAdmission implements PartnerAdmission {
+  readonly quotas = new Map<string, number>();
+  readonly counted = new Map<string, number>();
+  async admit(partnerId: string, isChange: boolean): Promise<Admission> {
+    if (!isChange) return { allowed: true, retryAfterMs: 0 };
+    const held = this.counted.get(partnerId) ?? 0;
+    const quota = this.quotas.get(partnerId);
+    if (quota !== undefined && held >= quota) return { allowed: true, retryAfterMs: 0, quotaExhausted: { held, quota, windowSeconds: 60 } };
+    this.counted.set(partnerId, held + 1);
+    return { allowed: true, retryAfterMs: 0 };
+  }
+  uncount(partnerId: string) {
+    this.counted.set(partnerId, (this.counted.get(partnerId) ?? 0) - 1);
   }
 }
 
@@ -72,12 +85,13 @@ const COMMAND = 'wholesale.portin.v1.CheckPortInEligibility';
 
 function setup(
   handle: HandlerRegistration['handle'],
-  access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'rateLimiter' | 'rejectedBudget' | 'isRetriable'>> = {},
+  access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'admission' | 'rejectedBudget' | 'isRetriable'>> = {},
   options: Pick<HandlerRegistration, 'readOnly' | 'replaysFromOwnRecord'> = {},
   deps: Partial<ProcessorDeps> = {},
 ) {
   const codec = new MemoryCodec();
   const replies = new MemoryReplyCache();
+  const admission = new MemoryAdmission();
   let calls = 0;
   const registration: HandlerRegistration = {
     domain: 'portin',
@@ -120,10 +134,10 @@ function setup(
     isRetriable: (e) => e instanceof Error && e.message === 'redis down',
     authenticator: openAuthenticator,
     authorizer: createOpenAuthorizer(undefined),
-    rateLimiter: unlimited,
+    admission,
     ...access,
   });
-  return { codec, replies, processor, calls: () => calls };
+  return { codec, replies, admission, processor, calls: () => calls };
 }
 
 const position = { topic: 't.portinCommands', partition: 0, offset: '7' };
@@ -212,18 +226,36 @@ describe('CommandProcessor', () => {
     expect(calls()).toBe(2);
   });
 
-  it('keeps only the fingerprint of a change whose handler replays from its own record: a redelivery reruns it; another payload is still a CONFLICT', async () => {
-    const { codec, processor, replies, calls } = setup(success, {}, { replaysFromOwnRecord: true });
+  it('leaves a change whose handler replays from its own record to that record: no reply-cache lookup or write; the handler gets the fingerprint, and its replay is REPLAYED and uncounted', async () => {
+    const fingerprints: string[] = [];
+    const recorded = new Map<string, string>();
+    // A store that records its outcome with the fingerprint: the same command id answers from it, or CONFLICT.
+    const { codec, processor, replies, calls } = setup(async (_command, context) => {
+      fingerprints.push(context.fingerprint);
+      const kept = recorded.get(context.commandId);
+      if (kept !== undefined && kept !== context.fingerprint) throw new ServiceError('CONFLICT', 'another payload');
+      recorded.set(context.commandId, context.fingerprint);
+      return { ...(await success()), replayed: kept !== undefined };
+    }, {}, { replaysFromOwnRecord: true });
     const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 'o1' }, timestamp: '0' });
     const first = await processor.process(await record('14155550123'), position, 'portin');
-    expect(first.outcome).toBe('Success');
-    const [stored] = [...replies.entries.values()];
-    expect(stored).toEqual({ fingerprint: expect.any(String), messages: [], rerun: true });
     const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
-    expect([again.outcome, calls()]).toEqual(['REPLAYED', 2]);
+    const other = await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin');
+    expect([first.outcome, again.outcome, other.outcome, calls(), replies.lookups, replies.entries.size]).toEqual(['Success', 'REPLAYED', 'CONFLICT', 3, 0, 0]);
     expect(again.outbound).toEqual(first.outbound);
-    expect((await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin')).outcome).toBe('CONFLICT');
-    expect(calls()).toBe(2);
+    // 128 bits of SHA-256, base64url: the same payload the same, another payload another
+    expect(fingerprints[0]).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect([fingerprints[1] === fingerprints[0], fingerprints[2] === fingerprints[0]]).toEqual([true, false]);
+  });
+
+  it('counts a change once at admission and uncounts what recorded nothing new: a replay, a validation refusal', async () => {
+    const { codec, processor, admission } = setup(success);
+    const record = async (gpsi: string, id: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': id }, timestamp: '0' });
+    expect((await processor.process(await record('14155550123', 'a'), position, 'portin')).outcome).toBe('Success');
+    expect([...admission.counted.values()]).toEqual([1]);
+    expect((await processor.process(await record('14155550123', 'a'), position, 'portin')).outcome).toBe('REPLAYED');
+    expect((await processor.process(await record('1', 'b'), position, 'portin')).outcome).toBe('BAD_REQUEST');
+    expect([...admission.counted.values()]).toEqual([1]);
   });
 
   it('answers INTERNAL for an unexpected handler failure and does not remember it', async () => {
@@ -249,7 +281,7 @@ describe('CommandProcessor', () => {
   ])('with the rate limiter off, Redis refusing a handler (%s) is retried, not answered INTERNAL', async (_why, message) => {
     const { codec, processor, replies } = setup(async () => {
       throw Object.assign(new Error(message), { name: 'ReplyError' });
-    }, { rateLimiter: unlimited, isRetriable: isRedisUnavailable });
+    }, { admission: unlimited, isRetriable: isRedisUnavailable });
     const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'r' }, timestamp: '0' };
     await expect(processor.process(record, position, 'portin')).rejects.toBeInstanceOf(RetriableError);
     expect(replies.entries.size).toBe(0);
@@ -279,8 +311,8 @@ describe('CommandProcessor access control', () => {
     },
     knows: () => false,
   };
-  const secured = (handle: HandlerRegistration['handle'], rateLimiter: RateLimiter = unlimited) =>
-    setup(handle, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy), rateLimiter });
+  const secured = (handle: HandlerRegistration['handle'], admission?: PartnerAdmission) =>
+    setup(handle, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy), ...(admission ? { admission } : {}) });
   const record = async (codec: MemoryCodec, headers: Record<string, string>, value?: Buffer) => ({
     key: null,
     value: value ?? (await codec.encode('', COMMAND, { gpsi: '14155550123' })),
@@ -413,7 +445,7 @@ describe('CommandProcessor access control', () => {
 
   it('answers RATE_LIMITED when the partner\'s bucket is empty, counting the partner of the acting node', async () => {
     const partners: string[] = [];
-    const limiter: RateLimiter = { admit: async (partner) => (partners.push(partner), { allowed: partner !== 'P1', retryAfterMs: 250 }) };
+    const limiter: PartnerAdmission = { admit: async (partner) => (partners.push(partner), { allowed: partner !== 'P1', retryAfterMs: 250 }), uncount: () => undefined };
     const { codec, processor, calls, replies } = secured(success, limiter);
     const limited = await processor.process(await record(codec, { Authorization: 'Bearer P1', wholesaleCustomerId: 'B2' }), position, 'portin');
     expect(limited.outcome).toBe('RATE_LIMITED');
@@ -424,8 +456,8 @@ describe('CommandProcessor access control', () => {
   });
 
   it('over its idempotency quota a partner gets RATE_LIMITED naming the quota: nothing applied or recorded, a recorded change still replays, another partner is served', async () => {
-    const { codec, processor, calls, replies } = secured(success);
-    replies.quotas.set('P1', 1);
+    const { codec, processor, calls, replies, admission } = secured(success);
+    admission.quotas.set('P1', 1);
     const first = await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'a' }), position, 'portin');
     const refused = await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'b' }), position, 'portin');
     expect([first.outcome, refused.outcome, calls(), replies.entries.size]).toEqual(['Success', 'RATE_LIMITED', 1, 1]);
@@ -438,22 +470,22 @@ describe('CommandProcessor access control', () => {
   });
 
   it('a query is never counted against the idempotency quota', async () => {
-    const { codec, processor, replies } = setup(success, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy) }, { readOnly: true });
-    replies.quotas.set('P1', 0);
+    const { codec, processor, admission } = setup(success, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy) }, { readOnly: true });
+    admission.quotas.set('P1', 0);
     const queried = await processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin');
-    expect([queried.outcome, replies.counted.size]).toEqual(['Success', 0]);
+    expect([queried.outcome, admission.counted.size]).toEqual(['Success', 0]);
   });
 
   it('a limiter that cannot reach Redis makes the record retriable, not refused', async () => {
-    const { codec, processor } = secured(success, { admit: async () => Promise.reject(new Error('redis down')) });
+    const { codec, processor } = secured(success, { admit: async () => Promise.reject(new Error('redis down')), uncount: () => undefined });
     await expect(processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin')).rejects.toBeInstanceOf(RetriableError);
   });
 
   it('refuses a command whose record is older than the window with STALE_COMMAND: not decoded, not handled, not recorded, no rate used', async () => {
     const now = new Date('2026-11-21T10:00:00Z').getTime();
     let admitted = 0;
-    const limiter: RateLimiter = { admit: async () => (admitted++, { allowed: true, retryAfterMs: 0 }) };
-    const { codec, processor, replies, calls } = setup(success, { rateLimiter: limiter }, {}, { maxCommandAgeMs: 60_000 });
+    const limiter: PartnerAdmission = { admit: async () => (admitted++, { allowed: true, retryAfterMs: 0 }), uncount: () => undefined };
+    const { codec, processor, replies, calls } = setup(success, { admission: limiter }, {}, { maxCommandAgeMs: 60_000 });
     const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
     const at = (ageMs: number) => ({ key: null, value, headers: { 'X-Correlation-Id': `c${ageMs}` }, timestamp: String(now - ageMs) });
     const stale = await processor.process(at(60_001), position, 'portin');
