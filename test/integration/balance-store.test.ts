@@ -405,6 +405,72 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     });
   });
 
+  describe('recorded outcomes: the payload fingerprint and refusing new changes', () => {
+    const subtract = (sub: TestSubscription, quantity: number) =>
+      checkUpdateActions([{ subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity, unitType: 'MB' }]);
+    const recordOf = async (sub: TestSubscription, commandId: string) => redis.get(subscriberKeys(config.redis.keyPrefix, sub.gpsi).commandOutcome(commandId));
+    const quota = { code: 'RATE_LIMITED', message: 'The idempotency quota of this partner is exhausted' };
+
+    it('the same command id with the same fingerprint replays the recorded outcome, which keeps the fingerprint', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      // Characters JSON escapes (a quote, a backslash, a slash) compare as they were given.
+      const once = meta(sub, { fingerprint: 'fp-"a"\\/' });
+      const first = await balance.balances.updateBalances(once, subtract(sub, 20));
+      expect(JSON.parse((await recordOf(sub, once.commandId))!).fp).toBe('fp-"a"\\/');
+      expect(await balance.balances.updateBalances({ ...once, at: new Date(Date.now() + 5000).toISOString() }, subtract(sub, 20))).toEqual({ ...first, replayed: true });
+      // Without a fingerprint to compare, the record replays as before.
+      expect(await balance.balances.updateBalances({ ...once, fingerprint: undefined }, subtract(sub, 20))).toEqual({ ...first, replayed: true });
+      expect((await balancesOf(sub))[3].remaining).toBe(5_100_000);
+      // A refusal is recorded with the fingerprint as well.
+      const refused = meta(sub, { fingerprint: 'fp-b', operation: 'CancelBuckets' });
+      await expect(balance.balances.cancelBuckets(refused, [{ id: '2000001', path: 'bucketRefId[0]' }])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect(JSON.parse((await recordOf(sub, refused.commandId))!)).toMatchObject({ fp: 'fp-b', error: { code: 'NOT_FOUND' } });
+    });
+
+    it('the same command id with another fingerprint is a CONFLICT naming the correlation id, and writes nothing', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const once = meta(sub, { fingerprint: 'fp-a' });
+      await balance.balances.updateBalances(once, subtract(sub, 20));
+      const record = await recordOf(sub, once.commandId);
+      const before = await snapshot(sub.gpsi);
+      await expect(balance.balances.updateBalances({ ...once, fingerprint: 'fp-other' }, subtract(sub, 30))).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: `X-Correlation-Id ${once.correlationId} was already used for a different UpdateBalances command`,
+      });
+      // A fingerprint that merely starts like the recorded one is another one too.
+      await expect(balance.balances.updateBalances({ ...once, fingerprint: 'fp-a2' }, subtract(sub, 20))).rejects.toMatchObject({ code: 'CONFLICT' });
+      await expect(
+        balance.balances.addBuckets({ ...once, fingerprint: 'fp"b\\', operation: 'AddBuckets' }, { bucketRefIds: [], seeds: [] }),
+      ).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('different AddBuckets command') });
+      expect(await snapshot(sub.gpsi)).toEqual(before);
+      expect(await recordOf(sub, once.commandId)).toBe(record);
+    });
+
+    it('refuseNew without a recorded outcome answers its error and writes nothing: no record, balances and ledger unchanged', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const before = await snapshot(sub.gpsi);
+      const fresh = meta(sub, { fingerprint: 'fp-a', refuseNew: quota });
+      await expect(balance.balances.updateBalances(fresh, subtract(sub, 20))).rejects.toMatchObject({ ...quota, problems: [] });
+      await expect(balance.balances.addBuckets({ ...fresh, operation: 'AddBuckets' }, { bucketRefIds: ['2000003'], seeds: [] })).rejects.toMatchObject(quota);
+      await expect(balance.balances.cancelBuckets({ ...fresh, operation: 'CancelBuckets' }, [{ id: '2000002', path: 'bucketRefId[0]' }])).rejects.toMatchObject(quota);
+      expect(await recordOf(sub, fresh.commandId)).toBeNull();
+      expect(await snapshot(sub.gpsi)).toEqual(before);
+    });
+
+    it('refuseNew with a recorded outcome replays it, and the fingerprint rule still applies', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const once = meta(sub, { fingerprint: 'fp-a' });
+      const first = await balance.balances.updateBalances(once, subtract(sub, 20));
+      expect(await balance.balances.updateBalances({ ...once, refuseNew: quota }, subtract(sub, 20))).toEqual({ ...first, replayed: true });
+      await expect(balance.balances.updateBalances({ ...once, fingerprint: 'fp-b', refuseNew: quota }, subtract(sub, 20))).rejects.toMatchObject({ code: 'CONFLICT' });
+      // A record written without a fingerprint (before them) replays whatever the command's is.
+      const old = meta(sub);
+      const oldFirst = await balance.balances.updateBalances(old, subtract(sub, 1));
+      expect(await balance.balances.updateBalances({ ...old, fingerprint: 'fp-c', refuseNew: quota }, subtract(sub, 1))).toEqual({ ...oldFirst, replayed: true });
+      expect((await balancesOf(sub))[3].remaining).toBe(5_099_000);
+    });
+  });
+
   describe('renewal and ledger', () => {
     it('a partial first cycle: WP-UNL prorated by the days left, and neither it nor a full first allocation rolls over', async () => {
       const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });

@@ -231,14 +231,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -501,14 +521,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -762,14 +802,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -1042,14 +1102,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -1310,14 +1390,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -1343,9 +1443,9 @@ local function purchasedUntilAfterTopUp(b, ending)
   if until_ == math.huge then return nil end
   return fmt(until_)
 end
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
 local payload = cjson.decode(ARGV[2])
 local problems = payload.problems
 local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
@@ -1635,14 +1735,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -1660,9 +1780,9 @@ local function success(subKey, balKey, ctx, changes, extra)
   return outcome
 end
 
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
 local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
@@ -1897,14 +2017,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -1922,9 +2062,9 @@ local function success(subKey, balKey, ctx, changes, extra)
   return outcome
 end
 
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
 local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
@@ -2181,14 +2321,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -2608,14 +2768,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -2633,9 +2813,9 @@ local function success(subKey, balKey, ctx, changes, extra)
   return outcome
 end
 
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
 local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
@@ -2924,14 +3104,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -2949,10 +3149,10 @@ local function success(subKey, balKey, ctx, changes, extra)
   return outcome
 end
 
-local recorded = replay(KEYS[4])
+local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
 local s = redis.call('HMGET', KEYS[1], 'status', 'activatedAt', 'wholesalePlanId')
-local ctx = cjson.decode(ARGV[1])
 if not s[1] then
   return { cjson.encode({ error = { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. ctx.gpsi } }), 0 }
 end
@@ -3205,14 +3405,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }

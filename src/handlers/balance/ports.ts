@@ -21,6 +21,16 @@ export interface CommandMeta {
   operation: string;
   /** ISO 8601 time of the command (the handler's clock). */
   at: string;
+  /**
+   * The command payload's fingerprint, kept with the recorded outcome: the same commandId redelivered with
+   * another fingerprint is answered CONFLICT instead of the recorded outcome (records without one replay).
+   */
+  fingerprint?: string;
+  /**
+   * Set when no new change may be applied (the partner's idempotency quota is spent): without a recorded
+   * outcome this error is thrown and nothing is written; a recorded outcome is still replayed.
+   */
+  refuseNew?: { code: string; message: string };
 }
 
 export interface BalanceStore {

@@ -17,9 +17,9 @@ local function purchasedUntilAfterTopUp(b, ending)
   if until_ == math.huge then return nil end
   return fmt(until_)
 end
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
 local payload = cjson.decode(ARGV[2])
 local problems = payload.problems
 local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)

@@ -1,9 +1,9 @@
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
 -- @include balance
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
 local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 

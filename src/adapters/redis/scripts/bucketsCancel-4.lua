@@ -2,9 +2,9 @@
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, [{id, path}] JSON
 -- @include balance
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
 local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 

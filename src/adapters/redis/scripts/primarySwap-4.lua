@@ -2,9 +2,9 @@
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, {bucketRefId, wholesalePlanId, seeds} JSON
 -- @include balance
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
 local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 

@@ -9,10 +9,10 @@
 --       {wholesalePlanId, primaryBucketRefId, bucketRefIds, seeds} JSON
 -- Returns { outcome JSON, replayed 0|1 }, or { error JSON, 0 }.
 -- @include balance
-local recorded = replay(KEYS[4])
+local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
 local s = redis.call('HMGET', KEYS[1], 'status', 'activatedAt', 'wholesalePlanId')
-local ctx = cjson.decode(ARGV[1])
 if not s[1] then
   return { cjson.encode({ error = { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. ctx.gpsi } }), 0 }
 end

@@ -217,14 +217,34 @@ local function appendLedger(ledgerKey, ctx, changes)
   redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
