@@ -38,21 +38,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -268,9 +270,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -328,21 +331,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -558,17 +563,19 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
 
-local refused = precondition(KEYS[1], ARGV[1], cjson.decode(ARGV[2]))
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ARGV[1], cjson.decode(ARGV[2]))
 if refused then return cjson.encode({ error = refused }) end
-return cjson.encode({ subscription = subscriptionFacts(KEYS[1]), balanceRows = redis.call('HGETALL', KEYS[2]) })
+return cjson.encode({ subscription = facts, balanceRows = redis.call('HGETALL', KEYS[2]) })
 `,
   },
   balancesRenew: {
@@ -609,21 +616,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -839,9 +848,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -909,21 +919,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -1139,9 +1151,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1197,21 +1210,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -1427,9 +1442,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1448,7 +1464,8 @@ local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
 local payload = cjson.decode(ARGV[2])
 local problems = payload.problems
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then
   -- A command that is malformed anyway is answered as such, whoever owns the number.
   if #problems > 0 then refused = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } end
@@ -1509,7 +1526,7 @@ for _, b in ipairs(loaded) do
   end
 end
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }, facts))
 `,
   },
   bucketsAdd: {
@@ -1542,21 +1559,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -1772,9 +1791,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1783,14 +1803,15 @@ end
 local ctx = cjson.decode(ARGV[1])
 local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local payload = cjson.decode(ARGV[2])
 local changes = {}
 for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }, facts))
 `,
   },
   bucketsCancel: {
@@ -1824,21 +1845,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -2054,9 +2077,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -2065,7 +2089,8 @@ end
 local ctx = cjson.decode(ARGV[1])
 local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local balances = loadBalances(KEYS[2], ctx.gpsi)
@@ -2093,7 +2118,7 @@ for _, b in ipairs(balances) do
   if cancelled[b.bucketRefId] then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
 end
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }, facts))
 `,
   },
   ledgerRead: {
@@ -2128,21 +2153,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -2358,18 +2385,20 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
 
-local refused = precondition(KEYS[1], ARGV[1], cjson.decode(ARGV[2]))
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ARGV[1], cjson.decode(ARGV[2]))
 if refused then return { cjson.encode({ error = refused }) } end
 local entries = redis.call('LRANGE', KEYS[2], 0, tonumber(ARGV[3]) - 1)
-table.insert(entries, 1, cjson.encode({ subscription = subscriptionFacts(KEYS[1]) }))
+table.insert(entries, 1, cjson.encode({ subscription = facts }))
 return entries
 `,
   },
@@ -2575,21 +2604,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -2805,9 +2836,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -2816,11 +2848,12 @@ end
 local ctx = cjson.decode(ARGV[1])
 local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local payload = cjson.decode(ARGV[2])
-local current, fromPlan = unpack(redis.call('HMGET', KEYS[1], 'primaryBucketRefId', 'wholesalePlanId'))
+local current, fromPlan = facts[FACT_PRIMARY], facts[FACT_PLAN]
 if current == payload.bucketRefId then
   return finish(KEYS[4], ctx, { error = { code = 'CONFLICT', message = 'Bucket ' .. current .. ' is already the primary bucket',
     problems = { { path = 'bucketRefId', reason = 'is already the primary bucket of this subscription' } } } })
@@ -2832,9 +2865,10 @@ for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
 end
 for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
 redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId, 'wholesalePlanId', payload.wholesalePlanId)
+facts[FACT_PRIMARY], facts[FACT_PLAN] = payload.bucketRefId, payload.wholesalePlanId
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes,
-  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }))
+  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }, facts))
 `,
   },
   rateLimitTake: {
@@ -2911,21 +2945,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -3141,9 +3177,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -3212,21 +3249,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -3442,9 +3481,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome

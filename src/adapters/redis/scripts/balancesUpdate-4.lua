@@ -22,7 +22,8 @@ local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
 local payload = cjson.decode(ARGV[2])
 local problems = payload.problems
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then
   -- A command that is malformed anyway is answered as such, whoever owns the number.
   if #problems > 0 then refused = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } end
@@ -83,4 +84,4 @@ for _, b in ipairs(loaded) do
   end
 end
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }, facts))

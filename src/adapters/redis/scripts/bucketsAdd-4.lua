@@ -4,11 +4,12 @@
 local ctx = cjson.decode(ARGV[1])
 local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local payload = cjson.decode(ARGV[2])
 local changes = {}
 for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }, facts))

@@ -5,7 +5,8 @@
 local ctx = cjson.decode(ARGV[1])
 local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local balances = loadBalances(KEYS[2], ctx.gpsi)
@@ -33,4 +34,4 @@ for _, b in ipairs(balances) do
   if cancelled[b.bucketRefId] then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
 end
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }, facts))

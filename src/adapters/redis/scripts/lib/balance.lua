@@ -24,21 +24,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of `visible`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- `facts`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -254,9 +256,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- `facts`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
