@@ -229,8 +229,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
@@ -522,8 +524,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
@@ -807,8 +811,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
@@ -1110,8 +1116,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
@@ -1401,8 +1409,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
@@ -1750,8 +1760,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
@@ -2036,8 +2048,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
@@ -2344,8 +2358,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
@@ -2795,8 +2811,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
@@ -3136,8 +3154,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
@@ -3440,8 +3460,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.

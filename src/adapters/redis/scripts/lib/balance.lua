@@ -215,8 +215,10 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
