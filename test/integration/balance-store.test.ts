@@ -471,6 +471,45 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     });
   });
 
+  describe('balance rows of an outcome', () => {
+    /** The recorded outcome's balanceRows as a map, with each field once, as HGETALL returns the hash. */
+    const rowsOf = async (sub: TestSubscription, commandId: string) => {
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      const rows = JSON.parse((await redis.get(keys.commandOutcome(commandId)))!).balanceRows as string[] | Record<string, never>;
+      const flat = Array.isArray(rows) ? rows : [];
+      const map = Object.fromEntries(Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]));
+      expect(Object.keys(map)).toHaveLength(flat.length / 2);
+      return { map, hash: await redis.hgetall(keys.balances) };
+    };
+
+    it('equal the balances hash after every kind of change: updates adding and dropping dates, added, cancelled and swapped buckets', async () => {
+      const catalog = loadCatalogFile(config.catalogFile);
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000002', '2000004'] });
+      const data = { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', unitType: 'MB' };
+      const steps: [string, (m: CommandMeta) => Promise<unknown>][] = [
+        ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Subtract', quantity: 4500 }]), { '1000001': [50, 80, 100] })],
+        ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Add', quantity: 2048 }]), {}, creditValidityOf(catalog))],
+        ['AddBuckets', (m) => balance.balances.addBuckets(m, { bucketRefIds: ['2000001', '2000003'], seeds: [...seedsOf(catalog.buckets.get('2000001')!), ...seedsOf(catalog.buckets.get('2000003')!)] })],
+        // All of the data left, purchased credit included: its end date goes, and with it the 4v field.
+        ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Subtract', quantity: 620 + 2048 }]))],
+        ['CancelBuckets', (m) => balance.balances.cancelBuckets(m, [{ id: '2000001', path: 'bucketRefId[0]' }, { id: '2000004', path: 'bucketRefId[1]' }])],
+        ['SwapPrimaryBucket', (m) => balance.balances.swapPrimary(m, { bucketRefId: '1000003', wholesalePlanId: 'WP-DATA', seeds: seedsOf(catalog.buckets.get('1000003')!) })],
+        ['CancelBuckets', (m) => balance.balances.cancelBuckets(m, [{ id: '2000002', path: 'bucketRefId[0]' }, { id: '2000003', path: 'bucketRefId[1]' }])],
+      ];
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      const seen: boolean[] = [];
+      for (const [operation, step] of steps) {
+        const m = meta(sub, { operation });
+        await step(m);
+        seen.push((await redis.hexists(keys.balances, '4v')) === 1);
+        const { map, hash } = await rowsOf(sub, m.commandId);
+        expect(map).toEqual(hash);
+      }
+      expect(seen.slice(0, 4)).toEqual([false, true, true, false]);
+      expect(Object.keys(await redis.hgetall(keys.balances)).length).toBeGreaterThan(0);
+    });
+  });
+
   describe('renewal and ledger', () => {
     it('a partial first cycle: WP-UNL prorated by the days left, and neither it nor a full first allocation rolls over', async () => {
       const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });

@@ -89,10 +89,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -114,17 +174,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -163,17 +225,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -194,8 +263,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -275,7 +345,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -288,15 +358,16 @@ local cutoff = tonumber(ctx.cutoff)
 local changes = {}
 for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
   if b.validUntil and tonumber(b.validUntil) <= cutoff then
-    changes[#changes + 1] = removeBalance(KEYS[2], b, 'Expired')
+    changes[#changes + 1] = removeBalance(b, 'Expired')
   elseif b.purchasedUntil and tonumber(b.purchasedUntil) <= cutoff then
     local before, credit = amountsOf(b), b.purchased or '0'
     b.remaining, b.purchased, b.purchasedUntil = fmt(tonumber(b.remaining) - tonumber(credit)), '0', nil
-    saveBalance(KEYS[2], b)
+    saveBalance(b)
     changes[#changes + 1] = change('CreditExpired', b, before, amountsOf(b), credit)
   end
 end
 if #changes == 0 then return { '', 'nothing' } end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 local encoded = cjson.encode(success(KEYS[1], KEYS[2], ctx, changes, { expiredAt = ctx.expiredAt }))
 redis.call('RPUSH', KEYS[4], encoded)
@@ -384,10 +455,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -409,17 +540,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -458,17 +591,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -489,8 +629,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -570,7 +711,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -671,10 +812,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -696,17 +897,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -745,17 +948,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -776,8 +986,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -857,7 +1068,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -877,14 +1088,15 @@ for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
   if b.validUntil then
     -- left as it is: its validity, not the bill cycle, ends it
   elseif endCycle ~= 0 and endCycle <= cycleNo then
-    changes[#changes + 1] = removeBalance(KEYS[2], b, 'Expired')
+    changes[#changes + 1] = removeBalance(b, 'Expired')
   else
     local before = amountsOf(b)
     renewBalance(b, carryOver[b.subBalanceType] == true)
-    saveBalance(KEYS[2], b)
+    saveBalance(b)
     changes[#changes + 1] = change('Renewed', b, before, amountsOf(b), nil)
   end
 end
+writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'cycleNo', fmt(cycleNo), 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
 appendLedger(KEYS[3], ctx, changes)
 local encoded = cjson.encode(success(KEYS[1], KEYS[2], ctx, changes))
@@ -976,10 +1188,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -1001,17 +1273,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -1050,17 +1324,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -1081,8 +1362,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -1162,7 +1444,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1269,10 +1551,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -1294,17 +1636,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -1343,17 +1687,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -1374,8 +1725,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -1455,7 +1807,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1532,9 +1884,10 @@ local reached = {}
 for _, b in ipairs(loaded) do
   if touched[b.subBalanceInstId] then
     markThresholds(b, payload.thresholds[b.bucketRefId], reached)
-    saveBalance(KEYS[2], b)
+    saveBalance(b)
   end
 end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }, facts))
 `,
@@ -1620,10 +1973,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -1645,17 +2058,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -1694,17 +2109,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -1725,8 +2147,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -1806,7 +2229,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1821,7 +2244,8 @@ if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local payload = cjson.decode(ARGV[2])
 local changes = {}
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }, facts))
 `,
@@ -1908,10 +2332,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -1933,17 +2417,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -1982,17 +2468,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -2013,8 +2506,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -2094,7 +2588,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -2129,8 +2623,9 @@ end
 local changes, ids = {}, {}
 for _, item in ipairs(cjson.decode(ARGV[2])) do ids[#ids + 1] = item.id end
 for _, b in ipairs(balances) do
-  if cancelled[b.bucketRefId] then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
+  if cancelled[b.bucketRefId] then changes[#changes + 1] = removeBalance(b, 'Removed') end
 end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }, facts))
 `,
@@ -2218,10 +2713,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -2243,17 +2798,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -2292,17 +2849,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -2323,8 +2887,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -2404,7 +2969,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -2671,10 +3236,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -2696,17 +3321,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -2745,17 +3372,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -2776,8 +3410,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -2857,7 +3492,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -2879,9 +3514,10 @@ end
 
 local changes = {}
 for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
-  if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
+  if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(b, 'Removed') end
 end
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId, 'wholesalePlanId', payload.wholesalePlanId)
 facts[FACT_PRIMARY], facts[FACT_PLAN] = payload.bucketRefId, payload.wholesalePlanId
 appendLedger(KEYS[3], ctx, changes)
@@ -3014,10 +3650,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -3039,17 +3735,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -3088,17 +3786,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -3119,8 +3824,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -3200,7 +3906,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -3229,7 +3935,8 @@ end
 redis.call('HSET', KEYS[1], 'status', 'ACTIVE', 'activatedAt', ctx.at, 'primaryBucketRefId', payload.primaryBucketRefId,
   'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
 local changes = {}
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 `,
@@ -3320,10 +4027,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -3345,17 +4112,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -3394,17 +4163,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -3425,8 +4201,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -3506,7 +4283,7 @@ end
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome

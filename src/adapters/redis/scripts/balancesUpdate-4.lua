@@ -80,8 +80,9 @@ local reached = {}
 for _, b in ipairs(loaded) do
   if touched[b.subBalanceInstId] then
     markThresholds(b, payload.thresholds[b.bucketRefId], reached)
-    saveBalance(KEYS[2], b)
+    saveBalance(b)
   end
 end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }, facts))

@@ -10,6 +10,7 @@ if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local payload = cjson.decode(ARGV[2])
 local changes = {}
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }, facts))

@@ -31,7 +31,8 @@ end
 local changes, ids = {}, {}
 for _, item in ipairs(cjson.decode(ARGV[2])) do ids[#ids + 1] = item.id end
 for _, b in ipairs(balances) do
-  if cancelled[b.bucketRefId] then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
+  if cancelled[b.bucketRefId] then changes[#changes + 1] = removeBalance(b, 'Removed') end
 end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }, facts))

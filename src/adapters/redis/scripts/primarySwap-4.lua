@@ -18,9 +18,10 @@ end
 
 local changes = {}
 for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
-  if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
+  if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(b, 'Removed') end
 end
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId, 'wholesalePlanId', payload.wholesalePlanId)
 facts[FACT_PRIMARY], facts[FACT_PLAN] = payload.bucketRefId, payload.wholesalePlanId
 appendLedger(KEYS[3], ctx, changes)

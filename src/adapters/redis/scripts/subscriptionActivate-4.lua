@@ -32,6 +32,7 @@ end
 redis.call('HSET', KEYS[1], 'status', 'ACTIVE', 'activatedAt', ctx.at, 'primaryBucketRefId', payload.primaryBucketRefId,
   'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
 local changes = {}
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, outcome(ctx.at, changes))
