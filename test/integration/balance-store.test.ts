@@ -405,6 +405,111 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     });
   });
 
+  describe('recorded outcomes: the payload fingerprint and refusing new changes', () => {
+    const subtract = (sub: TestSubscription, quantity: number) =>
+      checkUpdateActions([{ subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity, unitType: 'MB' }]);
+    const recordOf = async (sub: TestSubscription, commandId: string) => redis.get(subscriberKeys(config.redis.keyPrefix, sub.gpsi).commandOutcome(commandId));
+    const quota = { code: 'RATE_LIMITED', message: 'The idempotency quota of this partner is exhausted' };
+
+    it('the same command id with the same fingerprint replays the recorded outcome, which keeps the fingerprint', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      // Characters JSON escapes (a quote, a backslash, a slash) compare as they were given.
+      const once = meta(sub, { fingerprint: 'fp-"a"\\/' });
+      const first = await balance.balances.updateBalances(once, subtract(sub, 20));
+      expect(JSON.parse((await recordOf(sub, once.commandId))!).fp).toBe('fp-"a"\\/');
+      expect(await balance.balances.updateBalances({ ...once, at: new Date(Date.now() + 5000).toISOString() }, subtract(sub, 20))).toEqual({ ...first, replayed: true });
+      // Without a fingerprint to compare, the record replays as before.
+      expect(await balance.balances.updateBalances({ ...once, fingerprint: undefined }, subtract(sub, 20))).toEqual({ ...first, replayed: true });
+      expect((await balancesOf(sub))[3].remaining).toBe(5_100_000);
+      // A refusal is recorded with the fingerprint as well.
+      const refused = meta(sub, { fingerprint: 'fp-b', operation: 'CancelBuckets' });
+      await expect(balance.balances.cancelBuckets(refused, [{ id: '2000001', path: 'bucketRefId[0]' }])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect(JSON.parse((await recordOf(sub, refused.commandId))!)).toMatchObject({ fp: 'fp-b', error: { code: 'NOT_FOUND' } });
+    });
+
+    it('the same command id with another fingerprint is a CONFLICT naming the correlation id, and writes nothing', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const once = meta(sub, { fingerprint: 'fp-a' });
+      await balance.balances.updateBalances(once, subtract(sub, 20));
+      const record = await recordOf(sub, once.commandId);
+      const before = await snapshot(sub.gpsi);
+      await expect(balance.balances.updateBalances({ ...once, fingerprint: 'fp-other' }, subtract(sub, 30))).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: `X-Correlation-Id ${once.correlationId} was already used for a different UpdateBalances command`,
+      });
+      // A fingerprint that merely starts like the recorded one is another one too.
+      await expect(balance.balances.updateBalances({ ...once, fingerprint: 'fp-a2' }, subtract(sub, 20))).rejects.toMatchObject({ code: 'CONFLICT' });
+      await expect(
+        balance.balances.addBuckets({ ...once, fingerprint: 'fp"b\\', operation: 'AddBuckets' }, { bucketRefIds: [], seeds: [] }),
+      ).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('different AddBuckets command') });
+      expect(await snapshot(sub.gpsi)).toEqual(before);
+      expect(await recordOf(sub, once.commandId)).toBe(record);
+    });
+
+    it('refuseNew without a recorded outcome answers its error and writes nothing: no record, balances and ledger unchanged', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const before = await snapshot(sub.gpsi);
+      const fresh = meta(sub, { fingerprint: 'fp-a', refuseNew: quota });
+      await expect(balance.balances.updateBalances(fresh, subtract(sub, 20))).rejects.toMatchObject({ ...quota, problems: [] });
+      await expect(balance.balances.addBuckets({ ...fresh, operation: 'AddBuckets' }, { bucketRefIds: ['2000003'], seeds: [] })).rejects.toMatchObject(quota);
+      await expect(balance.balances.cancelBuckets({ ...fresh, operation: 'CancelBuckets' }, [{ id: '2000002', path: 'bucketRefId[0]' }])).rejects.toMatchObject(quota);
+      expect(await recordOf(sub, fresh.commandId)).toBeNull();
+      expect(await snapshot(sub.gpsi)).toEqual(before);
+    });
+
+    it('refuseNew with a recorded outcome replays it, and the fingerprint rule still applies', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const once = meta(sub, { fingerprint: 'fp-a' });
+      const first = await balance.balances.updateBalances(once, subtract(sub, 20));
+      expect(await balance.balances.updateBalances({ ...once, refuseNew: quota }, subtract(sub, 20))).toEqual({ ...first, replayed: true });
+      await expect(balance.balances.updateBalances({ ...once, fingerprint: 'fp-b', refuseNew: quota }, subtract(sub, 20))).rejects.toMatchObject({ code: 'CONFLICT' });
+      // A record written without a fingerprint (before them) replays whatever the command's is.
+      const old = meta(sub);
+      const oldFirst = await balance.balances.updateBalances(old, subtract(sub, 1));
+      expect(await balance.balances.updateBalances({ ...old, fingerprint: 'fp-c', refuseNew: quota }, subtract(sub, 1))).toEqual({ ...oldFirst, replayed: true });
+      expect((await balancesOf(sub))[3].remaining).toBe(5_099_000);
+    });
+  });
+
+  describe('balance rows of an outcome', () => {
+    /** The recorded outcome's balanceRows as a map, with each field once, as HGETALL returns the hash. */
+    const rowsOf = async (sub: TestSubscription, commandId: string) => {
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      const rows = JSON.parse((await redis.get(keys.commandOutcome(commandId)))!).balanceRows as string[] | Record<string, never>;
+      const flat = Array.isArray(rows) ? rows : [];
+      const map = Object.fromEntries(Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]));
+      expect(Object.keys(map)).toHaveLength(flat.length / 2);
+      return { map, hash: await redis.hgetall(keys.balances) };
+    };
+
+    it('equal the balances hash after every kind of change: updates adding and dropping dates, added, cancelled and swapped buckets', async () => {
+      const catalog = loadCatalogFile(config.catalogFile);
+      const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000002', '2000004'] });
+      const data = { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', unitType: 'MB' };
+      const steps: [string, (m: CommandMeta) => Promise<unknown>][] = [
+        ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Subtract', quantity: 4500 }]), { '1000001': [50, 80, 100] })],
+        ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Add', quantity: 2048 }]), {}, creditValidityOf(catalog))],
+        ['AddBuckets', (m) => balance.balances.addBuckets(m, { bucketRefIds: ['2000001', '2000003'], seeds: [...seedsOf(catalog.buckets.get('2000001')!), ...seedsOf(catalog.buckets.get('2000003')!)] })],
+        // All of the data left, purchased credit included: its end date goes, and with it the 4v field.
+        ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Subtract', quantity: 620 + 2048 }]))],
+        ['CancelBuckets', (m) => balance.balances.cancelBuckets(m, [{ id: '2000001', path: 'bucketRefId[0]' }, { id: '2000004', path: 'bucketRefId[1]' }])],
+        ['SwapPrimaryBucket', (m) => balance.balances.swapPrimary(m, { bucketRefId: '1000003', wholesalePlanId: 'WP-DATA', seeds: seedsOf(catalog.buckets.get('1000003')!) })],
+        ['CancelBuckets', (m) => balance.balances.cancelBuckets(m, [{ id: '2000002', path: 'bucketRefId[0]' }, { id: '2000003', path: 'bucketRefId[1]' }])],
+      ];
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      const seen: boolean[] = [];
+      for (const [operation, step] of steps) {
+        const m = meta(sub, { operation });
+        await step(m);
+        seen.push((await redis.hexists(keys.balances, '4v')) === 1);
+        const { map, hash } = await rowsOf(sub, m.commandId);
+        expect(map).toEqual(hash);
+      }
+      expect(seen.slice(0, 4)).toEqual([false, true, true, false]);
+      expect(Object.keys(await redis.hgetall(keys.balances)).length).toBeGreaterThan(0);
+    });
+  });
+
   describe('renewal and ledger', () => {
     it('a partial first cycle: WP-UNL prorated by the days left, and neither it nor a full first allocation rolls over', async () => {
       const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });

@@ -42,6 +42,8 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
       at: meta.at,
       ttl: settings.outcomeTtlSeconds,
       retention: settings.ledgerRetention,
+      fp: meta.fingerprint,
+      refuseNew: meta.refuseNew,
     };
     const [json, replayed] = await runScript<ScriptReply>(
       redis,

@@ -130,21 +130,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -179,10 +181,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -204,17 +266,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -253,17 +317,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -284,8 +355,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -319,18 +391,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -340,9 +434,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -355,15 +450,16 @@ local cutoff = tonumber(ctx.cutoff)
 local changes = {}
 for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
   if b.validUntil and tonumber(b.validUntil) <= cutoff then
-    changes[#changes + 1] = removeBalance(KEYS[2], b, 'Expired')
+    changes[#changes + 1] = removeBalance(b, 'Expired')
   elseif b.purchasedUntil and tonumber(b.purchasedUntil) <= cutoff then
     local before, credit = amountsOf(b), b.purchased or '0'
     b.remaining, b.purchased, b.purchasedUntil = fmt(tonumber(b.remaining) - tonumber(credit)), '0', nil
-    saveBalance(KEYS[2], b)
+    saveBalance(b)
     changes[#changes + 1] = change('CreditExpired', b, before, amountsOf(b), credit)
   end
 end
 if #changes == 0 then return { '', 'nothing' } end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 local encoded = cjson.encode(success(KEYS[1], KEYS[2], ctx, changes, { expiredAt = ctx.expiredAt }))
 redis.call('RPUSH', KEYS[4], encoded)
@@ -400,21 +496,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -449,10 +547,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -474,17 +632,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -523,17 +683,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -554,8 +721,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -589,18 +757,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -610,17 +800,19 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
 
-local refused = precondition(KEYS[1], ARGV[1], cjson.decode(ARGV[2]))
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ARGV[1], cjson.decode(ARGV[2]))
 if refused then return cjson.encode({ error = refused }) end
-return cjson.encode({ subscription = subscriptionFacts(KEYS[1]), balanceRows = redis.call('HGETALL', KEYS[2]) })
+return cjson.encode({ subscription = facts, balanceRows = redis.call('HGETALL', KEYS[2]) })
 `,
   },
   balancesRenew: {
@@ -661,21 +853,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -710,10 +904,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -735,17 +989,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -784,17 +1040,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -815,8 +1078,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -850,18 +1114,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -871,9 +1157,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -893,14 +1180,15 @@ for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
   if b.validUntil then
     -- left as it is: its validity, not the bill cycle, ends it
   elseif endCycle ~= 0 and endCycle <= cycleNo then
-    changes[#changes + 1] = removeBalance(KEYS[2], b, 'Expired')
+    changes[#changes + 1] = removeBalance(b, 'Expired')
   else
     local before = amountsOf(b)
     renewBalance(b, carryOver[b.subBalanceType] == true)
-    saveBalance(KEYS[2], b)
+    saveBalance(b)
     changes[#changes + 1] = change('Renewed', b, before, amountsOf(b), nil)
   end
 end
+writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'cycleNo', fmt(cycleNo), 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
 appendLedger(KEYS[3], ctx, changes)
 local encoded = cjson.encode(success(KEYS[1], KEYS[2], ctx, changes))
@@ -941,21 +1229,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -990,10 +1280,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -1015,17 +1365,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -1064,17 +1416,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -1095,8 +1454,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -1130,18 +1490,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -1151,9 +1533,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1209,21 +1592,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -1258,10 +1643,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -1283,17 +1728,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -1332,17 +1779,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -1363,8 +1817,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -1398,18 +1853,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -1419,9 +1896,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1435,12 +1913,13 @@ local function purchasedUntilAfterTopUp(b, ending)
   if until_ == math.huge then return nil end
   return fmt(until_)
 end
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
 local payload = cjson.decode(ARGV[2])
 local problems = payload.problems
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then
   -- A command that is malformed anyway is answered as such, whoever owns the number.
   if #problems > 0 then refused = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } end
@@ -1497,11 +1976,12 @@ local reached = {}
 for _, b in ipairs(loaded) do
   if touched[b.subBalanceInstId] then
     markThresholds(b, payload.thresholds[b.bucketRefId], reached)
-    saveBalance(KEYS[2], b)
+    saveBalance(b)
   end
 end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }, facts))
 `,
   },
   bucketsAdd: {
@@ -1534,21 +2014,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -1583,10 +2065,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -1608,17 +2150,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -1657,17 +2201,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -1688,8 +2239,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -1723,18 +2275,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -1744,25 +2318,28 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
 
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local payload = cjson.decode(ARGV[2])
 local changes = {}
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }, facts))
 `,
   },
   bucketsCancel: {
@@ -1796,21 +2373,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -1845,10 +2424,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -1870,17 +2509,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -1919,17 +2560,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -1950,8 +2598,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -1985,18 +2634,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -2006,18 +2677,20 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
 
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local balances = loadBalances(KEYS[2], ctx.gpsi)
@@ -2042,10 +2715,11 @@ end
 local changes, ids = {}, {}
 for _, item in ipairs(cjson.decode(ARGV[2])) do ids[#ids + 1] = item.id end
 for _, b in ipairs(balances) do
-  if cancelled[b.bucketRefId] then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
+  if cancelled[b.bucketRefId] then changes[#changes + 1] = removeBalance(b, 'Removed') end
 end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }, facts))
 `,
   },
   ledgerRead: {
@@ -2080,21 +2754,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -2129,10 +2805,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -2154,17 +2890,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -2203,17 +2941,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -2234,8 +2979,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -2269,18 +3015,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -2290,18 +3058,20 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
 
-local refused = precondition(KEYS[1], ARGV[1], cjson.decode(ARGV[2]))
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ARGV[1], cjson.decode(ARGV[2]))
 if refused then return { cjson.encode({ error = refused }) } end
 local entries = redis.call('LRANGE', KEYS[2], 0, tonumber(ARGV[3]) - 1)
-table.insert(entries, 1, cjson.encode({ subscription = subscriptionFacts(KEYS[1]) }))
+table.insert(entries, 1, cjson.encode({ subscription = facts }))
 return entries
 `,
   },
@@ -2473,21 +3243,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -2522,10 +3294,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -2547,17 +3379,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -2596,17 +3430,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -2627,8 +3468,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -2662,18 +3504,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -2683,22 +3547,24 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
 
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local payload = cjson.decode(ARGV[2])
-local current, fromPlan = unpack(redis.call('HMGET', KEYS[1], 'primaryBucketRefId', 'wholesalePlanId'))
+local current, fromPlan = facts[FACT_PRIMARY], facts[FACT_PLAN]
 if current == payload.bucketRefId then
   return finish(KEYS[4], ctx, { error = { code = 'CONFLICT', message = 'Bucket ' .. current .. ' is already the primary bucket',
     problems = { { path = 'bucketRefId', reason = 'is already the primary bucket of this subscription' } } } })
@@ -2706,13 +3572,15 @@ end
 
 local changes = {}
 for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
-  if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
+  if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(b, 'Removed') end
 end
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId, 'wholesalePlanId', payload.wholesalePlanId)
+facts[FACT_PRIMARY], facts[FACT_PLAN] = payload.bucketRefId, payload.wholesalePlanId
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes,
-  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }))
+  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }, facts))
 `,
   },
   renewalsClaim: {
@@ -2763,21 +3631,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -2812,10 +3682,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -2837,17 +3767,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -2886,17 +3818,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -2917,8 +3856,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -2952,18 +3892,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -2973,18 +3935,19 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
 end
 
-local recorded = replay(KEYS[4])
+local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
 local s = redis.call('HMGET', KEYS[1], 'status', 'activatedAt', 'wholesalePlanId')
-local ctx = cjson.decode(ARGV[1])
 if not s[1] then
   return { cjson.encode({ error = { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. ctx.gpsi } }), 0 }
 end
@@ -3004,7 +3967,8 @@ end
 redis.call('HSET', KEYS[1], 'status', 'ACTIVE', 'activatedAt', ctx.at, 'primaryBucketRefId', payload.primaryBucketRefId,
   'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
 local changes = {}
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 `,
@@ -3044,21 +4008,23 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
-local function precondition(subKey, gpsi, visible)
-  local s = redis.call('HMGET', subKey, 'status', 'wholesaleCustomerId')
+-- \`facts\`: the subscription's (subscriptionFacts), read once for this check and the outcome.
+local function precondition(facts, gpsi, visible)
+  local status, owner = facts[FACT_STATUS], facts[FACT_CUSTOMER]
   local seen = false
   for _, id in ipairs(visible) do
-    if id == s[2] then seen = true break end
+    if id == owner then seen = true break end
   end
-  if not s[1] or not seen then
+  if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
-  if s[1] ~= 'ACTIVE' then
-    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. s[1] .. ', not ACTIVE',
-      problems = { { path = 'gpsi', reason = 'subscription is ' .. s[1] } } }
+  if status ~= 'ACTIVE' then
+    return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
+      problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
 end
@@ -3093,10 +4059,70 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash as this script holds it, so it is read once (loadBalances) and written once
+-- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
+-- whose writes wait in \`sets\` and \`dels\` (disjoint: the later of a set and a delete of a field wins) until
+-- writeBalances sends them as one HSET and one HDEL. \`loaded\`: the fields are all the hash has.
+local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+
+local function setField(field, value)
+  if not hash.known[field] then
+    hash.known[field] = true
+    hash.order[#hash.order + 1] = field
+  end
+  hash.values[field] = value
+  if hash.sets[field] == nil then hash.setOrder[#hash.setOrder + 1] = field end
+  hash.sets[field], hash.dels[field] = value, nil
+end
+
+local function delField(field)
+  if hash.loaded and hash.values[field] == nil and hash.sets[field] == nil then return end -- not there: nothing to delete
+  hash.values[field], hash.sets[field] = nil, nil
+  if not hash.dels[field] then
+    hash.dels[field] = true
+    hash.delOrder[#hash.delOrder + 1] = field
+  end
+end
+
+-- Sends the pending writes: one HSET of every field set, one HDEL of every field removed.
+local function writeBalances(balKey)
+  local args = {}
+  for _, field in ipairs(hash.setOrder) do
+    if hash.sets[field] ~= nil then
+      args[#args + 1] = field
+      args[#args + 1] = hash.sets[field]
+    end
+  end
+  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  local gone = {}
+  for _, field in ipairs(hash.delOrder) do
+    if hash.dels[field] then gone[#gone + 1] = field end
+  end
+  if #gone > 0 then redis.call('HDEL', balKey, unpack(gone)) end
+  hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then return redis.call('HGETALL', balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
+  end
+  return flat
+end
+
 local function loadBalances(balKey, gpsi)
   local flat = redis.call('HGETALL', balKey)
+  hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
+    hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
     local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
     if isDates == 'v' then
       dates[seq] = flat[i + 1]
@@ -3118,17 +4144,19 @@ local function loadBalances(balKey, gpsi)
   return list
 end
 
-local function saveBalance(balKey, b)
+-- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
+-- no dates field to remove; otherwise one is removed when the sub-balance has no dates now.
+local function saveBalance(b, fresh)
   local values = {}
   for k, field in ipairs(BALANCE_FIELDS) do values[k] = b[field] or '' end
   values[2] = KIND_CODE[b.bucketKind] or b.bucketKind
   if values[12] == '0' then values[12] = '' end
   while values[#values] == '' do values[#values] = nil end
-  redis.call('HSET', balKey, b.seq, table.concat(values, '|'))
+  setField(b.seq, table.concat(values, '|'))
   local dates = { b.validFrom or '', b.validUntil or '', b.purchasedUntil or '' }
   while dates[#dates] == '' do dates[#dates] = nil end
-  if #dates > 0 then redis.call('HSET', balKey, b.seq .. 'v', table.concat(dates, '|'))
-  else redis.call('HDEL', balKey, b.seq .. 'v') end
+  if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
+  elseif not fresh then delField(b.seq .. 'v') end
 end
 
 local function amountsOf(b)
@@ -3167,17 +4195,24 @@ end
 
 -- A new sub-balance from a seed (one allowance of a catalog bucket, computed by the caller), full at its
 -- allocation; a dated bucket's seed brings its period (validFrom, validUntil: billing epoch ms).
-local function instantiate(subKey, balKey, gpsi, seed)
-  local seq = redis.call('HINCRBY', subKey, 'seq', 1)
-  local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = fmt(seq), bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
-    subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
-    rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
-  local first = seed.firstCycle
-  if first then
-    b.firstCycle = (first.rollover and 'r' or 'x') .. (first.allocation ~= seed.allocated and first.allocation or '')
+-- New sub-balances from seeds (one allowance of a catalog bucket each, computed by the caller), full at
+-- their allocation, numbered in order by one HINCRBY of the subscription's counter; a dated bucket's seed
+-- brings its period (validFrom, validUntil: billing epoch ms). Appends their Created changes to \`changes\`.
+local function instantiate(subKey, gpsi, seeds, changes)
+  if #seeds == 0 then return end
+  local first = redis.call('HINCRBY', subKey, 'seq', #seeds) - #seeds
+  for i, seed in ipairs(seeds) do
+    local seq = fmt(first + i)
+    local b = { subBalanceInstId = gpsi .. '-' .. seq, seq = seq, bucketRefId = seed.bucketRefId, bucketKind = seed.bucketKind,
+      subBalanceType = seed.subBalanceType, unitType = seed.unitType, allocated = seed.allocated, remaining = seed.allocated,
+      rollover = '0', rolloverCap = seed.rolloverCap, endCycle = '0', validFrom = seed.validFrom, validUntil = seed.validUntil }
+    local partial = seed.firstCycle
+    if partial then
+      b.firstCycle = (partial.rollover and 'r' or 'x') .. (partial.allocation ~= seed.allocated and partial.allocation or '')
+    end
+    saveBalance(b, true)
+    changes[#changes + 1] = change('Created', b, nil, amountsOf(b), nil)
   end
-  saveBalance(balKey, b)
-  return change('Created', b, nil, amountsOf(b), nil)
 end
 
 -- Renewal of one sub-balance, mirroring renewAmounts (domain/balance/arithmetic.ts): purchased credit is
@@ -3198,8 +4233,9 @@ local function renewBalance(b, carryOver)
   b.alerted = nil -- a new cycle reports its thresholds afresh
 end
 
-local function removeBalance(balKey, b, kind)
-  redis.call('HDEL', balKey, b.seq, b.seq .. 'v')
+local function removeBalance(b, kind)
+  delField(b.seq)
+  delField(b.seq .. 'v')
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -3233,18 +4269,40 @@ local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
   for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
-  redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
-  redis.call('LTRIM', ledgerKey, 0, tonumber(ctx.retention) - 1)
+  -- LPUSH answers the new length: trimmed only when it exceeds the retention.
+  local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
+  local retention = tonumber(ctx.retention)
+  if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
--- The recorded outcome of a command, returned as is when the command is delivered again.
-local function replay(doneKey)
+-- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
+-- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
+-- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
+-- no new change may be applied (the partner's idempotency quota is spent), so without a record that
+-- error is the answer; a recorded change is still replayed. Neither writes anything.
+local function replay(doneKey, ctx)
   local recorded = redis.call('GET', doneKey)
-  if recorded then return { recorded, 1 } end
+  local fp = ctx.fp ~= cjson.null and ctx.fp or nil
+  if recorded then
+    -- "fp": can only be the record's own top-level key (a quote inside a JSON string is escaped), so
+    -- comparing the encoded value in place needs no decoding.
+    local at = fp and string.find(recorded, '"fp":', 1, true)
+    if at then
+      local mine = '"fp":' .. cjson.encode(fp)
+      local after = string.sub(recorded, at + #mine, at + #mine)
+      if string.sub(recorded, at, at + #mine - 1) ~= mine or (after ~= ',' and after ~= '}') then
+        return { cjson.encode({ error = { code = 'CONFLICT', message = 'X-Correlation-Id ' .. ctx.correlationId ..
+          ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
+      end
+    end
+    return { recorded, 1 }
+  end
+  if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
 local function finish(doneKey, ctx, outcome)
+  if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0 }
@@ -3254,9 +4312,10 @@ end
 -- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
-local function success(subKey, balKey, ctx, changes, extra)
+-- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+local function success(subKey, balKey, ctx, changes, extra, facts)
   local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = subscriptionFacts(subKey), changeRows = {}, balanceRows = redis.call('HGETALL', balKey) }
+    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome

@@ -21,9 +21,15 @@ export interface CommandMeta {
   operation: string;
   /** ISO 8601 time of the command (the handler's clock). */
   at: string;
-  /** The payload's fingerprint (CommandContext.fingerprint): kept with the outcome; another payload under the same command id is a CONFLICT. */
+  /**
+   * The command payload's fingerprint, kept with the recorded outcome: the same commandId redelivered with
+   * another fingerprint is answered CONFLICT instead of the recorded outcome (records without one replay).
+   */
   fingerprint?: string;
-  /** The partner's idempotency quota is exhausted (CommandContext.refuseNew): replay a recorded outcome, else answer this. */
+  /**
+   * Set when no new change may be applied (the partner's idempotency quota is spent): without a recorded
+   * outcome this error is thrown and nothing is written; a recorded outcome is still replayed.
+   */
   refuseNew?: { code: string; message: string };
 }
 

@@ -14,15 +14,16 @@ local cutoff = tonumber(ctx.cutoff)
 local changes = {}
 for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
   if b.validUntil and tonumber(b.validUntil) <= cutoff then
-    changes[#changes + 1] = removeBalance(KEYS[2], b, 'Expired')
+    changes[#changes + 1] = removeBalance(b, 'Expired')
   elseif b.purchasedUntil and tonumber(b.purchasedUntil) <= cutoff then
     local before, credit = amountsOf(b), b.purchased or '0'
     b.remaining, b.purchased, b.purchasedUntil = fmt(tonumber(b.remaining) - tonumber(credit)), '0', nil
-    saveBalance(KEYS[2], b)
+    saveBalance(b)
     changes[#changes + 1] = change('CreditExpired', b, before, amountsOf(b), credit)
   end
 end
 if #changes == 0 then return { '', 'nothing' } end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 local encoded = cjson.encode(success(KEYS[1], KEYS[2], ctx, changes, { expiredAt = ctx.expiredAt }))
 redis.call('RPUSH', KEYS[4], encoded)

@@ -23,14 +23,15 @@ for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
   if b.validUntil then
     -- left as it is: its validity, not the bill cycle, ends it
   elseif endCycle ~= 0 and endCycle <= cycleNo then
-    changes[#changes + 1] = removeBalance(KEYS[2], b, 'Expired')
+    changes[#changes + 1] = removeBalance(b, 'Expired')
   else
     local before = amountsOf(b)
     renewBalance(b, carryOver[b.subBalanceType] == true)
-    saveBalance(KEYS[2], b)
+    saveBalance(b)
     changes[#changes + 1] = change('Renewed', b, before, amountsOf(b), nil)
   end
 end
+writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'cycleNo', fmt(cycleNo), 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
 appendLedger(KEYS[3], ctx, changes)
 local encoded = cjson.encode(success(KEYS[1], KEYS[2], ctx, changes))

@@ -17,12 +17,13 @@ local function purchasedUntilAfterTopUp(b, ending)
   if until_ == math.huge then return nil end
   return fmt(until_)
 end
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
 local payload = cjson.decode(ARGV[2])
 local problems = payload.problems
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then
   -- A command that is malformed anyway is answered as such, whoever owns the number.
   if #problems > 0 then refused = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } end
@@ -79,8 +80,9 @@ local reached = {}
 for _, b in ipairs(loaded) do
   if touched[b.subBalanceInstId] then
     markThresholds(b, payload.thresholds[b.bucketRefId], reached)
-    saveBalance(KEYS[2], b)
+    saveBalance(b)
   end
 end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }, facts))

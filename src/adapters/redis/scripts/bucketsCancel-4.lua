@@ -2,10 +2,11 @@
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, [{id, path}] JSON
 -- @include balance
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local balances = loadBalances(KEYS[2], ctx.gpsi)
@@ -30,7 +31,8 @@ end
 local changes, ids = {}, {}
 for _, item in ipairs(cjson.decode(ARGV[2])) do ids[#ids + 1] = item.id end
 for _, b in ipairs(balances) do
-  if cancelled[b.bucketRefId] then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
+  if cancelled[b.bucketRefId] then changes[#changes + 1] = removeBalance(b, 'Removed') end
 end
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }))
+return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }, facts))

@@ -3,8 +3,9 @@
 -- KEYS: subscription, ledger   ARGV: gpsi, visible customers (JSON array), limit
 -- Returns { status JSON, entry... }: entries travel as stored; ledger-entry.ts decodes them.
 -- @include balance
-local refused = precondition(KEYS[1], ARGV[1], cjson.decode(ARGV[2]))
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ARGV[1], cjson.decode(ARGV[2]))
 if refused then return { cjson.encode({ error = refused }) } end
 local entries = redis.call('LRANGE', KEYS[2], 0, tonumber(ARGV[3]) - 1)
-table.insert(entries, 1, cjson.encode({ subscription = subscriptionFacts(KEYS[1]) }))
+table.insert(entries, 1, cjson.encode({ subscription = facts }))
 return entries

@@ -2,14 +2,15 @@
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, {bucketRefId, wholesalePlanId, seeds} JSON
 -- @include balance
-local recorded = replay(KEYS[4])
-if recorded then return recorded end
 local ctx = cjson.decode(ARGV[1])
-local refused = precondition(KEYS[1], ctx.gpsi, ctx.visible)
+local recorded = replay(KEYS[4], ctx)
+if recorded then return recorded end
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local payload = cjson.decode(ARGV[2])
-local current, fromPlan = unpack(redis.call('HMGET', KEYS[1], 'primaryBucketRefId', 'wholesalePlanId'))
+local current, fromPlan = facts[FACT_PRIMARY], facts[FACT_PLAN]
 if current == payload.bucketRefId then
   return finish(KEYS[4], ctx, { error = { code = 'CONFLICT', message = 'Bucket ' .. current .. ' is already the primary bucket',
     problems = { { path = 'bucketRefId', reason = 'is already the primary bucket of this subscription' } } } })
@@ -17,10 +18,12 @@ end
 
 local changes = {}
 for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
-  if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(KEYS[2], b, 'Removed') end
+  if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(b, 'Removed') end
 end
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId, 'wholesalePlanId', payload.wholesalePlanId)
+facts[FACT_PRIMARY], facts[FACT_PLAN] = payload.bucketRefId, payload.wholesalePlanId
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes,
-  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }))
+  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }, facts))

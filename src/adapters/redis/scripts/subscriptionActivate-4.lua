@@ -9,10 +9,10 @@
 --       {wholesalePlanId, primaryBucketRefId, bucketRefIds, seeds} JSON
 -- Returns { outcome JSON, replayed 0|1 }, or { error JSON, 0 }.
 -- @include balance
-local recorded = replay(KEYS[4])
+local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
 local s = redis.call('HMGET', KEYS[1], 'status', 'activatedAt', 'wholesalePlanId')
-local ctx = cjson.decode(ARGV[1])
 if not s[1] then
   return { cjson.encode({ error = { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. ctx.gpsi } }), 0 }
 end
@@ -32,6 +32,7 @@ end
 redis.call('HSET', KEYS[1], 'status', 'ACTIVE', 'activatedAt', ctx.at, 'primaryBucketRefId', payload.primaryBucketRefId,
   'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
 local changes = {}
-for _, seed in ipairs(payload.seeds) do changes[#changes + 1] = instantiate(KEYS[1], KEYS[2], ctx.gpsi, seed) end
+instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
+writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
 return finish(KEYS[4], ctx, outcome(ctx.at, changes))
