@@ -8,7 +8,7 @@ import { createDevSigner, devAuthEnv } from '../keys/dev-signer';
 import { devDeadLetterEnv } from '../keys/dev-dead-letter-key';
 import { provideStack } from '../stack';
 import { loadTracingSettings } from '../../src/config/tracing';
-import { startTracing } from '../../src/observability/tracing-sdk';
+import { startTracingIfExported } from '../../src/observability/start-tracing';
 
 /**
  * `npm run dev`: the stack (given endpoints, containers, or local Kafka/Apicurio/Redis processes), then
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     REDIS_URL: stack.redisUrl,
   };
   const config = loadConfig(env);
-  const tracing = startTracing(loadTracingSettings(env, config.serviceName));
+  const tracing = await startTracingIfExported(loadTracingSettings(env, config.serviceName));
   const log = createLogger({ level: config.logLevel, name: config.serviceName });
   const service = await startService(config, log);
   const simulator = await startNpSimulator(loadNpSimulatorConfig(env), { log: log.child({ component: 'np-simulator' }) });

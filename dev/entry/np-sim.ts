@@ -2,7 +2,7 @@ import { loadNpSimulatorConfig } from '../np-simulator/config';
 import { ConfigError } from '../../src/config/env';
 import { createLogger } from '../../src/observability/logger';
 import { loadTracingSettings } from '../../src/config/tracing';
-import { startTracing } from '../../src/observability/tracing-sdk';
+import { startTracingIfExported } from '../../src/observability/start-tracing';
 import { startNpSimulator } from '../np-simulator/np-simulator';
 
 /** `npm run np-sim`: the NP application simulator on its own (the dev mode and the tests start it in-process). */
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const tracing = startTracing(tracingSettings);
+  const tracing = await startTracingIfExported(tracingSettings);
   const log = createLogger({ level: config.logLevel, name: 'np-simulator' });
   const simulator = await startNpSimulator(config, { log });
   await simulator.joined;

@@ -1,7 +1,7 @@
 import { runCli } from '../cli/program';
 import { processIo } from '../cli/io';
 import { loadTracingSettings } from '../config/tracing';
-import { startTracing } from '../observability/tracing-sdk';
+import { startTracingIfExported } from '../observability/start-tracing';
 
 /** `wholesale …` (bin/wholesale.js): runs one CLI command and exits with its code (see src/cli/exit-codes.ts). */
 // A reader that goes away (`wholesale events tail | head`) ends the command quietly, as Unix tools do.
@@ -10,9 +10,9 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 // With OTEL_* set, each command the CLI sends starts a trace (its span is exported before the exit).
-const tracing = startTracing(loadTracingSettings(process.env, 'wholesale-cli'));
-runCli(process.argv.slice(2), { io: processIo }).then(
-  (code) => tracing.shutdown().finally(() => process.exit(code)),
+const tracing = startTracingIfExported(loadTracingSettings(process.env, 'wholesale-cli'));
+tracing.then(() => runCli(process.argv.slice(2), { io: processIo })).then(
+  async (code) => (await tracing).shutdown().finally(() => process.exit(code)),
   (error) => {
     process.stderr.write(`wholesale: ${error?.stack ?? error}\n`);
     process.exit(1);

@@ -3,7 +3,7 @@ import { ConfigError } from '../config/env';
 import { startService, type RunningService } from '../app/service';
 import { createLogger } from '../observability/logger';
 import { loadTracingSettings } from '../config/tracing';
-import { startTracing } from '../observability/tracing-sdk';
+import { startTracingIfExported } from '../observability/start-tracing';
 
 /** Production entry point: configuration from the environment only, no embedded stack. */
 async function main(): Promise<void> {
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const tracing = startTracing(tracingSettings);
+  const tracing = await startTracingIfExported(tracingSettings);
   const log = createLogger({ level: config.logLevel, name: config.serviceName });
   let service: RunningService | undefined;
   const shutdown = (signal: string, exitCode = 0): void => {
