@@ -13,7 +13,7 @@ import { createRenewalScheduler, type RenewalScheduler } from '../schedulers/bal
 /** Builds the balance side's adapters from the configuration (composition only, no logic). */
 export interface BalanceComponents {
   clock: BillingClock;
-  /** The SubscriptionLifecycle port-in uses, and the NumberFacts of eligibility. */
+  /** The SubscriptionLifecycle port-in uses. */
   subscriptions: SubscriptionStore;
   balances: BalanceStore;
 }

@@ -5,6 +5,7 @@ import type { SubscriptionLifecycle } from '../domain/subscription';
 import type { PublishEvents } from '../pipeline/event-publisher';
 import type { RedisClient } from '../adapters/redis/client';
 import { createRedisPortInStore } from '../adapters/redis/portin-store';
+import { RedisNumberFacts } from '../adapters/redis/number-facts';
 import type { PortInDeps } from '../handlers/portin/deps';
 import { createExpirySweeper, type ExpirySweeper } from '../schedulers/portin-expiry';
 
@@ -17,6 +18,7 @@ export function createPortInComponents(deps: { config: ServiceConfig; catalog: C
       outcomeTtlSeconds: config.limits.idempotencyTtlSeconds,
       claimLeaseMs: config.portin.claimLeaseMs,
     }),
+    numbers: new RedisNumberFacts(deps.redis, config.redis.keyPrefix),
     subscriptions: deps.subscriptions,
     catalog: deps.catalog,
     settings: config.portin,

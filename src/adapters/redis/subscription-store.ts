@@ -6,7 +6,6 @@ import { activationPlan, datedSeeds } from '../../domain/balance/seeds';
 import type { Catalog } from '../../domain/catalog/catalog';
 import type { NewSubscription, SubscriptionLifecycle } from '../../domain/subscription';
 import { ServiceError } from '../../contract/errors';
-import type { NumberFacts } from '../../handlers/portin/ports';
 import type { OutgoingMessage } from '../../contract/messages';
 import { decodeOutcome } from './balance-outcome';
 import { renewalDueKey, subscriberKeys } from './keys';
@@ -27,7 +26,7 @@ export interface SubscriptionStoreDeps {
   settings: SubscriptionStoreSettings;
 }
 
-export type SubscriptionStore = SubscriptionLifecycle & NumberFacts;
+export type SubscriptionStore = SubscriptionLifecycle;
 
 /** Ledger operation names of the lifecycle changes (commands use their record name). */
 export const ACTIVATION_OPERATION = 'SubscriptionActivation';
@@ -135,6 +134,5 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
     activate,
     cancel,
     status,
-    subscriptionStatus: async (gpsi) => (await status(gpsi))?.status,
   };
 }

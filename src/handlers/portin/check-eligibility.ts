@@ -3,7 +3,7 @@ import { isInProgress } from '../../domain/portin/lifecycle';
 import { Problems, checkString, checked, orBadRequest, type Checked } from '../../domain/validation/problems';
 import { GPSI } from '../../domain/validation/spec-fields';
 import type { Handler } from '../../contract/handlers';
-import type { NumberFacts, PortInStore } from './ports';
+import type { NumberFacts } from './ports';
 
 export interface CheckPortInEligibility {
   gpsi: string;
@@ -17,14 +17,13 @@ export function checkEligibility(command: CheckPortInEligibility): Checked<Check
 
 export interface EligibilityDeps {
   numbers: NumberFacts;
-  portIns: Pick<PortInStore, 'current'>;
   nonPortableRanges: readonly NonPortableRange[];
 }
 
 export const createCheckEligibility = (deps: EligibilityDeps): Handler<CheckPortInEligibility> =>
   async (command, context) => {
     orBadRequest(checkEligibility(command));
-    const [status, portIn] = await Promise.all([deps.numbers.subscriptionStatus(command.gpsi), deps.portIns.current(command.gpsi)]);
+    const { subscriptionStatus: status, portIn } = await deps.numbers.read(command.gpsi);
     const decision = decideEligibility({
       gpsi: command.gpsi,
       hasActiveSubscription: status === 'ACTIVE',

@@ -26,8 +26,7 @@ export function createPortInHandlers(deps: PortInDeps): HandlerRegistration[] {
     CheckPortInEligibility: {
       validate: problemsOf(checkEligibility),
       handle: createCheckEligibility({
-        numbers: { subscriptionStatus: async (gpsi) => (await deps.subscriptions.status(gpsi))?.status },
-        portIns: deps.store,
+        numbers: deps.numbers,
         nonPortableRanges: deps.nonPortableRanges,
       }),
       readOnly: true,

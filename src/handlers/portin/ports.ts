@@ -90,6 +90,7 @@ export interface PortInStore {
 }
 
 /** What eligibility needs to know about a number; implemented over Redis by the subscription store. */
+/** What eligibility needs to know about a number, read in one step: its subscription's status and its current request. */
 export interface NumberFacts {
-  subscriptionStatus(gpsi: string): Promise<string | undefined>;
+  read(gpsi: string): Promise<{ subscriptionStatus?: string; portIn?: PortInRequest }>;
 }

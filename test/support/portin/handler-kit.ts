@@ -15,6 +15,8 @@ export function portInKit(overrides: Partial<PortInDeps> = {}) {
   const subscriptions = new MemorySubscriptions();
   const deps: PortInDeps = {
     store,
+    // as the Redis adapter reads them in one step: the subscription's status and the current request
+    numbers: { read: async (gpsi) => ({ subscriptionStatus: (await subscriptions.status(gpsi))?.status, portIn: await store.current(gpsi) }) },
     subscriptions,
     catalog: buildCatalog(catalogDocument),
     settings: SETTINGS,
