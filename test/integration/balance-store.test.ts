@@ -5,12 +5,14 @@ import pino from 'pino';
 import { loadCatalogFile } from '../../src/adapters/catalog/catalog-file';
 import { createRedisClient, type RedisClient } from '../../src/adapters/redis/client';
 import { renewalDueKey, subscriberKeys } from '../../src/adapters/redis/keys';
+import { observeRedisCalls } from '../../src/adapters/redis/call-timing';
 import { createRedisRenewalStore } from '../../src/adapters/redis/renewal-store';
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
 import { cycleStartAtOrBefore } from '../../src/domain/balance/bill-cycle';
 import { createBillingClock } from '../../src/domain/balance/clock';
 import { buildCatalog, carryOverTypesOf, creditValidityOf } from '../../src/domain/catalog/catalog';
 import { seedsOf } from '../../src/domain/balance/seeds';
+import { validityEnd } from '../../src/domain/balance/validity';
 import type { OutgoingMessage } from '../../src/contract/messages';
 import { createRenewalScheduler } from '../../src/schedulers/balance-renewal';
 import type { ServiceConfig } from '../../src/app/config';
@@ -68,7 +70,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const pending = await createPendingSubscription(balance.subscriptions, { bucketRefIds: ['2000002', 'unknown'], billCycleStartDay: 5 });
       const sub = { ...pending, events: await balance.subscriptions.activate(pending.gpsi, new Date(), 'first-cause') };
       expect(await balance.subscriptions.status(sub.gpsi)).toEqual({ status: 'ACTIVE', wholesaleCustomerId: sub.wholesaleCustomerId });
-      expect(await balance.subscriptions.subscriptionStatus(sub.gpsi)).toBe('ACTIVE');
+      expect((await balance.subscriptions.status(sub.gpsi))?.status).toBe('ACTIVE');
       const balances = await balancesOf(sub);
       expect(balances.map((b) => [b.subBalanceInstId, b.bucketRefId, b.subBalanceType, b.allocated, b.remaining, b.rollover])).toEqual([
         [`${sub.gpsi}-1`, '1000001', 'On-Net Voice', 500_000, 500_000, 0],
@@ -152,7 +154,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(cancelled).toHaveLength(1);
       expect(cancelled[0]).toMatchObject({ recordName: 'wholesale.balance.v1.SubscriptionCancelled', key: subscription.gpsi, value: { reason: 'PortCancelled', correlationId: 'corr-1', changes: [] } });
       expect(await balance.subscriptions.cancel(subscription.gpsi, new Date(), 'again', 'cause-2')).toEqual(cancelled);
-      expect(await balance.subscriptions.subscriptionStatus(subscription.gpsi)).toBe('CANCELLED');
+      expect((await balance.subscriptions.status(subscription.gpsi))?.status).toBe('CANCELLED');
 
       expect(await balance.subscriptions.createPending({ ...subscription, wholesaleCustomerId: 'NEWOWNER' }, 'cmd-c', at)).toBe(true);
       expect(await balance.subscriptions.status(subscription.gpsi)).toEqual({ status: 'PENDING', wholesaleCustomerId: 'NEWOWNER' });
@@ -161,7 +163,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     it('cancel leaves an active subscription alone; an unknown number has no status', async () => {
       const sub = await createActiveSubscription(balance.subscriptions);
       expect(await balance.subscriptions.cancel(sub.gpsi, new Date(), 'late', 'cause')).toEqual([]);
-      expect(await balance.subscriptions.subscriptionStatus(sub.gpsi)).toBe('ACTIVE');
+      expect((await balance.subscriptions.status(sub.gpsi))?.status).toBe('ACTIVE');
       expect(await balance.subscriptions.status(newSubscription().gpsi)).toBeUndefined();
     });
 
@@ -247,6 +249,32 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
         [`${sub.gpsi}-3`, validFor],
       ]);
       expect(outcome.changes.map((c) => c.validFor)).toEqual([validFor, validFor]);
+    });
+
+    it('dates in the subscription\'s time zone cost one script call: a wrong first guess of the zone is answered and computed again, then remembered', async () => {
+      const document = JSON.parse(readFileSync(config.catalogFile, 'utf8'));
+      const catalog = buildCatalog({
+        plans: [...document.plans, { wholesalePlanId: 'WP-NY', name: 'NY plan', primaryBucketRefId: document.plans[0].primaryBucketRefId, billCycleTimeZone: 'America/New_York' }],
+        buckets: document.buckets,
+      });
+      const ny = createBalanceComponents({ config, catalog, redis }); // a new store: it expects UTC
+      const sub = await createActiveSubscription(ny.subscriptions, { wholesalePlanId: 'WP-NY' });
+      const seed = { bucketRefId: '2000001', bucketKind: 'ADDON' as const, subBalanceType: 'On-Net Data', unitType: 'MB', allocated: 1_024_000, rolloverCap: 0, validity: { cycles: 1 } };
+      const calls: string[] = [];
+      observeRedisCalls(redis, (operation) => void (operation === 'bucketsAdd' && calls.push(operation)));
+      try {
+        // 22:00 on 28 February in New York (03:00 on 1 March in UTC): a calendar month there ends elsewhere than in UTC.
+        const at = '2026-03-01T03:00:00.000Z';
+        const end = validityEnd(Date.parse(at), { cycles: 1 }, 'America/New_York');
+        expect(end).not.toBe(validityEnd(Date.parse(at), { cycles: 1 }, 'UTC'));
+        const first = await ny.balances.addBuckets(meta(sub, { operation: 'AddBuckets', at }), { bucketRefIds: ['2000001'], seeds: [seed] });
+        const second = await ny.balances.addBuckets(meta(sub, { operation: 'AddBuckets', at, commandId: randomUUID() }), { bucketRefIds: ['2000001'], seeds: [seed] });
+        const validFor = { start: Date.parse(at), end };
+        expect([first.changes[0]!.validFor, second.changes[0]!.validFor]).toEqual([validFor, validFor]);
+        expect(calls).toHaveLength(3); // the first command twice (UTC guessed, New York answered), the second once
+      } finally {
+        observeRedisCalls(redis, () => undefined);
+      }
     });
 
     it('SwapPrimaryBucket replaces the primary sub-balances; the current primary again is a CONFLICT', async () => {

@@ -158,20 +158,26 @@ function recordedError(raw: Raw): ServiceError {
   return new ServiceError(isErrorCode(code) ? code : 'INTERNAL', String(raw.message), problems);
 }
 
+/** The command whose own record is read: its ids are not kept in the record (scripts/lib/balance.lua, success). */
+export interface RecordingCommand {
+  correlationId: string;
+  commandId: string;
+}
+
 /** Parses a script's JSON outcome; a recorded refusal is thrown as its ServiceError. */
-export function decodeOutcome(json: string, replayed: boolean): BalanceOutcome {
+export function decodeOutcome(json: string, replayed: boolean, command?: RecordingCommand): BalanceOutcome {
   const raw = JSON.parse(json) as Raw;
   if (raw.error) throw recordedError(raw.error as Raw);
   const subscription = decodeFacts(raw.subscription);
   const outcome: BalanceOutcome = {
     at: String(raw.at),
-    correlationId: String(raw.correlationId),
+    correlationId: String(raw.correlationId ?? command?.correlationId),
     subscription,
     changes: raw.changeRows !== undefined ? list<string>(raw.changeRows).map((row) => decodeLedgerChange(String(row), subscription.gpsi)) : list<Raw>(raw.changes).map(decodeChange),
     balances: decodeBalances(raw, subscription.gpsi),
     replayed,
   };
-  const causeId = optional(raw.causeId) ?? optional(raw.commandId);
+  const causeId = optional(raw.causeId) ?? optional(raw.commandId) ?? command?.commandId;
   if (causeId) outcome.causeId = causeId;
   if (raw.bucketRefIds !== undefined) outcome.bucketRefIds = list<string>(raw.bucketRefIds);
   if (raw.thresholds !== undefined) outcome.thresholds = list<Raw>(raw.thresholds).map(decodeThreshold);

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { RetriableError } from '../../contract/errors';
 import type { BalanceStore, CommandMeta } from '../../handlers/balance/ports';
 import { DEFAULT_BILL_CYCLE_TIME_ZONE } from '../../domain/balance/bill-cycle';
 import { createBillingClock, type BillingClock } from '../../domain/balance/clock';
@@ -23,7 +24,31 @@ export interface BalanceStoreSettings {
   clock?: BillingClock;
 }
 
+/** [outcome JSON, 1 = replayed | 0] or [the subscription's time zone, 2] when the payload's dates were computed in another. */
 type ScriptReply = [outcome: string, replayed: number];
+
+/**
+ * The time zone a subscription's dates are computed in before its script runs (the script checks it): the
+ * zone last seen for that number, else the last seen for any (a partner's subscriptions mostly share one),
+ * else the default. Bounded: the oldest numbers are forgotten first.
+ */
+class ZoneGuess {
+  private static readonly REMEMBERED = 10_000;
+  private readonly byNumber = new Map<string, string>();
+  private last = DEFAULT_BILL_CYCLE_TIME_ZONE;
+
+  expected(gpsi: string): string {
+    return this.byNumber.get(gpsi) ?? this.last;
+  }
+
+  learn(gpsi: string, zone: string): void {
+    this.last = zone;
+    if (this.byNumber.get(gpsi) === zone) return;
+    this.byNumber.delete(gpsi);
+    this.byNumber.set(gpsi, zone);
+    if (this.byNumber.size > ZoneGuess.REMEMBERED) this.byNumber.delete(this.byNumber.keys().next().value!);
+  }
+}
 
 /** The balance commands over Redis: one Lua script per command, all keys in the subscription's hash tag. */
 export function createRedisBalanceStore(redis: Redis | Cluster, settings: BalanceStoreSettings): BalanceStore {
@@ -31,7 +56,10 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
   const clock = settings.clock ?? createBillingClock(1, 0);
   const dueKey = renewalDueKey(settings.keyPrefix);
 
-  async function mutate(script: RedisScriptName, meta: CommandMeta, payload: unknown) {
+  const zones = new ZoneGuess();
+
+  /** One script call; `zone`: the time zone the payload's dates were computed in, checked by the script. */
+  async function run(script: RedisScriptName, meta: CommandMeta, payload: unknown, zone?: string): Promise<BalanceOutcome | { wrongZone: string }> {
     const keys = keysOf(meta.gpsi);
     const context = {
       gpsi: meta.gpsi,
@@ -44,6 +72,7 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
       retention: settings.ledgerRetention,
       fp: meta.fingerprint,
       refuseNew: meta.refuseNew,
+      zone,
     };
     const [json, replayed] = await runScript<ScriptReply>(
       redis,
@@ -51,29 +80,44 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
       [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(meta.commandId)],
       [JSON.stringify(context), JSON.stringify(payload)],
     );
-    return wakeForExpiry(meta.gpsi, decodeOutcome(json, replayed === 1));
+    if (replayed === 2) return { wrongZone: json };
+    const outcome = decodeOutcome(json, replayed === 1, meta);
+    zones.learn(meta.gpsi, outcome.subscription.billCycleTimeZone);
+    return outcome;
   }
 
   /**
-   * Validity periods start when the command is applied (billing time). Only `cycles` need the subscription's
-   * zone, which is fixed for its life: it is read then, so a days-only command costs no extra round trip.
+   * A command whose payload may hold dates in the subscription's time zone (`build` gets the zone and says
+   * whether it used it): computed in the zone expected (ZoneGuess), and again in the right one when the
+   * script answers that the subscription's is another — one round trip as a rule, two after a wrong guess.
    */
-  async function validityStart(meta: CommandMeta, validities: readonly (Validity | undefined)[]) {
-    const zone = validities.some(needsTimeZone) ? await redis.hget(keysOf(meta.gpsi).subscription, 'billCycleTimeZone') : null;
-    return { startMs: clock.toBilling(new Date(meta.at)).getTime(), zone: zone ?? DEFAULT_BILL_CYCLE_TIME_ZONE };
+  async function mutate(script: RedisScriptName, meta: CommandMeta, build: (zone: string) => Promise<{ payload: unknown; usedZone: boolean }>) {
+    let zone = zones.expected(meta.gpsi);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { payload, usedZone } = await build(zone);
+      const result = await run(script, meta, payload, usedZone ? zone : undefined);
+      if (!('wrongZone' in result)) return wakeForExpiry(meta.gpsi, result);
+      zones.learn(meta.gpsi, result.wrongZone);
+      zone = result.wrongZone;
+    }
+    throw new RetriableError(`the time zone of ${meta.gpsi} changed while ${meta.operation} was applied`);
   }
 
-  async function dated(meta: CommandMeta, seeds: readonly SubBalanceSeed[]) {
-    const { startMs, zone } = await validityStart(meta, seeds.map((s) => s.validity));
-    return seedArgs(datedSeeds(seeds, startMs, zone));
+  const validityStart = (meta: CommandMeta, zone: string) => ({ startMs: clock.toBilling(new Date(meta.at)).getTime(), zone });
+
+  function dated(meta: CommandMeta, seeds: readonly SubBalanceSeed[], zone: string) {
+    const { startMs } = validityStart(meta, zone);
+    return { seeds: seedArgs(datedSeeds(seeds, startMs, zone)), usedZone: seeds.some((s) => needsTimeZone(s.validity)) };
   }
 
   /** The end a top-up made now gives purchased credit, for the types of the command's Adds whose credit expires. */
-  async function creditEnds(meta: CommandMeta, types: readonly string[], validity: Readonly<Record<string, Validity>>) {
+  function creditEnds(meta: CommandMeta, types: readonly string[], validity: Readonly<Record<string, Validity>>, zone: string) {
     const expiring = [...new Set(types)].filter((type) => validity[type]);
-    if (expiring.length === 0) return {};
-    const { startMs, zone } = await validityStart(meta, expiring.map((type) => validity[type]));
-    return Object.fromEntries(expiring.map((type) => [type, String(validityEnd(startMs, validity[type], zone))]));
+    const { startMs } = validityStart(meta, zone);
+    return {
+      ends: Object.fromEntries(expiring.map((type) => [type, String(validityEnd(startMs, validity[type], zone))])),
+      usedZone: expiring.some((type) => needsTimeZone(validity[type])),
+    };
   }
 
   /**
@@ -89,16 +133,28 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
   }
 
   return {
-    addBuckets: async (meta, add) => mutate('bucketsAdd', meta, { bucketRefIds: add.bucketRefIds, seeds: await dated(meta, add.seeds) }),
-    swapPrimary: async (meta, swap) => mutate('primarySwap', meta, { ...swap, seeds: await dated(meta, swap.seeds) }),
-    cancelBuckets: (meta, ids) => mutate('bucketsCancel', meta, ids),
-    updateBalances: async (meta, update, thresholds = {}, creditValidity = {}) => {
+    addBuckets: (meta, add) =>
+      mutate('bucketsAdd', meta, async (zone) => {
+        const { seeds, usedZone } = dated(meta, add.seeds, zone);
+        return { payload: { bucketRefIds: add.bucketRefIds, seeds }, usedZone };
+      }),
+    swapPrimary: (meta, swap) =>
+      mutate('primarySwap', meta, async (zone) => {
+        const { seeds, usedZone } = dated(meta, swap.seeds, zone);
+        return { payload: { ...swap, seeds }, usedZone };
+      }),
+    cancelBuckets: (meta, ids) => mutate('bucketsCancel', meta, async () => ({ payload: ids, usedZone: false })),
+    updateBalances: (meta, update, thresholds = {}, creditValidity = {}) => {
       const adds = update.actions.flatMap((a) => (a?.action === 'Add' ? [a.subBalanceType] : []));
-      return mutate('balancesUpdate', meta, {
-        problems: update.problems,
-        thresholds,
-        purchasedUntil: await creditEnds(meta, adds, creditValidity),
-        actions: update.actions.map((a) => (a ? { ...a, action: a.action ?? null, quantity: a.quantity === undefined ? null : String(a.quantity) } : null)),
+      return mutate('balancesUpdate', meta, async (zone) => {
+        const { ends, usedZone } = creditEnds(meta, adds, creditValidity, zone);
+        const payload = {
+          problems: update.problems,
+          thresholds,
+          purchasedUntil: ends,
+          actions: update.actions.map((a) => (a ? { ...a, action: a.action ?? null, quantity: a.quantity === undefined ? null : String(a.quantity) } : null)),
+        };
+        return { payload, usedZone };
       });
     },
 

@@ -130,7 +130,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -149,6 +149,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -435,9 +446,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -496,7 +510,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -515,6 +529,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -801,9 +826,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -853,7 +881,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -872,6 +900,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -1158,9 +1197,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1229,7 +1271,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -1248,6 +1290,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -1534,9 +1587,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1592,7 +1648,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -1611,6 +1667,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -1897,9 +1964,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -1925,6 +1995,8 @@ if refused then
   if #problems > 0 then refused = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } end
   return finish(KEYS[4], ctx, { error = refused })
 end
+local elsewhere = wrongZone(facts, ctx)
+if elsewhere then return elsewhere end
 
 local byId, loaded = {}, loadBalances(KEYS[2], ctx.gpsi)
 for _, b in ipairs(loaded) do byId[b.subBalanceInstId] = b end
@@ -2014,7 +2086,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -2033,6 +2105,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -2319,9 +2402,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -2333,6 +2419,8 @@ if recorded then return recorded end
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
+local elsewhere = wrongZone(facts, ctx)
+if elsewhere then return elsewhere end
 
 local payload = cjson.decode(ARGV[2])
 local changes = {}
@@ -2373,7 +2461,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -2392,6 +2480,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -2678,9 +2777,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -2754,7 +2856,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -2773,6 +2875,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -3059,9 +3172,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -3112,6 +3228,15 @@ if tonumber(ARGV[5]) - tonumber(t[5]) < tonumber(ARGV[6]) then return {'busy'} e
 -- the first command gave up without finishing: this retry takes its claim over, and its request id
 redis.call('HSET', KEYS[1], 'commandId', ARGV[1], 'claimedAt', ARGV[5])
 return {'claimed', t[3]}
+`,
+  },
+  portinEligibility: {
+    numberOfKeys: 2,
+    lua: `-- PortInEligibility: what CheckPortInEligibility needs of a number, read in one step (one round trip
+-- instead of two): its subscription's status and its current port-in request.
+-- KEYS: subscription (hash), current port-in request (hash) — the number's {gpsi} tag
+-- Returns { status or false, the request's fields and values (HGETALL; empty when none) }
+return { redis.call('HGET', KEYS[1], 'status'), redis.call('HGETALL', KEYS[2]) }
 `,
   },
   portinFind: {
@@ -3243,7 +3368,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -3262,6 +3387,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -3548,9 +3684,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -3562,6 +3701,8 @@ if recorded then return recorded end
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
+local elsewhere = wrongZone(facts, ctx)
+if elsewhere then return elsewhere end
 
 local payload = cjson.decode(ARGV[2])
 local current, fromPlan = facts[FACT_PRIMARY], facts[FACT_PLAN]
@@ -3631,7 +3772,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -3650,6 +3791,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -3936,9 +4088,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -4008,7 +4163,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of \`visible\`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -4027,6 +4182,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a \`cycles\` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -4313,9 +4479,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- \`facts\`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome

@@ -29,6 +29,8 @@ if refused then
   if #problems > 0 then refused = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } end
   return finish(KEYS[4], ctx, { error = refused })
 end
+local elsewhere = wrongZone(facts, ctx)
+if elsewhere then return elsewhere end
 
 local byId, loaded = {}, loadBalances(KEYS[2], ctx.gpsi)
 for _, b in ipairs(loaded) do byId[b.subBalanceInstId] = b end

@@ -8,6 +8,8 @@ if recorded then return recorded end
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
+local elsewhere = wrongZone(facts, ctx)
+if elsewhere then return elsewhere end
 
 local payload = cjson.decode(ARGV[2])
 local current, fromPlan = facts[FACT_PRIMARY], facts[FACT_PLAN]

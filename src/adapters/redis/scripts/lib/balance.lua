@@ -24,7 +24,7 @@ local FACT_FIELDS = { 'gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustom
 local function subscriptionFacts(subKey)
   return redis.call('HMGET', subKey, unpack(FACT_FIELDS))
 end
-local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_STATUS = 4, 5, 6, 13
+local FACT_CUSTOMER, FACT_PLAN, FACT_PRIMARY, FACT_ZONE, FACT_STATUS = 4, 5, 6, 9, 13
 
 -- Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of `visible`
 -- (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike.
@@ -43,6 +43,17 @@ local function precondition(facts, gpsi, visible)
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }
   end
   return nil
+end
+
+-- Dates that depend on the subscription's time zone (a `cycles` validity) are computed by the worker in the
+-- zone it expects (ctx.zone, mirroring DEFAULT_BILL_CYCLE_TIME_ZONE when absent): reading the zone first
+-- would cost a round trip. When the subscription's zone is another, nothing is written and the script
+-- answers { zone, 2 }: the worker computes again in that zone and calls once more.
+local function wrongZone(facts, ctx)
+  if ctx.zone == nil or ctx.zone == cjson.null then return nil end
+  local zone = facts[FACT_ZONE] or 'UTC'
+  if zone == ctx.zone then return nil end
+  return { zone, 2 }
 end
 
 -- Splits text at every `sep` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
@@ -329,9 +340,12 @@ end
 -- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
 -- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
 -- `facts`: the subscription's as they are now, when the script holds them (else read).
+-- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
+-- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
+-- — and its store fills them in (decodeOutcome's `command`). Other outcomes (renewal, expiry) keep theirs.
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, commandId = ctx.commandId,
-    subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
   for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
