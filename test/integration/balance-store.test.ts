@@ -253,9 +253,11 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
 
     it('dates in the subscription\'s time zone cost one script call: a wrong first guess of the zone is answered and computed again, then remembered', async () => {
       const document = JSON.parse(readFileSync(config.catalogFile, 'utf8'));
+      const nyBucket = { ...document.buckets[0], bucketRefId: '1000902' };
       const catalog = buildCatalog({
-        plans: [...document.plans, { wholesalePlanId: 'WP-NY', name: 'NY plan', primaryBucketRefId: document.plans[0].primaryBucketRefId, billCycleTimeZone: 'America/New_York' }],
-        buckets: document.buckets,
+        ...document,
+        plans: [...document.plans, { wholesalePlanId: 'WP-NY', name: 'NY plan', primaryBucketRefId: '1000902', billCycleTimeZone: 'America/New_York' }],
+        buckets: [...document.buckets, nyBucket],
       });
       const ny = createBalanceComponents({ config, catalog, redis }); // a new store: it expects UTC
       const sub = await createActiveSubscription(ny.subscriptions, { wholesalePlanId: 'WP-NY' });
