@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { createRedisClient, type RedisClient } from '../../src/adapters/redis/client';
 import { admissionKey } from '../../src/adapters/redis/keys';
 import { createRedisAdmission } from '../../src/adapters/redis/admission';
+import { observeRedisCalls } from '../../src/adapters/redis/call-timing';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const NO_RATE = { perSecond: 0, burst: 1 };
@@ -23,7 +24,7 @@ describe('admission: the idempotency quota on Redis', () => {
     await redis.quit();
   });
 
-  it('counts the changes of one turn in order while the quota lasts, in one call; queries are admitted and not counted', async () => {
+  it('counts the changes of one turn in order while the quota lasts, in one call; queries are admitted with no call and not counted', async () => {
     const admission = createRedisAdmission(redis, prefix, NO_RATE, { quota: 2, windowSeconds: 60, buckets: 24 });
     const watcher = new Redis(process.env.REDIS_URL!);
     const monitor = await watcher.monitor();
@@ -38,7 +39,7 @@ describe('admission: the idempotency quota on Redis', () => {
     watcher.disconnect();
     expect(admitted.map((a) => a.allowed)).toEqual([true, true, true, true, true]);
     expect(admitted.map((a) => a.quotaExhausted)).toEqual([undefined, undefined, undefined, undefined, { held: 2, quota: 2, windowSeconds: 60 }]);
-    expect(calls.map((args) => args.at(-5))).toEqual(['cqcqc']);
+    expect(calls.map((args) => args.at(-7))).toEqual(['ccc']); // with no rate limit a query asks for nothing
     // Past the quota a change is still admitted (it may replay its recorded outcome), never counted.
     expect((await admission.admit('q1', true)).quotaExhausted).toEqual({ held: 2, quota: 2, windowSeconds: 60 });
   });
@@ -83,5 +84,31 @@ describe('admission: the idempotency quota on Redis', () => {
     const state = await redis.hgetall(admissionKey(prefix, 'q5'));
     const counted = Object.entries(state).filter(([field]) => /^\d+$/.test(field)).reduce((sum, [, value]) => sum + Number(value), 0);
     expect(counted).toBe(3);
+  });
+
+  it('takes a lease ahead for larger limits: the next commands are admitted with no call, and the total stays within the quota', async () => {
+    let calls = 0;
+    observeRedisCalls(redis, (operation) => void (operation === 'admissionTake' && calls++));
+    try {
+      // a burst of 2,000,000 and a quota of 5,000: leases of 100 tokens and 5 counts
+      const worker = () => createRedisAdmission(redis, prefix, { perSecond: 1_000_000, burst: 2_000_000 }, { quota: 5000, windowSeconds: 60, buckets: 24 });
+      const [a, b] = [worker(), worker()];
+      for (let i = 0; i < 50; i++) expect((await a.admit('l1', false)).allowed).toBe(true);
+      expect(calls).toBe(1); // one call took the first token and 100 ahead
+      // Two workers spend the partner's quota between them, 100 changes at a time.
+      let recordable = 0;
+      for (let round = 0; round < 30; round++) {
+        const admitted = await Promise.all([a, b].flatMap((w) => Array.from({ length: 100 }, () => w.admit('l2', true))));
+        expect(admitted.every((x) => x.allowed)).toBe(true);
+        recordable += admitted.filter((x) => !x.quotaExhausted).length;
+      }
+      expect(recordable).toBeLessThanOrEqual(5000);
+      expect(recordable).toBeGreaterThanOrEqual(5000 - 2 * 5); // at most a lease unused in each worker
+      const state = await redis.hgetall(admissionKey(prefix, 'l2'));
+      const counted = Object.entries(state).filter(([field]) => /^\d+$/.test(field)).reduce((sum, [, value]) => sum + Number(value), 0);
+      expect(counted).toBe(5000);
+    } finally {
+      observeRedisCalls(redis, () => undefined);
+    }
   });
 });

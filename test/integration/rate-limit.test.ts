@@ -58,7 +58,7 @@ describe('per-partner rate limit', () => {
       const monitor = await watcher.monitor();
       const calls: string[] = [];
       monitor.on('monitor', (_time: string, args: string[]) => {
-        if (String(args[0]).toLowerCase().startsWith('eval') && args.includes(rateLimitKey(prefix, 'p4'))) calls.push(args.at(-5)!);
+        if (String(args[0]).toLowerCase().startsWith('eval') && args.includes(rateLimitKey(prefix, 'p4'))) calls.push(args.at(-7)!);
       });
       const together = await Promise.all(Array.from({ length: 8 }, () => limiter.admit('p4')));
       await sleep(200); // MONITOR reports a little after the command ran

@@ -17,14 +17,21 @@ export const REDIS_SCRIPTS = {
 -- admitted changes are counted in order while the quota lasts; those past it may only replay a recorded
 -- outcome. \`uncount\` takes back changes counted earlier that recorded nothing new (a redelivery answered
 -- from its record, a command refused before it ran), newest buckets first, never below zero.
+-- Leases: when every command asking got its token (and every change its count), up to \`leaseTokens\`
+-- more tokens and \`leaseQuota\` more counts are taken while they last, for the worker to admit its next
+-- commands with no call (the worker's reserve). What was taken is gone from the partner's bucket and
+-- counted in its quota whether or not the worker uses it, so the rate and the quota still bound the total.
 -- Time is Redis's own clock, so every worker shares one notion of "now".
 -- KEYS: the partner's admission state (hash; {partner:<id>} hash tag)
 -- ARGV: rate per second (0 = off), burst, kinds (one letter per command in arrival order: c = change,
---       q = query), quota (0 = off), window seconds, bucket seconds, uncount
+--       q = query), quota (0 = off), window seconds, bucket seconds, uncount, leaseTokens, leaseQuota
 -- Returns { commands admitted (the first n), ms until one more token (when fewer than all), changes among
---           them that may record (the first m), changes held within the window after this step }
+--           them that may record (the first m), changes held within the window after this step,
+--           tokens leased, counts leased }
 local rate, burst, kinds = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local quota, window, bucketSeconds, uncount = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local leaseTokens, leaseQuota = tonumber(ARGV[8]) or 0, tonumber(ARGV[9]) or 0
+local tokensLeased, countsLeased = 0, 0
 local counting = quota > 0
 local time = redis.call('TIME')
 local flat = redis.call('HGETALL', KEYS[1])
@@ -41,7 +48,9 @@ if rate > 0 then
   if now > at then milli = math.min(capacity, milli + (now - at) * rate) end
   granted = math.min(wanted, math.floor(milli / 1000))
   milli = milli - granted * 1000
-  if granted < wanted then retryMs = math.ceil((1000 - milli) / rate) end
+  if granted < wanted then retryMs = math.ceil((1000 - milli) / rate)
+  else tokensLeased = math.min(leaseTokens, math.floor(milli / 1000)) end
+  milli = milli - tokensLeased * 1000
   writes[#writes + 1], writes[#writes + 2] = 'milli', string.format('%d', milli)
   writes[#writes + 1], writes[#writes + 2] = 'at', string.format('%d', math.max(now, at))
 end
@@ -72,10 +81,11 @@ if counting then
     end
   end
   recordable = math.max(0, math.min(changes, quota - held))
-  if recordable > 0 then
-    held = held + recordable
+  if recordable == changes then countsLeased = math.max(0, math.min(leaseQuota, quota - held - recordable)) end
+  if recordable + countsLeased > 0 then
+    held = held + recordable + countsLeased
     if counts[current] == nil then counts[current] = 0 end
-    counts[current] = counts[current] + recordable
+    counts[current] = counts[current] + recordable + countsLeased
     dirty[#dirty + 1] = current
   end
   for _, bucket in ipairs(dirty) do
@@ -91,7 +101,7 @@ if #writes > 0 then
   local keepMs = counting and (window + bucketSeconds) * 1000 or math.ceil(burst * 1000 / math.max(rate, 1)) + 1000
   redis.call('PEXPIRE', KEYS[1], keepMs)
 end
-return { granted, retryMs, recordable, held }
+return { granted, retryMs, recordable, held, tokensLeased, countsLeased }
 `,
   },
   balancesExpire: {
