@@ -93,6 +93,24 @@ export async function startMonitor(url: string): Promise<{ stop(): Promise<Monit
   };
 }
 
+/**
+ * The mean Redis memory (MEMORY USAGE: value, key, expiry and allocator overhead) of up to `sample` keys
+ * matching `pattern`, found by SCAN, and how many were seen; undefined when none.
+ */
+export async function sampledKeyBytes(redis: Redis, pattern: string, sample = 400): Promise<{ keys: number; meanBytes: number } | undefined> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    keys.push(...found);
+    cursor = next;
+  } while (cursor !== '0' && keys.length < sample);
+  if (keys.length === 0) return undefined;
+  const chosen = keys.slice(0, sample);
+  const bytes = await Promise.all(chosen.map((key) => redis.memory('USAGE', key, 'SAMPLES', 0)));
+  return { keys: chosen.length, meanBytes: bytes.reduce<number>((sum, b) => sum + Number(b ?? 0), 0) / chosen.length };
+}
+
 /** redis-benchmark (installed with redis-server): requests/s of plain commands, pipelined or not. */
 export function redisBenchmark(host: string, port: number, options: { requests: number; clients: number; pipeline: number; tests: string }): Record<string, number> | undefined {
   const run = spawnSync(

@@ -22,6 +22,8 @@ export interface BenchResults {
   phase: { warmupSeconds: number; measureSeconds: number };
   /** bytesPerSubscription: the subscription's state; bytesWithCommandRecords: also its create and activate records (kept 24 h). */
   seeding: { subscriptions: number; seconds: number; bytesPerSubscription: number; bytesWithCommandRecords: number }[];
+  /** The balance changes' outcome records after the service's phases: mean MEMORY USAGE of sampled keys, and changes per command of the mix. */
+  outcomeRecords?: { sampled: number; meanBytes: number; changesPerCommand: number };
   service?: ScenarioResult;
   echo?: ScenarioResult;
   forged?: ForgedFloodResult;
@@ -167,6 +169,13 @@ export function renderReport(r: BenchResults): string {
     lines.push(
       `- Redis memory kept per command (recorded outcomes and reply cache, kept IDEMPOTENCY_TTL_SECONDS = 24 h; ledger entries): ${n0(sat.bytesPerCommand)} bytes — at a steady 1,000 commands/s that is ${n0(perDayGiB)} GiB held for the 24 h window`,
     );
+    const records = r.outcomeRecords;
+    if (records) {
+      const perCommand = records.meanBytes * records.changesPerCommand;
+      lines.push(
+        `  - of which the outcome records: ${n0(records.meanBytes)} bytes each (MEMORY USAGE of ${n0(records.sampled)} sampled \`:done:\` keys: value, key, expiry, allocator) × ${n2(records.changesPerCommand)} changes per command = ${n0(perCommand)} bytes per command (${n1((perCommand * 1000 * 86_400) / 2 ** 30)} GiB per 1,000 commands/s over 24 h); the rest is the ledger's new entries (kept by count, not time) and allocator noise`,
+      );
+    }
   }
   for (const s of r.seeding) {
     lines.push(

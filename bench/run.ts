@@ -11,7 +11,7 @@ import { loadCatalog } from '../src/app/service';
 import { APICURIO_VERSION, provideStack, type Stack } from '../dev/stack';
 import { loadAverage, machineInfo } from './machine';
 import { listenerPid } from './processes';
-import { compactAppendOnlyFile, redisBenchmark, usedMemory } from './redis-probe';
+import { compactAppendOnlyFile, redisBenchmark, sampledKeyBytes, usedMemory } from './redis-probe';
 import { renderReport, targetsOf, type BenchResults } from './report';
 import { runScenario, Scenario, type BenchContext } from './scenario';
 import { benchAuth } from './auth';
@@ -22,7 +22,7 @@ import { measureTracingCost } from './tracing-cost';
 
 /** Valid commands per second beside the forged-token flood. */
 const FORGED_VALID_RATE = 500;
-import { MixedWorkload, type UpdateTarget } from './workload';
+import { MIX, MixedWorkload, type UpdateTarget } from './workload';
 
 /**
  * `npm run bench`: the service against its own floor on the real stack (docs/benchmarks.md).
@@ -153,6 +153,9 @@ async function main(): Promise<void> {
       await warmUp.saturation(settings.inFlight).finally(() => warmUp.stop());
     }
     const service = await runScenario(context, { ...common, name: 'service', kind: 'service', workload: workload(1), monitorRate: 500 });
+    const sampled = await sampledKeyBytes(redis, `${serviceConfig.redis.keyPrefix}*:done:*`);
+    const changesPerCommand = (MIX.update + MIX.bucket) / Object.values(MIX).reduce((a, b) => a + b, 0);
+    const outcomeRecords = sampled && { sampled: sampled.keys, meanBytes: sampled.meanBytes, changesPerCommand };
     const echo = settings.skip.includes('echo') ? undefined : await runScenario(context, { ...common, name: 'echo', kind: 'echo', workload: workload(2) });
     const forged = settings.skip.includes('forged') ? undefined : await measureForgedFlood(context, { ...common, workload: workload(4) }, FORGED_VALID_RATE, settings.forgedRate);
     const tracing = settings.skip.includes('tracing') ? undefined : await measureTracingCost(context, { ...common, workload: workload(5) });
@@ -214,6 +217,7 @@ async function main(): Promise<void> {
       inFlight: settings.inFlight,
       phase: { warmupSeconds: context.timing.warmupMs / 1000, measureSeconds: context.timing.measureMs / 1000 },
       seeding,
+      outcomeRecords,
       service,
       echo,
       forged,

@@ -505,7 +505,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     /** The recorded outcome's balanceRows as a map, with each field once, as HGETALL returns the hash. */
     const rowsOf = async (sub: TestSubscription, commandId: string) => {
       const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
-      const rows = JSON.parse((await redis.get(keys.commandOutcome(commandId)))!).balanceRows as string[] | Record<string, never>;
+      const rows = JSON.parse((await redis.get(keys.commandOutcome(commandId)))!).b as string[] | Record<string, never>;
       const flat = Array.isArray(rows) ? rows : [];
       const map = Object.fromEntries(Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]));
       expect(Object.keys(map)).toHaveLength(flat.length / 2);

@@ -101,7 +101,7 @@ export function decodeBalanceRows(gpsi: string, flat: unknown): SubBalance[] {
 
 /** An outcome's or a query's balances: the hash's rows, or (records written before them) JSON objects. */
 export const decodeBalances = (raw: Raw, gpsi: string): SubBalance[] =>
-  raw.balanceRows !== undefined ? decodeBalanceRows(gpsi, raw.balanceRows) : list<Raw>(raw.balances).map(decodeSubBalance);
+  raw.b !== undefined ? decodeBalanceRows(gpsi, raw.b) : raw.balanceRows !== undefined ? decodeBalanceRows(gpsi, raw.balanceRows) : list<Raw>(raw.balances).map(decodeSubBalance);
 
 const decodeThreshold = (raw: Raw): ThresholdReached => ({
   subBalanceInstId: String(raw.subBalanceInstId),
@@ -168,12 +168,12 @@ export interface RecordingCommand {
 export function decodeOutcome(json: string, replayed: boolean, command?: RecordingCommand): BalanceOutcome {
   const raw = JSON.parse(json) as Raw;
   if (raw.error) throw recordedError(raw.error as Raw);
-  const subscription = decodeFacts(raw.subscription);
+  const subscription = decodeFacts(raw.s ?? raw.subscription);
   const outcome: BalanceOutcome = {
     at: String(raw.at),
     correlationId: String(raw.correlationId ?? command?.correlationId),
     subscription,
-    changes: raw.changeRows !== undefined ? list<string>(raw.changeRows).map((row) => decodeLedgerChange(String(row), subscription.gpsi)) : list<Raw>(raw.changes).map(decodeChange),
+    changes: (raw.c ?? raw.changeRows) !== undefined ? list<string>(raw.c ?? raw.changeRows).map((row) => decodeLedgerChange(String(row), subscription.gpsi)) : list<Raw>(raw.changes).map(decodeChange),
     balances: decodeBalances(raw, subscription.gpsi),
     replayed,
   };

@@ -459,11 +459,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
@@ -839,11 +843,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
@@ -1210,11 +1218,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
@@ -1600,11 +1612,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
@@ -1977,11 +1993,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
@@ -2415,11 +2435,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
@@ -2790,11 +2814,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
@@ -3185,11 +3213,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
@@ -3697,11 +3729,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
@@ -4101,11 +4137,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
@@ -4492,11 +4532,15 @@ end
 -- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
 -- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
 -- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
+-- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
+-- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
+-- the long names too, of records written before).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, subscription = facts or subscriptionFacts(subKey), changeRows = {}, balanceRows = balanceRows(balKey) }
+  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
-  for i, c in ipairs(changes) do outcome.changeRows[i] = ledgerChange(c) end
+  for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
+  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 

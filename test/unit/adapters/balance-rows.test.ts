@@ -1,4 +1,4 @@
-import { decodeBalanceRows, decodeBalances, decodeFacts } from '../../../src/adapters/redis/balance-outcome';
+import { decodeBalanceRows, decodeBalances, decodeFacts, decodeOutcome } from '../../../src/adapters/redis/balance-outcome';
 
 /**
  * The scripts return a subscription's balances as the rows of its balances hash (scripts/lib/balance.lua,
@@ -31,6 +31,17 @@ describe('decodeBalanceRows', () => {
   it('gives the same sub-balances as the JSON objects of records written before the rows', () => {
     const json = { subBalanceInstId: '4915-1', bucketRefId: '1000001', bucketKind: 'PRIMARY', subBalanceType: 'SMS', unitType: 'SMS', allocated: '100', remaining: '7', rollover: '5', rolloverCap: '50', endCycle: '0' };
     expect(decodeBalances({ balanceRows: ['1', '1000001|P|SMS|SMS|100|7|5|50|0'] }, '4915')).toEqual(decodeBalances({ balances: [json] }, '4915'));
+  });
+
+  it('reads a record under its one-letter names as under the long names of records written before (s, c, b)', () => {
+    const facts = ['4915', 'sub-1', 'S1', 'C1', 'WP-BASIC', '1000001', 'MONTHLY', '1', 'UTC', '1', '2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z', 'ACTIVE'];
+    const rows = ['1', '1000001|P|SMS|SMS|100|7|5|50|0'];
+    const changes = ['Subtract,1,1000001,SMS,SMS,1000,8000,100000,5000,7000,100000,5000'];
+    const command = { correlationId: 'corr-1', commandId: 'cmd-1' };
+    const short = decodeOutcome(JSON.stringify({ at: '2026-11-26T10:00:00.000Z', s: facts, c: changes, b: rows, fp: 'x' }), false, command);
+    const long = decodeOutcome(JSON.stringify({ at: '2026-11-26T10:00:00.000Z', subscription: facts, changeRows: changes, balanceRows: rows, correlationId: 'corr-1', commandId: 'cmd-1' }), false);
+    expect(short).toEqual(long);
+    expect(short).toMatchObject({ correlationId: 'corr-1', causeId: 'cmd-1', balances: [{ subBalanceInstId: '4915-1', remaining: 7 }], changes: [{ change: 'Subtract', quantity: 1000 }] });
   });
 
   it('reads an empty hash (Lua encodes an empty array as {}) as no balances', () => {
