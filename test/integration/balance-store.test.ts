@@ -422,7 +422,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
           if (evaluated.problems.length > 0) expected.reached = [];
           const update = { actions, problems: [] };
           const result = await balance.balances.updateBalances(meta(sub), update, levels).then(
-            (o) => ({ changes: o.changes, reached: o.thresholds, problems: [] as unknown[] }),
+            (o) => ({ changes: o.changes, reached: o.thresholds ?? [], problems: [] as unknown[] }), // none reached: left out of the record
             (e) => ({ changes: [], reached: [], problems: e.problems as unknown[] }),
           );
           expect(result.problems).toEqual(expected.problems);
