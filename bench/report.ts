@@ -184,7 +184,7 @@ export function renderReport(r: BenchResults): string {
   }
   if (r.stateFloor) {
     lines.push(
-      `- State floor (the handlers and their Redis calls — reply-cache GET, script, reply-cache SET — without Kafka, ${r.inFlight} in flight on one connection): ${n0(r.stateFloor.throughput)} commands/s, p50 ${n1(r.stateFloor.latency.p50)} ms, p99 ${n1(r.stateFloor.latency.p99)} ms`,
+      `- State floor (the handlers and their Redis calls — admission, the handler's script (and the reply cache for port-in changes) — without Kafka, ${r.inFlight} in flight on one connection): ${n0(r.stateFloor.throughput)} commands/s, p50 ${n1(r.stateFloor.latency.p50)} ms, p99 ${n1(r.stateFloor.latency.p99)} ms`,
     );
   }
   if (r.redisBenchmark) lines.push(`- redis-benchmark (50 clients): ${Object.entries(r.redisBenchmark).map(([k, v]) => `${k} ${n0(v)}/s`).join(', ')}`);
