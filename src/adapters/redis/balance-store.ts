@@ -91,10 +91,10 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
    * whether it used it): computed in the zone expected (ZoneGuess), and again in the right one when the
    * script answers that the subscription's is another — one round trip as a rule, two after a wrong guess.
    */
-  async function mutate(script: RedisScriptName, meta: CommandMeta, build: (zone: string) => Promise<{ payload: unknown; usedZone: boolean }>) {
+  async function mutate(script: RedisScriptName, meta: CommandMeta, build: (zone: string) => { payload: unknown; usedZone: boolean }) {
     let zone = zones.expected(meta.gpsi);
     for (let attempt = 0; attempt < 2; attempt++) {
-      const { payload, usedZone } = await build(zone);
+      const { payload, usedZone } = build(zone);
       const result = await run(script, meta, payload, usedZone ? zone : undefined);
       if (!('wrongZone' in result)) return wakeForExpiry(meta.gpsi, result);
       zones.learn(meta.gpsi, result.wrongZone);
@@ -103,17 +103,18 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
     throw new RetriableError(`the time zone of ${meta.gpsi} changed while ${meta.operation} was applied`);
   }
 
-  const validityStart = (meta: CommandMeta, zone: string) => ({ startMs: clock.toBilling(new Date(meta.at)).getTime(), zone });
+  /** Validity periods start when the command is applied (billing time). */
+  const billingStartMs = (meta: CommandMeta) => clock.toBilling(new Date(meta.at)).getTime();
 
   function dated(meta: CommandMeta, seeds: readonly SubBalanceSeed[], zone: string) {
-    const { startMs } = validityStart(meta, zone);
+    const startMs = billingStartMs(meta);
     return { seeds: seedArgs(datedSeeds(seeds, startMs, zone)), usedZone: seeds.some((s) => needsTimeZone(s.validity)) };
   }
 
   /** The end a top-up made now gives purchased credit, for the types of the command's Adds whose credit expires. */
   function creditEnds(meta: CommandMeta, types: readonly string[], validity: Readonly<Record<string, Validity>>, zone: string) {
     const expiring = [...new Set(types)].filter((type) => validity[type]);
-    const { startMs } = validityStart(meta, zone);
+    const startMs = billingStartMs(meta);
     return {
       ends: Object.fromEntries(expiring.map((type) => [type, String(validityEnd(startMs, validity[type], zone))])),
       usedZone: expiring.some((type) => needsTimeZone(validity[type])),
@@ -134,19 +135,19 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
 
   return {
     addBuckets: (meta, add) =>
-      mutate('bucketsAdd', meta, async (zone) => {
+      mutate('bucketsAdd', meta, (zone) => {
         const { seeds, usedZone } = dated(meta, add.seeds, zone);
         return { payload: { bucketRefIds: add.bucketRefIds, seeds }, usedZone };
       }),
     swapPrimary: (meta, swap) =>
-      mutate('primarySwap', meta, async (zone) => {
+      mutate('primarySwap', meta, (zone) => {
         const { seeds, usedZone } = dated(meta, swap.seeds, zone);
         return { payload: { ...swap, seeds }, usedZone };
       }),
-    cancelBuckets: (meta, ids) => mutate('bucketsCancel', meta, async () => ({ payload: ids, usedZone: false })),
+    cancelBuckets: (meta, ids) => mutate('bucketsCancel', meta, () => ({ payload: ids, usedZone: false })),
     updateBalances: (meta, update, thresholds = {}, creditValidity = {}) => {
       const adds = update.actions.flatMap((a) => (a?.action === 'Add' ? [a.subBalanceType] : []));
-      return mutate('balancesUpdate', meta, async (zone) => {
+      return mutate('balancesUpdate', meta, (zone) => {
         const { ends, usedZone } = creditEnds(meta, adds, creditValidity, zone);
         const payload = {
           problems: update.problems,
