@@ -1,3 +1,4 @@
+import type { Producer } from 'kafkajs';
 import type { BatchConsumer, ConsumerMembership, OutboundSender, PartitionCount, SentListener } from '../../contract/transport';
 import { ConsumerStateTracker } from './consumer-state';
 import { createKafka, createProducer, type KafkaConnection } from './kafka';
@@ -35,7 +36,7 @@ export interface CommandConsumer extends BatchConsumer {
 
 export interface CommandTransport {
   readonly consumer: CommandConsumer;
-  /** Writes one topic-partition per call (see partitioned-sender.ts). */
+  /** Writes a batch in one call, or one topic-partition per call after a failure (see partitioned-sender.ts). */
   readonly sender: OutboundSender;
   /** The sender's cached partition counts: also where a requested reply topic is checked (never created). */
   readonly partitionCount: PartitionCount;
@@ -49,8 +50,9 @@ export async function connectCommandTransport(
   options: { onSent?: SentListener } = {},
 ): Promise<CommandTransport> {
   const kafka = createKafka(connection);
-  const created = createProducer(kafka, { ordered: false });
-  const producer = options.onSent ? observeProducer(created, options.onSent) : created;
+  const observed = (producer: Producer) => (options.onSent ? observeProducer(producer, options.onSent) : producer);
+  const producer = observed(createProducer(kafka, { ordered: false }));
+  const spanning = observed(createProducer(kafka, { ordered: false, once: true }));
   const consumer = kafka.consumer({
     groupId: settings.groupId,
     allowAutoTopicCreation: false,
@@ -64,7 +66,7 @@ export async function connectCommandTransport(
   const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
   // partition counts for the sender, which chooses every message's partition itself
   const metadata = kafka.admin();
-  await Promise.all([producer.connect(), consumer.connect(), metadata.connect()]);
+  await Promise.all([producer.connect(), spanning.connect(), consumer.connect(), metadata.connect()]);
   const partitionCount = partitionCounts(metadata);
   return {
     consumer: {
@@ -81,9 +83,9 @@ export async function connectCommandTransport(
         }),
     },
     partitionCount,
-    sender: tracedSender(createPartitionedSender(producer, partitionCount)),
+    sender: tracedSender(createPartitionedSender(producer, partitionCount, spanning)),
     close: async () => {
-      await producer.disconnect();
+      await Promise.all([producer.disconnect(), spanning.disconnect()]);
       await metadata.disconnect();
     },
   };

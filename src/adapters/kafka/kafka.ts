@@ -117,10 +117,13 @@ async function waitForLeaders(admin: Admin, topics: string[], partitions: number
  * send may write a reply or an event twice, which the contract allows: replies are matched by
  * X-Correlation-Id and events de-duplicated by ce_id, and effects are recorded per command in Redis.
  */
-export function createProducer(kafka: Kafka, options: { ordered: boolean }): Producer {
+export function createProducer(kafka: Kafka, options: { ordered: boolean; once?: boolean }): Producer {
   return kafka.producer({
     createPartitioner: Partitioners.DefaultPartitioner,
     allowAutoTopicCreation: false,
     ...(options.ordered ? { maxInFlightRequests: 1 } : {}),
+    // `once`: a failed request is not retried inside kafkajs, whose retry of a call spanning partitions can
+    // drop messages (see partitioned-sender.ts); the caller sends again in its own way.
+    ...(options.once ? { retry: { retries: 0 } } : {}),
   });
 }

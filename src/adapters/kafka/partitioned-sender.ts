@@ -4,14 +4,19 @@ import { isSendRefusal, isTopicRefusal, kafkaErrorType } from './send-refusal';
 
 /**
  * How the service writes to Kafka: every message gets its partition here (the same murmur2 choice as
- * kafkajs's and Java's default partitioner), and each send call carries ONE topic-partition, in runs below
- * the broker's batch limit. Two kafkajs 2.2.4 behaviours, both found by the fault suite, make this necessary:
+ * kafkajs's and Java's default partitioner). Two kafkajs 2.2.4 behaviours, both found by the fault suite,
+ * shape the sending:
  *
  * - A sendBatch that spans several brokers keeps each broker's acknowledgement across its retries. When a
  *   broker dies and its partitions move to a broker that already acknowledged its own part of the same call,
  *   the moved messages are never sent again and the call still resolves (tulios/kafkajs#1303, #1798).
  *   Measured: one of three brokers killed under load lost 14 replies and 24 billing events that had been
- *   "acknowledged". A call with one partition has one leader: it succeeds or is retried whole.
+ *   "acknowledged". So a call spanning partitions goes through a producer that never retries (one produce
+ *   request per leader, all acknowledged or the call rejects); when it fails, everything is sent again the
+ *   safe way: one topic-partition per call, on a producer that retries (one leader: it succeeds or is
+ *   retried whole). A message acknowledged by the failed call may then be written twice, which the
+ *   contract allows (replies match by X-Correlation-Id, events by ce_id). One call per batch instead of
+ *   one per topic-partition: docs/benchmarks.md, "one produce call per batch".
  * - kafkajs puts everything a call has for one partition into one record batch, and the broker refuses a
  *   batch above message.max.bytes (1 MiB by default) with a non-retriable error that stopped the consumer for
  *   good (a burst of large dead letters with one key was enough). Runs are cut below MAX_SEND_BYTES; one
@@ -121,14 +126,34 @@ export async function byPartition(
 
 const errorText = (error: unknown): string => (error as Error)?.message ?? String(error);
 
-export function createPartitionedSender(producer: Pick<Producer, 'send'>, countOf: PartitionCount): OutboundSender {
+/** After a call spanning partitions failed, calls go the safe way for this long (a broker is away or a leader moves). */
+const SAFE_AFTER_FAILURE_MS = 10_000;
+
+/**
+ * `retrying` sends one topic-partition per call; `spanning`, when given, sends a whole batch at once and must
+ * not retry (createProducer's `once`).
+ */
+export function createPartitionedSender(retrying: Pick<Producer, 'send'>, countOf: PartitionCount, spanning?: Pick<Producer, 'sendBatch'>): OutboundSender {
   const partitioner = Partitioners.DefaultPartitioner();
-  const produce = (run: Placed[]) =>
-    producer.send({ topic: run[0]!.topic, acks: -1, messages: run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition })) });
+  const wire = (run: Placed[]) => run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition }));
+  let safeUntil = 0;
+  /** Every group in one call, when each fits one run: true once all are acknowledged, false if it failed. */
+  const sendSpanning = async (groups: Placed[][]): Promise<boolean> => {
+    if (!spanning || groups.length < 2 || Date.now() < safeUntil || groups.some((group) => outboundBytesOf(group) > MAX_SEND_BYTES)) return false;
+    const byTopic = new Map<string, Placed[]>();
+    for (const group of groups) byTopic.set(group[0]!.topic, [...(byTopic.get(group[0]!.topic) ?? []), ...group]);
+    try {
+      await spanning.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, run]) => ({ topic, messages: wire(run) })) });
+      return true;
+    } catch (error) {
+      if (!isSendRefusal(error)) safeUntil = Date.now() + SAFE_AFTER_FAILURE_MS; // a refusal is one message's fault, not the cluster's
+      return false;
+    }
+  };
   /** Sends a run; when the broker refuses it for good, each message alone, so only the bad ones are refused. */
   const sendRun = async (run: Placed[], refused: Refused<Outbound>[]): Promise<void> => {
     try {
-      await produce(run);
+      await retrying.send({ topic: run[0]!.topic, acks: -1, messages: wire(run) });
     } catch (error) {
       if (!isSendRefusal(error)) throw error;
       if (run.length === 1) return void refused.push({ message: run[0]!.original, reason: `${kafkaErrorType(error)}: ${errorText(error)}` });
@@ -139,6 +164,7 @@ export function createPartitionedSender(producer: Pick<Producer, 'send'>, countO
     async send(messages) {
       if (messages.length === 0) return [];
       const { groups, refused } = await byPartition(messages, countOf, partitioner);
+      if (await sendSpanning([...groups.values()])) return refused;
       await Promise.all([...groups.values()].map(async (group) => {
         for (const run of chunkByBytes(group, MAX_SEND_BYTES)) await sendRun(run, refused);
       }));
@@ -146,3 +172,5 @@ export function createPartitionedSender(producer: Pick<Producer, 'send'>, countO
     },
   };
 }
+
+const outboundBytesOf = (group: Outbound[]): number => group.reduce((sum, message) => sum + outboundBytes(message), 0);

@@ -62,7 +62,7 @@ describe('byPartition', () => {
     expect([...groups.keys()].sort()).toEqual(['1:replies', '2:replies', '3:replies']);
   });
 
-  it('makes one send call per topic-partition and run', async () => {
+  it('without a spanning producer, makes one send call per topic-partition and run', async () => {
     const calls: { topic: string; partitions: Set<number | undefined> }[] = [];
     const producer = { send: async (record: { topic: string; messages: { partition?: number }[] }) => void calls.push({ topic: record.topic, partitions: new Set(record.messages.map((m) => m.partition)) }) };
     const sender = createPartitionedSender(producer as never, fourPartitions);
@@ -147,5 +147,71 @@ describe('refusals', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+});
+
+describe('one call spanning partitions', () => {
+  type Batch = { topicMessages: { topic: string; messages: { key: string; partition: number }[] }[] };
+  /** Records calls; `failSpanning` makes the spanning producer fail the way kafkajs does with retries off. */
+  const producers = (failSpanning: () => Error | undefined = () => undefined) => {
+    const calls = { spanning: 0, retrying: [] as { topic: string; partitions: Set<number> }[], acknowledged: [] as string[] };
+    const spanning = {
+      sendBatch: async ({ topicMessages }: Batch) => {
+        calls.spanning++;
+        const failure = failSpanning();
+        if (failure) throw failure;
+        calls.acknowledged.push(...topicMessages.flatMap((t) => t.messages.map((m) => m.key)));
+      },
+    };
+    const retrying = {
+      send: async ({ topic, messages }: { topic: string; messages: { key: string; partition: number }[] }) => {
+        calls.retrying.push({ topic, partitions: new Set(messages.map((m) => m.partition)) });
+        calls.acknowledged.push(...messages.map((m) => m.key));
+      },
+    };
+    return { calls, spanning, retrying };
+  };
+  const batch = (n: number, size = 100) => Array.from({ length: n }, (_, i) => message(size, i));
+
+  it('sends a batch for many topic-partitions in one call, each partition in order', async () => {
+    const { calls, spanning, retrying } = producers();
+    const messages = batch(100);
+    await createPartitionedSender(retrying as never, fourPartitions, spanning as never).send(messages);
+    expect(calls.spanning).toBe(1);
+    expect(calls.retrying).toEqual([]);
+    expect([...calls.acknowledged].sort()).toEqual(messages.map((m) => m.key).sort());
+  });
+
+  it('after a failed spanning call (a broker away), sends everything again one topic-partition per call, and keeps to that for a while', async () => {
+    const away = Object.assign(new Error('Connection error'), { retriable: true });
+    const { calls, spanning, retrying } = producers(() => away);
+    const sender = createPartitionedSender(retrying as never, fourPartitions, spanning as never);
+    const messages = batch(100);
+    await sender.send(messages);
+    expect(calls.spanning).toBe(1);
+    expect(calls.retrying.length).toBeGreaterThan(3);
+    for (const call of calls.retrying) expect(call.partitions.size).toBe(1);
+    expect([...calls.acknowledged].sort()).toEqual(messages.map((m) => m.key).sort());
+    await sender.send(batch(20));
+    expect(calls.spanning).toBe(1); // the cluster just failed: not tried again at once
+  });
+
+  it('a message the broker refuses in a spanning call is found by sending its partition again, and the next batch spans again', async () => {
+    const tooLarge = Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('too large'), { type: 'MESSAGE_TOO_LARGE' }) });
+    let failures = 1;
+    const { calls, spanning, retrying } = producers(() => (failures-- > 0 ? tooLarge : undefined));
+    const sender = createPartitionedSender(retrying as never, fourPartitions, spanning as never);
+    await sender.send(batch(10));
+    expect(calls.retrying.length).toBeGreaterThan(1);
+    await sender.send(batch(10));
+    expect(calls.spanning).toBe(2);
+  });
+
+  it('sends a batch with a partition above the batch limit one topic-partition per call, in runs', async () => {
+    const { calls, spanning, retrying } = producers();
+    const big = Array.from({ length: 8 }, (_, i) => ({ ...message(MAX_SEND_BYTES / 4, i), topic: 't0', partition: 0 }));
+    await createPartitionedSender(retrying as never, fourPartitions, spanning as never).send([...big, ...batch(10)]);
+    expect(calls.spanning).toBe(0);
+    expect(calls.retrying.filter((c) => c.topic === 't0' && c.partitions.has(0)).length).toBeGreaterThan(1);
   });
 });
