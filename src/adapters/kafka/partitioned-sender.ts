@@ -1,6 +1,7 @@
 import { Partitioners, type Admin, type PartitionMetadata, type Producer } from 'kafkajs';
 import { outboundBytes, TopicRefusedError, type Outbound, type OutboundSender, type PartitionCount, type Refused } from '../../contract/transport';
 import { isSendRefusal, isTopicRefusal, kafkaErrorType } from './send-refusal';
+import { SpanningCalls } from './spanning-calls';
 
 /**
  * How the service writes to Kafka: every message gets its partition here (the same murmur2 choice as
@@ -130,20 +131,21 @@ const errorText = (error: unknown): string => (error as Error)?.message ?? Strin
 const SAFE_AFTER_FAILURE_MS = 10_000;
 
 /**
- * `retrying` sends one topic-partition per call; `spanning`, when given, sends a whole batch at once and must
- * not retry (createProducer's `once`).
+ * `retrying` sends one topic-partition per call; `spanning`, when given, sends whole batches at once (those
+ * of one turn of the event loop together: spanning-calls.ts) and must not retry (createProducer's `once`).
  */
 export function createPartitionedSender(retrying: Pick<Producer, 'send'>, countOf: PartitionCount, spanning?: Pick<Producer, 'sendBatch'>): OutboundSender {
   const partitioner = Partitioners.DefaultPartitioner();
   const wire = (run: Placed[]) => run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition }));
+  const spanningCalls = spanning && new SpanningCalls(spanning, MAX_SEND_BYTES);
   let safeUntil = 0;
-  /** Every group in one call, when each fits one run: true once all are acknowledged, false if it failed. */
+  /** Every group in one call (shared with the other batches' of this turn), when each fits one run: true once acknowledged, false if it failed. */
   const sendSpanning = async (groups: Placed[][]): Promise<boolean> => {
-    if (!spanning || groups.length < 2 || Date.now() < safeUntil || groups.some((group) => outboundBytesOf(group) > MAX_SEND_BYTES)) return false;
-    const byTopic = new Map<string, Placed[]>();
-    for (const group of groups) byTopic.set(group[0]!.topic, [...(byTopic.get(group[0]!.topic) ?? []), ...group]);
+    if (!spanningCalls || Date.now() < safeUntil) return false;
+    const runs = groups.map((group) => ({ key: `${group[0]!.partition}:${group[0]!.topic}`, topic: group[0]!.topic, messages: wire(group), bytes: outboundBytesOf(group) }));
+    if (runs.some((run) => run.bytes > MAX_SEND_BYTES)) return false;
     try {
-      await spanning.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, run]) => ({ topic, messages: wire(run) })) });
+      await spanningCalls.send(runs);
       return true;
     } catch (error) {
       if (!isSendRefusal(error)) safeUntil = Date.now() + SAFE_AFTER_FAILURE_MS; // a refusal is one message's fault, not the cluster's

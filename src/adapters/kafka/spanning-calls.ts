@@ -1,0 +1,81 @@
+import type { Message, Producer } from 'kafkajs';
+
+/** One topic-partition's messages of a send, in order, with their size on the wire. */
+export interface PartitionRun {
+  /** `<partition>:<topic>` */
+  key: string;
+  topic: string;
+  messages: Message[];
+  bytes: number;
+}
+
+interface Caller {
+  runs: PartitionRun[];
+  settle: (failure: { error: unknown } | undefined) => void;
+}
+
+/**
+ * Callers into produce calls, in their order: a caller joins the current call unless one of its partitions
+ * would pass `maxPartitionBytes` there (kafkajs makes one record batch of a call's messages for a
+ * partition, and the broker refuses a batch over its limit).
+ */
+export function packCalls<T extends { runs: PartitionRun[] }>(callers: T[], maxPartitionBytes: number): T[][] {
+  const calls: T[][] = [];
+  let current: T[] = [];
+  let bytes = new Map<string, number>();
+  for (const caller of callers) {
+    const fits = caller.runs.every((run) => (bytes.get(run.key) ?? 0) + run.bytes <= maxPartitionBytes);
+    if (!fits && current.length > 0) {
+      calls.push(current);
+      current = [];
+      bytes = new Map();
+    }
+    current.push(caller);
+    for (const run of caller.runs) bytes.set(run.key, (bytes.get(run.key) ?? 0) + run.bytes);
+  }
+  if (current.length > 0) calls.push(current);
+  return calls;
+}
+
+/**
+ * Merges the sends made in one turn of the event loop into as few produce calls as the batch limit
+ * allows. The batches of one fetch get their Redis answers together (one auto-pipelined reply), so their
+ * sends come together too, and one produce request per broker then carries all of them instead of one
+ * each. A caller learns whether the call that carried its messages was acknowledged as a whole; a failed
+ * call fails each of its callers, which then send again their own way.
+ */
+export class SpanningCalls {
+  private pending: Caller[] = [];
+
+  constructor(
+    private readonly producer: Pick<Producer, 'sendBatch'>,
+    private readonly maxPartitionBytes: number,
+  ) {}
+
+  send(runs: PartitionRun[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      // setImmediate, not a microtask: it runs after every continuation of the I/O just read has run
+      if (this.pending.length === 0) setImmediate(() => this.flush());
+      this.pending.push({ runs, settle: (failure) => (failure ? reject(failure.error) : resolve()) });
+    });
+  }
+
+  private flush(): void {
+    const callers = this.pending;
+    this.pending = [];
+    for (const call of packCalls(callers, this.maxPartitionBytes)) {
+      const byTopic = new Map<string, Message[]>();
+      for (const { runs } of call) {
+        for (const run of runs) {
+          const messages = byTopic.get(run.topic);
+          if (messages) messages.push(...run.messages);
+          else byTopic.set(run.topic, [...run.messages]);
+        }
+      }
+      this.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) }).then(
+        () => call.forEach((caller) => caller.settle(undefined)),
+        (error: unknown) => call.forEach((caller) => caller.settle({ error })),
+      );
+    }
+  }
+}

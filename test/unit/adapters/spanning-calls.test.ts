@@ -1,0 +1,59 @@
+import fc from 'fast-check';
+import { packCalls, SpanningCalls, type PartitionRun } from '../../../src/adapters/kafka/spanning-calls';
+
+/** The sends of one turn of the event loop share produce calls, each partition below the batch limit. */
+const run = (partition: number, bytes: number, ...keys: string[]): PartitionRun => ({
+  key: `${partition}:t`,
+  topic: 't',
+  messages: keys.map((key) => ({ key, value: null, partition })),
+  bytes,
+});
+
+describe('packCalls', () => {
+  it('keeps every caller once and in order, and no partition of a call over the limit (each run is within it, as the sender sees to)', () => {
+    // a caller has one run per partition (byPartition groups them)
+    const runs = fc.uniqueArray(fc.record({ partition: fc.nat({ max: 3 }), bytes: fc.integer({ min: 1, max: 1000 }) }), { minLength: 1, maxLength: 4, selector: (r) => r.partition });
+    const callers = fc.array(runs, { maxLength: 30 });
+    fc.assert(
+      fc.property(callers, (shapes) => {
+        const input = shapes.map((runs, id) => ({ id, runs: runs.map((r) => run(r.partition, r.bytes)) }));
+        const calls = packCalls(input, 1000);
+        expect(calls.flat().map((c) => c.id)).toEqual(input.map((c) => c.id));
+        for (const call of calls) {
+          const bytes = new Map<string, number>();
+          for (const caller of call) for (const r of caller.runs) bytes.set(r.key, (bytes.get(r.key) ?? 0) + r.bytes);
+          for (const total of bytes.values()) expect(total).toBeLessThanOrEqual(1000);
+        }
+      }),
+    );
+  });
+
+  it('puts small callers together', () => {
+    const callers = Array.from({ length: 50 }, (_, i) => ({ runs: [run(i % 4, 100)] }));
+    expect(packCalls(callers, 512 * 1024)).toHaveLength(1);
+  });
+});
+
+describe('SpanningCalls', () => {
+  type Batch = { topicMessages: { topic: string; messages: { key: string; partition: number }[] }[] };
+
+  it('sends what several callers send in one turn as one call, each partition in the callers’ order', async () => {
+    const batches: Batch[] = [];
+    const calls = new SpanningCalls({ sendBatch: async (batch: Batch) => void batches.push(batch) } as never, 1000);
+    await Promise.all([calls.send([run(0, 10, 'a1', 'a2'), run(1, 10, 'a3')]), calls.send([run(0, 10, 'b1')]), calls.send([run(1, 10, 'c1')])]);
+    expect(batches).toHaveLength(1);
+    const keys = (partition: number) => batches[0]!.topicMessages.flatMap((t) => t.messages).filter((m) => m.partition === partition).map((m) => m.key);
+    expect(keys(0)).toEqual(['a1', 'a2', 'b1']);
+    expect(keys(1)).toEqual(['a3', 'c1']);
+  });
+
+  it('a failed call fails each of its callers and no other', async () => {
+    const calls = new SpanningCalls({
+      sendBatch: async (batch: Batch) => {
+        if (batch.topicMessages.some((t) => t.messages.some((m) => m.key === 'bad'))) throw new Error('broker away');
+      },
+    } as never, 1000);
+    const results = await Promise.allSettled([calls.send([run(0, 600, 'bad')]), calls.send([run(1, 10, 'with-bad')]), calls.send([run(0, 600, 'next-call')])]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+  });
+});
