@@ -127,9 +127,6 @@ export async function byPartition(
 
 const errorText = (error: unknown): string => (error as Error)?.message ?? String(error);
 
-/** After a call spanning partitions failed, calls go the safe way for this long (a broker is away or a leader moves). */
-const SAFE_AFTER_FAILURE_MS = 10_000;
-
 /**
  * `retrying` sends one topic-partition per call; `spanning`, when given, sends whole batches at once (those
  * of one turn of the event loop together: spanning-calls.ts) and must not retry (createProducer's `once`).
@@ -138,19 +135,11 @@ export function createPartitionedSender(retrying: Pick<Producer, 'send'>, countO
   const partitioner = Partitioners.DefaultPartitioner();
   const wire = (run: Placed[]) => run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition }));
   const spanningCalls = spanning && new SpanningCalls(spanning, MAX_SEND_BYTES);
-  let safeUntil = 0;
-  /** Every group in one call (shared with the other batches' of this turn), when each fits one run: true once acknowledged, false if it failed. */
+  /** Every group in one call (shared with the other batches' of this turn), when each fits one run: true once acknowledged. */
   const sendSpanning = async (groups: Placed[][]): Promise<boolean> => {
-    if (!spanningCalls || Date.now() < safeUntil) return false;
+    if (!spanningCalls) return false;
     const runs = groups.map((group) => ({ key: `${group[0]!.partition}:${group[0]!.topic}`, topic: group[0]!.topic, messages: wire(group), bytes: outboundBytesOf(group) }));
-    if (runs.some((run) => run.bytes > MAX_SEND_BYTES)) return false;
-    try {
-      await spanningCalls.send(runs);
-      return true;
-    } catch (error) {
-      if (!isSendRefusal(error)) safeUntil = Date.now() + SAFE_AFTER_FAILURE_MS; // a refusal is one message's fault, not the cluster's
-      return false;
-    }
+    return !runs.some((run) => run.bytes > MAX_SEND_BYTES) && spanningCalls.trySend(runs);
   };
   /** Sends a run; when the broker refuses it for good, each message alone, so only the bad ones are refused. */
   const sendRun = async (run: Placed[], refused: Refused<Outbound>[]): Promise<void> => {

@@ -1,4 +1,5 @@
 import type { Message, Producer } from 'kafkajs';
+import { isSendRefusal } from './send-refusal';
 
 /** One topic-partition's messages of a send, in order, with their size on the wire. */
 export interface PartitionRun {
@@ -38,21 +39,44 @@ export function packCalls<T extends { runs: PartitionRun[] }>(callers: T[], maxP
 }
 
 /**
+ * After a failed call, none is made for this long: the callers send their own way (a broker is away or a
+ * leader moves). Short, because the other way is slow where it matters: on three brokers one call per
+ * topic-partition answered about 270 calls/s against 1,300 (test/faults/client-broker-loss.test.ts); a call
+ * to a broker that died fails at once, so trying again soon costs little.
+ */
+export const SAFE_AFTER_FAILURE_MS = 2_000;
+
+/**
  * Merges the sends made in one turn of the event loop into as few produce calls as the batch limit
  * allows. The batches of one fetch get their Redis answers together (one auto-pipelined reply), so their
  * sends come together too, and one produce request per broker then carries all of them instead of one
- * each. A caller learns whether the call that carried its messages was acknowledged as a whole; a failed
- * call fails each of its callers, which then send again their own way.
+ * each. The producer must not retry (createProducer's `once`): kafkajs's retry of a call spanning
+ * partitions can drop messages (partitioned-sender.ts). A caller learns whether the call that carried
+ * its messages was acknowledged as a whole; after a failed call each of its callers sends again its own
+ * way, one partition per call, and so does everyone for SAFE_AFTER_FAILURE_MS.
  */
 export class SpanningCalls {
   private pending: Caller[] = [];
+  private safeUntil = 0;
 
   constructor(
     private readonly producer: Pick<Producer, 'sendBatch'>,
     private readonly maxPartitionBytes: number,
   ) {}
 
-  send(runs: PartitionRun[]): Promise<void> {
+  /** True once Kafka acknowledged every message of `runs`; false when they must be sent another way. */
+  async trySend(runs: PartitionRun[]): Promise<boolean> {
+    if (Date.now() < this.safeUntil) return false;
+    try {
+      await this.send(runs);
+      return true;
+    } catch (error) {
+      if (!isSendRefusal(error)) this.safeUntil = Date.now() + SAFE_AFTER_FAILURE_MS; // a refusal is one message's fault, not the cluster's
+      return false;
+    }
+  }
+
+  private send(runs: PartitionRun[]): Promise<void> {
     return new Promise((resolve, reject) => {
       // setImmediate, not a microtask: it runs after every continuation of the I/O just read has run
       if (this.pending.length === 0) setImmediate(() => this.flush());

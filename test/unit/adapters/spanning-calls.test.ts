@@ -40,20 +40,32 @@ describe('SpanningCalls', () => {
   it('sends what several callers send in one turn as one call, each partition in the callers’ order', async () => {
     const batches: Batch[] = [];
     const calls = new SpanningCalls({ sendBatch: async (batch: Batch) => void batches.push(batch) } as never, 1000);
-    await Promise.all([calls.send([run(0, 10, 'a1', 'a2'), run(1, 10, 'a3')]), calls.send([run(0, 10, 'b1')]), calls.send([run(1, 10, 'c1')])]);
+    const acknowledged = await Promise.all([calls.trySend([run(0, 10, 'a1', 'a2'), run(1, 10, 'a3')]), calls.trySend([run(0, 10, 'b1')]), calls.trySend([run(1, 10, 'c1')])]);
+    expect(acknowledged).toEqual([true, true, true]);
     expect(batches).toHaveLength(1);
     const keys = (partition: number) => batches[0]!.topicMessages.flatMap((t) => t.messages).filter((m) => m.partition === partition).map((m) => m.key);
     expect(keys(0)).toEqual(['a1', 'a2', 'b1']);
     expect(keys(1)).toEqual(['a3', 'c1']);
   });
 
-  it('a failed call fails each of its callers and no other', async () => {
+  it('a failed call fails each of its callers and no other; then none is made for a while, unless the failure was a refusal', async () => {
+    const calls_: string[][] = [];
+    let failure: Error | undefined;
     const calls = new SpanningCalls({
       sendBatch: async (batch: Batch) => {
-        if (batch.topicMessages.some((t) => t.messages.some((m) => m.key === 'bad'))) throw new Error('broker away');
+        const keys = batch.topicMessages.flatMap((t) => t.messages.map((m) => m.key));
+        calls_.push(keys);
+        if (keys.includes('bad')) throw failure;
       },
     } as never, 1000);
-    const results = await Promise.allSettled([calls.send([run(0, 600, 'bad')]), calls.send([run(1, 10, 'with-bad')]), calls.send([run(0, 600, 'next-call')])]);
-    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    const tooLarge = Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('too large'), { type: 'MESSAGE_TOO_LARGE' }) });
+    failure = tooLarge;
+    expect(await Promise.all([calls.trySend([run(0, 600, 'bad')]), calls.trySend([run(1, 10, 'with-bad')]), calls.trySend([run(0, 600, 'next-call')])])).toEqual([false, false, true]);
+    expect(await calls.trySend([run(0, 10, 'after-a-refusal')])).toBe(true);
+    failure = Object.assign(new Error('Connection error'), { retriable: true });
+    expect(await calls.trySend([run(0, 10, 'bad')])).toBe(false);
+    const made = calls_.length;
+    expect(await calls.trySend([run(0, 10, 'after-the-cluster-failed')])).toBe(false);
+    expect(calls_).toHaveLength(made); // not even tried
   });
 });
