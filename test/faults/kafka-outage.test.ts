@@ -4,7 +4,7 @@ import { WorkerProcess } from '../support/worker-process';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
 import { faultConfig, SESSION_TIMEOUT_MS, workerEnv } from './support/fault-config';
 import { report, seconds } from './support/report';
-import { createTopicsOnCluster, kafkaClient } from './support/topics';
+import { createTopicsOnCluster, leaderOfPartitionZero } from './support/topics';
 
 jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration
 
@@ -110,12 +110,7 @@ describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker killed 
     const { config, load, worker } = run;
     const sending = load.send();
     await load.repliedAtLeast(800, 90_000);
-    // the victim: the broker leading partition 0 of the command topic (it also leads other partitions)
-    const admin = kafkaClient(cluster.brokers).admin();
-    await admin.connect();
-    const { topics } = await admin.fetchTopicMetadata({ topics: [config.topics.balanceCommands] });
-    await admin.disconnect();
-    const victim = topics[0]!.partitions.find((p) => p.partitionId === 0)!.leader;
+    const victim = await leaderOfPartitionZero(cluster.brokers, config.topics.balanceCommands);
     await cluster.node(victim).kill();
     const killedAt = Date.now();
     const repliedAtKill = load.replied;

@@ -82,6 +82,18 @@ export const headerString = (message: KafkaMessage, name: string): string | unde
   return first === undefined ? undefined : first.toString();
 };
 
+/** The node id of the broker leading partition 0 of `topic`: the victim of a broker-loss test (it also leads other partitions). */
+export async function leaderOfPartitionZero(brokers: string[], topic: string): Promise<number> {
+  const admin = kafkaClient(brokers).admin();
+  await admin.connect();
+  try {
+    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+    return topics[0]!.partitions.find((p) => p.partitionId === 0)!.leader;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /**
  * Creates the configuration's topics on a cluster of any size. Not kafkajs's waitForLeaders: on several
  * brokers the one asked may not know a new topic yet (tulios/kafkajs#815); the metadata read is retried.

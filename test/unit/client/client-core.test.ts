@@ -1,3 +1,5 @@
+import { coalescing } from '../../../src/adapters/kafka/record-producer';
+import type { Outbound } from '../../../src/contract/transport';
 import { asSchemaMismatch } from '../../../src/adapters/registry/avro-codec';
 import { SchemaMismatchError } from '../../../src/contract/codec';
 import { TOPIC_RECORDS } from '../../../src/adapters/registry/topology';
@@ -7,7 +9,6 @@ import { EVENT_RECORDS } from '../../../src/client/events';
 import { commandKey, operationRecordName, OPERATIONS, replyTopicRole, type OperationName } from '../../../src/client/operations';
 import { PendingReplies } from '../../../src/client/pending-replies';
 import { interpretReply } from '../../../src/client/replies';
-import { SendBatcher } from '../../../src/adapters/kafka/send-batcher';
 
 describe('the operations table', () => {
   it('names records the topology puts on the operation’s command topic and on its reply topic', () => {
@@ -99,27 +100,30 @@ describe('pending replies', () => {
   });
 });
 
-describe('send batcher', () => {
-  it('sends everything queued in one tick as one request grouped by topic, and tells each caller the outcome', async () => {
-    const requests: { topic: string; messages: unknown[] }[][] = [];
-    const producer = { sendBatch: jest.fn(async (batch: { topicMessages?: { topic: string; messages: unknown[] }[] }) => void requests.push(batch.topicMessages ?? [])) };
-    const batcher = new SendBatcher(producer as never, 3);
-    const sends = [1, 2, 3, 4].map((n) => batcher.send(n % 2 ? 'odd' : 'even', { key: String(n), value: null }));
-    await Promise.all(sends);
-    expect(requests).toHaveLength(2); // 4 messages, at most 3 per request
-    expect(requests[0]).toEqual([
-      { topic: 'odd', messages: [{ key: '1', value: null }, { key: '3', value: null }] },
-      { topic: 'even', messages: [{ key: '2', value: null }] },
-    ]);
-    expect(requests[1]).toEqual([{ topic: 'even', messages: [{ key: '4', value: null }] }]);
+describe('the client library’s sends', () => {
+  const message = (key: string, topic = 't'): Outbound => ({ topic, key, value: null, headers: {} });
+
+  it('makes one sender call for the sends of one turn, and a refused message fails its own send only', async () => {
+    const calls: string[][] = [];
+    const sender = {
+      send: async (messages: Outbound[]) => {
+        calls.push(messages.map((m) => String(m.key)));
+        return messages.filter((m) => m.key === 'bad').map((m) => ({ message: m, reason: 'MESSAGE_TOO_LARGE: too large' }));
+      },
+    };
+    const send = coalescing(sender);
+    const results = await Promise.allSettled([send(message('a')), send(message('bad')), send(message('c', 'u'))]);
+    expect(calls).toEqual([['a', 'bad', 'c']]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe('Kafka refused the message to t: MESSAGE_TOO_LARGE: too large');
+    await send(message('later'));
+    expect(calls).toHaveLength(2);
   });
 
-  it('rejects the sends of a failed request only', async () => {
-    let call = 0;
-    const producer = { sendBatch: jest.fn(async () => { if (call++ === 0) throw new Error('broker down'); }) };
-    const batcher = new SendBatcher(producer as never);
-    await expect(batcher.send('t', { value: null })).rejects.toThrow('broker down');
-    await expect(batcher.send('t', { value: null })).resolves.toBeUndefined();
+  it('fails every send of a call that failed (Kafka away)', async () => {
+    const send = coalescing({ send: async () => Promise.reject(new Error('broker down')) });
+    const results = await Promise.allSettled([send(message('a')), send(message('b'))]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
 });
 
