@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The worker image: multi-stage, production dependencies only, non-root, health-checked on /healthz.
 # Not built on the machine this repository was written on (no Docker engine there); the same steps were
-# run by hand instead: `npm run build`, `npm ci --omit=dev`, `node dist/src/entry/service.js` (docs/operations.md).
+# run by hand instead: `npm run build`, `npm ci --omit=dev`, `node --max-semi-space-size=8 dist/src/entry/service.js` (docs/operations.md).
 #   docker build -t wholesale-portin-balance .
 #   docker run --env-file worker.env -p 8080:8080 wholesale-portin-balance   (endpoints and AUTH_* settings: docs/operations.md)
 
@@ -39,4 +39,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # `npm start` without npm in between, so SIGTERM reaches node and the worker drains before it exits.
-CMD ["node", "dist/src/entry/service.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/src/entry/service.js"]

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
+import { WORKER_NODE_FLAGS } from './worker-flags';
 
 /**
  * The worker under test runs as a process of its own, so its CPU time and peak memory are its own:
@@ -71,7 +72,7 @@ export interface StartWorkerOptions {
 export function startWorkerProcess(options: StartWorkerOptions): WorkerProcess {
   const logFile = join(options.logDir, `${options.name}.log`);
   const fd = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeOptions ?? []), options.entry], {
+  const child: ChildProcess = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...(options.nodeOptions ?? []), options.entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('X_'))), ...options.env },
     stdio: ['ignore', fd, fd],
