@@ -138,8 +138,9 @@ export function createPartitionedSender(retrying: Pick<Producer, 'send'>, countO
   /** Every group in one call (shared with the other batches' of this turn), when each fits one run: true once acknowledged. */
   const sendSpanning = async (groups: Placed[][]): Promise<boolean> => {
     if (!spanningCalls) return false;
-    const runs = groups.map((group) => ({ key: `${group[0]!.partition}:${group[0]!.topic}`, topic: group[0]!.topic, messages: wire(group), bytes: outboundBytesOf(group) }));
-    return !runs.some((run) => run.bytes > MAX_SEND_BYTES) && spanningCalls.trySend(runs);
+    const sizes = groups.map(outboundBytesOf);
+    if (sizes.some((bytes) => bytes > MAX_SEND_BYTES)) return false;
+    return spanningCalls.trySend(groups.map((group, i) => ({ key: `${group[0]!.partition}:${group[0]!.topic}`, topic: group[0]!.topic, messages: wire(group), bytes: sizes[i]! })));
   };
   /** Sends a run; when the broker refuses it for good, each message alone, so only the bad ones are refused. */
   const sendRun = async (run: Placed[], refused: Refused<Outbound>[]): Promise<void> => {

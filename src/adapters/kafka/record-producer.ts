@@ -57,13 +57,14 @@ export async function connectRecordProducer(connection: KafkaConnection, options
       disconnect: () => producer.disconnect(),
     };
   }
-  const spanning = createProducer(kafka, { ordered: false, once: true });
+  // Not for `ordered`: a failed spanning call sent again the safe way could land after a later call's messages.
+  const spanning = options.ordered ? undefined : createProducer(kafka, { ordered: false, once: true });
   const metadata = kafka.admin();
-  await Promise.all([producer.connect(), spanning.connect(), metadata.connect()]);
+  await Promise.all([producer.connect(), spanning?.connect(), metadata.connect()]);
   return {
     send: coalescing(createPartitionedSender(producer, partitionCounts(metadata), spanning)),
     disconnect: async () => {
-      await Promise.all([producer.disconnect(), spanning.disconnect(), metadata.disconnect()]);
+      await Promise.all([producer.disconnect(), spanning?.disconnect(), metadata.disconnect()]);
     },
   };
 }

@@ -154,13 +154,19 @@ describe('one call spanning partitions', () => {
   type Batch = { topicMessages: { topic: string; messages: { key: string; partition: number }[] }[] };
   /** Records calls; `failSpanning` makes the spanning producer fail the way kafkajs does with retries off. */
   const producers = (failSpanning: () => Error | undefined = () => undefined) => {
-    const calls = { spanning: 0, retrying: [] as { topic: string; partitions: Set<number> }[], acknowledged: [] as string[] };
+    const calls = { spanning: 0, retrying: [] as { topic: string; partitions: Set<number> }[], acknowledged: [] as string[], perPartition: new Map<string, number[]>() };
     const spanning = {
       sendBatch: async ({ topicMessages }: Batch) => {
         calls.spanning++;
         const failure = failSpanning();
         if (failure) throw failure;
-        calls.acknowledged.push(...topicMessages.flatMap((t) => t.messages.map((m) => m.key)));
+        for (const { topic, messages } of topicMessages) {
+          for (const m of messages) {
+            calls.acknowledged.push(m.key);
+            const at = `${m.partition}:${topic}`;
+            calls.perPartition.set(at, [...(calls.perPartition.get(at) ?? []), Number(m.key.slice(1))]);
+          }
+        }
       },
     };
     const retrying = {
@@ -180,6 +186,8 @@ describe('one call spanning partitions', () => {
     expect(calls.spanning).toBe(1);
     expect(calls.retrying).toEqual([]);
     expect([...calls.acknowledged].sort()).toEqual(messages.map((m) => m.key).sort());
+    expect(calls.perPartition.size).toBeGreaterThan(3);
+    for (const order of calls.perPartition.values()) expect(order).toEqual([...order].sort((a, b) => a - b));
   });
 
   it('after a failed spanning call (a broker away), sends everything again one topic-partition per call, and keeps to that for a while', async () => {
