@@ -1,4 +1,5 @@
 import { provideStack } from '../../dev/stack';
+import { traceTimersWhenAsked } from './leftover-handles';
 import { stackHolder } from './stack-holder';
 
 /**
@@ -7,6 +8,7 @@ import { stackHolder } from './stack-holder';
  * process.env, which the test workers inherit; the Stack stays on globalThis for the teardown.
  */
 export default async function globalSetup(): Promise<void> {
+  traceTimersWhenAsked();
   const began = Date.now();
   const stack = await provideStack();
   stackHolder.__STACK__ = stack;

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provideStack } from '../../../dev/stack';
+import { traceTimersWhenAsked } from '../../support/leftover-handles';
 import { stackHolder } from '../../support/stack-holder';
 
 /**
@@ -11,6 +12,7 @@ import { stackHolder } from '../../support/stack-holder';
  * appended to FAULTS_REPORT_FILE, which the teardown prints as one summary.
  */
 export default async function globalSetup(): Promise<void> {
+  traceTimersWhenAsked();
   const began = Date.now();
   const env: Record<string, string | undefined> = { ...process.env, STACK_KIND: 'local' };
   for (const given of ['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'REDIS_URL']) delete env[given];
