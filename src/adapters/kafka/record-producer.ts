@@ -60,11 +60,14 @@ export async function connectRecordProducer(connection: KafkaConnection, options
   // Not for `ordered`: a failed spanning call sent again the safe way could land after a later call's messages.
   const spanning = options.ordered ? undefined : createProducer(kafka, { ordered: false, once: true });
   const metadata = kafka.admin();
-  await Promise.all([producer.connect(), spanning?.connect(), metadata.connect()]);
-  return {
-    send: coalescing(createPartitionedSender(producer, partitionCounts(metadata), spanning)),
-    disconnect: async () => {
-      await Promise.all([producer.disconnect(), spanning?.disconnect(), metadata.disconnect()]);
-    },
+  const disconnect = async () => {
+    await Promise.allSettled([producer.disconnect(), spanning?.disconnect(), metadata.disconnect()]);
   };
+  try {
+    await Promise.all([producer.connect(), spanning?.connect(), metadata.connect()]);
+  } catch (error) {
+    await disconnect(); // the ones that did connect would otherwise stay open
+    throw error;
+  }
+  return { send: coalescing(createPartitionedSender(producer, partitionCounts(metadata), spanning)), disconnect };
 }

@@ -32,8 +32,8 @@ export class ReplyListener {
     const consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500 });
     const admin = kafka.admin();
     const listener = new ReplyListener(consumer, admin);
-    await Promise.all([consumer.connect(), admin.connect()]);
     try {
+      await Promise.all([consumer.connect(), admin.connect()]);
       await consumer.subscribe({ topics: options.topics, fromBeginning: false });
       let positioned!: (error?: unknown) => void;
       const ready = new Promise<void>((resolve, reject) => (positioned = (error) => (error ? reject(error) : resolve())));
