@@ -5,6 +5,7 @@ import { createKafka, createProducer, type KafkaConnection } from './kafka';
 import { observeProducer } from './observed-producer';
 import { createPartitionedSender, partitionCounts } from './partitioned-sender';
 import { tracedSender } from './traced-sender';
+import { createConsumer } from './closable-consumer';
 
 /**
  * The Kafka side of a command service — its group's consumer, a producer, the partitioned sender and the
@@ -53,7 +54,7 @@ export async function connectCommandTransport(
   const observed = (producer: Producer) => (options.onSent ? observeProducer(producer, options.onSent) : producer);
   const producer = observed(createProducer(kafka, { ordered: false }));
   const spanning = observed(createProducer(kafka, { ordered: false, once: true }));
-  const consumer = kafka.consumer({
+  const consumer = createConsumer(kafka, {
     groupId: settings.groupId,
     allowAutoTopicCreation: false,
     maxBytesPerPartition: settings.maxBytesPerPartition,

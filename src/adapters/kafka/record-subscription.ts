@@ -1,5 +1,6 @@
 import type { InboundRecord } from '../../contract/transport';
 import { createKafka, type KafkaConnection } from './kafka';
+import { createConsumer } from './closable-consumer';
 
 /**
  * A consumer fed record by record, in order per partition: the client's event subscriptions and the NP
@@ -23,7 +24,7 @@ export interface RecordSubscriptionOptions {
 }
 
 export function subscribeRecords(connection: KafkaConnection, options: RecordSubscriptionOptions): RecordSubscription {
-  const consumer = createKafka(connection).consumer({ groupId: options.groupId, allowAutoTopicCreation: false });
+  const consumer = createConsumer(createKafka(connection), { groupId: options.groupId, allowAutoTopicCreation: false });
   const joined = new Promise<void>((resolve, reject) => {
     consumer.on(consumer.events.GROUP_JOIN, () => resolve());
     consumer.on(consumer.events.CRASH, ({ payload }) => reject(payload.error));

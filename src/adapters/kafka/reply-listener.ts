@@ -2,6 +2,7 @@ import type { Admin, Consumer } from 'kafkajs';
 import type { InboundRecord } from '../../contract/transport';
 import { retry } from '../../shared/retry';
 import { createKafka, type KafkaConnection } from './kafka';
+import { createConsumer } from './closable-consumer';
 
 /**
  * The requester's side of request/reply: one consumer, in a group of its own, on the reply topics.
@@ -29,7 +30,7 @@ export class ReplyListener {
 
   static async start(connection: KafkaConnection, options: ReplyListenerOptions): Promise<ReplyListener> {
     const kafka = createKafka(connection);
-    const consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500 });
+    const consumer = createConsumer(kafka, { groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500 });
     const admin = kafka.admin();
     const listener = new ReplyListener(consumer, admin);
     try {

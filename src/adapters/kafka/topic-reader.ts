@@ -1,5 +1,6 @@
 import type { InboundRecord } from '../../contract/transport';
 import { createKafka, type KafkaConnection } from './kafka';
+import { createConsumer } from './closable-consumer';
 
 /** How long the reader waits for the next record of the range before it returns what it has. */
 const IDLE_MS = 15_000;
@@ -43,7 +44,7 @@ export async function readTopicRange(connection: KafkaConnection, topic: string,
   if (ranges.length === 0) return [];
   const wanted = ranges.reduce((sum, r) => sum + Number(r.to - r.from), 0);
   const records: ReadRecord[] = [];
-  const consumer = kafka.consumer({ groupId: selection.groupId, allowAutoTopicCreation: false });
+  const consumer = createConsumer(kafka, { groupId: selection.groupId, allowAutoTopicCreation: false });
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: [topic], fromBeginning: true });

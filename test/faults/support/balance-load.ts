@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CompressionTypes, Producer } from 'kafkajs';
+import { createConsumer } from '../../../src/adapters/kafka/closable-consumer';
 import type { ServiceConfig } from '../../../src/app/config';
 import { loadCatalog } from '../../../src/app/service';
 import { createBalanceComponents, type BalanceComponents } from '../../../src/app/balance';
@@ -127,7 +128,7 @@ export class BalanceLoad {
 
   /** Follows the reply topic to report progress (the final count reads the whole topic again). */
   async watchReplies(brokers = this.config.kafka.brokers): Promise<void> {
-    const consumer = kafkaClient(brokers, 'faults-progress').consumer({ groupId: `progress-${randomUUID()}`, allowAutoTopicCreation: false, ...TEST_SESSION });
+    const consumer = createConsumer(kafkaClient(brokers, 'faults-progress'), { groupId: `progress-${randomUUID()}`, allowAutoTopicCreation: false, ...TEST_SESSION });
     await consumer.connect();
     await consumer.subscribe({ topics: [faultPartnerTopics(this.config).balanceReplies], fromBeginning: true });
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));

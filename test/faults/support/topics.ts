@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
+import { createConsumer } from '../../../src/adapters/kafka/closable-consumer';
 import type { ServiceConfig } from '../../../src/app/config';
 import { serviceTopics } from '../../../src/app/service';
 import { loadOptionalHierarchyFile } from '../../../src/security/hierarchy-file';
@@ -22,7 +23,7 @@ export async function drainTopic(brokers: string[], topic: string, timeoutMs = 6
   const remaining = new Map(ends.filter((e) => Number(e.high) > Number(e.low)).map((e) => [e.partition, Number(e.high)]));
   const records: TopicRecord[] = [];
   if (remaining.size === 0) return records;
-  const consumer = kafka.consumer({ groupId: `drain-${randomUUID()}`, allowAutoTopicCreation: false, maxBytesPerPartition: 4 * 1024 * 1024, ...TEST_SESSION });
+  const consumer = createConsumer(kafka, { groupId: `drain-${randomUUID()}`, allowAutoTopicCreation: false, maxBytesPerPartition: 4 * 1024 * 1024, ...TEST_SESSION });
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: [topic], fromBeginning: true });

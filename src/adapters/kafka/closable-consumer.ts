@@ -1,0 +1,26 @@
+import type { Consumer, ConsumerConfig, Kafka } from 'kafkajs';
+
+/**
+ * A kafkajs consumer that stays closed once disconnect() was called. After a retriable crash kafkajs
+ * disconnects, asks restartOnFailure, emits CRASH, and only then sets its restart timer. A disconnect()
+ * made before that timer exists — from a CRASH listener (ReplyListener.start fails this way), or while the
+ * crash handler's own disconnect waits on a hung broker — cleared nothing, and the consumer started again
+ * afterwards, restarting for as long as the process lived once the cluster was gone (a closed client whose
+ * process never exits). Here restartOnFailure says no once disconnect() was called, and disconnect() ends
+ * with a stop() that clears a timer set while it ran.
+ */
+export function createConsumer(kafka: Kafka, config: ConsumerConfig): Consumer {
+  let closing = false;
+  const ownRestart = config.retry?.restartOnFailure;
+  const consumer = kafka.consumer({
+    ...config,
+    retry: { ...config.retry, restartOnFailure: async (error) => !closing && (ownRestart ? await ownRestart(error) : true) },
+  });
+  const disconnect = consumer.disconnect.bind(consumer);
+  consumer.disconnect = async () => {
+    closing = true;
+    await disconnect();
+    await consumer.stop();
+  };
+  return consumer;
+}

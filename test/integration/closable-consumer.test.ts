@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel, type Consumer, type ConsumerConfig } from 'kafkajs';
+import { createConsumer } from '../../src/adapters/kafka/closable-consumer';
+import { ensureTopics } from '../../src/adapters/kafka/kafka';
+import { testConfig } from '../support/harness';
+
+/**
+ * kafkajs sets its restart timer after a crash only once the CRASH event and restartOnFailure are through,
+ * so a disconnect() from a CRASH listener (ReplyListener.start does this when its consumer crashes) cleared
+ * nothing and the consumer started again. On a cluster that is gone it then restarts for as long as the
+ * process lives — a closed client whose process never exits; the fault suite's jest once waited on two.
+ */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const RESTART_AFTER_MS = 200;
+
+/** A consumer whose handler always fails (one try, then a retriable crash), closed from its CRASH listener. */
+async function crashAndCloseOnCrash(topic: string, make: (config: ConsumerConfig) => Consumer) {
+  const consumer = make({ groupId: `closable-${randomUUID()}`, retry: { retries: 0, initialRetryTime: RESTART_AFTER_MS } });
+  const seen = { handled: 0, joins: 0, crashes: 0, joinsAfterClose: 0 };
+  let closed = false;
+  let failing = true;
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    seen.joins++;
+    if (closed) seen.joinsAfterClose++;
+  });
+  consumer.on(consumer.events.CRASH, () => {
+    seen.crashes++;
+    if (closed) return;
+    closed = true;
+    void consumer.disconnect();
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({
+    eachMessage: async () => {
+      seen.handled++;
+      if (failing) throw Object.assign(new Error('handler failed'), { retriable: true });
+    },
+  });
+  const deadline = Date.now() + 30_000;
+  while (seen.crashes === 0 && Date.now() < deadline) await sleep(50);
+  await sleep(RESTART_AFTER_MS * 10); // a restart would have joined again by now
+  const observed = { ...seen };
+  failing = false; // a consumer that did start again handles the record, then ends here
+  await sleep(RESTART_AFTER_MS * 5);
+  await consumer.disconnect();
+  return observed;
+}
+
+describe('a consumer closed from its CRASH listener stays closed', () => {
+  const config = testConfig();
+  const kafka = new Kafka({ clientId: 'closable-consumer-test', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
+  const topic = `closable-consumer-${randomUUID()}`;
+
+  beforeAll(async () => {
+    const [admin, producer] = [kafka.admin(), kafka.producer()];
+    await Promise.all([admin.connect(), producer.connect()]);
+    await ensureTopics(admin, [topic], 1, 1);
+    await producer.send({ topic, messages: [{ value: 'the one record, which the handler refuses' }] });
+    await Promise.all([admin.disconnect(), producer.disconnect()]);
+  });
+
+  it('kafkajs on its own starts it again (the defect worked around)', async () => {
+    const seen = await crashAndCloseOnCrash(topic, (c) => kafka.consumer(c));
+    expect(seen.crashes).toBeGreaterThanOrEqual(1);
+    expect(seen.joinsAfterClose).toBeGreaterThanOrEqual(1);
+  });
+
+  it('createConsumer does not start it again', async () => {
+    const seen = await crashAndCloseOnCrash(topic, (c) => createConsumer(kafka, c));
+    expect(seen).toEqual({ handled: 1, joins: 1, crashes: 1, joinsAfterClose: 0 });
+  });
+});
