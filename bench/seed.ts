@@ -1,5 +1,4 @@
 import { Redis } from 'ioredis';
-import { defineScripts } from '../src/adapters/redis/scripts';
 import { createRedisSubscriptionStore } from '../src/adapters/redis/subscription-store';
 import { createRedisBalanceStore } from '../src/adapters/redis/balance-store';
 import { subscriberKeys } from '../src/adapters/redis/keys';
@@ -42,7 +41,6 @@ export class Seeder {
 
   constructor(private readonly settings: SeedSettings) {
     this.redis = new Redis(settings.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 3 });
-    defineScripts(this.redis);
     this.store = createRedisSubscriptionStore({
       redis: this.redis,
       catalog: settings.catalog,

@@ -1,5 +1,4 @@
 import { Cluster, Redis } from 'ioredis';
-import { defineScripts } from './scripts';
 
 export type RedisClient = Redis | Cluster;
 
@@ -35,7 +34,6 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
         redisOptions: nodeOptions,
       })
     : new Redis(options.urls[0], { ...nodeOptions, enableAutoPipelining: true });
-  defineScripts(client);
   return client;
 }
 

@@ -16,7 +16,7 @@ import { runScript } from './scripts';
 
 /**
  * The port-in store over Redis. Every mutation is one Lua script (scripts/portin*.lua) on one hash tag;
- * the scripts must have been registered with defineScripts on the client.
+ * the function library holding them is loaded on first use (scripts.ts).
  */
 export interface RedisPortInStoreOptions {
   keyPrefix: string;

@@ -3,6 +3,7 @@
 -- domain/balance/renewal.ts), so renewals and expiries are taken in time order.
 -- KEYS: subscription, balances   ARGV: gpsi
 -- Returns '' (no subscription) or JSON {status, billCycleStartDay, billCycleTimeZone, nextRenewalAt, nextExpiry (billing epoch ms)}.
+-- @flags no-writes
 -- @include balance
 local s = redis.call('HMGET', KEYS[1], 'status', 'billCycleStartDay', 'billCycleTimeZone', 'nextRenewalAt')
 if not s[1] then return '' end

@@ -2,6 +2,7 @@
 -- caller. Every entry holds at least one change, so they hold the newest `limit` changes the caller wants.
 -- KEYS: subscription, ledger   ARGV: gpsi, visible customers (JSON array), limit
 -- Returns { status JSON, entry... }: entries travel as stored; ledger-entry.ts decodes them.
+-- @flags no-writes
 -- @include balance
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ARGV[1], cjson.decode(ARGV[2]))

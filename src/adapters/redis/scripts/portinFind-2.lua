@@ -5,6 +5,7 @@
   ARGV[1] requestId
   Returns {'hash', flat fields} | {'json', archived request} | {'none'}.
 ]]
+-- @flags no-writes
 local id = redis.call('HGET', KEYS[1], 'requestId')
 if id == ARGV[1] then return {'hash', redis.call('HGETALL', KEYS[1])} end
 local archived = redis.call('HGET', KEYS[2], ARGV[1])

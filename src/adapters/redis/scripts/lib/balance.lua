@@ -1,4 +1,4 @@
--- Shared helpers of the subscription and balance scripts, inlined by the loader (-- @include balance).
+-- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load.
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
 -- they are exact in Lua's doubles below 2^53 and MAX_MILLI keeps them there.
 local MAX_MILLI = 1000000000000000
@@ -90,7 +90,12 @@ local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 -- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
 -- whose writes wait in `sets` and `dels` (disjoint: the later of a set and a delete of a field wins) until
 -- writeBalances sends them as one HSET and one HDEL. `loaded`: the fields are all the hash has.
-local hash = { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+-- This call's: the library holding these helpers outlives its calls, so every function starts with an empty one.
+local hash
+local function emptyHash()
+  return { loaded = false, order = {}, known = {}, values = {}, sets = {}, setOrder = {}, dels = {}, delOrder = {} }
+end
+-- @on-call hash = emptyHash()
 
 local function setField(field, value)
   if not hash.known[field] then
