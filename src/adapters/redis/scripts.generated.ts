@@ -2,36 +2,36 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_625da49688d6' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_625da49688d6' },
-  balancesQuery: { numberOfKeys: 2, functionName: 'balancesQuery_625da49688d6' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_625da49688d6' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_625da49688d6' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_625da49688d6' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_625da49688d6' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_625da49688d6' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_625da49688d6' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_625da49688d6' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_625da49688d6' },
-  portinEligibility: { numberOfKeys: 2, functionName: 'portinEligibility_625da49688d6' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_625da49688d6' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_625da49688d6' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_625da49688d6' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_625da49688d6' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_625da49688d6' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_625da49688d6' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_625da49688d6' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_625da49688d6' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_625da49688d6' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_625da49688d6' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_e1306bbe32cb' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_e1306bbe32cb' },
+  balancesQuery: { numberOfKeys: 2, functionName: 'balancesQuery_e1306bbe32cb' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_e1306bbe32cb' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_e1306bbe32cb' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_e1306bbe32cb' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_e1306bbe32cb' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_e1306bbe32cb' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_e1306bbe32cb' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_e1306bbe32cb' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_e1306bbe32cb' },
+  portinEligibility: { numberOfKeys: 2, functionName: 'portinEligibility_e1306bbe32cb' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_e1306bbe32cb' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_e1306bbe32cb' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_e1306bbe32cb' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_e1306bbe32cb' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_e1306bbe32cb' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_e1306bbe32cb' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_e1306bbe32cb' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_e1306bbe32cb' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_e1306bbe32cb' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_e1306bbe32cb' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_625da49688d6',
-  code: `#!lua name=wholesale_625da49688d6
+  name: 'wholesale_e1306bbe32cb',
+  code: `#!lua name=wholesale_e1306bbe32cb
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load.
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
@@ -184,31 +184,52 @@ local function balanceRows(balKey)
   return flat
 end
 
-local function loadBalances(balKey, gpsi)
+-- Reads the balances hash into \`hash\` (for balanceRows and the writes) without decoding its rows.
+local function readBalances(balKey)
   local flat = redis.call('HGETALL', balKey)
   hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
-  local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
     hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
-    local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
-    if isDates == 'v' then
-      dates[seq] = flat[i + 1]
-    else
-      local b = { seq = seq, subBalanceInstId = gpsi .. '-' .. seq }
-      for k, v in ipairs(split(flat[i + 1], '|')) do
-        if v ~= '' then b[BALANCE_FIELDS[k]] = v end
-      end
-      b.bucketKind = KIND_NAME[b.bucketKind] or b.bucketKind
-      list[#list + 1], bySeq[seq] = b, b
-    end
   end
-  for seq, text in pairs(dates) do
-    for k, v in ipairs(split(text, '|')) do
-      if v ~= '' and bySeq[seq] then bySeq[seq][DATE_FIELDS[k]] = v end
-    end
+  return flat
+end
+
+-- One sub-balance from its main field's text and its dates field's (nil: none).
+local function decodeBalance(gpsi, seq, text, dates)
+  local b = { seq = seq, subBalanceInstId = gpsi .. '-' .. seq }
+  for k, v in ipairs(split(text, '|')) do
+    if v ~= '' then b[BALANCE_FIELDS[k]] = v end
+  end
+  b.bucketKind = KIND_NAME[b.bucketKind] or b.bucketKind
+  for k, v in ipairs(dates and split(dates, '|') or {}) do
+    if v ~= '' then b[DATE_FIELDS[k]] = v end
+  end
+  return b
+end
+
+-- Every sub-balance of the hash, decoded, in instance-number order.
+local function loadBalances(balKey, gpsi)
+  local flat = readBalances(balKey)
+  local list = {}
+  for i = 1, #flat, 2 do
+    if string.match(flat[i], '^%d+$') then list[#list + 1] = decodeBalance(gpsi, flat[i], flat[i + 1], hash.values[flat[i] .. 'v']) end
   end
   table.sort(list, function(a, b) return tonumber(a.seq) < tonumber(b.seq) end)
   return list
+end
+
+-- The sub-balances a step names, decoded on first use from the hash readBalances read: an UpdateBalances
+-- names one or two of a subscription's seven or more, and decoding them all was a third of its Redis time
+-- (docs/benchmarks.md). lookup(id) answers the same table for the same id, nil when the id names none.
+local function balanceLookup(gpsi)
+  local decoded, prefix = {}, gpsi .. '-'
+  return function(id)
+    if type(id) ~= 'string' or string.sub(id, 1, #prefix) ~= prefix then return nil end
+    local seq = string.sub(id, #prefix + 1)
+    if not string.match(seq, '^%d+$') or not hash.values[seq] then return nil end
+    decoded[seq] = decoded[seq] or decodeBalance(gpsi, seq, hash.values[seq], hash.values[seq .. 'v'])
+    return decoded[seq]
+  end
 end
 
 -- Records a sub-balance's fields (written by writeBalances). \`fresh\`: a new instance number, which has
@@ -396,7 +417,7 @@ local function success(subKey, balKey, ctx, changes, extra, facts)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_625da49688d6', function(KEYS, ARGV)
+redis.register_function('admissionTake_e1306bbe32cb', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate (a token bucket) and, for the changes among them, its idempotency quota (changes recorded within
 -- the window). One round trip per partner and batch instead of a reply-cache lookup per change; both live
@@ -498,7 +519,7 @@ return { granted, retryMs, recordable, held, tokensLeased, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_625da49688d6', function(KEYS, ARGV)
+redis.register_function('balancesExpire_e1306bbe32cb', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -532,7 +553,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesQuery-2.lua
-redis.register_function{function_name = 'balancesQuery_625da49688d6', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesQuery_e1306bbe32cb', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalances: the sub-balances of an active subscription of the caller, read in one atomic step.
 -- KEYS: subscription, balances   ARGV: gpsi, visible customers (JSON array)
@@ -544,7 +565,7 @@ return cjson.encode({ subscription = facts, balanceRows = redis.call('HGETALL', 
 
 end}
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_625da49688d6', function(KEYS, ARGV)
+redis.register_function('balancesRenew_e1306bbe32cb', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -587,7 +608,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_625da49688d6', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_e1306bbe32cb', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -609,7 +630,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_625da49688d6', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_e1306bbe32cb', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -643,12 +664,12 @@ end
 local elsewhere = wrongZone(facts, ctx)
 if elsewhere then return elsewhere end
 
-local byId, loaded = {}, loadBalances(KEYS[2], ctx.gpsi)
-for _, b in ipairs(loaded) do byId[b.subBalanceInstId] = b end
+readBalances(KEYS[2])
+local balanceById = balanceLookup(ctx.gpsi)
 local changes, touched = {}, {}
 for i, a in ipairs(payload.actions) do
   local at = 'balances[' .. (i - 1) .. ']'
-  local b = a ~= cjson.null and byId[a.subBalanceInstId] or nil
+  local b = a ~= cjson.null and balanceById(a.subBalanceInstId) or nil
   if a ~= cjson.null and not b then
     problems[#problems + 1] = { path = at .. '.subBalanceInstId', reason = 'names no sub-balance of this subscription' }
   elseif b then
@@ -689,12 +710,14 @@ if #problems > 0 then
   return finish(KEYS[4], ctx, { error = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } })
 end
 
+-- In instance-number order, as the thresholds reached are reported.
+local changed = {}
+for _, b in pairs(touched) do changed[#changed + 1] = b end
+table.sort(changed, function(x, y) return tonumber(x.seq) < tonumber(y.seq) end)
 local reached = {}
-for _, b in ipairs(loaded) do
-  if touched[b.subBalanceInstId] then
-    markThresholds(b, payload.thresholds[b.bucketRefId], reached)
-    saveBalance(b)
-  end
+for _, b in ipairs(changed) do
+  markThresholds(b, payload.thresholds[b.bucketRefId], reached)
+  saveBalance(b)
 end
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
@@ -702,7 +725,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_625da49688d6', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_e1306bbe32cb', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -724,7 +747,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefI
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_625da49688d6', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_e1306bbe32cb', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -766,7 +789,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefI
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_625da49688d6', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_e1306bbe32cb', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -782,7 +805,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_625da49688d6', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_e1306bbe32cb', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -795,7 +818,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_625da49688d6', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_e1306bbe32cb', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -821,7 +844,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinEligibility-2.lua
-redis.register_function{function_name = 'portinEligibility_625da49688d6', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinEligibility_e1306bbe32cb', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 -- PortInEligibility: what CheckPortInEligibility needs of a number, read in one step (one round trip
 -- instead of two): its subscription's status and its current port-in request.
 -- KEYS: subscription (hash), current port-in request (hash) — the number's {gpsi} tag
@@ -831,7 +854,7 @@ return { redis.call('HGET', KEYS[1], 'status'), redis.call('HGETALL', KEYS[2]) }
 
 end}
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_625da49688d6', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_e1306bbe32cb', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -848,7 +871,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_625da49688d6', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_e1306bbe32cb', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -864,7 +887,7 @@ return 0
 
 end)
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_625da49688d6', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_e1306bbe32cb', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -877,7 +900,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_625da49688d6', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_e1306bbe32cb', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -890,7 +913,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_625da49688d6', function(KEYS, ARGV)
+redis.register_function('portinWrite_e1306bbe32cb', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -930,7 +953,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_625da49688d6', function(KEYS, ARGV)
+redis.register_function('primarySwap_e1306bbe32cb', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -965,7 +988,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_625da49688d6', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_e1306bbe32cb', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -975,7 +998,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_625da49688d6', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_e1306bbe32cb', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1017,7 +1040,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_625da49688d6', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_e1306bbe32cb', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1042,7 +1065,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_625da49688d6', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_e1306bbe32cb', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

@@ -32,12 +32,12 @@ end
 local elsewhere = wrongZone(facts, ctx)
 if elsewhere then return elsewhere end
 
-local byId, loaded = {}, loadBalances(KEYS[2], ctx.gpsi)
-for _, b in ipairs(loaded) do byId[b.subBalanceInstId] = b end
+readBalances(KEYS[2])
+local balanceById = balanceLookup(ctx.gpsi)
 local changes, touched = {}, {}
 for i, a in ipairs(payload.actions) do
   local at = 'balances[' .. (i - 1) .. ']'
-  local b = a ~= cjson.null and byId[a.subBalanceInstId] or nil
+  local b = a ~= cjson.null and balanceById(a.subBalanceInstId) or nil
   if a ~= cjson.null and not b then
     problems[#problems + 1] = { path = at .. '.subBalanceInstId', reason = 'names no sub-balance of this subscription' }
   elseif b then
@@ -78,12 +78,14 @@ if #problems > 0 then
   return finish(KEYS[4], ctx, { error = { code = 'BAD_REQUEST', message = 'The command is invalid', problems = problems } })
 end
 
+-- In instance-number order, as the thresholds reached are reported.
+local changed = {}
+for _, b in pairs(touched) do changed[#changed + 1] = b end
+table.sort(changed, function(x, y) return tonumber(x.seq) < tonumber(y.seq) end)
 local reached = {}
-for _, b in ipairs(loaded) do
-  if touched[b.subBalanceInstId] then
-    markThresholds(b, payload.thresholds[b.bucketRefId], reached)
-    saveBalance(b)
-  end
+for _, b in ipairs(changed) do
+  markThresholds(b, payload.thresholds[b.bucketRefId], reached)
+  saveBalance(b)
 end
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)

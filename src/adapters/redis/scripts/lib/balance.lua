@@ -149,31 +149,52 @@ local function balanceRows(balKey)
   return flat
 end
 
-local function loadBalances(balKey, gpsi)
+-- Reads the balances hash into `hash` (for balanceRows and the writes) without decoding its rows.
+local function readBalances(balKey)
   local flat = redis.call('HGETALL', balKey)
   hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
-  local list, bySeq, dates = {}, {}, {}
   for i = 1, #flat, 2 do
     hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
-    local seq, isDates = string.match(flat[i], '^(%d+)(v?)$')
-    if isDates == 'v' then
-      dates[seq] = flat[i + 1]
-    else
-      local b = { seq = seq, subBalanceInstId = gpsi .. '-' .. seq }
-      for k, v in ipairs(split(flat[i + 1], '|')) do
-        if v ~= '' then b[BALANCE_FIELDS[k]] = v end
-      end
-      b.bucketKind = KIND_NAME[b.bucketKind] or b.bucketKind
-      list[#list + 1], bySeq[seq] = b, b
-    end
   end
-  for seq, text in pairs(dates) do
-    for k, v in ipairs(split(text, '|')) do
-      if v ~= '' and bySeq[seq] then bySeq[seq][DATE_FIELDS[k]] = v end
-    end
+  return flat
+end
+
+-- One sub-balance from its main field's text and its dates field's (nil: none).
+local function decodeBalance(gpsi, seq, text, dates)
+  local b = { seq = seq, subBalanceInstId = gpsi .. '-' .. seq }
+  for k, v in ipairs(split(text, '|')) do
+    if v ~= '' then b[BALANCE_FIELDS[k]] = v end
+  end
+  b.bucketKind = KIND_NAME[b.bucketKind] or b.bucketKind
+  for k, v in ipairs(dates and split(dates, '|') or {}) do
+    if v ~= '' then b[DATE_FIELDS[k]] = v end
+  end
+  return b
+end
+
+-- Every sub-balance of the hash, decoded, in instance-number order.
+local function loadBalances(balKey, gpsi)
+  local flat = readBalances(balKey)
+  local list = {}
+  for i = 1, #flat, 2 do
+    if string.match(flat[i], '^%d+$') then list[#list + 1] = decodeBalance(gpsi, flat[i], flat[i + 1], hash.values[flat[i] .. 'v']) end
   end
   table.sort(list, function(a, b) return tonumber(a.seq) < tonumber(b.seq) end)
   return list
+end
+
+-- The sub-balances a step names, decoded on first use from the hash readBalances read: an UpdateBalances
+-- names one or two of a subscription's seven or more, and decoding them all was a third of its Redis time
+-- (docs/benchmarks.md). lookup(id) answers the same table for the same id, nil when the id names none.
+local function balanceLookup(gpsi)
+  local decoded, prefix = {}, gpsi .. '-'
+  return function(id)
+    if type(id) ~= 'string' or string.sub(id, 1, #prefix) ~= prefix then return nil end
+    local seq = string.sub(id, #prefix + 1)
+    if not string.match(seq, '^%d+$') or not hash.values[seq] then return nil end
+    decoded[seq] = decoded[seq] or decodeBalance(gpsi, seq, hash.values[seq], hash.values[seq .. 'v'])
+    return decoded[seq]
+  end
 end
 
 -- Records a sub-balance's fields (written by writeBalances). `fresh`: a new instance number, which has
