@@ -118,7 +118,8 @@ const FACT_FIELDS = ['gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustome
 /** Positional facts (false: absent) as the named object records written before them held. */
 function namedFacts(values: unknown[]): Raw {
   const raw: Raw = {};
-  for (let i = 0; i < FACT_FIELDS.length; i++) if (values[i] !== false) raw[FACT_FIELDS[i]] = values[i];
+  // Absent: false in a script's JSON, null in a Redis array.
+  for (let i = 0; i < FACT_FIELDS.length; i++) if (values[i] !== false && values[i] !== null && values[i] !== undefined) raw[FACT_FIELDS[i]] = values[i];
   return raw;
 }
 

@@ -7,7 +7,7 @@ import type { BalanceOutcome } from '../../domain/balance/outcome';
 import { nextExpiryOf } from '../../domain/balance/renewal';
 import { datedSeeds, type SubBalanceSeed } from '../../domain/balance/seeds';
 import { needsTimeZone, validityEnd, type Validity } from '../../domain/balance/validity';
-import { decodeBalances, decodeFacts, decodeOutcome, decodeRead } from './balance-outcome';
+import { decodeBalanceRows, decodeFacts, decodeOutcome, decodeRead } from './balance-outcome';
 import { ledgerHistory } from './ledger-entry';
 import { renewalDueKey, subscriberKeys } from './keys';
 import { runScript } from './scripts';
@@ -161,9 +161,13 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
 
     async queryBalances(gpsi, visibleCustomerIds) {
       const keys = keysOf(gpsi);
-      const json = await runScript<string>(redis, 'balancesQuery', [keys.subscription, keys.balances], [gpsi, JSON.stringify(visibleCustomerIds)]);
-      const raw = decodeRead(json);
-      return { subscription: decodeFacts(raw.subscription), balances: decodeBalances(raw, gpsi) };
+      const answer = await runScript<string | [unknown[], string[]]>(redis, 'balancesQuery', [keys.subscription, keys.balances], [gpsi, JSON.stringify(visibleCustomerIds)]);
+      if (typeof answer === 'string') {
+        decodeRead(answer); // a refusal: throws it
+        throw new Error(`balancesQuery answered text that is no refusal: ${answer.slice(0, 200)}`);
+      }
+      const [facts, rows] = answer;
+      return { subscription: decodeFacts(facts), balances: decodeBalanceRows(gpsi, rows) };
     },
 
     async history(gpsi, visibleCustomerIds, limit) {
