@@ -25,6 +25,7 @@ jest.setTimeout(180_000); // jest ignores testTimeout in a project's configurati
  */
 const HOOK = join(__dirname, 'support', 'crash-before-script.cjs');
 const REPLY_WAIT_MS = 90_000;
+const CRASH_WAIT_MS = 60_000;
 
 const CRASH_POINTS = [
   { before: 'portinWrite', after: 'the partner transaction claimed' },
@@ -53,7 +54,14 @@ async function crashAndRedeliver(before: string): Promise<{ footprint: Footprint
   const match = before === 'portinSettleTransaction' ? partnerTransactionId : gpsi;
   const crashing = await rig.startWorker(`crash-before-${before}`, { CRASH_BEFORE_SCRIPT: before, CRASH_MATCH: match }, [HOOK]);
   const replied = rig.createPortIn(gpsi, { partnerTransactionId }, REPLY_WAIT_MS);
-  const crashedExit = await crashing.exited;
+  // The hook names its step; should it never fire (a renamed step, another call), fail now, not at the suite's timeout.
+  let noCrash: NodeJS.Timeout | undefined;
+  const crashedExit = await Promise.race([
+    crashing.exited,
+    new Promise<never>((_, reject) => {
+      noCrash = setTimeout(() => reject(new Error(`the crash hook did not fire before ${before} within ${CRASH_WAIT_MS} ms:\n${crashing.tail(20)}`)), CRASH_WAIT_MS);
+    }),
+  ]).finally(() => clearTimeout(noCrash));
   if (!crashing.output().includes('crash hook: SIGKILL')) throw new Error(`worker exited (${crashedExit}) without the crash hook:\n${crashing.tail(20)}`);
   const second = await rig.startWorker(`after-crash-before-${before}`);
   const { correlationId, reply } = await replied;
