@@ -97,8 +97,9 @@ export class Seeder {
   async updateTarget(): Promise<UpdateTarget> {
     const { gpsi, customer } = benchSubscription(0);
     const balances = createRedisBalanceStore(this.redis, { keyPrefix: this.settings.keyPrefix, outcomeTtlSeconds: 60, ledgerRetention: 1000 });
-    const { subscription, balances: subBalances } = await balances.queryBalances(gpsi, [customer]);
-    const data = subBalances.find((b) => b.bucketRefId === subscription.primaryBucketRefId && b.unitType === 'MB');
+    const { balances: subBalances } = await balances.queryBalances(gpsi, [customer]);
+    const primaryBucketRefId = await this.redis.hget(subscriberKeys(this.settings.keyPrefix, gpsi).subscription, 'primaryBucketRefId');
+    const data = subBalances.find((b) => b.bucketRefId === primaryBucketRefId && b.unitType === 'MB');
     if (!data) throw new Error(`subscription ${gpsi} has no data allowance in its primary bucket`);
     return { suffix: data.subBalanceInstId.slice(gpsi.length + 1), subBalanceType: data.subBalanceType, unitType: data.unitType };
   }

@@ -228,6 +228,20 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
         problems: [{ path: 'gpsi', reason: 'subscription is CANCELLED' }],
       });
     });
+
+    it('a query (checked by the worker) refuses as a change (checked by its script) does, word for word', async () => {
+      const active = await createActiveSubscription(balance.subscriptions);
+      const pending = await createPendingSubscription(balance.subscriptions);
+      const cancelled = await createPendingSubscription(balance.subscriptions);
+      await balance.subscriptions.cancel(cancelled.gpsi, new Date(), 'x', 'y');
+      const cases = [{ ...active, wholesaleCustomerId: randomCustomer() }, { ...active, gpsi: newSubscription().gpsi }, pending, cancelled];
+      const refusal = (call: Promise<unknown>) => call.then(() => undefined, (error: { code: string; message: string; problems: unknown }) => ({ code: error.code, message: error.message, problems: error.problems }));
+      for (const sub of cases) {
+        const byQuery = await refusal(balance.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId]));
+        expect(byQuery).toBeDefined();
+        expect(byQuery).toEqual(await refusal(balance.balances.addBuckets(meta(sub), { bucketRefIds: [], seeds: [] })));
+      }
+    });
   });
 
   describe('buckets', () => {

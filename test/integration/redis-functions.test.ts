@@ -62,8 +62,8 @@ describe.each(topologies)('Redis function library ($name)', (topology) => {
     const sub = await createActiveSubscription(balance.subscriptions);
     await Promise.all(primaries().map((node) => node.call('FUNCTION', 'FLUSH')));
     const before = await loadsSoFar();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => balance.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId])));
-    expect(answers.map((a) => a.balances.length)).toEqual(Array(50).fill(4));
+    const answers = await Promise.all(Array.from({ length: 50 }, () => balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 10)));
+    expect(answers.map((entries) => entries.length)).toEqual(Array(50).fill(4)); // the activation's four sub-balances created
     expect((await loadsSoFar()) - before).toBe(primaries().length);
     expect((await libraries()).map((found) => found.length)).toEqual(primaries().map(() => 1));
   });
@@ -79,13 +79,15 @@ describe.each(topologies)('Redis function library ($name)', (topology) => {
     expect(outcome.balances).toEqual((await balance.balances.queryBalances(added.gpsi, [added.wholesaleCustomerId])).balances);
   });
 
-  it('on a Redis refusing writes (full, noeviction) a query is still answered and a change refused whole with OOM', async () => {
+  it('on a Redis refusing writes (full, noeviction) the reads are still answered, scripted or not, and a change refused whole with OOM', async () => {
     const sub = await createActiveSubscription(balance.subscriptions);
     const before = await balance.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId]);
+    const history = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 10);
     const action = { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Voice', unitType: 'Min', action: 'Subtract', quantity: 1 };
     await Promise.all(primaries().map((node) => node.config('SET', 'maxmemory-policy', 'noeviction').then(() => node.config('SET', 'maxmemory', '1'))));
     try {
       expect(await balance.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId])).toEqual(before);
+      expect(await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 10)).toEqual(history); // a no-writes function
       await expect(balance.balances.updateBalances(meta(sub, 'UpdateBalances'), checkUpdateActions([action]))).rejects.toThrow(/^OOM/);
     } finally {
       await Promise.all(primaries().map((node) => node.config('SET', 'maxmemory', '0')));

@@ -77,18 +77,27 @@ function assignPositional(target: Raw, names: readonly string[], text: string): 
  */
 export function decodeBalanceRows(gpsi: string, flat: unknown): SubBalance[] {
   const rows = list<string>(flat);
+  const fields: [string, string][] = [];
+  for (let i = 0; i + 1 < rows.length; i += 2) fields.push([String(rows[i]), String(rows[i + 1])]);
+  return decodeBalanceFields(gpsi, fields);
+}
+
+/** The balances hash as HGETALL reads it outside a script (ioredis answers an object). */
+export const decodeBalanceHash = (gpsi: string, hash: Readonly<Record<string, string>>): SubBalance[] => decodeBalanceFields(gpsi, Object.entries(hash));
+
+function decodeBalanceFields(gpsi: string, fields: readonly [string, string][]): SubBalance[] {
   const bySeq = new Map<number, Raw>();
   const dated: [number, string][] = [];
-  for (let i = 0; i + 1 < rows.length; i += 2) {
-    const field = /^(\d+)(v?)$/.exec(String(rows[i]));
+  for (const [name, value] of fields) {
+    const field = /^(\d+)(v?)$/.exec(name);
     if (!field) continue;
     const seq = Number(field[1]);
     if (field[2] === 'v') {
-      dated.push([seq, String(rows[i + 1])]);
+      dated.push([seq, value]);
       continue;
     }
     const raw: Raw = { subBalanceInstId: `${gpsi}-${field[1]}` };
-    assignPositional(raw, BALANCE_FIELDS, String(rows[i + 1]));
+    assignPositional(raw, BALANCE_FIELDS, value);
     raw.bucketKind = KIND_NAME[String(raw.bucketKind)] ?? raw.bucketKind;
     bySeq.set(seq, raw);
   }

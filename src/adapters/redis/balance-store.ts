@@ -1,13 +1,14 @@
 import type { Cluster, Redis } from 'ioredis';
 import { RetriableError } from '../../contract/errors';
 import type { BalanceStore, CommandMeta } from '../../handlers/balance/ports';
+import { refusalOf } from '../../domain/balance/access';
 import { DEFAULT_BILL_CYCLE_TIME_ZONE } from '../../domain/balance/bill-cycle';
 import { createBillingClock, type BillingClock } from '../../domain/balance/clock';
 import type { BalanceOutcome } from '../../domain/balance/outcome';
 import { nextExpiryOf } from '../../domain/balance/renewal';
 import { datedSeeds, type SubBalanceSeed } from '../../domain/balance/seeds';
 import { needsTimeZone, validityEnd, type Validity } from '../../domain/balance/validity';
-import { decodeBalanceRows, decodeFacts, decodeOutcome, decodeRead } from './balance-outcome';
+import { decodeBalanceHash, decodeOutcome, decodeRead } from './balance-outcome';
 import { ledgerHistory } from './ledger-entry';
 import { renewalDueKey, subscriberKeys } from './keys';
 import { runScript } from './scripts';
@@ -159,15 +160,24 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
       });
     },
 
+    /**
+     * Two plain reads, no script: auto-pipelined, they travel in one write and Redis runs them back to back,
+     * with no Lua. The subscription first: seen ACTIVE, its balances were written before it (activation
+     * writes both in one step) and only a new subscription of the number (after a cancellation) empties
+     * them. An ACTIVE subscription answered with no balances is read again, once, for that interleaving.
+     */
     async queryBalances(gpsi, visibleCustomerIds) {
       const keys = keysOf(gpsi);
-      const answer = await runScript<string | [unknown[], string[]]>(redis, 'balancesQuery', [keys.subscription, keys.balances], [gpsi, JSON.stringify(visibleCustomerIds)]);
-      if (typeof answer === 'string') {
-        decodeRead(answer); // a refusal: throws it
-        throw new Error(`balancesQuery answered text that is no refusal: ${answer.slice(0, 200)}`);
+      for (let attempt = 1; ; attempt++) {
+        const [[status, wholesaleCustomerId], hash] = await Promise.all([
+          redis.hmget(keys.subscription, 'status', 'wholesaleCustomerId'),
+          redis.hgetall(keys.balances),
+        ]);
+        const refused = refusalOf({ status, wholesaleCustomerId }, gpsi, visibleCustomerIds);
+        if (refused) throw refused;
+        const balances = decodeBalanceHash(gpsi, hash);
+        if (balances.length > 0 || attempt === 2) return { balances };
       }
-      const [facts, rows] = answer;
-      return { subscription: decodeFacts(facts), balances: decodeBalanceRows(gpsi, rows) };
     },
 
     async history(gpsi, visibleCustomerIds, limit) {

@@ -3,20 +3,23 @@ import type { RedisClient } from './client';
 import { subscriberKeys } from './keys';
 import { portInKeys } from './portin-keys';
 import { fromHash } from './portin-codec';
-import { runScript } from './scripts';
 
-/** What eligibility needs to know about a number: its subscription's status and its current port-in request, one script. */
+/**
+ * What eligibility needs to know about a number: its subscription's status and its current port-in request.
+ * Two plain reads, auto-pipelined into one write and one round trip, with no script: eligibility is advice
+ * given at one moment, and no step writes the two together for a read to see half of.
+ */
 export class RedisNumberFacts implements NumberFacts {
   constructor(private readonly redis: RedisClient, private readonly keyPrefix: string) {}
 
   async read(gpsi: string) {
-    const keys = [subscriberKeys(this.keyPrefix, gpsi).subscription, portInKeys(this.keyPrefix, gpsi).current];
-    const [status, flat] = await runScript<[string | null, string[]]>(this.redis, 'portinEligibility', keys, []);
-    const hash: Record<string, string> = {};
-    for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i]!] = flat[i + 1]!;
+    const [status, hash] = await Promise.all([
+      this.redis.hget(subscriberKeys(this.keyPrefix, gpsi).subscription, 'status'),
+      this.redis.hgetall(portInKeys(this.keyPrefix, gpsi).current),
+    ]);
     return {
       ...(status ? { subscriptionStatus: status } : {}),
-      ...(flat.length > 0 ? { portIn: fromHash(hash) } : {}),
+      ...(Object.keys(hash).length > 0 ? { portIn: fromHash(hash) } : {}),
     };
   }
 }

@@ -2,36 +2,34 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_e0fa1f00470e' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_e0fa1f00470e' },
-  balancesQuery: { numberOfKeys: 2, functionName: 'balancesQuery_e0fa1f00470e' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_e0fa1f00470e' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_e0fa1f00470e' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_e0fa1f00470e' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_e0fa1f00470e' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_e0fa1f00470e' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_e0fa1f00470e' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_e0fa1f00470e' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_e0fa1f00470e' },
-  portinEligibility: { numberOfKeys: 2, functionName: 'portinEligibility_e0fa1f00470e' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_e0fa1f00470e' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_e0fa1f00470e' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_e0fa1f00470e' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_e0fa1f00470e' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_e0fa1f00470e' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_e0fa1f00470e' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_e0fa1f00470e' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_e0fa1f00470e' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_e0fa1f00470e' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_e0fa1f00470e' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_83c108fc6524' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_83c108fc6524' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_83c108fc6524' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_83c108fc6524' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_83c108fc6524' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_83c108fc6524' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_83c108fc6524' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_83c108fc6524' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_83c108fc6524' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_83c108fc6524' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_83c108fc6524' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_83c108fc6524' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_83c108fc6524' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_83c108fc6524' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_83c108fc6524' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_83c108fc6524' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_83c108fc6524' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_83c108fc6524' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_83c108fc6524' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_83c108fc6524' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_e0fa1f00470e',
-  code: `#!lua name=wholesale_e0fa1f00470e
+  name: 'wholesale_83c108fc6524',
+  code: `#!lua name=wholesale_83c108fc6524
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load.
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
@@ -417,7 +415,7 @@ local function success(subKey, balKey, ctx, changes, extra, facts)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('admissionTake_83c108fc6524', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate (a token bucket) and, for the changes among them, its idempotency quota (changes recorded within
 -- the window). One round trip per partner and batch instead of a reply-cache lookup per change; both live
@@ -519,7 +517,7 @@ return { granted, retryMs, recordable, held, tokensLeased, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('balancesExpire_83c108fc6524', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -552,22 +550,8 @@ redis.call('RPUSH', KEYS[4], encoded)
 return { encoded, 'expired' }
 
 end)
--- balancesQuery-2.lua
-redis.register_function{function_name = 'balancesQuery_e0fa1f00470e', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
-hash = emptyHash()
--- QueryBalances: the sub-balances of an active subscription of the caller, read in one atomic step.
--- KEYS: subscription, balances   ARGV: gpsi, visible customers (JSON array)
--- Returns { facts (FACT_FIELDS order, nil = absent), the balances hash's fields and values } as Redis
--- arrays, so nothing is encoded here or parsed in the worker; a refusal is its JSON text ({ error }).
--- @flags no-writes
-local facts = subscriptionFacts(KEYS[1])
-local refused = precondition(facts, ARGV[1], cjson.decode(ARGV[2]))
-if refused then return cjson.encode({ error = refused }) end
-return { facts, redis.call('HGETALL', KEYS[2]) }
-
-end}
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('balancesRenew_83c108fc6524', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -610,7 +594,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_e0fa1f00470e', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_83c108fc6524', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -632,7 +616,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_83c108fc6524', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -727,7 +711,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_83c108fc6524', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -749,7 +733,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefI
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_83c108fc6524', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -791,7 +775,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefI
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_e0fa1f00470e', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_83c108fc6524', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -807,7 +791,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_83c108fc6524', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -820,7 +804,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_83c108fc6524', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -845,18 +829,8 @@ redis.call('HSET', KEYS[1], 'commandId', ARGV[1], 'claimedAt', ARGV[5])
 return {'claimed', t[3]}
 
 end)
--- portinEligibility-2.lua
-redis.register_function{function_name = 'portinEligibility_e0fa1f00470e', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
--- PortInEligibility: what CheckPortInEligibility needs of a number, read in one step (one round trip
--- instead of two): its subscription's status and its current port-in request.
--- KEYS: subscription (hash), current port-in request (hash) — the number's {gpsi} tag
--- Returns { status or false, the request's fields and values (HGETALL; empty when none) }
--- @flags no-writes
-return { redis.call('HGET', KEYS[1], 'status'), redis.call('HGETALL', KEYS[2]) }
-
-end}
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_e0fa1f00470e', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_83c108fc6524', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -873,7 +847,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_83c108fc6524', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -889,7 +863,7 @@ return 0
 
 end)
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_83c108fc6524', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -902,7 +876,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_83c108fc6524', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -915,7 +889,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('portinWrite_83c108fc6524', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -955,7 +929,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('primarySwap_83c108fc6524', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -990,7 +964,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_83c108fc6524', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1000,7 +974,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_83c108fc6524', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1042,7 +1016,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_83c108fc6524', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1067,7 +1041,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_e0fa1f00470e', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_83c108fc6524', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

@@ -1,5 +1,5 @@
 import type { SubBalance } from '../../domain/balance/model';
-import type { BalanceOutcome, LedgerEntry, SubscriptionFacts } from '../../domain/balance/outcome';
+import type { BalanceOutcome, LedgerEntry } from '../../domain/balance/outcome';
 import type { SubBalanceSeed } from '../../domain/balance/seeds';
 import type { ThresholdLevels } from '../../domain/balance/thresholds';
 import type { Validity } from '../../domain/balance/validity';
@@ -44,7 +44,7 @@ export interface BalanceStore {
    */
   updateBalances(meta: CommandMeta, update: ValidatedUpdate, thresholds?: ThresholdLevels, creditValidity?: Readonly<Record<string, Validity>>): Promise<BalanceOutcome>;
   /** `visibleCustomerIds`: the subscription's owner must be one of them (CommandContext.visibleCustomerIds). */
-  queryBalances(gpsi: string, visibleCustomerIds: readonly string[]): Promise<{ subscription: SubscriptionFacts; balances: SubBalance[] }>;
+  queryBalances(gpsi: string, visibleCustomerIds: readonly string[]): Promise<{ balances: SubBalance[] }>;
   /** The newest `limit` ledger entries, newest first. */
   history(gpsi: string, visibleCustomerIds: readonly string[], limit: number): Promise<LedgerEntry[]>;
 }
