@@ -8,7 +8,8 @@ import { AvroCodec } from '../../src/adapters/registry/avro-codec';
 import { DecodeError } from '../../src/contract/codec';
 import { NP_RESPONSE_RECORDS } from '../../src/domain/portin/records';
 import { contextFromHeaders, endSpan, headersOfSpan, SpanKind, startSpan } from '../../src/shared/tracing';
-import { plan, supersedesPending, type SimRequest } from './rules';
+import { createResponsePlayer } from './response-player';
+import { plan, supersedesPending, type ScheduledResponse, type SimRequest } from './rules';
 
 /**
  * The NP application, simulated: consumes np.portin.requests.v1, plays the rules of rules.ts and produces
@@ -41,8 +42,6 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   const connection = { ...config.kafka, log };
   const producer = await connectRecordProducer(connection, { ordered: true, batched: false });
 
-  const pending = new Map<string, Set<NodeJS.Timeout>>();
-  let stopping = false;
 
   /** A response continues the trace of the request it answers (its `traceparent`), as a real NP gateway would. */
   const send = async (recordName: string, key: string, value: Record<string, unknown>, cause: Context) => {
@@ -72,23 +71,11 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
     });
   };
 
-  const schedule = (request: SimRequest & { cause: Context }) => {
-    const timers = pending.get(request.requestId) ?? new Set<NodeJS.Timeout>();
-    pending.set(request.requestId, timers);
-    // a newer version, or a cancel taken, supersedes what the order still had pending
-    if (supersedesPending(request)) {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-    }
-    for (const response of plan(request, clock())) {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        if (stopping) return;
-        sendInOrder(response.recordName, request.gpsi, response.value, request.cause);
-      }, Math.max(0, response.afterMs / config.timeScale));
-      timers.add(timer);
-    }
-  };
+  type Due = ScheduledResponse & { gpsi: string; cause: Context };
+  const player = createResponsePlayer<Due>(config.timeScale, (due) => sendInOrder(due.recordName, due.gpsi, due.value, due.cause));
+  // a newer version, or a cancel taken, supersedes what the order still had pending
+  const schedule = (request: SimRequest & { cause: Context }) =>
+    player.play(request.requestId, plan(request, clock()).map((response) => ({ ...response, gpsi: request.gpsi, cause: request.cause })), supersedesPending(request));
 
   const requests = subscribeRecords(connection, {
     groupId: config.groupId,
@@ -115,9 +102,7 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   return {
     joined: requests.joined,
     async stop() {
-      stopping = true;
-      for (const timers of pending.values()) for (const timer of timers) clearTimeout(timer);
-      pending.clear();
+      player.stop();
       await requests.stop();
       await producer.disconnect();
     },

@@ -104,6 +104,14 @@ describe('NP responses while the Kafka broker is stopped 10 s and started again'
       seconds(began),
     ]);
     if (problems.length > 0) {
+      // The order each such port's NP responses were relayed in, and hold on the topic (partition/offset/schema
+      // id): a port the simulator answered out of order (fixed once) is told from one the worker took out of order.
+      const responsesNow = await drainTopic(config.kafka.brokers, config.topics.npResponses);
+      const schemaId = (r: TopicRecord) => (r.value ? r.value.readInt32BE(1) : -1);
+      const positions = (records: TopicRecord[], gpsi: string) => records.filter((r) => r.key?.toString() === gpsi).map((r) => `${r.partition}/${r.offset}/${schemaId(r)}`).join(' ');
+      for (const gpsi of problems.map((problem) => /(\d{8,15}): \{/.exec(problem)?.[1] ?? '')) {
+        console.log(`${gpsi}: relayed ${positions(staged, gpsi)}; on the topic ${positions(responsesNow.sort((a, b) => Number(a.offset) - Number(b.offset)), gpsi)}`);
+      }
       // Tells an event the test's reader missed from one the topic never got: the next step of a diagnosis.
       const onTopic = await drainTopic(config.kafka.brokers, config.topics.portinEvents);
       const idsOf = (records: { headers?: Record<string, unknown> }[]) => new Set(records.map((r) => String(r.headers?.ce_id ?? '')));

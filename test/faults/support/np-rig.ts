@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
 import type { ServiceConfig } from '../../../src/app/config';
 import { loadNpSimulatorConfig } from '../../../dev/np-simulator/config';
@@ -85,7 +86,8 @@ export class NpRig {
     const { config } = this;
     this.simulator = await startNpSimulator(
       loadNpSimulatorConfig({ ...process.env, ...envFor(config), KAFKA_BROKERS: config.kafka.brokers.join(','), TOPIC_NP_RESPONSES: responsesTopic, NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000' }),
-      { log: testLogger(config) },
+      // WORKER_LOG_DIR: the simulator's lines (each response sent, in order) go there too, beside the workers'
+      { log: process.env.WORKER_LOG_DIR ? pino({ level: 'info' }, pino.destination({ dest: join(process.env.WORKER_LOG_DIR, `np-simulator-${process.pid}.log`), sync: true })) : testLogger(config) },
     );
     await this.simulator.joined;
   }
