@@ -67,22 +67,38 @@ export async function usedMemory(redis: Redis): Promise<number> {
 }
 
 export interface MonitorSample {
-  /** Commands clients sent (round trips), by name. */
+  /** Commands clients sent that each began a round trip, by name. */
   client: Record<string, number>;
+  /**
+   * Client commands that travelled in the same write as the command before them, for the same service
+   * command: a read's HGETALL right behind its HMGET or HGET of the same number (QueryBalances,
+   * CheckPortInEligibility; test/integration/redis-reads.test.ts shows them one read). Not round trips.
+   */
+  pipelined: Record<string, number>;
   /** Commands Lua scripts ran, by name. */
   lua: Record<string, number>;
 }
 
-/** Records every command Redis runs until `stop()`; sources tell client commands from script ones. */
+/** The `{gpsi}` hash tag of a key, or the key. */
+const tagOf = (key: string | undefined) => /\{[^}]*\}/.exec(key ?? '')?.[0] ?? key;
+
+/**
+ * Records every command Redis runs until `stop()`; sources tell client commands from script ones. Redis runs
+ * the commands of one read of a client's socket back to back, so a pipelined pair is adjacent in MONITOR.
+ */
 export async function startMonitor(url: string): Promise<{ stop(): Promise<MonitorSample> }> {
   const redis = new Redis(url);
   const monitor = await redis.monitor();
-  const sample: MonitorSample = { client: {}, lua: {} };
+  const sample: MonitorSample = { client: {}, pipelined: {}, lua: {} };
+  let previous: { name: string; source: string; tag?: string } | undefined;
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     const name = String(args[0] ?? '').toLowerCase();
     if (name === 'info' || name === 'monitor') return;
-    const bucket = source === 'lua' ? sample.lua : sample.client;
+    const tag = tagOf(args[1]);
+    const companion = source !== 'lua' && name === 'hgetall' && previous?.source === source && (previous.name === 'hmget' || previous.name === 'hget') && previous.tag === tag;
+    const bucket = source === 'lua' ? sample.lua : companion ? sample.pipelined : sample.client;
     bucket[name] = (bucket[name] ?? 0) + 1;
+    previous = { name, source, tag };
   });
   return {
     async stop() {

@@ -95,7 +95,7 @@ export class ServiceMetrics {
     });
     this.redisDuration = new Histogram({
       name: `${METRIC_PREFIX}redis_call_duration_seconds`,
-      help: 'Duration of Redis calls: Lua scripts by name (admissionTake is the partner rate and quota), replyCache.get and replyCache.put; result ok or error.',
+      help: 'Duration of Redis calls: Lua scripts by name (admissionTake is the partner rate and quota), the two pipelined reads of balancesQuery and portinEligibility, replyCache.get and replyCache.put; result ok or error.',
       labelNames: ['operation', 'result'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers,

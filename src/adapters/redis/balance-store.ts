@@ -11,6 +11,7 @@ import { needsTimeZone, validityEnd, type Validity } from '../../domain/balance/
 import { decodeBalanceHash, decodeOutcome, decodeRead } from './balance-outcome';
 import { ledgerHistory } from './ledger-entry';
 import { renewalDueKey, subscriberKeys } from './keys';
+import { timedRedisCall } from './call-timing';
 import { runScript } from './scripts';
 import { seedArgs } from './seed-args';
 import type { RedisScriptName } from './scripts.generated';
@@ -169,10 +170,10 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
     async queryBalances(gpsi, visibleCustomerIds) {
       const keys = keysOf(gpsi);
       for (let attempt = 1; ; attempt++) {
-        const [[status, wholesaleCustomerId], hash] = await Promise.all([
-          redis.hmget(keys.subscription, 'status', 'wholesaleCustomerId'),
-          redis.hgetall(keys.balances),
-        ]);
+        // timed under the name the script had, so the Redis call metrics keep their series
+        const [[status, wholesaleCustomerId], hash] = await timedRedisCall(redis, 'balancesQuery', () =>
+          Promise.all([redis.hmget(keys.subscription, 'status', 'wholesaleCustomerId'), redis.hgetall(keys.balances)]),
+        );
         const refused = refusalOf({ status, wholesaleCustomerId }, gpsi, visibleCustomerIds);
         if (refused) throw refused;
         const balances = decodeBalanceHash(gpsi, hash);

@@ -2,6 +2,7 @@ import type { NumberFacts } from '../../handlers/portin/ports';
 import type { RedisClient } from './client';
 import { subscriberKeys } from './keys';
 import { portInKeys } from './portin-keys';
+import { timedRedisCall } from './call-timing';
 import { fromHash } from './portin-codec';
 
 /**
@@ -13,10 +14,9 @@ export class RedisNumberFacts implements NumberFacts {
   constructor(private readonly redis: RedisClient, private readonly keyPrefix: string) {}
 
   async read(gpsi: string) {
-    const [status, hash] = await Promise.all([
-      this.redis.hget(subscriberKeys(this.keyPrefix, gpsi).subscription, 'status'),
-      this.redis.hgetall(portInKeys(this.keyPrefix, gpsi).current),
-    ]);
+    const [status, hash] = await timedRedisCall(this.redis, 'portinEligibility', () =>
+      Promise.all([this.redis.hget(subscriberKeys(this.keyPrefix, gpsi).subscription, 'status'), this.redis.hgetall(portInKeys(this.keyPrefix, gpsi).current)]),
+    );
     return {
       ...(status ? { subscriptionStatus: status } : {}),
       ...(Object.keys(hash).length > 0 ? { portIn: fromHash(hash) } : {}),
