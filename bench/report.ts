@@ -62,7 +62,7 @@ function roundTripText(sample: { commands: number; sample: MonitorSample } | und
       .map(([k, v]) => `${k} ${(v / sample.commands).toFixed(2)}`)
       .join(', ');
   const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0) / sample.commands;
-  const pipelined = sample.sample.pipelined ?? {};
+  const { pipelined } = sample.sample;
   const alongside = Object.keys(pipelined).length > 0 ? `; ${total(pipelined).toFixed(2)} sent in the same write as the command before them (${per(pipelined)})` : '';
   return `${total(sample.sample.client).toFixed(2)} round trips (${per(sample.sample.client)})${alongside}; ${total(sample.sample.lua).toFixed(2)} inside scripts`;
 }
