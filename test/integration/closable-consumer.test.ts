@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type ConsumerConfig } from 'kafkajs';
-import { createConsumer } from '../../src/adapters/kafka/closable-consumer';
+import { createConsumer, DEFAULT_FETCH_MAX_WAIT_MS } from '../../src/adapters/kafka/closable-consumer';
 import { ensureTopics } from '../../src/adapters/kafka/kafka';
 import { testConfig } from '../support/harness';
 
@@ -69,5 +69,46 @@ describe('a consumer closed from its CRASH listener stays closed', () => {
   it('createConsumer does not start it again', async () => {
     const seen = await crashAndCloseOnCrash(topic, (c) => createConsumer(kafka, c));
     expect(seen).toEqual({ handled: 1, joins: 1, crashes: 1, joinsAfterClose: 0 });
+  });
+});
+
+/**
+ * kafkajs's disconnect() waits for the fetch in flight, which the broker holds for maxWaitTimeInMs when
+ * there is nothing to read: 5 s by default, paid by every client, simulator and CLI read at close.
+ */
+describe('closing an idle consumer', () => {
+  const config = testConfig();
+  const kafka = new Kafka({ clientId: 'closable-consumer-close', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
+  const topic = `closable-idle-${randomUUID()}`;
+
+  beforeAll(async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    await ensureTopics(admin, [topic], 1, 1);
+    await admin.disconnect();
+  });
+
+  /** Joins an empty topic, lets a fetch go out and wait on the broker, then times disconnect(). */
+  async function closeWhileIdle(consumer: Consumer): Promise<number> {
+    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+    const fetching = new Promise<void>((resolve) => consumer.on(consumer.events.FETCH_START, () => resolve()));
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({ eachMessage: async () => undefined });
+    await joined;
+    await fetching;
+    await sleep(300); // the fetch is now held by the broker
+    const began = Date.now();
+    await consumer.disconnect();
+    return Date.now() - began;
+  }
+
+  it('kafkajs on its own waits out its 5 s long poll (the defect worked around)', async () => {
+    expect(await closeWhileIdle(kafka.consumer({ groupId: `idle-${randomUUID()}` }))).toBeGreaterThanOrEqual(3_000);
+  });
+
+  it('createConsumer closes within its shorter poll', async () => {
+    expect(DEFAULT_FETCH_MAX_WAIT_MS).toBeLessThanOrEqual(1_000);
+    expect(await closeWhileIdle(createConsumer(kafka, { groupId: `idle-${randomUUID()}` }))).toBeLessThan(2_500);
   });
 });

@@ -1,6 +1,14 @@
 import type { Consumer, ConsumerConfig, Kafka } from 'kafkajs';
 
 /**
+ * kafkajs's disconnect() waits for the fetch in flight to come back (tulios/kafkajs#1606; the fix, PR
+ * #1655, was never merged), and an idle fetch is held by the broker for maxWaitTimeInMs — 5 s by default.
+ * Every consumer here long-polls for at most this unless its caller says otherwise, so closing one (a
+ * client, the simulator, a CLI read) takes about half a second, not five.
+ */
+export const DEFAULT_FETCH_MAX_WAIT_MS = 500;
+
+/**
  * A kafkajs consumer that stays closed once disconnect() was called. After a retriable crash kafkajs
  * disconnects, asks restartOnFailure, emits CRASH, and only then sets its restart timer. A disconnect()
  * made before that timer exists — from a CRASH listener (ReplyListener.start fails this way), or while the
@@ -13,6 +21,7 @@ export function createConsumer(kafka: Kafka, config: ConsumerConfig): Consumer {
   let closing = false;
   const ownRestart = config.retry?.restartOnFailure;
   const consumer = kafka.consumer({
+    maxWaitTimeInMs: DEFAULT_FETCH_MAX_WAIT_MS,
     ...config,
     retry: { ...config.retry, restartOnFailure: async (error) => !closing && (ownRestart ? await ownRestart(error) : true) },
   });

@@ -30,7 +30,7 @@ export class ReplyListener {
 
   static async start(connection: KafkaConnection, options: ReplyListenerOptions): Promise<ReplyListener> {
     const kafka = createKafka(connection);
-    const consumer = createConsumer(kafka, { groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500 });
+    const consumer = createConsumer(kafka, { groupId: options.groupId, allowAutoTopicCreation: false });
     const admin = kafka.admin();
     const listener = new ReplyListener(consumer, admin);
     try {
