@@ -41,6 +41,7 @@ export function createBatchWorker(
     sender: transport.sender,
     processors: new Map([...processors].map(([topic, processor]) => [topic, guarded(processor)])),
     concurrency: config.limits.handlerConcurrency,
+    sliceRecords: config.limits.batchSliceRecords,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
     commitIntervalMs: config.kafka.commitIntervalMs,
     log,

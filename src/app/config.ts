@@ -71,6 +71,8 @@ export interface ServiceConfig {
     /** Changes a partner may have recorded within idempotencyTtlSeconds (outcome records in Redis); 0 = no quota. */
     partnerOutcomeQuota: number;
     handlerConcurrency: number;
+    /** A fetched batch is handled in slices of at most this many records (src/pipeline/batch-worker.ts). */
+    batchSliceRecords: number;
   };
   catalogFile: string;
   /** Who may send commands: JWT verification settings, or none (local work). */
@@ -161,6 +163,7 @@ function loadLimits(reader: EnvReader, rateLimit: RateLimitSettings): ServiceCon
     staleCommandMarginSeconds: reader.integer('STALE_COMMAND_MARGIN_SECONDS', Math.min(3600, Math.floor(idempotencyTtlSeconds / 2)), 0, idempotencyTtlSeconds - 1),
     partnerOutcomeQuota: reader.integer('PARTNER_OUTCOME_QUOTA', Math.min(Number.MAX_SAFE_INTEGER, rateLimit.perSecond * idempotencyTtlSeconds), 0),
     handlerConcurrency: reader.integer('HANDLER_CONCURRENCY', 64, 1, 10000),
+    batchSliceRecords: reader.integer('BATCH_SLICE_RECORDS', 256, 1, 100_000),
   };
 }
 

@@ -5,10 +5,11 @@ import { correlationIdOf } from './envelope';
 import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender, RecordPosition } from '../contract/transport';
 
 /**
- * The consume → process → produce → commit loop. Each fetched batch is split by record key: records of
- * one key run one after another (per-number order), different keys run concurrently. Everything the batch
- * produced goes out through the sender (acks=all, one request in flight, one partition per call), and only
- * then are the offsets resolved and committed: at-least-once, with redeliveries made harmless by the reply cache.
+ * The consume → process → produce → commit loop. Each fetched batch is handled in slices of at most
+ * `sliceRecords`, one after another, each split by record key: records of one key run one after another
+ * (per-number order), different keys run concurrently. Everything a slice produced goes out through the
+ * sender (acks=all, one request in flight, one partition per call), and only then are its offsets resolved
+ * and committed: at-least-once, with redeliveries made harmless by the reply cache.
  * A message Kafka refuses for good (see partitioned-sender.ts) is dead-lettered as UNDELIVERABLE instead, so
  * its record is committed like the others: one bad reply topic never holds up the records behind it.
  * A RetriableError (Redis or the registry away, a follow-up not done yet) holds the record's partition, and
@@ -44,6 +45,12 @@ export interface BatchWorkerOptions {
   /** Topic name → the processor of its records. */
   processors: ReadonlyMap<string, RecordProcessor>;
   concurrency: number;
+  /**
+   * A fetched batch is handled in slices of at most this many records, each sent, resolved and (at the
+   * commit interval) committed before the next begins: what a batch holds in memory, and how long its first
+   * replies wait, stay bounded however much a fetch brought after a backlog.
+   */
+  sliceRecords: number;
   partitionsConsumedConcurrently: number;
   log: Logger;
   /** Called once per record processed, dead-lettered records included (for logs and metrics). */
@@ -74,6 +81,13 @@ async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promis
     while (next < tasks.length) await tasks[next++]();
   };
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
+}
+
+/** `records` in consecutive slices of at most `size`. */
+function slicesOf<T>(records: T[], size: number): T[][] {
+  const slices: T[][] = [];
+  for (let i = 0; i < records.length; i += size) slices.push(records.slice(i, i + size));
+  return slices;
 }
 
 function groupByKey(messages: InboundRecord[]): InboundRecord[][] {
@@ -189,28 +203,34 @@ export class BatchWorker {
     const processor = this.options.processors.get(batch.topic);
     if (!processor || batch.messages.length === 0) return;
     const heldKey = `${batch.topic}|${batch.partition}`;
-    const doneBefore = this.held.get(heldKey)?.done ?? new Set<string>();
-    const pending = batch.messages.filter((m) => !doneBefore.has(m.offset));
+    const done = new Set(this.held.get(heldKey)?.done);
+    const pending = batch.messages.filter((m) => !done.has(m.offset));
+    const isDone = (m: InboundRecord) => done.has(m.offset);
+    // Resolves the contiguous prefix of done records: the partition is held from the first one not done.
+    const firstNotDone = () => batch.messages.findIndex((m) => !isDone(m));
+    const resolveDone = () => {
+      const upTo = firstNotDone();
+      const last = upTo === -1 ? batch.messages.length : upTo;
+      if (last > 0) resolveOffset(batch.messages[last - 1]!.offset);
+    };
     // A held partition tries its held record alone first: while it fails, nothing behind it is begun.
-    const probe = this.held.has(heldKey) ? pending.slice(0, 1) : [];
-    const outcomes = await this.whileHeartbeating(payload, async (lost) => {
-      const probed = await this.processAll(batch.topic, batch.partition, probe, processor, lost);
-      if (probe.length > 0 && probed.get(probe[0]!.offset) === undefined) return probed;
-      const rest = await this.processAll(batch.topic, batch.partition, pending.slice(probe.length), processor, lost);
-      return new Map([...probed, ...rest]);
-    });
-    // The partition went to another member meanwhile: sending and committing are its business now (it
-    // handles these records again; the effects already made are recorded and answered the same way).
-    if (!isRunning() || isStale()) return;
-    await this.send(batch.topic, batch.partition, pending.filter((m) => outcomes.get(m.offset) !== undefined), outcomes);
-    // Commit only the contiguous prefix of done records; the partition is held from the first one not done.
-    const isDone = (m: InboundRecord) => doneBefore.has(m.offset) || outcomes.get(m.offset) !== undefined;
-    const firstNotDone = batch.messages.findIndex((m) => !isDone(m));
-    const doneUpTo = firstNotDone === -1 ? batch.messages.length : firstNotDone;
-    if (doneUpTo > 0) resolveOffset(batch.messages[doneUpTo - 1]!.offset);
-    await this.commit(payload);
-    if (firstNotDone === -1) this.release(heldKey);
-    else if (!this.stopping) this.hold(heldKey, batch.topic, batch.partition, batch.messages.slice(firstNotDone), isDone);
+    const probe = this.held.has(heldKey) ? 1 : 0;
+    const slices = [pending.slice(0, probe), ...slicesOf(pending.slice(probe), this.options.sliceRecords)].filter((slice) => slice.length > 0);
+    for (const slice of slices) {
+      const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, slice, processor, lost));
+      // The partition went to another member meanwhile: sending and committing are its business now (it
+      // handles these records again; the effects already made are recorded and answered the same way).
+      if (!isRunning() || isStale()) return;
+      const answered = slice.filter((m) => outcomes.get(m.offset) !== undefined);
+      await this.send(batch.topic, batch.partition, answered, outcomes);
+      for (const m of answered) done.add(m.offset);
+      resolveDone();
+      await this.commit(payload);
+      if (answered.length < slice.length) break;
+    }
+    if (slices.length === 0) resolveDone(); // every record was done before: only the offsets are left
+    if (firstNotDone() === -1) this.release(heldKey);
+    else if (!this.stopping) this.hold(heldKey, batch.topic, batch.partition, batch.messages.slice(firstNotDone()), isDone);
     await heartbeat();
   }
 

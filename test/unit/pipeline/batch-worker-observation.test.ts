@@ -38,6 +38,7 @@ function harness(processor: RecordProcessor) {
     sender,
     processors: new Map([[TOPIC, processor]]),
     concurrency: 4,
+    sliceRecords: 100,
     partitionsConsumedConcurrently: 1,
     log,
     deadLetter: () => [{ topic: 'dlq', key: null, value: null, headers: {} }],

@@ -79,12 +79,13 @@ class FakeKafka {
 /** Replies to the topic the record's value names (as X-Reply-Topic would). */
 const echo: RecordProcessor = async (message) => ({ outbound: [{ topic: message.value!.toString(), key: message.key, value: message.value, headers: {} }], outcome: 'Success' });
 
-async function startWorker(kafka: FakeKafka, commitIntervalMs: number, processor = echo, onHold?: (held: HeldPartition, released: boolean) => void): Promise<BatchWorker> {
+async function startWorker(kafka: FakeKafka, commitIntervalMs: number, processor = echo, onHold?: (held: HeldPartition, released: boolean) => void, sliceRecords = 100): Promise<BatchWorker> {
   const worker = new BatchWorker({
     consumer: kafka.consumer,
     sender: kafka.sender,
     processors: new Map([['commands', processor]]),
     concurrency: 4,
+    sliceRecords,
     partitionsConsumedConcurrently: 2,
     log: pino({ level: 'silent' }),
     deadLetter: () => [],
@@ -236,7 +237,8 @@ describe('BatchWorker holding a partition behind a record that failed retriably'
     expect(kafka.events.slice(7)).toEqual(['resume 0']);
     failing.clear();
     await kafka.eachBatch!(kafka.payload(0, ['2', '3'], () => 'same'));
-    expect(kafka.events.slice(8)).toEqual(['send 2', 'commit 0@4']);
+    // the held record is a slice of its own: answered and committed before anything behind it is begun
+    expect(kafka.events.slice(8)).toEqual(['send 1', 'commit 0@3', 'send 1', 'commit 0@4']);
     expect(holds).toEqual(['held 0@2 attempt 1', 'held 0@2 attempt 2', 'released 0@2 attempt 2']);
     expect(kafka.sent.map((m) => m.key?.toString())).toEqual(['same', 'same', 'k0', 'same', 'same']);
   });
@@ -289,6 +291,53 @@ describe('BatchWorker holding a partition behind a record that failed retriably'
     await worker.stop();
     await jest.advanceTimersByTimeAsync(10_000);
     expect(kafka.events).toEqual(['pause 0', 'pause', 'disconnect']);
+  });
+});
+
+describe('BatchWorker handling a large batch in slices', () => {
+  afterEach(() => jest.useRealTimers());
+
+  /** Records every record begun among the consumer's events, failing retriably the offsets in `refused`. */
+  const logging = (kafka: FakeKafka, refused: string[] = []): RecordProcessor => async (message, position) => {
+    kafka.events.push(`process ${position.offset}`);
+    if (refused.includes(position.offset)) throw new RetriableError('redis away');
+    return echo(message, position);
+  };
+
+  it('sends, resolves and commits each slice before the next one is begun', async () => {
+    const kafka = new FakeKafka();
+    await startWorker(kafka, 0, logging(kafka), undefined, 2);
+    await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2', '3', '4']));
+    expect(kafka.events).toEqual([
+      'process 0', 'process 1', 'send 2', 'commit 0@2',
+      'process 2', 'process 3', 'send 2', 'commit 0@4',
+      'process 4', 'send 1', 'commit 0@5',
+    ]);
+  });
+
+  it('a record held in a slice: the slices before it stay committed, none after it is begun', async () => {
+    jest.useFakeTimers();
+    const kafka = new FakeKafka();
+    await startWorker(kafka, 0, logging(kafka, ['3']), undefined, 2);
+    await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2', '3', '4', '5']));
+    expect(kafka.events).toEqual(['process 0', 'process 1', 'send 2', 'commit 0@2', 'process 2', 'process 3', 'send 1', 'commit 0@3', 'pause 0']);
+    expect(kafka.next(0)).toBe('3');
+  });
+
+  it('a partition lost between slices: what was sent stays committed, nothing further is begun or sent', async () => {
+    const kafka = new FakeKafka();
+    const send = kafka.sender.send;
+    kafka.sender = {
+      send: async (messages) => {
+        const refused = await send(messages);
+        kafka.stale = true; // the rebalance lands while the first slice is acknowledged
+        return refused;
+      },
+    };
+    await startWorker(kafka, 0, logging(kafka), undefined, 2);
+    await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2', '3']));
+    expect(kafka.events).toEqual(['process 0', 'process 1', 'send 2', 'commit 0@2']);
+    expect(kafka.sent).toHaveLength(2);
   });
 });
 
