@@ -14,7 +14,7 @@ import { createConsumer } from './closable-consumer';
  */
 export interface CommandConsumerSettings {
   groupId: string;
-  /** The most a fetch takes from one partition (a few of the largest commands). */
+  /** The most a fetch takes from one partition (beyond its first record batch, which always comes whole). */
   maxBytesPerPartition: number;
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
