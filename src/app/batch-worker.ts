@@ -12,8 +12,8 @@ import { contextFromHeaders, inSpan, SpanKind } from '../shared/tracing';
 export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerSettings => ({
   groupId: config.groupId,
   // One of the largest commands per partition and fetch (a larger record batch still comes whole: Kafka
-  // returns a partition's first batch whatever the limit). Four times this held up to 4 MiB of records
-  // and their outcomes per fetch under a backlog: peak RSS 270 MiB at 2,000 commands/s, 191 with this.
+  // returns a partition's first batch whatever the limit): what a backlog puts in memory per fetch stays
+  // small (docs/benchmarks.md, seventh round).
   maxBytesPerPartition: config.limits.maxMessageBytes,
   sessionTimeoutMs: config.kafka.sessionTimeoutMs,
   heartbeatIntervalMs: config.kafka.heartbeatIntervalMs,
