@@ -4,7 +4,7 @@ import { WorkerProcess } from '../support/worker-process';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
 import { faultConfig, SESSION_TIMEOUT_MS, workerEnv } from './support/fault-config';
 import { report, seconds } from './support/report';
-import { createTopicsOnCluster, leaderOfPartitionZero } from './support/topics';
+import { coordinatorOfGroup, createTopicsOnCluster, groupMembers, leaderOfPartitionZero } from './support/topics';
 
 jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration
 
@@ -12,7 +12,7 @@ jest.setTimeout(300_000); // jest ignores testTimeout in a project's configurati
  * Issue 7, item 3: Kafka itself fails under load. A single broker stopped for 10 s and started again: the
  * worker (a process of its own, never restarted by the test) reconnects by itself and nothing is lost or
  * doubled. A three-broker cluster (replication factor 3, min.insync.replicas 2) loses one broker for good:
- * the worker keeps serving.
+ * the worker keeps serving; when that broker coordinated the worker's group, the worker stays its member.
  */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const OUTAGE_MS = 10_000;
@@ -88,26 +88,30 @@ describe('Kafka broker stopped for 10 s under load, then started again', () => {
   });
 });
 
-describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker killed for good under load', () => {
-  let cluster: KafkaCluster;
+/** A three-broker cluster of the enclosing describe's own, started before its test and stopped after it with the run. */
+function ownThreeBrokerCluster(): { cluster(): KafkaCluster; started(run: Run): Run } {
+  let cluster: KafkaCluster | undefined;
   let run: Run | undefined;
-
   beforeAll(async () => {
     const began = Date.now();
     cluster = await startKafkaCluster({ brokers: 3 });
     console.log(`own Kafka cluster of 3 ready in ${seconds(began)}`);
   });
-
   afterAll(async () => {
     await stopRun(run);
     await cluster?.stop();
   });
+  return { cluster: () => cluster!, started: (started) => (run = started) };
+}
+
+describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker killed for good under load', () => {
+  const own = ownThreeBrokerCluster();
 
   it('the worker keeps serving on the two left; every Add applied once', async () => {
     const began = Date.now();
     const commands = 3000;
-    run = await startRun(cluster.brokers, 3, commands, 200);
-    const { config, load, worker } = run;
+    const cluster = own.cluster();
+    const { config, load, worker } = own.started(await startRun(cluster.brokers, 3, commands, 200));
     const sending = load.send();
     await load.repliedAtLeast(800, 90_000);
     const victim = await leaderOfPartitionZero(cluster.brokers, config.topics.balanceCommands);
@@ -127,6 +131,48 @@ describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker killed 
       seconds(began),
     ]);
     expect(worker.running).toBe(true);
+    expectExactlyOnce(tally, commands);
+  });
+});
+
+/**
+ * The broker coordinating the worker's group dies. A survivor takes the group over once the broker is
+ * fenced, with its members and generation (kept in the offsets topic). kafkajs 2.2.4 kept sending commits
+ * and heartbeats to the dead node until its consumer gave up (15 retries), restarted and joined as a new
+ * member, which waited out the old member's session: ≈ 30 s without a commit, and a rebalance. The worker
+ * must find the new coordinator and stay the member it was (src/adapters/kafka/coordinator-rediscovery.ts).
+ */
+describe('three-broker cluster (RF 3): the broker coordinating the worker\'s group killed for good under load', () => {
+  const own = ownThreeBrokerCluster();
+
+  it('the worker stays the same member of its group and commits through the new coordinator; every Add applied once', async () => {
+    const began = Date.now();
+    const commands = 3000;
+    const cluster = own.cluster();
+    const { config, load, worker } = own.started(await startRun(cluster.brokers, 3, commands, 200));
+    const sending = load.send();
+    await load.repliedAtLeast(800, 90_000);
+    const membersBefore = await groupMembers(cluster.brokers, config.groupId);
+    const victim = await coordinatorOfGroup(cluster.brokers, config.groupId);
+    await cluster.node(victim).kill();
+    const killedAt = Date.now();
+    const repliedAtKill = load.replied;
+    const survivors = cluster.nodes.filter((n) => n.nodeId !== victim).flatMap((n) => n.brokers);
+    await sending;
+    const settleMs = await worker.whileRunning(load.settled(120_000, survivors));
+    const membersAfter = await groupMembers(survivors, config.groupId);
+    const tally = await load.tally(survivors);
+    report('Kafka cluster, the coordinator of the worker\'s group killed for good', tally, [
+      `broker ${victim} (coordinator of group ${config.groupId}) killed at ${repliedAtKill} replies`,
+      `longest pause in handling after the kill ${(worker.longestPause(killedAt) / 1000).toFixed(1)} s; all committed ${(settleMs / 1000).toFixed(1)} s after the last send (session timeout ${SESSION_TIMEOUT_MS / 1000} s)`,
+      `member ${membersBefore.join(',')} before, ${membersAfter.join(',')} after`,
+      `worker handled ${worker.handled.length} (${worker.outcomes().REPLAYED ?? 0} replayed), same process: ${worker.running}`,
+      ...tallyExtras(tally),
+      seconds(began),
+    ]);
+    expect(worker.running).toBe(true);
+    expect(membersBefore).toHaveLength(1);
+    expect(membersAfter).toEqual(membersBefore);
     expectExactlyOnce(tally, commands);
   });
 });

@@ -1,4 +1,5 @@
 import type { Consumer, ConsumerConfig, Kafka } from 'kafkajs';
+import { installCoordinatorRediscovery } from './coordinator-rediscovery';
 
 /**
  * kafkajs's disconnect() waits for the fetch in flight to come back (tulios/kafkajs#1606; the fix, PR
@@ -15,9 +16,11 @@ export const DEFAULT_FETCH_MAX_WAIT_MS = 500;
  * crash handler's own disconnect waits on a hung broker — cleared nothing, and the consumer started again
  * afterwards, restarting for as long as the process lived once the cluster was gone (a closed client whose
  * process never exits). Here restartOnFailure says no once disconnect() was called, and disconnect() ends
- * with a stop() that clears a timer set while it ran.
+ * with a stop() that clears a timer set while it ran. Its commits and heartbeats follow the group's
+ * coordinator when the broker holding it dies (coordinator-rediscovery.ts).
  */
 export function createConsumer(kafka: Kafka, config: ConsumerConfig): Consumer {
+  installCoordinatorRediscovery();
   let closing = false;
   const ownRestart = config.retry?.restartOnFailure;
   const consumer = kafka.consumer({

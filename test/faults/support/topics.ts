@@ -120,3 +120,39 @@ export async function createTopicsOnCluster(config: ServiceConfig, extraTopics: 
     await admin.disconnect();
   }
 }
+
+/** Java's String.hashCode, which Kafka uses to place a group on a partition of its offsets topic. */
+const javaStringHash = (text: string): number => {
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) hash = (Math.imul(31, hash) + text.charCodeAt(i)) | 0;
+  return hash;
+};
+
+/**
+ * The node id of the broker coordinating `groupId`: the leader of the offsets-topic partition the group
+ * hashes to (Kafka's partitionFor: abs(groupId.hashCode) % offsets.topic.num.partitions).
+ */
+export async function coordinatorOfGroup(brokers: string[], groupId: string): Promise<number> {
+  const admin = kafkaClient(brokers).admin();
+  await admin.connect();
+  try {
+    const { topics } = await admin.fetchTopicMetadata({ topics: ['__consumer_offsets'] });
+    const partitions = topics[0]!.partitions;
+    const partitionId = (javaStringHash(groupId) & 0x7fffffff) % partitions.length;
+    return partitions.find((p) => p.partitionId === partitionId)!.leader;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The member ids of the group's members, as its coordinator knows them now. */
+export async function groupMembers(brokers: string[], groupId: string): Promise<string[]> {
+  const admin = kafkaClient(brokers).admin();
+  await admin.connect();
+  try {
+    const { groups } = await admin.describeGroups([groupId]);
+    return groups[0]!.members.map((member) => member.memberId).sort();
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * kafkajs 2.2.4 finds a group's coordinator when the member joins and keeps it. When that broker dies,
+ * the offset manager looks the dead node id up again on every commit ("Broker N not found in the cached
+ * metadata" once it has left the metadata) and the heartbeats keep connecting to it, until the consumer
+ * exhausts its retries (about 18 s), restarts and joins as a new member, which waits out the old member's
+ * session and rebalances the group: about 30 s without a commit. A survivor has loaded the group, its
+ * members and generation with it, within seconds of the broker being fenced. Here commits and heartbeats
+ * ask the cluster for the group's coordinator again whenever the one they hold is disconnected, as the
+ * Java client marks its coordinator unknown on a disconnect (test/faults/kafka-outage.test.ts).
+ */
+
+/** The parts of kafkajs's Broker, Cluster, ConsumerGroup and OffsetManager this file touches. */
+export interface CoordinatorBroker {
+  isConnected(): boolean;
+}
+export interface CoordinatorHolder {
+  coordinator: CoordinatorBroker | null;
+  groupId: string;
+  cluster: { findGroupCoordinator(request: { groupId: string }): Promise<CoordinatorBroker> };
+}
+
+const lookups = new WeakMap<CoordinatorHolder, Promise<CoordinatorBroker>>();
+
+/** The holder's coordinator, found again (one lookup for concurrent callers) when it is disconnected. */
+export async function connectedCoordinator(holder: CoordinatorHolder): Promise<CoordinatorBroker> {
+  const held = holder.coordinator;
+  if (held?.isConnected()) return held;
+  let lookup = lookups.get(holder);
+  if (!lookup) {
+    lookup = holder.cluster.findGroupCoordinator({ groupId: holder.groupId }).finally(() => lookups.delete(holder));
+    lookups.set(holder, lookup);
+  }
+  const found = await lookup;
+  holder.coordinator = found;
+  return found;
+}
+
+type Method = (this: CoordinatorHolder & { memberId?: string | null }, ...args: unknown[]) => Promise<unknown>;
+interface Prototype {
+  getCoordinator?: Method;
+  heartbeat?: Method;
+}
+
+const INSTALLED = Symbol.for('wholesale.coordinatorRediscovery');
+
+function prototypeOf(module: string, method: keyof Prototype): Prototype & { [INSTALLED]?: true } {
+  // kafkajs's internals have no typed entry point; these are the module instances kafkajs itself loads
+  const prototype = (require(module) as { prototype?: Prototype }).prototype;
+  if (typeof prototype?.[method] !== 'function') throw new Error(`kafkajs internals changed: ${module} has no ${method}(); see src/adapters/kafka/coordinator-rediscovery.ts`);
+  return prototype;
+}
+
+/** Patches kafkajs's offset manager and consumer group once per process; later calls do nothing. */
+export function installCoordinatorRediscovery(): void {
+  const offsetManager = prototypeOf('kafkajs/src/consumer/offsetManager', 'getCoordinator');
+  if (!offsetManager[INSTALLED]) {
+    // every commit and offset fetch of the member goes through this
+    offsetManager.getCoordinator = async function getCoordinator() {
+      return connectedCoordinator(this);
+    };
+    offsetManager[INSTALLED] = true;
+  }
+  const consumerGroup = prototypeOf('kafkajs/src/consumer/consumerGroup', 'heartbeat');
+  if (!consumerGroup[INSTALLED]) {
+    const heartbeat = consumerGroup.heartbeat!;
+    // kafkajs's shared heartbeat sends to this.coordinator, so the held one is replaced before it runs
+    consumerGroup.heartbeat = async function heartbeatToConnectedCoordinator(...args: unknown[]) {
+      if (this.memberId && this.coordinator) await connectedCoordinator(this);
+      return heartbeat.apply(this, args);
+    };
+    consumerGroup[INSTALLED] = true;
+  }
+}
