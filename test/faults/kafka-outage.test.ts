@@ -1,7 +1,7 @@
 import { startKafkaCluster, startLocalKafka, type KafkaCluster, type LocalKafka } from '../../dev/stack';
 import type { ServiceConfig } from '../../src/app/config';
 import { WorkerProcess } from '../support/worker-process';
-import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
+import { BalanceLoad, expectExactlyOnce, tallyExtras, type BalanceTally } from './support/balance-load';
 import { faultConfig, SESSION_TIMEOUT_MS, workerEnv } from './support/fault-config';
 import { report, seconds } from './support/report';
 import { coordinatorOfGroup, createTopicsOnCluster, groupMembers, leaderOfPartitionZero } from './support/topics';
@@ -16,6 +16,7 @@ jest.setTimeout(300_000); // jest ignores testTimeout in a project's configurati
  */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const OUTAGE_MS = 10_000;
+const THREE_BROKER_COMMANDS = 3000;
 
 interface Run {
   config: ServiceConfig;
@@ -104,34 +105,57 @@ function ownThreeBrokerCluster(): { cluster(): KafkaCluster; started(run: Run): 
   return { cluster: () => cluster!, started: (started) => (run = started) };
 }
 
+interface BrokerKilled extends Run {
+  victim: number;
+  killedAt: number;
+  repliedAtKill: number;
+  settleMs: number;
+  tally: BalanceTally;
+  /** The worker group's member ids before the kill and after everything was committed. */
+  members: { before: string[]; after: string[] };
+}
+
+/** 3,000 Adds at 200/s; at 800 replies the broker `chooseVictim` names is killed for good; then everything settles. */
+async function brokerKilledUnderLoad(cluster: KafkaCluster, started: (run: Run) => Run, chooseVictim: (config: ServiceConfig) => Promise<number>): Promise<BrokerKilled> {
+  const run = started(await startRun(cluster.brokers, 3, THREE_BROKER_COMMANDS, 200));
+  const { config, load, worker } = run;
+  const sending = load.send();
+  await load.repliedAtLeast(800, 90_000);
+  const before = await groupMembers(cluster.brokers, config.groupId);
+  const victim = await chooseVictim(config);
+  await cluster.node(victim).kill();
+  const killedAt = Date.now();
+  const repliedAtKill = load.replied;
+  const survivors = cluster.nodes.filter((n) => n.nodeId !== victim).flatMap((n) => n.brokers);
+  await sending;
+  const settleMs = await worker.whileRunning(load.settled(120_000, survivors));
+  const after = await groupMembers(survivors, config.groupId);
+  return { ...run, victim, killedAt, repliedAtKill, settleMs, tally: await load.tally(survivors), members: { before, after } };
+}
+
+const afterTheKill = ({ worker, killedAt, settleMs, members }: BrokerKilled) => [
+  `longest pause in handling after the kill ${(worker.longestPause(killedAt) / 1000).toFixed(1)} s; all committed ${(settleMs / 1000).toFixed(1)} s after the last send (session timeout ${SESSION_TIMEOUT_MS / 1000} s)`,
+  `member ${members.before.join(',')} before, ${members.after.join(',')} after`,
+  `worker handled ${worker.handled.length} (${worker.outcomes().REPLAYED ?? 0} replayed), same process: ${worker.running}`,
+];
+
 describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker killed for good under load', () => {
   const own = ownThreeBrokerCluster();
 
   it('the worker keeps serving on the two left; every Add applied once', async () => {
     const began = Date.now();
-    const commands = 3000;
     const cluster = own.cluster();
-    const { config, load, worker } = own.started(await startRun(cluster.brokers, 3, commands, 200));
-    const sending = load.send();
-    await load.repliedAtLeast(800, 90_000);
-    const victim = await leaderOfPartitionZero(cluster.brokers, config.topics.balanceCommands);
-    await cluster.node(victim).kill();
-    const killedAt = Date.now();
-    const repliedAtKill = load.replied;
-    const survivors = cluster.nodes.filter((n) => n.nodeId !== victim).flatMap((n) => n.brokers);
-    await sending;
-    const settleMs = await worker.whileRunning(load.settled(120_000, survivors));
-    const tally = await load.tally(survivors);
+    const killed = await brokerKilledUnderLoad(cluster, own.started, (config) => leaderOfPartitionZero(cluster.brokers, config.topics.balanceCommands));
+    const { load, worker, tally } = killed;
     report('Kafka cluster, one of 3 brokers killed for good', tally, [
-      `broker ${victim} (leader of commands partition 0) killed at ${repliedAtKill} replies`,
-      `longest pause in handling after the kill ${(worker.longestPause(killedAt) / 1000).toFixed(1)} s; all committed ${(settleMs / 1000).toFixed(1)} s after the last send`,
+      `broker ${killed.victim} (leader of commands partition 0) killed at ${killed.repliedAtKill} replies`,
+      ...afterTheKill(killed),
       `sends retried by the partners ${load.failedSends}`,
-      `worker handled ${worker.handled.length} (${worker.outcomes().REPLAYED ?? 0} replayed), same process: ${worker.running}`,
       ...tallyExtras(tally),
       seconds(began),
     ]);
     expect(worker.running).toBe(true);
-    expectExactlyOnce(tally, commands);
+    expectExactlyOnce(tally, THREE_BROKER_COMMANDS);
   });
 });
 
@@ -142,37 +166,23 @@ describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker killed 
  * member, which waited out the old member's session: ≈ 30 s without a commit, and a rebalance. The worker
  * must find the new coordinator and stay the member it was (src/adapters/kafka/coordinator-rediscovery.ts).
  */
-describe('three-broker cluster (RF 3): the broker coordinating the worker\'s group killed for good under load', () => {
+describe("three-broker cluster (RF 3): the broker coordinating the worker's group killed for good under load", () => {
   const own = ownThreeBrokerCluster();
 
   it('the worker stays the same member of its group and commits through the new coordinator; every Add applied once', async () => {
     const began = Date.now();
-    const commands = 3000;
     const cluster = own.cluster();
-    const { config, load, worker } = own.started(await startRun(cluster.brokers, 3, commands, 200));
-    const sending = load.send();
-    await load.repliedAtLeast(800, 90_000);
-    const membersBefore = await groupMembers(cluster.brokers, config.groupId);
-    const victim = await coordinatorOfGroup(cluster.brokers, config.groupId);
-    await cluster.node(victim).kill();
-    const killedAt = Date.now();
-    const repliedAtKill = load.replied;
-    const survivors = cluster.nodes.filter((n) => n.nodeId !== victim).flatMap((n) => n.brokers);
-    await sending;
-    const settleMs = await worker.whileRunning(load.settled(120_000, survivors));
-    const membersAfter = await groupMembers(survivors, config.groupId);
-    const tally = await load.tally(survivors);
-    report('Kafka cluster, the coordinator of the worker\'s group killed for good', tally, [
-      `broker ${victim} (coordinator of group ${config.groupId}) killed at ${repliedAtKill} replies`,
-      `longest pause in handling after the kill ${(worker.longestPause(killedAt) / 1000).toFixed(1)} s; all committed ${(settleMs / 1000).toFixed(1)} s after the last send (session timeout ${SESSION_TIMEOUT_MS / 1000} s)`,
-      `member ${membersBefore.join(',')} before, ${membersAfter.join(',')} after`,
-      `worker handled ${worker.handled.length} (${worker.outcomes().REPLAYED ?? 0} replayed), same process: ${worker.running}`,
+    const killed = await brokerKilledUnderLoad(cluster, own.started, (config) => coordinatorOfGroup(cluster.brokers, config.groupId));
+    const { config, worker, tally, members } = killed;
+    report("Kafka cluster, the coordinator of the worker's group killed for good", tally, [
+      `broker ${killed.victim} (coordinator of group ${config.groupId}) killed at ${killed.repliedAtKill} replies`,
+      ...afterTheKill(killed),
       ...tallyExtras(tally),
       seconds(began),
     ]);
     expect(worker.running).toBe(true);
-    expect(membersBefore).toHaveLength(1);
-    expect(membersAfter).toEqual(membersBefore);
-    expectExactlyOnce(tally, commands);
+    expect(members.before).toHaveLength(1);
+    expect(members.after).toEqual(members.before);
+    expectExactlyOnce(tally, THREE_BROKER_COMMANDS);
   });
 });
