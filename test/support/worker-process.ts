@@ -89,7 +89,17 @@ export class WorkerProcess {
         }
       }
       for (const waiter of [...this.waiters]) if (waiter.test(line)) waiter.resolve();
+      for (const tally of this.tallies) if (tally.test(line)) tally.count++;
     }
+  }
+
+  private readonly tallies = new Set<{ test: (line: string) => boolean; count: number }>();
+
+  /** Counts the output lines that pass the test from now on (read `count` when wanted). */
+  countLines(test: (line: string) => boolean): { readonly count: number } {
+    const tally = { test, count: 0 };
+    this.tallies.add(tally);
+    return tally;
   }
 
   private readonly waiters = new Set<{ test: (line: string) => boolean; resolve: () => void }>();

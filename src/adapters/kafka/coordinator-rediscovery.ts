@@ -5,8 +5,11 @@
  * exhausts its retries (about 18 s), restarts and joins as a new member, which waits out the old member's
  * session and rebalances the group: about 30 s without a commit. A survivor has loaded the group, its
  * members and generation with it, within seconds of the broker being fenced. Here commits and heartbeats
- * ask the cluster for the group's coordinator again whenever the one they hold is disconnected, as the
- * Java client marks its coordinator unknown on a disconnect (test/faults/kafka-outage.test.ts).
+ * ask the cluster for the group's coordinator again whenever the one they hold is disconnected or answers
+ * that it no longer coordinates the group, as the Java client marks its coordinator unknown then
+ * (test/faults/kafka-outage.test.ts). kafkajs took that answer for a rebalance and re-joined the group,
+ * which stops every member's fetching for a round; here a heartbeat so answered is skipped (the next one
+ * goes to the new coordinator) and a commit is sent there once more.
  */
 
 /** The parts of kafkajs's Broker, Cluster, ConsumerGroup and OffsetManager this file touches. */
@@ -20,13 +23,20 @@ export interface CoordinatorHolder {
 }
 
 const lookups = new WeakMap<CoordinatorHolder, Promise<CoordinatorBroker>>();
+/** Holders whose coordinator said it no longer coordinates the group: looked up again though connected. */
+const moved = new WeakSet<CoordinatorHolder>();
 
-/** The holder's coordinator, found again (one lookup for concurrent callers) when it is disconnected. */
+/** The answers of a broker that does not (or not yet) coordinate the group, kafkajs's error types. */
+const COORDINATOR_MOVED = new Set(['NOT_COORDINATOR_FOR_GROUP', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'GROUP_LOAD_IN_PROGRESS']);
+export const coordinatorMoved = (error: unknown): boolean => COORDINATOR_MOVED.has((error as { type?: string } | null)?.type ?? '');
+
+/** The holder's coordinator, found again (one lookup for concurrent callers) when it is disconnected or moved. */
 export async function connectedCoordinator(holder: CoordinatorHolder): Promise<CoordinatorBroker> {
   const held = holder.coordinator;
-  if (held?.isConnected()) return held;
+  if (held?.isConnected() && !moved.has(holder)) return held;
   let lookup = lookups.get(holder);
   if (!lookup) {
+    moved.delete(holder);
     lookup = holder.cluster.findGroupCoordinator({ groupId: holder.groupId }).finally(() => lookups.delete(holder));
     lookups.set(holder, lookup);
   }
@@ -35,9 +45,38 @@ export async function connectedCoordinator(holder: CoordinatorHolder): Promise<C
   return found;
 }
 
+/** `call`, and once more through a coordinator found again when the first answer says the coordinator moved. */
+export async function onceMoreIfMoved<T>(holder: CoordinatorHolder, call: () => Promise<T>): Promise<T> {
+  try {
+    return await markingMoved(holder, call);
+  } catch (error) {
+    if (!coordinatorMoved(error)) throw error;
+    return markingMoved(holder, call);
+  }
+}
+
+/** `heartbeat`, skipped when the coordinator moved: the member is still the group's, and the next one goes to the new coordinator. */
+export async function heartbeatUnlessMoved(holder: CoordinatorHolder, heartbeat: () => Promise<unknown>): Promise<void> {
+  try {
+    await markingMoved(holder, heartbeat);
+  } catch (error) {
+    if (!coordinatorMoved(error)) throw error;
+  }
+}
+
+async function markingMoved<T>(holder: CoordinatorHolder, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (coordinatorMoved(error)) moved.add(holder);
+    throw error;
+  }
+}
+
 type Method = (this: CoordinatorHolder & { memberId?: string | null }, ...args: unknown[]) => Promise<unknown>;
 interface Prototype {
   getCoordinator?: Method;
+  commitOffsets?: Method;
   heartbeat?: Method;
 }
 
@@ -54,9 +93,13 @@ function prototypeOf(module: string, method: keyof Prototype): Prototype & { [IN
 export function installCoordinatorRediscovery(): void {
   const offsetManager = prototypeOf('kafkajs/src/consumer/offsetManager', 'getCoordinator');
   if (!offsetManager[INSTALLED]) {
+    const commitOffsets = prototypeOf('kafkajs/src/consumer/offsetManager', 'commitOffsets').commitOffsets!;
     // every commit and offset fetch of the member goes through this
     offsetManager.getCoordinator = async function getCoordinator() {
       return connectedCoordinator(this);
+    };
+    offsetManager.commitOffsets = async function commitOffsetsToCoordinator(...args: unknown[]) {
+      return onceMoreIfMoved(this, () => commitOffsets.apply(this, args));
     };
     offsetManager[INSTALLED] = true;
   }
@@ -65,8 +108,9 @@ export function installCoordinatorRediscovery(): void {
     const heartbeat = consumerGroup.heartbeat!;
     // kafkajs's shared heartbeat sends to this.coordinator, so the held one is replaced before it runs
     consumerGroup.heartbeat = async function heartbeatToConnectedCoordinator(...args: unknown[]) {
-      if (this.memberId && this.coordinator) await connectedCoordinator(this);
-      return heartbeat.apply(this, args);
+      if (!this.memberId || !this.coordinator) return heartbeat.apply(this, args);
+      await connectedCoordinator(this);
+      return heartbeatUnlessMoved(this, () => heartbeat.apply(this, args));
     };
     consumerGroup[INSTALLED] = true;
   }

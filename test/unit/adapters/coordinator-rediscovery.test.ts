@@ -1,4 +1,4 @@
-import { connectedCoordinator, installCoordinatorRediscovery, type CoordinatorBroker, type CoordinatorHolder } from '../../../src/adapters/kafka/coordinator-rediscovery';
+import { connectedCoordinator, heartbeatUnlessMoved, installCoordinatorRediscovery, onceMoreIfMoved, type CoordinatorBroker, type CoordinatorHolder } from '../../../src/adapters/kafka/coordinator-rediscovery';
 
 const broker = (name: string, connected = true) => ({ name, connected, isConnected() { return this.connected; } });
 
@@ -56,16 +56,71 @@ describe('connectedCoordinator', () => {
   });
 });
 
+/** kafkajs's error for a broker's answer, as its protocol layer builds it: `type` names the Kafka error code. */
+const kafkaError = (type: string) => Object.assign(new Error(type), { type });
+
+describe('a coordinator that answers it no longer coordinates the group', () => {
+  /** A call that goes to the holder's coordinator, as kafkajs's commit and heartbeat do, answered by `answer`. */
+  const toCoordinator = (holder: CoordinatorHolder, answer: (coordinator: string) => unknown) => {
+    const sentTo: string[] = [];
+    const call = async () => {
+      const coordinator = (await connectedCoordinator(holder)) as CoordinatorBroker & { name: string };
+      sentTo.push(coordinator.name);
+      const answered = answer(coordinator.name);
+      if (answered instanceof Error) throw answered;
+      return answered;
+    };
+    return { call, sentTo };
+  };
+
+  it('a commit is sent once more, to the coordinator found again', async () => {
+    const { holder, release } = holderWith(broker('old coordinator'));
+    release();
+    const { call, sentTo } = toCoordinator(holder, (name) => (name === 'old coordinator' ? kafkaError('NOT_COORDINATOR_FOR_GROUP') : 'committed'));
+    await expect(onceMoreIfMoved(holder, call)).resolves.toBe('committed');
+    expect(sentTo).toEqual(['old coordinator', 'new coordinator']);
+  });
+
+  it('a commit fails when the coordinator found again says the same, and the next call looks it up again', async () => {
+    const { holder, lookups, release } = holderWith(broker('old coordinator'));
+    release();
+    const { call, sentTo } = toCoordinator(holder, () => kafkaError('GROUP_LOAD_IN_PROGRESS'));
+    await expect(onceMoreIfMoved(holder, call)).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
+    await expect(onceMoreIfMoved(holder, call)).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
+    expect(sentTo).toEqual(['old coordinator', 'new coordinator', 'new coordinator', 'new coordinator']);
+    expect(lookups).toHaveLength(3);
+  });
+
+  it('other errors pass through once, without a lookup', async () => {
+    const { holder, lookups, release } = holderWith(broker('coordinator'));
+    release();
+    const { call, sentTo } = toCoordinator(holder, () => kafkaError('REBALANCE_IN_PROGRESS'));
+    await expect(onceMoreIfMoved(holder, call)).rejects.toMatchObject({ type: 'REBALANCE_IN_PROGRESS' });
+    await expect(heartbeatUnlessMoved(holder, call)).rejects.toMatchObject({ type: 'REBALANCE_IN_PROGRESS' });
+    expect(sentTo).toEqual(['coordinator', 'coordinator']);
+    expect(lookups).toEqual([]);
+  });
+
+  it('a heartbeat so answered is skipped (no rebalance), and the next goes to the coordinator found again', async () => {
+    const { holder, release } = holderWith(broker('old coordinator'));
+    release();
+    const { call, sentTo } = toCoordinator(holder, (name) => (name === 'old coordinator' ? kafkaError('NOT_COORDINATOR_FOR_GROUP') : undefined));
+    await expect(heartbeatUnlessMoved(holder, call)).resolves.toBeUndefined();
+    await expect(heartbeatUnlessMoved(holder, call)).resolves.toBeUndefined();
+    expect(sentTo).toEqual(['old coordinator', 'new coordinator']);
+  });
+});
+
 describe('installCoordinatorRediscovery', () => {
   it("replaces kafkajs's offset manager and consumer group methods once, whatever the number of calls", () => {
     const offsetManager = require('kafkajs/src/consumer/offsetManager').prototype;
     const consumerGroup = require('kafkajs/src/consumer/consumerGroup').prototype;
-    const before = [offsetManager.getCoordinator, consumerGroup.heartbeat];
+    const methods = () => [offsetManager.getCoordinator, offsetManager.commitOffsets, consumerGroup.heartbeat];
+    const before = methods();
     installCoordinatorRediscovery();
-    const patched = [offsetManager.getCoordinator, consumerGroup.heartbeat];
+    const patched = methods();
     installCoordinatorRediscovery();
-    expect(patched[0]).not.toBe(before[0]);
-    expect(patched[1]).not.toBe(before[1]);
-    expect([offsetManager.getCoordinator, consumerGroup.heartbeat]).toEqual(patched);
+    patched.forEach((method, i) => expect(method).not.toBe(before[i]));
+    expect(methods()).toEqual(patched);
   });
 });
