@@ -115,6 +115,8 @@ interface BrokerKilled extends Run {
   members: { before: string[]; after: string[] };
   /** kafkajs's "re-joining" lines after the kill: each a round of the group's rebalance protocol. */
   rejoins: number;
+  /** The worker's "coordinator moved" lines after the kill. */
+  coordinatorMoves: number;
 }
 
 /** kafkajs logs each re-join of a member, after a rebalance was announced or its coordinator said it moved. */
@@ -129,6 +131,7 @@ async function brokerKilledUnderLoad(cluster: KafkaCluster, started: (run: Run) 
   const before = await groupMembers(cluster.brokers, config.groupId);
   const victim = await chooseVictim(config);
   const rejoins = worker.countLines((line) => REJOINING.test(line));
+  const coordinatorMoves = worker.countLines((line) => line.includes('"The group coordinator moved; heartbeats and commits follow it"'));
   await cluster.node(victim).kill();
   const killedAt = Date.now();
   const repliedAtKill = load.replied;
@@ -136,12 +139,12 @@ async function brokerKilledUnderLoad(cluster: KafkaCluster, started: (run: Run) 
   await sending;
   const settleMs = await worker.whileRunning(load.settled(120_000, survivors));
   const after = await groupMembers(survivors, config.groupId);
-  return { ...run, victim, killedAt, repliedAtKill, settleMs, tally: await load.tally(survivors), members: { before, after }, rejoins: rejoins.count };
+  return { ...run, victim, killedAt, repliedAtKill, settleMs, tally: await load.tally(survivors), members: { before, after }, rejoins: rejoins.count, coordinatorMoves: coordinatorMoves.count };
 }
 
-const afterTheKill = ({ worker, killedAt, settleMs, members, rejoins }: BrokerKilled) => [
+const afterTheKill = ({ worker, killedAt, settleMs, members, rejoins, coordinatorMoves }: BrokerKilled) => [
   `longest pause in handling after the kill ${(worker.longestPause(killedAt) / 1000).toFixed(1)} s; all committed ${(settleMs / 1000).toFixed(1)} s after the last send (session timeout ${SESSION_TIMEOUT_MS / 1000} s)`,
-  `member ${members.before.join(',')} before, ${members.after.join(',')} after; ${rejoins} re-join(s)`,
+  `member ${members.before.join(',')} before, ${members.after.join(',')} after; ${rejoins} re-join(s), ${coordinatorMoves} coordinator move(s) logged`,
   `worker handled ${worker.handled.length} (${worker.outcomes().REPLAYED ?? 0} replayed), same process: ${worker.running}`,
 ];
 
@@ -191,6 +194,7 @@ describe("three-broker cluster (RF 3): the broker coordinating the worker's grou
     expect(members.after).toEqual(members.before);
     // a survivor that had not loaded the group yet answered NOT_COORDINATOR, which kafkajs took for a rebalance
     expect(killed.rejoins).toBe(0);
+    expect(killed.coordinatorMoves).toBeGreaterThanOrEqual(1);
     expectExactlyOnce(tally, THREE_BROKER_COMMANDS);
   });
 });

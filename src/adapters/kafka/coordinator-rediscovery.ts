@@ -15,6 +15,7 @@
 /** The parts of kafkajs's Broker, Cluster, ConsumerGroup and OffsetManager this file touches. */
 export interface CoordinatorBroker {
   isConnected(): boolean;
+  nodeId?: number | null;
 }
 export interface CoordinatorHolder {
   coordinator: CoordinatorBroker | null;
@@ -30,14 +31,23 @@ const moved = new WeakSet<CoordinatorHolder>();
 const COORDINATOR_MOVED = new Set(['NOT_COORDINATOR_FOR_GROUP', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'GROUP_LOAD_IN_PROGRESS']);
 export const coordinatorMoved = (error: unknown): boolean => COORDINATOR_MOVED.has((error as { type?: string } | null)?.type ?? '');
 
-/** The holder's coordinator, found again (one lookup for concurrent callers) when it is disconnected or moved. */
-export async function connectedCoordinator(holder: CoordinatorHolder): Promise<CoordinatorBroker> {
+/**
+ * The holder's coordinator, found again (one lookup for concurrent callers) when it is disconnected or
+ * moved; `onMove` hears of a lookup that found another node, once per lookup.
+ */
+export async function connectedCoordinator(holder: CoordinatorHolder, onMove?: (from: number | null | undefined, to: number | null | undefined) => void): Promise<CoordinatorBroker> {
   const held = holder.coordinator;
   if (held?.isConnected() && !moved.has(holder)) return held;
   let lookup = lookups.get(holder);
   if (!lookup) {
     moved.delete(holder);
-    lookup = holder.cluster.findGroupCoordinator({ groupId: holder.groupId }).finally(() => lookups.delete(holder));
+    lookup = holder.cluster
+      .findGroupCoordinator({ groupId: holder.groupId })
+      .then((found) => {
+        if (found.nodeId !== held?.nodeId) onMove?.(held?.nodeId, found.nodeId);
+        return found;
+      })
+      .finally(() => lookups.delete(holder));
     lookups.set(holder, lookup);
   }
   const found = await lookup;
@@ -73,7 +83,10 @@ async function markingMoved<T>(holder: CoordinatorHolder, call: () => Promise<T>
   }
 }
 
-type Method = (this: CoordinatorHolder & { memberId?: string | null }, ...args: unknown[]) => Promise<unknown>;
+type Method = (this: CoordinatorHolder & { memberId?: string | null; logger?: KafkajsLogger }, ...args: unknown[]) => Promise<unknown>;
+interface KafkajsLogger {
+  warn(message: string, extra?: Record<string, unknown>): void;
+}
 interface Prototype {
   getCoordinator?: Method;
   commitOffsets?: Method;
@@ -109,7 +122,8 @@ export function installCoordinatorRediscovery(): void {
     // kafkajs's shared heartbeat sends to this.coordinator, so the held one is replaced before it runs
     consumerGroup.heartbeat = async function heartbeatToConnectedCoordinator(...args: unknown[]) {
       if (!this.memberId || !this.coordinator) return heartbeat.apply(this, args);
-      await connectedCoordinator(this);
+      // once per move and member, in the program's log through kafkajs's logger (WARN and above reach it)
+      await connectedCoordinator(this, (from, to) => this.logger?.warn('The group coordinator moved; heartbeats and commits follow it', { groupId: this.groupId, memberId: this.memberId, from, to }));
       return heartbeatUnlessMoved(this, () => heartbeat.apply(this, args));
     };
     consumerGroup[INSTALLED] = true;

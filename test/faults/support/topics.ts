@@ -128,9 +128,12 @@ const javaStringHash = (text: string): number => {
   return hash;
 };
 
+/** Kafka's Utils.abs: Math.abs, with Integer.MIN_VALUE as 0 (not the producer's `& 0x7fffffff`, toPositive). */
+const kafkaAbs = (n: number): number => (n === -0x80000000 ? 0 : Math.abs(n));
+
 /**
  * The node id of the broker coordinating `groupId`: the leader of the offsets-topic partition the group
- * hashes to (Kafka's partitionFor: abs(groupId.hashCode) % offsets.topic.num.partitions).
+ * hashes to (Kafka's partitionFor: Utils.abs(groupId.hashCode) % offsets.topic.num.partitions).
  */
 export async function coordinatorOfGroup(brokers: string[], groupId: string): Promise<number> {
   const admin = kafkaClient(brokers).admin();
@@ -138,7 +141,7 @@ export async function coordinatorOfGroup(brokers: string[], groupId: string): Pr
   try {
     const { topics } = await admin.fetchTopicMetadata({ topics: ['__consumer_offsets'] });
     const partitions = topics[0]!.partitions;
-    const partitionId = (javaStringHash(groupId) & 0x7fffffff) % partitions.length;
+    const partitionId = kafkaAbs(javaStringHash(groupId)) % partitions.length;
     return partitions.find((p) => p.partitionId === partitionId)!.leader;
   } finally {
     await admin.disconnect();

@@ -2,7 +2,7 @@ import { connectedCoordinator, heartbeatUnlessMoved, installCoordinatorRediscove
 
 const broker = (name: string, connected = true) => ({ name, connected, isConnected() { return this.connected; } });
 
-function holderWith(held: (CoordinatorBroker & { name: string }) | null, found = broker('new coordinator')) {
+function holderWith(held: (CoordinatorBroker & { name: string }) | null, found: CoordinatorBroker & { name: string } = broker('new coordinator')) {
   const lookups: string[] = [];
   let release: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (release = resolve));
@@ -36,12 +36,23 @@ describe('connectedCoordinator', () => {
     expect(lookups).toEqual(['workers']);
   });
 
-  it('makes one lookup for callers that ask at once (a commit and a heartbeat)', async () => {
-    const { holder, lookups, found, release } = holderWith(broker('dead', false));
-    const asked = [connectedCoordinator(holder), connectedCoordinator(holder)];
+  it('makes one lookup for callers that ask at once, and tells of the move once', async () => {
+    const { holder, lookups, found, release } = holderWith(Object.assign(broker('dead', false), { nodeId: 3 }), Object.assign(broker('new coordinator'), { nodeId: 1 }));
+    const moves: unknown[] = [];
+    const onMove = (from: unknown, to: unknown) => moves.push([from, to]);
+    const asked = [connectedCoordinator(holder, onMove), connectedCoordinator(holder, onMove)];
     release();
     expect(await Promise.all(asked)).toEqual([found, found]);
     expect(lookups).toHaveLength(1);
+    expect(moves).toEqual([[3, 1]]);
+  });
+
+  it('tells of no move when the lookup finds the same node (a connection closed while idle)', async () => {
+    const { holder, release } = holderWith(Object.assign(broker('closed', false), { nodeId: 2 }), Object.assign(broker('reconnected'), { nodeId: 2 }));
+    const moves: unknown[] = [];
+    release();
+    await connectedCoordinator(holder, (from, to) => moves.push([from, to]));
+    expect(moves).toEqual([]);
   });
 
   it('looks up again after a failed lookup', async () => {
