@@ -29,7 +29,7 @@ const moved = new WeakSet<CoordinatorHolder>();
 
 /** The answers of a broker that does not (or not yet) coordinate the group, kafkajs's error types. */
 const COORDINATOR_MOVED = new Set(['NOT_COORDINATOR_FOR_GROUP', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'GROUP_LOAD_IN_PROGRESS']);
-export const coordinatorMoved = (error: unknown): boolean => COORDINATOR_MOVED.has((error as { type?: string } | null)?.type ?? '');
+const coordinatorMoved = (error: unknown): boolean => COORDINATOR_MOVED.has((error as { type?: string } | null)?.type ?? '');
 
 /**
  * The holder's coordinator, found again (one lookup for concurrent callers) when it is disconnected or
@@ -40,10 +40,11 @@ export async function connectedCoordinator(holder: CoordinatorHolder, onMove?: (
   if (held?.isConnected() && !moved.has(holder)) return held;
   let lookup = lookups.get(holder);
   if (!lookup) {
-    moved.delete(holder);
     lookup = holder.cluster
       .findGroupCoordinator({ groupId: holder.groupId })
       .then((found) => {
+        // only a found coordinator clears the mark: after a failed lookup the held one is still not it
+        moved.delete(holder);
         if (found.nodeId !== held?.nodeId) onMove?.(held?.nodeId, found.nodeId);
         return found;
       })
@@ -95,18 +96,19 @@ interface Prototype {
 
 const INSTALLED = Symbol.for('wholesale.coordinatorRediscovery');
 
-function prototypeOf(module: string, method: keyof Prototype): Prototype & { [INSTALLED]?: true } {
+function prototypeOf(module: string, ...methods: (keyof Prototype)[]): Prototype & { [INSTALLED]?: true } {
   // kafkajs's internals have no typed entry point; these are the module instances kafkajs itself loads
   const prototype = (require(module) as { prototype?: Prototype }).prototype;
-  if (typeof prototype?.[method] !== 'function') throw new Error(`kafkajs internals changed: ${module} has no ${method}(); see src/adapters/kafka/coordinator-rediscovery.ts`);
+  const missing = methods.filter((method) => typeof prototype?.[method] !== 'function');
+  if (!prototype || missing.length > 0) throw new Error(`kafkajs internals changed: ${module} has no ${missing.join('(), ')}(); see src/adapters/kafka/coordinator-rediscovery.ts`);
   return prototype;
 }
 
 /** Patches kafkajs's offset manager and consumer group once per process; later calls do nothing. */
 export function installCoordinatorRediscovery(): void {
-  const offsetManager = prototypeOf('kafkajs/src/consumer/offsetManager', 'getCoordinator');
+  const offsetManager = prototypeOf('kafkajs/src/consumer/offsetManager', 'getCoordinator', 'commitOffsets');
   if (!offsetManager[INSTALLED]) {
-    const commitOffsets = prototypeOf('kafkajs/src/consumer/offsetManager', 'commitOffsets').commitOffsets!;
+    const commitOffsets = offsetManager.commitOffsets!;
     // every commit and offset fetch of the member goes through this
     offsetManager.getCoordinator = async function getCoordinator() {
       return connectedCoordinator(this);

@@ -102,6 +102,18 @@ describe('a coordinator that answers it no longer coordinates the group', () => 
     expect(lookups).toHaveLength(3);
   });
 
+  it('a coordinator that said so is looked up again after a lookup that failed, not used again', async () => {
+    const { holder, release } = holderWith(broker('old coordinator'));
+    let failures = 1;
+    const find = holder.cluster.findGroupCoordinator;
+    holder.cluster.findGroupCoordinator = async (request) => (failures-- > 0 ? Promise.reject(new Error('coordinator not available')) : find(request));
+    release();
+    const { call, sentTo } = toCoordinator(holder, (name) => (name === 'old coordinator' ? kafkaError('NOT_COORDINATOR_FOR_GROUP') : 'committed'));
+    await expect(onceMoreIfMoved(holder, call)).rejects.toThrow('coordinator not available');
+    await expect(onceMoreIfMoved(holder, call)).resolves.toBe('committed');
+    expect(sentTo).toEqual(['old coordinator', 'new coordinator']);
+  });
+
   it('other errors pass through once, without a lookup', async () => {
     const { holder, lookups, release } = holderWith(broker('coordinator'));
     release();
