@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type KafkaMessage } from 'kafkajs';
 import { createConsumer } from '../../../src/adapters/kafka/closable-consumer';
 import type { ServiceConfig } from '../../../src/app/config';
 import { serviceTopics } from '../../../src/app/service';
@@ -8,6 +8,17 @@ import { loadOptionalHierarchyFile } from '../../../src/security/hierarchy-file'
 /** Reading whole topics and consumer-group offsets, for checking what the service produced and committed. */
 export const kafkaClient = (brokers: string[], clientId = 'faults') =>
   new Kafka({ clientId, brokers, logLevel: logLevel.NOTHING, retry: { retries: 15, initialRetryTime: 200, maxRetryTime: 2000 } });
+
+/** One admin session on the test's client (its retries outlast a broker's loss), as src/adapters/kafka/admin-session.ts's withAdmin. */
+async function withTestAdmin<T>(brokers: string[], work: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = kafkaClient(brokers).admin();
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.disconnect();
+  }
+}
 
 /** Test-side consumers rejoin quickly after a Kafka outage and see moved partition leaders soon (see KAFKA_METADATA_MAX_AGE_MS). */
 export const TEST_SESSION = { sessionTimeout: 6000, heartbeatInterval: 1000, metadataMaxAge: 5000 } as const;
@@ -52,30 +63,18 @@ export async function drainTopic(brokers: string[], topic: string, timeoutMs = 6
 }
 
 /** The sum of the topic's end offsets: how many records it holds when nothing was deleted. */
-export async function topicEnd(brokers: string[], topic: string): Promise<number> {
-  const admin = kafkaClient(brokers).admin();
-  await admin.connect();
-  try {
-    return (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
+export const topicEnd = (brokers: string[], topic: string): Promise<number> =>
+  withTestAdmin(brokers, async (admin) => (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0));
 
 /** Committed offset of the group per partition (-1 when none), and the end offset of each partition. */
-export async function groupProgress(brokers: string[], groupId: string, topic: string): Promise<{ committed: number; end: number }> {
-  const admin = kafkaClient(brokers).admin();
-  await admin.connect();
-  try {
+export const groupProgress = (brokers: string[], groupId: string, topic: string): Promise<{ committed: number; end: number }> =>
+  withTestAdmin(brokers, async (admin) => {
     const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
     const ends = await admin.fetchTopicOffsets(topic);
     const committed = offsets.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
     const end = ends.reduce((sum, p) => sum + Number(p.high), 0);
     return { committed, end };
-  } finally {
-    await admin.disconnect();
-  }
-}
+  });
 
 export const headerString = (message: KafkaMessage, name: string): string | undefined => {
   const raw = message.headers?.[name];
@@ -84,16 +83,11 @@ export const headerString = (message: KafkaMessage, name: string): string | unde
 };
 
 /** The node id of the broker leading partition 0 of `topic`: the victim of a broker-loss test (it also leads other partitions). */
-export async function leaderOfPartitionZero(brokers: string[], topic: string): Promise<number> {
-  const admin = kafkaClient(brokers).admin();
-  await admin.connect();
-  try {
+export const leaderOfPartitionZero = (brokers: string[], topic: string): Promise<number> =>
+  withTestAdmin(brokers, async (admin) => {
     const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
     return topics[0]!.partitions.find((p) => p.partitionId === 0)!.leader;
-  } finally {
-    await admin.disconnect();
-  }
-}
+  });
 
 /**
  * Creates the configuration's topics on a cluster of any size. Not kafkajs's waitForLeaders: on several
@@ -101,9 +95,7 @@ export async function leaderOfPartitionZero(brokers: string[], topic: string): P
  */
 export async function createTopicsOnCluster(config: ServiceConfig, extraTopics: string[] = []): Promise<void> {
   const { topicPartitions: numPartitions, topicReplicationFactor: replicationFactor, brokers } = config.kafka;
-  const admin = kafkaClient(brokers).admin();
-  await admin.connect();
-  try {
+  await withTestAdmin(brokers, async (admin) => {
     // the service's topics and its partners' (the fault partner's replies and events go to its own topics)
     const topics = [...new Set([...serviceTopics(config, loadOptionalHierarchyFile(config.customersFile)), ...extraTopics])];
     await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions, replicationFactor })), waitForLeaders: false });
@@ -116,9 +108,7 @@ export async function createTopicsOnCluster(config: ServiceConfig, extraTopics: 
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-  } finally {
-    await admin.disconnect();
-  }
+  });
 }
 
 /** Java's String.hashCode, which Kafka uses to place a group on a partition of its offsets topic. */
@@ -135,27 +125,14 @@ const kafkaAbs = (n: number): number => (n === -0x80000000 ? 0 : Math.abs(n));
  * The node id of the broker coordinating `groupId`: the leader of the offsets-topic partition the group
  * hashes to (Kafka's partitionFor: Utils.abs(groupId.hashCode) % offsets.topic.num.partitions).
  */
-export async function coordinatorOfGroup(brokers: string[], groupId: string): Promise<number> {
-  const admin = kafkaClient(brokers).admin();
-  await admin.connect();
-  try {
+export const coordinatorOfGroup = (brokers: string[], groupId: string): Promise<number> =>
+  withTestAdmin(brokers, async (admin) => {
     const { topics } = await admin.fetchTopicMetadata({ topics: ['__consumer_offsets'] });
     const partitions = topics[0]!.partitions;
     const partitionId = kafkaAbs(javaStringHash(groupId)) % partitions.length;
     return partitions.find((p) => p.partitionId === partitionId)!.leader;
-  } finally {
-    await admin.disconnect();
-  }
-}
+  });
 
 /** The member ids of the group's members, as its coordinator knows them now. */
-export async function groupMembers(brokers: string[], groupId: string): Promise<string[]> {
-  const admin = kafkaClient(brokers).admin();
-  await admin.connect();
-  try {
-    const { groups } = await admin.describeGroups([groupId]);
-    return groups[0]!.members.map((member) => member.memberId).sort();
-  } finally {
-    await admin.disconnect();
-  }
-}
+export const groupMembers = (brokers: string[], groupId: string): Promise<string[]> =>
+  withTestAdmin(brokers, async (admin) => (await admin.describeGroups([groupId])).groups[0]!.members.map((member) => member.memberId).sort());
