@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { loadCatalogFile } from '../../src/adapters/catalog/catalog-file';
 import { createRedisClient, type RedisClient } from '../../src/adapters/redis/client';
-import { renewalDueKey, subscriberKeys } from '../../src/adapters/redis/keys';
+import { BALANCES_OWNER_FIELD, renewalDueKey, subscriberKeys } from '../../src/adapters/redis/keys';
 import { observeRedisCalls } from '../../src/adapters/redis/call-timing';
 import { createRedisRenewalStore } from '../../src/adapters/redis/renewal-store';
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
@@ -184,7 +184,8 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       // As bench/seed.ts seeds them: through the subscription store, createPending then activate.
       const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000002', '2000004'] });
       const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
-      expect(await redis.hlen(keys.balances)).toBe(7);
+      expect(await redis.hlen(keys.balances)).toBe(8); // seven sub-balances and the owner mark
+      expect(await redis.hget(keys.balances, BALANCES_OWNER_FIELD)).toBe(sub.wholesaleCustomerId);
       expect(await redis.object('ENCODING', keys.subscription)).toBe('listpack');
       expect(await redis.object('ENCODING', keys.balances)).toBe('listpack');
       expect(await redis.llen(keys.ledger)).toBe(1);
@@ -523,7 +524,9 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const flat = Array.isArray(rows) ? rows : [];
       const map = Object.fromEntries(Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]));
       expect(Object.keys(map)).toHaveLength(flat.length / 2);
-      return { map, hash: await redis.hgetall(keys.balances) };
+      const { [BALANCES_OWNER_FIELD]: owner, ...hash } = await redis.hgetall(keys.balances);
+      expect(owner).toBe(sub.wholesaleCustomerId); // kept in the hash, never in an outcome
+      return { map, hash };
     };
 
     it('equal the balances hash after every kind of change: updates adding and dropping dates, added, cancelled and swapped buckets', async () => {

@@ -15,6 +15,7 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
     /**
      * Hash: instance number (seq; subBalanceInstId = `<gpsi>-<seq>`) → the sub-balance as positional text
      * (quantities in milli-units), kept short so the hash stays a listpack. Format: scripts/lib/balance.lua.
+     * Once the subscription is ACTIVE, also its owner under BALANCES_OWNER_FIELD.
      */
     balances: `${base}:bal`,
     /** List: the balance ledger, newest first, trimmed to the retention. */
@@ -25,6 +26,13 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
     commandOutcome: (commandId: string) => `${base}:done:${commandId}`,
   };
 };
+
+/**
+ * The field of the balances hash that holds the subscription's wholesaleCustomerId once it is ACTIVE
+ * (OWNER_FIELD in scripts/lib/balance.lua): ACTIVE is final and the owner never changes, so a query reads
+ * the one hash. Absent: not ACTIVE, or activated before the field existed (read the subscription too).
+ */
+export const BALANCES_OWNER_FIELD = 'o';
 
 /** Sorted set of gpsi by the real time (epoch ms) of their next renewal. One global key, touched alone. */
 export const renewalDueKey = (prefix: string): string => `${prefix}balance:renewal-due`;

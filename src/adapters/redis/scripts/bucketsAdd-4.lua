@@ -12,6 +12,7 @@ if elsewhere then return elsewhere end
 
 local payload = cjson.decode(ARGV[2])
 local changes = {}
+keepOwnerMark(facts)
 instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)

@@ -12,7 +12,7 @@
 local ctx = cjson.decode(ARGV[1])
 local recorded = replay(KEYS[4], ctx)
 if recorded then return recorded end
-local s = redis.call('HMGET', KEYS[1], 'status', 'activatedAt', 'wholesalePlanId')
+local s = redis.call('HMGET', KEYS[1], 'status', 'activatedAt', 'wholesalePlanId', 'wholesaleCustomerId')
 if not s[1] then
   return { cjson.encode({ error = { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. ctx.gpsi } }), 0 }
 end
@@ -32,6 +32,7 @@ end
 redis.call('HSET', KEYS[1], 'status', 'ACTIVE', 'activatedAt', ctx.at, 'primaryBucketRefId', payload.primaryBucketRefId,
   'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
 local changes = {}
+setField(OWNER_FIELD, s[4]) -- the owner mark QueryBalances reads, written with the status
 instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)

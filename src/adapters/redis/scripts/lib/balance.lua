@@ -86,6 +86,12 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
+-- The balances hash also carries the subscription's owner under OWNER_FIELD once it is ACTIVE (activation
+-- writes it; a change to a subscription activated before it existed writes it too): ACTIVE is final and the
+-- owner never changes, so QueryBalances answers from this one hash — one HGETALL, atomic even on a Cluster
+-- (balance-store.ts). Not a digit-led field: no reader takes it for a sub-balance, and no outcome carries it.
+local OWNER_FIELD = 'o'
+
 -- The balances hash as this script holds it, so it is read once (loadBalances) and written once
 -- (writeBalances): every field and value in HGETALL's order, kept in step by saveBalance and removeBalance,
 -- whose writes wait in `sets` and `dels` (disjoint: the later of a set and a delete of a field wins) until
@@ -134,27 +140,27 @@ local function writeBalances(balKey)
   hash.sets, hash.setOrder, hash.dels, hash.delOrder = {}, {}, {}, {}
 end
 
--- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
-local function balanceRows(balKey)
-  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
-  if not hash.loaded then return redis.call('HGETALL', balKey) end
-  local flat = {}
-  for _, field in ipairs(hash.order) do
-    local value = hash.values[field]
-    if value ~= nil then
-      flat[#flat + 1] = field
-      flat[#flat + 1] = value
-    end
-  end
-  return flat
-end
-
 -- Reads the balances hash into `hash` (for balanceRows and the writes) without decoding its rows.
 local function readBalances(balKey)
   local flat = redis.call('HGETALL', balKey)
   hash.loaded, hash.order, hash.known, hash.values = true, {}, {}, {}
   for i = 1, #flat, 2 do
     hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
+  end
+  return flat
+end
+
+-- The hash's fields and values, as HGETALL would return them now (the writes sent): from memory once loaded.
+local function balanceRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then readBalances(balKey) end
+  local flat = {}
+  for _, field in ipairs(hash.order) do
+    local value = hash.values[field]
+    if value ~= nil and field ~= OWNER_FIELD then
+      flat[#flat + 1] = field
+      flat[#flat + 1] = value
+    end
   end
   return flat
 end
@@ -210,6 +216,12 @@ local function saveBalance(b, fresh)
   while dates[#dates] == '' do dates[#dates] = nil end
   if #dates > 0 then setField(b.seq .. 'v', table.concat(dates, '|'))
   elseif not fresh then delField(b.seq .. 'v') end
+end
+
+-- Writes the owner mark when the hash lacks it (with writeBalances' HSET): `facts` passed precondition.
+local function keepOwnerMark(facts)
+  local owner = facts[FACT_CUSTOMER]
+  if hash.values[OWNER_FIELD] ~= owner then setField(OWNER_FIELD, owner) end
 end
 
 local function amountsOf(b)
