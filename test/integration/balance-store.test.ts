@@ -558,6 +558,18 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
   });
 
   describe('renewal and ledger', () => {
+    it('a renewal writes the owner mark of a subscription activated before it existed, so every one has it within a cycle', async () => {
+      const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      await redis.hdel(keys.balances, BALANCES_OWNER_FIELD);
+      const { nextRenewalAt } = (await renewals.state(sub.gpsi))!;
+      expect(await renewals.renew(sub.gpsi, { at: nextRenewalAt!, cycleStart: nextRenewalAt!, nextRenewalAt: '2999-01-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` })).toBe('renewed');
+      expect(await redis.hget(keys.balances, BALANCES_OWNER_FIELD)).toBe(sub.wholesaleCustomerId);
+      const [outcome] = await redis.lrange(keys.renewalOutbox, 0, -1);
+      expect(JSON.parse(outcome!).b).not.toContain(BALANCES_OWNER_FIELD);
+    });
+
     it('a partial first cycle: WP-UNL prorated by the days left, and neither it nor a full first allocation rolls over', async () => {
       const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
       const at = new Date('2026-03-31T12:00:00Z'); // 1 of March's 31 days left (cycles on the 1st, UTC)

@@ -12,7 +12,7 @@
 local ctx = cjson.decode(ARGV[1])
 local carryOver = {}
 for _, subBalanceType in ipairs(ctx.carryOver or {}) do carryOver[subBalanceType] = true end
-local s = redis.call('HMGET', KEYS[1], 'status', 'nextRenewalAt', 'cycleNo')
+local s = redis.call('HMGET', KEYS[1], 'status', 'nextRenewalAt', 'cycleNo', 'wholesaleCustomerId')
 if s[1] ~= 'ACTIVE' then return { '', 'inactive' } end
 if s[2] ~= ctx.cycleStart then return { '', 'not-due' } end
 
@@ -31,6 +31,7 @@ for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
     changes[#changes + 1] = change('Renewed', b, before, amountsOf(b), nil)
   end
 end
+keepOwnerMark(s[4])
 writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'cycleNo', fmt(cycleNo), 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
 appendLedger(KEYS[3], ctx, changes)

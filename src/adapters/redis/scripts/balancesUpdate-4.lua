@@ -33,7 +33,7 @@ local elsewhere = wrongZone(facts, ctx)
 if elsewhere then return elsewhere end
 
 readBalances(KEYS[2])
-keepOwnerMark(facts)
+keepOwnerMark(facts[FACT_CUSTOMER])
 local balanceById = balanceLookup(ctx.gpsi)
 local changes, touched = {}, {}
 for i, a in ipairs(payload.actions) do

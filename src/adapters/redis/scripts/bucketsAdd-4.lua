@@ -12,7 +12,7 @@ if elsewhere then return elsewhere end
 
 local payload = cjson.decode(ARGV[2])
 local changes = {}
-keepOwnerMark(facts)
+keepOwnerMark(facts[FACT_CUSTOMER])
 instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)

@@ -10,7 +10,7 @@ local refused = precondition(facts, ctx.gpsi, ctx.visible)
 if refused then return finish(KEYS[4], ctx, { error = refused }) end
 
 local balances = loadBalances(KEYS[2], ctx.gpsi)
-keepOwnerMark(facts)
+keepOwnerMark(facts[FACT_CUSTOMER])
 local held = {}
 for _, b in ipairs(balances) do held[b.bucketRefId] = b.bucketKind end
 local problems, code = {}, 'CONFLICT'

@@ -22,7 +22,7 @@ local changes = {}
 for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do
   if b.bucketKind == 'PRIMARY' then changes[#changes + 1] = removeBalance(b, 'Removed') end
 end
-keepOwnerMark(facts)
+keepOwnerMark(facts[FACT_CUSTOMER])
 instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
 writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId, 'wholesalePlanId', payload.wholesalePlanId)

@@ -89,7 +89,7 @@ local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 -- The balances hash also carries the subscription's owner under OWNER_FIELD once it is ACTIVE (activation
 -- writes it; a change to a subscription activated before it existed writes it too): ACTIVE is final and the
 -- owner never changes, so QueryBalances answers from this one hash — one HGETALL, atomic even on a Cluster
--- (balance-store.ts). Not a digit-led field: no reader takes it for a sub-balance, and no outcome carries it.
+-- (balance-store.ts). The renewal writes it too, so every subscription has it within one bill cycle. Not a digit-led field: no reader takes it for a sub-balance, and no outcome carries it.
 local OWNER_FIELD = 'o'
 
 -- The balances hash as this script holds it, so it is read once (loadBalances) and written once
@@ -218,9 +218,8 @@ local function saveBalance(b, fresh)
   elseif not fresh then delField(b.seq .. 'v') end
 end
 
--- Writes the owner mark when the hash lacks it (with writeBalances' HSET): `facts` passed precondition.
-local function keepOwnerMark(facts)
-  local owner = facts[FACT_CUSTOMER]
+-- Writes the owner mark of an ACTIVE subscription when the hash lacks it (with writeBalances' HSET).
+local function keepOwnerMark(owner)
   if hash.values[OWNER_FIELD] ~= owner then setField(OWNER_FIELD, owner) end
 end
 
