@@ -2,34 +2,34 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_02f8a13d1878' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_02f8a13d1878' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_02f8a13d1878' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_02f8a13d1878' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_02f8a13d1878' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_02f8a13d1878' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_02f8a13d1878' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_02f8a13d1878' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_02f8a13d1878' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_02f8a13d1878' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_02f8a13d1878' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_02f8a13d1878' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_02f8a13d1878' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_02f8a13d1878' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_02f8a13d1878' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_02f8a13d1878' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_02f8a13d1878' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_02f8a13d1878' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_02f8a13d1878' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_02f8a13d1878' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_7860cc3ec00c' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_7860cc3ec00c' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_7860cc3ec00c' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_7860cc3ec00c' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_7860cc3ec00c' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_7860cc3ec00c' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_7860cc3ec00c' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_7860cc3ec00c' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_7860cc3ec00c' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_7860cc3ec00c' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_7860cc3ec00c' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_7860cc3ec00c' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_7860cc3ec00c' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_7860cc3ec00c' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_7860cc3ec00c' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_7860cc3ec00c' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_7860cc3ec00c' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_7860cc3ec00c' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_7860cc3ec00c' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_7860cc3ec00c' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_02f8a13d1878',
-  code: `#!lua name=wholesale_02f8a13d1878
+  name: 'wholesale_7860cc3ec00c',
+  code: `#!lua name=wholesale_7860cc3ec00c
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load.
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
@@ -119,10 +119,11 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
--- The balances hash also carries the subscription's owner under OWNER_FIELD once it is ACTIVE (activation
--- writes it; a change to a subscription activated before it existed writes it too): ACTIVE is final and the
--- owner never changes, so QueryBalances answers from this one hash — one HGETALL, atomic even on a Cluster
--- (balance-store.ts). The renewal writes it too, so every subscription has it within one bill cycle. Not a digit-led field: no reader takes it for a sub-balance, and no outcome carries it.
+-- The balances hash also carries the subscription's owner under OWNER_FIELD once it is ACTIVE: ACTIVE is
+-- final and the owner never changes, so QueryBalances answers from this one hash — one HGETALL, atomic even
+-- on a Cluster (balance-store.ts). The activation writes it; a change or renewal of a subscription activated
+-- before it existed writes it too (keepOwnerMark), so every one has it within a bill cycle. Not digit-led:
+-- no reader takes it for a sub-balance, and no outcome carries it (balanceRows).
 local OWNER_FIELD = 'o'
 
 -- The balances hash as this script holds it, so it is read once (loadBalances) and written once
@@ -426,7 +427,7 @@ local function success(subKey, balKey, ctx, changes, extra, facts)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('admissionTake_7860cc3ec00c', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate (a token bucket) and, for the changes among them, its idempotency quota (changes recorded within
 -- the window). One round trip per partner and batch instead of a reply-cache lookup per change; both live
@@ -528,7 +529,7 @@ return { granted, retryMs, recordable, held, tokensLeased, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('balancesExpire_7860cc3ec00c', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -562,7 +563,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('balancesRenew_7860cc3ec00c', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -606,7 +607,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_02f8a13d1878', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_7860cc3ec00c', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -628,7 +629,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_7860cc3ec00c', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -724,7 +725,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_7860cc3ec00c', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -747,7 +748,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefI
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_7860cc3ec00c', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -790,7 +791,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefI
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_02f8a13d1878', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_7860cc3ec00c', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -806,7 +807,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_7860cc3ec00c', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -819,7 +820,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_7860cc3ec00c', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -845,7 +846,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_02f8a13d1878', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_7860cc3ec00c', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -862,7 +863,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_7860cc3ec00c', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -878,7 +879,7 @@ return 0
 
 end)
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_7860cc3ec00c', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -891,7 +892,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_7860cc3ec00c', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -904,7 +905,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('portinWrite_7860cc3ec00c', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -944,7 +945,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('primarySwap_7860cc3ec00c', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -980,7 +981,7 @@ return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_7860cc3ec00c', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -990,7 +991,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_7860cc3ec00c', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1033,7 +1034,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_7860cc3ec00c', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1058,7 +1059,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_02f8a13d1878', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_7860cc3ec00c', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

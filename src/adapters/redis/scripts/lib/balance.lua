@@ -86,10 +86,11 @@ local BALANCE_FIELDS = { 'bucketRefId', 'bucketKind', 'subBalanceType', 'unitTyp
 local KIND_CODE, KIND_NAME = { PRIMARY = 'P', ADDON = 'A' }, { P = 'PRIMARY', A = 'ADDON' }
 local DATE_FIELDS = { 'validFrom', 'validUntil', 'purchasedUntil' }
 
--- The balances hash also carries the subscription's owner under OWNER_FIELD once it is ACTIVE (activation
--- writes it; a change to a subscription activated before it existed writes it too): ACTIVE is final and the
--- owner never changes, so QueryBalances answers from this one hash — one HGETALL, atomic even on a Cluster
--- (balance-store.ts). The renewal writes it too, so every subscription has it within one bill cycle. Not a digit-led field: no reader takes it for a sub-balance, and no outcome carries it.
+-- The balances hash also carries the subscription's owner under OWNER_FIELD once it is ACTIVE: ACTIVE is
+-- final and the owner never changes, so QueryBalances answers from this one hash — one HGETALL, atomic even
+-- on a Cluster (balance-store.ts). The activation writes it; a change or renewal of a subscription activated
+-- before it existed writes it too (keepOwnerMark), so every one has it within a bill cycle. Not digit-led:
+-- no reader takes it for a sub-balance, and no outcome carries it (balanceRows).
 local OWNER_FIELD = 'o'
 
 -- The balances hash as this script holds it, so it is read once (loadBalances) and written once
