@@ -1,5 +1,6 @@
 import type { Consumer, ConsumerConfig, Kafka } from 'kafkajs';
 import { installCoordinatorRediscovery } from './coordinator-rediscovery';
+import { installStoppedFetchGuard } from './stopped-fetch-guard';
 
 /**
  * kafkajs's disconnect() waits for the fetch in flight to come back (tulios/kafkajs#1606; the fix, PR
@@ -17,10 +18,12 @@ export const DEFAULT_FETCH_MAX_WAIT_MS = 500;
  * afterwards, restarting for as long as the process lived once the cluster was gone (a closed client whose
  * process never exits). Here restartOnFailure says no once disconnect() was called, and disconnect() ends
  * with a stop() that clears a timer set while it ran. Its commits and heartbeats follow the group's
- * coordinator when the broker holding it dies (coordinator-rediscovery.ts).
+ * coordinator when the broker holding it dies (coordinator-rediscovery.ts), and once stopped its fetchers
+ * cannot spin on a broker's departure (stopped-fetch-guard.ts).
  */
 export function createConsumer(kafka: Kafka, config: ConsumerConfig): Consumer {
   installCoordinatorRediscovery();
+  installStoppedFetchGuard();
   let closing = false;
   const ownRestart = config.retry?.restartOnFailure;
   const consumer = kafka.consumer({
