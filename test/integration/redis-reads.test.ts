@@ -94,12 +94,14 @@ describe('the reads that run no script', () => {
   });
 
   it('QueryBalances and CheckPortInEligibility each reach Redis in one read; the same reads awaited one by one take two', async () => {
-    const config = testConfig({ REDIS_URL: server.url, REDIS_CLUSTER: 'false' });
-    const { balances, subscriptions } = createBalanceComponents({ config, catalog: loadCatalogFile(config.catalogFile), redis });
+    const { config, balances, subscriptions } = components();
     const sub = await createActiveSubscription(subscriptions);
     const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
 
     expect(await readsBy(() => balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId]))).toBe(1);
+    await redis.hdel(keys.balances, BALANCES_OWNER_FIELD);
+    // unmarked: the one HGETALL, then the subscription's HMGET and the HGETALL again, pipelined in one read
+    expect(await readsBy(() => balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId]))).toBe(2);
     expect(await readsBy(() => new RedisNumberFacts(redis, config.redis.keyPrefix).read(sub.gpsi))).toBe(1);
     expect(
       await readsBy(async () => {

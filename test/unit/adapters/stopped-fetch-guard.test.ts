@@ -24,7 +24,7 @@ quiet.namespace = () => quiet;
 function stoppedRunner() {
   const runner = Object.assign(Object.create(Runner.prototype) as FetchingRunner, { running: false, logger: quiet, consumerGroup: { groupId: 'g', memberId: 'm' } });
   let calls = 0;
-  runner.fetchManager = createFetchManager({
+  const fetchManager = createFetchManager({
     logger: quiet,
     getNodeIds: () => [1, 2],
     handler: async () => undefined,
@@ -33,40 +33,39 @@ function stoppedRunner() {
       if (++calls > SPIN_LIMIT) throw new Error(`still fetching after ${SPIN_LIMIT} calls: the fetchers spin`);
       return runner.fetch(nodeId);
     },
-  }) as FetchingRunner['fetchManager'] & { start(): Promise<void> };
-  return { runner, calls: () => calls };
+  });
+  runner.fetchManager = fetchManager;
+  return { fetchManager, calls: () => calls };
 }
+
+/** A running runner whose consumer group answers `batches`. */
+const runningRunner = (batches: unknown[]) =>
+  Object.assign(Object.create(Runner.prototype) as FetchingRunner, {
+    running: true,
+    fetchManager: { stop: jest.fn(async () => undefined) },
+    consumerGroup: { fetch: async () => batches },
+    instrumentationEmitter: { emit: () => undefined },
+    heartbeat: async () => undefined,
+    logger: quiet,
+  });
 
 describe('installStoppedFetchGuard', () => {
   beforeAll(() => installStoppedFetchGuard());
 
   it('ends the fetchers of a stopped consumer after one empty answer each, instead of letting them spin', async () => {
-    const { runner, calls } = stoppedRunner();
-    await expect((runner.fetchManager as unknown as { start(): Promise<void> }).start()).resolves.toBeUndefined();
+    const { fetchManager, calls } = stoppedRunner();
+    await expect(fetchManager.start()).resolves.toBeUndefined();
     expect(calls()).toBe(2); // one per fetcher (node 1, node 2)
   });
 
   it('leaves a running consumer to kafkajs: its fetch goes to the original method', async () => {
-    const runner = Object.assign(Object.create(Runner.prototype) as FetchingRunner, {
-      running: true,
-      fetchManager: { stop: jest.fn(async () => undefined) },
-      consumerGroup: { fetch: jest.fn(async () => ['batch']) },
-      instrumentationEmitter: { emit: () => undefined },
-      logger: quiet,
-    });
+    const runner = runningRunner(['batch']);
     await expect(runner.fetch(1)).resolves.toEqual(['batch']);
     expect(runner.fetchManager.stop).not.toHaveBeenCalled();
   });
 
   it('lets the event loop turn after an empty answer of a running consumer, so a timer set before it fires first', async () => {
-    const runner = Object.assign(Object.create(Runner.prototype) as FetchingRunner, {
-      running: true,
-      fetchManager: { stop: jest.fn(async () => undefined) },
-      consumerGroup: { fetch: async () => [] },
-      instrumentationEmitter: { emit: () => undefined },
-      heartbeat: async () => undefined,
-      logger: quiet,
-    });
+    const runner = runningRunner([]);
     const order: string[] = [];
     setImmediate(() => order.push('event loop'));
     await runner.fetch(1).then(() => order.push('fetch answered'));
