@@ -4,6 +4,7 @@ import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type Kafk
 import type { KafkaSecurity, KafkaTlsSettings } from '../../config/kafka';
 import type { Logger } from '../../contract/log';
 import { retry } from '../../shared/retry';
+import { installPooledEncoder } from './pooled-encoder';
 
 const readFile = (file: string | undefined): Buffer | undefined => (file === undefined ? undefined : readFileSync(file));
 
@@ -44,8 +45,9 @@ export interface KafkaConnection {
   security?: KafkaSecurity;
 }
 
-/** kafkajs with its log lines routed into the program's logger, so one log stream carries everything. */
+/** kafkajs with its log lines routed into the program's logger, so one log stream carries everything, and its encoder patched (pooled-encoder.ts). */
 export function createKafka(options: KafkaConnection): Kafka {
+  installPooledEncoder();
   const log = options.log.child({ component: 'kafkajs' });
   const toPino = (level: logLevel) => {
     switch (level) {

@@ -1,0 +1,106 @@
+import fc from 'fast-check';
+import { installPooledEncoder } from '../../../src/adapters/kafka/pooled-encoder';
+
+/**
+ * The patched Encoder writes the same bytes as kafkajs's own: every test encodes with both, the stock one
+ * loaded apart (jest.isolateModules gives a second, unpatched copy of kafkajs's modules).
+ */
+interface Encoder {
+  buf: Buffer;
+  buffer: Buffer;
+  writeInt8(v: number): Encoder;
+  writeInt16(v: number): Encoder;
+  writeInt32(v: number): Encoder;
+  writeInt64(v: number | bigint): Encoder;
+  writeString(v: string | null): Encoder;
+  writeBytes(v: Buffer | string | null): Encoder;
+  writeVarInt(v: number): Encoder;
+  writeUVarInt(v: number): Encoder;
+  writeVarLong(v: number): Encoder;
+  writeVarIntString(v: string | null): Encoder;
+  writeVarIntBytes(v: Buffer | string | null): Encoder;
+  writeEncoder(v: Encoder): Encoder;
+}
+type EncoderClass = new (initialSize?: number) => Encoder;
+interface Request { encode(): Promise<Encoder> }
+type Produce = (args: { acks: number; timeout: number; topicData: unknown[] }) => Request;
+type Frame = (args: { correlationId: number; clientId: string; request: Request }) => Promise<Encoder>;
+
+function kafkajs(): { Encoder: EncoderClass; produce: Produce; frame: Frame } {
+  return {
+    Encoder: require('kafkajs/src/protocol/encoder'),
+    produce: require('kafkajs/src/protocol/requests/produce/v3/request'),
+    frame: require('kafkajs/src/protocol/request'),
+  };
+}
+
+let stock!: ReturnType<typeof kafkajs>;
+jest.isolateModules(() => {
+  stock = kafkajs();
+});
+installPooledEncoder();
+const pooled = kafkajs();
+
+type Write = (encoder: Encoder) => void;
+const int32 = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
+const text = fc.oneof(fc.constant(null), fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', minLength: 300, maxLength: 1500 }));
+const bytes = fc.oneof(fc.constant(null), fc.uint8Array({ maxLength: 3000 }).map((a) => Buffer.from(a)));
+const write: fc.Arbitrary<Write> = fc.oneof(
+  fc.integer({ min: -128, max: 127 }).map((v): Write => (e) => void e.writeInt8(v)),
+  fc.integer({ min: -32768, max: 32767 }).map((v): Write => (e) => void e.writeInt16(v)),
+  int32.map((v): Write => (e) => void e.writeInt32(v)),
+  fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((v): Write => (e) => void e.writeInt64(v.toString() as unknown as bigint)),
+  int32.map((v): Write => (e) => void e.writeVarInt(v)),
+  fc.integer({ min: 0, max: 2 ** 32 - 1 }).map((v): Write => (e) => void e.writeUVarInt(v)),
+  fc.integer({ min: -(2 ** 52), max: 2 ** 52 }).map((v): Write => (e) => void e.writeVarLong(v)),
+  text.map((v): Write => (e) => void e.writeString(v)),
+  text.map((v): Write => (e) => void e.writeVarIntString(v)),
+  bytes.map((v): Write => (e) => void e.writeBytes(v)),
+  bytes.map((v): Write => (e) => void e.writeVarIntBytes(v)),
+);
+
+describe('the pooled Encoder (kafkajs patch)', () => {
+  it('writes the same bytes as kafkajs for any sequence of writes, across its growth', () => {
+    fc.assert(
+      fc.property(fc.array(write, { maxLength: 40 }), (writes) => {
+        const mine = new pooled.Encoder();
+        const theirs = new stock.Encoder();
+        for (const w of writes) {
+          w(mine);
+          w(theirs);
+        }
+        expect(mine.buffer.equals(theirs.buffer)).toBe(true);
+        const outer = [new pooled.Encoder().writeInt32(7).writeEncoder(mine).buffer, new stock.Encoder().writeInt32(7).writeEncoder(theirs).buffer];
+        expect(outer[0]!.equals(outer[1]!)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('frames the same produce request, record batches and headers included', async () => {
+    const message = fc.record({
+      key: fc.string({ maxLength: 20 }),
+      value: fc.uint8Array({ maxLength: 2000 }).map((a) => Buffer.from(a)),
+      headers: fc.dictionary(fc.string({ minLength: 1, maxLength: 16 }), fc.string({ maxLength: 60 }), { maxKeys: 4 }),
+      timestamp: fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(message, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 4 }), async (partitions) => {
+        const topicData = [{ topic: 'replies', partitions: partitions.map((messages, partition) => ({ partition, firstSequence: 0, messages })) }];
+        const encode = async ({ produce, frame }: ReturnType<typeof kafkajs>) =>
+          (await frame({ correlationId: 42, clientId: 'test', request: produce({ acks: -1, timeout: 30_000, topicData }) })).buffer;
+        expect((await encode(pooled)).equals(await encode(stock))).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('starts an Encoder without a zero-filled buffer, and installs once', () => {
+    expect(new pooled.Encoder().buf.length).toBe(0);
+    expect(new stock.Encoder().buf.length).toBe(512);
+    const ensureAvailable = (pooled.Encoder.prototype as unknown as { ensureAvailable: unknown }).ensureAvailable;
+    installPooledEncoder();
+    expect((pooled.Encoder.prototype as unknown as { ensureAvailable: unknown }).ensureAvailable).toBe(ensureAvailable);
+    expect(new pooled.Encoder().writeInt32(1).buffer).toEqual(Buffer.from([0, 0, 0, 1]));
+  });
+});
