@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 
 /**
@@ -82,16 +84,29 @@ export interface MonitorSample {
 /** The `{gpsi}` hash tag of a key, or the key. */
 const tagOf = (key: string | undefined) => /\{[^}]*\}/.exec(key ?? '')?.[0] ?? key;
 
+/** A MONITOR line's time, source (`lua` or the client's address) and arguments (as Redis quotes them). */
+export function parseMonitorLine(line: string): { source: string; args: string[] } | undefined {
+  const head = /^\+[\d.]+ \[\d+ ([^\]]+)\] /.exec(line);
+  if (!head) return undefined;
+  const args = [...line.slice(head[0].length).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+  return { source: head[1]!, args };
+}
+
 /**
  * Records every command Redis runs until `stop()`; sources tell client commands from script ones. Redis runs
  * the commands of one read of a client's socket back to back, so a pipelined pair is adjacent in MONITOR.
+ * Read from a plain socket: ioredis's monitor() fails now and then under load with "Command queue state
+ * error" when MONITOR's OK and the first lines arrive in one read, before it has switched to monitoring
+ * (the same as taskforcesh/bullmq#2505), which ended a whole benchmark run.
  */
 export async function startMonitor(url: string): Promise<{ stop(): Promise<MonitorSample> }> {
-  const redis = new Redis(url);
-  const monitor = await redis.monitor();
+  const { hostname, port } = new URL(url);
+  const socket = connect({ host: hostname, port: Number(port || 6379) });
+  await once(socket, 'connect');
+  socket.write('MONITOR\r\n');
   const sample: MonitorSample = { client: {}, pipelined: {}, lua: {} };
   let previous: { name: string; source: string; tag?: string } | undefined;
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+  const count = (source: string, args: string[]) => {
     const name = String(args[0] ?? '').toLowerCase();
     if (name === 'info' || name === 'monitor') return;
     const tag = tagOf(args[1]);
@@ -99,11 +114,19 @@ export async function startMonitor(url: string): Promise<{ stop(): Promise<Monit
     const bucket = source === 'lua' ? sample.lua : companion ? sample.pipelined : sample.client;
     bucket[name] = (bucket[name] ?? 0) + 1;
     previous = { name, source, tag };
+  };
+  let pending = '';
+  socket.setEncoding('latin1').on('data', (chunk: string) => {
+    const lines = (pending + chunk).split('\r\n');
+    pending = lines.pop()!;
+    for (const line of lines) {
+      const parsed = parseMonitorLine(line);
+      if (parsed) count(parsed.source, parsed.args);
+    }
   });
   return {
     async stop() {
-      monitor.disconnect();
-      redis.disconnect();
+      socket.destroy();
       return sample;
     },
   };
