@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../domain/digest';
 import { inSpan } from '../shared/tracing';
 import type { Logger } from 'pino';
 import { RetriableError, asRetriable, isServiceError, type ErrorCode, type FieldProblem } from '../contract/errors';
@@ -110,16 +110,14 @@ function messageBytes(record: CommandRecord): number {
 
 const shortName = (recordName: string): string => recordName.slice(recordName.lastIndexOf('.') + 1);
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
 /** Identity of a command's effect: same correlation id, operation and customer = the same command. */
 export const commandIdOf = (customer: string | undefined, operation: string, correlationId: string): string =>
-  sha256(JSON.stringify([customer ?? '', operation, correlationId])).slice(0, 32);
+  sha256Hex(JSON.stringify([customer ?? '', operation, correlationId])).slice(0, 32);
 
 /** A payload's fingerprint: SHA-256 in hex for the reply cache, its first 128 bits for an own record (shorter, kept 24 h per change). */
 export function fingerprintsOf(value: unknown): { full: string; compact: string } {
-  const digest = createHash('sha256').update(JSON.stringify(value)).digest();
-  return { full: digest.toString('hex'), compact: digest.subarray(0, 16).toString('base64url') };
+  const full = sha256Hex(JSON.stringify(value));
+  return { full, compact: Buffer.from(full.slice(0, 32), 'hex').toString('base64url') };
 }
 
 const quotaRefusal = ({ held, quota, windowSeconds }: QuotaExhausted) =>

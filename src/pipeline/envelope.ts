@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../domain/digest';
 import type { FieldProblem } from '../contract/errors';
 import { HEADER, headerBuffer, headerText } from '../contract/headers';
 import type { RecordHeaders, RecordPosition } from '../contract/transport';
@@ -76,7 +76,7 @@ const asUuid = (hex: string): string =>
 
 /** A missing correlation id is derived from the record's position, so a redelivery gets the same one. */
 export const positionalCorrelationId = (position: RecordPosition): string =>
-  asUuid(createHash('sha256').update(`${position.topic}/${position.partition}/${position.offset}`).digest('hex'));
+  asUuid(sha256Hex(`${position.topic}/${position.partition}/${position.offset}`));
 
 function readCorrelation(headers: RecordHeaders | undefined, problems: Problems, position: RecordPosition) {
   const raw = headerBuffer(headers, HEADER.correlationId);

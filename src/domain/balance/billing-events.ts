@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha1Hex } from '../digest';
 import type { OutgoingMessage } from '../../contract/messages';
 import { totalOf, type Amounts, type SubBalance, type SubBalanceChange } from './model';
 import type { BalanceOutcome } from './outcome';
@@ -13,7 +13,7 @@ import { fromMilli } from './units';
 
 /** A UUID-shaped id derived from a seed (name-based, like UUID v5), stable across replays. */
 export function deterministicId(seed: string): string {
-  const hex = createHash('sha1').update(seed).digest('hex');
+  const hex = sha1Hex(seed);
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

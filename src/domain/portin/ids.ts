@@ -1,14 +1,12 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../digest';
 
 /**
  * Deterministic identities derived from their cause, so a replayed command, NP response or expiry yields
  * the same request id, outcome key and CloudEvents id instead of a new one.
  */
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
 /** A UUID-shaped (version 8, RFC 9562 "custom") id derived from the given parts. */
 export function derivedUuid(...parts: string[]): string {
-  const hex = sha256(parts.join('\u0000'));
+  const hex = sha256Hex(parts.join('\u0000'));
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
@@ -26,7 +24,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** Fingerprint of a command's payload: a retry with the same payload is recognised, a different one is not. */
-export const payloadFingerprint = (payload: unknown): string => sha256(canonicalJson(payload));
+export const payloadFingerprint = (payload: unknown): string => sha256Hex(canonicalJson(payload));
 
 /** The id of the port-in request a CreatePortIn makes: stable across redeliveries of that command. */
 export const requestIdFor = (commandId: string): string => derivedUuid('port-in-request', commandId);
@@ -36,6 +34,6 @@ export const causeIds = {
   command: (commandId: string): string => `cmd:${commandId}`,
   /** A creation is keyed by the request it makes, shared by every command continuing the same claim. */
   creation: (requestId: string): string => `create:${requestId}`,
-  npResponse: (responseId: string): string => `np:${sha256(responseId).slice(0, 32)}`,
+  npResponse: (responseId: string): string => `np:${sha256Hex(responseId).slice(0, 32)}`,
   expiry: (requestId: string, version: number): string => `expiry:${requestId}:${version}`,
 };
