@@ -5,12 +5,13 @@
  * ~1 KB with a dozen varints: in the worker's profile at saturation these allocations were ~4 % of its
  * CPU (FastBuffer under Encoder and ensureAvailable) on top of the garbage collection they cause.
  *
- * Here an Encoder starts empty, grows with Buffer.allocUnsafe (slices of Node's pool below 4 KiB) and writes
- * varints in place. The bytes are the same (test/unit/adapters/pooled-encoder.test.ts compares them with
- * kafkajs's own over random values): every Encoder write lands at its offset, and only the bytes below it
- * are ever read (`get buffer`), so memory it has not written yet need not be zeroed.
- * `npm run bench:encode` (docs/benchmarks.md, tenth round): a 24-record produce request took 618-812 µs of
- * CPU to encode, 378-392 patched.
+ * Here an Encoder starts empty, grows with Buffer.allocUnsafe (slices of Node's pool below 4 KiB), writes
+ * varints in place, and appends a record batch's records after one growth for all of them. The bytes are
+ * the same (test/unit/adapters/pooled-encoder.test.ts compares them with kafkajs's own over random values):
+ * every Encoder write lands at its offset, and only the bytes below it are ever read (`get buffer`), so
+ * memory it has not written yet need not be zeroed.
+ * `npm run bench:encode` (docs/benchmarks.md, tenth round): a 24-record produce request took 672-823 µs of
+ * CPU to encode, 384-409 patched.
  */
 
 /** The parts of kafkajs's Encoder this file touches. */
@@ -19,6 +20,8 @@ export interface KafkaEncoder {
   offset: number;
   ensureAvailable(length: number): void;
   writeUVarInt(value: number): KafkaEncoder;
+  writeEncoder(value: KafkaEncoder): KafkaEncoder;
+  writeEncoderArray(values: KafkaEncoder[]): KafkaEncoder;
 }
 
 interface EncoderClass {
@@ -52,13 +55,32 @@ export function writeUVarInt(this: KafkaEncoder, value: number): KafkaEncoder {
   return this;
 }
 
+const isEncoder = (value: unknown): value is KafkaEncoder => value != null && Buffer.isBuffer((value as KafkaEncoder).buf);
+
+/** Appends another encoder's bytes, copied once from its buffer (kafkajs slices it first). */
+export function writeEncoder(this: KafkaEncoder, value: KafkaEncoder): KafkaEncoder {
+  if (!isEncoder(value)) throw new Error('value should be an instance of Encoder');
+  this.ensureAvailable(value.offset);
+  this.offset += value.buf.copy(this.buf, this.offset, 0, value.offset);
+  return this;
+}
+
+/** Appends encoders (a record batch's records), growing once for all of them instead of once per doubling. */
+export function writeEncoderArray(this: KafkaEncoder, values: KafkaEncoder[]): KafkaEncoder {
+  if (!Array.isArray(values) || !values.every(isEncoder)) throw new Error('all values should be an instance of Encoder[]');
+  this.ensureAvailable(values.reduce((sum, value) => sum + value.offset, 0));
+  for (const value of values) this.offset += value.buf.copy(this.buf, this.offset, 0, value.offset);
+  return this;
+}
+
 /** Patches kafkajs's Encoder once per process; later calls do nothing. */
 export function installPooledEncoder(): void {
   // kafkajs's internals have no typed entry point; this is the module instance kafkajs itself loads
   const encoder = require('kafkajs/src/protocol/encoder') as Partial<EncoderClass>;
   const prototype = encoder.prototype;
-  if (typeof encoder.nextPowerOfTwo !== 'function' || typeof prototype?.ensureAvailable !== 'function' || typeof prototype.writeUVarInt !== 'function') {
-    throw new Error('kafkajs internals changed: its Encoder has no nextPowerOfTwo, ensureAvailable or writeUVarInt; see src/adapters/kafka/pooled-encoder.ts');
+  const methods = ['ensureAvailable', 'writeUVarInt', 'writeEncoder', 'writeEncoderArray'] as const;
+  if (typeof encoder.nextPowerOfTwo !== 'function' || !prototype || methods.some((name) => typeof prototype[name] !== 'function')) {
+    throw new Error(`kafkajs internals changed: its Encoder lacks nextPowerOfTwo or one of ${methods.join(', ')}; see src/adapters/kafka/pooled-encoder.ts`);
   }
   if (prototype[INSTALLED]) return;
   // The constructor allocates Buffer.alloc(Encoder.nextPowerOfTwo(initialSize)), its only other caller being
@@ -67,5 +89,7 @@ export function installPooledEncoder(): void {
   encoder.nextPowerOfTwo = () => 0;
   prototype.ensureAvailable = ensureAvailable;
   prototype.writeUVarInt = writeUVarInt;
+  prototype.writeEncoder = writeEncoder;
+  prototype.writeEncoderArray = writeEncoderArray;
   prototype[INSTALLED] = true;
 }

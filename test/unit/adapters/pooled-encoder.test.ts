@@ -20,6 +20,7 @@ interface Encoder {
   writeVarIntString(v: string | null): Encoder;
   writeVarIntBytes(v: Buffer | string | null): Encoder;
   writeEncoder(v: Encoder): Encoder;
+  writeEncoderArray(v: Encoder[]): Encoder;
 }
 type EncoderClass = new (initialSize?: number) => Encoder;
 interface Request { encode(): Promise<Encoder> }
@@ -60,7 +61,7 @@ const write: fc.Arbitrary<Write> = fc.oneof(
 );
 
 describe('the pooled Encoder (kafkajs patch)', () => {
-  it('writes the same bytes as kafkajs for any sequence of writes, across its growth', () => {
+  it('writes the same bytes as kafkajs for any sequence of writes, across its growth, and appends encoders alike', () => {
     fc.assert(
       fc.property(fc.array(write, { maxLength: 40 }), (writes) => {
         const mine = new pooled.Encoder();
@@ -70,7 +71,10 @@ describe('the pooled Encoder (kafkajs patch)', () => {
           w(theirs);
         }
         expect(mine.buffer.equals(theirs.buffer)).toBe(true);
-        const outer = [new pooled.Encoder().writeInt32(7).writeEncoder(mine).buffer, new stock.Encoder().writeInt32(7).writeEncoder(theirs).buffer];
+        const outer = [
+          new pooled.Encoder().writeInt32(7).writeEncoder(mine).writeEncoderArray([mine, new pooled.Encoder(), mine]).buffer,
+          new stock.Encoder().writeInt32(7).writeEncoder(theirs).writeEncoderArray([theirs, new stock.Encoder(), theirs]).buffer,
+        ];
         expect(outer[0]!.equals(outer[1]!)).toBe(true);
       }),
       { numRuns: 300 },
