@@ -103,6 +103,9 @@ export async function startMonitor(url: string): Promise<{ stop(): Promise<Monit
   const { hostname, port } = new URL(url);
   const socket = connect({ host: hostname, port: Number(port || 6379) });
   await once(socket, 'connect');
+  // A socket error with no listener would end the whole run; a lost sample shows as a failed stop() instead.
+  let failure: Error | undefined;
+  socket.on('error', (error) => (failure = error));
   socket.write('MONITOR\r\n');
   const sample: MonitorSample = { client: {}, pipelined: {}, lua: {} };
   let previous: { name: string; source: string; tag?: string } | undefined;
@@ -127,6 +130,7 @@ export async function startMonitor(url: string): Promise<{ stop(): Promise<Monit
   return {
     async stop() {
       socket.destroy();
+      if (failure) throw new Error(`the MONITOR sample was cut short: ${failure.message}`);
       return sample;
     },
   };
