@@ -256,11 +256,25 @@ export class BatchWorker {
     this.held.set(key, held);
     const waitMs = withJitter(held.backoffMs);
     this.options.consumer.pause([{ topic, partitions: [partition] }]);
-    held.resume = setTimeout(() => {
-      if (!this.stopping) this.options.consumer.resume([{ topic, partitions: [partition] }]);
-    }, waitMs);
+    held.resume = setTimeout(() => this.resumeHeld(held), waitMs);
     this.options.log.warn({ topic, partition, offset: held.offset, attempts: held.attempts, heldForMs: Date.now() - held.since, backoffMs: waitMs }, 'holding the partition after a retriable failure; retrying its record');
     this.options.onHold?.(held, false);
+  }
+
+  /**
+   * Resumes a held partition after its backoff. From a timer, so it must not throw: kafkajs's resume() throws
+   * between the stop and the restart of a consumer that crashed (a broker away), which ended the worker's
+   * process in the fault suite. The restarted consumer joins with a new group state, nothing paused, and
+   * fetches the partition from its committed offset, the held record included: nothing is left to resume.
+   */
+  private resumeHeld(held: HeldPartition): void {
+    if (this.stopping) return;
+    const { topic, partition } = held;
+    try {
+      this.options.consumer.resume([{ topic, partitions: [partition] }]);
+    } catch (error) {
+      this.options.log.warn({ topic, partition, offset: held.offset, err: (error as Error)?.message }, 'could not resume the held partition (the consumer is restarting); the restarted consumer fetches it again');
+    }
   }
 
   private release(key: string): void {

@@ -280,6 +280,30 @@ describe('BatchWorker holding a partition behind a record that failed retriably'
     expect(kafka.next(0)).toBeUndefined();
   });
 
+  it('a resume that lands while kafkajs restarts its crashed consumer (no group: resume throws) neither throws nor stops the worker', async () => {
+    jest.useFakeTimers();
+    const kafka = new FakeKafka();
+    let refuse = true;
+    const processed: string[] = [];
+    await startWorker(kafka, 0, async (message, position) => {
+      processed.push(position.offset);
+      if (refuse) throw new RetriableError('broker away');
+      return echo(message, position);
+    });
+    await kafka.eachBatch!(kafka.payload(0, ['0']));
+    expect(kafka.events).toEqual(['pause 0']);
+    // kafkajs's resume() between its stop() and the restart's run: "Consumer group was not initialized"
+    (kafka.consumer as unknown as { resume: () => void }).resume = () => {
+      throw new Error('Consumer group was not initialized, consumer#run must be called first');
+    };
+    await jest.advanceTimersByTimeAsync(100); // the resume timer fires and must not throw
+    // the restarted consumer has a new group, nothing paused: it fetches the partition from its committed offset
+    refuse = false;
+    await kafka.eachBatch!(kafka.payload(0, ['0', '1']));
+    expect(processed).toEqual(['0', '0', '1']);
+    expect(kafka.events).toEqual(['pause 0', 'send 1', 'commit 0@1', 'send 1', 'commit 0@2']);
+  });
+
   it('on stop resumes nothing: the held partition stays paused while the worker leaves', async () => {
     jest.useFakeTimers();
     const kafka = new FakeKafka();
