@@ -61,14 +61,75 @@ export function decodeSubBalance(raw: Raw): SubBalance {
   };
 }
 
-/** The positional fields of a sub-balance's value and of its dates field (scripts/lib/balance.lua, loadBalances). */
-const BALANCE_FIELDS = ['bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased'];
-const DATE_FIELDS = ['validFrom', 'validUntil', 'purchasedUntil'];
-const KIND_NAME: Readonly<Record<string, string>> = { P: 'PRIMARY', A: 'ADDON' };
+/**
+ * The positional fields of a sub-balance's value and of its dates field (scripts/lib/balance.lua,
+ * loadBalances): bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle[|alerted[|firstCycle[|purchased]]]
+ * and validFrom|validUntil|purchasedUntil; an empty field is absent. Read in one pass into the sub-balance
+ * (every query and change decodes a whole subscription's rows: the worker's largest allocation of its own).
+ */
+const ALERTED = 9;
+const PURCHASED = 11;
+const present = (value: string | undefined): value is string => value !== undefined && value !== '';
 
-function assignPositional(target: Raw, names: readonly string[], text: string): void {
-  const values = text.split('|');
-  for (let i = 0; i < values.length && i < names.length; i++) if (values[i] !== '') target[names[i]] = values[i];
+function rowBalance(gpsi: string, seq: string, text: string): SubBalance {
+  const v = text.split('|');
+  const balance: SubBalance = {
+    subBalanceInstId: `${gpsi}-${seq}`,
+    bucketRefId: String(v[0]),
+    bucketKind: v[1] === 'P' || v[1] === 'PRIMARY' ? 'PRIMARY' : 'ADDON',
+    subBalanceType: String(v[2]),
+    unitType: String(v[3]),
+    allocated: Number(v[4]),
+    remaining: Number(v[5]),
+    rollover: Number(v[6]),
+    purchased: present(v[PURCHASED]) ? Number(v[PURCHASED]) : 0,
+    rolloverCap: Number(v[7]),
+    endCycle: Number(v[8]),
+  };
+  if (present(v[ALERTED])) balance.alertedPercent = Number(v[ALERTED]);
+  return balance;
+}
+
+function addDates(balance: SubBalance, text: string): void {
+  const [validFrom, validUntil, purchasedUntil] = text.split('|');
+  if (present(validUntil)) balance.validFor = { start: present(validFrom) ? Number(validFrom) : NaN, end: Number(validUntil) };
+  if (present(purchasedUntil)) balance.purchasedUntil = Number(purchasedUntil);
+}
+
+/** A balances-hash field's instance number and whether it is the dates field (`<seq>v`); undefined: not a sub-balance's (the owner mark). */
+function fieldOf(name: string): { seq: string; dates: boolean } | undefined {
+  const dates = name.endsWith('v');
+  const digits = dates ? name.length - 1 : name.length;
+  if (digits === 0) return undefined;
+  for (let i = 0; i < digits; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+  }
+  return { seq: dates ? name.slice(0, digits) : name, dates };
+}
+
+/** Collects a balances hash's fields, in any order, into its sub-balances in instance order. */
+class BalanceRows {
+  private readonly bySeq = new Map<string, SubBalance>();
+  private readonly dated: [string, string][] = [];
+
+  constructor(private readonly gpsi: string) {}
+
+  add(name: string, value: string): void {
+    const field = fieldOf(name);
+    if (!field) return;
+    if (field.dates) this.dated.push([field.seq, value]);
+    else this.bySeq.set(field.seq, rowBalance(this.gpsi, field.seq, value));
+  }
+
+  balances(): SubBalance[] {
+    for (const [seq, text] of this.dated) {
+      const balance = this.bySeq.get(seq);
+      if (balance) addDates(balance, text);
+    }
+    const ordered = [...this.bySeq.entries()].sort(([a], [b]) => Number(a) - Number(b));
+    return ordered.map(([, balance]) => balance);
+  }
 }
 
 /**
@@ -76,36 +137,17 @@ function assignPositional(target: Raw, names: readonly string[], text: string): 
  * field <seq> = positional text, field <seq>v = its dates; sub-balances in instance order.
  */
 export function decodeBalanceRows(gpsi: string, flat: unknown): SubBalance[] {
-  const rows = list<string>(flat);
-  const fields: [string, string][] = [];
-  for (let i = 0; i + 1 < rows.length; i += 2) fields.push([String(rows[i]), String(rows[i + 1])]);
-  return decodeBalanceFields(gpsi, fields);
+  const fields = list<string>(flat);
+  const rows = new BalanceRows(gpsi);
+  for (let i = 0; i + 1 < fields.length; i += 2) rows.add(String(fields[i]), String(fields[i + 1]));
+  return rows.balances();
 }
 
 /** The balances hash as HGETALL reads it outside a script (ioredis answers an object). */
-export const decodeBalanceHash = (gpsi: string, hash: Readonly<Record<string, string>>): SubBalance[] => decodeBalanceFields(gpsi, Object.entries(hash));
-
-function decodeBalanceFields(gpsi: string, fields: readonly [string, string][]): SubBalance[] {
-  const bySeq = new Map<number, Raw>();
-  const dated: [number, string][] = [];
-  for (const [name, value] of fields) {
-    const field = /^(\d+)(v?)$/.exec(name);
-    if (!field) continue;
-    const seq = Number(field[1]);
-    if (field[2] === 'v') {
-      dated.push([seq, value]);
-      continue;
-    }
-    const raw: Raw = { subBalanceInstId: `${gpsi}-${field[1]}` };
-    assignPositional(raw, BALANCE_FIELDS, value);
-    raw.bucketKind = KIND_NAME[String(raw.bucketKind)] ?? raw.bucketKind;
-    bySeq.set(seq, raw);
-  }
-  for (const [seq, text] of dated) {
-    const raw = bySeq.get(seq);
-    if (raw) assignPositional(raw, DATE_FIELDS, text);
-  }
-  return [...bySeq.entries()].sort(([a], [b]) => a - b).map(([, raw]) => decodeSubBalance(raw));
+export function decodeBalanceHash(gpsi: string, hash: Readonly<Record<string, string>>): SubBalance[] {
+  const rows = new BalanceRows(gpsi);
+  for (const name of Object.keys(hash)) rows.add(name, hash[name]!);
+  return rows.balances();
 }
 
 /** An outcome's or a query's balances: the hash's rows, or (records written before them) JSON objects. */

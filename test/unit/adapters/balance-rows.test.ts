@@ -1,4 +1,5 @@
-import { decodeBalanceRows, decodeBalances, decodeFacts, decodeOutcome } from '../../../src/adapters/redis/balance-outcome';
+import fc from 'fast-check';
+import { decodeBalanceHash, decodeBalanceRows, decodeBalances, decodeFacts, decodeOutcome } from '../../../src/adapters/redis/balance-outcome';
 
 /**
  * The scripts return a subscription's balances as the rows of its balances hash (scripts/lib/balance.lua,
@@ -42,6 +43,58 @@ describe('decodeBalanceRows', () => {
     const long = decodeOutcome(JSON.stringify({ at: '2026-11-26T10:00:00.000Z', subscription: facts, changeRows: changes, balanceRows: rows, correlationId: 'corr-1', commandId: 'cmd-1' }), false);
     expect(short).toEqual(long);
     expect(short).toMatchObject({ correlationId: 'corr-1', causeId: 'cmd-1', balances: [{ subBalanceInstId: '4915-1', remaining: 7 }], changes: [{ change: 'Subtract', quantity: 1000 }] });
+  });
+
+  // A sub-balance as the scripts hold it (every value a decimal text; optional ones may be absent), as the
+  // rows of the balances hash (loadBalances' layout, trailing empty fields left out) and as the JSON object
+  // of records written before the rows: both must decode to the same sub-balance.
+  const amount = fc.integer({ min: 0, max: 2 ** 50 }).map(String);
+  const subBalance = fc.record(
+    {
+      bucketRefId: fc.stringMatching(/^[0-9A-Z-]{1,10}$/),
+      bucketKind: fc.constantFrom('PRIMARY', 'ADDON'),
+      subBalanceType: fc.stringMatching(/^[A-Za-z][A-Za-z -]{0,15}$/),
+      unitType: fc.constantFrom('Min', 'SMS', 'MMS', 'MB'),
+      allocated: amount,
+      remaining: amount,
+      rollover: amount,
+      rolloverCap: amount,
+      endCycle: fc.integer({ min: 0, max: 99 }).map(String),
+      alerted: fc.constantFrom('50', '80', '100'),
+      firstCycle: fc.constantFrom('r', 'x', 'r500000', 'x700'),
+      purchased: amount,
+      validFrom: amount,
+      validUntil: amount,
+      purchasedUntil: amount,
+    },
+    { requiredKeys: ['bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle'] },
+  );
+  const MAIN = ['bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased'] as const;
+  const DATES = ['validFrom', 'validUntil', 'purchasedUntil'] as const;
+  const positional = (b: Record<string, string | undefined>, names: readonly string[], code: (name: string, v: string) => string = (_, v) => v) =>
+    names.map((name) => (b[name] === undefined ? '' : code(name, b[name]!))).join('|').replace(/\|+$/, '');
+
+  it('reads any sub-balances from their rows as from the JSON objects of older records, fields in any order', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }), fc.array(subBalance, { minLength: 8, maxLength: 8 }), (seqs, drawn) => {
+        const flat: string[] = [];
+        const hash: Record<string, string> = { o: 'C1' }; // the owner mark is not a sub-balance
+        const objects = seqs.map((seq, i) => ({ ...drawn[i]!, subBalanceInstId: `4915-${seq}` }));
+        for (const [i, seq] of seqs.entries()) {
+          const b = drawn[i]!;
+          const dates = positional(b, DATES);
+          const fields: [string, string][] = [[String(seq), positional(b, MAIN, (name, v) => (name === 'bucketKind' ? v[0]! : v))]];
+          if (dates !== '') fields.push([`${seq}v`, dates]);
+          for (const [name, value] of fields.reverse()) {
+            flat.push(name, value);
+            hash[name] = value;
+          }
+        }
+        const expected = decodeBalances({ balances: objects }, '4915').sort((a, b) => Number(a.subBalanceInstId.split('-')[1]) - Number(b.subBalanceInstId.split('-')[1]));
+        expect(decodeBalanceRows('4915', ['o', 'C1', ...flat])).toEqual(expected);
+        expect(decodeBalanceHash('4915', hash)).toEqual(expected);
+      }),
+    );
   });
 
   it('reads an empty hash (Lua encodes an empty array as {}) as no balances', () => {
