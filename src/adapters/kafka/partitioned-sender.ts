@@ -84,25 +84,29 @@ export function partitionCounts(admin: Pick<Admin, 'fetchTopicMetadata'>, ttlMs 
 /** A message placed on its partition, with the message it was made from (what a refusal names). */
 export type Placed = Outbound & { partition: number; original: Outbound };
 
-/** Where each message goes: its partition, or why it cannot go anywhere. */
-async function place(message: Outbound, countOf: PartitionCount, partitioner: ReturnType<typeof Partitioners.DefaultPartitioner>): Promise<number | string> {
-  let count: number;
+/** A topic's partition count, or why nothing can be sent to it. */
+async function countOrRefusal(countOf: PartitionCount, topic: string, fresh?: boolean): Promise<number | string> {
   try {
-    count = await countOf(message.topic);
-    if (message.partition !== undefined && message.partition >= count) count = await countOf(message.topic, true); // it may have grown
+    return await countOf(topic, fresh);
   } catch (error) {
     if (error instanceof TopicRefusedError) return error.message;
     throw error;
   }
-  if (message.partition !== undefined) {
-    return message.partition < count ? message.partition : `partition ${message.partition} does not exist: topic ${message.topic} has ${count}`;
-  }
-  if (message.preferredPartition !== undefined) return message.preferredPartition % count;
-  const partitionMetadata = Array.from({ length: count }, (_, partitionId) => ({ partitionId, leader: 0 }) as PartitionMetadata);
-  return partitioner({ topic: message.topic, partitionMetadata, message: { key: message.key, value: message.value } });
 }
 
-/** Groups messages by the topic-partition they go to, each group in the order given; those with nowhere to go are refused. */
+/** The partitioner's view of a topic with `count` partitions, each led somewhere: one array per count, not one per message. */
+const metadataByCount = new Map<number, PartitionMetadata[]>();
+const metadataOf = (count: number): PartitionMetadata[] => {
+  let metadata = metadataByCount.get(count);
+  if (!metadata) metadataByCount.set(count, (metadata = Array.from({ length: count }, (_, partitionId) => ({ partitionId, leader: 0 }) as PartitionMetadata)));
+  return metadata;
+};
+
+/**
+ * Groups messages by the topic-partition they go to, each group in the order given; those with nowhere to go
+ * are refused. A topic's count is looked up once per call (a batch's messages share two or three topics),
+ * and again, fresh, for a partition beyond it: the topic may have grown.
+ */
 export async function byPartition(
   messages: Outbound[],
   countOf: PartitionCount,
@@ -110,19 +114,35 @@ export async function byPartition(
 ): Promise<{ groups: Map<string, Placed[]>; refused: Refused<Outbound>[] }> {
   const groups = new Map<string, Placed[]>();
   const refused: Refused<Outbound>[] = [];
+  const counts = new Map<string, number | string>();
   for (const message of messages) {
-    const partition = await place(message, countOf, partitioner);
+    const { topic } = message;
+    let count = counts.get(topic);
+    if (count === undefined) counts.set(topic, (count = await countOrRefusal(countOf, topic)));
+    if (typeof count === 'number' && message.partition !== undefined && message.partition >= count) {
+      counts.set(topic, (count = await countOrRefusal(countOf, topic, true)));
+    }
+    const partition = typeof count === 'string' ? count : partitionOf(message, count, partitioner);
     if (typeof partition === 'string') {
       refused.push({ message, reason: partition });
       continue;
     }
-    const key = `${partition}:${message.topic}`;
+    const key = `${partition}:${topic}`;
+    const placed: Placed = { topic, partition, key: message.key, value: message.value, headers: message.headers, original: message };
     const group = groups.get(key);
-    const placed = { ...message, partition, preferredPartition: undefined, original: message };
     if (group) group.push(placed);
     else groups.set(key, [placed]);
   }
   return { groups, refused };
+}
+
+/** Where a message goes in a topic of `count` partitions, or why it cannot go there. */
+function partitionOf(message: Outbound, count: number, partitioner: ReturnType<typeof Partitioners.DefaultPartitioner>): number | string {
+  if (message.partition !== undefined) {
+    return message.partition < count ? message.partition : `partition ${message.partition} does not exist: topic ${message.topic} has ${count}`;
+  }
+  if (message.preferredPartition !== undefined) return message.preferredPartition % count;
+  return partitioner({ topic: message.topic, partitionMetadata: metadataOf(count), message: { key: message.key, value: message.value } });
 }
 
 const errorText = (error: unknown): string => (error as Error)?.message ?? String(error);

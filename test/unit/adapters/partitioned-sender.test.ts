@@ -62,6 +62,19 @@ describe('byPartition', () => {
     expect([...groups.keys()].sort()).toEqual(['1:replies', '2:replies', '3:replies']);
   });
 
+  it('looks a topic\'s count up once per call, and again, fresh, for a partition beyond it', async () => {
+    const lookups: [string, boolean][] = [];
+    const counting = async (topic: string, fresh = false) => {
+      lookups.push([topic, fresh]);
+      return fresh ? 8 : 4;
+    };
+    const messages = [...Array.from({ length: 30 }, (_, i) => message(10, i)), { ...message(10, 30), topic: 't0', partition: 6 }];
+    const { groups, refused } = await byPartition(messages, counting);
+    expect(refused).toEqual([]);
+    expect(lookups.sort()).toEqual([['t0', false], ['t0', true], ['t1', false], ['t2', false]]);
+    expect(groups.get('6:t0')?.map((m) => m.headers.n)).toEqual(['30']);
+  });
+
   it('without a spanning producer, makes one send call per topic-partition and run', async () => {
     const calls: { topic: string; partitions: Set<number | undefined> }[] = [];
     const producer = { send: async (record: { topic: string; messages: { partition?: number }[] }) => void calls.push({ topic: record.topic, partitions: new Set(record.messages.map((m) => m.partition)) }) };
