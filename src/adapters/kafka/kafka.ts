@@ -5,6 +5,7 @@ import type { KafkaSecurity, KafkaTlsSettings } from '../../config/kafka';
 import type { Logger } from '../../contract/log';
 import { retry } from '../../shared/retry';
 import { installPooledEncoder } from './pooled-encoder';
+import { installRecordEncoder } from './record-encoder';
 
 const readFile = (file: string | undefined): Buffer | undefined => (file === undefined ? undefined : readFileSync(file));
 
@@ -45,10 +46,14 @@ export interface KafkaConnection {
   security?: KafkaSecurity;
 }
 
-/** kafkajs with its log lines routed into the program's logger, so one log stream carries everything, and its encoder patched (pooled-encoder.ts). */
+/**
+ * kafkajs with its log lines routed into the program's logger, so one log stream carries everything, and its
+ * encoding patched (pooled-encoder.ts, record-encoder.ts).
+ */
 export function createKafka(options: KafkaConnection): Kafka {
   installPooledEncoder();
   const log = options.log.child({ component: 'kafkajs' });
+  if (!installRecordEncoder()) log.warn("kafkajs's produce request was loaded before its record encoder could be replaced: records are encoded by kafkajs's own (slower, the same bytes)");
   const toPino = (level: logLevel) => {
     switch (level) {
       case logLevel.ERROR:

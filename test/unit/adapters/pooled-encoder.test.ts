@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { installPooledEncoder } from '../../../src/adapters/kafka/pooled-encoder';
+import { assertSameProduceRequests, produceModules, type ProduceModules } from '../../support/kafkajs-produce';
 
 /**
  * The patched Encoder writes the same bytes as kafkajs's own: every test encodes with both, the stock one
@@ -23,16 +24,8 @@ interface Encoder {
   writeEncoderArray(v: Encoder[]): Encoder;
 }
 type EncoderClass = new (initialSize?: number) => Encoder;
-interface Request { encode(): Promise<Encoder> }
-type Produce = (args: { acks: number; timeout: number; topicData: unknown[] }) => Request;
-type Frame = (args: { correlationId: number; clientId: string; request: Request }) => Promise<Encoder>;
-
-function kafkajs(): { Encoder: EncoderClass; produce: Produce; frame: Frame } {
-  return {
-    Encoder: require('kafkajs/src/protocol/encoder'),
-    produce: require('kafkajs/src/protocol/requests/produce/v3/request'),
-    frame: require('kafkajs/src/protocol/request'),
-  };
+function kafkajs(): { Encoder: EncoderClass } & ProduceModules {
+  return { Encoder: require('kafkajs/src/protocol/encoder'), ...produceModules() };
 }
 
 let stock!: ReturnType<typeof kafkajs>;
@@ -82,21 +75,7 @@ describe('the pooled Encoder (kafkajs patch)', () => {
   });
 
   it('frames the same produce request, record batches and headers included', async () => {
-    const message = fc.record({
-      key: fc.string({ maxLength: 20 }),
-      value: fc.uint8Array({ maxLength: 2000 }).map((a) => Buffer.from(a)),
-      headers: fc.dictionary(fc.string({ minLength: 1, maxLength: 16 }), fc.string({ maxLength: 60 }), { maxKeys: 4 }),
-      timestamp: fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
-    });
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(message, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 4 }), async (partitions) => {
-        const topicData = [{ topic: 'replies', partitions: partitions.map((messages, partition) => ({ partition, firstSequence: 0, messages })) }];
-        const encode = async ({ produce, frame }: ReturnType<typeof kafkajs>) =>
-          (await frame({ correlationId: 42, clientId: 'test', request: produce({ acks: -1, timeout: 30_000, topicData }) })).buffer;
-        expect((await encode(pooled)).equals(await encode(stock))).toBe(true);
-      }),
-      { numRuns: 60 },
-    );
+    await assertSameProduceRequests(pooled, stock);
   });
 
   it('starts an Encoder without a zero-filled buffer, and installs once', () => {
