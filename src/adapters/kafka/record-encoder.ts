@@ -1,3 +1,5 @@
+import { replaceKafkajsModule } from './kafkajs-module';
+
 /**
  * kafkajs 2.2.4 encodes each produced record (protocol/recordBatch/record/v0) through a flatMap of its
  * headers into objects, a new Encoder per header appended to the record's, the timestamp delta as a 64-bit
@@ -11,8 +13,7 @@
  * eleventh round).
  *
  * kafkajs's produce request captures the record function when its module loads (lazily, at the first
- * produce request), so this is installed in the module cache before that: from createKafka, like the
- * pooled encoder.
+ * produce request), so this is installed before that (kafkajs-module.ts): from createKafka.
  */
 
 /** The parts of kafkajs's Encoder this file uses. */
@@ -47,7 +48,6 @@ export interface RecordFields {
 const ENCODER = 'kafkajs/src/protocol/encoder';
 const RECORD = 'kafkajs/src/protocol/recordBatch/record/v0';
 const PRODUCE_REQUEST = 'kafkajs/src/protocol/requests/produce/v3/request';
-const INSTALLED = Symbol.for('wholesale.recordEncoder');
 
 /** A delta within int32 is the same varint through kafkajs's 32-bit zigzag (which writes it as unsigned) as through its 64-bit one. */
 const isInt32 = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31;
@@ -91,26 +91,16 @@ export function encodeRecord(Encoder: EncoderClass, { offsetDelta = 0, timestamp
   return encoder;
 }
 
-interface CachedModule {
-  exports: unknown;
-}
-
 /**
  * Puts encodeRecord where kafkajs's produce request will load its record function from; once per process.
  * False when that request module was loaded already (it keeps kafkajs's own record function): only slower.
  */
 export function installRecordEncoder(): boolean {
-  const recordPath = require.resolve(RECORD);
-  const cached = (path: string) => (require.cache as Record<string, CachedModule | undefined>)[path];
-  if ((cached(recordPath)?.exports as { [INSTALLED]?: true } | undefined)?.[INSTALLED]) return true;
-  if (cached(require.resolve(PRODUCE_REQUEST))) return false;
-  const kafkajsRecord = require(RECORD) as unknown;
-  const Encoder = require(ENCODER) as EncoderClass;
-  if (typeof kafkajsRecord !== 'function' || typeof Encoder.sizeOfVarLong !== 'function') {
-    throw new Error('kafkajs internals changed: its record or Encoder is not the one record-encoder.ts replaces');
-  }
-  const loaded = cached(recordPath);
-  if (!loaded) return false; // a module system without a writable cache (jest's isolated registries)
-  loaded.exports = Object.assign((fields: RecordFields) => encodeRecord(Encoder, fields), { [INSTALLED]: true as const });
-  return true;
+  return replaceKafkajsModule<unknown>(RECORD, PRODUCE_REQUEST, (kafkajsRecord) => {
+    const Encoder = require(ENCODER) as EncoderClass;
+    if (typeof kafkajsRecord !== 'function' || typeof Encoder.sizeOfVarLong !== 'function') {
+      throw new Error('kafkajs internals changed: its record or Encoder is not the one record-encoder.ts replaces');
+    }
+    return (fields: RecordFields) => encodeRecord(Encoder, fields);
+  });
 }
