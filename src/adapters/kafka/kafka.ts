@@ -5,6 +5,7 @@ import type { KafkaSecurity, KafkaTlsSettings } from '../../config/kafka';
 import type { Logger } from '../../contract/log';
 import { retry } from '../../shared/retry';
 import { installPooledEncoder } from './pooled-encoder';
+import { installRecordDecoder } from './record-decoder';
 import { installRecordEncoder } from './record-encoder';
 
 const readFile = (file: string | undefined): Buffer | undefined => (file === undefined ? undefined : readFileSync(file));
@@ -48,12 +49,13 @@ export interface KafkaConnection {
 
 /**
  * kafkajs with its log lines routed into the program's logger, so one log stream carries everything, and its
- * encoding patched (pooled-encoder.ts, record-encoder.ts).
+ * encoding and record decoding patched (pooled-encoder.ts, record-encoder.ts, record-decoder.ts).
  */
 export function createKafka(options: KafkaConnection): Kafka {
   installPooledEncoder();
   const log = options.log.child({ component: 'kafkajs' });
   if (!installRecordEncoder()) log.warn("kafkajs's produce request was loaded before its record encoder could be replaced: records are encoded by kafkajs's own (slower, the same bytes)");
+  if (!installRecordDecoder()) log.warn("kafkajs's record batch decoder was loaded before its record decoder could be replaced: records are decoded by kafkajs's own (slower, the same records)");
   const toPino = (level: logLevel) => {
     switch (level) {
       case logLevel.ERROR:
