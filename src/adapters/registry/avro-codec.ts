@@ -36,6 +36,8 @@ export class AvroCodec implements Codec {
   private readonly idBySubject = new Map<string, number>();
   private readonly readers: ReadonlyMap<string, Type>;
   private readonly plans = new Map<number, ReadPlan>();
+  /** Writer schemas resolved (an id's schema never changes): the hot path takes them without an await. */
+  private readonly writerTypes = new Map<number, Type>();
 
   /** `readerSchemas`: the records this process reads, by full name (default: every record of schemas/). */
   constructor(private readonly registryUrl: string, readerSchemas: ReadonlyMap<string, AvroRecordSchema> = loadSchemas()) {
@@ -90,7 +92,25 @@ export class AvroCodec implements Codec {
   async encode(topic: string, recordName: string, value: object): Promise<Buffer> {
     const id = this.idBySubject.get(subjectFor(topic, recordName)) ?? (await this.lookup(topic, recordName));
     try {
-      return await this.registry.encode(id, value);
+      const type = this.writerTypes.get(id);
+      if (!type) {
+        const first = await this.registry.encode(id, value);
+        const schema = await this.registry.getSchema(id); // in the client's cache now: no request
+        if (schema instanceof Type) this.writerTypes.set(id, schema);
+        return first;
+      }
+      let body: Buffer;
+      try {
+        body = type.toBuffer(value);
+      } catch {
+        return await this.registry.encode(id, value); // it fails alike, naming the invalid paths
+      }
+      // The wire format in one buffer (the registry client concatenates three)
+      const wire = Buffer.allocUnsafe(WIRE_HEADER_BYTES + body.length);
+      wire[0] = 0;
+      wire.writeInt32BE(id, 1);
+      body.copy(wire, WIRE_HEADER_BYTES);
+      return wire;
     } catch (error) {
       throw asSchemaMismatch(error);
     }
@@ -103,6 +123,8 @@ export class AvroCodec implements Codec {
    * hold its partition for good.
    */
   async writerType(schemaId: number): Promise<Type> {
+    const known = this.writerTypes.get(schemaId);
+    if (known) return known;
     let schema: unknown;
     try {
       schema = await this.registry.getSchema(schemaId);
@@ -114,13 +136,15 @@ export class AvroCodec implements Codec {
       throw new RetriableError(`schema registry unavailable while resolving id ${schemaId}`, { cause: error });
     }
     if (!(schema instanceof Type)) throw new DecodeError('UNDECODABLE', `schema id ${schemaId} is not an Avro schema`);
+    this.writerTypes.set(schemaId, schema);
     return schema;
   }
 
   async recordNameOf(buffer: Buffer | null): Promise<string | undefined> {
     if (!buffer || buffer.length < WIRE_HEADER_BYTES || buffer[0] !== 0) return undefined;
     try {
-      return (await this.writerType(buffer.readUInt32BE(1))).name;
+      const schemaId = buffer.readUInt32BE(1);
+      return (this.writerTypes.get(schemaId) ?? (await this.writerType(schemaId))).name;
     } catch (error) {
       if (error instanceof DecodeError) return undefined;
       throw error;
@@ -133,7 +157,7 @@ export class AvroCodec implements Codec {
       throw new DecodeError('NOT_AVRO', 'value is not in the Confluent wire format (magic byte 0 + schema id)');
     }
     const schemaId = buffer.readUInt32BE(1);
-    const type = await this.writerType(schemaId);
+    const type = this.writerTypes.get(schemaId) ?? (await this.writerType(schemaId));
     const body = buffer.subarray(WIRE_HEADER_BYTES);
     // avsc trusts lengths and block counts: a few bytes claiming 2^30 items exhaust the heap
     const outOfBounds = avroBoundsProblem(type, body);
