@@ -8,10 +8,10 @@ import { replaceKafkajsModule } from './kafkajs-module';
  *
  * `decodeRecord` returns the same record (test/unit/adapters/record-decoder.test.ts compares it with
  * kafkajs's own over random records and batch contexts): the sums in plain numbers when they are safe
- * integers (Long otherwise, as kafkajs), the headers gathered in one object, duplicates into arrays as kafkajs
- * does — quirks included: kafkajs reads an existing header through the object, so a header named after an
- * Object.prototype member ("constructor") starts an array with that member, and a header named "__proto__"
- * is an own property, not the prototype.
+ * integers (Long otherwise, as kafkajs), the headers gathered in one object, the values of a repeated name
+ * into one growing array (kafkajs copies it per value). kafkajs's quirks are kept: it reads an existing
+ * header through the object, so a header named after an Object.prototype member ("constructor") starts an
+ * array with that member, and a header named "__proto__" is an own property, not the prototype.
  */
 
 const RECORD_DECODER = 'kafkajs/src/protocol/recordBatch/record/v0/decoder';
@@ -101,7 +101,9 @@ function decodeHeaders(decoder: KafkaDecoder): Headers {
     const key = decoder.readVarIntString() as string;
     const value = decoder.readVarIntBytes();
     const existing = headers[key];
-    const gathered = existing === undefined ? value : Array.isArray(existing) ? existing.concat([value]) : [existing, value];
+    // kafkajs concatenates into a new array per value (quadratic again, in the values of one name); an
+    // array here is always one made here, so it grows in place
+    const gathered = existing === undefined ? value : Array.isArray(existing) ? (existing.push(value), existing) : [existing, value];
     if (key === '__proto__') Object.defineProperty(headers, key, { value: gathered, writable: true, enumerable: true, configurable: true });
     else headers[key] = gathered;
   }
