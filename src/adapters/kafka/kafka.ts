@@ -4,6 +4,7 @@ import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type Kafk
 import type { KafkaSecurity, KafkaTlsSettings } from '../../config/kafka';
 import type { Logger } from '../../contract/log';
 import { retry } from '../../shared/retry';
+import { installFetchMessages } from './fetch-messages';
 import { installPooledEncoder } from './pooled-encoder';
 import { installRecordDecoder } from './record-decoder';
 import { installRecordEncoder } from './record-encoder';
@@ -49,13 +50,14 @@ export interface KafkaConnection {
 
 /**
  * kafkajs with its log lines routed into the program's logger, so one log stream carries everything, and its
- * encoding and record decoding patched (pooled-encoder.ts, record-encoder.ts, record-decoder.ts).
+ * encoding and record decoding patched (pooled-encoder.ts, record-encoder.ts, record-decoder.ts, fetch-messages.ts).
  */
 export function createKafka(options: KafkaConnection): Kafka {
   installPooledEncoder();
   const log = options.log.child({ component: 'kafkajs' });
   if (!installRecordEncoder()) log.warn("kafkajs's produce request was loaded before its record encoder could be replaced: records are encoded by kafkajs's own (slower, the same bytes)");
   if (!installRecordDecoder()) log.warn("kafkajs's record batch decoder was loaded before its record decoder could be replaced: records are decoded by kafkajs's own (slower, the same records)");
+  if (!installFetchMessages()) log.warn("kafkajs's fetch responses were loaded before their batch decoding could be replaced: a batch of ~125,000 records or more will crash the consumer");
   const toPino = (level: logLevel) => {
     switch (level) {
       case logLevel.ERROR:
