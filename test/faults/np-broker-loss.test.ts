@@ -8,7 +8,7 @@ jest.setTimeout(240_000); // jest ignores testTimeout in a project's configurati
 
 /**
  * Issue 14: the NP path when Kafka goes away. 100 ports answered by the NP simulator on a staging topic; the
- * test relays the 300 responses to the service's responses topic at once, as an NP system that retries its
+ * test relays the 300 responses to the service's responses topic in chunks, as an NP system that retries its
  * sends would, and stops the one broker (10 s, then starts it again) once the worker has handled a third of
  * them: in the middle of its batches, events being published and offsets committed. The worker — one process, never restarted — handles the rest when the broker is
  * back, and what it had handled but not committed again. Every port must end as in a clean run: status,
@@ -19,6 +19,12 @@ const OUTAGE_MS = 10_000;
 /** 100 ports, 300 responses: enough that the worker is busy handling them (and publishing) when the broker goes. */
 const SCALE = 5;
 const RELAY_CHUNK = 50;
+/**
+ * Between chunks: the relay lasts ≈ 2 s, so the broker stops while responses are still arriving (the rest
+ * are retried through the outage). Sent all at once, a worker fast enough handled all 300 before the broker
+ * had stopped, and the outage met nothing.
+ */
+const RELAY_PAUSE_MS = 400;
 
 /** Sends the records to `topic` in order, in chunks; a failed send is tried again until it goes. */
 async function relay(brokers: string[], topic: string, records: TopicRecord[], onRetry: () => void): Promise<void> {
@@ -36,6 +42,7 @@ async function relay(brokers: string[], topic: string, records: TopicRecord[], o
           await sleep(500);
         }
       }
+      if (i + RELAY_CHUNK < records.length) await sleep(RELAY_PAUSE_MS);
     }
   } finally {
     await producer.disconnect().catch(() => undefined);
