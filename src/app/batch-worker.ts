@@ -5,7 +5,8 @@ import { deadLetterMessage, undeliverableDeadLetter } from '../pipeline/outbound
 import type { ServiceConfig } from './config';
 import { deadLetterSink } from './dead-letters';
 import { deadLetteringRefusedBatches } from '../pipeline/refused-batches';
-import { refusalOf, registerBoundedCodecs } from '../adapters/kafka/bounded-codecs';
+import { registerBoundedCodecs } from '../adapters/kafka/bounded-codecs';
+import { refusalOf } from '../adapters/kafka/refused-batch';
 import { contextFromHeaders, inSpan, SpanKind } from '../shared/tracing';
 
 /** The settings of the service's group member, from the configuration. */
@@ -24,7 +25,7 @@ export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerS
 /**
  * The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval.
  * Compressed batches are inflated within MAX_DECOMPRESSED_BATCH_BYTES and with the codecs this process has;
- * the records of a batch refused are dead-lettered before any processor sees them.
+ * a batch refused is dead-lettered (one placeholder for all its records) before any processor sees it.
  */
 export function createBatchWorker(
   config: ServiceConfig,
@@ -34,10 +35,11 @@ export function createBatchWorker(
   onOutcome: BatchWorkerOptions['onOutcome'],
 ): BatchWorker {
   const deadLetters = deadLetterSink(config);
-  registerBoundedCodecs({
+  const bounded = registerBoundedCodecs({
     maxInflatedBytes: config.limits.maxDecompressedBatchBytes,
-    onRefused: (detail, records) => log.warn({ detail, records }, 'compressed batch not inflated; its records are dead-lettered'),
+    onRefused: (detail) => log.warn({ detail }, 'compressed batch not inflated; it is dead-lettered'),
   });
+  if (!bounded) log.error("kafkajs's fetch responses were loaded before their batch decoding could be replaced: a compressed batch refused will fail its fetch");
   const guarded = (processor: RecordProcessor) => deadLetteringRefusedBatches(traced(processor), refusalOf, deadLetters);
   return new BatchWorker({
     consumer: transport.consumer,

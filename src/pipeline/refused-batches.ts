@@ -3,9 +3,9 @@ import type { RecordProcessor } from './batch-worker';
 import { deadLetterMessage, type DeadLetterSink } from './outbound';
 
 /**
- * Records of a compressed batch the consumer refused to inflate arrive as placeholders (see
- * src/adapters/kafka/bounded-codecs.ts): each is dead-lettered UNDECOMPRESSABLE at its offset, before any
- * other check, and its partition goes on.
+ * A compressed batch the consumer refused to inflate arrives as one placeholder record at the batch's last
+ * offset (see src/adapters/kafka/refused-batch.ts): it is dead-lettered UNDECOMPRESSABLE (its detail names
+ * the batch's offsets), before any other check, and its partition goes on past the whole batch.
  */
 export function deadLetteringRefusedBatches(
   processor: RecordProcessor,

@@ -4,7 +4,7 @@ import { DLQ_HEADER } from '../../src/contract/headers';
 import { createTopics } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
-import { gzipBomb, sendBomb, zstdBomb } from './support/compression-bombs';
+import { gzipBomb, sendBomb, sendEmptyRecords, zstdBomb } from './support/compression-bombs';
 import { faultConfig, workerEnv } from './support/fault-config';
 import { report, seconds } from './support/report';
 import { drainTopic, headerString, kafkaClient } from './support/topics';
@@ -18,9 +18,15 @@ jest.setTimeout(180_000); // jest ignores testTimeout in a project's configurati
  * every partition. The worker must neither crash nor stall nor inflate them: each bomb dead-lettered
  * (UNDECOMPRESSABLE, naming its offset), its RSS high-water mark well below one inflated record, and every
  * valid command applied once.
+ * Issue 16: a refused batch of many records — a gzip batch of 300,000 empty records (≈ 420 KB on the wire,
+ * 2.7 MB inflated, beyond the worker's limit here) on a third partition of the commands — costs one dead
+ * letter naming its offsets, not one placeholder record and dead letter per record.
  */
 const MB = 1024 * 1024;
 const INFLATED_BYTES = 300 * MB;
+/** The worker's (and this test's) MAX_DECOMPRESSED_BATCH_BYTES: below the flood batch's 2.7 MB, above any batch of valid commands. */
+const MAX_INFLATED_BYTES = 1 * MB;
+const FLOOD_RECORDS = 300_000;
 const VALID = 200;
 /** The worker's peak RSS may grow by this much over its RSS before the bombs: far below one inflated record. */
 const PEAK_GROWTH_LIMIT = 150 * MB;
@@ -37,13 +43,13 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd)', () => {
   it('are dead-lettered without inflating them; the worker keeps its memory and handles what follows', async () => {
     const began = Date.now();
     // the test reads the command topic back too (the ledger order): its own kafkajs must survive the bombs
-    registerBoundedCodecs({ maxInflatedBytes: 32 * MB });
+    expect(registerBoundedCodecs({ maxInflatedBytes: MAX_INFLATED_BYTES })).toBe(true);
     const config = await faultConfig();
     const { topics } = config;
     await createTopics(config);
     load = await BalanceLoad.prepare(config, { subscriptions: 8, commands: VALID, producers: 1, ratePerSecond: 100, compression: CompressionTypes.GZIP });
     await load.watchReplies();
-    worker = await WorkerProcess.start(workerEnv(config));
+    worker = await WorkerProcess.start({ ...workerEnv(config), MAX_DECOMPRESSED_BATCH_BYTES: String(MAX_INFLATED_BYTES) });
     const rssBefore = worker.rssBytes();
 
     const bombs = { gzip: await gzipBomb(INFLATED_BYTES), zstd: zstdBomb(INFLATED_BYTES) };
@@ -55,6 +61,8 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd)', () => {
         sent.push({ kind: 'gzip', topic, partition: 0, offset: await sendBomb(producer, topic, 0, CompressionTypes.GZIP, bombs.gzip) });
         sent.push({ kind: 'zstd', topic, partition: 1, offset: await sendBomb(producer, topic, 1, CompressionTypes.ZSTD, bombs.zstd) });
       }
+      const floodBase = await sendEmptyRecords(config.kafka.brokers[0]!, topics.balanceCommands, 2, CompressionTypes.GZIP, FLOOD_RECORDS);
+      sent.push({ kind: 'gzip flood', topic: topics.balanceCommands, partition: 2, offset: String(Number(floodBase) + FLOOD_RECORDS - 1) });
     } finally {
       await producer.disconnect();
     }
@@ -62,8 +70,11 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd)', () => {
     await worker.whileRunning(load.settled(60_000));
     const peak = worker.peakRssBytes();
 
+    const drained = await drainTopic(config.kafka.brokers, topics.deadLetters);
+    const flood = sent.find((s) => s.kind === 'gzip flood')!;
+    const floodLetters = drained.filter((d) => headerString(d, DLQ_HEADER.sourceTopic) === flood.topic && headerString(d, DLQ_HEADER.sourcePartition) === '2');
     const deadLetters = new Map(
-      (await drainTopic(config.kafka.brokers, topics.deadLetters)).map((d) => [
+      drained.map((d) => [
         [headerString(d, DLQ_HEADER.sourceTopic), headerString(d, DLQ_HEADER.sourcePartition), headerString(d, DLQ_HEADER.sourceOffset)].join('/'),
         headerString(d, DLQ_HEADER.reason),
       ]),
@@ -74,11 +85,15 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd)', () => {
     report('compressed batches inflating to 300 MB', tally, [
       `bombs of one ${INFLATED_BYTES / MB} MB record: gzip ${(bombs.gzip.length / 1024).toFixed(0)} KB, zstd ${(bombs.zstd.length / 1024).toFixed(0)} KB on the wire; ${outcomes.join(', ')}`,
       `worker RSS ${(rssBefore / MB).toFixed(0)} MB before, peak ${(peak / MB).toFixed(0)} MB (high-water mark), ${(worker.rssBytes() / MB).toFixed(0)} MB after; same process: ${worker.running}`,
+      `a gzip batch of ${FLOOD_RECORDS} empty records (offsets ${Number(flood.offset) - FLOOD_RECORDS + 1}–${flood.offset}): ${floodLetters.length} dead letter(s), detail "${floodLetters.map((d) => headerString(d, DLQ_HEADER.detail)).join('; ')}"`,
       `the ${VALID} valid commands sent gzip-compressed; worker outcomes ${JSON.stringify(worker.outcomes())}`,
       ...tallyExtras(tally),
       seconds(began),
     ]);
     expect(outcomes).toEqual(sent.map((s) => `${where(s)}: UNDECOMPRESSABLE`));
+    expect(floodLetters.map((d) => [headerString(d, DLQ_HEADER.sourceOffset), headerString(d, DLQ_HEADER.detail)])).toEqual([
+      [flood.offset, `gzip batch inflates beyond ${MAX_INFLATED_BYTES} bytes (MAX_DECOMPRESSED_BATCH_BYTES); its ${FLOOD_RECORDS} records at offsets ${Number(flood.offset) - FLOOD_RECORDS + 1}–${flood.offset} skipped`],
+    ]);
     expect(peak - rssBefore).toBeLessThan(PEAK_GROWTH_LIMIT);
     expect(worker.running).toBe(true);
     expectExactlyOnce(tally, VALID);

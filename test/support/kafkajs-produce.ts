@@ -12,7 +12,7 @@ interface Request {
   encode(): Promise<Encoded>;
 }
 export interface ProduceModules {
-  produce: (args: { acks: number; timeout: number; topicData: unknown[] }) => Request;
+  produce: (args: { acks: number; timeout: number; compression?: number; topicData: unknown[] }) => Request;
   frame: (args: { correlationId: number; clientId: string; request: Request }) => Promise<Encoded>;
 }
 

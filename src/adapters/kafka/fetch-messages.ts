@@ -1,4 +1,5 @@
 import { replaceKafkajsModule } from './kafkajs-module';
+import { BatchRefused, refusalPlaceholder } from './refused-batch';
 
 /**
  * kafkajs 2.2.4 gathers the records of a fetched partition's record batches with
@@ -9,7 +10,9 @@ import { replaceKafkajsModule } from './kafkajs-module';
  * same batch and crashes again, and every partition of the worker stalls for good.
  *
  * `decodeMessages` is kafkajs's own with the records appended one by one: the same records
- * (test/unit/adapters/fetch-messages.test.ts compares them with kafkajs's own), of any number.
+ * (test/unit/adapters/fetch-messages.test.ts compares them with kafkajs's own), of any number. A compressed
+ * batch its codec refused (bounded-codecs.ts) becomes one placeholder record (refused-batch.ts) instead of
+ * failing the fetch.
  */
 
 const DECODE_MESSAGES = 'kafkajs/src/protocol/requests/fetch/v4/decodeMessages';
@@ -18,6 +21,7 @@ const FETCH_RESPONSES = [4, 5, 7, 8, 11].map((version) => `kafkajs/src/protocol/
 
 /** The parts of kafkajs's Decoder this file uses. */
 interface Decoder {
+  offset: number;
   readInt32(): number;
   canReadBytes(length: number): boolean;
   readBytes(length: number): Buffer;
@@ -57,12 +61,15 @@ export async function decodeMessages(decoder: Decoder, { Decoder: MessagesDecode
   const records: unknown[] = [];
   while (messagesDecoder.canReadBytes(RECORD_BATCH_OVERHEAD)) {
     let batch: { records: unknown[] };
+    const batchStart = messagesDecoder.offset;
     try {
       batch = await decodeBatch(messagesDecoder);
     } catch (error) {
       // the tail of a fetch may hold a partial batch (how maxBytes works): what came before it is returned
       if ((error as Error)?.name === 'KafkaJSPartialMessageError') break;
-      throw error;
+      // kafkajs moved past the whole batch before inflating its records
+      if (error instanceof BatchRefused) batch = { records: [refusalPlaceholder(messagesBuffer.subarray(batchStart), error.detail)] };
+      else throw error;
     }
     for (const record of batch.records) records.push(record);
   }

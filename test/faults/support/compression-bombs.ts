@@ -1,6 +1,8 @@
+import { connect } from 'node:net';
 import { createGzip } from 'node:zlib';
 import { CompressionCodecs, CompressionTypes, type Producer } from 'kafkajs';
-import { varint } from '../../../src/adapters/kafka/bounded-codecs';
+import { varint } from '../../support/avro-bytes';
+import { produceModules } from '../../support/kafkajs-produce';
 
 /**
  * Compressed record batches whose one record inflates to `inflatedBytes` (its value all zeros), produced on
@@ -77,4 +79,38 @@ export async function sendBomb(
   } finally {
     codecs[compression] = registered!;
   }
+}
+
+const { decode: decodeProduceResponse, parse: parseProduceResponse } = require('kafkajs/src/protocol/requests/produce/v3/response') as {
+  decode: (payload: Buffer) => Promise<unknown>;
+  parse: (decoded: unknown) => Promise<{ topics: { partitions: { baseOffset: string }[] }[] }>;
+};
+
+/**
+ * Sends one record batch of `count` empty records (no key, no value), compressed under `compression`, to
+ * `partition` of `topic` on `broker`: one Produce request written with kafkajs's request encoder and sent on
+ * a socket of its own. kafkajs's producer cannot send such a batch — it groups a call's messages per
+ * partition by copying the partition's array once per message, so 150,000 messages took minutes.
+ * Resolves with the batch's base offset.
+ */
+export async function sendEmptyRecords(broker: string, topic: string, partition: number, compression: CompressionTypes, count: number): Promise<string> {
+  const { produce, frame } = produceModules();
+  const messages = Array.from({ length: count }, () => ({ key: null, value: null }));
+  const request = produce({ acks: -1, timeout: 30_000, compression, topicData: [{ topic, partitions: [{ partition, messages }] }] });
+  const bytes = (await frame({ correlationId: 1, clientId: 'faults-raw-batch', request })).buffer;
+  const [host, port] = broker.split(':');
+  const response = await new Promise<Buffer>((resolve, reject) => {
+    const socket = connect({ host, port: Number(port) }, () => socket.write(bytes));
+    let received = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length >= 4 && received.length >= 4 + received.readInt32BE(0)) {
+        socket.end();
+        resolve(received.subarray(4 + 4, 4 + received.readInt32BE(0))); // after the size and the correlation id
+      }
+    });
+    socket.on('error', reject);
+  });
+  const parsed = await parseProduceResponse(await decodeProduceResponse(response));
+  return parsed.topics[0]!.partitions[0]!.baseOffset;
 }
