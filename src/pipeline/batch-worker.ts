@@ -207,7 +207,13 @@ export class BatchWorker {
     const pending = batch.messages.filter((m) => !done.has(m.offset));
     const isDone = (m: InboundRecord) => done.has(m.offset);
     // Resolves the contiguous prefix of done records: the partition is held from the first one not done.
-    const firstNotDone = () => batch.messages.findIndex((m) => !isDone(m));
+    // Records only become done, so the prefix is walked once per batch, not once per slice (a batch of
+    // 130,000 records in slices of 256 was 33 million lookups).
+    let doneUpTo = 0;
+    const firstNotDone = () => {
+      while (doneUpTo < batch.messages.length && isDone(batch.messages[doneUpTo]!)) doneUpTo++;
+      return doneUpTo === batch.messages.length ? -1 : doneUpTo;
+    };
     const resolveDone = () => {
       const upTo = firstNotDone();
       const last = upTo === -1 ? batch.messages.length : upTo;

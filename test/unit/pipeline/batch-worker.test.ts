@@ -348,6 +348,26 @@ describe('BatchWorker handling a large batch in slices', () => {
     expect(kafka.next(0)).toBe('3');
   });
 
+  it('walks a batch once to resolve its done records, not once per slice', async () => {
+    const kafka = new FakeKafka();
+    await startWorker(kafka, 0, echo, undefined, 10);
+    const records = 20_000;
+    const payload = kafka.payload(0, Array.from({ length: records }, (_, i) => String(i)));
+    let reads = 0;
+    const messages = new Proxy(payload.batch.messages, {
+      get: (target, property, receiver) => {
+        if (typeof property === 'string' && /^\d+$/.test(property)) reads++;
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    await kafka.eachBatch!({ ...payload, batch: { ...payload.batch, messages } } as BatchContext);
+    expect(kafka.next(0)).toBe(String(records));
+    expect(kafka.sent).toHaveLength(records);
+    // Reading the batch to slice it and walking its done prefix once: a few reads per record. One walk per
+    // slice from the start was records² / (2 × slice) = 20 million.
+    expect(reads).toBeLessThan(4 * records);
+  });
+
   it('a partition lost between slices: what was sent stays committed, nothing further is begun or sent', async () => {
     const kafka = new FakeKafka();
     const send = kafka.sender.send;
