@@ -25,6 +25,16 @@ const businessDay = (days: number): string => {
   return day.toISOString();
 };
 
+/**
+ * Now, or on a Saturday or Sunday the last weekday before it: a business day, and always earlier than the
+ * earliest allowed (now itself, on a weekend, would be refused as a weekend day instead).
+ */
+const businessDayNotLater = (): string => {
+  const day = new Date();
+  while (day.getUTCDay() === 0 || day.getUTCDay() === 6) day.setUTCDate(day.getUTCDate() - 1);
+  return day.toISOString();
+};
+
 describe('partner-requested due dates (real stack)', () => {
   // the command topic is known before the service starts, so the previous schema versions come first
   const commandTopic = `wholesale.portin.commands.v1.due-${randomUUID().slice(0, 8)}`;
@@ -47,7 +57,7 @@ describe('partner-requested due dates (real stack)', () => {
 
   it('a due date too early or on a weekend is a BAD_REQUEST listed with the other problems; nothing is created', async () => {
     const gpsi = gpsiEndingIn('21');
-    const tooEarly = await stack.j.send('CreatePortIn', createCommand(gpsi, { desiredDueDate: new Date().toISOString(), billCycleStartDay: 29 }));
+    const tooEarly = await stack.j.send('CreatePortIn', createCommand(gpsi, { desiredDueDate: businessDayNotLater(), billCycleStartDay: 29 }));
     expect(tooEarly.headers[HEADER.status]).toBe('BAD_REQUEST');
     expect(tooEarly.value.error.problems.map((p: { path: string }) => p.path).sort()).toEqual(['billCycleStartDay', 'desiredDueDate']);
     expect(tooEarly.value.error.problems.find((p: { path: string }) => p.path === 'desiredDueDate').reason).toMatch(/^must be no earlier than /);
