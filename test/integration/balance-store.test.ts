@@ -10,7 +10,7 @@ import { createRedisRenewalStore } from '../../src/adapters/redis/renewal-store'
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
 import { cycleStartAtOrBefore } from '../../src/domain/balance/bill-cycle';
 import { createBillingClock } from '../../src/domain/balance/clock';
-import { buildCatalog, carryOverTypesOf, creditValidityOf } from '../../src/domain/catalog/catalog';
+import { buildCatalog, carryOverTypesOf, creditValidityOf, UNIT_BY_SUB_BALANCE_TYPE } from '../../src/domain/catalog/catalog';
 import { seedsOf } from '../../src/domain/balance/seeds';
 import { validityEnd } from '../../src/domain/balance/validity';
 import type { OutgoingMessage } from '../../src/contract/messages';
@@ -18,7 +18,8 @@ import { createRenewalScheduler } from '../../src/schedulers/balance-renewal';
 import type { ServiceConfig } from '../../src/app/config';
 import { evaluateUpdate } from '../support/balance-model';
 import { markThresholds } from '../../src/domain/balance/thresholds';
-import type { BalanceAction, SubBalance } from '../../src/domain/balance/model';
+import type { BalanceAction, ShownSubBalance } from '../../src/domain/balance/model';
+import type { BalanceOutcome } from '../../src/domain/balance/outcome';
 import { checkUpdateActions } from '../../src/domain/balance/validation';
 import type { CommandMeta } from '../../src/handlers/balance/ports';
 import { testConfig } from '../support/harness';
@@ -516,24 +517,20 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     });
   });
 
-  describe('balance rows of an outcome', () => {
-    /** The recorded outcome's balanceRows as a map, with each field once, as HGETALL returns the hash. */
-    const rowsOf = async (sub: TestSubscription, commandId: string) => {
-      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
-      const rows = JSON.parse((await redis.get(keys.commandOutcome(commandId)))!).b as string[] | Record<string, never>;
-      const flat = Array.isArray(rows) ? rows : [];
-      const map = Object.fromEntries(Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]));
-      expect(Object.keys(map)).toHaveLength(flat.length / 2);
-      const { [BALANCES_OWNER_FIELD]: owner, ...hash } = await redis.hgetall(keys.balances);
-      expect(owner).toBe(sub.wholesaleCustomerId); // kept in the hash, never in an outcome
-      return { map, hash };
-    };
+  describe('the record of a balance command', () => {
+    /** The sub-balances as a reply shows them, from the balances hash (QueryBalances). */
+    const shownNow = async (sub: TestSubscription) =>
+      (await balancesOf(sub)).map(({ subBalanceInstId, bucketRefId, subBalanceType, unitType, allocated, remaining, rollover, purchased, validFor, purchasedUntil }) => ({
+        subBalanceInstId, bucketRefId, subBalanceType, unitType, allocated, remaining, rollover, purchased,
+        ...(validFor ? { validFor } : {}),
+        ...(purchasedUntil !== undefined ? { purchasedUntil } : {}),
+      }));
 
-    it('equal the balances hash after every kind of change: updates adding and dropping dates, added, cancelled and swapped buckets', async () => {
+    it('shows the balances hash after every kind of change, names every change and keeps only the facts its events show', async () => {
       const catalog = loadCatalogFile(config.catalogFile);
       const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000002', '2000004'] });
       const data = { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', unitType: 'MB' };
-      const steps: [string, (m: CommandMeta) => Promise<unknown>][] = [
+      const steps: [string, (m: CommandMeta) => Promise<BalanceOutcome>][] = [
         ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Subtract', quantity: 4500 }]), { '1000001': [50, 80, 100] })],
         ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Add', quantity: 2048 }]), {}, creditValidityOf(catalog))],
         ['AddBuckets', (m) => balance.balances.addBuckets(m, { bucketRefIds: ['2000001', '2000003'], seeds: [...seedsOf(catalog.buckets.get('2000001')!), ...seedsOf(catalog.buckets.get('2000003')!)] })],
@@ -547,13 +544,66 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const seen: boolean[] = [];
       for (const [operation, step] of steps) {
         const m = meta(sub, { operation });
-        await step(m);
+        const outcome = await step(m);
         seen.push((await redis.hexists(keys.balances, '4v')) === 1);
-        const { map, hash } = await rowsOf(sub, m.commandId);
-        expect(map).toEqual(hash);
+        expect(outcome.balances).toEqual(await shownNow(sub));
+        const replayed = await step(m);
+        expect(replayed).toEqual({ ...outcome, replayed: true });
+        for (const c of outcome.changes) expect(c.bucketRefId && c.subBalanceType && c.unitType).toBeTruthy();
+        const record = JSON.parse((await redis.get(keys.commandOutcome(m.commandId)))!);
+        expect(Object.keys(record).filter((k) => !['t', 'f', 'c', 'r', 'fp', 'bucketRefIds', 'thresholds', 'fromBucketRefId', 'toBucketRefId', 'fromWholesalePlanId'].includes(k))).toEqual([]);
+        const { subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId } = outcome.subscription;
+        expect(record.f.slice(0, 4)).toEqual([subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId]);
       }
       expect(seen.slice(0, 4)).toEqual([false, true, true, false]);
       expect(Object.keys(await redis.hgetall(keys.balances)).length).toBeGreaterThan(0);
+    });
+
+    it('shows any balances hash as the hash itself reads: every optional field, dates, neighbours of one bucket', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      const amount = fc.integer({ min: 0, max: 2 ** 40 }).map(String);
+      const optional = (arb: fc.Arbitrary<string>) => fc.option(arb, { nil: '' });
+      const row = fc.record({
+        bucketRefId: fc.constantFrom('1000001', '2000002', 'X-9'), // the first a primary bucket, the others add-ons
+        type: fc.constantFrom(...Object.keys(UNIT_BY_SUB_BALANCE_TYPE)),
+        amounts: fc.tuple(amount, amount, amount, amount, fc.integer({ min: 0, max: 9 }).map(String)),
+        alerted: optional(fc.constantFrom('50', '80')),
+        firstCycle: optional(fc.constantFrom('r', 'x', 'x700')),
+        purchased: optional(fc.integer({ min: 1, max: 2 ** 40 }).map(String)),
+        dates: fc.option(fc.tuple(optional(amount), optional(amount), optional(amount)), { nil: undefined }),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 9 }), async (rows) => {
+          const hash: Record<string, string> = { [BALANCES_OWNER_FIELD]: sub.wholesaleCustomerId };
+          rows.forEach((r, i) => {
+            const [allocated, remaining, rollover, cap, endCycle] = r.amounts;
+            const fields = [r.bucketRefId, r.bucketRefId === '1000001' ? 'P' : 'A', r.type, UNIT_BY_SUB_BALANCE_TYPE[r.type]!, allocated, remaining, rollover, cap, endCycle, r.alerted, r.firstCycle, r.purchased];
+            hash[String(i + 1)] = fields.join('|').replace(/\|+$/, '');
+            const dates = r.dates?.join('|').replace(/\|+$/, '');
+            if (dates) hash[`${i + 1}v`] = dates;
+          });
+          await redis.del(keys.balances);
+          await redis.hset(keys.balances, hash);
+          const outcome = await balance.balances.cancelBuckets(meta(sub, { operation: 'CancelBuckets' }), [{ id: 'X-9', path: 'bucketRefId[0]' }]).catch((error: unknown) => error);
+          if (rows.some((r) => r.bucketRefId === 'X-9')) expect((outcome as BalanceOutcome).balances).toEqual(await shownNow(sub));
+          else expect(outcome).toMatchObject({ code: 'NOT_FOUND' });
+        }),
+        { numRuns: 40 },
+      );
+    });
+
+    it('a replay takes the facts its record does not keep from the subscription as it is now', async () => {
+      const sub = await createActiveSubscription(balance.subscriptions);
+      const once = meta(sub);
+      const update = checkUpdateActions([{ subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 20, unitType: 'MB' }]);
+      const first = await balance.balances.updateBalances(once, update);
+      const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
+      await redis.hset(keys.subscription, 'nextRenewalAt', '2999-01-01T00:00:00.000Z', 'wholesalePlanId', 'WP-OTHER');
+      const again = await balance.balances.updateBalances(once, update);
+      expect(again.subscription).toEqual({ ...first.subscription, nextRenewalAt: '2999-01-01T00:00:00.000Z' }); // the plan is the record's
+      expect(again.changes).toEqual(first.changes);
+      expect(again.balances).toEqual(first.balances);
     });
   });
 
@@ -627,7 +677,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
           { ...sms, action: 'Subtract', quantity: 1300 }, // the 1000 granted, then 300 of the 600 bought
         ]),
       );
-      const amounts = (list: SubBalance[]) => list.filter((b) => [data, sms].some((x) => x.subBalanceInstId === b.subBalanceInstId)).map((b) => [b.subBalanceType, b.allocated, b.rollover, b.purchased, b.remaining]);
+      const amounts = (list: ShownSubBalance[]) => list.filter((b) => [data, sms].some((x) => x.subBalanceInstId === b.subBalanceInstId)).map((b) => [b.subBalanceType, b.allocated, b.rollover, b.purchased, b.remaining]);
       expect(amounts(outcome.balances)).toEqual([
         ['On-Net SMS', 1_000_000, 0, 300_000, 300_000],
         ['On-Net Data', 5_120_000, 0, 3_000_000, 4_000_000],
@@ -664,8 +714,9 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
         { '1000001': [80, 100] },
       );
       expect(used.thresholds?.map((t) => [t.subBalanceInstId, t.percent])).toEqual([[`${sub.gpsi}-1`, 80]]);
-      expect(used.balances.map((b) => b.alertedPercent)).toEqual([80, undefined, undefined, undefined, undefined]);
-      const pass = used.balances[4];
+      const afterUse = await balancesOf(sub);
+      expect(afterUse.map((b) => b.alertedPercent)).toEqual([80, undefined, undefined, undefined, undefined]);
+      const pass = afterUse[4];
       const state = (await renewals.state(sub.gpsi))!;
       const cycle = { at: new Date().toISOString(), cycleStart: state.nextRenewalAt!, nextRenewalAt: '2999-01-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` };
       expect(await renewals.renew(sub.gpsi, cycle)).toBe('renewed');
@@ -700,7 +751,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       // Midnight: the cycle renews, the pass is untouched (before issue 19 it expired here, 12 hours after it was bought).
       const cycle = { at: '2026-04-01T00:00:01.000Z', cycleStart: '2026-04-01T00:00:00.000Z', nextRenewalAt: '2026-05-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` };
       expect(await renewals.renew(sub.gpsi, cycle)).toBe('renewed');
-      expect((await balancesOf(sub)).find((b) => b.subBalanceInstId === pass.subBalanceInstId)).toEqual(pass);
+      expect((await balancesOf(sub)).find((b) => b.subBalanceInstId === pass.subBalanceInstId)).toMatchObject(pass);
       expect(await renewals.state(sub.gpsi)).toMatchObject({ nextRenewalAt: cycle.nextRenewalAt, nextExpiryAt: '2026-04-30T12:00:00.000Z' });
 
       // Its end: expired once, even when two schedulers run it.

@@ -1,6 +1,7 @@
 import { isErrorCode, ServiceError, type FieldProblem } from '../../contract/errors';
-import type { Amounts, ChangeKind, SubBalance, SubBalanceChange } from '../../domain/balance/model';
+import type { Amounts, ChangeKind, ShownSubBalance, SubBalance, SubBalanceChange } from '../../domain/balance/model';
 import { DEFAULT_BILL_CYCLE_TIME_ZONE } from '../../domain/balance/bill-cycle';
+import { UNIT_BY_SUB_BALANCE_TYPE } from '../../domain/catalog/catalog';
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
 import type { ThresholdReached } from '../../domain/balance/thresholds';
 import { decodeLedgerChange } from './ledger-entry';
@@ -150,6 +151,46 @@ export function decodeBalanceHash(gpsi: string, hash: Readonly<Record<string, st
   return rows.balances();
 }
 
+/**
+ * A command record's balances (replyRows in scripts/lib/balance.lua): sub-balances joined by ';', each
+ *   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil]]
+ * with an empty field absent, an empty bucketRefId the row before's, and the unitType the subBalanceType's
+ * (the catalog allows no other); in the hash's order, returned in instance order.
+ */
+export function decodeReplyRows(gpsi: string, text: string): ShownSubBalance[] {
+  if (text === '') return [];
+  let bucketRefId = '';
+  const shown = text.split(';').map((row) => {
+    const v = row.split('|');
+    const subBalanceType = String(v[2]);
+    if (present(v[1])) bucketRefId = v[1];
+    const balance: ShownSubBalance = {
+      subBalanceInstId: `${gpsi}-${v[0]}`,
+      bucketRefId,
+      subBalanceType,
+      unitType: UNIT_BY_SUB_BALANCE_TYPE[subBalanceType] ?? '',
+      allocated: Number(v[3]),
+      remaining: Number(v[4]),
+      rollover: Number(v[5]),
+      purchased: present(v[6]) ? Number(v[6]) : 0,
+    };
+    if (present(v[8])) balance.validFor = { start: present(v[7]) ? Number(v[7]) : NaN, end: Number(v[8]) };
+    if (present(v[9])) balance.purchasedUntil = Number(v[9]);
+    return { seq: Number(v[0]), balance };
+  });
+  return shown.sort((a, b) => a.seq - b.seq).map(({ balance }) => balance);
+}
+
+/** A command record's change of a sub-balance its rows show names it by them (ledgerChange's `shown`). */
+function namedByRows(changes: SubBalanceChange[], balances: readonly ShownSubBalance[]): SubBalanceChange[] {
+  for (const change of changes) {
+    if (change.bucketRefId !== '') continue;
+    const shown = balances.find((b) => b.subBalanceInstId === change.subBalanceInstId);
+    if (shown) Object.assign(change, { bucketRefId: shown.bucketRefId, subBalanceType: shown.subBalanceType, unitType: shown.unitType });
+  }
+  return changes;
+}
+
 /** An outcome's or a query's balances: the hash's rows, or (records written before them) JSON objects. */
 export const decodeBalances = (raw: Raw, gpsi: string): SubBalance[] =>
   raw.b !== undefined ? decodeBalanceRows(gpsi, raw.b) : raw.balanceRows !== undefined ? decodeBalanceRows(gpsi, raw.balanceRows) : list<Raw>(raw.balances).map(decodeSubBalance);
@@ -210,23 +251,44 @@ function recordedError(raw: Raw): ServiceError {
   return new ServiceError(isErrorCode(code) ? code : 'INTERNAL', String(raw.message), problems);
 }
 
-/** The command whose own record is read: its ids are not kept in the record (scripts/lib/balance.lua, success). */
+/** The command whose own record is read: its ids and number are not kept in the record (scripts/lib/balance.lua, commandRecord). */
 export interface RecordingCommand {
+  gpsi: string;
   correlationId: string;
   commandId: string;
 }
 
-/** Parses a script's JSON outcome; a recorded refusal is thrown as its ServiceError. */
-export function decodeOutcome(json: string, replayed: boolean, command?: RecordingCommand): BalanceOutcome {
+/**
+ * A command record's facts (`f`: subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId, then
+ * cycleNo and cycleStart when it reached thresholds) over the subscription's as they are now (`current`,
+ * positional as FACT_FIELDS, answered beside the record): what the record keeps is what its events show.
+ */
+function recordedFacts(recorded: unknown[], gpsi: string | undefined, current: unknown): SubscriptionFacts {
+  const facts = decodeFacts(Array.isArray(current) ? current : []);
+  if (gpsi !== undefined) facts.gpsi = gpsi;
+  const [subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId, cycleNo, cycleStart] = recorded;
+  Object.assign(facts, { subscriptionId: String(subscriptionId), subscriberId: String(subscriberId), wholesaleCustomerId: String(wholesaleCustomerId), wholesalePlanId: String(wholesalePlanId) });
+  if (optional(cycleNo)) facts.cycleNo = int(cycleNo);
+  if (optional(cycleStart)) facts.cycleStart = String(cycleStart);
+  return facts;
+}
+
+/**
+ * Parses a script's JSON outcome; a recorded refusal is thrown as its ServiceError. `current`: the
+ * subscription's facts now, which a command record's script answers beside it (commandRecord).
+ */
+export function decodeOutcome(json: string, replayed: boolean, command?: RecordingCommand, current?: unknown): BalanceOutcome {
   const raw = JSON.parse(json) as Raw;
   if (raw.error) throw recordedError(raw.error as Raw);
-  const subscription = decodeFacts(raw.s ?? raw.subscription);
+  const subscription = raw.f !== undefined ? recordedFacts(list(raw.f), command?.gpsi, current) : decodeFacts(raw.s ?? raw.subscription);
+  const balances = typeof raw.r === 'string' ? decodeReplyRows(subscription.gpsi, raw.r) : decodeBalances(raw, subscription.gpsi);
+  const changes = (raw.c ?? raw.changeRows) !== undefined ? list<string>(raw.c ?? raw.changeRows).map((row) => decodeLedgerChange(String(row), subscription.gpsi)) : list<Raw>(raw.changes).map(decodeChange);
   const outcome: BalanceOutcome = {
-    at: String(raw.at),
+    at: raw.t !== undefined ? new Date(Number(raw.t)).toISOString() : String(raw.at),
     correlationId: String(raw.correlationId ?? command?.correlationId),
     subscription,
-    changes: (raw.c ?? raw.changeRows) !== undefined ? list<string>(raw.c ?? raw.changeRows).map((row) => decodeLedgerChange(String(row), subscription.gpsi)) : list<Raw>(raw.changes).map(decodeChange),
-    balances: decodeBalances(raw, subscription.gpsi),
+    changes: typeof raw.r === 'string' ? namedByRows(changes, balances) : changes,
+    balances,
     replayed,
   };
   const causeId = optional(raw.causeId) ?? optional(raw.commandId) ?? command?.commandId;

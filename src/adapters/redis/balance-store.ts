@@ -26,8 +26,11 @@ export interface BalanceStoreSettings {
   clock?: BillingClock;
 }
 
-/** [outcome JSON, 1 = replayed | 0] or [the subscription's time zone, 2] when the payload's dates were computed in another. */
-type ScriptReply = [outcome: string, replayed: number];
+/**
+ * [outcome JSON, 1 = replayed | 0, the subscription's facts now (none beside a refusal)] or [the
+ * subscription's time zone, 2] when the payload's dates were computed in another.
+ */
+type ScriptReply = [outcome: string, replayed: number, facts?: (string | null)[]];
 
 /**
  * The time zone a subscription's dates are computed in before its script runs (the script checks it): the
@@ -70,20 +73,21 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
       correlationId: meta.correlationId,
       operation: meta.operation,
       at: meta.at,
+      atMs: Date.parse(meta.at),
       ttl: settings.outcomeTtlSeconds,
       retention: settings.ledgerRetention,
       fp: meta.fingerprint,
       refuseNew: meta.refuseNew,
       zone,
     };
-    const [json, replayed] = await runScript<ScriptReply>(
+    const [json, replayed, facts] = await runScript<ScriptReply>(
       redis,
       script,
       [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(meta.commandId)],
       [JSON.stringify(context), JSON.stringify(payload)],
     );
     if (replayed === 2) return { wrongZone: json };
-    const outcome = decodeOutcome(json, replayed === 1, meta);
+    const outcome = decodeOutcome(json, replayed === 1, meta, facts);
     zones.learn(meta.gpsi, outcome.subscription.billCycleTimeZone);
     return outcome;
   }

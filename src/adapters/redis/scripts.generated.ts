@@ -2,34 +2,34 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_7860cc3ec00c' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_7860cc3ec00c' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_7860cc3ec00c' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_7860cc3ec00c' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_7860cc3ec00c' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_7860cc3ec00c' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_7860cc3ec00c' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_7860cc3ec00c' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_7860cc3ec00c' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_7860cc3ec00c' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_7860cc3ec00c' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_7860cc3ec00c' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_7860cc3ec00c' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_7860cc3ec00c' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_7860cc3ec00c' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_7860cc3ec00c' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_7860cc3ec00c' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_7860cc3ec00c' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_7860cc3ec00c' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_7860cc3ec00c' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_6621a700e061' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_6621a700e061' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_6621a700e061' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_6621a700e061' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_6621a700e061' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_6621a700e061' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_6621a700e061' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_6621a700e061' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_6621a700e061' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_6621a700e061' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_6621a700e061' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_6621a700e061' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_6621a700e061' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_6621a700e061' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_6621a700e061' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_6621a700e061' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_6621a700e061' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_6621a700e061' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_6621a700e061' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_6621a700e061' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_7860cc3ec00c',
-  code: `#!lua name=wholesale_7860cc3ec00c
+  name: 'wholesale_6621a700e061',
+  code: `#!lua name=wholesale_6621a700e061
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load.
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
@@ -347,12 +347,14 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
+-- \`shown\`: the record holding this change shows the sub-balance in its rows (commandRecord), which name
+-- its bucketRefId, subBalanceType and unitType: those are left empty here (decodeOutcome fills them in).
 -- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
-local function ledgerChange(c)
+local function ledgerChange(c, shown)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
   local function credit(amounts) return (amounts.purchased ~= '0' and amounts.purchased) or '' end
-  local fields = { c.change, seq, c.bucketRefId, c.subBalanceType, c.unitType, c.quantity or '',
+  local fields = { c.change, seq, shown and '' or c.bucketRefId, shown and '' or c.subBalanceType, shown and '' or c.unitType, c.quantity or '',
     before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '',
     credit(before), credit(after), c.validFrom or '', c.validUntil or '', c.purchasedUntil or '' }
   if c.change == 'Created' and after.remaining == after.allocated and after.rollover == '0' and after.purchased == '0' then
@@ -378,7 +380,9 @@ end
 -- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
 -- no new change may be applied (the partner's idempotency quota is spent), so without a record that
 -- error is the answer; a recorded change is still replayed. Neither writes anything.
-local function replay(doneKey, ctx)
+-- \`subKey\`: given by the scripts whose records keep only some facts (commandRecord), whose replay answers
+-- the subscription's facts as they are now beside it, for the rest.
+local function replay(doneKey, ctx, subKey)
   local recorded = redis.call('GET', doneKey)
   local fp = ctx.fp ~= cjson.null and ctx.fp or nil
   if recorded then
@@ -393,41 +397,98 @@ local function replay(doneKey, ctx)
           ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
       end
     end
+    if subKey then return { recorded, 1, subscriptionFacts(subKey) } end
     return { recorded, 1 }
   end
   if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
-local function finish(doneKey, ctx, outcome)
+-- Records a command's outcome and answers it; \`facts\` (a commandRecord's: the subscription's as they are
+-- now) go beside it, as replay gives them.
+local function finish(doneKey, ctx, outcome, facts)
   if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
-  return { encoded, 0 }
+  return { encoded, 0, facts }
 end
 
--- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
--- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
--- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
--- \`facts\`: the subscription's as they are now, when the script holds them (else read).
--- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
--- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
--- — and its store fills them in (decodeOutcome's \`command\`). Other outcomes (renewal, expiry) keep theirs.
--- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
--- no usage threshold reached leaves \`thresholds\` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
--- the long names too, of records written before).
+-- The outcome of a renewal or an expiry (no command: they go to the renewal outbox, not a 24 h record; a
+-- command's is commandRecord). The balances it carries are the hash's own fields and values (balanceRows),
+-- decoded by the worker (decodeBalanceRows in balance-outcome.ts); its changes in the ledger's positional
+-- layout (changeRows, read by decodeLedgerChange in ledger-entry.ts). The three bulky parts go under
+-- one-letter names: s (the facts), c (changeRows), b (balanceRows). \`facts\`: the subscription's as they
+-- are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
-  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
+  local outcome = { at = ctx.at, correlationId = ctx.correlationId, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
-  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
 end
 
+-- A hash row's fields as a reply shows them (saveBalance's layout): bucketRefId, |subBalanceType,
+-- |allocated|remaining|rollover, and purchased (the 12th field; '' when absent) — one match per row.
+local SHOWN_FIELDS = '^([^|]*)|[^|]*(|[^|]*)|[^|]*(|[^|]*|[^|]*|[^|]*)|[^|]*|[^|]*|?[^|]*|?[^|]*|?([^|]*)'
+
+-- Every sub-balance of the hash as a command's reply shows it, in the hash's order, joined by ';' (the
+-- catalog keeps '|' and ';' out of a bucketRefId):
+--   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil]]
+-- — without what only the service reads (bucketKind, rolloverCap, endCycle, alerted, firstCycle), nor the
+-- unitType, which the catalog makes the subBalanceType's own (UNIT_BY_SUB_BALANCE_TYPE): 18 of a row's
+-- ~60 bytes, in every 24 h record. The bucketRefId is left empty when the row before has it too (a
+-- bucket's allowances are created together, so they are neighbours: 3 of WP-BASIC's 4 rows). Built in
+-- pieces joined once: this runs for every change.
+local function replyRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then readBalances(balKey) end
+  local dated = {}
+  for _, field in ipairs(hash.order) do
+    if string.byte(field, -1) == 118 and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+  end
+  local pieces, n, previous = {}, 0, nil
+  for _, seq in ipairs(hash.order) do
+    local value, last = hash.values[seq], string.byte(seq, -1)
+    if value ~= nil and last >= 48 and last <= 57 then -- a sub-balance's own field: digits only
+      local bucket, subBalanceType, amounts, purchased = string.match(value, SHOWN_FIELDS)
+      pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4], pieces[n + 5] = seq, '|', bucket == previous and '' or bucket, subBalanceType, amounts
+      n = n + 5
+      local dates = dated[seq]
+      if dates then
+        pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4] = '|', purchased, '|', dates
+        n = n + 4
+      elseif purchased ~= '' then
+        pieces[n + 1], pieces[n + 2] = '|', purchased
+        n = n + 2
+      end
+      pieces[n + 1] = ';'
+      n = n + 1
+      previous = bucket
+    end
+  end
+  pieces[n] = nil -- the last ';'
+  return table.concat(pieces)
+end
+
+-- The record of a balance command (AddBuckets, CancelBuckets, SwapPrimaryBucket, UpdateBalances), read by
+-- decodeOutcome in balance-outcome.ts. Its reply and events are rebuilt from it alone, so it keeps only
+-- what they show (a 24 h record per change: the largest part of Redis memory per command):
+--   t = its time (epoch ms: ctx.atMs); f = the facts its events name: subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId
+--   (and cycleNo, cycleStart when it reached thresholds); c = changeRows (a shown sub-balance's named by
+--   its row); r = replyRows; the extras.
+-- The service reads the rest of the facts (time zone, next renewal) from what the script answers beside it:
+-- the subscription's facts as they are now (finish, replay); and the command's correlationId and commandId
+-- from the command itself, whose id names the record. \`facts\`: this script's, after the change.
+local function commandRecord(balKey, ctx, changes, extra, facts)
+  local record = { t = ctx.atMs, f = { facts[2], facts[3], facts[4], facts[5] }, c = {}, r = replyRows(balKey) }
+  for i, c in ipairs(changes) do record.c[i] = ledgerChange(c, hash.values[string.match(c.subBalanceInstId, '%-(%d+)$')] ~= nil) end
+  for k, v in pairs(extra or {}) do record[k] = v end
+  if record.thresholds and next(record.thresholds) == nil then record.thresholds = nil end
+  if record.thresholds then record.f[5], record.f[6] = facts[10], facts[11] end
+  return record
+end
+
 -- admissionTake-1.lua
-redis.register_function('admissionTake_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('admissionTake_6621a700e061', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate (a token bucket) and, for the changes among them, its idempotency quota (changes recorded within
 -- the window). One round trip per partner and batch instead of a reply-cache lookup per change; both live
@@ -529,7 +590,7 @@ return { granted, retryMs, recordable, held, tokensLeased, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('balancesExpire_6621a700e061', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -563,7 +624,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('balancesRenew_6621a700e061', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -607,7 +668,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_7860cc3ec00c', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_6621a700e061', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -629,7 +690,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_6621a700e061', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -649,7 +710,7 @@ local function purchasedUntilAfterTopUp(b, ending)
   return fmt(until_)
 end
 local ctx = cjson.decode(ARGV[1])
-local recorded = replay(KEYS[4], ctx)
+local recorded = replay(KEYS[4], ctx, KEYS[1])
 if recorded then return recorded end
 local payload = cjson.decode(ARGV[2])
 local problems = payload.problems
@@ -721,16 +782,16 @@ for _, b in ipairs(changed) do
 end
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }, facts))
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = reached }, facts), facts)
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_6621a700e061', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
 local ctx = cjson.decode(ARGV[1])
-local recorded = replay(KEYS[4], ctx)
+local recorded = replay(KEYS[4], ctx, KEYS[1])
 if recorded then return recorded end
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ctx.gpsi, ctx.visible)
@@ -744,17 +805,17 @@ keepOwnerMark(facts[FACT_CUSTOMER])
 instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }, facts))
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }, facts), facts)
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_6621a700e061', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, [{id, path}] JSON
 local ctx = cjson.decode(ARGV[1])
-local recorded = replay(KEYS[4], ctx)
+local recorded = replay(KEYS[4], ctx, KEYS[1])
 if recorded then return recorded end
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ctx.gpsi, ctx.visible)
@@ -787,11 +848,11 @@ for _, b in ipairs(balances) do
 end
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }, facts))
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds = ids }, facts), facts)
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_7860cc3ec00c', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_6621a700e061', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -807,7 +868,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_6621a700e061', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -820,7 +881,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_6621a700e061', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -846,7 +907,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_7860cc3ec00c', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_6621a700e061', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -863,7 +924,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_6621a700e061', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -879,7 +940,7 @@ return 0
 
 end)
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_6621a700e061', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -892,7 +953,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_6621a700e061', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -905,7 +966,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('portinWrite_6621a700e061', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -945,13 +1006,13 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('primarySwap_6621a700e061', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, {bucketRefId, wholesalePlanId, seeds} JSON
 local ctx = cjson.decode(ARGV[1])
-local recorded = replay(KEYS[4], ctx)
+local recorded = replay(KEYS[4], ctx, KEYS[1])
 if recorded then return recorded end
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ctx.gpsi, ctx.visible)
@@ -976,12 +1037,12 @@ writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId, 'wholesalePlanId', payload.wholesalePlanId)
 facts[FACT_PRIMARY], facts[FACT_PLAN] = payload.bucketRefId, payload.wholesalePlanId
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes,
-  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }, facts))
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
+  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }, facts), facts)
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_6621a700e061', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -991,7 +1052,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_6621a700e061', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1034,7 +1095,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_6621a700e061', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1059,7 +1120,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_7860cc3ec00c', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_6621a700e061', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

@@ -1,6 +1,6 @@
 import { sha1Hex } from '../digest';
 import type { OutgoingMessage } from '../../contract/messages';
-import { totalOf, type Amounts, type SubBalance, type SubBalanceChange } from './model';
+import { totalOf, type Amounts, type ShownSubBalance, type SubBalance, type SubBalanceChange } from './model';
 import type { BalanceOutcome } from './outcome';
 import { balanceRecord, type BillingEvent } from './records';
 import { fromMilli } from './units';
@@ -36,7 +36,7 @@ const wireDates = (b: Pick<SubBalance, 'validFor' | 'purchasedUntil'>) => ({
 });
 
 /** A sub-balance as service-spec 2.10 shows it, plus the bucket it belongs to, its validity and its purchased credit's end. */
-export const wireSubBalance = (b: SubBalance) => ({
+export const wireSubBalance = (b: ShownSubBalance) => ({
   subBalanceInstId: b.subBalanceInstId,
   subBalanceType: b.subBalanceType,
   ...wireAmounts(b),

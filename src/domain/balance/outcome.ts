@@ -1,4 +1,4 @@
-import type { SubBalance, SubBalanceChange } from './model';
+import type { ShownSubBalance, SubBalanceChange } from './model';
 import type { ThresholdReached } from './thresholds';
 
 /** The subscription as every balance outcome describes it (read in the same atomic step as the change). */
@@ -33,8 +33,8 @@ export interface BalanceOutcome {
   causeId?: string;
   subscription: SubscriptionFacts;
   changes: SubBalanceChange[];
-  /** Every sub-balance after the change. */
-  balances: SubBalance[];
+  /** Every sub-balance after the change, as its reply shows them. */
+  balances: ShownSubBalance[];
   /** Buckets added or cancelled (AddBuckets, CancelBuckets, the add-ons of an activation). */
   bucketRefIds?: string[];
   fromBucketRefId?: string;

@@ -63,7 +63,7 @@ export function expireDue(balances: readonly SubBalance[], cutoff: number): Step
 }
 
 /** The next instant something of these sub-balances expires (billing epoch ms), if any. */
-export function nextExpiryOf(balances: readonly SubBalance[]): number | undefined {
+export function nextExpiryOf(balances: readonly Pick<SubBalance, 'validFor' | 'purchasedUntil'>[]): number | undefined {
   const ends = balances.flatMap((b) => [b.validFor?.end, b.purchasedUntil]).filter((end): end is number => end !== undefined);
   return ends.length > 0 ? Math.min(...ends) : undefined;
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { decodeBalanceHash, decodeBalanceRows, decodeBalances, decodeFacts, decodeOutcome } from '../../../src/adapters/redis/balance-outcome';
+import { decodeBalanceHash, decodeBalanceRows, decodeBalances, decodeFacts, decodeOutcome, decodeReplyRows } from '../../../src/adapters/redis/balance-outcome';
 
 /**
  * The scripts return a subscription's balances as the rows of its balances hash (scripts/lib/balance.lua,
@@ -38,7 +38,7 @@ describe('decodeBalanceRows', () => {
     const facts = ['4915', 'sub-1', 'S1', 'C1', 'WP-BASIC', '1000001', 'MONTHLY', '1', 'UTC', '1', '2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z', 'ACTIVE'];
     const rows = ['1', '1000001|P|SMS|SMS|100|7|5|50|0'];
     const changes = ['Subtract,1,1000001,SMS,SMS,1000,8000,100000,5000,7000,100000,5000'];
-    const command = { correlationId: 'corr-1', commandId: 'cmd-1' };
+    const command = { gpsi: '4915', correlationId: 'corr-1', commandId: 'cmd-1' };
     const short = decodeOutcome(JSON.stringify({ at: '2026-11-26T10:00:00.000Z', s: facts, c: changes, b: rows, fp: 'x' }), false, command);
     const long = decodeOutcome(JSON.stringify({ at: '2026-11-26T10:00:00.000Z', subscription: facts, changeRows: changes, balanceRows: rows, correlationId: 'corr-1', commandId: 'cmd-1' }), false);
     expect(short).toEqual(long);
@@ -115,5 +115,53 @@ describe('decodeFacts', () => {
     const facts = decodeFacts(values);
     expect(facts.primaryBucketRefId).toBeUndefined();
     expect(facts.cycleNo).toBeUndefined();
+  });
+});
+
+describe('a balance command\'s compact record (commandRecord in scripts/lib/balance.lua)', () => {
+  it('reads its rows: an empty bucketRefId is the row before\'s, the unit the type\'s, purchased and dates when present, in instance order', () => {
+    const rows = '10|2000004|On-Net Data|1000|400|0|250|1700000000000|1800000000000|1750000000000;2|1000001|On-Net Voice|500000|500000|0;3||On-Net SMS|1000000|999000|0|5';
+    expect(decodeReplyRows('4915', rows)).toEqual([
+      { subBalanceInstId: '4915-2', bucketRefId: '1000001', subBalanceType: 'On-Net Voice', unitType: 'Min', allocated: 500000, remaining: 500000, rollover: 0, purchased: 0 },
+      { subBalanceInstId: '4915-3', bucketRefId: '1000001', subBalanceType: 'On-Net SMS', unitType: 'SMS', allocated: 1000000, remaining: 999000, rollover: 0, purchased: 5 },
+      {
+        subBalanceInstId: '4915-10',
+        bucketRefId: '2000004',
+        subBalanceType: 'On-Net Data',
+        unitType: 'MB',
+        allocated: 1000,
+        remaining: 400,
+        rollover: 0,
+        purchased: 250,
+        validFor: { start: 1700000000000, end: 1800000000000 },
+        purchasedUntil: 1750000000000,
+      },
+    ]);
+    expect(decodeReplyRows('4915', '')).toEqual([]);
+  });
+
+  it('takes its time, facts and named changes from the record and the facts it does not keep from the subscription now', () => {
+    const now = ['4915', 'sub-now', 'S-now', 'C-now', 'WP-now', '1000001', 'MONTHLY', '1', 'Europe/Berlin', '3', '2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z', 'ACTIVE'];
+    const record = {
+      t: Date.parse('2026-11-26T10:00:00.000Z'),
+      f: ['sub-1', 'S1', 'C1', 'WP-BASIC'],
+      c: ['Subtract,1,,,,1000,8000,100000,5000,7000,100000,5000', 'Removed,9,2000001,On-Net Data,MB,,10,10,0'],
+      r: '1|1000001|On-Net SMS|100000|7000|5000',
+      fp: 'x',
+    };
+    const outcome = decodeOutcome(JSON.stringify(record), true, { gpsi: '4915', correlationId: 'corr-1', commandId: 'cmd-1' }, now);
+    expect(outcome).toMatchObject({ at: '2026-11-26T10:00:00.000Z', correlationId: 'corr-1', causeId: 'cmd-1', replayed: true });
+    expect(outcome.subscription).toEqual({
+      gpsi: '4915', subscriptionId: 'sub-1', subscriberId: 'S1', wholesaleCustomerId: 'C1', wholesalePlanId: 'WP-BASIC', // the record's
+      primaryBucketRefId: '1000001', billCycleFrequency: 'MONTHLY', billCycleStartDay: 1, billCycleTimeZone: 'Europe/Berlin', // now
+      cycleNo: 3, cycleStart: '2026-11-01T00:00:00.000Z', nextRenewalAt: '2026-12-01T00:00:00.000Z', status: 'ACTIVE',
+    });
+    expect(outcome.changes.map((c) => [c.change, c.subBalanceInstId, c.bucketRefId, c.subBalanceType, c.unitType])).toEqual([
+      ['Subtract', '4915-1', '1000001', 'On-Net SMS', 'SMS'], // named by its row
+      ['Removed', '4915-9', '2000001', 'On-Net Data', 'MB'], // no row: named in the change
+    ]);
+    // A record that reached thresholds keeps the cycle its BalanceThresholdReached names.
+    const reached = decodeOutcome(JSON.stringify({ ...record, f: [...record.f, '2', '2026-10-01T00:00:00.000Z'] }), false, { gpsi: '4915', correlationId: 'c', commandId: 'x' }, now);
+    expect(reached.subscription).toMatchObject({ cycleNo: 2, cycleStart: '2026-10-01T00:00:00.000Z' });
   });
 });

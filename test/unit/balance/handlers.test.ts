@@ -61,7 +61,7 @@ function fakeStore(result: BalanceOutcome | ServiceError = outcome()) {
     swapPrimary: answer('swapPrimary'),
     cancelBuckets: answer('cancelBuckets'),
     updateBalances: answer('updateBalances'),
-    queryBalances: answer('queryBalances') as BalanceStore['queryBalances'],
+    queryBalances: answer('queryBalances') as unknown as BalanceStore['queryBalances'],
     history: async (...args) => {
       calls.push({ method: 'history', args });
       return [{ at: 'now', correlationId: 'c', operation: 'UpdateBalances', change: 'Add', subBalanceInstId: 'i', bucketRefId: 'b', subBalanceType: 'On-Net SMS', unitType: 'SMS', quantity: 2500 }];

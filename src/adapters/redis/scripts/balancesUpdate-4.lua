@@ -18,7 +18,7 @@ local function purchasedUntilAfterTopUp(b, ending)
   return fmt(until_)
 end
 local ctx = cjson.decode(ARGV[1])
-local recorded = replay(KEYS[4], ctx)
+local recorded = replay(KEYS[4], ctx, KEYS[1])
 if recorded then return recorded end
 local payload = cjson.decode(ARGV[2])
 local problems = payload.problems
@@ -90,4 +90,4 @@ for _, b in ipairs(changed) do
 end
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { thresholds = reached }, facts))
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = reached }, facts), facts)

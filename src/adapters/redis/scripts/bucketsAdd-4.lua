@@ -2,7 +2,7 @@
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
 -- @include balance
 local ctx = cjson.decode(ARGV[1])
-local recorded = replay(KEYS[4], ctx)
+local recorded = replay(KEYS[4], ctx, KEYS[1])
 if recorded then return recorded end
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ctx.gpsi, ctx.visible)
@@ -16,4 +16,4 @@ keepOwnerMark(facts[FACT_CUSTOMER])
 instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }, facts))
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds = payload.bucketRefIds }, facts), facts)

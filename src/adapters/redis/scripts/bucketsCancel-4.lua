@@ -3,7 +3,7 @@
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, [{id, path}] JSON
 -- @include balance
 local ctx = cjson.decode(ARGV[1])
-local recorded = replay(KEYS[4], ctx)
+local recorded = replay(KEYS[4], ctx, KEYS[1])
 if recorded then return recorded end
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ctx.gpsi, ctx.visible)
@@ -36,4 +36,4 @@ for _, b in ipairs(balances) do
 end
 writeBalances(KEYS[2])
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes, { bucketRefIds = ids }, facts))
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds = ids }, facts), facts)

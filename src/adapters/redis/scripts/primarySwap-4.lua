@@ -3,7 +3,7 @@
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, {bucketRefId, wholesalePlanId, seeds} JSON
 -- @include balance
 local ctx = cjson.decode(ARGV[1])
-local recorded = replay(KEYS[4], ctx)
+local recorded = replay(KEYS[4], ctx, KEYS[1])
 if recorded then return recorded end
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ctx.gpsi, ctx.visible)
@@ -28,5 +28,5 @@ writeBalances(KEYS[2])
 redis.call('HSET', KEYS[1], 'primaryBucketRefId', payload.bucketRefId, 'wholesalePlanId', payload.wholesalePlanId)
 facts[FACT_PRIMARY], facts[FACT_PLAN] = payload.bucketRefId, payload.wholesalePlanId
 appendLedger(KEYS[3], ctx, changes)
-return finish(KEYS[4], ctx, success(KEYS[1], KEYS[2], ctx, changes,
-  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }, facts))
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
+  { fromBucketRefId = current, toBucketRefId = payload.bucketRefId, fromWholesalePlanId = fromPlan }, facts), facts)

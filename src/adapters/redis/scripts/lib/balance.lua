@@ -314,12 +314,14 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
+-- `shown`: the record holding this change shows the sub-balance in its rows (commandRecord), which name
+-- its bucketRefId, subBalanceType and unitType: those are left empty here (decodeOutcome fills them in).
 -- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
-local function ledgerChange(c)
+local function ledgerChange(c, shown)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
   local function credit(amounts) return (amounts.purchased ~= '0' and amounts.purchased) or '' end
-  local fields = { c.change, seq, c.bucketRefId, c.subBalanceType, c.unitType, c.quantity or '',
+  local fields = { c.change, seq, shown and '' or c.bucketRefId, shown and '' or c.subBalanceType, shown and '' or c.unitType, c.quantity or '',
     before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '',
     credit(before), credit(after), c.validFrom or '', c.validUntil or '', c.purchasedUntil or '' }
   if c.change == 'Created' and after.remaining == after.allocated and after.rollover == '0' and after.purchased == '0' then
@@ -345,7 +347,9 @@ end
 -- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
 -- no new change may be applied (the partner's idempotency quota is spent), so without a record that
 -- error is the answer; a recorded change is still replayed. Neither writes anything.
-local function replay(doneKey, ctx)
+-- `subKey`: given by the scripts whose records keep only some facts (commandRecord), whose replay answers
+-- the subscription's facts as they are now beside it, for the rest.
+local function replay(doneKey, ctx, subKey)
   local recorded = redis.call('GET', doneKey)
   local fp = ctx.fp ~= cjson.null and ctx.fp or nil
   if recorded then
@@ -360,35 +364,92 @@ local function replay(doneKey, ctx)
           ' was already used for a different ' .. ctx.operation .. ' command' } }), 0 }
       end
     end
+    if subKey then return { recorded, 1, subscriptionFacts(subKey) } end
     return { recorded, 1 }
   end
   if ctx.refuseNew and ctx.refuseNew ~= cjson.null then return { cjson.encode({ error = ctx.refuseNew }), 0 } end
   return nil
 end
 
-local function finish(doneKey, ctx, outcome)
+-- Records a command's outcome and answers it; `facts` (a commandRecord's: the subscription's as they are
+-- now) go beside it, as replay gives them.
+local function finish(doneKey, ctx, outcome, facts)
   if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
-  return { encoded, 0 }
+  return { encoded, 0, facts }
 end
 
--- The balances an outcome carries are the hash's own fields and values (balanceRows), decoded by the worker
--- (decodeBalanceRows in balance-outcome.ts): about a fifth of the same balances as JSON objects, in every
--- 24 h outcome record and on the wire, and no table to build and encode here. Its changes likewise, in
--- the ledger's positional layout (changeRows, read by decodeLedgerChange in ledger-entry.ts).
--- `facts`: the subscription's as they are now, when the script holds them (else read).
--- A command's own record leaves out its correlationId and commandId (≈ 100 of its bytes, kept 24 h per
--- change): only that command reads it back — its key is named by the commandId, a hash of the correlationId
--- — and its store fills them in (decodeOutcome's `command`). Other outcomes (renewal, expiry) keep theirs.
--- The three bulky parts go under one-letter names — s (the facts), c (changeRows), b (balanceRows) — and
--- no usage threshold reached leaves `thresholds` out: ≈ 45 bytes of every 24 h record (decodeOutcome reads
--- the long names too, of records written before).
+-- The outcome of a renewal or an expiry (no command: they go to the renewal outbox, not a 24 h record; a
+-- command's is commandRecord). The balances it carries are the hash's own fields and values (balanceRows),
+-- decoded by the worker (decodeBalanceRows in balance-outcome.ts); its changes in the ledger's positional
+-- layout (changeRows, read by decodeLedgerChange in ledger-entry.ts). The three bulky parts go under
+-- one-letter names: s (the facts), c (changeRows), b (balanceRows). `facts`: the subscription's as they
+-- are now, when the script holds them (else read).
 local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
-  if not ctx.commandId or ctx.commandId == cjson.null then outcome.correlationId = ctx.correlationId end
+  local outcome = { at = ctx.at, correlationId = ctx.correlationId, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
-  if outcome.thresholds and next(outcome.thresholds) == nil then outcome.thresholds = nil end
   return outcome
+end
+
+-- A hash row's fields as a reply shows them (saveBalance's layout): bucketRefId, |subBalanceType,
+-- |allocated|remaining|rollover, and purchased (the 12th field; '' when absent) — one match per row.
+local SHOWN_FIELDS = '^([^|]*)|[^|]*(|[^|]*)|[^|]*(|[^|]*|[^|]*|[^|]*)|[^|]*|[^|]*|?[^|]*|?[^|]*|?([^|]*)'
+
+-- Every sub-balance of the hash as a command's reply shows it, in the hash's order, joined by ';' (the
+-- catalog keeps '|' and ';' out of a bucketRefId):
+--   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil]]
+-- — without what only the service reads (bucketKind, rolloverCap, endCycle, alerted, firstCycle), nor the
+-- unitType, which the catalog makes the subBalanceType's own (UNIT_BY_SUB_BALANCE_TYPE): 18 of a row's
+-- ~60 bytes, in every 24 h record. The bucketRefId is left empty when the row before has it too (a
+-- bucket's allowances are created together, so they are neighbours: 3 of WP-BASIC's 4 rows). Built in
+-- pieces joined once: this runs for every change.
+local function replyRows(balKey)
+  if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
+  if not hash.loaded then readBalances(balKey) end
+  local dated = {}
+  for _, field in ipairs(hash.order) do
+    if string.byte(field, -1) == 118 and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+  end
+  local pieces, n, previous = {}, 0, nil
+  for _, seq in ipairs(hash.order) do
+    local value, last = hash.values[seq], string.byte(seq, -1)
+    if value ~= nil and last >= 48 and last <= 57 then -- a sub-balance's own field: digits only
+      local bucket, subBalanceType, amounts, purchased = string.match(value, SHOWN_FIELDS)
+      pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4], pieces[n + 5] = seq, '|', bucket == previous and '' or bucket, subBalanceType, amounts
+      n = n + 5
+      local dates = dated[seq]
+      if dates then
+        pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4] = '|', purchased, '|', dates
+        n = n + 4
+      elseif purchased ~= '' then
+        pieces[n + 1], pieces[n + 2] = '|', purchased
+        n = n + 2
+      end
+      pieces[n + 1] = ';'
+      n = n + 1
+      previous = bucket
+    end
+  end
+  pieces[n] = nil -- the last ';'
+  return table.concat(pieces)
+end
+
+-- The record of a balance command (AddBuckets, CancelBuckets, SwapPrimaryBucket, UpdateBalances), read by
+-- decodeOutcome in balance-outcome.ts. Its reply and events are rebuilt from it alone, so it keeps only
+-- what they show (a 24 h record per change: the largest part of Redis memory per command):
+--   t = its time (epoch ms: ctx.atMs); f = the facts its events name: subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId
+--   (and cycleNo, cycleStart when it reached thresholds); c = changeRows (a shown sub-balance's named by
+--   its row); r = replyRows; the extras.
+-- The service reads the rest of the facts (time zone, next renewal) from what the script answers beside it:
+-- the subscription's facts as they are now (finish, replay); and the command's correlationId and commandId
+-- from the command itself, whose id names the record. `facts`: this script's, after the change.
+local function commandRecord(balKey, ctx, changes, extra, facts)
+  local record = { t = ctx.atMs, f = { facts[2], facts[3], facts[4], facts[5] }, c = {}, r = replyRows(balKey) }
+  for i, c in ipairs(changes) do record.c[i] = ledgerChange(c, hash.values[string.match(c.subBalanceInstId, '%-(%d+)$')] ~= nil) end
+  for k, v in pairs(extra or {}) do record[k] = v end
+  if record.thresholds and next(record.thresholds) == nil then record.thresholds = nil end
+  if record.thresholds then record.f[5], record.f[6] = facts[10], facts[11] end
+  return record
 end
