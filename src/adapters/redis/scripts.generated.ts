@@ -2,34 +2,34 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_6621a700e061' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_6621a700e061' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_6621a700e061' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_6621a700e061' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_6621a700e061' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_6621a700e061' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_6621a700e061' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_6621a700e061' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_6621a700e061' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_6621a700e061' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_6621a700e061' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_6621a700e061' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_6621a700e061' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_6621a700e061' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_6621a700e061' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_6621a700e061' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_6621a700e061' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_6621a700e061' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_6621a700e061' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_6621a700e061' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_47fb4d522187' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_47fb4d522187' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_47fb4d522187' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_47fb4d522187' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_47fb4d522187' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_47fb4d522187' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_47fb4d522187' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_47fb4d522187' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_47fb4d522187' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_47fb4d522187' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_47fb4d522187' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_47fb4d522187' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_47fb4d522187' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_47fb4d522187' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_47fb4d522187' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_47fb4d522187' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_47fb4d522187' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_47fb4d522187' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_47fb4d522187' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_47fb4d522187' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_6621a700e061',
-  code: `#!lua name=wholesale_6621a700e061
+  name: 'wholesale_47fb4d522187',
+  code: `#!lua name=wholesale_47fb4d522187
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load.
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
@@ -347,12 +347,14 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- \`shown\`: the record holding this change shows the sub-balance in its rows (commandRecord), which name
--- its bucketRefId, subBalanceType and unitType: those are left empty here (decodeOutcome fills them in).
+-- \`shownRows\` (a command record's: the balances hash's values by field): a sub-balance the record's rows
+-- show is named by its row, so its bucketRefId, subBalanceType and unitType are left empty here
+-- (decodeOutcome fills them in).
 -- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
-local function ledgerChange(c, shown)
+local function ledgerChange(c, shownRows)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
+  local shown = shownRows ~= nil and shownRows[seq] ~= nil
   local function credit(amounts) return (amounts.purchased ~= '0' and amounts.purchased) or '' end
   local fields = { c.change, seq, shown and '' or c.bucketRefId, shown and '' or c.subBalanceType, shown and '' or c.unitType, c.quantity or '',
     before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '',
@@ -417,10 +419,9 @@ end
 -- command's is commandRecord). The balances it carries are the hash's own fields and values (balanceRows),
 -- decoded by the worker (decodeBalanceRows in balance-outcome.ts); its changes in the ledger's positional
 -- layout (changeRows, read by decodeLedgerChange in ledger-entry.ts). The three bulky parts go under
--- one-letter names: s (the facts), c (changeRows), b (balanceRows). \`facts\`: the subscription's as they
--- are now, when the script holds them (else read).
-local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
+-- one-letter names: s (the facts, as they are after it), c (changeRows), b (balanceRows).
+local function success(subKey, balKey, ctx, changes, extra)
+  local outcome = { at = ctx.at, correlationId = ctx.correlationId, s = subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -480,7 +481,7 @@ end
 -- from the command itself, whose id names the record. \`facts\`: this script's, after the change.
 local function commandRecord(balKey, ctx, changes, extra, facts)
   local record = { t = ctx.atMs, f = { facts[2], facts[3], facts[4], facts[5] }, c = {}, r = replyRows(balKey) }
-  for i, c in ipairs(changes) do record.c[i] = ledgerChange(c, hash.values[string.match(c.subBalanceInstId, '%-(%d+)$')] ~= nil) end
+  for i, c in ipairs(changes) do record.c[i] = ledgerChange(c, hash.values) end
   for k, v in pairs(extra or {}) do record[k] = v end
   if record.thresholds and next(record.thresholds) == nil then record.thresholds = nil end
   if record.thresholds then record.f[5], record.f[6] = facts[10], facts[11] end
@@ -488,7 +489,7 @@ local function commandRecord(balKey, ctx, changes, extra, facts)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_6621a700e061', function(KEYS, ARGV)
+redis.register_function('admissionTake_47fb4d522187', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate (a token bucket) and, for the changes among them, its idempotency quota (changes recorded within
 -- the window). One round trip per partner and batch instead of a reply-cache lookup per change; both live
@@ -590,7 +591,7 @@ return { granted, retryMs, recordable, held, tokensLeased, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_6621a700e061', function(KEYS, ARGV)
+redis.register_function('balancesExpire_47fb4d522187', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -624,7 +625,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_6621a700e061', function(KEYS, ARGV)
+redis.register_function('balancesRenew_47fb4d522187', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -668,7 +669,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_6621a700e061', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_47fb4d522187', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -690,7 +691,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_6621a700e061', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_47fb4d522187', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -786,7 +787,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_6621a700e061', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_47fb4d522187', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -809,7 +810,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_6621a700e061', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_47fb4d522187', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -852,7 +853,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_6621a700e061', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_47fb4d522187', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -868,7 +869,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_6621a700e061', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_47fb4d522187', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -881,7 +882,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_6621a700e061', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_47fb4d522187', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -907,7 +908,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_6621a700e061', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_47fb4d522187', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -924,7 +925,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_6621a700e061', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_47fb4d522187', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -940,7 +941,7 @@ return 0
 
 end)
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_6621a700e061', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_47fb4d522187', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -953,7 +954,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_6621a700e061', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_47fb4d522187', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -966,7 +967,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_6621a700e061', function(KEYS, ARGV)
+redis.register_function('portinWrite_47fb4d522187', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1006,7 +1007,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_6621a700e061', function(KEYS, ARGV)
+redis.register_function('primarySwap_47fb4d522187', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1042,7 +1043,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_6621a700e061', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_47fb4d522187', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1052,7 +1053,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_6621a700e061', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_47fb4d522187', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1095,7 +1096,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_6621a700e061', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_47fb4d522187', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1120,7 +1121,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_6621a700e061', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_47fb4d522187', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

@@ -314,12 +314,14 @@ end
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
--- `shown`: the record holding this change shows the sub-balance in its rows (commandRecord), which name
--- its bucketRefId, subBalanceType and unitType: those are left empty here (decodeOutcome fills them in).
+-- `shownRows` (a command record's: the balances hash's values by field): a sub-balance the record's rows
+-- show is named by its row, so its bucketRefId, subBalanceType and unitType are left empty here
+-- (decodeOutcome fills them in).
 -- This is the only writer (of the ledger and of outcomes' changeRows); src/adapters/redis/ledger-entry.ts is the only reader.
-local function ledgerChange(c, shown)
+local function ledgerChange(c, shownRows)
   local before, after = c.before or {}, c.after or {}
   local seq = string.match(c.subBalanceInstId, '%-(%d+)$')
+  local shown = shownRows ~= nil and shownRows[seq] ~= nil
   local function credit(amounts) return (amounts.purchased ~= '0' and amounts.purchased) or '' end
   local fields = { c.change, seq, shown and '' or c.bucketRefId, shown and '' or c.subBalanceType, shown and '' or c.unitType, c.quantity or '',
     before.remaining or '', before.allocated or '', before.rollover or '', after.remaining or '', after.allocated or '', after.rollover or '',
@@ -384,10 +386,9 @@ end
 -- command's is commandRecord). The balances it carries are the hash's own fields and values (balanceRows),
 -- decoded by the worker (decodeBalanceRows in balance-outcome.ts); its changes in the ledger's positional
 -- layout (changeRows, read by decodeLedgerChange in ledger-entry.ts). The three bulky parts go under
--- one-letter names: s (the facts), c (changeRows), b (balanceRows). `facts`: the subscription's as they
--- are now, when the script holds them (else read).
-local function success(subKey, balKey, ctx, changes, extra, facts)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, s = facts or subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
+-- one-letter names: s (the facts, as they are after it), c (changeRows), b (balanceRows).
+local function success(subKey, balKey, ctx, changes, extra)
+  local outcome = { at = ctx.at, correlationId = ctx.correlationId, s = subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -447,7 +448,7 @@ end
 -- from the command itself, whose id names the record. `facts`: this script's, after the change.
 local function commandRecord(balKey, ctx, changes, extra, facts)
   local record = { t = ctx.atMs, f = { facts[2], facts[3], facts[4], facts[5] }, c = {}, r = replyRows(balKey) }
-  for i, c in ipairs(changes) do record.c[i] = ledgerChange(c, hash.values[string.match(c.subBalanceInstId, '%-(%d+)$')] ~= nil) end
+  for i, c in ipairs(changes) do record.c[i] = ledgerChange(c, hash.values) end
   for k, v in pairs(extra or {}) do record[k] = v end
   if record.thresholds and next(record.thresholds) == nil then record.thresholds = nil end
   if record.thresholds then record.f[5], record.f[6] = facts[10], facts[11] end
