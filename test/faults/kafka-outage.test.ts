@@ -115,12 +115,22 @@ interface BrokerKilled extends Run {
   members: { before: string[]; after: string[] };
   /** kafkajs's "re-joining" lines after the kill: each a round of the group's rebalance protocol. */
   rejoins: number;
+  /** The broker's answers that made kafkajs re-join (the first few), to explain a re-join. */
+  rejoinErrors: string[];
   /** The worker's "coordinator moved" lines after the kill. */
   coordinatorMoves: number;
 }
 
 /** kafkajs logs each re-join of a member, after a rebalance was announced or its coordinator said it moved. */
 const REJOINING = /"The group is rebalancing, re-joining"|"The coordinator is not aware of this member, re-joining the group"/;
+
+const errorOfLine = (line: string): string => {
+  try {
+    return String((JSON.parse(line) as { error?: unknown }).error);
+  } catch {
+    return line;
+  }
+};
 
 /** 3,000 Adds at 200/s; at 800 replies the broker `chooseVictim` names is killed for good; then everything settles. */
 async function brokerKilledUnderLoad(cluster: KafkaCluster, started: (run: Run) => Run, chooseVictim: (config: ServiceConfig) => Promise<number>): Promise<BrokerKilled> {
@@ -139,12 +149,12 @@ async function brokerKilledUnderLoad(cluster: KafkaCluster, started: (run: Run) 
   await sending;
   const settleMs = await worker.whileRunning(load.settled(120_000, survivors));
   const after = await groupMembers(survivors, config.groupId);
-  return { ...run, victim, killedAt, repliedAtKill, settleMs, tally: await load.tally(survivors), members: { before, after }, rejoins: rejoins.count, coordinatorMoves: coordinatorMoves.count };
+  return { ...run, victim, killedAt, repliedAtKill, settleMs, tally: await load.tally(survivors), members: { before, after }, rejoins: rejoins.count, rejoinErrors: rejoins.lines.map(errorOfLine), coordinatorMoves: coordinatorMoves.count };
 }
 
-const afterTheKill = ({ worker, killedAt, settleMs, members, rejoins, coordinatorMoves }: BrokerKilled) => [
+const afterTheKill = ({ worker, killedAt, settleMs, members, rejoins, rejoinErrors, coordinatorMoves }: BrokerKilled) => [
   `longest pause in handling after the kill ${(worker.longestPause(killedAt) / 1000).toFixed(1)} s; all committed ${(settleMs / 1000).toFixed(1)} s after the last send (session timeout ${SESSION_TIMEOUT_MS / 1000} s)`,
-  `member ${members.before.join(',')} before, ${members.after.join(',')} after; ${rejoins} re-join(s), ${coordinatorMoves} coordinator move(s) logged`,
+  `member ${members.before.join(',')} before, ${members.after.join(',')} after; ${rejoins} re-join(s)${rejoins > 0 ? ` (on ${rejoinErrors.join('; ')})` : ''}, ${coordinatorMoves} coordinator move(s) logged`,
   `worker handled ${worker.handled.length} (${worker.outcomes().REPLAYED ?? 0} replayed), same process: ${worker.running}`,
 ];
 
@@ -193,7 +203,7 @@ describe("three-broker cluster (RF 3): the broker coordinating the worker's grou
     expect(members.before).toHaveLength(1);
     expect(members.after).toEqual(members.before);
     // a survivor that had not loaded the group yet answered NOT_COORDINATOR, which kafkajs took for a rebalance
-    expect(killed.rejoins).toBe(0);
+    expect({ rejoins: killed.rejoins, answers: killed.rejoinErrors }).toEqual({ rejoins: 0, answers: [] });
     expect(killed.coordinatorMoves).toBeGreaterThanOrEqual(1);
     expectExactlyOnce(tally, THREE_BROKER_COMMANDS);
   });

@@ -11,6 +11,8 @@ import { pathToFileURL } from 'node:url';
  */
 const ROOT = join(__dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist');
+/** Lines a `countLines` tally keeps, for explaining a count in a failure. */
+const KEPT_TALLIED_LINES = 5;
 const KEPT_LINES = 400;
 
 export interface HandledLine {
@@ -89,15 +91,18 @@ export class WorkerProcess {
         }
       }
       for (const waiter of [...this.waiters]) if (waiter.test(line)) waiter.resolve();
-      for (const tally of this.tallies) if (tally.test(line)) tally.count++;
+      for (const tally of this.tallies) {
+        if (!tally.test(line)) continue;
+        if (tally.count++ < KEPT_TALLIED_LINES) tally.lines.push(line);
+      }
     }
   }
 
-  private readonly tallies = new Set<{ test: (line: string) => boolean; count: number }>();
+  private readonly tallies = new Set<{ test: (line: string) => boolean; count: number; lines: string[] }>();
 
-  /** Counts the output lines that pass the test from now on (read `count` when wanted). */
-  countLines(test: (line: string) => boolean): { readonly count: number } {
-    const tally = { test, count: 0 };
+  /** Counts the output lines that pass the test from now on, keeping the first few (read when wanted). */
+  countLines(test: (line: string) => boolean): { readonly count: number; readonly lines: readonly string[] } {
+    const tally = { test, count: 0, lines: [] as string[] };
     this.tallies.add(tally);
     return tally;
   }

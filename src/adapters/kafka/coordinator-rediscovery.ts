@@ -9,7 +9,7 @@
  * that it no longer coordinates the group, as the Java client marks its coordinator unknown then
  * (test/faults/kafka-outage.test.ts). kafkajs took that answer for a rebalance and re-joined the group,
  * which stops every member's fetching for a round; here a heartbeat so answered is skipped (the next one
- * goes to the new coordinator) and a commit is sent there once more.
+ * goes to the new coordinator) and a commit is sent there again, with a backoff while it is still loading.
  */
 
 /** The parts of kafkajs's Broker, Cluster, ConsumerGroup and OffsetManager this file touches. */
@@ -56,13 +56,27 @@ export async function connectedCoordinator(holder: CoordinatorHolder, onMove?: (
   return found;
 }
 
-/** `call`, and once more through a coordinator found again when the first answer says the coordinator moved. */
-export async function onceMoreIfMoved<T>(holder: CoordinatorHolder, call: () => Promise<T>): Promise<T> {
-  try {
-    return await markingMoved(holder, call);
-  } catch (error) {
-    if (!coordinatorMoved(error)) throw error;
-    return markingMoved(holder, call);
+/**
+ * How long a commit waits before each new try while the coordinator found answers that it does not (yet)
+ * coordinate the group. A survivor is named by the metadata a moment before it has taken the group over
+ * (NOT_COORDINATOR, then GROUP_LOAD_IN_PROGRESS for about a second here); the Java client retries the
+ * commit with a backoff then. About 5.5 s in all, under the 10 s session: past it the error goes to kafkajs,
+ * which re-joins.
+ */
+export const COMMIT_RETRY_BACKOFF_MS: readonly number[] = [100, 200, 400, 800, 1000, 1000, 1000, 1000];
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `call`, tried again through a coordinator found again while its answers say the coordinator moved. */
+export async function retriedWhileMoved<T>(holder: CoordinatorHolder, call: () => Promise<T>, backoffMs: readonly number[] = COMMIT_RETRY_BACKOFF_MS): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await markingMoved(holder, call);
+    } catch (error) {
+      if (!coordinatorMoved(error) || attempt > backoffMs.length) throw error;
+      // the first retry goes at once: a coordinator that moved long ago is found moved on the first answer
+      if (attempt > 0) await sleep(backoffMs[attempt - 1]!);
+    }
   }
 }
 
@@ -114,7 +128,7 @@ export function installCoordinatorRediscovery(): void {
       return connectedCoordinator(this);
     };
     offsetManager.commitOffsets = async function commitOffsetsToCoordinator(...args: unknown[]) {
-      return onceMoreIfMoved(this, () => commitOffsets.apply(this, args));
+      return retriedWhileMoved(this, () => commitOffsets.apply(this, args));
     };
     offsetManager[INSTALLED] = true;
   }

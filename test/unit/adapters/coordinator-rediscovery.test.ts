@@ -1,4 +1,4 @@
-import { connectedCoordinator, heartbeatUnlessMoved, installCoordinatorRediscovery, onceMoreIfMoved, type CoordinatorBroker, type CoordinatorHolder } from '../../../src/adapters/kafka/coordinator-rediscovery';
+import { connectedCoordinator, heartbeatUnlessMoved, installCoordinatorRediscovery, retriedWhileMoved, type CoordinatorBroker, type CoordinatorHolder } from '../../../src/adapters/kafka/coordinator-rediscovery';
 
 const broker = (name: string, connected = true) => ({ name, connected, isConnected() { return this.connected; } });
 
@@ -88,18 +88,42 @@ describe('a coordinator that answers it no longer coordinates the group', () => 
     const { holder, release } = holderWith(broker('old coordinator'));
     release();
     const { call, sentTo } = toCoordinator(holder, (name) => (name === 'old coordinator' ? kafkaError('NOT_COORDINATOR_FOR_GROUP') : 'committed'));
-    await expect(onceMoreIfMoved(holder, call)).resolves.toBe('committed');
+    await expect(retriedWhileMoved(holder, call)).resolves.toBe('committed');
     expect(sentTo).toEqual(['old coordinator', 'new coordinator']);
   });
 
-  it('a commit fails when the coordinator found again says the same, and the next call looks it up again', async () => {
+  it('a commit is tried again while the coordinator found has not taken the group over yet, and goes through once it has', async () => {
+    // as the survivor answered in the fault suite: named by the metadata before it knew, then loading the group
+    const { holder, lookups, release } = holderWith(broker('old coordinator'));
+    release();
+    const answers = ['NOT_COORDINATOR_FOR_GROUP', 'NOT_COORDINATOR_FOR_GROUP', 'GROUP_LOAD_IN_PROGRESS', 'GROUP_LOAD_IN_PROGRESS'];
+    const { call, sentTo } = toCoordinator(holder, () => (answers.length > 0 ? kafkaError(answers.shift()!) : 'committed'));
+    await expect(retriedWhileMoved(holder, call, [1, 1, 1, 1])).resolves.toBe('committed');
+    expect(sentTo).toEqual(['old coordinator', 'new coordinator', 'new coordinator', 'new coordinator', 'new coordinator']);
+    expect(lookups).toHaveLength(4);
+  });
+
+  it('a commit fails once the backoff is spent, and the next call looks the coordinator up again', async () => {
     const { holder, lookups, release } = holderWith(broker('old coordinator'));
     release();
     const { call, sentTo } = toCoordinator(holder, () => kafkaError('GROUP_LOAD_IN_PROGRESS'));
-    await expect(onceMoreIfMoved(holder, call)).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
-    await expect(onceMoreIfMoved(holder, call)).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
-    expect(sentTo).toEqual(['old coordinator', 'new coordinator', 'new coordinator', 'new coordinator']);
-    expect(lookups).toHaveLength(3);
+    await expect(retriedWhileMoved(holder, call, [1])).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
+    expect(sentTo).toEqual(['old coordinator', 'new coordinator', 'new coordinator']);
+    await expect(retriedWhileMoved(holder, call, [])).rejects.toMatchObject({ type: 'GROUP_LOAD_IN_PROGRESS' });
+    expect(sentTo).toHaveLength(5);
+    expect(lookups).toHaveLength(4);
+  });
+
+  it('waits the schedule between tries after the first, which goes at once', async () => {
+    const { holder, release } = holderWith(broker('old coordinator'));
+    release();
+    const sentAt: number[] = [];
+    const { call } = toCoordinator(holder, () => (sentAt.push(Date.now()), sentAt.length < 4 ? kafkaError('GROUP_LOAD_IN_PROGRESS') : 'committed'));
+    await retriedWhileMoved(holder, call, [60, 120, 500]);
+    const gaps = sentAt.slice(1).map((at, i) => at - sentAt[i]!);
+    expect(gaps[0]).toBeLessThan(50);
+    expect(gaps[1]).toBeGreaterThanOrEqual(55);
+    expect(gaps[2]).toBeGreaterThanOrEqual(115);
   });
 
   it('a coordinator that said so is looked up again after a lookup that failed, not used again', async () => {
@@ -109,8 +133,8 @@ describe('a coordinator that answers it no longer coordinates the group', () => 
     holder.cluster.findGroupCoordinator = async (request) => (failures-- > 0 ? Promise.reject(new Error('coordinator not available')) : find(request));
     release();
     const { call, sentTo } = toCoordinator(holder, (name) => (name === 'old coordinator' ? kafkaError('NOT_COORDINATOR_FOR_GROUP') : 'committed'));
-    await expect(onceMoreIfMoved(holder, call)).rejects.toThrow('coordinator not available');
-    await expect(onceMoreIfMoved(holder, call)).resolves.toBe('committed');
+    await expect(retriedWhileMoved(holder, call)).rejects.toThrow('coordinator not available');
+    await expect(retriedWhileMoved(holder, call)).resolves.toBe('committed');
     expect(sentTo).toEqual(['old coordinator', 'new coordinator']);
   });
 
@@ -118,7 +142,7 @@ describe('a coordinator that answers it no longer coordinates the group', () => 
     const { holder, lookups, release } = holderWith(broker('coordinator'));
     release();
     const { call, sentTo } = toCoordinator(holder, () => kafkaError('REBALANCE_IN_PROGRESS'));
-    await expect(onceMoreIfMoved(holder, call)).rejects.toMatchObject({ type: 'REBALANCE_IN_PROGRESS' });
+    await expect(retriedWhileMoved(holder, call)).rejects.toMatchObject({ type: 'REBALANCE_IN_PROGRESS' });
     await expect(heartbeatUnlessMoved(holder, call)).rejects.toMatchObject({ type: 'REBALANCE_IN_PROGRESS' });
     expect(sentTo).toEqual(['coordinator', 'coordinator']);
     expect(lookups).toEqual([]);
