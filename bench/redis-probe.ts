@@ -63,6 +63,43 @@ export async function totalForks(redis: Redis): Promise<number> {
   return Number(/^total_forks:(\d+)/m.exec(await redis.info('stats'))?.[1] ?? NaN);
 }
 
+/**
+ * used_memory and the parts of it that are not what the data keeps: the clients' query and output buffers
+ * and the AOF buffer (gone once the commands in flight are answered and the second's writes flushed), and
+ * the keyspace's two hash tables, main and expires (a 24-byte entry per key and 8 bytes a slot; the slots
+ * double in one step when the keys reach the table's size). `MEMORY STATS` and `INFO keyspace` give them.
+ */
+export interface MemorySnapshot {
+  used: number;
+  /** Client buffers and the AOF buffer. */
+  transient: number;
+  /** The main hash tables' bytes (entries and slots), every database, and their keys. */
+  main: { bytes: number; keys: number };
+  /** The expires hash tables' bytes, and the keys with an expiry. */
+  expires: { bytes: number; keys: number };
+}
+
+export async function memorySnapshot(redis: Redis): Promise<MemorySnapshot> {
+  const [flat, keyspace] = await Promise.all([redis.call('MEMORY', 'STATS') as Promise<unknown[]>, redis.info('keyspace')]);
+  const stats = new Map<string, unknown>();
+  for (let i = 0; i + 1 < flat.length; i += 2) stats.set(String(flat[i]), flat[i + 1]);
+  const number = (name: string) => Number(stats.get(name) ?? 0);
+  const main = { bytes: 0, keys: 0 };
+  const expires = { bytes: 0, keys: 0 };
+  for (const [name, value] of stats) {
+    if (!/^db\.\d+$/.test(name) || !Array.isArray(value)) continue;
+    for (let i = 0; i + 1 < value.length; i += 2) {
+      if (value[i] === 'overhead.hashtable.main') main.bytes += Number(value[i + 1]);
+      if (value[i] === 'overhead.hashtable.expires') expires.bytes += Number(value[i + 1]);
+    }
+  }
+  for (const [, keys, expiring] of keyspace.matchAll(/^db\d+:keys=(\d+),expires=(\d+)/gm)) {
+    main.keys += Number(keys);
+    expires.keys += Number(expiring);
+  }
+  return { used: number('total.allocated'), transient: number('clients.normal') + number('aof.buffer'), main, expires };
+}
+
 export async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
   return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? NaN);

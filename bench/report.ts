@@ -171,6 +171,12 @@ export function renderReport(r: BenchResults): string {
     lines.push(
       `- Redis memory kept per command (recorded outcomes and reply cache, kept IDEMPOTENCY_TTL_SECONDS = 24 h; ledger entries): ${n0(sat.bytesPerCommand)} bytes — at a steady 1,000 commands/s that is ${n0(perDayGiB)} GiB held for the 24 h window`,
     );
+    const memory = sat.memory;
+    if (memory) {
+      lines.push(
+        `  - used_memory grew ${n0(memory.usedGrowth)} bytes per command over the window. Not counted as kept: ${n0(memory.transient)} of client and AOF buffers (commands in flight at the two samples), and the step of ${n0(memory.hashTableGrowth)} the keyspace's hash tables took (entries, and a doubling of their slots in some windows and not others); counted instead: the ${n2(memory.keysAdded)} new keys' share of the tables at the window's end, ${n0(memory.hashTableShare)} (MEMORY STATS, INFO keyspace)`,
+      );
+    }
     const records = r.outcomeRecords;
     if (records) {
       const perCommand = records.meanBytes * records.changesPerCommand;

@@ -9,7 +9,8 @@ import { COMMAND_TOPICS, type TopicRole } from '../src/contract/topics';
 import { closedLoop, openLoop, type DriveResult, type PhaseTiming } from './drive';
 import { CpuProbe } from './machine';
 import { processMemory, startWorkerProcess, waitForGroup, type WorkerProcess } from './processes';
-import { commandStats, startMonitor, statsDelta, totalForks, usedMemory, type CommandStats, type MonitorSample } from './redis-probe';
+import { keptMemory, type KeptMemoryPerCommand } from './kept-memory';
+import { commandStats, memorySnapshot, startMonitor, statsDelta, totalForks, type CommandStats, type MemorySnapshot, type MonitorSample } from './redis-probe';
 import type { MixedWorkload } from './workload';
 import { BENCH_PARTNER } from './auth';
 
@@ -58,7 +59,7 @@ export interface ScenarioOptions {
 export interface PhaseResult extends DriveResult {
   cpu: Record<string, number>;
   /** Redis commands run, Redis CPU, and memory kept (recorded outcomes, reply cache, ledger) per command. */
-  redis?: { callsPerCommand: number; usecPerCommand: number; bytesPerCommand: number; calls: Record<string, number>; forks: number };
+  redis?: { callsPerCommand: number; usecPerCommand: number; bytesPerCommand: number; memory?: KeptMemoryPerCommand; calls: Record<string, number>; forks: number };
 }
 
 export interface ScenarioResult {
@@ -135,18 +136,18 @@ export class Scenario {
   private async measured(drive: () => Promise<DriveResult>): Promise<PhaseResult> {
     const { timing, redis } = this.context;
     const probe = this.probe();
-    const stats: { before?: Promise<CommandStats>; after?: Promise<CommandStats>; memoryBefore?: Promise<number>; memoryAfter?: Promise<number>; forksBefore?: Promise<number>; forksAfter?: Promise<number> } = {};
+    const stats: { before?: Promise<CommandStats>; after?: Promise<CommandStats>; memoryBefore?: Promise<MemorySnapshot>; memoryAfter?: Promise<MemorySnapshot>; forksBefore?: Promise<number>; forksAfter?: Promise<number> } = {};
     const startTimer = setTimeout(() => {
       probe.start();
       stats.before = commandStats(redis);
       stats.forksBefore = totalForks(redis);
-      stats.memoryBefore = usedMemory(redis);
+      stats.memoryBefore = memorySnapshot(redis);
     }, timing.warmupMs);
     const stopTimer = setTimeout(() => {
       probe.stop();
       stats.after = commandStats(redis);
       stats.forksAfter = totalForks(redis);
-      stats.memoryAfter = usedMemory(redis);
+      stats.memoryAfter = memorySnapshot(redis);
     }, timing.warmupMs + timing.measureMs);
     const result = await drive();
     clearTimeout(startTimer);
@@ -156,10 +157,18 @@ export class Scenario {
     if (stats.before && stats.after) {
       const delta = statsDelta(await stats.before, await stats.after);
       const commands = result.throughput * (timing.measureMs / 1000);
-      const retained = (await stats.memoryAfter!) - (await stats.memoryBefore!);
+      const memory = keptMemory(await stats.memoryBefore!, await stats.memoryAfter!);
       if (commands > 0) {
         const forks = (await stats.forksAfter!) - (await stats.forksBefore!);
-        phase.redis = { callsPerCommand: delta.totalCalls / commands, usecPerCommand: delta.usec / commands, bytesPerCommand: retained / commands, calls: delta.calls, forks };
+        const perCommand = (bytes: number) => bytes / commands;
+        phase.redis = {
+          callsPerCommand: delta.totalCalls / commands,
+          usecPerCommand: delta.usec / commands,
+          bytesPerCommand: perCommand(memory.kept),
+          memory: { usedGrowth: perCommand(memory.usedGrowth), transient: perCommand(memory.transient), hashTableGrowth: perCommand(memory.hashTableGrowth), hashTableShare: perCommand(memory.hashTableShare), keysAdded: perCommand(memory.keysAdded) },
+          calls: delta.calls,
+          forks,
+        };
       }
     }
     return phase;
