@@ -193,7 +193,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       // Activated after the cycle's first day: 'x' marks a partial first cycle whose unused part does not roll over.
       expect(await redis.hget(keys.balances, '5')).toBe('2000002|A|On-Net Data|MB|5120000|5120000|0|2560000|0||x');
       const [activation] = await redis.lrange(keys.ledger, 0, 0);
-      expect(activation).toContain('|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,,500000;');
+      expect(activation).toContain('|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,,500k;');
       const [primaryData] = (await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 7)).filter((e) => e.subBalanceInstId === `${sub.gpsi}-4`);
       expect(primaryData).toMatchObject({ change: 'Created', after: { remaining: 5_120_000, allocated: 5_120_000, rollover: 0 } });
     });
@@ -873,7 +873,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       );
       const [stored] = await redis.lrange(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger, 0, 0);
       expect(stored).toBe(
-        `2025-03-01T10:00:00.000Z|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120000,5120000,0,5107500,5120000,0;Add,1,1000001,On-Net Voice,Min,1000,500000,500000,0,501000,500000,0,,1000|${correlationId}`,
+        `2025-03-01T10:00:00.000Z|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120k,5120k,0,5107500,5120k,0;Add,1,1000001,On-Net Voice,Min,1k,500k,500k,0,501k,500k,0,,1k|${correlationId}`,
       );
       const entries = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 2);
       expect(entries).toEqual([...outcome.changes].reverse().map((c) => ({ ...c, at: outcome.at, correlationId, operation: 'UpdateBalances' })));

@@ -4,7 +4,7 @@ import { DEFAULT_BILL_CYCLE_TIME_ZONE } from '../../domain/balance/bill-cycle';
 import { UNIT_BY_SUB_BALANCE_TYPE } from '../../domain/catalog/catalog';
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
 import type { ThresholdReached } from '../../domain/balance/thresholds';
-import { decodeLedgerChange } from './ledger-entry';
+import { decodeLedgerChange, milliOf } from './ledger-entry';
 
 /**
  * Decoding of what the Lua scripts return. Quantities arrive as decimal strings of milli-units; Lua's cjson
@@ -169,10 +169,10 @@ export function decodeReplyRows(gpsi: string, text: string): ShownSubBalance[] {
       bucketRefId,
       subBalanceType,
       unitType: UNIT_BY_SUB_BALANCE_TYPE[subBalanceType] ?? '',
-      allocated: Number(v[3]),
-      remaining: Number(v[4]),
-      rollover: Number(v[5]),
-      purchased: present(v[6]) ? Number(v[6]) : 0,
+      allocated: milliOf(v[3]),
+      remaining: milliOf(v[4]),
+      rollover: milliOf(v[5]),
+      purchased: present(v[6]) ? milliOf(v[6]) : 0,
     };
     if (present(v[8])) balance.validFor = { start: present(v[7]) ? Number(v[7]) : NaN, end: Number(v[8]) };
     if (present(v[9])) balance.purchasedUntil = Number(v[9]);

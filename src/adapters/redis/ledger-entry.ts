@@ -20,13 +20,17 @@ import type { LedgerEntry } from '../../domain/balance/outcome';
  * sub-balance is full with no rollover, so its after part may be the allocation alone (`,,allocated`):
  * remaining = allocated, rollover 0.
  *
- * Quantities are milli-units. The catalog keeps `|`, `,` and `;` out of bucketRefId; subBalanceType,
+ * Quantities are milli-units. Every number from quantity on may end in `k` for three zeros (a whole unit:
+ * 5000 is written 5k; entries written before have none): read with milliOf. The catalog keeps `|`, `,` and `;` out of bucketRefId; subBalanceType,
  * unitType and the operation names are known values without them.
  */
+/** A number of the ledger's and the records' rows: `k` at its end stands for three zeros (kiloZeros in balance.lua). */
+export const milliOf = (text: string | undefined): number => (text?.endsWith('k') ? Number(text.slice(0, -1)) * 1000 : Number(text));
+
 const amounts = (fields: string[], from: number, purchasedAt: number): Amounts | undefined => {
   const [remaining = '', allocated = '', rollover = ''] = fields.slice(from, from + 3);
   if (remaining === '' && allocated === '' && rollover === '') return undefined;
-  return { remaining: Number(remaining), allocated: Number(allocated), rollover: Number(rollover), purchased: Number(fields[purchasedAt] || 0) };
+  return { remaining: milliOf(remaining), allocated: milliOf(allocated), rollover: milliOf(rollover), purchased: milliOf(fields[purchasedAt] || '0') };
 };
 
 /** One stored entry (one operation) as its changes, in the order the operation made them. */
@@ -56,13 +60,13 @@ export function decodeLedgerChange(text: string, gpsi: string): SubBalanceChange
     subBalanceType: f[3] ?? '',
     unitType: f[4] ?? '',
   };
-  if (f[5]) change.quantity = Number(f[5]);
+  if (f[5]) change.quantity = milliOf(f[5]);
   const before = amounts(f, 6, 12);
-  const after = f[0] === 'Created' && !f[9] && f[10] ? { remaining: Number(f[10]), allocated: Number(f[10]), rollover: 0, purchased: 0 } : amounts(f, 9, 13);
+  const after = f[0] === 'Created' && !f[9] && f[10] ? { remaining: milliOf(f[10]), allocated: milliOf(f[10]), rollover: 0, purchased: 0 } : amounts(f, 9, 13);
   if (before) change.before = before;
   if (after) change.after = after;
-  if (f[15]) change.validFor = { start: Number(f[14]), end: Number(f[15]) };
-  if (f[16]) change.purchasedUntil = Number(f[16]);
+  if (f[15]) change.validFor = { start: milliOf(f[14]), end: milliOf(f[15]) };
+  if (f[16]) change.purchasedUntil = milliOf(f[16]);
   return change;
 }
 

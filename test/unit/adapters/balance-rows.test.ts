@@ -138,6 +138,9 @@ describe('a balance command\'s compact record (commandRecord in scripts/lib/bala
       },
     ]);
     expect(decodeReplyRows('4915', '')).toEqual([]);
+    // the amounts as replyRows writes them now: a whole unit's three zeros as k; the dates in full
+    const compact = '10|2000004|On-Net Data|1k|400|0|250|1700000000000|1800000000000|1750000000000;2|1000001|On-Net Voice|500k|500k|0;3||On-Net SMS|1000k|999k|0|5';
+    expect(decodeReplyRows('4915', compact)).toEqual(decodeReplyRows('4915', rows));
   });
 
   it('takes its time, facts and named changes from the record and the facts it does not keep from the subscription now', () => {

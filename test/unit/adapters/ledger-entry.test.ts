@@ -1,4 +1,4 @@
-import { decodeLedgerEntry, ledgerHistory } from '../../../src/adapters/redis/ledger-entry';
+import { decodeLedgerEntry, ledgerHistory, milliOf } from '../../../src/adapters/redis/ledger-entry';
 
 /** The ledger as appendLedger (scripts/lib/balance.lua) stores it: one entry per operation. */
 const gpsi = '14155550100';
@@ -26,6 +26,19 @@ describe('ledger entries as stored in Redis', () => {
     const [add, renewed] = decodeLedgerEntry(`${at}|UpdateBalances|Add,4,1000001,On-Net Data,MB,1000,5120000,5120000,0,5121000,5120000,0,,1000;Renewed,4,1000001,On-Net Data,MB,,1600,5120000,0,5121600,5120000,100,1500,1500|c`, gpsi);
     expect(add).toMatchObject({ before: { remaining: 5_120_000, purchased: 0 }, after: { remaining: 5_121_000, purchased: 1000 } });
     expect(renewed).toMatchObject({ before: { remaining: 1600, purchased: 1500 }, after: { remaining: 5_121_600, rollover: 100, purchased: 1500 } });
+  });
+
+  it('numbers written without a whole unit\'s zeros (k for 000) read as those written in full', () => {
+    const full = `${at}|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120000,5120000,0,5107500,5120000,0;Add,1,1000001,On-Net Voice,Min,1000,500000,500000,0,501000,500000,0,,1000,1700000000000,1800000000000|c`;
+    const compact = `${at}|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120k,5120k,0,5107500,5120k,0;Add,1,1000001,On-Net Voice,Min,1k,500k,500k,0,501k,500k,0,,1k,1700000000k,1800000000k|c`;
+    expect(decodeLedgerEntry(compact, gpsi)).toEqual(decodeLedgerEntry(full, gpsi));
+    expect(decodeLedgerEntry(`${at}|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,,500k|a`, gpsi)[0]).toMatchObject({ after: { remaining: 500_000, allocated: 500_000 } });
+  });
+
+  it('milliOf: k stands for three zeros, at the end only', () => {
+    expect([milliOf('5k'), milliOf('10000k'), milliOf('-3k'), milliOf('1500'), milliOf('0'), milliOf('')]).toEqual([5000, 10_000_000, -3000, 1500, 0, 0]);
+    expect(milliOf(undefined)).toBeNaN();
+    expect(milliOf('k5')).toBeNaN();
   });
 
   it('the correlationId is everything after the third |, whatever it holds', () => {

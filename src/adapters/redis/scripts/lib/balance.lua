@@ -304,6 +304,16 @@ local function removeBalance(b, kind)
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
+-- Numbers in the ledger's and the records' rows drop a whole unit's three zeros: `k` stands for them
+-- (5000 -> 5k, 10000000 -> 10000k; 1500, 0 and -3 stay). Quantities are milli-units, so nearly every
+-- amount ends in 000, and a record of seven sub-balances is ~40 bytes shorter: most then fit jemalloc's
+-- 448-byte class instead of the 512. `numbers` is `sep`-separated numbers; read by milliOf (TypeScript).
+local function kiloZeros(numbers, sep)
+  if numbers == '' then return numbers end
+  local compact = string.gsub(numbers .. sep, '000' .. sep, 'k' .. sep)
+  return string.sub(compact, 1, -2)
+end
+
 -- The ledger: ONE entry per operation, newest first, trimmed to the retention (counted in operations):
 --   at|operation|c1;c2;...|correlationId
 -- correlationId comes last, so it may hold any character (a reader takes everything after the third |).
@@ -311,6 +321,7 @@ end
 --   change,seq,bucketRefId,subBalanceType,unitType,quantity,
 --   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover,
 --   before.purchased,after.purchased,validFrom,validUntil,purchasedUntil
+-- The numbers (from quantity on) drop a whole unit's zeros (kiloZeros).
 -- A purchased amount of 0 is left empty; the dates (billing epoch ms) are the sub-balance's after the
 -- change. A Created sub-balance is full with no rollover or purchased credit: its after part is the
 -- allocation alone (,,allocated).
@@ -331,7 +342,8 @@ local function ledgerChange(c, shownRows)
   end
   local last = #fields
   while fields[last] == '' do last = last - 1 end
-  return table.concat(fields, ',', 1, last)
+  if last < 6 then return table.concat(fields, ',', 1, last) end
+  return table.concat(fields, ',', 1, 5) .. ',' .. kiloZeros(table.concat(fields, ',', 6, last), ',')
 end
 
 local function appendLedger(ledgerKey, ctx, changes)
@@ -401,6 +413,7 @@ local SHOWN_FIELDS = '^([^|]*)|[^|]*(|[^|]*)|[^|]*(|[^|]*|[^|]*|[^|]*)|[^|]*|[^|
 -- Every sub-balance of the hash as a command's reply shows it, in the hash's order, joined by ';' (the
 -- catalog keeps '|' and ';' out of a bucketRefId):
 --   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil]]
+-- (the amounts without a whole unit's zeros: kiloZeros)
 -- — without what only the service reads (bucketKind, rolloverCap, endCycle, alerted, firstCycle), nor the
 -- unitType, which the catalog makes the subBalanceType's own (UNIT_BY_SUB_BALANCE_TYPE): 18 of a row's
 -- ~60 bytes, in every 24 h record. The bucketRefId is left empty when the row before has it too (a
@@ -418,14 +431,14 @@ local function replyRows(balKey)
     local value, last = hash.values[seq], string.byte(seq, -1)
     if value ~= nil and last >= 48 and last <= 57 then -- a sub-balance's own field: digits only
       local bucket, subBalanceType, amounts, purchased = string.match(value, SHOWN_FIELDS)
-      pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4], pieces[n + 5] = seq, '|', bucket == previous and '' or bucket, subBalanceType, amounts
+      pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4], pieces[n + 5] = seq, '|', bucket == previous and '' or bucket, subBalanceType, kiloZeros(amounts, '|')
       n = n + 5
       local dates = dated[seq]
       if dates then
-        pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4] = '|', purchased, '|', dates
+        pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4] = '|', kiloZeros(purchased, '|'), '|', dates
         n = n + 4
       elseif purchased ~= '' then
-        pieces[n + 1], pieces[n + 2] = '|', purchased
+        pieces[n + 1], pieces[n + 2] = '|', kiloZeros(purchased, '|')
         n = n + 2
       end
       pieces[n + 1] = ';'
