@@ -57,11 +57,11 @@ export async function connectedCoordinator(holder: CoordinatorHolder, onMove?: (
 }
 
 /**
- * How long a commit waits before each new try while the coordinator found answers that it does not (yet)
- * coordinate the group. A survivor is named by the metadata a moment before it has taken the group over
- * (NOT_COORDINATOR, then GROUP_LOAD_IN_PROGRESS for about a second here); the Java client retries the
- * commit with a backoff then. About 5.5 s in all, under the 10 s session: past it the error goes to kafkajs,
- * which re-joins.
+ * The waits between a commit's tries while the coordinator found answers that it does not (yet) coordinate
+ * the group; the first retry goes at once. A survivor is named by the metadata a moment before it has taken
+ * the group over (in the fault suite: NOT_COORDINATOR twice, then GROUP_LOAD_IN_PROGRESS for ≈ 0.1 s), and
+ * the Java client retries the commit with a backoff then. About 5.5 s in all, inside the 10 s session: past
+ * it the error goes to kafkajs, which re-joins.
  */
 export const COMMIT_RETRY_BACKOFF_MS: readonly number[] = [100, 200, 400, 800, 1000, 1000, 1000, 1000];
 

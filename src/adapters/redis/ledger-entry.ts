@@ -21,8 +21,8 @@ import type { LedgerEntry } from '../../domain/balance/outcome';
  * remaining = allocated, rollover 0.
  *
  * Quantities are milli-units. Every number from quantity on may end in `k` for three zeros (a whole unit:
- * 5000 is written 5k; entries written before have none): read with milliOf. The catalog keeps `|`, `,` and `;` out of bucketRefId; subBalanceType,
- * unitType and the operation names are known values without them.
+ * 5000 is written 5k; entries written before have none): read with milliOf. The catalog keeps `|`, `,`
+ * and `;` out of bucketRefId; subBalanceType, unitType and the operation names are known values without them.
  */
 /** A number of the ledger's and the records' rows: `k` at its end stands for three zeros (kiloZeros in balance.lua). */
 export const milliOf = (text: string | undefined): number => (text?.endsWith('k') ? Number(text.slice(0, -1)) * 1000 : Number(text));
