@@ -115,15 +115,27 @@ describe('a coordinator that answers it no longer coordinates the group', () => 
   });
 
   it('waits the schedule between tries after the first, which goes at once', async () => {
-    const { holder, release } = holderWith(broker('old coordinator'));
-    release();
-    const sentAt: number[] = [];
-    const { call } = toCoordinator(holder, () => (sentAt.push(Date.now()), sentAt.length < 4 ? kafkaError('GROUP_LOAD_IN_PROGRESS') : 'committed'));
-    await retriedWhileMoved(holder, call, [60, 120, 500]);
-    const gaps = sentAt.slice(1).map((at, i) => at - sentAt[i]!);
-    expect(gaps[0]).toBeLessThan(50);
-    expect(gaps[1]).toBeGreaterThanOrEqual(55);
-    expect(gaps[2]).toBeGreaterThanOrEqual(115);
+    jest.useFakeTimers();
+    try {
+      const { holder, release } = holderWith(broker('old coordinator'));
+      release();
+      let tries = 0;
+      const { call } = toCoordinator(holder, () => (++tries < 4 ? kafkaError('GROUP_LOAD_IN_PROGRESS') : 'committed'));
+      const committed = retriedWhileMoved(holder, call, [60, 120, 500]);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(tries).toBe(2); // the first retry went at once
+      await jest.advanceTimersByTimeAsync(59);
+      expect(tries).toBe(2);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(tries).toBe(3);
+      await jest.advanceTimersByTimeAsync(119);
+      expect(tries).toBe(3);
+      await jest.advanceTimersByTimeAsync(1);
+      await expect(committed).resolves.toBe('committed');
+      expect(tries).toBe(4);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('a coordinator that said so is looked up again after a lookup that failed, not used again', async () => {
