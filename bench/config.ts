@@ -37,7 +37,7 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     return values;
   };
   const skip = reader.string('BENCH_SKIP', 'none').split(',').map((s) => s.trim()).filter((s) => s && s !== 'none');
-  const unknown = skip.filter((s) => !['echo', 'redis', 'scaling', 'growth', 'forged', 'tracing'].includes(s));
+  const unknown = skip.filter((s) => !['echo', 'contract', 'redis', 'scaling', 'growth', 'forged', 'tracing'].includes(s));
   if (unknown.length > 0) throw new ConfigError('BENCH_SKIP', 'a comma-separated list of echo, redis, scaling, growth, forged', env.BENCH_SKIP);
   return {
     quick,

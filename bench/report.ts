@@ -26,6 +26,8 @@ export interface BenchResults {
   outcomeRecords?: { sampled: number; meanBytes: number; changesPerCommand: number };
   service?: ScenarioResult;
   echo?: ScenarioResult;
+  /** The contract floor: the echo path with the replies, events and Redis read the contract needs (bench/contract-floor.ts). */
+  contract?: ScenarioResult;
   forged?: ForgedFloodResult;
   tracing?: TracingCostResult;
   stateFloor?: StateFloorResult;
@@ -67,9 +69,23 @@ function roundTripText(sample: { commands: number; sample: MonitorSample } | und
   return `${total(sample.sample.client).toFixed(2)} round trips (${per(sample.sample.client)})${alongside}; ${total(sample.sample.lua).toFixed(2)} inside scripts`;
 }
 
+/** The worker's CPU milliseconds per reply at saturation. */
+export const saturationCpuPerCommand = (s: ScenarioResult): number | undefined =>
+  s.saturation && s.saturation.throughput > 0 && s.saturation.cpu.worker !== undefined ? (s.saturation.cpu.worker / s.saturation.throughput) * 1000 : undefined;
+
+/**
+ * The service's CPU per command split by its floors: what the contract's outputs and state read add to the
+ * echo floor (contract floor − echo), and what the service's own work adds to that (service − contract floor).
+ */
+export function costBetweenFloors(echo: ScenarioResult, contract: ScenarioResult, service: ScenarioResult): { contractIo?: number; ownWork?: number } {
+  const [e, c, v] = [echo, contract, service].map(saturationCpuPerCommand);
+  const difference = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a - b);
+  return { contractIo: difference(c, e), ownWork: difference(v, c) };
+}
+
 export function renderReport(r: BenchResults): string {
   const lines: string[] = [];
-  const { service, echo } = r;
+  const { service, echo, contract } = r;
   lines.push(`## Run of ${r.startedAt}${r.quick ? ' (BENCH_QUICK: shortened)' : ''}`);
   lines.push('');
   lines.push(`- Command: \`${r.command}\``);
@@ -97,6 +113,7 @@ export function renderReport(r: BenchResults): string {
     n0(s?.workerPeakRssMiB),
   ];
   const satRows = [satRow('service', service), satRow('echo (floor: no Redis, no handlers)', echo)];
+  if (contract) satRows.push(satRow('contract floor (the replies, events and Redis read the contract needs; no checks, records or scripts)', contract));
   if (service && echo) satRows.push(['**service / echo**', ratio(service.saturation?.throughput, echo.saturation?.throughput), '', ratio(service.saturation?.latency.p99, echo.saturation?.latency.p99), '', '', '', '', '', '', '']);
   lines.push(
     table(['Worker', 'commands/s', 'p50 ms', 'p99 ms', 'worker CPU (cores)', 'worker CPU ms/command', 'Kafka CPU', 'Redis CPU', 'load generator CPU', 'machine busy (cores)', 'worker peak RSS MiB'], satRows),
@@ -127,6 +144,24 @@ export function renderReport(r: BenchResults): string {
       ];
     });
     lines.push(table(['offered/s', 'service replies/s', 'p50', 'p95', 'p99', 'max', 'worker CPU', 'worker ms/command', 'echo p50', 'echo p99', 'echo max', 'p99 service/echo'], rows));
+    lines.push('');
+  }
+
+  if (contract && service && echo) {
+    lines.push('### The service between its floors: where its CPU per command goes');
+    lines.push('');
+    const row = (name: string, s: ScenarioResult) => [name, n0(s.saturation?.throughput), msPerCommand(s.saturation, 'worker'), n1(s.rates[1000]?.latency.p99), msPerCommand(s.rates[1000], 'worker')];
+    lines.push(
+      table(
+        ['Worker', 'saturation commands/s', 'worker CPU ms/command (saturation)', 'p99 at 1,000/s', 'worker CPU ms/command at 1,000/s'],
+        [row('echo floor', echo), row('contract floor', contract), row('service', service)],
+      ),
+    );
+    const { contractIo, ownWork } = costBetweenFloors(echo, contract, service);
+    lines.push(
+      '',
+      `At saturation: the contract's replies, events and state read cost ${n2(contractIo)} ms per command over the echo floor; the service's own work (credentials, validation, admission, the atomic step and its record, metrics, spans) ${n2(ownWork)} ms over the contract floor. Throughput, contract floor / echo: ${ratio(contract.saturation?.throughput, echo.saturation?.throughput)}; service / contract floor: ${ratio(service.saturation?.throughput, contract.saturation?.throughput)}.`,
+    );
     lines.push('');
   }
 

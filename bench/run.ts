@@ -30,7 +30,9 @@ import { MIX, MixedWorkload, type UpdateTarget } from './workload';
  * 2. active subscriptions seeded through the service's own subscription store;
  * 3. the service worker as a separate process, driven through the client library: saturation, latency at
  *    fixed offered loads, Redis commands and round trips per command, CPU and peak memory;
- * 4. the floors: an echo worker on the same path without Redis or handlers, and the state alone;
+ * 4. the floors: an echo worker on the same path without Redis or handlers, the contract floor (the same
+ *    path with the replies, events and state read the contract needs, nothing the service decides), and
+ *    the state alone;
  * 5. scaling with partitions, worker processes and the number of subscriptions;
  * then the tables, printed and written to BENCH_OUT (default .bench/).
  */
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
 
   // The workers run compiled, as `npm start` and the container run them.
   // The echo floor is a benchmark tool, not part of the product build: compiled beside it (bench/tsconfig.build.json).
-  progress('building dist/ (npm run build, and the echo service)');
+  progress('building dist/ (npm run build, and the floor workers)');
   for (const [command, args] of [['npm', ['run', 'build']], ['npx', ['tsc', '-p', 'bench/tsconfig.build.json']]] as const) {
     const build = spawnSync(command, args, { cwd: join(__dirname, '..'), encoding: 'utf8' });
     if (build.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${build.stdout}${build.stderr}`);
@@ -157,6 +159,7 @@ async function main(): Promise<void> {
     const changesPerCommand = (MIX.update + MIX.bucket) / Object.values(MIX).reduce((a, b) => a + b, 0);
     const outcomeRecords = sampled && { sampled: sampled.keys, meanBytes: sampled.meanBytes, changesPerCommand };
     const echo = settings.skip.includes('echo') ? undefined : await runScenario(context, { ...common, name: 'echo', kind: 'echo', workload: workload(2) });
+    const contract = settings.skip.includes('contract') ? undefined : await runScenario(context, { ...common, name: 'contract', kind: 'contract', workload: workload(6) });
     const forged = settings.skip.includes('forged') ? undefined : await measureForgedFlood(context, { ...common, workload: workload(4) }, FORGED_VALID_RATE, settings.forgedRate);
     const tracing = settings.skip.includes('tracing') ? undefined : await measureTracingCost(context, { ...common, workload: workload(5) });
 
@@ -220,6 +223,7 @@ async function main(): Promise<void> {
       outcomeRecords,
       service,
       echo,
+      contract,
       forged,
       tracing,
       stateFloor: floor,

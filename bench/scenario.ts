@@ -20,10 +20,10 @@ import { BENCH_PARTNER } from './auth';
  * (closed loop), latency at offered loads (open loop), a MONITOR sample of Redis round trips — each with
  * the CPU every process took during its measured window.
  */
-export type WorkerKind = 'service' | 'echo';
+export type WorkerKind = 'service' | 'echo' | 'contract';
 
 /** The compiled entry points, as `npm start` and the container run them (run.ts builds them first). */
-const ENTRIES: Record<WorkerKind, string> = { service: 'dist/src/entry/service.js', echo: 'dist/bench/echo-service.js' };
+const ENTRIES: Record<WorkerKind, string> = { service: 'dist/src/entry/service.js', echo: 'dist/bench/echo-service.js', contract: 'dist/bench/contract-floor.js' };
 
 export interface BenchContext {
   runId: string;
@@ -110,7 +110,7 @@ export class Scenario {
         entry: ENTRIES[options.kind],
         env,
         logDir: context.logDir,
-        nodeOptions: context.cpuProfileDir && options.kind === 'service' ? ['--cpu-prof', `--cpu-prof-dir=${context.cpuProfileDir}`] : [],
+        nodeOptions: context.cpuProfileDir && options.kind !== 'echo' ? ['--cpu-prof', `--cpu-prof-dir=${context.cpuProfileDir}`] : [],
       }),
     );
     try {
