@@ -8,7 +8,7 @@ import { successReply } from '../src/handlers/balance/replies';
 import { commandIdOf } from '../src/pipeline/command-processor';
 import { routeOutgoing } from '../src/pipeline/event-routes';
 import { cloudEventHeaders, replyMessage } from '../src/pipeline/outbound';
-import { startFloorWorker } from './floor-worker';
+import { echoAnswer, startFloorWorker } from './floor-worker';
 
 /**
  * The contract floor (npm run bench, docs/benchmarks.md; not for production): what the contract itself
@@ -51,19 +51,18 @@ function outcomeOf(gpsi: string, customer: string, correlationId: string, comman
   };
 }
 
-startFloorWorker('contract-floor', ({ config, codec, rules, hierarchy }) => {
+startFloorWorker('contract-floor', (wiring) => {
+  const { config, codec, rules, hierarchy } = wiring;
   const redis = createRedisClient(config.redis);
   const { balances: store } = createBalanceComponents({ config, catalog: loadCatalog(config.catalogFile), redis });
   const routing = eventRouting(config, hierarchy);
   const encode = (topic: string, recordName: string, value: object) => codec.encode(topic, recordName, value);
-  return async ({ domain, envelope, decoded, operation }) => {
+  const echo = echoAnswer(wiring);
+  return async (command) => {
+    const { domain, envelope, decoded, operation } = command;
+    if (domain !== 'balance') return echo(command); // CheckPortInEligibility (5 of 100): as the echo floor answers it
     const replyRecord = `${decoded.recordName}Reply`;
     const replyTopic = rules[domain].defaultReplyTopic;
-    if (domain !== 'balance') {
-      // CheckPortInEligibility (5 of 100): answered as the echo floor answers it.
-      const value = { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: new Date().toISOString(), reasonCode: null, reasonDesc: null };
-      return [replyMessage(envelope, 'Success', await encode(replyTopic, replyRecord, value))];
-    }
     const { gpsi } = decoded.value as { gpsi: string };
     const customer = envelope.wholesaleCustomerId ?? '';
     const { balances } = await store.queryBalances(gpsi, [customer]);

@@ -15,6 +15,7 @@ import { createLogger, unredactedLogger } from '../src/observability/logger';
 import type { RecordProcessor } from '../src/pipeline/batch-worker';
 import { readEnvelope, type EnvelopeRules, type RoutedEnvelope } from '../src/pipeline/envelope';
 import type { InboundRecord, Outbound, RecordPosition } from '../src/contract/transport';
+import { replyMessage } from '../src/pipeline/outbound';
 
 /**
  * The benchmark's floors (npm run bench, docs/benchmarks.md; not for production) share the service's
@@ -41,6 +42,24 @@ export interface FloorCommand {
 
 /** The messages a floor sends for a command, its reply first. */
 export type FloorAnswer = (command: FloorCommand) => Promise<Outbound[]>;
+
+/** The echo floor's fixed success record per reply: no state read, no handler logic, no events. */
+const FIXED_REPLIES: Record<string, object> = {
+  'wholesale.balance.v1.QueryBalancesReply': { status: 'Success', balances: [] },
+  'wholesale.balance.v1.UpdateBalancesReply': { status: 'Success', balances: [] },
+  'wholesale.balance.v1.AddBucketsReply': { status: 'Success', balances: [] },
+  'wholesale.balance.v1.CancelBucketsReply': { status: 'Success', balances: [] },
+  'wholesale.portin.v1.CheckPortInEligibilityReply': { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: '', reasonCode: null, reasonDesc: null },
+};
+
+/** How the echo floor answers: the fixed record of the command's operation (an eligibility check dated now). */
+export const echoAnswer = ({ codec, rules }: FloorWiring): FloorAnswer => async ({ domain, envelope, decoded }) => {
+  const replyRecord = `${decoded.recordName}Reply`;
+  const fixed = FIXED_REPLIES[replyRecord];
+  if (!fixed) throw new Error(`the echo worker has no fixed reply for ${decoded.recordName}`);
+  const value = replyRecord.endsWith('EligibilityReply') ? { ...fixed, checkedDate: new Date().toISOString() } : fixed;
+  return [replyMessage(envelope, 'Success', await codec.encode(rules[domain].defaultReplyTopic, replyRecord, value))];
+};
 
 async function runFloorWorker(name: string, answerer: (wiring: FloorWiring) => FloorAnswer | Promise<FloorAnswer>): Promise<void> {
   const config = loadConfig();

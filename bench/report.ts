@@ -48,7 +48,9 @@ function table(header: string[], rows: string[][]): string {
 
 const cpuCell = (p: PhaseResult | undefined, name: string) => n2(p?.cpu[name]);
 /** CPU milliseconds a process spent per reply over the measured window. */
-const msPerCommand = (p: PhaseResult | undefined, name: string) => (p && p.throughput > 0 && p.cpu[name] !== undefined ? n2((p.cpu[name]! / p.throughput) * 1000) : '–');
+export const cpuMsPerCommand = (p: PhaseResult | undefined, name: string): number | undefined =>
+  p && p.throughput > 0 && p.cpu[name] !== undefined ? (p.cpu[name]! / p.throughput) * 1000 : undefined;
+const msPerCommand = (p: PhaseResult | undefined, name: string) => n2(cpuMsPerCommand(p, name));
 
 const outcomeText = (outcomes: Record<string, number>) =>
   Object.entries(outcomes)
@@ -69,16 +71,12 @@ function roundTripText(sample: { commands: number; sample: MonitorSample } | und
   return `${total(sample.sample.client).toFixed(2)} round trips (${per(sample.sample.client)})${alongside}; ${total(sample.sample.lua).toFixed(2)} inside scripts`;
 }
 
-/** The worker's CPU milliseconds per reply at saturation. */
-export const saturationCpuPerCommand = (s: ScenarioResult): number | undefined =>
-  s.saturation && s.saturation.throughput > 0 && s.saturation.cpu.worker !== undefined ? (s.saturation.cpu.worker / s.saturation.throughput) * 1000 : undefined;
-
 /**
  * The service's CPU per command split by its floors: what the contract's outputs and state read add to the
  * echo floor (contract floor − echo), and what the service's own work adds to that (service − contract floor).
  */
 export function costBetweenFloors(echo: ScenarioResult, contract: ScenarioResult, service: ScenarioResult): { contractIo?: number; ownWork?: number } {
-  const [e, c, v] = [echo, contract, service].map(saturationCpuPerCommand);
+  const [e, c, v] = [echo, contract, service].map((s) => cpuMsPerCommand(s.saturation, 'worker'));
   const difference = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a - b);
   return { contractIo: difference(c, e), ownWork: difference(v, c) };
 }

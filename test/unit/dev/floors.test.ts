@@ -1,4 +1,4 @@
-import { costBetweenFloors, saturationCpuPerCommand } from '../../../bench/report';
+import { costBetweenFloors, cpuMsPerCommand } from '../../../bench/report';
 import type { ScenarioResult } from '../../../bench/scenario';
 
 const scenario = (kind: ScenarioResult['kind'], throughput: number, workerCores: number | undefined): ScenarioResult => ({
@@ -20,7 +20,7 @@ const scenario = (kind: ScenarioResult['kind'], throughput: number, workerCores:
 
 describe('the service between its floors', () => {
   it('reads CPU per command as the worker\'s cores over its replies per second', () => {
-    expect(saturationCpuPerCommand(scenario('echo', 10_000, 0.8))).toBeCloseTo(0.08);
+    expect(cpuMsPerCommand(scenario('echo', 10_000, 0.8).saturation, 'worker')).toBeCloseTo(0.08);
   });
 
   it('splits the service\'s CPU per command into the contract\'s outputs and its own work', () => {
