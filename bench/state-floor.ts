@@ -56,7 +56,7 @@ export async function stateFloor(config: ServiceConfig, workload: MixedWorkload,
       const registration = handlers.get(spec.command)!;
       const began = performance.now();
       const scope = authorizer.authorize({ customerId: BENCH_PARTNER }, call.customer);
-      await admission.admit(scope.partnerId, !registration.readOnly);
+      await admission.admit(scope.partnerId, !registration.readOnly, Date.now());
       const cached = !registration.readOnly && !registration.replaysFromOwnRecord;
       if (cached) await replies.lookup(scope.partnerId, commandId);
       let reply: object;

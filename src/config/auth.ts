@@ -29,8 +29,14 @@ export type AuthSettings = JwtAuthSettings | { mode: 'none' };
 export interface RateLimitSettings {
   /** Commands per second each partner may send on average; 0 turns the limit off. */
   perSecond: number;
-  /** Commands a partner may send at once after being idle (the bucket size). */
+  /** Commands a partner may send at once after being idle, above its rate. */
   burst: number;
+  /**
+   * How far back a command's send time (its record's timestamp) is believed: a command that waited in the
+   * service's own backlog up to this long is charged to when it was sent; an older or future timestamp is
+   * taken as this far back, or as now.
+   */
+  backlogSeconds: number;
 }
 
 export const DEFAULT_AUDIENCE = 'wholesale-portin-balance';
@@ -67,7 +73,11 @@ export function loadAuthSettings(reader: EnvReader): AuthSettings {
 
 export function loadRateLimitSettings(reader: EnvReader): RateLimitSettings {
   const perSecond = reader.integer('RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000);
-  return { perSecond, burst: reader.integer('RATE_LIMIT_BURST', Math.max(1, perSecond * 2), 1, 10_000_000) };
+  return {
+    perSecond,
+    burst: reader.integer('RATE_LIMIT_BURST', Math.max(1, perSecond * 2), 1, 10_000_000),
+    backlogSeconds: reader.integer('RATE_LIMIT_BACKLOG_SECONDS', 120, 0, 3600),
+  };
 }
 
 /**

@@ -64,12 +64,18 @@ export interface Rejection {
   action: 'answered' | 'recorded' | 'dropped' | 'shed';
 }
 
-/** A command let in: for whom, and whether the partner's idempotency quota counted it (a change) or is spent. */
+/**
+ * A command let in: for whom, whether the partner's rate and quota counted it, and whether it may only
+ * replay a recorded outcome (a change over the rate or past the quota: a recorded outcome always wins).
+ */
 interface Admitted {
   scope: CustomerScope;
+  /** Counted against the partner's rate: given back when it turns out to replay a recorded outcome. */
+  charged: boolean;
   /** A change counted against the quota: uncounted again when it records nothing new. */
   counted: boolean;
-  quotaExhausted?: QuotaExhausted;
+  /** Why a new outcome may not be recorded: the rate or the quota; it may still replay a recorded one. */
+  refuseNew?: { code: 'RATE_LIMITED'; message: string };
 }
 
 /** An outcome, and whether this delivery recorded a new one (else a counted change is uncounted). */
@@ -120,6 +126,12 @@ export function fingerprintsOf(value: unknown): { full: string; compact: string 
   return { full, compact: Buffer.from(full.slice(0, 32), 'hex').toString('base64url') };
 }
 
+/** When the partner sent the command: its record's timestamp, or now for a record without a usable one. */
+const sentAtMs = (record: CommandRecord, clock: () => Date): number => {
+  const timestamp = Number(record.timestamp);
+  return Number.isFinite(timestamp) && timestamp > 0 ? timestamp : clock().getTime();
+};
+
 const quotaRefusal = ({ held, quota, windowSeconds }: QuotaExhausted) =>
   `The partner's idempotency quota is exhausted: ${held} changes recorded within ${windowSeconds} s, the quota is ${quota}; nothing was applied, retry when older outcomes expire`;
 
@@ -145,6 +157,8 @@ export class CommandProcessor {
     }
     const { recorded, ...outcome } = handled;
     if (admitted.counted && !recorded) deps.admission.uncount(scope.partnerId);
+    // An answer from a recorded outcome costs no rate: the partner is not charged for the service's redelivery.
+    if (admitted.charged && outcome.outcome === 'REPLAYED') deps.admission.refund(scope.partnerId, sentAtMs(record, deps.clock));
     return { ...outcome, customer: scope.effectiveCustomerId };
   }
 
@@ -222,23 +236,36 @@ export class CommandProcessor {
     // verified caller is answered, on its own reply topic.
     const stale = await this.refuseIfStale(domain, this.routedTo(domain, envelope, scope.replyPartnerId), record);
     if (stale) return stale;
-    const isChange = await this.isChange(record, domain);
-    const admission = await this.retriable(() => deps.admission.admit(scope.partnerId, isChange));
+    const change = await this.changeOperation(record, domain);
+    const isChange = change !== undefined;
+    const commandId = change === undefined ? undefined : commandIdOf(scope.effectiveCustomerId, change, envelope.correlationId);
+    const admission = await this.retriable(() => deps.admission.admit(scope.partnerId, isChange, sentAtMs(record, deps.clock), commandId));
     if (!admission.allowed) {
-      const message = `The partner's command rate is over its limit; retry in ${admission.retryAfterMs} ms`;
-      return this.answerError(domain, this.routedTo(domain, envelope, scope.replyPartnerId), null, 'RATE_LIMITED', message);
+      const refuseNew = { code: 'RATE_LIMITED' as const, message: `The partner's command rate is over its limit; retry in ${admission.retryAfterMs} ms` };
+      // A query records nothing, so it is simply refused. A change goes on: if its outcome is recorded (a
+      // redelivery, a retry with the same X-Correlation-Id) that answer wins, else it is refused unapplied.
+      if (!isChange) return this.answerError(domain, this.routedTo(domain, envelope, scope.replyPartnerId), null, refuseNew.code, refuseNew.message);
+      return { scope, charged: false, counted: false, refuseNew };
     }
-    return { scope, counted: isChange && !admission.quotaExhausted, quotaExhausted: admission.quotaExhausted };
+    const { quotaExhausted } = admission;
+    if (admission.repeat) return { scope, charged: false, counted: false };
+    return {
+      scope,
+      charged: true,
+      counted: isChange && !quotaExhausted,
+      ...(quotaExhausted ? { refuseNew: { code: 'RATE_LIMITED' as const, message: quotaRefusal(quotaExhausted) } } : {}),
+    };
   }
 
   /**
-   * Whether the record is a change (the quota counts it), read from its writer schema's name alone: the rate
-   * and the quota are decided before the value is decoded. A value that will not decode is no change.
+   * The operation when the record is a change (the quota counts it), read from its writer schema's name
+   * alone: the rate and the quota are decided before the value is decoded. A value that will not decode,
+   * and a query, is no change.
    */
-  private async isChange(record: CommandRecord, domain: Domain): Promise<boolean> {
+  private async changeOperation(record: CommandRecord, domain: Domain): Promise<string | undefined> {
     const recordName = await this.deps.codec.recordNameOf(record.value);
     const registration = recordName === undefined ? undefined : this.deps.handlers.get(recordName);
-    return registration !== undefined && registration.domain === domain && !registration.readOnly;
+    return registration !== undefined && registration.domain === domain && !registration.readOnly ? shortName(recordName!) : undefined;
   }
 
   /**
@@ -310,7 +337,7 @@ export class CommandProcessor {
     source: CommandSource,
   ): Promise<Handled> {
     const { deps } = this;
-    const { scope, quotaExhausted } = admitted;
+    const { scope, refuseNew } = admitted;
     // Keyed by the acting node, not the raw header: two partners reusing a correlation id never share a reply.
     const commandId = commandIdOf(scope.effectiveCustomerId, operation, envelope.correlationId);
     const fingerprints = registration.readOnly ? { full: '', compact: '' } : fingerprintsOf(decoded.value); // a query is never compared
@@ -322,7 +349,7 @@ export class CommandProcessor {
     // An outcome kept without the messages that carried secrets is replayed by the handler (its own records).
     const rerun = remembered?.rerun === true && remembered.fingerprint === fingerprint;
     if (remembered && !rerun) return this.replay(domain, envelope, operation, remembered, fingerprint);
-    if (quotaExhausted && !remembered && !ownRecord) return this.answerError(domain, envelope, operation, 'RATE_LIMITED', quotaRefusal(quotaExhausted));
+    if (refuseNew && !remembered && !ownRecord) return this.answerError(domain, envelope, operation, refuseNew.code, refuseNew.message);
     // The handlers' logger names the command; built only when a handler logs (a pino child costs CPU per command).
     let commandLog: Logger | undefined;
     const context: CommandContext = {
@@ -337,7 +364,7 @@ export class CommandProcessor {
         return (commandLog ??= deps.log.child({ correlationId: envelope.correlationId, operation }));
       },
       fingerprint: fingerprints.compact,
-      ...(quotaExhausted && ownRecord ? { refuseNew: { code: 'RATE_LIMITED' as const, message: quotaRefusal(quotaExhausted) } } : {}),
+      ...(refuseNew && ownRecord ? { refuseNew } : {}),
     };
     let outcome: Handled;
     /** What the reply cache may keep: everything sent but the messages carrying secrets (then the handler reruns). */

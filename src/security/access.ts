@@ -60,20 +60,29 @@ export interface Admission {
   retryAfterMs: number;
   /** For an admitted change: set when it must not record a new outcome (PARTNER_OUTCOME_QUOTA). */
   quotaExhausted?: QuotaExhausted;
+  /**
+   * A repeat of a change this worker admitted before (same partner and command id): let in without charging
+   * the rate or the quota again — it replays the first one's recorded outcome.
+   */
+  repeat?: boolean;
 }
 
 /**
  * A partner's command rate and, for changes, its idempotency quota (changes recorded within
- * IDEMPOTENCY_TTL_SECONDS), decided together before a command runs. A change is counted when admitted; one
- * that then records nothing new (a redelivery answered from its record, a refusal before it ran) is
- * `uncount`ed, at that partner's next admission.
+ * IDEMPOTENCY_TTL_SECONDS), decided together before a command runs. The rate is counted by when the
+ * partner sent each command (`sentAtMs`, its record's timestamp), so the service's own backlog is charged
+ * where the partner sent it. A change is counted when admitted; one that then records nothing new (a
+ * redelivery answered from its record, a refusal before it ran) is `uncount`ed, and a command answered from
+ * a recorded outcome is `refund`ed its rate, both at that partner's next admission.
  */
 export interface PartnerAdmission {
-  admit(partnerId: string, isChange: boolean): Promise<Admission>;
+  /** `commandId`: a change's identity (commandIdOf), so a repeat of it is not charged again. */
+  admit(partnerId: string, isChange: boolean, sentAtMs: number, commandId?: string): Promise<Admission>;
   uncount(partnerId: string): void;
+  refund(partnerId: string, sentAtMs: number): void;
 }
 
-export const unlimited: PartnerAdmission = { admit: async () => ({ allowed: true, retryAfterMs: 0 }), uncount: () => undefined };
+export const unlimited: PartnerAdmission = { admit: async () => ({ allowed: true, retryAfterMs: 0 }), uncount: () => undefined, refund: () => undefined };
 
 const forbidden = () => new ServiceError('FORBIDDEN', 'The caller may not act for this wholesale customer');
 

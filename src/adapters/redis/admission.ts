@@ -16,35 +16,37 @@ export interface OutcomeQuota {
 export const QUOTA_BUCKETS = 24;
 
 /**
- * How much a worker takes ahead for its reserve: a twentieth of the burst (tokens) and a thousandth of the
- * quota (counts), at most 100 each — nothing for small limits, which stay exact. At most that much of a
- * partner's rate or quota sits unused in one worker: the burst it may add, the over-count it may leave.
+ * How many quota counts a worker takes ahead for its reserve: a thousandth of the quota, at most 100 —
+ * nothing for small quotas, which stay exact. Only without a rate limit: the rate is counted by when each
+ * command was sent, which a reserve taken now cannot know, so a limited partner's commands always ask.
  */
 export const leaseSizes = (rate: RateLimitSettings, quota: Pick<OutcomeQuota, 'quota'>) => ({
-  tokens: rate.perSecond === 0 ? 0 : Math.min(100, Math.floor(rate.burst / 20)),
-  counts: quota.quota === 0 ? 0 : Math.min(100, Math.floor(quota.quota / 1000)),
+  counts: rate.perSecond > 0 || quota.quota === 0 ? 0 : Math.min(100, Math.floor(quota.quota / 1000)),
 });
 
 interface Waiting {
   isChange: boolean;
+  sentAtMs: number;
+  /** Remembered once charged (a change with an id). */
+  chargedKey?: string;
   resolve: (admission: Admission) => void;
   reject: (error: unknown) => void;
 }
 
-/** Tokens and quota counts a worker took from a partner's admission state and has not used yet. */
-interface Reserve {
-  tokens: number;
-  counts: number;
-}
-
 const ADMITTED: Admission = { allowed: true, retryAfterMs: 0 };
+const REPEAT: Admission = { allowed: true, retryAfterMs: 0, repeat: true };
+
+/** Command ids this worker charged, remembered for their repeats; past this many the oldest is forgotten. */
+export const REMEMBERED_COMMANDS = 100_000;
+/** How many repeats of one command pass free: a partner's retries, not a way around its rate. */
+export const FREE_REPEATS = 3;
 
 /**
- * The partner's rate (token bucket) and idempotency quota in Redis, one script (scripts/admissionTake-1.lua)
- * over one hash per partner. A command the worker's reserve covers is admitted with no call. The others
- * ask together: their requests for one partner are gathered until the event loop turns and decided in one
- * call, admitted in the order they asked — what one call each would decide — and the call tops the reserve
- * up (leaseSizes). Changes taken back (`uncount`) refill the reserve, or ride along with the next call.
+ * The partner's rate (commands per second of sending, scripts/admissionTake-1.lua) and idempotency quota
+ * in Redis, one script over one hash per partner. Requests for one partner are gathered until the event
+ * loop turns and decided in one call, in the order they asked. Changes taken back (`uncount`) and replays
+ * given back their rate (`refund`) ride along with the partner's next call. Without a rate limit, a change
+ * the worker's reserve of quota counts covers is admitted with no call.
  */
 export function createRedisAdmission(redis: RedisClient, keyPrefix: string, rate: RateLimitSettings, quota: OutcomeQuota): PartnerAdmission {
   if (rate.perSecond === 0 && quota.quota === 0) return unlimited;
@@ -54,46 +56,61 @@ export function createRedisAdmission(redis: RedisClient, keyPrefix: string, rate
   const counted = quota.quota > 0;
   let waiting = new Map<string, Waiting[]>();
   const uncounted = new Map<string, number>();
-  const reserves = new Map<string, Reserve>();
-  const reserveOf = (partnerId: string): Reserve => {
-    let reserve = reserves.get(partnerId);
-    if (!reserve) reserves.set(partnerId, (reserve = { tokens: 0, counts: 0 }));
-    return reserve;
-  };
+  const refunds = new Map<string, number[]>();
+  /** Quota counts this worker took ahead and has not used yet, per partner. */
+  const reserves = new Map<string, number>();
+  /**
+   * Changes this worker admitted and charged, by partner and command id, with the repeats let in since. A
+   * command's records share its number's partition, so its redeliveries and a partner's re-sends with the
+   * same X-Correlation-Id come to the worker that saw the first: they pass without a charge or a call (they
+   * replay its outcome, or meet the same refusal). Insertion order makes the oldest the first forgotten.
+   */
+  const charged = new Map<string, number>();
+  function remember(key: string): void {
+    charged.set(key, 0);
+    if (charged.size > REMEMBERED_COMMANDS) charged.delete(charged.keys().next().value!);
+  }
+  function repeatOf(key: string): boolean {
+    const repeats = charged.get(key);
+    if (repeats === undefined || repeats >= FREE_REPEATS) return false;
+    charged.set(key, repeats + 1);
+    return true;
+  }
 
-  /** Admits from the reserve when it covers the command (a token when limited, a count for a change). */
   function fromReserve(partnerId: string, isChange: boolean): boolean {
-    const reserve = reserves.get(partnerId);
-    const needsCount = isChange && counted;
-    if (limited && !(reserve && reserve.tokens > 0)) return false;
-    if (needsCount && !(reserve && reserve.counts > 0)) return false;
-    if (limited) reserve!.tokens--;
-    if (needsCount) reserve!.counts--;
+    if (limited) return false;
+    if (!isChange) return true;
+    const reserve = reserves.get(partnerId) ?? 0;
+    if (reserve === 0) return false;
+    reserves.set(partnerId, reserve - 1);
     return true;
   }
 
   async function take(partnerId: string, callers: Waiting[]): Promise<void> {
     const uncount = uncounted.get(partnerId) ?? 0;
     uncounted.delete(partnerId);
+    const refunded = refunds.get(partnerId) ?? [];
+    refunds.delete(partnerId);
     const kinds = callers.map((c) => (c.isChange ? 'c' : 'q')).join('');
+    const sent = callers.map((c) => Math.floor(c.sentAtMs)).join(',');
     try {
-      const [granted, retryAfterMs, recordable, held, tokensLeased, countsLeased] = await runScript<[number, number, number, number, number, number]>(
+      const [admitted, retryAfterMs, recordable, held, countsLeased] = await runScript<[string, number, number, number, number]>(
         redis,
         'admissionTake',
         [admissionKey(keyPrefix, partnerId)],
-        [rate.perSecond, rate.burst, kinds, quota.quota, quota.windowSeconds, bucketSeconds, uncount, lease.tokens, lease.counts],
+        [rate.perSecond, rate.burst, kinds, sent, quota.quota, quota.windowSeconds, bucketSeconds, uncount, refunded.join(','), lease.counts, rate.backlogSeconds],
       );
-      const reserve = reserveOf(partnerId);
-      reserve.tokens += tokensLeased;
-      reserve.counts += countsLeased;
+      if (countsLeased > 0) reserves.set(partnerId, (reserves.get(partnerId) ?? 0) + countsLeased);
       let changes = 0;
       callers.forEach((caller, i) => {
-        if (i >= granted) return caller.resolve({ allowed: false, retryAfterMs });
+        if (admitted[i] !== '1') return caller.resolve({ allowed: false, retryAfterMs });
+        if (caller.chargedKey !== undefined && limited) remember(caller.chargedKey);
         if (!caller.isChange || !counted || changes++ < recordable) return caller.resolve(ADMITTED);
         caller.resolve({ allowed: true, retryAfterMs: 0, quotaExhausted: { held, quota: quota.quota, windowSeconds: quota.windowSeconds } });
       });
     } catch (error) {
       if (uncount > 0) uncounted.set(partnerId, (uncounted.get(partnerId) ?? 0) + uncount);
+      if (refunded.length > 0) refunds.set(partnerId, [...refunded, ...(refunds.get(partnerId) ?? [])]);
       for (const caller of callers) caller.reject(error);
     }
   }
@@ -105,21 +122,30 @@ export function createRedisAdmission(redis: RedisClient, keyPrefix: string, rate
   }
 
   return {
-    admit(partnerId, isChange) {
+    admit(partnerId, isChange, sentAtMs, commandId) {
+      const chargedKey = isChange && commandId !== undefined ? `${partnerId}\u0000${commandId}` : undefined;
+      if (chargedKey !== undefined && limited && repeatOf(chargedKey)) return Promise.resolve(REPEAT);
       if (fromReserve(partnerId, isChange)) return Promise.resolve(ADMITTED);
       return new Promise((resolve, reject) => {
         if (waiting.size === 0) setImmediate(flush);
+        const caller = { isChange, sentAtMs, chargedKey, resolve, reject };
         const callers = waiting.get(partnerId);
-        if (callers) callers.push({ isChange, resolve, reject });
-        else waiting.set(partnerId, [{ isChange, resolve, reject }]);
+        if (callers) callers.push(caller);
+        else waiting.set(partnerId, [caller]);
       });
     },
     uncount(partnerId) {
       if (!counted) return;
       // A count taken back is a count this worker may use again; past a lease's worth it goes back to Redis.
-      const reserve = reserveOf(partnerId);
-      if (reserve.counts < lease.counts) reserve.counts++;
+      const reserve = reserves.get(partnerId) ?? 0;
+      if (reserve < lease.counts) reserves.set(partnerId, reserve + 1);
       else uncounted.set(partnerId, (uncounted.get(partnerId) ?? 0) + 1);
+    },
+    refund(partnerId, sentAtMs) {
+      if (!limited) return;
+      const pending = refunds.get(partnerId);
+      if (pending) pending.push(Math.floor(sentAtMs));
+      else refunds.set(partnerId, [Math.floor(sentAtMs)]);
     },
   };
 }

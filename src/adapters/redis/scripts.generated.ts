@@ -2,34 +2,34 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_99bafa969075' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_99bafa969075' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_99bafa969075' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_99bafa969075' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_99bafa969075' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_99bafa969075' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_99bafa969075' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_99bafa969075' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_99bafa969075' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_99bafa969075' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_99bafa969075' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_99bafa969075' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_99bafa969075' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_99bafa969075' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_99bafa969075' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_99bafa969075' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_99bafa969075' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_99bafa969075' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_99bafa969075' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_99bafa969075' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_18e6655fe05d' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_18e6655fe05d' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_18e6655fe05d' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_18e6655fe05d' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_18e6655fe05d' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_18e6655fe05d' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_18e6655fe05d' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_18e6655fe05d' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_18e6655fe05d' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_18e6655fe05d' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_18e6655fe05d' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_18e6655fe05d' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_18e6655fe05d' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_18e6655fe05d' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_18e6655fe05d' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_18e6655fe05d' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_18e6655fe05d' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_18e6655fe05d' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_18e6655fe05d' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_18e6655fe05d' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_99bafa969075',
-  code: `#!lua name=wholesale_99bafa969075
+  name: 'wholesale_18e6655fe05d',
+  code: `#!lua name=wholesale_18e6655fe05d
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load.
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
@@ -502,62 +502,128 @@ local function commandRecord(balKey, ctx, changes, extra, facts)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_99bafa969075', function(KEYS, ARGV)
+redis.register_function('admissionTake_18e6655fe05d', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
--- rate (a token bucket) and, for the changes among them, its idempotency quota (changes recorded within
--- the window). One round trip per partner and batch instead of a reply-cache lookup per change; both live
--- in one hash, so the step reads it once and writes it once.
--- Rate: fields milli (tokens x 1000, so the arithmetic stays whole) and at (ms of the last refill), refilled
--- continuously at \`rate\` per second up to \`burst\`; rate 0 = no limit. Commands are admitted in order, as
--- many as there are tokens.
+-- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
+-- live in one hash, so the step reads it once and writes it once.
+-- Rate, counted on when the partner SENT each command (its record's timestamp), not when a worker got to
+-- it: a backlog the service itself built up (a restart, an outage) is charged to the seconds the partner
+-- sent it in, where it fitted. Field t<second> = commands admitted that were sent in that second. A
+-- command is admitted while every window of 1, 10 and 60 s of sending that ends in its second holds at
+-- most burst + rate x W of them: the same bound a token bucket of that rate and burst keeps, checked at
+-- three scales. A partner that keeps to its rate is admitted whatever order its records are handled in;
+-- one that floods is held to about its rate (at most burst / 60 more per second over a minute). A send
+-- time is taken as at most now and at least now - backlog seconds, so a forged timestamp can gain at most
+-- one backlog's worth of commands, once.
 -- Quota: the partner's changes counted in time buckets, field = bucket number (seconds since the epoch /
 -- bucket size), value = changes counted in it. Buckets wholly outside the window are dropped as they are
 -- met, so the count falls back as outcomes expire (a bucket late at most: it errs on the safe side). The
 -- admitted changes are counted in order while the quota lasts; those past it may only replay a recorded
 -- outcome. \`uncount\` takes back changes counted earlier that recorded nothing new (a redelivery answered
 -- from its record, a command refused before it ran), newest buckets first, never below zero.
--- Leases: when every command asking got its token (and every change its count), up to \`leaseTokens\`
--- more tokens and \`leaseQuota\` more counts are taken while they last, for the worker to admit its next
--- commands with no call (the worker's reserve). What was taken is gone from the partner's bucket and
--- counted in its quota whether or not the worker uses it, so the rate and the quota still bound the total.
+-- Refunds: commands admitted earlier that turned out to be replays of a recorded outcome cost no rate;
+-- their send times come back here and their seconds are counted down again.
+-- Lease: when every change asking got its count, up to \`leaseQuota\` more counts are taken while they last,
+-- for the worker to admit its next changes with no call (used only when the rate is off).
 -- Time is Redis's own clock, so every worker shares one notion of "now".
+-- Fields of another format (milli, at: the token bucket of earlier versions) are left alone: a worker of
+-- that version keeps its own bucket beside these during a rolling restart, and the key expires.
 -- KEYS: the partner's admission state (hash; {partner:<id>} hash tag)
 -- ARGV: rate per second (0 = off), burst, kinds (one letter per command in arrival order: c = change,
---       q = query), quota (0 = off), window seconds, bucket seconds, uncount, leaseTokens, leaseQuota
--- Returns { commands admitted (the first n), ms until one more token (when fewer than all), changes among
---           them that may record (the first m), changes held within the window after this step,
---           tokens leased, counts leased }
-local rate, burst, kinds = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local quota, window, bucketSeconds, uncount = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local leaseTokens, leaseQuota = tonumber(ARGV[8]) or 0, tonumber(ARGV[9]) or 0
-local tokensLeased, countsLeased = 0, 0
+--       q = query), send times (ms, comma-separated, one per command), quota (0 = off), window seconds,
+--       bucket seconds, uncount, refunds (send times in ms, comma-separated, may be empty), leaseQuota,
+--       backlog seconds
+-- Returns { admitted ('1' or '0' per command, in order), ms until the first refused one could be admitted
+--           (0 when none was), changes among the admitted that may record (the first m), changes held
+--           within the window after this step, counts leased }
+local rate, burst, kinds, sentList = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local quota, window, bucketSeconds, uncount = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local refundList, leaseQuota, backlog = ARGV[9], tonumber(ARGV[10]) or 0, tonumber(ARGV[11]) or 60
 local counting = quota > 0
 local time = redis.call('TIME')
+local nowSec = tonumber(time[1])
+local nowMs = nowSec * 1000 + math.floor(tonumber(time[2]) / 1000)
 local flat = redis.call('HGETALL', KEYS[1])
 local state = {}
 for i = 1, #flat, 2 do state[flat[i]] = flat[i + 1] end
 local writes, stale = {}, {}
-
 local wanted = #kinds
-local granted, retryMs = wanted, 0
-if rate > 0 then
-  local capacity = burst * 1000
-  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  local milli, at = tonumber(state.milli) or capacity, tonumber(state.at) or now
-  if now > at then milli = math.min(capacity, milli + (now - at) * rate) end
-  granted = math.min(wanted, math.floor(milli / 1000))
-  milli = milli - granted * 1000
-  if granted < wanted then retryMs = math.ceil((1000 - milli) / rate)
-  else tokensLeased = math.min(leaseTokens, math.floor(milli / 1000)) end
-  milli = milli - tokensLeased * 1000
-  writes[#writes + 1], writes[#writes + 2] = 'milli', string.format('%d', milli)
-  writes[#writes + 1], writes[#writes + 2] = 'at', string.format('%d', math.max(now, at))
+local admitted = {}
+local retryMs, countsLeased = 0, 0
+
+-- The widest window checked, and how long a second's count matters: a backlog plus one such window.
+local SCALES = { 1, 10, 60 }
+local WIDEST = 60
+
+local function secondOf(ms)
+  local second = math.floor(tonumber(ms) / 1000)
+  if second > nowSec then return nowSec end
+  if second < nowSec - backlog then return nowSec - backlog end
+  return second
 end
 
-local _, changes = string.gsub(string.sub(kinds, 1, granted), 'c', '')
+if rate > 0 then
+  local sent = {}
+  for ms in string.gmatch(sentList, '[^,]+') do sent[#sent + 1] = secondOf(ms) end
+  local counts, dirty = {}, {}
+  local oldest = nowSec - backlog - WIDEST
+  for field, value in pairs(state) do
+    if string.sub(field, 1, 1) == 't' then
+      local second = tonumber(string.sub(field, 2))
+      if second and second >= oldest then counts[second] = tonumber(value) else stale[#stale + 1] = field end
+    end
+  end
+  for ms in string.gmatch(refundList, '[^,]+') do
+    local second = secondOf(ms)
+    if (counts[second] or 0) > 0 then counts[second], dirty[second] = counts[second] - 1, true end
+  end
+  -- Whether one more command sent in \`second\` keeps every window ending there within its bound.
+  local function fits(second)
+    local sum, scale = 0, 1
+    for back = 0, WIDEST - 1 do
+      sum = sum + (counts[second - back] or 0)
+      if back + 1 == SCALES[scale] then
+        if sum + 1 > burst + rate * SCALES[scale] then return false end
+        scale = scale + 1
+      end
+    end
+    return true
+  end
+  -- For a refusal: when the windows ending at the next seconds from now would have room again.
+  local function waitMs()
+    for ahead = 1, WIDEST do
+      if fits(nowSec + ahead) then return ahead * 1000 - (nowMs % 1000) end
+    end
+    return WIDEST * 1000
+  end
+  for i = 1, wanted do
+    local second = sent[i] or nowSec
+    if fits(second) then
+      counts[second], dirty[second] = (counts[second] or 0) + 1, true
+      admitted[i] = '1'
+    else
+      admitted[i] = '0'
+      if retryMs == 0 then retryMs = waitMs() end
+    end
+  end
+  for second in pairs(dirty) do
+    if counts[second] > 0 then
+      writes[#writes + 1], writes[#writes + 2] = 't' .. string.format('%d', second), string.format('%d', counts[second])
+    else
+      stale[#stale + 1] = 't' .. string.format('%d', second)
+    end
+  end
+else
+  for i = 1, wanted do admitted[i] = '1' end
+end
+
+local changes = 0
+for i = 1, wanted do
+  if admitted[i] == '1' and string.sub(kinds, i, i) == 'c' then changes = changes + 1 end
+end
 local recordable, held = changes, 0
 if counting then
-  local current = math.floor(tonumber(time[1]) / bucketSeconds)
+  local current = math.floor(nowSec / bucketSeconds)
   local oldest = current - math.ceil(window / bucketSeconds) + 1
   local counts, order, dirty = {}, {}, {}
   for field, value in pairs(state) do
@@ -595,16 +661,16 @@ end
 if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end
 if #writes > 0 then
   redis.call('HSET', KEYS[1], unpack(writes))
-  -- Kept while a counted change may still be in the window; a rate bucket alone is full again (so
-  -- forgetting it changes nothing) after burst / rate seconds.
-  local keepMs = counting and (window + bucketSeconds) * 1000 or math.ceil(burst * 1000 / math.max(rate, 1)) + 1000
-  redis.call('PEXPIRE', KEYS[1], keepMs)
+  -- Kept while a counted change may still be in the window, or a second's count may still be checked.
+  local rateMs = (backlog + WIDEST + 1) * 1000
+  local quotaMs = counting and (window + bucketSeconds) * 1000 or 0
+  redis.call('PEXPIRE', KEYS[1], math.max(rate > 0 and rateMs or 0, quotaMs))
 end
-return { granted, retryMs, recordable, held, tokensLeased, countsLeased }
+return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_99bafa969075', function(KEYS, ARGV)
+redis.register_function('balancesExpire_18e6655fe05d', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -638,7 +704,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_99bafa969075', function(KEYS, ARGV)
+redis.register_function('balancesRenew_18e6655fe05d', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -682,7 +748,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_99bafa969075', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_18e6655fe05d', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -704,7 +770,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_99bafa969075', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_18e6655fe05d', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -800,7 +866,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_99bafa969075', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_18e6655fe05d', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -823,7 +889,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_99bafa969075', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_18e6655fe05d', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -866,7 +932,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_99bafa969075', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_18e6655fe05d', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -882,7 +948,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_99bafa969075', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_18e6655fe05d', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -895,7 +961,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_99bafa969075', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_18e6655fe05d', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -921,7 +987,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_99bafa969075', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_18e6655fe05d', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -938,7 +1004,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_99bafa969075', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_18e6655fe05d', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -954,7 +1020,7 @@ return 0
 
 end)
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_99bafa969075', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_18e6655fe05d', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -967,7 +1033,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_99bafa969075', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_18e6655fe05d', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -980,7 +1046,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_99bafa969075', function(KEYS, ARGV)
+redis.register_function('portinWrite_18e6655fe05d', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1020,7 +1086,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_99bafa969075', function(KEYS, ARGV)
+redis.register_function('primarySwap_18e6655fe05d', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1056,7 +1122,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_99bafa969075', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_18e6655fe05d', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1066,7 +1132,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_99bafa969075', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_18e6655fe05d', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1109,7 +1175,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_99bafa969075', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_18e6655fe05d', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1134,7 +1200,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_99bafa969075', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_18e6655fe05d', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

@@ -48,10 +48,10 @@ describe('security settings', () => {
     expect(configError({ ...jwt, AUTH_CLOCK_TOLERANCE_SECONDS: '3600' }).variable).toBe('AUTH_CLOCK_TOLERANCE_SECONDS');
   });
 
-  it('rate limit: 100 per second with a burst of twice that by default, 0 turns it off', () => {
-    expect(loadConfig(jwt).rateLimit).toEqual({ perSecond: 100, burst: 200 });
-    expect(loadConfig({ ...jwt, RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '7' }).rateLimit).toEqual({ perSecond: 5, burst: 7 });
-    expect(loadConfig({ ...jwt, RATE_LIMIT_PER_SECOND: '0' }).rateLimit).toEqual({ perSecond: 0, burst: 1 });
+  it('rate limit: 100 per second with a burst of twice that and a backlog of 120 s by default, 0 turns it off', () => {
+    expect(loadConfig(jwt).rateLimit).toEqual({ perSecond: 100, burst: 200, backlogSeconds: 120 });
+    expect(loadConfig({ ...jwt, RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '7', RATE_LIMIT_BACKLOG_SECONDS: '30' }).rateLimit).toEqual({ perSecond: 5, burst: 7, backlogSeconds: 30 });
+    expect(loadConfig({ ...jwt, RATE_LIMIT_PER_SECOND: '0' }).rateLimit).toEqual({ perSecond: 0, burst: 1, backlogSeconds: 120 });
     expect(configError({ ...jwt, RATE_LIMIT_BURST: '0' }).variable).toBe('RATE_LIMIT_BURST');
     expect(loadConfig(jwt).customersFile).toBe('config/customers.json');
   });

@@ -33,7 +33,10 @@ class MemoryCodec implements Codec {
     if (!this.types[id].isValid(value)) throw new SchemaMismatchError('invalid value', []); // as the codec does
     return Buffer.concat([header, this.types[id].toBuffer(value)]);
   }
+  /** How many values were decoded. */
+  decodes = 0;
   async decode(buffer: Buffer | null) {
+    this.decodes++;
     if (!buffer || buffer[0] !== 0) throw new DecodeError('NOT_AVRO', 'not avro');
     const id = buffer.readUInt32BE(1);
     const type = this.types[id];
@@ -60,11 +63,19 @@ class MemoryReplyCache implements ReplyCache {
   }
 }
 
-/** No rate limit; a quota per partner when set: changes counted at admission, uncounted after. */
+/**
+ * A quota per partner when set (changes counted at admission, uncounted after); partners in `overRate` are
+ * refused their rate. Records the send times asked with and the refunds given.
+ */
 class MemoryAdmission implements PartnerAdmission {
   readonly quotas = new Map<string, number>();
   readonly counted = new Map<string, number>();
-  async admit(partnerId: string, isChange: boolean): Promise<Admission> {
+  readonly overRate = new Set<string>();
+  readonly sentAt: number[] = [];
+  readonly refunds: [string, number][] = [];
+  async admit(partnerId: string, isChange: boolean, sentAtMs: number): Promise<Admission> {
+    this.sentAt.push(sentAtMs);
+    if (this.overRate.has(partnerId)) return { allowed: false, retryAfterMs: 400 };
     if (!isChange) return { allowed: true, retryAfterMs: 0 };
     const held = this.counted.get(partnerId) ?? 0;
     const quota = this.quotas.get(partnerId);
@@ -74,6 +85,9 @@ class MemoryAdmission implements PartnerAdmission {
   }
   uncount(partnerId: string) {
     this.counted.set(partnerId, (this.counted.get(partnerId) ?? 0) - 1);
+  }
+  refund(partnerId: string, sentAtMs: number) {
+    this.refunds.push([partnerId, sentAtMs]);
   }
 }
 
@@ -443,15 +457,15 @@ describe('CommandProcessor access control', () => {
     expect([first.outcome, second.outcome, calls()]).toEqual(['Success', 'Success', 2]);
   });
 
-  it('answers RATE_LIMITED when the partner\'s bucket is empty, counting the partner of the acting node', async () => {
+  it('answers RATE_LIMITED when the partner is over its rate, counting the partner of the acting node', async () => {
     const partners: string[] = [];
-    const limiter: PartnerAdmission = { admit: async (partner) => (partners.push(partner), { allowed: partner !== 'P1', retryAfterMs: 250 }), uncount: () => undefined };
+    const limiter: PartnerAdmission = { admit: async (partner) => (partners.push(partner), { allowed: partner !== 'P1', retryAfterMs: 250 }), uncount: () => undefined, refund: () => undefined };
     const { codec, processor, calls, replies } = secured(success, limiter);
     const limited = await processor.process(await record(codec, { Authorization: 'Bearer P1', wholesaleCustomerId: 'B2' }), position, 'portin');
     expect(limited.outcome).toBe('RATE_LIMITED');
     expect(codec.read(limited.outbound[0].value!)).toMatchObject({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('retry in 250 ms') } });
     const served = await processor.process(await record(codec, { Authorization: 'Bearer P2' }), position, 'portin');
-    expect([served.outcome, served.customer, limited.customer]).toEqual(['Success', 'P2', undefined]); // the audit line names who acted
+    expect([served.outcome, served.customer, limited.customer]).toEqual(['Success', 'P2', 'B2']); // the audit line names who acted
     expect([partners, calls(), replies.entries.size]).toEqual([['P1', 'P2'], 1, 1]);
   });
 
@@ -469,6 +483,36 @@ describe('CommandProcessor access control', () => {
     expect([replayed.outcome, other.outcome, calls()]).toEqual(['REPLAYED', 'Success', 2]);
   });
 
+  it('a recorded outcome wins over the rate: a change over the rate replays what it recorded, a new one is refused unapplied, and the rate is asked with the send time', async () => {
+    const { codec, processor, calls, replies, admission } = secured(success);
+    const sent = (id: string, timestamp: string) => record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': id }).then((r) => ({ ...r, timestamp }));
+    const first = await processor.process(await sent('a', '1700000000123'), position, 'portin');
+    admission.overRate.add('P1');
+    const again = await processor.process(await sent('a', '1700000005000'), { ...position, offset: '9' }, 'portin');
+    const fresh = await processor.process(await sent('b', '1700000005001'), { ...position, offset: '10' }, 'portin');
+    expect([first.outcome, again.outcome, fresh.outcome, calls(), replies.entries.size]).toEqual(['Success', 'REPLAYED', 'RATE_LIMITED', 1, 1]);
+    expect(again.outbound).toEqual(first.outbound); // the same answer, byte for byte
+    expect(codec.read(fresh.outbound[0].value!)).toMatchObject({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('retry in 400 ms') } });
+    expect(admission.sentAt).toEqual([1700000000123, 1700000005000, 1700000005001]);
+    expect(admission.refunds).toEqual([]); // refused its rate: nothing was charged, nothing to give back
+  });
+
+  it('an admitted change answered from its recorded outcome is given its rate back, at its send time', async () => {
+    const { codec, processor, admission } = secured(success);
+    const sent = (timestamp: string) => record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'r' }).then((r) => ({ ...r, timestamp }));
+    await processor.process(await sent('1700000000000'), position, 'portin');
+    const replayed = await processor.process(await sent('1700000001000'), { ...position, offset: '9' }, 'portin');
+    expect([replayed.outcome, admission.refunds]).toEqual(['REPLAYED', [['P1', 1700000001000]]]);
+  });
+
+  it('a query over the rate is refused before it is decoded', async () => {
+    const { codec, processor, calls, admission } = setup(success, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy) }, { readOnly: true });
+    admission.overRate.add('P1');
+    const decodes = codec.decodes;
+    const refused = await processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin');
+    expect([refused.outcome, calls(), codec.decodes - decodes]).toEqual(['RATE_LIMITED', 0, 0]);
+  });
+
   it('a query is never counted against the idempotency quota', async () => {
     const { codec, processor, admission } = setup(success, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy) }, { readOnly: true });
     admission.quotas.set('P1', 0);
@@ -477,14 +521,14 @@ describe('CommandProcessor access control', () => {
   });
 
   it('a limiter that cannot reach Redis makes the record retriable, not refused', async () => {
-    const { codec, processor } = secured(success, { admit: async () => Promise.reject(new Error('redis down')), uncount: () => undefined });
+    const { codec, processor } = secured(success, { admit: async () => Promise.reject(new Error('redis down')), uncount: () => undefined, refund: () => undefined });
     await expect(processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin')).rejects.toBeInstanceOf(RetriableError);
   });
 
   it('refuses a command whose record is older than the window with STALE_COMMAND: not decoded, not handled, not recorded, no rate used', async () => {
     const now = new Date('2026-11-21T10:00:00Z').getTime();
     let admitted = 0;
-    const limiter: PartnerAdmission = { admit: async () => (admitted++, { allowed: true, retryAfterMs: 0 }), uncount: () => undefined };
+    const limiter: PartnerAdmission = { admit: async () => (admitted++, { allowed: true, retryAfterMs: 0 }), uncount: () => undefined, refund: () => undefined };
     const { codec, processor, replies, calls } = setup(success, { admission: limiter }, {}, { maxCommandAgeMs: 60_000 });
     const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
     const at = (ageMs: number) => ({ key: null, value, headers: { 'X-Correlation-Id': `c${ageMs}` }, timestamp: String(now - ageMs) });

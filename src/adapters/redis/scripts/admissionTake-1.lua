@@ -1,58 +1,124 @@
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
--- rate (a token bucket) and, for the changes among them, its idempotency quota (changes recorded within
--- the window). One round trip per partner and batch instead of a reply-cache lookup per change; both live
--- in one hash, so the step reads it once and writes it once.
--- Rate: fields milli (tokens x 1000, so the arithmetic stays whole) and at (ms of the last refill), refilled
--- continuously at `rate` per second up to `burst`; rate 0 = no limit. Commands are admitted in order, as
--- many as there are tokens.
+-- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
+-- live in one hash, so the step reads it once and writes it once.
+-- Rate, counted on when the partner SENT each command (its record's timestamp), not when a worker got to
+-- it: a backlog the service itself built up (a restart, an outage) is charged to the seconds the partner
+-- sent it in, where it fitted. Field t<second> = commands admitted that were sent in that second. A
+-- command is admitted while every window of 1, 10 and 60 s of sending that ends in its second holds at
+-- most burst + rate x W of them: the same bound a token bucket of that rate and burst keeps, checked at
+-- three scales. A partner that keeps to its rate is admitted whatever order its records are handled in;
+-- one that floods is held to about its rate (at most burst / 60 more per second over a minute). A send
+-- time is taken as at most now and at least now - backlog seconds, so a forged timestamp can gain at most
+-- one backlog's worth of commands, once.
 -- Quota: the partner's changes counted in time buckets, field = bucket number (seconds since the epoch /
 -- bucket size), value = changes counted in it. Buckets wholly outside the window are dropped as they are
 -- met, so the count falls back as outcomes expire (a bucket late at most: it errs on the safe side). The
 -- admitted changes are counted in order while the quota lasts; those past it may only replay a recorded
 -- outcome. `uncount` takes back changes counted earlier that recorded nothing new (a redelivery answered
 -- from its record, a command refused before it ran), newest buckets first, never below zero.
--- Leases: when every command asking got its token (and every change its count), up to `leaseTokens`
--- more tokens and `leaseQuota` more counts are taken while they last, for the worker to admit its next
--- commands with no call (the worker's reserve). What was taken is gone from the partner's bucket and
--- counted in its quota whether or not the worker uses it, so the rate and the quota still bound the total.
+-- Refunds: commands admitted earlier that turned out to be replays of a recorded outcome cost no rate;
+-- their send times come back here and their seconds are counted down again.
+-- Lease: when every change asking got its count, up to `leaseQuota` more counts are taken while they last,
+-- for the worker to admit its next changes with no call (used only when the rate is off).
 -- Time is Redis's own clock, so every worker shares one notion of "now".
+-- Fields of another format (milli, at: the token bucket of earlier versions) are left alone: a worker of
+-- that version keeps its own bucket beside these during a rolling restart, and the key expires.
 -- KEYS: the partner's admission state (hash; {partner:<id>} hash tag)
 -- ARGV: rate per second (0 = off), burst, kinds (one letter per command in arrival order: c = change,
---       q = query), quota (0 = off), window seconds, bucket seconds, uncount, leaseTokens, leaseQuota
--- Returns { commands admitted (the first n), ms until one more token (when fewer than all), changes among
---           them that may record (the first m), changes held within the window after this step,
---           tokens leased, counts leased }
-local rate, burst, kinds = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local quota, window, bucketSeconds, uncount = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local leaseTokens, leaseQuota = tonumber(ARGV[8]) or 0, tonumber(ARGV[9]) or 0
-local tokensLeased, countsLeased = 0, 0
+--       q = query), send times (ms, comma-separated, one per command), quota (0 = off), window seconds,
+--       bucket seconds, uncount, refunds (send times in ms, comma-separated, may be empty), leaseQuota,
+--       backlog seconds
+-- Returns { admitted ('1' or '0' per command, in order), ms until the first refused one could be admitted
+--           (0 when none was), changes among the admitted that may record (the first m), changes held
+--           within the window after this step, counts leased }
+local rate, burst, kinds, sentList = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local quota, window, bucketSeconds, uncount = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local refundList, leaseQuota, backlog = ARGV[9], tonumber(ARGV[10]) or 0, tonumber(ARGV[11]) or 60
 local counting = quota > 0
 local time = redis.call('TIME')
+local nowSec = tonumber(time[1])
+local nowMs = nowSec * 1000 + math.floor(tonumber(time[2]) / 1000)
 local flat = redis.call('HGETALL', KEYS[1])
 local state = {}
 for i = 1, #flat, 2 do state[flat[i]] = flat[i + 1] end
 local writes, stale = {}, {}
-
 local wanted = #kinds
-local granted, retryMs = wanted, 0
-if rate > 0 then
-  local capacity = burst * 1000
-  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  local milli, at = tonumber(state.milli) or capacity, tonumber(state.at) or now
-  if now > at then milli = math.min(capacity, milli + (now - at) * rate) end
-  granted = math.min(wanted, math.floor(milli / 1000))
-  milli = milli - granted * 1000
-  if granted < wanted then retryMs = math.ceil((1000 - milli) / rate)
-  else tokensLeased = math.min(leaseTokens, math.floor(milli / 1000)) end
-  milli = milli - tokensLeased * 1000
-  writes[#writes + 1], writes[#writes + 2] = 'milli', string.format('%d', milli)
-  writes[#writes + 1], writes[#writes + 2] = 'at', string.format('%d', math.max(now, at))
+local admitted = {}
+local retryMs, countsLeased = 0, 0
+
+-- The widest window checked, and how long a second's count matters: a backlog plus one such window.
+local SCALES = { 1, 10, 60 }
+local WIDEST = 60
+
+local function secondOf(ms)
+  local second = math.floor(tonumber(ms) / 1000)
+  if second > nowSec then return nowSec end
+  if second < nowSec - backlog then return nowSec - backlog end
+  return second
 end
 
-local _, changes = string.gsub(string.sub(kinds, 1, granted), 'c', '')
+if rate > 0 then
+  local sent = {}
+  for ms in string.gmatch(sentList, '[^,]+') do sent[#sent + 1] = secondOf(ms) end
+  local counts, dirty = {}, {}
+  local oldest = nowSec - backlog - WIDEST
+  for field, value in pairs(state) do
+    if string.sub(field, 1, 1) == 't' then
+      local second = tonumber(string.sub(field, 2))
+      if second and second >= oldest then counts[second] = tonumber(value) else stale[#stale + 1] = field end
+    end
+  end
+  for ms in string.gmatch(refundList, '[^,]+') do
+    local second = secondOf(ms)
+    if (counts[second] or 0) > 0 then counts[second], dirty[second] = counts[second] - 1, true end
+  end
+  -- Whether one more command sent in `second` keeps every window ending there within its bound.
+  local function fits(second)
+    local sum, scale = 0, 1
+    for back = 0, WIDEST - 1 do
+      sum = sum + (counts[second - back] or 0)
+      if back + 1 == SCALES[scale] then
+        if sum + 1 > burst + rate * SCALES[scale] then return false end
+        scale = scale + 1
+      end
+    end
+    return true
+  end
+  -- For a refusal: when the windows ending at the next seconds from now would have room again.
+  local function waitMs()
+    for ahead = 1, WIDEST do
+      if fits(nowSec + ahead) then return ahead * 1000 - (nowMs % 1000) end
+    end
+    return WIDEST * 1000
+  end
+  for i = 1, wanted do
+    local second = sent[i] or nowSec
+    if fits(second) then
+      counts[second], dirty[second] = (counts[second] or 0) + 1, true
+      admitted[i] = '1'
+    else
+      admitted[i] = '0'
+      if retryMs == 0 then retryMs = waitMs() end
+    end
+  end
+  for second in pairs(dirty) do
+    if counts[second] > 0 then
+      writes[#writes + 1], writes[#writes + 2] = 't' .. string.format('%d', second), string.format('%d', counts[second])
+    else
+      stale[#stale + 1] = 't' .. string.format('%d', second)
+    end
+  end
+else
+  for i = 1, wanted do admitted[i] = '1' end
+end
+
+local changes = 0
+for i = 1, wanted do
+  if admitted[i] == '1' and string.sub(kinds, i, i) == 'c' then changes = changes + 1 end
+end
 local recordable, held = changes, 0
 if counting then
-  local current = math.floor(tonumber(time[1]) / bucketSeconds)
+  local current = math.floor(nowSec / bucketSeconds)
   local oldest = current - math.ceil(window / bucketSeconds) + 1
   local counts, order, dirty = {}, {}, {}
   for field, value in pairs(state) do
@@ -90,9 +156,9 @@ end
 if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end
 if #writes > 0 then
   redis.call('HSET', KEYS[1], unpack(writes))
-  -- Kept while a counted change may still be in the window; a rate bucket alone is full again (so
-  -- forgetting it changes nothing) after burst / rate seconds.
-  local keepMs = counting and (window + bucketSeconds) * 1000 or math.ceil(burst * 1000 / math.max(rate, 1)) + 1000
-  redis.call('PEXPIRE', KEYS[1], keepMs)
+  -- Kept while a counted change may still be in the window, or a second's count may still be checked.
+  local rateMs = (backlog + WIDEST + 1) * 1000
+  local quotaMs = counting and (window + bucketSeconds) * 1000 or 0
+  redis.call('PEXPIRE', KEYS[1], math.max(rate > 0 and rateMs or 0, quotaMs))
 end
-return { granted, retryMs, recordable, held, tokensLeased, countsLeased }
+return { table.concat(admitted), retryMs, recordable, held, countsLeased }
