@@ -35,12 +35,9 @@ function diagramEdges(markdown: string): Set<string> {
   return new Set([...diagram.matchAll(/^\s*(\w+) --> (\w+)/gm)].map(([, from, to]) => `${from} --> ${to}`));
 }
 
-describe.each([
-  ['README.md', readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8')],
-  ['docs/portin.md', doc],
-])('%s lifecycle diagram', (_name, markdown) => {
+describe('docs/portin.md lifecycle diagram', () => {
   it('shows every way out of every status the table allows, and no other', () => {
-    expect([...diagramEdges(markdown)].sort()).toEqual([...movesOfTheTable()].sort());
+    expect([...diagramEdges(doc)].sort()).toEqual([...movesOfTheTable()].sort());
   });
 });
 
