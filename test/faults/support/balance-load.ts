@@ -109,6 +109,21 @@ export class BalanceLoad {
     return this.commands.map((c) => ({ gpsi: c.subscription.gpsi, subBalanceInstId: c.subBalanceInstId, subBalanceType: c.subBalanceType, unitType: c.unitType }));
   }
 
+  /** The planned commands as a partner's own client would send them (tally() compares the state with these). */
+  get planned(): { correlationId: string; gpsi: string; customer: string; value: object }[] {
+    return this.commands.map((c) => ({
+      correlationId: c.correlationId,
+      gpsi: c.subscription.gpsi,
+      customer: c.subscription.wholesaleCustomerId,
+      value: { gpsi: c.subscription.gpsi, balances: [{ subBalanceInstId: c.subBalanceInstId, balanceType: 'Main', subBalanceType: c.subBalanceType, action: 'Add', quantity: 1, unitType: c.unitType }] },
+    }));
+  }
+
+  /** Encodes a command value as the partner's producer would (the registry's schema for the command topic). */
+  encodeCommand(value: object): Promise<Buffer> {
+    return this.codec.encode(this.config.topics.balanceCommands, UPDATE_BALANCES, value);
+  }
+
   get size(): number {
     return this.commands.length;
   }
