@@ -63,7 +63,7 @@ export async function startWebhookDispatcher(config: WebhookConfig, log: Logger)
         topics: eventTopicsOf(config, partnerId),
         fromBeginning: config.startFrom === 'earliest',
         partitionsConcurrently: config.partnerConcurrency,
-        onEvent: (event) => onEvent(webhookEventOf(event)),
+        onEvent: (event) => onEvent(webhookEventOf({ ...event, cloudEvent: { ...event.cloudEvent } })),
       }),
   };
   let dispatcher: WebhookDispatcher | undefined;
