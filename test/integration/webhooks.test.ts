@@ -69,6 +69,9 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
     expect(reply.value.status).toBe('Success');
     return correlationId;
   };
+  /** The partner's webhook lag as the ops endpoint reports it (undefined when there is no sample). */
+  const lagOf = async (partnerId: string): Promise<number | undefined> =>
+    (await scrape(dispatcher.opsPort)).find((s) => s.name === 'wholesale_webhook_lag' && s.labels.partner === partnerId)?.value;
   const correlationOf = (webhook: ReceivedWebhook): string => JSON.parse(webhook.body).data.correlationId;
   /** The distinct events accepted, in the order first accepted. */
   const acceptedIds = (partnerId: string): string[] => [...new Set(receivers[partnerId]!.accepted.map(correlationOf))];
@@ -125,9 +128,11 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
     for (let i = 0; i < 3; i++) sent.push(await sendEvent(PARTNER_A));
     await new Promise((resolve) => setTimeout(resolve, 3000)); // down for 3 s (the retry period is 8 s here)
     expect(acceptedIds(PARTNER_A.id).filter((id) => sent.includes(id))).toEqual([]);
+    expect(await lagOf(PARTNER_A.id)).toBeGreaterThanOrEqual(3); // not committed while undelivered
     await receivers[PARTNER_A.id]!.start();
     await waitForAccepted(PARTNER_A.id, sent);
     expect(acceptedIds(PARTNER_A.id).filter((id) => sent.includes(id))).toEqual(sent);
+    await until('A\'s lag back to 0', async () => ((await lagOf(PARTNER_A.id)) === 0 ? true : undefined));
     expect(sampleSum(await scrape(dispatcher.opsPort), 'wholesale_webhook_retried_total', { partner: PARTNER_A.id })).toBeGreaterThan(0);
   });
 
