@@ -24,8 +24,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
-# 3. Runtime: compiled code, production node_modules, the product catalog; runs as the image's `node` user.
-FROM ${NODE_IMAGE} AS runtime
+# 3. What every process runs on: compiled code, production node_modules, the product catalog; the image's `node` user.
+FROM ${NODE_IMAGE} AS app
 ENV NODE_ENV=production \
     HTTP_PORT=8080
 WORKDIR /app
@@ -35,6 +35,15 @@ COPY --chown=root:root package.json ./
 COPY --chown=root:root config ./config
 USER node
 EXPOSE 8080
+
+# The webhook dispatcher (docs/webhooks.md): docker build --target webhooks -t wholesale-webhooks .
+FROM app AS webhooks
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/src/entry/webhooks.js"]
+
+# 4. The worker: the default target (last stage).
+FROM app AS runtime
 # Liveness only: /readyz (Kafka, registry, Redis, group membership) is for orchestrators that route or gate on it.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

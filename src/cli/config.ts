@@ -1,4 +1,5 @@
 import { loadDeadLetterKeyring, type DeadLetterKeySetting } from '../config/dead-letter-keys';
+import { readAllowHttp } from '../webhooks/config';
 import { EnvReader, readLogLevel, type Env } from '../config/env';
 import { loadKafkaSecurity, readKafkaClient, readPartnerTopicPrefix, readTopic, readTopics, type KafkaClientSettings } from '../config/kafka';
 import type { TopicRole } from '../contract/topics';
@@ -48,5 +49,24 @@ export function loadDlqAdminConfig(overrides: Env = {}, env: Env = process.env):
     schemaRegistryUrl: reader.optionalString('SCHEMA_REGISTRY_URL') === undefined ? undefined : reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
     deadLetterTopic: readTopic(reader, 'deadLetters'),
     keys: loadDeadLetterKeyring(reader),
+  };
+}
+
+/** `wholesale admin webhooks …`: where the registrations are kept (the dispatcher's Redis) and the rules for new ones. */
+export interface WebhookAdminConfig {
+  redis: { urls: string[]; keyPrefix: string; cluster: boolean };
+  /** Plain http:// endpoints (development and tests only). */
+  allowHttp: boolean;
+}
+
+export function loadWebhookAdminConfig(overrides: Env = {}, env: Env = process.env): WebhookAdminConfig {
+  const reader = new EnvReader({ ...env, ...overrides });
+  return {
+    redis: {
+      urls: reader.urlList('REDIS_URL', ['redis:', 'rediss:']),
+      keyPrefix: reader.string('REDIS_KEY_PREFIX', 'wh:'),
+      cluster: reader.boolean('REDIS_CLUSTER', false),
+    },
+    allowHttp: readAllowHttp(reader),
   };
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Command, CommanderError, Option } from 'commander';
 import pino, { type Logger } from 'pino';
-import { loadAdminConfig, loadDlqAdminConfig, type AdminConfig } from './config';
+import { loadAdminConfig, loadDlqAdminConfig, loadWebhookAdminConfig, type AdminConfig } from './config';
+import { addWebhookCommands } from './webhook-commands';
 import { loadClientConfig, type ClientConfig } from '../client/config';
 import { ConfigError } from '../config/env';
 import { InvalidCommandError, RequestTimeoutError, ServiceReplyError } from '../client/errors';
@@ -251,6 +252,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
       const globals = self.optsWithGlobals<GlobalOptions>();
       exitCode = await decryptDeadLetters(io, options, configOverrides(globals), Boolean(globals.json));
     });
+
+  addWebhookCommands(admin, { io, loadConfig: () => loadWebhookAdminConfig(), json: (command) => Boolean(command.optsWithGlobals<GlobalOptions>().json) });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

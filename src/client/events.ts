@@ -78,6 +78,8 @@ export interface SubscribeEventsOptions {
   onEvent?: (event: ContractEvent) => void | Promise<void>;
   /** Iterator mode: events buffered before the consumer pauses for the reader (default 1000). */
   bufferSize?: number;
+  /** Callback mode: partitions whose events are handled at once, each partition in order (default 1). */
+  partitionsConcurrently?: number;
 }
 
 const CE_ATTRIBUTES = ['specversion', 'id', 'source', 'type', 'subject', 'time', 'correlationid', 'causationid', 'dataschema'] as const;
@@ -136,6 +138,7 @@ export class EventSubscription implements AsyncIterable<ContractEvent> {
       groupId: options.groupId ?? `wholesale-events-${randomUUID()}`,
       topics: options.topics,
       fromBeginning: options.fromBeginning ?? false,
+      partitionsConcurrently: options.onEvent ? options.partitionsConcurrently : 1,
       onRecord: async (record, topic, partition) => {
         const event = await decodeEvent(this.codec, topic, partition, record);
         if (this.options.onEvent) await this.options.onEvent(event);

@@ -21,6 +21,23 @@ export interface RecordSubscriptionOptions {
   fromBeginning: boolean;
   /** Called for each record; the next record of the partition waits for it. */
   onRecord: (record: InboundRecord, topic: string, partition: number) => Promise<void>;
+  /** Partitions handled at once, each in order (default 1). */
+  partitionsConcurrently?: number;
+}
+
+/**
+ * kafkajs heartbeats only between records: a handler slower than the session timeout (a webhook retried
+ * for minutes) would cost the member its group. While one runs, the member heartbeats every few seconds.
+ */
+const HANDLER_HEARTBEAT_MS = 3000;
+
+async function heartbeatingWhile<T>(work: Promise<T>, heartbeat: () => Promise<void>): Promise<T> {
+  const timer = setInterval(() => heartbeat().catch(() => undefined), HANDLER_HEARTBEAT_MS);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 export function subscribeRecords(connection: KafkaConnection, options: RecordSubscriptionOptions): RecordSubscription {
@@ -33,7 +50,10 @@ export function subscribeRecords(connection: KafkaConnection, options: RecordSub
   const started = (async () => {
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning });
-    await consumer.run({ eachMessage: ({ topic, partition, message }) => options.onRecord(message, topic, partition) });
+    await consumer.run({
+      partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
+      eachMessage: ({ topic, partition, message, heartbeat }) => heartbeatingWhile(options.onRecord(message, topic, partition), heartbeat),
+    });
   })();
   return { started, joined, stop: () => consumer.disconnect() };
 }

@@ -48,3 +48,19 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUS)[keyof typeof SUBSC
  * recorded changes in time buckets, one hash; a hash tag of its own, so partners spread over a Cluster.
  */
 export const admissionKey = (prefix: string, partnerId: string): string => `${prefix}admission:{partner:${partnerId}}`;
+
+/** Set of the partners with a webhook registration. One global key, touched alone. */
+export const webhookPartnersKey = (prefix: string): string => `${prefix}webhooks:partners`;
+
+/** A partner's webhook keys, under a hash tag of its own (src/webhooks, docs/webhooks.md). */
+export const webhookKeys = (prefix: string, partnerId: string) => {
+  const base = `${prefix}webhooks:{partner:${partnerId}}`;
+  return {
+    /** String: the registration as JSON with its format number (src/webhooks/registration.ts). */
+    registration: `${base}:registration`,
+    /** Stream: events given up, oldest first; the entry id (ms-seq) is when. */
+    deadLetters: `${base}:dead-letters`,
+    /** Stream: dead letters an operator asked to redeliver; the dispatcher takes them. */
+    redeliveries: `${base}:redeliveries`,
+  };
+};

@@ -42,6 +42,10 @@ describe('dependency rules', () => {
     expect(breaking(inFolder('src/pipeline'), (target) => !inFolder('src/adapters')(target))).toEqual([]);
   });
 
+  it('the webhooks core imports no adapter, client or app: it reaches Kafka, Redis and HTTP through src/webhooks/ports.ts', () => {
+    expect(breaking(inFolder('src/webhooks'), (target) => !['src/adapters', 'src/client', 'src/app'].some((folder) => inFolder(folder)(target)))).toEqual([]);
+  });
+
   it('the product (src/) imports nothing of the dev tools, the benchmark or the tests', () => {
     expect(breaking(inFolder('src'), (target) => !['dev', 'bench', 'test'].some((folder) => inFolder(folder)(target)))).toEqual([]);
   });

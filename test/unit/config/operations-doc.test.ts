@@ -7,12 +7,14 @@ import * as npSimulatorConfig from '../../../dev/np-simulator/config';
 import * as stackConfig from '../../../dev/stack/config';
 import * as benchConfig from '../../../bench/config';
 import * as tracingConfig from '../../../src/config/tracing';
+import * as webhookConfig from '../../../src/webhooks/config';
 import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';
 
 /** docs/operations.md lists every variable each program's settings read, with the defaults the code applies. */
 const { loadConfig } = serviceConfig;
 const { loadClientConfig } = clientConfig;
-const { loadAdminConfig, loadDlqAdminConfig } = cliConfig;
+const { loadAdminConfig, loadDlqAdminConfig, loadWebhookAdminConfig } = cliConfig;
+const { loadWebhookConfig } = webhookConfig;
 const { loadNpSimulatorConfig } = npSimulatorConfig;
 const { loadStackConfig } = stackConfig;
 const { loadBenchConfig } = benchConfig;
@@ -29,6 +31,8 @@ const LOADERS: [name: string, load: Loader, base: Record<string, string>][] = [
   ['loadClientConfig', (env) => loadClientConfig({}, env), { ...endpoints, ...sasl }],
   ['loadAdminConfig', (env) => loadAdminConfig({}, env), { KAFKA_BROKERS: endpoints.KAFKA_BROKERS, ...sasl }],
   ['loadDlqAdminConfig', (env) => loadDlqAdminConfig({}, env), { ...endpoints, ...sasl, DLQ_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') }],
+  ['loadWebhookConfig', loadWebhookConfig, { ...endpoints, ...sasl, REDIS_URL: required.REDIS_URL }],
+  ['loadWebhookAdminConfig', (env) => loadWebhookAdminConfig({}, env), { REDIS_URL: required.REDIS_URL }],
   ['loadStackConfig', loadStackConfig, {}],
   ['loadBenchConfig', loadBenchConfig, {}],
   ['loadTracingSettings', (env) => loadTracingSettings(env), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }],
@@ -45,7 +49,7 @@ describe('docs/operations.md configuration tables', () => {
   });
 
   it('has a table for every configuration loader of every program', () => {
-    const modules = [serviceConfig, clientConfig, cliConfig, npSimulatorConfig, stackConfig, benchConfig];
+    const modules = [serviceConfig, clientConfig, cliConfig, webhookConfig, npSimulatorConfig, stackConfig, benchConfig];
     const loaders = [...modules.flatMap((module) => Object.keys(module).filter((name) => /^load\w*Config$/.test(name))), ...Object.keys(tracingConfig).filter((name) => name.startsWith('load'))];
     expect(loaders.sort()).toEqual(LOADERS.map(([name]) => name).sort());
   });
