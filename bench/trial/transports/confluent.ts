@@ -33,7 +33,7 @@ interface ConfluentProducer {
 }
 interface ConfluentAdmin {
   connect(): Promise<void>;
-  fetchTopicMetadata(options: { topics: string[] }): Promise<{ topics: { name: string; partitions: unknown[] }[] }>;
+  fetchTopicMetadata(options: { topics: string[] }): Promise<{ name: string; partitions: unknown[] }[]>;
   disconnect(): Promise<void>;
 }
 interface ConfluentModule {
@@ -95,8 +95,8 @@ export async function connectConfluentTransport(options: TrialTransportOptions, 
   const countOf = async (topic: string): Promise<number> => {
     const cached = counts.get(topic);
     if (cached && Date.now() - cached.at < 60_000) return cached.count;
-    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-    const count = topics[0]?.partitions.length ?? 0;
+    const [metadata] = await admin.fetchTopicMetadata({ topics: [topic] });
+    const count = metadata?.partitions.length ?? 0;
     counts.set(topic, { count, at: Date.now() });
     return count;
   };
