@@ -18,6 +18,7 @@ async function probe(client: TrialClientName, cluster: Awaited<ReturnType<typeof
   const topic = probeId('loss');
   const setup = await setupClient(cluster.brokers);
   await setup.admin.createTopics({ topics: [{ topic, numPartitions: 4, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }], waitForLeaders: true });
+  await sleep(2_000); // a topic just created on three loaded brokers: its metadata settles first, for every client alike
   const transport = await connectProbeTransport(client, probeSettings(probeId('loss-group'), { sessionTimeoutMs: 10_000 }), { brokers: cluster.brokers });
   await transport.consumer.subscribe([topic]);
   const consumed = new Set<string>();
