@@ -67,7 +67,9 @@ interface PartitionQueue {
 
 export async function connectPlatformaticTransport(options: TrialTransportOptions, settings: CommandConsumerSettings): Promise<TrialTransport> {
   const kafka = loadCandidate<PlatformaticModule>('platformatic');
-  const base = { clientId: options.clientId, bootstrapBrokers: options.brokers, ...(options.sasl ? { sasl: options.sasl } : {}), ...(options.tls ? { tls: options.tls } : {}) };
+  // the client's default is 3 retries a second apart: a cluster moving its coordinator or still creating
+  // __consumer_offsets outlasts that (kafkajs's and librdkafka's retry for longer)
+  const base = { clientId: options.clientId, bootstrapBrokers: options.brokers, retries: 30, retryDelay: 500, ...(options.sasl ? { sasl: options.sasl } : {}), ...(options.tls ? { tls: options.tls } : {}) };
   const consumer = new kafka.Consumer({
     ...base,
     groupId: settings.groupId,
