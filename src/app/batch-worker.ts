@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { CommandConsumerSettings, CommandTransport } from '../adapters/kafka/command-transport';
+import type { CommandConsumerSettings } from '../adapters/kafka/command-transport';
+import type { BatchConsumer, OutboundSender } from '../contract/transport';
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../pipeline/batch-worker';
 import { deadLetterMessage, undeliverableDeadLetter } from '../pipeline/outbound';
 import type { ServiceConfig } from './config';
@@ -29,7 +30,7 @@ export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerS
  */
 export function createBatchWorker(
   config: ServiceConfig,
-  transport: Pick<CommandTransport, 'consumer' | 'sender'>,
+  transport: { consumer: BatchConsumer; sender: OutboundSender },
   processors: ReadonlyMap<string, RecordProcessor>,
   log: Logger,
   onOutcome: BatchWorkerOptions['onOutcome'],
