@@ -24,7 +24,24 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
-# 3. Runtime: compiled code, production node_modules, the product catalog; runs as the image's `node` user.
+# 3. The HTTP gateway (`docker build --target gateway -t wholesale-gateway .`): the same compiled code and
+#    dependencies, started as src/entry/gateway.ts; stateless, run as many as the load needs (docs/gateway.md).
+FROM ${NODE_IMAGE} AS gateway
+ENV NODE_ENV=production \
+    HTTP_PORT=8090
+WORKDIR /app
+COPY --from=deps --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --chown=root:root package.json ./
+COPY --chown=root:root config ./config
+USER node
+EXPOSE 8090
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || 8090) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/src/entry/gateway.js"]
+
+# 4. Runtime of the worker (the default target: last in the file): compiled code, production node_modules,
+#    the product catalog; runs as the image's `node` user.
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     HTTP_PORT=8080

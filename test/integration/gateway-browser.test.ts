@@ -42,7 +42,6 @@ describe('the API reference page in a headless browser', () => {
     await page.goto(`${gateway.url}/docs`);
     await page.locator('.opblock').first().waitFor();
     expect(await page.locator('.opblock').count()).toBe(11);
-    await expect(page.title()).resolves.toBeDefined();
 
     await page.locator('button.authorize').first().click();
     await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(token);
@@ -59,6 +58,5 @@ describe('the API reference page in a headless browser', () => {
     expect((await response.locator('.response-col_status').first().innerText()).trim()).toBe('200');
     const body = await response.locator('.response-col_description pre, .response-col_description .microlight').first().innerText();
     expect(JSON.parse(body)).toMatchObject({ status: 'Success', eligibilityStatus: 'Eligible' });
-    await page.screenshot({ path: '/tmp/gateway-docs.png', fullPage: false }).catch(() => undefined);
   });
 });
