@@ -27,6 +27,7 @@ export async function runHttpDemo(options: HttpDemoOptions): Promise<void> {
   };
   print(`\n── HTTP: the same service through the gateway at ${baseUrl} (docs/http.md) ${'─'.repeat(8)}`);
   await call('GET', `/portins?gpsi=${options.gpsi}`);
+  print('  (a token that is not one: refused with 401 before anything is sent, where the gateway verifies tokens)');
   await call('POST', '/portins/eligibility', { body: { gpsi: options.gpsi }, token: 'not-a-token' });
   const balances = await call('GET', `/balances?gpsi=${options.gpsi}`);
   const sub = (balances.balances as any[] | undefined)?.flatMap((b) => b.subBalances).find((s) => s.subBalanceType === 'On-Net Data');
