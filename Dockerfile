@@ -42,6 +42,14 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/src/entry/webhooks.js"]
 
+# The HTTP gateway (docs/gateway.md): docker build --target gateway -t wholesale-gateway .; stateless, run as many as the load needs.
+FROM app AS gateway
+ENV HTTP_PORT=8090
+EXPOSE 8090
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || 8090) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/src/entry/gateway.js"]
+
 # 4. The worker: the default target (last stage).
 FROM app AS runtime
 # Liveness only: /readyz (Kafka, registry, Redis, group membership) is for orchestrators that route or gate on it.

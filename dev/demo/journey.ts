@@ -48,7 +48,8 @@ export function examplePortInOrder(gpsi: string, portInfo: { pwdPin?: string } =
 const randomGpsi = (suffix = '42'): string => `1${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}${suffix}`;
 const allSubBalances = (balances: { subBalances: SubBalance[] }[]): SubBalance[] => balances.flatMap((b) => b.subBalances);
 
-export async function runDemoJourney(options: DemoOptions): Promise<void> {
+/** Resolves with the number it ported in. */
+export async function runDemoJourney(options: DemoOptions): Promise<string> {
   const { client, print } = options;
   const gpsi = options.gpsi ?? randomGpsi();
   const unanswered = randomGpsi('00');
@@ -153,6 +154,7 @@ export async function runDemoJourney(options: DemoOptions): Promise<void> {
 
     const seen = events.filter((e) => e.key === gpsi).length;
     print(`\nDone: ${seen} events seen for ${gpsi}. Try: npx wholesale balance query --gpsi ${gpsi}`);
+    return gpsi;
   } finally {
     await subscription.close();
   }

@@ -4,6 +4,7 @@ import { loadClientConfig } from '../../src/client/config';
 import { ConfigError } from '../../src/config/env';
 import { WholesaleClient } from '../../src/client/wholesale-client';
 import { parsePositiveInteger } from '../../src/cli/operation-commands';
+import { runHttpDemo } from '../demo/http-journey';
 import { runDemoJourney } from '../demo/journey';
 import { createDevSigner } from '../keys/dev-signer';
 
@@ -15,9 +16,10 @@ async function main(): Promise<number> {
   const options = new Command('demo')
     .option('--wait <seconds>', 'how long to wait for the NP simulator to complete the port', parsePositiveInteger, 180)
     .option('--gpsi <gpsi>', 'the number to port in (default: a random one ending in 42, which the simulator confirms)')
+    .option('--gateway <url>', 'the HTTP gateway npm run dev starts, for the HTTP part (skipped when none answers there)', 'http://127.0.0.1:8090')
     .option('--customer <id>', `wholesaleCustomerId to act for (default: WHOLESALE_CUSTOMER_ID, else ${DEMO_CUSTOMER}, a brand of config/customers.json)`)
     .parse(process.argv)
-    .opts<{ wait: number; gpsi?: string; customer?: string }>();
+    .opts<{ wait: number; gpsi?: string; customer?: string; gateway: string }>();
   let config;
   try {
     config = loadClientConfig();
@@ -33,7 +35,14 @@ async function main(): Promise<number> {
   const tokenProvider = config.token ? undefined : (await createDevSigner()).tokenProvider(wholesaleCustomerId);
   const client = await WholesaleClient.connect({ config, wholesaleCustomerId, tokenProvider, log: pino({ level: config.logLevel }, pino.destination(2)) });
   try {
-    await runDemoJourney({ client, print, waitMs: options.wait * 1000, gpsi: options.gpsi });
+    const gpsi = await runDemoJourney({ client, print, waitMs: options.wait * 1000, gpsi: options.gpsi });
+    const gatewayUp = await fetch(new URL('/healthz', options.gateway)).then((r) => r.ok, () => false);
+    if (!gatewayUp) {
+      print(`\n(HTTP part skipped: no gateway answers at ${options.gateway}; npm run dev starts one, or npm run gateway)`);
+      return 0;
+    }
+    const token = config.token ?? (await tokenProvider!());
+    await runHttpDemo({ baseUrl: options.gateway, token, wholesaleCustomerId, gpsi, print });
     return 0;
   } finally {
     await client.close();

@@ -2,6 +2,8 @@ import { loadConfig } from '../../src/app/config';
 import { loadNpSimulatorConfig } from '../np-simulator/config';
 import { ConfigError } from '../../src/config/env';
 import { startService } from '../../src/app/service';
+import { loadGatewayConfig } from '../../src/gateway/config';
+import { startGateway } from '../../src/gateway/start';
 import { createLogger } from '../../src/observability/logger';
 import { startNpSimulator } from '../np-simulator/np-simulator';
 import { createDevSigner, devAuthEnv } from '../keys/dev-signer';
@@ -41,6 +43,8 @@ async function main(): Promise<void> {
   const service = await startService(config, log);
   const simulator = await startNpSimulator(loadNpSimulatorConfig(env), { log: log.child({ component: 'np-simulator' }) });
   await service.joined;
+  // The HTTP gateway beside it (docs/http.md) on 8090: HTTP_PORT is the service's ops port here.
+  const gateway = await startGateway(loadGatewayConfig({ ...env, HTTP_PORT: '8090', HTTP_HOST: '127.0.0.1' }), log.child({ component: 'gateway' }));
 
   const exports = [
     `export KAFKA_BROKERS=${env.KAFKA_BROKERS}`,
@@ -53,6 +57,7 @@ async function main(): Promise<void> {
       `dev mode up — ${stack.describe()}`,
       `  service: consumer group ${config.groupId}; commands on ${config.topics.portinCommands}, ${config.topics.balanceCommands}`,
       `  NP simulator: time scale ${env.NP_SIM_TIME_SCALE}`,
+      `  HTTP gateway: http://127.0.0.1:${gateway.port} (API reference at /docs; docs/http.md)`,
       `  authentication: ${config.auth.mode}${config.auth.mode === 'jwt' ? ` (dev key ${signer.keys.jwksFile}; customers ${config.customersFile})` : ''}`,
       '  in another shell:',
       ...exports.map((line) => `    ${line}`),
@@ -68,6 +73,7 @@ async function main(): Promise<void> {
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
+    await gateway.close();
     await simulator.stop();
     await service.stop();
     await tracing.shutdown();

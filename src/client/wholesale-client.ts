@@ -44,6 +44,8 @@ export interface CallOptions {
   wholesaleCustomerId?: string;
   /** Reply timeout of this call; default `config.requestTimeoutMs` (5000). */
   timeoutMs?: number;
+  /** Bearer token of this call (a gateway passes each caller's own through); default the tokenProvider's, else `config.token`. */
+  token?: string;
 }
 
 export class WholesaleClient {
@@ -191,7 +193,7 @@ export class WholesaleClient {
     const headers: Record<string, string> = { [HEADER.correlationId]: correlationId };
     const customer = options.wholesaleCustomerId ?? this.options.wholesaleCustomerId ?? this.config.wholesaleCustomerId;
     if (customer !== undefined) headers[HEADER.wholesaleCustomerId] = customer;
-    const token = this.options.tokenProvider ? await this.options.tokenProvider() : this.config.token;
+    const token = options.token ?? (this.options.tokenProvider ? await this.options.tokenProvider() : this.config.token);
     if (token !== undefined) headers[HEADER.authorization] = `Bearer ${token}`;
     return headers;
   }

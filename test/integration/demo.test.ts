@@ -4,6 +4,7 @@ import type { RunningService } from '../../src/app/service';
 import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { envFor, startTestService, testConfig } from '../support/harness';
 import { startTestSimulator } from '../support/client';
+import { startTestGateway, type TestGateway } from '../support/gateway';
 
 /** `npm run demo` as a newcomer runs it, against a service and the NP simulator (here in-process, on the test's topics). */
 const ROOT = join(__dirname, '..', '..');
@@ -11,8 +12,10 @@ const ROOT = join(__dirname, '..', '..');
 describe('npm run demo', () => {
   let service: RunningService;
   let simulator: NpSimulator;
+  let gateway: TestGateway;
 
   afterAll(async () => {
+    await gateway?.close();
     await simulator?.stop();
     await service?.stop();
   });
@@ -21,8 +24,9 @@ describe('npm run demo', () => {
     const config = testConfig();
     service = await startTestService(config);
     simulator = await startTestSimulator(config);
+    gateway = await startTestGateway(config);
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'dev', 'entry', 'demo.ts'), '--wait', '60'], {
+      const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'dev', 'entry', 'demo.ts'), '--wait', '60', '--gateway', gateway.url], {
         cwd: ROOT,
         env: { ...process.env, ...envFor(config), LOG_LEVEL: 'error' },
       });
@@ -36,7 +40,8 @@ describe('npm run demo', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const headings = run.stdout.split('\n').filter((line) => line.startsWith('── '));
-    expect(headings).toHaveLength(12);
+    expect(headings).toHaveLength(13);
+    expect(headings[12]).toContain('HTTP: the same service through the gateway');
     for (const operation of ['CheckPortInEligibility', 'CreatePortIn', 'CancelPortIn', 'QueryPortIn', 'QueryBalances', 'AddBuckets', 'SwapPrimaryBucket', 'UpdateBalances', 'QueryBalanceHistory']) {
       expect(run.stdout).toContain(`  → ${operation} `);
     }
@@ -48,5 +53,11 @@ describe('npm run demo', () => {
     expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .*\d{9}00 portStatus OPEN → CANCEL_PENDING \(CP Cancelled by the partner\)/);
     expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .*\d{9}00 portStatus CANCEL_PENDING → CANCELLED/);
     expect(run.stdout).toMatch(/\nDone: \d+ events seen for \d+\./);
+    // the HTTP part: the port-in read back over HTTP, and the retried change answered with the same reply
+    expect(run.stdout).toMatch(/→ GET \/portins\?gpsi=\d+\n  ← 200 \{"status":"Success"/);
+    const patched = run.stdout.split('\n').filter((_line, i, lines) => lines[i - 1]?.startsWith('  → PATCH /balances'));
+    expect(patched).toHaveLength(2);
+    expect(patched[0]).toMatch(/^  ← 200 /);
+    expect(patched[1]).toBe(patched[0]);
   });
 });

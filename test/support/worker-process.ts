@@ -46,12 +46,15 @@ export class WorkerProcess {
     );
   }
 
-  /** Spawns a worker with these variables over the test process's environment; `preload`: test hooks (node --require). */
-  static spawn(env: Record<string, string>, name = 'worker', preload: string[] = []): WorkerProcess {
+  /**
+   * Spawns a worker with these variables over the test process's environment; `preload`: test hooks (node
+   * --require); `entry`: another program of src/entry/ run the same way (the gateway).
+   */
+  static spawn(env: Record<string, string>, name = 'worker', preload: string[] = [], entry = 'service.ts'): WorkerProcess {
     // tsx's loader inside one Node process (not its launcher, which runs a second one): signals and RSS are
     // the worker's own, and setpriv's parent-death signal ends it if the test process dies.
     const node = [process.execPath, '--require', join(TSX, 'preflight.cjs'), ...preload.flatMap((file) => ['--require', file]), '--import', pathToFileURL(join(TSX, 'loader.mjs')).href];
-    const child = spawn('setpriv', ['--pdeathsig', 'KILL', ...node, join(ROOT, 'src', 'entry', 'service.ts')], {
+    const child = spawn('setpriv', ['--pdeathsig', 'KILL', ...node, join(ROOT, 'src', 'entry', entry)], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -46,6 +46,11 @@ describe('dependency rules', () => {
     expect(breaking(inFolder('src/webhooks'), (target) => !['src/adapters', 'src/client', 'src/app'].some((folder) => inFolder(folder)(target)))).toEqual([]);
   });
 
+  it('the HTTP gateway reaches Kafka only through the client library: no Kafka adapter, no kafkajs, no service code', () => {
+    const foreign = ['src/adapters/kafka', 'src/app', 'src/pipeline', 'src/handlers', 'src/cli'];
+    expect(breaking(inFolder('src/gateway'), (target) => target !== 'kafkajs' && !foreign.some((folder) => inFolder(folder)(target)))).toEqual([]);
+  });
+
   it('the product (src/) imports nothing of the dev tools, the benchmark or the tests', () => {
     expect(breaking(inFolder('src'), (target) => !['dev', 'bench', 'test'].some((folder) => inFolder(folder)(target)))).toEqual([]);
   });

@@ -8,6 +8,7 @@ import * as stackConfig from '../../../dev/stack/config';
 import * as benchConfig from '../../../bench/config';
 import * as tracingConfig from '../../../src/config/tracing';
 import * as webhookConfig from '../../../src/webhooks/config';
+import * as gatewayConfig from '../../../src/gateway/config';
 import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';
 
 /** docs/operations.md lists every variable each program's settings read, with the defaults the code applies. */
@@ -19,7 +20,11 @@ const { loadNpSimulatorConfig } = npSimulatorConfig;
 const { loadStackConfig } = stackConfig;
 const { loadBenchConfig } = benchConfig;
 const { loadTracingSettings } = tracingConfig;
-const DOC = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'operations.md'), 'utf8');
+const { loadGatewayConfig } = gatewayConfig;
+const doc = (name: string) => readFileSync(join(__dirname, '..', '..', '..', 'docs', name), 'utf8');
+const DOC = doc('operations.md');
+/** Programs whose settings are documented on a page of their own. */
+const DOCS: Record<string, string> = { loadGatewayConfig: doc('gateway.md') };
 const endpoints = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081' };
 // Settings read only when another is set are switched on here, so that they are read too.
 const sasl = { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'worker', KAFKA_SASL_PASSWORD: 'pw' };
@@ -36,20 +41,21 @@ const LOADERS: [name: string, load: Loader, base: Record<string, string>][] = [
   ['loadStackConfig', loadStackConfig, {}],
   ['loadBenchConfig', loadBenchConfig, {}],
   ['loadTracingSettings', (env) => loadTracingSettings(env), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }],
+  ['loadGatewayConfig', loadGatewayConfig, { ...endpoints, ...sasl, AUTH_JWKS_FILE: 'config/jwks.json', AUTH_ISSUER: 'https://issuer.example' }],
 ];
 
-describe('docs/operations.md configuration tables', () => {
+describe('docs/operations.md (and docs/gateway.md) configuration tables', () => {
   beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(Date.parse('2026-01-01T00:00:00Z'))); // BALANCE_CLOCK_ORIGIN defaults to now
   afterEach(() => jest.restoreAllMocks());
 
   it.each(LOADERS)('%s: every variable read is documented, nothing else, with the defaults the code applies', (name, load, base) => {
-    const rows = tableFor(DOC, name);
+    const rows = tableFor(DOCS[name] ?? DOC, name);
     expect(rows.length).toBeGreaterThan(0);
     expect(configDocDrift(rows, load, base)).toEqual([]);
   });
 
   it('has a table for every configuration loader of every program', () => {
-    const modules = [serviceConfig, clientConfig, cliConfig, webhookConfig, npSimulatorConfig, stackConfig, benchConfig];
+    const modules = [serviceConfig, clientConfig, cliConfig, webhookConfig, npSimulatorConfig, stackConfig, benchConfig, gatewayConfig];
     const loaders = [...modules.flatMap((module) => Object.keys(module).filter((name) => /^load\w*Config$/.test(name))), ...Object.keys(tracingConfig).filter((name) => name.startsWith('load'))];
     expect(loaders.sort()).toEqual(LOADERS.map(([name]) => name).sort());
   });

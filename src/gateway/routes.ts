@@ -1,0 +1,30 @@
+import type { OperationName } from '../client/operations';
+
+/**
+ * The one table the gateway's HTTP API is made from: each operation of the client library (one command and
+ * its reply) at a method and path. Commands take the spec's fields as a JSON body, queries as query
+ * parameters; the schemas come from schemas/ (contract-schemas.ts), the handler is the same for every row.
+ */
+export interface GatewayRoute {
+  operation: OperationName;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  path: string;
+  /** Where the command's fields are read from. */
+  input: 'body' | 'query';
+  tag: 'Port-in' | 'Balances';
+  summary: string;
+}
+
+export const ROUTES: readonly GatewayRoute[] = [
+  { operation: 'checkPortInEligibility', method: 'POST', path: '/portins/eligibility', input: 'body', tag: 'Port-in', summary: 'Check whether a number may be ported in (spec 2.3)' },
+  { operation: 'createPortIn', method: 'POST', path: '/portins', input: 'body', tag: 'Port-in', summary: 'Create a port-in and its subscription (spec 2.4, 2.5)' },
+  { operation: 'updatePortIn', method: 'PATCH', path: '/portins', input: 'body', tag: 'Port-in', summary: 'Update a rejected port-in, or one that needs resolution (spec 2.6)' },
+  { operation: 'cancelPortIn', method: 'POST', path: '/portins/cancellations', input: 'body', tag: 'Port-in', summary: 'Cancel a rejected port-in, or one that needs resolution (spec 2.7)' },
+  { operation: 'queryPortIn', method: 'GET', path: '/portins', input: 'query', tag: 'Port-in', summary: 'Query a port-in by gpsi, partnerTransactionId or portOrderId (spec 2.8)' },
+  { operation: 'addBuckets', method: 'POST', path: '/balances/buckets', input: 'body', tag: 'Balances', summary: 'Add buckets to an active subscription (spec 2.9)' },
+  { operation: 'swapPrimaryBucket', method: 'PUT', path: '/balances/primary-bucket', input: 'body', tag: 'Balances', summary: 'Swap the primary bucket of an active subscription (spec 2.9)' },
+  { operation: 'cancelBuckets', method: 'POST', path: '/balances/buckets/cancellations', input: 'body', tag: 'Balances', summary: 'Cancel buckets of an active subscription (spec 2.9)' },
+  { operation: 'queryBalances', method: 'GET', path: '/balances', input: 'query', tag: 'Balances', summary: 'Query the balances of an active subscription (spec 2.10)' },
+  { operation: 'updateBalances', method: 'PATCH', path: '/balances', input: 'body', tag: 'Balances', summary: 'Add to or subtract from sub-balances, all or nothing (spec 2.10)' },
+  { operation: 'queryBalanceHistory', method: 'GET', path: '/balances/history', input: 'query', tag: 'Balances', summary: 'The balance ledger of an active subscription, newest first (beyond the spec)' },
+];

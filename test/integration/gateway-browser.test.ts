@@ -1,0 +1,62 @@
+import { chromium, type Browser } from 'playwright-core';
+import type { ServiceConfig } from '../../src/app/config';
+import type { RunningService } from '../../src/app/service';
+import { startTestService, testConfig } from '../support/harness';
+import { gpsiEndingIn } from '../support/client';
+import { testAuth, type TestAuth } from '../support/auth';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+
+/**
+ * The gateway's interactive API reference (/docs) in a real headless browser — Debian's Chromium driven by
+ * playwright-core — against the real stack: a partner authorizes with its token and tries an operation
+ * from the page, and the service's reply shows on it.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+describe('the API reference page in a headless browser', () => {
+  let auth: TestAuth;
+  let config: ServiceConfig;
+  let service: RunningService;
+  let gateway: TestGateway;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    auth = await testAuth();
+    config = testConfig({ ...auth.env });
+    service = await startTestService(config);
+    gateway = await startTestGateway(config);
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+    await service?.stop();
+    auth?.cleanup();
+  });
+
+  it('loads, lists every operation, and shows the real reply of an eligibility check tried from the page', async () => {
+    const page = await browser.newPage();
+    const token = await auth.signer.sign('alpha');
+    const gpsi = gpsiEndingIn('42');
+    await page.goto(`${gateway.url}/docs`);
+    await page.locator('.opblock').first().waitFor();
+    expect(await page.locator('.opblock').count()).toBe(11);
+
+    await page.locator('button.authorize').first().click();
+    await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(token);
+    await page.locator('.modal-ux .auth-btn-wrapper button.authorize').click();
+    await page.locator('.modal-ux button.btn-done').click();
+
+    const operation = page.locator('#operations-Port-in-checkPortInEligibility');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('button.try-out__btn').click();
+    await operation.locator('textarea.body-param__text').fill(JSON.stringify({ gpsi }));
+    await operation.locator('button.execute').click();
+    const response = operation.locator('.live-responses-table .response');
+    await response.first().waitFor({ timeout: 30_000 });
+    expect((await response.locator('.response-col_status').first().innerText()).trim()).toBe('200');
+    const body = await response.locator('.response-col_description pre, .response-col_description .microlight').first().innerText();
+    expect(JSON.parse(body)).toMatchObject({ status: 'Success', eligibilityStatus: 'Eligible' });
+  });
+});
