@@ -5,9 +5,10 @@
 #   docker build -t wholesale-portin-balance .
 #   docker run --env-file worker.env -p 8080:8080 wholesale-portin-balance   (endpoints and AUTH_* settings: docs/operations.md)
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # 1. Compile TypeScript with the dev dependencies (the Lua scripts are compiled in); copy the Avro schemas into dist/.
+#    --ignore-scripts also leaves out the `node` dev dependency's binary: the image's own Node builds.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
