@@ -2,7 +2,7 @@ import { faultConfig } from './support/fault-config';
 import { NP_SHAPES, NpRig, shapedPorts } from './support/np-rig';
 import { report, seconds } from './support/report';
 import { createTopics } from '../support/harness';
-import { groupProgress } from './support/topics';
+import { groupProgress, topicEnd } from './support/topics';
 
 jest.setTimeout(180_000); // jest ignores testTimeout in a project's configuration
 
@@ -31,30 +31,45 @@ describe('NP responses when the worker is killed while handling them', () => {
     const { ports, responses: expectedResponses } = shapedPorts();
     const npHandled = (w: typeof first) => w.handled.filter((h) => h.topic === config.topics.npResponses).length;
 
-    expect(await rig.createPortIns(ports.map((p) => p.gpsi))).toEqual(ports.map(() => 'Success'));
-    // kill in the middle of the responses: after a third of them was handled
+    const replies = await rig.createPortIns(ports.map((p) => p.gpsi));
+    expect(replies).toEqual(ports.map(() => 'Success'));
+    // kill in the middle of the responses: after a third of them was handled, at a moment the worker's log
+    // shows more handled than the group committed (handled but uncommitted work for the second worker)
     const deadline = Date.now() + 60_000;
-    while (npHandled(first) < expectedResponses / 3) {
-      if (Date.now() > deadline) throw new Error(`worker 1 handled only ${npHandled(first)} NP responses`);
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`no moment with handled-but-uncommitted NP responses: worker 1 handled ${npHandled(first)}`);
+      if (npHandled(first) >= expectedResponses / 3) {
+        const { committed } = await groupProgress(config.kafka.brokers, config.groupId, config.topics.npResponses);
+        if (npHandled(first) > committed) break;
+      }
       await sleep(20);
     }
     await first.signal('SIGKILL');
     const killedAfter = npHandled(first);
+    // a dead member commits nothing more: this is what the kill left committed
     const atKill = await groupProgress(config.kafka.brokers, config.groupId, config.topics.npResponses);
     const second = await rig.startWorker('np-worker-2');
 
     await rig.waitSettled(ports, 90_000);
 
-    const { problems, transitions, eventRecords } = await rig.compareWithCleanRun(ports);
+    const { problems, transitions, activationsApplied, doubleActivations, eventCopies } = await rig.compareWithCleanRun(ports);
     const secondHandled = npHandled(second);
-    report('NP responses, worker SIGKILL', { sent: expectedResponses, replied: ports.length, applied: transitions, duplicates: eventRecords - transitions - ports.length, lost: problems.length }, [
-      `${ports.length} ports in ${NP_SHAPES.length} shapes; sent = NP responses, replied = ports, applied = status changes (distinct event ids), duplicates = extra event records (same ids), lost = ports not as in a clean run`,
-      `worker 1 killed after handling ${killedAfter} NP responses, ${atKill.committed} committed; worker 2 handled ${secondHandled}`,
+    const onTopic = await topicEnd(config.kafka.brokers, config.topics.npResponses);
+    // redelivered: what the second worker handled below the first's last handled offset of each partition
+    const lastOfFirst = new Map<number, bigint>();
+    for (const h of first.handled) if (h.topic === config.topics.npResponses) lastOfFirst.set(h.partition, BigInt(h.offset));
+    const redelivered = second.handled.filter((h) => h.topic === config.topics.npResponses && lastOfFirst.has(h.partition) && BigInt(h.offset) <= lastOfFirst.get(h.partition)!).length;
+    report('NP responses, worker SIGKILL', { sent: onTopic, replied: replies.filter((r) => r === 'Success').length, applied: transitions, duplicates: doubleActivations, lost: problems.length, copies: { events: eventCopies } }, [
+      `${ports.length} ports in ${NP_SHAPES.length} shapes; sent = NP responses on the topic, replied = CreatePortIn answered Success, applied = status changes (event ids), duplicates = activations applied beyond one per port (ledger; ${activationsApplied} applied), lost = ports not as in a clean run`,
+      `worker 1 killed after handling ${killedAfter} NP responses, ${atKill.committed} committed (${killedAfter - atKill.committed} handled but not committed); worker 2 handled ${secondHandled} (${redelivered} redelivered)`,
       seconds(began),
     ]);
     expect(problems).toEqual([]);
-    // killed in the middle: the second worker handled the rest, and what the first had handled but not committed
+    expect(onTopic).toBe(expectedResponses);
+    // killed in the middle, with handled responses left uncommitted: the second worker got those again
     expect(killedAfter).toBeLessThan(expectedResponses);
-    expect(secondHandled).toBeGreaterThanOrEqual(expectedResponses - atKill.committed);
+    expect(killedAfter).toBeGreaterThan(atKill.committed);
+    expect(redelivered).toBeGreaterThan(0);
+    expect(secondHandled).toBeGreaterThanOrEqual(onTopic - atKill.committed);
   });
 });
