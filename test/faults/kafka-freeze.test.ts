@@ -89,7 +89,7 @@ describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker frozen 
     // the freeze had an effect: handling stalled far longer than anything before it (the frozen broker led
     // partitions whose requests waited for the request timeout)
     expect(handledBefore).toBeGreaterThan(0);
-    expect(pauseDuring).toBeGreaterThan(5000);
-    expect(pauseDuring).toBeGreaterThan(5 * pauseBefore);
+    // (30 s of request timeout; a loaded machine pauses up to ≈ 6 s without a freeze)
+    expect(pauseDuring).toBeGreaterThan(Math.max(15_000, 2 * pauseBefore));
   });
 });
