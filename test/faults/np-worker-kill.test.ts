@@ -8,8 +8,9 @@ jest.setTimeout(180_000); // jest ignores testTimeout in a project's configurati
 
 /**
  * Issue 14, item 4: the NP path under a worker SIGKILL. 20 ports answered by the NP simulator; the worker is
- * killed while it handles their responses (commits every 5 s, so the kill leaves handled responses
- * uncommitted) and a second one takes over, handling those again. Every port must end as a clean run ends
+ * killed while it handles their responses (it commits at most once a minute, and the kill waits for a
+ * moment its log shows more handled than committed, so handled responses are left uncommitted) and a
+ * second one (commits every 5 s) takes over, handling those again. Every port must end as a clean run ends
  * (status, subscription), with one event id per transition and one SubscriptionActivated per completed port.
  */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,7 +27,10 @@ describe('NP responses when the worker is killed while handling them', () => {
     const config = await faultConfig({ KAFKA_COMMIT_INTERVAL_MS: '5000' });
     await createTopics(config);
     rig = await NpRig.start(config);
-    const first = await rig.startWorker('np-worker-1');
+    // the first worker commits at most once a minute (it is killed within seconds): a commit cannot race the
+    // kill and take the handled-but-uncommitted work away (it did with 5 s on a loaded machine: the group's
+    // committed offset, read before the kill, was stale by the time the signal landed)
+    const first = await rig.startWorker('np-worker-1', { KAFKA_COMMIT_INTERVAL_MS: '60000' });
     await rig.startSimulator();
     const { ports, responses: expectedResponses } = shapedPorts();
     const npHandled = (w: typeof first) => w.handled.filter((h) => h.topic === config.topics.npResponses).length;
@@ -65,7 +69,9 @@ describe('NP responses when the worker is killed while handling them', () => {
       seconds(began),
     ]);
     expect(problems).toEqual([]);
-    expect(onTopic).toBe(expectedResponses);
+    // more when the CreatePortIn commands the first worker left uncommitted were redelivered: their NP
+    // requests are sent again (at least once) and answered again
+    expect(onTopic).toBeGreaterThanOrEqual(expectedResponses);
     // killed in the middle, with handled responses left uncommitted: the second worker got those again
     expect(killedAfter).toBeLessThan(expectedResponses);
     expect(killedAfter).toBeGreaterThan(atKill.committed);
