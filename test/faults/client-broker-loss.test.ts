@@ -4,9 +4,10 @@ import { retry } from '../../src/shared/retry';
 import { clientConfigFor } from '../support/client';
 import { testLogger } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';
-import { FAULT_CUSTOMER, FAULT_PARTNER, faultConfig, partnerToken, workerEnv } from './support/fault-config';
+import { HEADER } from '../../src/contract/headers';
+import { FAULT_CUSTOMER, FAULT_PARTNER, faultConfig, faultPartnerTopics, partnerToken, workerEnv } from './support/fault-config';
 import { report, seconds } from './support/report';
-import { createTopicsOnCluster, leaderOfPartitionZero } from './support/topics';
+import { createTopicsOnCluster, drainTopic, headerString, leaderOfPartitionZero, type TopicRecord } from './support/topics';
 
 jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration
 
@@ -80,11 +81,33 @@ describe('WholesaleClient on a three-broker cluster (RF 3, min.insync.replicas 2
     stopping = true;
     await Promise.all(loops);
 
-    report('client library, one of 3 brokers killed for good', { sent: answered + failures.length, replied: answered, applied: 0, duplicates: 0, lost: failures.length }, [
-      `broker ${victim} (leader of port-in commands partition 0) killed at ${answeredAtKill} answers, ${AFTER_KILL} more answered ${(recoveredMs / 1000).toFixed(1)} s after; ${CONCURRENT} calls in flight throughout; eligibility checks, which apply nothing; lost = no reply within 60 s`,
+    // what the topics hold: the client's commands (one correlation id per call) and the service's replies
+    const byCorrelationId = (records: TopicRecord[]) => {
+      const counts = new Map<string, number>();
+      for (const r of records) {
+        const id = headerString(r, HEADER.correlationId);
+        if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+      return counts;
+    };
+    const commands = byCorrelationId(await drainTopic(cluster.brokers, config.topics.portinCommands));
+    const replies = byCorrelationId(await drainTopic(cluster.brokers, faultPartnerTopics(config).portinReplies));
+    const records = (counts: Map<string, number>) => [...counts.values()].reduce((sum, n) => sum + n, 0);
+    const calls = answered + failures.length + 1; // and the first call, before the loops
+    report('client library, one of 3 brokers killed for good', {
+      sent: commands.size,
+      replied: [...commands.keys()].filter((id) => replies.has(id)).length,
+      lost: failures.length,
+      copies: { replies: records(replies) - replies.size },
+    }, [
+      `broker ${victim} (leader of port-in commands partition 0) killed at ${answeredAtKill} answers, ${AFTER_KILL} more answered ${(recoveredMs / 1000).toFixed(1)} s after; ${CONCURRENT} calls in flight throughout`,
+      `sent = commands on the topic (distinct correlation ids; ${records(commands)} records) of ${calls} calls, replied = those with a reply on the partner's topic (the client counted ${answered} answered), lost = calls without a reply within 60 s; eligibility checks, which apply nothing`,
       seconds(began),
     ]);
     expect(failures).toEqual([]);
+    // every call's command reached the topic and was answered there
+    expect(commands.size).toBe(calls);
+    expect([...commands.keys()].filter((id) => !replies.has(id))).toEqual([]);
     expect(answered - answeredAtKill).toBeGreaterThanOrEqual(AFTER_KILL);
     expect(connected.inFlight).toBe(0);
   });

@@ -13,11 +13,13 @@ jest.setTimeout(360_000); // jest ignores testTimeout in a project's configurati
 
 /**
  * Issue 14: compressed batches whose record inflates to hundreds of MB. A gzip batch (≈ 300 KB on the wire)
- * and a zstd one (≈ 10 KB; kafkajs has no zstd codec) of one 300 MB record each, first on a partition of
- * the balance commands and of the NP responses; then 200 valid UpdateBalances, sent gzip-compressed over
- * every partition. The worker must neither crash nor stall nor inflate them: each bomb dead-lettered
- * (UNDECOMPRESSABLE, naming its offset), its RSS high-water mark well below one inflated record, and every
- * valid command applied once.
+ * and a zstd one (≈ 10 KB) of one 300 MB record each, first on a partition of the balance commands and of
+ * the NP responses; then 200 valid UpdateBalances, sent gzip-compressed over every partition. The worker
+ * must neither crash nor stall nor inflate them: each bomb dead-lettered (UNDECOMPRESSABLE, naming its
+ * offset), its RSS high-water mark well below one inflated record, and every valid command applied once.
+ * The gzip bomb is refused by the inflation bound (its dead letter says so). This worker has no zstd codec
+ * (kafkajs has none): it refuses every zstd batch, a 100-byte one too (asserted), so the zstd bomb shows
+ * that refusal only; a worker that consumes zstd fails here and must show its bound instead.
  * Issue 16: a refused batch of many records — a gzip batch of 300,000 empty records (≈ 420 KB on the wire,
  * 2.7 MB inflated, beyond the worker's limit here) on a third partition of the commands — costs one dead
  * letter naming its offsets, not one placeholder record and dead letter per record. And a batch of 150,000
@@ -38,6 +40,8 @@ const LARGE_BATCH_RECORDS = 150_000;
  */
 const REFUSAL_BUDGET = { REJECTED_RATE_PER_SECOND: '10', REJECTED_BURST: '20' };
 const VALID = 200;
+/** The record of the zstd batch that is no bomb: far below any bound. */
+const SMALL_ZSTD_BYTES = 100;
 /** The worker's peak RSS may grow by this much over its RSS before the bombs: far below one inflated record. */
 const PEAK_GROWTH_LIMIT = 150 * MB;
 
@@ -77,6 +81,8 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd)', () => {
         sent.push({ kind: 'gzip', topic, partition: 0, offset: await sendBomb(producer, topic, 0, CompressionTypes.GZIP, bombs.gzip) });
         sent.push({ kind: 'zstd', topic, partition: 1, offset: await sendBomb(producer, topic, 1, CompressionTypes.ZSTD, bombs.zstd) });
       }
+      // a zstd batch that is no bomb: one record of 100 bytes, a valid frame like any partner's zstd batch
+      sent.push({ kind: 'zstd, 100 bytes', topic: topics.npResponses, partition: 2, offset: await sendBomb(producer, topics.npResponses, 2, CompressionTypes.ZSTD, zstdBomb(SMALL_ZSTD_BYTES)) });
       const floodBase = await sendEmptyRecords(config.kafka.brokers[0]!, topics.balanceCommands, 2, CompressionTypes.GZIP, FLOOD_RECORDS);
       sent.push({ kind: 'gzip flood', topic: topics.balanceCommands, partition: 2, offset: String(Number(floodBase) + FLOOD_RECORDS - 1) });
     } finally {
@@ -98,17 +104,21 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd)', () => {
     const lettersOf = (partition: number) => drained.filter((d) => headerString(d, DLQ_HEADER.sourceTopic) === flood.topic && headerString(d, DLQ_HEADER.sourcePartition) === String(partition));
     const floodLetters = lettersOf(2);
     const largeBatchReasons = tallyBy(lettersOf(3), (d) => headerString(d, DLQ_HEADER.reason) ?? 'none');
-    const deadLetters = new Map(
-      drained.map((d) => [
-        [headerString(d, DLQ_HEADER.sourceTopic), headerString(d, DLQ_HEADER.sourcePartition), headerString(d, DLQ_HEADER.sourceOffset)].join('/'),
-        headerString(d, DLQ_HEADER.reason),
-      ]),
-    );
+    const letterAt = (s: (typeof sent)[number]) =>
+      drained.find((d) => [headerString(d, DLQ_HEADER.sourceTopic), headerString(d, DLQ_HEADER.sourcePartition), headerString(d, DLQ_HEADER.sourceOffset)].join('/') === `${s.topic}/${s.partition}/${s.offset}`);
     const where = (s: (typeof sent)[number]) => `${s.kind} on ${s.topic === topics.npResponses ? 'NP responses' : 'commands'}`;
-    const outcomes = sent.map((s) => `${where(s)}: ${deadLetters.get(`${s.topic}/${s.partition}/${s.offset}`) ?? 'not dead-lettered'}`);
+    const outcomes = sent.map((s) => `${where(s)}: ${(letterAt(s) && headerString(letterAt(s)!, DLQ_HEADER.reason)) ?? 'not dead-lettered'}`);
+    // why each was refused, as its dead letter says (the offsets named at the end left out)
+    const detailOf = (s: (typeof sent)[number]) => {
+      const letter = letterAt(s);
+      return letter ? (headerString(letter, DLQ_HEADER.detail)?.replace(/; its .*$/, '') ?? 'no detail') : 'not dead-lettered';
+    };
+    const why = (kind: string) => [...new Set(sent.filter((s) => s.kind === kind).map(detailOf))];
+    const details = { gzipBomb: why('gzip'), zstdBomb: why('zstd'), zstdSmall: why('zstd, 100 bytes') };
     const tally = await load.tally();
     report('compressed batches inflating to 300 MB', tally, [
       `bombs of one ${INFLATED_BYTES / MB} MB record: gzip ${(bombs.gzip.length / 1024).toFixed(0)} KB, zstd ${(bombs.zstd.length / 1024).toFixed(0)} KB on the wire; ${outcomes.join(', ')}`,
+      `details: gzip bombs "${details.gzipBomb.join('" / "')}"; zstd bombs "${details.zstdBomb.join('" / "')}"; a zstd batch of one ${SMALL_ZSTD_BYTES}-byte record "${details.zstdSmall.join('" / "')}" (this worker refuses every zstd batch: the zstd bombs prove that refusal, not a bound)`,
       `worker RSS ${(rssBefore / MB).toFixed(0)} MB before, peak ${(peak / MB).toFixed(0)} MB (high-water mark), ${(rssAfter / MB).toFixed(0)} MB after; same process: ${worker.running}`,
       `a gzip batch of ${FLOOD_RECORDS} empty records (offsets ${Number(flood.offset) - FLOOD_RECORDS + 1}–${flood.offset}): ${floodLetters.length} dead letter(s), detail "${floodLetters.map((d) => headerString(d, DLQ_HEADER.detail)).join('; ')}"`,
       `then a gzip batch of ${LARGE_BATCH_RECORDS} empty records within the limit: past it in ${largeSeconds.toFixed(1)} s, dead letters ${JSON.stringify(largeBatchReasons)} (the refusal budget: 10/s, burst 20), worker RSS ${(worker.peakRssBytes() / MB).toFixed(0)} MB peak`,
@@ -117,12 +127,19 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd)', () => {
       seconds(began),
     ]);
     expect(outcomes).toEqual(sent.map((s) => `${where(s)}: UNDECOMPRESSABLE`));
+    // gzip: refused for inflating beyond the bound, as the dead letter says
+    expect(details.gzipBomb).toEqual([`gzip batch inflates beyond ${MAX_INFLATED_BYTES} bytes (MAX_DECOMPRESSED_BATCH_BYTES)`]);
+    // zstd: refused for being zstd — a batch that is no bomb the same way. A worker that consumes zstd (the
+    // platform move) fails this, and must then show its zstd bound here as gzip's is
+    expect(details.zstdBomb).toEqual(['zstd batch: this worker has no zstd codec']);
+    expect(details.zstdSmall).toEqual(details.zstdBomb);
     expect(floodLetters.map((d) => [headerString(d, DLQ_HEADER.sourceOffset), headerString(d, DLQ_HEADER.detail)])).toEqual([
       [flood.offset, `gzip batch inflates beyond ${MAX_INFLATED_BYTES} bytes (MAX_DECOMPRESSED_BATCH_BYTES); its ${FLOOD_RECORDS} records at offsets ${Number(flood.offset) - FLOOD_RECORDS + 1}–${flood.offset} skipped`],
     ]);
     // no credentials: recorded without a value within the budget, only counted past it
     expect(Object.keys(largeBatchReasons)).toEqual(['UNAUTHENTICATED']);
     expect(largeBatchReasons.UNAUTHENTICATED).toBeLessThanOrEqual(20 + 10 * Math.ceil(largeSeconds));
+    expect(Math.min(rssBefore, rssAfter)).toBeGreaterThan(0); // readings, not a default
     expect(peak - rssBefore).toBeLessThan(PEAK_GROWTH_LIMIT);
     expect(worker.running).toBe(true);
     expectExactlyOnce(tally, VALID);

@@ -17,6 +17,17 @@ jest.setTimeout(300_000); // jest ignores testTimeout in a project's configurati
  */
 const FREEZE_MS = 40_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The longest gap between two handled records inside [from, to) (ms since the epoch), from `from` on. */
+const longestPauseWithin = (worker: WorkerProcess, from: number, to: number): number => {
+  let previous = from;
+  let longest = 0;
+  for (const line of worker.handled) {
+    if (line.at < from || line.at >= to) continue;
+    longest = Math.max(longest, line.at - previous);
+    previous = line.at;
+  }
+  return Math.max(longest, to - previous);
+};
 const pidListeningOn = (port: string): number => Number(/pid=(\d+)/.exec(spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }).stdout)?.[1]);
 
 describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker frozen 40 s under load, then resumed', () => {
@@ -55,13 +66,19 @@ describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker frozen 
     const handledAtFreeze = worker.handled.length;
     await sleep(FREEZE_MS);
     const handledWhileFrozen = worker.handled.length - handledAtFreeze;
+    const thawedAt = Date.now();
     process.kill(frozenPid, 'SIGCONT');
     frozenPid = 0;
     await sending;
     const settleMs = await worker.whileRunning(load.settled(120_000));
     const tally = await load.tally();
+    // the freeze's effect, measured: handling stalled during it as it never did in as long a time before it
+    // (the load is steady, 50/s, from before the freeze to after it)
+    const pauseBefore = longestPauseWithin(worker, frozenAt - FREEZE_MS / 2, frozenAt);
+    const pauseDuring = longestPauseWithin(worker, frozenAt, thawedAt);
+    const handledBefore = worker.handled.filter((h) => h.at >= frozenAt - FREEZE_MS / 2 && h.at < frozenAt).length;
     report('Kafka cluster, one of 3 brokers frozen 40 s', tally, [
-      `broker ${victim} (leader of commands partition 0) SIGSTOPped at ${handledAtFreeze} handled, ${handledWhileFrozen} handled while frozen`,
+      `broker ${victim} (leader of commands partition 0) SIGSTOPped at ${handledAtFreeze} handled, ${handledWhileFrozen} handled while frozen (${handledBefore} in the ${FREEZE_MS / 2000} s before); longest pause in handling ${(pauseBefore / 1000).toFixed(1)} s in the ${FREEZE_MS / 2000} s before the freeze, ${(pauseDuring / 1000).toFixed(1)} s during it`,
       `longest pause in handling from the freeze ${(worker.longestPause(frozenAt) / 1000).toFixed(1)} s; all committed ${(settleMs / 1000).toFixed(1)} s after the last send`,
       `worker handled ${worker.handled.length} (${worker.outcomes().REPLAYED ?? 0} replayed), same process: ${worker.running}`,
       ...tallyExtras(tally),
@@ -69,5 +86,10 @@ describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker frozen 
     ]);
     expect(worker.running).toBe(true);
     expectExactlyOnce(tally, commands);
+    // the freeze had an effect: handling stalled far longer than anything before it (the frozen broker led
+    // partitions whose requests waited for the request timeout)
+    expect(handledBefore).toBeGreaterThan(0);
+    // (30 s of request timeout; a loaded machine pauses up to ≈ 6 s without a freeze)
+    expect(pauseDuring).toBeGreaterThan(Math.max(15_000, 2 * pauseBefore));
   });
 });

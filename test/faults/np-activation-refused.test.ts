@@ -12,7 +12,7 @@ jest.setTimeout(180_000); // jest ignores testTimeout in a project's configurati
  * handling the NP responses runs with a catalog that no longer has the subscriptions' plan. The port's
  * transition is written (COMPLETED) and the activation refused; the response must then stay unprocessed
  * (not committed, not dead-lettered) until a worker with the plan back completes it: port COMPLETED,
- * subscription ACTIVE, exactly one SubscriptionActivated per port.
+ * subscription ACTIVE, exactly one activation applied per port (its ledger entry; its event at least once).
  */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const PLAN = 'WP-BASIC';
@@ -38,7 +38,8 @@ describe('the activation after a port completed refused (its plan left the catal
 
     // the ports are created by a worker with the full catalog; the NP side does not answer yet
     const full = await rig.startWorker('worker-full-catalog');
-    expect(await rig.createPortIns(ports, { wholesalePlanId: PLAN })).toEqual(ports.map(() => 'Success'));
+    const createReplies = await rig.createPortIns(ports, { wholesalePlanId: PLAN });
+    expect(createReplies).toEqual(ports.map(() => 'Success'));
     await full.signal('SIGTERM');
 
     // a worker whose catalog lost the plan handles the NP responses
@@ -55,7 +56,8 @@ describe('the activation after a port completed refused (its plan left the catal
     const whileRefused = {
       ports: await statuses(),
       subscriptions: await subscriptions(),
-      activations: ports.reduce((sum, gpsi) => sum + rig!.activationIds(gpsi), 0),
+      activations: (await Promise.all(ports.map((gpsi) => rig!.activationsApplied(gpsi)))).reduce((sum, n) => sum + n, 0),
+      activationEvents: ports.reduce((sum, gpsi) => sum + rig!.activationRecords(gpsi), 0),
       progress: await npProgress(),
       deadLetters: refusing.outcomes().DEAD_LETTER ?? 0,
     };
@@ -75,13 +77,26 @@ describe('the activation after a port completed refused (its plan left the catal
     const final = {
       ports: await statuses(),
       subscriptions: await subscriptions(),
-      activationIds: ports.map((gpsi) => rig!.activationIds(gpsi)),
-      completedEvents: ports.map((gpsi) => new Set(rig!.portEvents(gpsi).filter((e) => e.value.portStatus === 'COMPLETED').map((e) => e.headers.ce_id)).size),
+      // applications where they happen: the ledger's activation entries, the port's COMPLETED status changes
+      activationsApplied: await Promise.all(ports.map((gpsi) => rig!.activationsApplied(gpsi))),
+      completedChanges: ports.map((gpsi) => new Set(rig!.portEvents(gpsi).filter((e) => e.value.portStatus === 'COMPLETED').map((e) => e.headers.ce_id)).size),
       progress: await npProgress(),
     };
+    // records as sent: copies under the same id (at least once) counted apart
+    const activationRecords = ports.map((gpsi) => rig!.activationRecords(gpsi));
+    const completedRecords = ports.map((gpsi) => rig!.portEvents(gpsi).filter((e) => e.value.portStatus === 'COMPLETED').length);
+    const sum = (values: number[]) => values.reduce((total, n) => total + n, 0);
     const active = final.subscriptions.filter((s) => s === 'ACTIVE').length;
-    report('NP activation refused, then possible', { sent: PORTS, replied: PORTS, applied: active, duplicates: final.activationIds.filter((n) => n > 1).length, lost: final.activationIds.filter((n) => n === 0).length }, [
-      `${PORTS} ports answered to a worker without plan ${PLAN}: ports ${whileRefused.ports.join('/')}, subscriptions ${whileRefused.subscriptions.join('/')}, ${whileRefused.activations} activation events, NP responses committed ${whileRefused.progress.committed} of ${whileRefused.progress.end}, dead letters ${whileRefused.deadLetters}`,
+    report('NP activation refused, then possible', {
+      sent: final.progress.end,
+      replied: createReplies.filter((r) => r === 'Success').length,
+      applied: sum(final.activationsApplied),
+      duplicates: sum(final.activationsApplied.map((n) => Math.max(0, n - 1))),
+      lost: final.activationsApplied.filter((n) => n === 0).length,
+      copies: { events: sum(activationRecords) - sum(ports.map((gpsi) => rig!.activationIds(gpsi))) + sum(completedRecords) - sum(final.completedChanges) },
+    }, [
+      `sent = NP responses on the topic, replied = CreatePortIn answered Success, applied = activations in the ledgers (per port ${final.activationsApplied.join(',')}; SubscriptionActivated records ${activationRecords.join(',')}), lost = ports without one`,
+      `${PORTS} ports answered to a worker without plan ${PLAN}: ports ${whileRefused.ports.join('/')}, subscriptions ${whileRefused.subscriptions.join('/')}, ${whileRefused.activations} activations in the ledgers, ${whileRefused.activationEvents} activation events, NP responses committed ${whileRefused.progress.committed} of ${whileRefused.progress.end}, dead letters ${whileRefused.deadLetters}`,
       `with the plan back: ${active} of ${PORTS} ACTIVE ${(activatedMs / 1000).toFixed(1)} s after the worker started; committed ${final.progress.committed} of ${final.progress.end}`,
       seconds(began),
     ]);
@@ -89,15 +104,18 @@ describe('the activation after a port completed refused (its plan left the catal
     expect(whileRefused.ports).toContain('COMPLETED');
     expect(whileRefused.subscriptions).toEqual(ports.map(() => 'PENDING'));
     expect(whileRefused.activations).toBe(0);
+    expect(whileRefused.activationEvents).toBe(0);
     expect(whileRefused.deadLetters).toBe(0);
     expect(whileRefused.progress.committed).toBeLessThan(whileRefused.progress.end);
-    // afterwards: COMPLETED + ACTIVE + exactly one activation event (and one COMPLETED event) per port
+    // afterwards: COMPLETED + ACTIVE + exactly one activation applied (and one COMPLETED status change) per port
     expect(final).toEqual({
       ports: ports.map(() => 'COMPLETED'),
       subscriptions: ports.map(() => 'ACTIVE'),
-      activationIds: ports.map(() => 1),
-      completedEvents: ports.map(() => 1),
+      activationsApplied: ports.map(() => 1),
+      completedChanges: ports.map(() => 1),
       progress: { committed: final.progress.end, end: final.progress.end },
     });
+    expect(final.progress.end).toBe(3 * PORTS); // OrderIdAssigned, PortConfirmed, ActivationComplete each
+    expect(activationRecords.every((n) => n >= 1)).toBe(true);
   });
 });

@@ -273,6 +273,7 @@ describe('NP responses duplicated, reordered and replayed from the beginning', (
       applied: faultyChanges,
       duplicates: Math.max(0, faultyChanges - cleanChanges) + (distinctEvents() - eventsBeforeReplay),
       lost: deliveryMismatches.length + replayChanges.length,
+      copies: { events: events.length - distinctEvents() },
     }, [
       `${ports.length} ports in ${SHAPES.length} shapes, half clean (${cleanChanges} status changes), half faulty`,
       `sent = ${deliveredBeforeReplay} deliveries of ${relay.received} simulator responses + ${end} replayed; replied = responses the simulator produced; applied = status changes of the faulty ports`,

@@ -20,7 +20,7 @@ jest.setTimeout(180_000); // jest ignores testTimeout in a project's configurati
  * claimed), before the pending subscription is created (the request written), before the transaction is
  * settled (the subscription created). A second worker gets the command again from Kafka (nothing was
  * committed) and must finish it: one reply, Success, one request, one PENDING subscription, one OPEN event
- * id, one NP request, the transaction settled with that reply. Each crash point has its own topics and
+ * record, one NP request record, the transaction settled with that reply. Each crash point has its own topics and
  * group, so the three run side by side.
  */
 const HOOK = join(__dirname, 'support', 'crash-before-script.cjs');
@@ -33,14 +33,24 @@ const CRASH_POINTS = [
   { before: 'portinSettleTransaction', after: 'the pending subscription created' },
 ] as const;
 
+/**
+ * What the command left, counted as records and applications, never as distinct ids or values: the
+ * redelivered command derives the same request id, event id and NP request as the first try, so a second
+ * copy or a second application would carry the same id and bytes.
+ */
 interface Footprint {
+  /** CreatePortIn records of the command on the command topic (the partner sent it once). */
+  commands: number;
+  /** Reply records of its correlation id. */
   replies: number;
   replyStatus: unknown;
   portStatus: string;
+  /** Entries of the number's history of requests: a request written again over the first moves it there. */
   otherRequests: number;
   subscription: string | undefined;
-  openEventIds: number;
-  /** Distinct NP request records (a request written twice would differ in its request id). */
+  /** PortInActivationEvent records of the number with status OPEN. */
+  openEvents: number;
+  /** NP request records of the number. */
   npRequests: number;
   transaction: string;
 }
@@ -75,18 +85,21 @@ async function crashAndRedeliver(before: string): Promise<{ footprint: Footprint
 
   const replies = (await drainTopic(config.kafka.brokers, faultPartnerTopics(config).portinReplies)).filter((r) => headerString(r, HEADER.correlationId) === correlationId);
   const npRequests = (await drainTopic(config.kafka.brokers, config.topics.npRequests)).filter((r) => r.key?.toString() === gpsi);
+  const commands = (await drainTopic(config.kafka.brokers, config.topics.portinCommands)).filter((r) => headerString(r, HEADER.correlationId) === correlationId);
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // a late copy of an event would arrive now
   const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
   try {
     const keys = portInKeys(config.redis.keyPrefix, gpsi);
     const transaction = await redis.hmget(transactionKey(config.redis.keyPrefix, FAULT_CUSTOMER, partnerTransactionId), 'state', 'reply');
     const footprint: Footprint = {
+      commands: commands.length,
       replies: replies.length,
       replyStatus: reply.status,
       portStatus: (await redis.hget(keys.current, 'portStatus')) ?? '',
       otherRequests: await redis.hlen(keys.history),
       subscription: await rig.subscriptionStatus(gpsi),
-      openEventIds: new Set(rig.portEvents(gpsi).filter((e) => e.value.portStatus === 'OPEN').map((e) => e.headers.ce_id)).size,
-      npRequests: new Set(npRequests.map((r) => r.value?.toString('hex'))).size,
+      openEvents: rig.portEvents(gpsi).filter((e) => e.value.portStatus === 'OPEN').length,
+      npRequests: npRequests.length,
       transaction: `${transaction[0]}${transaction[1] === JSON.stringify(reply) ? ' with the reply sent' : ` with another reply: ${transaction[1]}`}`,
     };
     const handledBySecond = second.handled.filter((h) => h.correlationId === correlationId).length;
@@ -111,17 +124,27 @@ describe('the worker killed inside CreatePortIn, between its Redis steps', () =>
       return { ...point, ...run };
     }));
     const expected: Footprint = {
+      commands: 1,
       replies: 1,
       replyStatus: 'Success',
       portStatus: 'OPEN',
       otherRequests: 0,
       subscription: 'PENDING',
-      openEventIds: 1,
+      openEvents: 1,
       npRequests: 1,
       transaction: 'settled with the reply sent',
     };
     const wrong = runs.filter((r) => JSON.stringify(r.footprint) !== JSON.stringify(expected));
-    report('CreatePortIn, worker killed between its Redis steps', { sent: runs.length, replied: runs.reduce((n, r) => n + r.footprint.replies, 0), applied: runs.filter((r) => r.footprint.subscription === 'PENDING').length, duplicates: runs.reduce((n, r) => n + Math.max(0, r.footprint.openEventIds - 1) + Math.max(0, r.footprint.npRequests - 1), 0), lost: wrong.length }, [
+    const sum = (of: (f: Footprint) => number) => runs.reduce((n, r) => n + of(r.footprint), 0);
+    report('CreatePortIn, worker killed between its Redis steps', {
+      sent: sum((f) => f.commands),
+      replied: runs.filter((r) => r.footprint.replies > 0).length,
+      applied: runs.filter((r) => r.footprint.portStatus === 'OPEN' && r.footprint.subscription === 'PENDING').length,
+      duplicates: sum((f) => f.otherRequests),
+      lost: runs.filter((r) => r.footprint.portStatus === '' || r.footprint.subscription === undefined).length,
+      copies: { replies: sum((f) => Math.max(0, f.replies - 1)), events: sum((f) => Math.max(0, f.openEvents - 1)), npRequests: sum((f) => Math.max(0, f.npRequests - 1)) },
+    }, [
+      `sent = CreatePortIn records on the topics, replied = commands with a reply, applied = requests OPEN with a PENDING subscription, duplicates = requests written again (the number's history), lost = commands without a request or subscription; not as expected ${wrong.length}`,
       ...runs.map((r) => `killed before ${r.before} (${r.after}), exit ${r.crashedExit}: the second worker handled it ${r.handledBySecond} time(s) → ${JSON.stringify(r.footprint)}`),
       seconds(began),
     ]);

@@ -184,7 +184,7 @@ export class WorkerProcess {
     return counts;
   }
 
-  /** Resident set size of the worker process, in bytes (0 once it is gone). */
+  /** Resident set size of the worker process, in bytes; throws when it cannot be read (the process gone). */
   rssBytes(): number {
     return this.statusBytes('VmRSS');
   }
@@ -194,13 +194,12 @@ export class WorkerProcess {
     return this.statusBytes('VmHWM');
   }
 
+  /** A memory figure of /proc/<pid>/status in bytes: a reading, never a default (a limit checked on 0 would pass). */
   private statusBytes(field: string): number {
-    try {
-      const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
-      return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
-    } catch {
-      return 0;
-    }
+    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    const kB = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1];
+    if (kB === undefined || Number(kB) <= 0) throw new Error(`${this.name} (pid ${this.pid}): no ${field} in /proc/${this.pid}/status`);
+    return Number(kB) * 1024;
   }
 
   /** Sends a signal and waits for the exit. */

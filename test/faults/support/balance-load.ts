@@ -54,6 +54,8 @@ export interface BalanceTally extends Counts {
   eventDuplicates: number;
   /** Sub-balances whose final remaining differs from start + Adds sent, as `id: got X, expected Y`. */
   balanceMismatches: string[];
+  /** Sub-balances of the load's subscriptions, all compared with start + Adds sent. */
+  subBalances: number;
   /** Numbers whose ledger does not hold their commands in the order of the command topic (per-key order). */
   orderViolations: string[];
   numbers: number;
@@ -279,6 +281,7 @@ export class BalanceLoad {
     const expected = new Map(this.start);
     for (const c of this.commands) expected.set(c.subBalanceInstId, expected.get(c.subBalanceInstId)! + 1000);
     const balanceMismatches: string[] = [];
+    let subBalances = 0;
     for (const subscription of this.subscriptions) {
       const { gpsi, wholesaleCustomerId } = subscription;
       const ledger = await this.balance.balances.history(gpsi, [wholesaleCustomerId], 500);
@@ -287,10 +290,12 @@ export class BalanceLoad {
       if (JSON.stringify(adds.map((e) => e.correlationId)) !== JSON.stringify(topicOrder.get(gpsi) ?? [])) orderViolations.push(gpsi);
       const { balances } = await this.balance.balances.queryBalances(gpsi, [wholesaleCustomerId]);
       for (const b of balances) {
+        subBalances++;
         if (b.remaining !== expected.get(b.subBalanceInstId)) balanceMismatches.push(`${b.subBalanceInstId}: got ${b.remaining}, expected ${expected.get(b.subBalanceInstId)}`);
       }
     }
     const applied = [...appliedById.values()].reduce((sum, n) => sum + n, 0);
+    const eventIds = [...eventIdsByCommand.values()].reduce((sum, ids) => sum + ids.size, 0);
     return {
       // what Kafka holds, not what the producers were told: a send acknowledged but dropped is missing here
       sent: seen.size,
@@ -300,10 +305,12 @@ export class BalanceLoad {
       lost: [...ours].filter((id) => !appliedById.has(id)).length,
       replyCopies,
       notSuccess,
-      eventIds: [...eventIdsByCommand.values()].reduce((sum, ids) => sum + ids.size, 0),
+      copies: { replies: replyCopies - repliedIds.size, events: eventCopies - eventIds },
+      eventIds,
       eventCopies,
       eventDuplicates: [...eventContentsByCommand.values()].filter((contents) => contents.size > 1).length,
       balanceMismatches,
+      subBalances,
       orderViolations,
       numbers: this.subscriptions.length,
     };
@@ -315,8 +322,13 @@ export class BalanceLoad {
   }
 }
 
-/** The figures besides the five counts, for the report line. */
+/**
+ * The figures besides the counts, for the report line. The first two are the independent check: they do not
+ * read the ledger's entries (which `applied` and `duplicates` count) but each sub-balance's remaining and the
+ * ledger's order against the command topic's.
+ */
 export const tallyExtras = (t: BalanceTally): string[] => [
+  `sub-balances at their start plus one per Add sent ${t.subBalances - t.balanceMismatches.length}/${t.subBalances}`,
   `per-number order of the topic kept in the ledger for ${t.numbers - t.orderViolations.length}/${t.numbers} numbers`,
   `reply records ${t.replyCopies}`,
   `billing events ${t.eventIds} distinct ids / ${t.eventCopies} records, ${t.eventDuplicates} commands with differing event contents`,
@@ -326,6 +338,7 @@ export const tallyExtras = (t: BalanceTally): string[] => [
 export function expectExactlyOnce(t: BalanceTally, sent: number): void {
   expect({ sent: t.sent, replied: t.replied, applied: t.applied, duplicates: t.duplicates, lost: t.lost }).toEqual({ sent, replied: sent, applied: sent, duplicates: 0, lost: 0 });
   expect(t.notSuccess).toBe(0);
+  expect(t.subBalances).toBeGreaterThan(0);
   expect(t.balanceMismatches).toEqual([]);
   expect(t.orderViolations).toEqual([]);
   expect({ eventIds: t.eventIds, eventDuplicates: t.eventDuplicates }).toEqual({ eventIds: sent, eventDuplicates: 0 });

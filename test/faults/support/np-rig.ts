@@ -9,6 +9,8 @@ import { loadNpSimulatorConfig } from '../../../dev/np-simulator/config';
 import { createBalanceComponents } from '../../../src/app/balance';
 import { loadCatalog } from '../../../src/app/service';
 import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';
+import { subscriberKeys } from '../../../src/adapters/redis/keys';
+import { ACTIVATION_OPERATION } from '../../../src/adapters/redis/subscription-store';
 import type { SubscriptionStore } from '../../../src/adapters/redis/subscription-store';
 import { PORTIN_EVENT_RECORD } from '../../../src/domain/portin/records';
 import { startNpSimulator, type NpSimulator } from '../../../dev/np-simulator/np-simulator';
@@ -128,9 +130,28 @@ export class NpRig {
     return this.events.filter((e) => e.key === gpsi && e.recordName === PORTIN_EVENT_RECORD);
   }
 
-  /** Distinct SubscriptionActivated event ids of a number. */
+  private activationEvents(gpsi: string): Reply[] {
+    return this.events.filter((e) => e.key === gpsi && e.recordName.endsWith('SubscriptionActivated'));
+  }
+
+  /** Distinct SubscriptionActivated event ids of a number (derived from the subscription: 1 however often it was sent). */
   activationIds(gpsi: string): number {
-    return new Set(this.events.filter((e) => e.key === gpsi && e.recordName.endsWith('SubscriptionActivated')).map((e) => e.headers.ce_id)).size;
+    return new Set(this.activationEvents(gpsi).map((e) => e.headers.ce_id)).size;
+  }
+
+  /** SubscriptionActivated event records of a number, copies under the same id included. */
+  activationRecords(gpsi: string): number {
+    return this.activationEvents(gpsi).length;
+  }
+
+  /**
+   * Activations applied to a number's subscription, where they happen: the activation script appends one
+   * entry (operation SubscriptionActivation) to the balance ledger in the step that makes it ACTIVE, so a
+   * second application shows here whatever ids its event carries.
+   */
+  async activationsApplied(gpsi: string): Promise<number> {
+    const ledger = await this.redis.lrange(subscriberKeys(this.config.redis.keyPrefix, gpsi).ledger, 0, -1);
+    return ledger.filter((entry) => entry.split('|')[1] === ACTIVATION_OPERATION).length;
   }
 
   /** Whether the port's event of its shape's last status arrived. */
@@ -156,25 +177,34 @@ export class NpRig {
 
   /**
    * Each port against a clean run of its shape: its status, its subscription's, one event id per status
-   * change in order, one SubscriptionActivated when it completed. Returns the ports that differ, the status
-   * changes (distinct event ids) and the event records (copies under the same ids included).
+   * change in order (an id names cause, request, version and status: a status change, its copies under the
+   * same id aside), one activation applied when it completed — counted in the ledger, where it happens, not
+   * by event id. Returns the ports that differ, the status changes, the activations applied (and those beyond one per port), the event
+   * records of the ports (status changes and activations) and the extra records among them under an id
+   * already seen.
    */
-  async compareWithCleanRun(ports: ShapedPort[]): Promise<{ problems: string[]; transitions: number; eventRecords: number }> {
+  async compareWithCleanRun(ports: ShapedPort[]): Promise<{ problems: string[]; transitions: number; activationsApplied: number; doubleActivations: number; eventRecords: number; eventCopies: number }> {
     const problems: string[] = [];
     let transitions = 0;
+    let activationsApplied = 0;
+    let doubleActivations = 0;
     let eventRecords = 0;
+    let eventCopies = 0;
     for (const p of ports) {
       const events = this.portEvents(p.gpsi);
-      // one event id per transition: the distinct ids, in order, name each expected status once
       const ids = [...new Set(events.map((e) => e.headers.ce_id))];
       const statuses = ids.map((id) => events.find((e) => e.headers.ce_id === id)!.value.portStatus as string).filter((s) => s !== 'OPEN');
+      const activations = await this.activationsApplied(p.gpsi);
       transitions += statuses.length;
-      eventRecords += events.length;
-      const got = { status: await this.portStatus(p.gpsi), subscription: await this.subscriptionStatus(p.gpsi), statuses, activations: this.activationIds(p.gpsi) };
+      activationsApplied += activations;
+      doubleActivations += Math.max(0, activations - 1);
+      eventRecords += events.length + this.activationRecords(p.gpsi);
+      eventCopies += events.length - ids.length + this.activationRecords(p.gpsi) - this.activationIds(p.gpsi);
+      const got = { status: await this.portStatus(p.gpsi), subscription: await this.subscriptionStatus(p.gpsi), statuses, activations };
       const expected = { status: p.shape.statuses.at(-1), subscription: p.shape.subscription, statuses: p.shape.statuses, activations: p.shape.subscription === 'ACTIVE' ? 1 : 0 };
       if (JSON.stringify(got) !== JSON.stringify(expected)) problems.push(`${p.shape.name} ${p.gpsi}: ${JSON.stringify(got)}`);
     }
-    return { problems, transitions, eventRecords };
+    return { problems, transitions, activationsApplied, doubleActivations, eventRecords, eventCopies };
   }
 
   async stop(): Promise<void> {
