@@ -110,6 +110,17 @@ describe('per-partner rate limit', () => {
       expect((await admission.admit('d2', true, at, 'c1')).repeat).toBeUndefined(); // another partner's command
     });
 
+    it('a change admitted past its idempotency quota may only replay: its repeats are charged and marked again, never let in free', async () => {
+      const admission = createRedisAdmission(redis, prefix, { perSecond: 100, burst: 100, backlogSeconds: 120 }, { quota: 1, windowSeconds: 60, buckets: 24 });
+      const at = Date.now();
+      expect((await admission.admit('d3', true, at, 'k1')).quotaExhausted).toBeUndefined();
+      const past = await admission.admit('d3', true, at, 'k2');
+      expect([past.allowed, past.quotaExhausted?.quota]).toEqual([true, 1]);
+      const again = await admission.admit('d3', true, at, 'k2');
+      expect([again.allowed, again.repeat, again.quotaExhausted?.quota]).toEqual([true, undefined, 1]);
+      expect((await admission.admit('d3', true, at, 'k1')).repeat).toBe(true); // the one recorded within the quota repeats free
+    });
+
     it('requests that arrive together are decided in one call, in order', async () => {
       const limiter = createRedisRateLimiter(redis, prefix, { perSecond: 3, burst: 2 });
       const watcher = new Redis(process.env.REDIS_URL!);

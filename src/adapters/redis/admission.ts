@@ -104,9 +104,12 @@ export function createRedisAdmission(redis: RedisClient, keyPrefix: string, rate
       let changes = 0;
       callers.forEach((caller, i) => {
         if (admitted[i] !== '1') return caller.resolve({ allowed: false, retryAfterMs });
+        if (caller.isChange && counted && changes++ >= recordable) {
+          // past the quota: it may only replay, so its repeats are not let in free either
+          return caller.resolve({ allowed: true, retryAfterMs: 0, quotaExhausted: { held, quota: quota.quota, windowSeconds: quota.windowSeconds } });
+        }
         if (caller.chargedKey !== undefined && limited) remember(caller.chargedKey);
-        if (!caller.isChange || !counted || changes++ < recordable) return caller.resolve(ADMITTED);
-        caller.resolve({ allowed: true, retryAfterMs: 0, quotaExhausted: { held, quota: quota.quota, windowSeconds: quota.windowSeconds } });
+        caller.resolve(ADMITTED);
       });
     } catch (error) {
       if (uncount > 0) uncounted.set(partnerId, (uncounted.get(partnerId) ?? 0) + uncount);
