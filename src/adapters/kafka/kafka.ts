@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type KafkaConfig, type LogEntry, type Producer, type SASLOptions } from 'kafkajs';
 import type { KafkaSecurity, KafkaTlsSettings } from '../../config/kafka';
-import type { Logger } from '../../contract/log';
 import { retry } from '../../shared/retry';
+import type { KafkaConnection } from './connection';
 import { installFetchMessages } from './fetch-messages';
 import { installPooledEncoder } from './pooled-encoder';
 import { installRecordDecoder } from './record-decoder';
@@ -37,16 +37,7 @@ export function kafkaTransport(security: KafkaSecurity | undefined): Pick<KafkaC
   return transport;
 }
 
-/**
- * How a program reaches the cluster: what every function of this folder is given instead of a kafkajs
- * object, so nothing outside src/adapters/kafka holds one.
- */
-export interface KafkaConnection {
-  brokers: string[];
-  clientId: string;
-  log: Logger;
-  security?: KafkaSecurity;
-}
+export type { KafkaConnection } from './connection';
 
 /**
  * kafkajs with its log lines routed into the program's logger, so one log stream carries everything, and its
