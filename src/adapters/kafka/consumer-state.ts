@@ -1,26 +1,34 @@
-import type { Consumer } from 'kafkajs';
+import type { Consumer, ConsumerGroupJoinPayload } from '@platformatic/kafka';
 import type { ConsumerMembership, ConsumerState } from '../../contract/transport';
 
 /**
- * What the consumer's instrumentation events say about its group membership: joined (with its
- * assignment) after GROUP_JOIN, not joined while rebalancing, stopped or crashed. A crash kafkajs does
- * not restart from leaves the process alive but useless: that is reported as not live.
+ * What the consumer's group events say about its membership: joined (with its assignment) after a join,
+ * not joined while rebalancing, after leaving or closing, and — with the error — once the member gave up
+ * for good (the process is then alive but useless: reported as not live).
  */
 export class ConsumerStateTracker implements ConsumerMembership {
   private current: ConsumerState = { joined: false, assignment: {}, lastEvent: 'none' };
 
-  constructor(consumer: Consumer) {
-    const { GROUP_JOIN, REBALANCING, CRASH, STOP, DISCONNECT } = consumer.events;
-    consumer.on(GROUP_JOIN, ({ payload }) => {
-      this.current = { joined: true, assignment: payload.memberAssignment, memberId: payload.memberId, lastEvent: 'group join' };
+  constructor(consumer: Pick<Consumer, 'on'>) {
+    consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
+      const assignment: Record<string, number[]> = {};
+      for (const { topic, partitions } of payload.assignments ?? []) assignment[topic] = [...partitions];
+      this.current = { joined: true, assignment, memberId: payload.memberId, lastEvent: 'group join' };
     });
-    consumer.on(REBALANCING, () => this.leave('rebalancing'));
-    consumer.on(STOP, () => this.leave('stopped'));
-    consumer.on(DISCONNECT, () => this.leave('disconnected'));
-    consumer.on(CRASH, ({ payload }) => {
-      this.leave(payload.restart ? 'crashed, restarting' : 'crashed');
-      if (!payload.restart) this.current.fatalError = payload.error?.message ?? String(payload.error);
-    });
+    consumer.on('consumer:group:rebalance', () => this.leave('rebalancing'));
+    consumer.on('consumer:group:leave', () => this.leave('left the group'));
+    consumer.on('client:close', () => this.leave('disconnected'));
+  }
+
+  /** The member stopped for good (it will not consume again). */
+  failed(error: Error): void {
+    this.leave('crashed');
+    this.current.fatalError = error.message;
+  }
+
+  /** The member lost its stream and is consuming again. */
+  restarting(): void {
+    this.leave('crashed, restarting');
   }
 
   private leave(event: string): void {

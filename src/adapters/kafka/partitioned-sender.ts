@@ -1,34 +1,33 @@
-import { Partitioners, type Admin, type PartitionMetadata, type Producer } from 'kafkajs';
+import { murmur2 } from './platformatic';
 import { outboundBytes, TopicRefusedError, type Outbound, type OutboundSender, type PartitionCount, type Refused } from '../../contract/transport';
 import { isSendRefusal, isTopicRefusal, kafkaErrorType } from './send-refusal';
-import { SpanningCalls } from './spanning-calls';
+import { SpanningCalls, type ProduceCall, type WireMessage } from './spanning-calls';
 
 /**
- * How the service writes to Kafka: every message gets its partition here (the same murmur2 choice as
- * kafkajs's and Java's default partitioner). Two kafkajs 2.2.4 behaviours, both found by the fault suite,
- * shape the sending:
+ * How the service writes to Kafka: every message gets its partition here (the murmur2 choice of Java's and
+ * kafkajs's default partitioners, so a key lands on the same partition whichever language produced it).
  *
- * - A sendBatch that spans several brokers keeps each broker's acknowledgement across its retries. When a
- *   broker dies and its partitions move to a broker that already acknowledged its own part of the same call,
- *   the moved messages are never sent again and the call still resolves (tulios/kafkajs#1303, #1798).
- *   Measured: one of three brokers killed under load lost 14 replies and 24 billing events that had been
- *   "acknowledged". So a call spanning partitions goes through a producer that never retries (one produce
- *   request per leader, all acknowledged or the call rejects); when it fails, everything is sent again the
- *   safe way: one topic-partition per call, on a producer that retries (one leader: it succeeds or is
- *   retried whole). A message acknowledged by the failed call may then be written twice, which the
- *   contract allows (replies match by X-Correlation-Id, events by ce_id). One call per batch instead of
- *   one per topic-partition: docs/benchmarks.md, "one produce call per batch".
- * - kafkajs puts everything a call has for one partition into one record batch, and the broker refuses a
- *   batch above message.max.bytes (1 MiB by default) with a non-retriable error that stopped the consumer for
- *   good (a burst of large dead letters with one key was enough). Runs are cut below MAX_SEND_BYTES; one
+ * - A call spanning partitions goes through a producer that does not retry (one produce request per leader,
+ *   all acknowledged or the call rejects); when it fails, everything is sent again the safe way: one
+ *   topic-partition per call, on a producer that retries (one leader: it succeeds or is retried whole).
+ *   The client retries a failed request on the leader of the request's FIRST partition, with all its
+ *   partitions (producer.js, #performSingleDestinationSend): after a broker died, partitions that moved
+ *   elsewhere would be asked of the wrong broker. With kafkajs a retried call spanning brokers lost
+ *   acknowledged messages (tulios/kafkajs#1303, found by the fault suite); one partition per retried call
+ *   cannot. A message acknowledged by the failed call may then be written twice, which the contract allows
+ *   (replies match by X-Correlation-Id, events by ce_id). One call per batch instead of one per
+ *   topic-partition: docs/benchmarks.md, "one produce call per batch".
+ * - The client puts everything a call has for one partition into one record batch, and the broker refuses
+ *   a batch above message.max.bytes (1 MiB by default) for good. Runs are cut below MAX_SEND_BYTES; one
  *   message alone is bounded by the dead-letter limits of pipeline/outbound.ts.
  *
  * A message Kafka will never take — a topic that does not exist or may not be written, a partition the topic
- * does not have (kafkajs drops such a message silently), a message above the topic's size limit — is
- * refused, not retried: the topic and partition are checked against the cluster's metadata before the send,
- * and a run the broker refuses for good is sent again one message at a time to find the bad ones. Only
- * the refused messages come back; every other message was acknowledged. Retriable failures (a broker
- * away, a leader moving) still reject the call, so the batch is retried and nothing is committed.
+ * does not have (the client would quietly write it to the partition modulo the count), a message above the
+ * topic's size limit — is refused, not retried: the topic and partition are checked against the cluster's
+ * metadata before the send, and a run the broker refuses for good is sent again one message at a time to
+ * find the bad ones. Only the refused messages come back; every other message was acknowledged. Retriable
+ * failures (a broker away, a leader moving) still reject the call, so the batch is retried and nothing is
+ * committed.
  */
 export const MAX_SEND_BYTES = 512 * 1024;
 
@@ -57,7 +56,10 @@ export function chunkByBytes<T extends Outbound>(messages: T[], limit: number): 
  */
 const RECHECK_MS = 5_000;
 
-export function partitionCounts(admin: Pick<Admin, 'fetchTopicMetadata'>, ttlMs = 60_000): PartitionCount {
+/** Reads a topic's partition count from the cluster (0 when it has none); throws the client's error otherwise. */
+export type TopicPartitionsReader = (topic: string) => Promise<number>;
+
+export function partitionCounts(readCount: TopicPartitionsReader, ttlMs = 60_000): PartitionCount {
   const known = new Map<string, { count: number; at: number } | { refused: TopicRefusedError; at: number }>();
   return async (topic, fresh = false) => {
     const cached = known.get(topic);
@@ -67,8 +69,7 @@ export function partitionCounts(admin: Pick<Admin, 'fetchTopicMetadata'>, ttlMs 
       return cached.count;
     }
     try {
-      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-      const count = topics[0]?.partitions.length ?? 0;
+      const count = await readCount(topic);
       if (count === 0) throw new TopicRefusedError(topic, 'UNKNOWN_TOPIC_OR_PARTITION');
       known.set(topic, { count, at: Date.now() });
       return count;
@@ -94,13 +95,16 @@ async function countOrRefusal(countOf: PartitionCount, topic: string, fresh?: bo
   }
 }
 
-/** The partitioner's view of a topic with `count` partitions, each led somewhere: one array per count, not one per message. */
-const metadataByCount = new Map<number, PartitionMetadata[]>();
-const metadataOf = (count: number): PartitionMetadata[] => {
-  let metadata = metadataByCount.get(count);
-  if (!metadata) metadataByCount.set(count, (metadata = Array.from({ length: count }, (_, partitionId) => ({ partitionId, leader: 0 }) as PartitionMetadata)));
-  return metadata;
-};
+/**
+ * Java's default partitioner: a keyed message goes to murmur2(key) made positive, modulo the count; one
+ * without a key to the next partition in turn.
+ */
+export function defaultPartitioner(): (key: Buffer | string | null, count: number) => number {
+  let next = Math.floor(Math.random() * 0x7fffffff);
+  return (key, count) => (key === null ? next++ : murmur2(Buffer.isBuffer(key) ? key : Buffer.from(key)) & 0x7fffffff) % count;
+}
+
+type Partitioner = ReturnType<typeof defaultPartitioner>;
 
 /**
  * Groups messages by the topic-partition they go to, each group in the order given; those with nowhere to go
@@ -110,7 +114,7 @@ const metadataOf = (count: number): PartitionMetadata[] => {
 export async function byPartition(
   messages: Outbound[],
   countOf: PartitionCount,
-  partitioner = Partitioners.DefaultPartitioner(),
+  partitioner: Partitioner = defaultPartitioner(),
 ): Promise<{ groups: Map<string, Placed[]>; refused: Refused<Outbound>[] }> {
   const groups = new Map<string, Placed[]>();
   const refused: Refused<Outbound>[] = [];
@@ -137,23 +141,23 @@ export async function byPartition(
 }
 
 /** Where a message goes in a topic of `count` partitions, or why it cannot go there. */
-function partitionOf(message: Outbound, count: number, partitioner: ReturnType<typeof Partitioners.DefaultPartitioner>): number | string {
+function partitionOf(message: Outbound, count: number, partitioner: Partitioner): number | string {
   if (message.partition !== undefined) {
     return message.partition < count ? message.partition : `partition ${message.partition} does not exist: topic ${message.topic} has ${count}`;
   }
   if (message.preferredPartition !== undefined) return message.preferredPartition % count;
-  return partitioner({ topic: message.topic, partitionMetadata: metadataOf(count), message: { key: message.key, value: message.value } });
+  return partitioner(message.key, count);
 }
 
 const errorText = (error: unknown): string => (error as Error)?.message ?? String(error);
 
 /**
  * `retrying` sends one topic-partition per call; `spanning`, when given, sends whole batches at once (those
- * of one turn of the event loop together: spanning-calls.ts) and must not retry (createProducer's `once`).
+ * of one turn of the event loop together: spanning-calls.ts) and must not retry (producer.ts's `once`).
  */
-export function createPartitionedSender(retrying: Pick<Producer, 'send'>, countOf: PartitionCount, spanning?: Pick<Producer, 'sendBatch'>): OutboundSender {
-  const partitioner = Partitioners.DefaultPartitioner();
-  const wire = (run: Placed[]) => run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition }));
+export function createPartitionedSender(retrying: ProduceCall, countOf: PartitionCount, spanning?: ProduceCall): OutboundSender {
+  const partitioner = defaultPartitioner();
+  const wire = (run: Placed[]): WireMessage[] => run.map(({ topic, key, value, headers, partition }) => ({ topic, key, value, headers, partition }));
   const spanningCalls = spanning && new SpanningCalls(spanning, MAX_SEND_BYTES);
   /** Every group in one call (shared with the other batches' of this turn), when each fits one run: true once acknowledged. */
   const sendSpanning = async (groups: Placed[][]): Promise<boolean> => {
@@ -165,7 +169,7 @@ export function createPartitionedSender(retrying: Pick<Producer, 'send'>, countO
   /** Sends a run; when the broker refuses it for good, each message alone, so only the bad ones are refused. */
   const sendRun = async (run: Placed[], refused: Refused<Outbound>[]): Promise<void> => {
     try {
-      await retrying.send({ topic: run[0]!.topic, acks: -1, messages: wire(run) });
+      await retrying(wire(run));
     } catch (error) {
       if (!isSendRefusal(error)) throw error;
       if (run.length === 1) return void refused.push({ message: run[0]!.original, reason: `${kafkaErrorType(error)}: ${errorText(error)}` });

@@ -1,6 +1,7 @@
 import type { Outbound, OutboundSender } from '../../contract/transport';
-import { createKafka, createProducer, type KafkaConnection } from './kafka';
+import type { KafkaConnection } from './connection';
 import { createPartitionedSender, partitionCounts } from './partitioned-sender';
+import { createProducer, partitionsReader, produceCall } from './producer';
 
 /** A producer for programs that send a message at a time (the client library, the NP simulator). */
 export interface RecordProducer {
@@ -42,32 +43,24 @@ export function coalescing(sender: OutboundSender): (message: Outbound) => Promi
 
 /**
  * `ordered`: one request in flight, so a retry never puts a later send of the same partition first (see
- * createProducer). `batched`: the sends of one turn of the event loop go out together through the
- * service's own sender (partitioned-sender.ts): one call spanning their partitions on a producer that does
- * not retry, else one call per partition — never kafkajs's retry of a call spanning partitions, which can
- * resolve with messages unwritten when a broker dies (the caller then waited for a reply that could not come).
+ * producer.ts); its sends go one at a time, each on its own partition. Otherwise the sends of one turn of
+ * the event loop go out together through the service's own sender (partitioned-sender.ts): one call
+ * spanning their partitions on a producer that does not retry, else one call per partition.
  */
 export async function connectRecordProducer(connection: KafkaConnection, options: { ordered: boolean; batched: boolean }): Promise<RecordProducer> {
-  const kafka = createKafka(connection);
-  const producer = createProducer(kafka, { ordered: options.ordered });
-  if (!options.batched) {
-    await producer.connect();
-    return {
-      send: async ({ topic, partition, key, value, headers }) => void (await producer.send({ topic, acks: -1, messages: [{ partition, key, value, headers }] })),
-      disconnect: () => producer.disconnect(),
-    };
-  }
+  const producer = createProducer(connection, { ordered: options.ordered });
   // Not for `ordered`: a failed spanning call sent again the safe way could land after a later call's messages.
-  const spanning = options.ordered ? undefined : createProducer(kafka, { ordered: false, once: true });
-  const metadata = kafka.admin();
-  const disconnect = async () => {
-    await Promise.allSettled([producer.disconnect(), spanning?.disconnect(), metadata.disconnect()]);
+  const spanning = options.ordered || !options.batched ? undefined : createProducer(connection, { ordered: false, once: true });
+  const sender = createPartitionedSender(produceCall(producer), partitionCounts(partitionsReader(producer)), spanning && produceCall(spanning));
+  const alone = async (message: Outbound) => {
+    const [refused] = await sender.send([message]);
+    if (refused) throw new Error(`Kafka refused the message to ${message.topic}: ${refused.reason}`);
   };
-  try {
-    await Promise.all([producer.connect(), spanning?.connect(), metadata.connect()]);
-  } catch (error) {
-    await disconnect(); // the ones that did connect would otherwise stay open
-    throw error;
-  }
-  return { send: coalescing(createPartitionedSender(producer, partitionCounts(metadata), spanning)), disconnect };
+  const send = options.batched ? coalescing(sender) : alone;
+  return {
+    send,
+    disconnect: async () => {
+      await Promise.allSettled([producer.close(), spanning?.close()]);
+    },
+  };
 }

@@ -1,12 +1,23 @@
-import type { Message, Producer } from 'kafkajs';
 import { isSendRefusal } from './send-refusal';
+
+/** A message on its way to one partition of a topic, as a produce call takes it. */
+export interface WireMessage {
+  topic: string;
+  partition: number;
+  key: Buffer | string | null;
+  value: Buffer | null;
+  headers: Record<string, string | Buffer>;
+}
+
+/** One produce call (acks = all): resolves once every message was acknowledged, rejects otherwise. */
+export type ProduceCall = (messages: WireMessage[]) => Promise<void>;
 
 /** One topic-partition's messages of a send, in order, with their size on the wire. */
 export interface PartitionRun {
   /** `<partition>:<topic>` */
   key: string;
   topic: string;
-  messages: Message[];
+  messages: WireMessage[];
   bytes: number;
 }
 
@@ -17,7 +28,7 @@ interface Caller {
 
 /**
  * Callers into produce calls, in their order: a caller joins the current call unless one of its partitions
- * would pass `maxPartitionBytes` there (kafkajs makes one record batch of a call's messages for a
+ * would pass `maxPartitionBytes` there (the client makes one record batch of a call's messages for a
  * partition, and the broker refuses a batch over its limit).
  */
 export function packCalls<T extends { runs: PartitionRun[] }>(callers: T[], maxPartitionBytes: number): T[][] {
@@ -50,8 +61,8 @@ export const SAFE_AFTER_FAILURE_MS = 2_000;
  * Merges the sends made in one turn of the event loop into as few produce calls as the batch limit
  * allows. The batches of one fetch get their Redis answers together (one auto-pipelined reply), so their
  * sends come together too, and one produce request per broker then carries all of them instead of one
- * each. The producer must not retry (createProducer's `once`): kafkajs's retry of a call spanning
- * partitions can drop messages (partitioned-sender.ts). A caller learns whether the call that carried
+ * each. The producer must not retry (producer.ts's `once`): a retried call spanning partitions is sent
+ * to one leader only (partitioned-sender.ts). A caller learns whether the call that carried
  * its messages was acknowledged as a whole; after a failed call each of its callers sends again its own
  * way, one partition per call, and so does everyone for SAFE_AFTER_FAILURE_MS.
  */
@@ -60,7 +71,7 @@ export class SpanningCalls {
   private safeUntil = 0;
 
   constructor(
-    private readonly producer: Pick<Producer, 'sendBatch'>,
+    private readonly produce: ProduceCall,
     private readonly maxPartitionBytes: number,
   ) {}
 
@@ -88,15 +99,7 @@ export class SpanningCalls {
     const callers = this.pending;
     this.pending = [];
     for (const call of packCalls(callers, this.maxPartitionBytes)) {
-      const byTopic = new Map<string, Message[]>();
-      for (const { runs } of call) {
-        for (const run of runs) {
-          const messages = byTopic.get(run.topic);
-          if (messages) messages.push(...run.messages);
-          else byTopic.set(run.topic, [...run.messages]);
-        }
-      }
-      this.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) }).then(
+      this.produce(call.flatMap(({ runs }) => runs.flatMap((run) => run.messages))).then(
         () => call.forEach((caller) => caller.settle(undefined)),
         (error: unknown) => call.forEach((caller) => caller.settle({ error })),
       );

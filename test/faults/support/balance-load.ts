@@ -5,6 +5,7 @@ import type { ServiceConfig } from '../../../src/app/config';
 import { loadCatalog } from '../../../src/app/service';
 import { createBalanceComponents, type BalanceComponents } from '../../../src/app/balance';
 import { createRedisClient, type RedisClient } from '../../../src/adapters/redis/client';
+import type { ProduceCall } from '../../../src/adapters/kafka/spanning-calls';
 import { createPartitionedSender } from '../../../src/adapters/kafka/partitioned-sender';
 import { AvroCodec } from '../../../src/adapters/registry/avro-codec';
 import { registerContract } from '../../../src/adapters/registry/register-contract';
@@ -205,8 +206,10 @@ export class BalanceLoad {
     );
     // the partner writes one partition per call too: kafkajs can drop part of a multi-broker call when a broker dies
     const { compression } = this.options;
-    const compressing: Pick<Producer, 'send'> = compression === undefined ? producer : { send: (record) => producer.send({ ...record, compression }) };
-    const sender = createPartitionedSender(compressing, async () => this.config.kafka.topicPartitions);
+    const sendPartition: ProduceCall = async (run) => {
+      await producer.send({ topic: run[0]!.topic, acks: -1, ...(compression === undefined ? {} : { compression }), messages: run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition })) });
+    };
+    const sender = createPartitionedSender(sendPartition, async () => this.config.kafka.topicPartitions);
     for (;;) {
       try {
         await sender.send(messages.map((m) => ({ ...m, topic: this.config.topics.balanceCommands })));

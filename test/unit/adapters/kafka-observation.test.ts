@@ -1,7 +1,7 @@
-import type { Consumer, Producer } from 'kafkajs';
+import { EventEmitter } from 'node:events';
 import { lagOf } from '../../../src/adapters/kafka/consumer-lag';
 import { ConsumerStateTracker } from '../../../src/adapters/kafka/consumer-state';
-import { observeProducer } from '../../../src/adapters/kafka/observed-producer';
+import { observeProduceCall } from '../../../src/adapters/kafka/observed-producer';
 import { type SentMessage } from '../../../src/contract/transport';
 
 describe('lagOf', () => {
@@ -24,57 +24,49 @@ describe('lagOf', () => {
   });
 });
 
+/** A consumer's event emitter, as @platformatic/kafka's consumer emits its group events. */
 function fakeConsumer() {
-  const listeners = new Map<string, (event: { payload: any }) => void>();
-  const events = { GROUP_JOIN: 'join', REBALANCING: 'rebalancing', CRASH: 'crash', STOP: 'stop', DISCONNECT: 'disconnect' };
-  const consumer = { events, on: (name: string, listener: (event: { payload: any }) => void) => listeners.set(name, listener) } as unknown as Consumer;
-  const emit = (name: keyof typeof events, payload: object = {}) => listeners.get(events[name])!({ payload });
-  return { consumer, emit };
+  const emitter = new EventEmitter();
+  return { consumer: emitter as never, emit: (name: string, payload: object = {}) => emitter.emit(name, payload) };
 }
 
 describe('ConsumerStateTracker', () => {
-  it('is joined with its assignment after a group join, and not while rebalancing or after a stop', () => {
+  it('is joined with its assignment after a group join, and not while rebalancing or after leaving', () => {
     const { consumer, emit } = fakeConsumer();
     const tracker = new ConsumerStateTracker(consumer);
     expect(tracker.state.joined).toBe(false);
-    emit('GROUP_JOIN', { memberId: 'm1', memberAssignment: { cmds: [0, 2], np: [1] } });
-    expect(tracker.state).toMatchObject({ joined: true, memberId: 'm1' });
+    emit('consumer:group:join', { memberId: 'm1', assignments: [{ topic: 'cmds', partitions: [0, 2] }, { topic: 'np', partitions: [1] }] });
+    expect(tracker.state).toMatchObject({ joined: true, memberId: 'm1', assignment: { cmds: [0, 2], np: [1] } });
     expect(tracker.assignedPartitions).toBe(3);
-    emit('REBALANCING');
+    emit('consumer:group:rebalance');
     expect(tracker.state).toMatchObject({ joined: false, lastEvent: 'rebalancing' });
     expect(tracker.assignedPartitions).toBe(0);
-    emit('GROUP_JOIN', { memberId: 'm1', memberAssignment: { cmds: [1] } });
-    emit('STOP');
+    emit('consumer:group:join', { memberId: 'm1', assignments: [{ topic: 'cmds', partitions: [1] }] });
+    emit('consumer:group:leave');
     expect(tracker.state.joined).toBe(false);
     expect(tracker.state.fatalError).toBeUndefined();
   });
 
-  it('records a crash kafkajs gives up on as fatal, and one it restarts from as not', () => {
-    const { consumer, emit } = fakeConsumer();
+  it('records a failure the member consumes again after as not fatal, and one it stops for as fatal', () => {
+    const { consumer } = fakeConsumer();
     const tracker = new ConsumerStateTracker(consumer);
-    emit('CRASH', { error: new Error('blip'), restart: true });
+    tracker.restarting();
     expect(tracker.state).toMatchObject({ joined: false, lastEvent: 'crashed, restarting' });
     expect(tracker.state.fatalError).toBeUndefined();
-    emit('CRASH', { error: new Error('not authorized'), restart: false });
+    tracker.failed(new Error('not authorized'));
     expect(tracker.state.fatalError).toBe('not authorized');
   });
 });
 
-describe('observeProducer', () => {
-  it('reports every acknowledged message of send and sendBatch, and nothing when the send failed', async () => {
+describe('observeProduceCall', () => {
+  it('reports every acknowledged message, and nothing when the send failed', async () => {
     const sent: SentMessage[] = [];
     let fail = false;
-    const inner = {
-      connect: async () => undefined,
-      send: async () => (fail ? Promise.reject(new Error('no leader')) : [{ topicName: 'x', partition: 0, errorCode: 0 }]),
-      sendBatch: async () => [],
-    } as unknown as Producer;
-    const producer = observeProducer(inner, (messages) => sent.push(...messages));
-    expect(producer.connect).toBe(inner.connect);
-    await producer.send({ topic: 'a', messages: [{ value: '1', headers: { h: 'v' } }, { value: '2' }] });
-    await producer.sendBatch({ topicMessages: [{ topic: 'b', messages: [{ value: '3' }] }, { topic: 'c', messages: [{ value: '4' }] }] });
+    const produce = observeProduceCall(async () => (fail ? Promise.reject(new Error('no leader')) : undefined), (messages) => sent.push(...messages));
+    const message = (topic: string, headers: Record<string, string> = {}) => ({ topic, partition: 0, key: null, value: Buffer.from('v'), headers });
+    await produce([message('a', { h: 'v' }), message('b')]);
     fail = true;
-    await expect(producer.send({ topic: 'a', messages: [{ value: '5' }] })).rejects.toThrow('no leader');
-    expect(sent).toEqual([{ topic: 'a', headers: { h: 'v' } }, { topic: 'a', headers: undefined }, { topic: 'b', headers: undefined }, { topic: 'c', headers: undefined }]);
+    await expect(produce([message('c')])).rejects.toThrow('no leader');
+    expect(sent.map((m) => [m.topic, m.headers])).toEqual([['a', { h: 'v' }], ['b', {}]]);
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
-import { byPartition, chunkByBytes, createPartitionedSender, MAX_SEND_BYTES, partitionCounts } from '../../../src/adapters/kafka/partitioned-sender';
+import { byPartition, chunkByBytes, createPartitionedSender as senderOver, MAX_SEND_BYTES, partitionCounts } from '../../../src/adapters/kafka/partitioned-sender';
+import type { ProduceCall, WireMessage } from '../../../src/adapters/kafka/spanning-calls';
 import { outboundBytes, TopicRefusedError, type Outbound } from '../../../src/contract/transport';
 
 /**
@@ -10,6 +11,22 @@ import { outboundBytes, TopicRefusedError, type Outbound } from '../../../src/co
  */
 const message = (size: number, i: number): Outbound => ({ topic: `t${i % 3}`, key: `k${i}`, value: Buffer.alloc(size), headers: { n: String(i) } });
 const fourPartitions = async () => 4;
+
+/**
+ * The fakes below play two producers in kafkajs's shapes: `send` (one topic per call) for the retrying one,
+ * `sendBatch` (topics grouped) for the spanning one; these turn them into the produce calls the sender takes.
+ * kafkajs's partitioner is the reference for the partition a key must land on: partners on kafkajs pick it.
+ */
+type RetryingFake = { send: (record: { topic: string; acks?: number; messages: WireMessage[] }) => Promise<unknown> };
+type SpanningFake = { sendBatch: (batch: { topicMessages: { topic: string; messages: WireMessage[] }[] }) => Promise<unknown> };
+const retryingCall = (fake: RetryingFake): ProduceCall => async (messages) => void (await fake.send({ topic: messages[0]!.topic, acks: -1, messages }));
+const spanningCall = (fake: SpanningFake): ProduceCall => async (messages) => {
+  const byTopic = new Map<string, WireMessage[]>();
+  for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+  await fake.sendBatch({ topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })) });
+};
+const createPartitionedSender = (retrying: unknown, countOf: Parameters<typeof senderOver>[1], spanning?: unknown) =>
+  senderOver(retryingCall(retrying as RetryingFake), countOf, spanning === undefined ? undefined : spanningCall(spanning as SpanningFake));
 
 describe('chunkByBytes', () => {
   it('keeps every message, in order, in runs of at most the limit (a larger message alone)', () => {
@@ -90,7 +107,7 @@ describe('refusals', () => {
   const producerRefusingBig = (acknowledged: string[]) => ({
     send: async (record: { messages: { key: string; value: Buffer }[] }) => {
       if (record.messages.some((m) => m.value.toString() === 'big')) {
-        throw Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { type: 'MESSAGE_TOO_LARGE', retriable: false }) });
+        throw Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { apiId: 'MESSAGE_TOO_LARGE', canRetry: false }) });
       }
       acknowledged.push(...record.messages.map((m) => m.key));
     },
@@ -124,20 +141,19 @@ describe('refusals', () => {
   });
 
   it('rejects on a retriable failure (a leader moving), so the batch is retried', async () => {
-    const producer = { send: async () => Promise.reject(Object.assign(new Error('not the leader'), { type: 'NOT_LEADER_FOR_PARTITION', retriable: true })) };
+    const producer = { send: async () => Promise.reject(Object.assign(new Error('not the leader'), { apiId: 'NOT_LEADER_OR_FOLLOWER', canRetry: true })) };
     await expect(createPartitionedSender(producer, fourPartitions).send([outbound('a', 'ok')])).rejects.toThrow('not the leader');
   });
 
   it('partitionCounts turns an unknown topic into a refusal and remembers it briefly, and passes other failures on', async () => {
     let calls = 0;
-    const admin = {
-      fetchTopicMetadata: async ({ topics }: { topics: string[] }) => {
-        calls++;
-        if (topics[0] === 'gone') throw Object.assign(new Error('failed'), { cause: Object.assign(new Error('This server does not host this topic-partition'), { type: 'UNKNOWN_TOPIC_OR_PARTITION' }) });
-        throw Object.assign(new Error('Connection error'), { retriable: true });
-      },
+    const readCount = async (topic: string): Promise<number> => {
+      calls++;
+      // the client's own error for an unknown topic (its metadata drops the protocol error)
+      if (topic === 'gone') throw Object.assign(new Error('Unknown topic gone.'), { code: 'PLT_KFK_USER' });
+      throw Object.assign(new Error('Connection error'), { code: 'PLT_KFK_NETWORK' });
     };
-    const countOf = partitionCounts(admin as never);
+    const countOf = partitionCounts(readCount);
     await expect(countOf('gone')).rejects.toBeInstanceOf(TopicRefusedError);
     await expect(countOf('gone')).rejects.toBeInstanceOf(TopicRefusedError);
     expect(calls).toBe(1);
@@ -146,8 +162,7 @@ describe('refusals', () => {
 
   it('partitionCounts reads a count again when asked for a fresh one, but not for every message of a burst', async () => {
     let calls = 0;
-    const admin = { fetchTopicMetadata: async () => (calls++, { topics: [{ name: 'replies', partitions: [{}, {}] }] }) };
-    const countOf = partitionCounts(admin as never);
+    const countOf = partitionCounts(async () => (calls++, 2));
     jest.useFakeTimers({ now: 1_000_000 });
     try {
       expect(await countOf('replies')).toBe(2);
@@ -218,7 +233,7 @@ describe('one call spanning partitions', () => {
   });
 
   it('a message the broker refuses in a spanning call is found by sending its partition again, and the next batch spans again', async () => {
-    const tooLarge = Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('too large'), { type: 'MESSAGE_TOO_LARGE' }) });
+    const tooLarge = Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('too large'), { apiId: 'MESSAGE_TOO_LARGE' }) });
     let failures = 1;
     const { calls, spanning, retrying } = producers(() => (failures-- > 0 ? tooLarge : undefined));
     const sender = createPartitionedSender(retrying as never, fourPartitions, spanning as never);

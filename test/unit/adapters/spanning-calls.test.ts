@@ -5,7 +5,7 @@ import { packCalls, SpanningCalls, type PartitionRun } from '../../../src/adapte
 const run = (partition: number, bytes: number, ...keys: string[]): PartitionRun => ({
   key: `${partition}:t`,
   topic: 't',
-  messages: keys.map((key) => ({ key, value: null, partition })),
+  messages: keys.map((key) => ({ topic: 't', key, value: null, partition, headers: {} })),
   bytes,
 });
 
@@ -35,15 +35,15 @@ describe('packCalls', () => {
 });
 
 describe('SpanningCalls', () => {
-  type Batch = { topicMessages: { topic: string; messages: { key: string; partition: number }[] }[] };
+  type Sent = { key: string; partition: number }[];
 
   it('sends what several callers send in one turn as one call, each partition in the callers’ order', async () => {
-    const batches: Batch[] = [];
-    const calls = new SpanningCalls({ sendBatch: async (batch: Batch) => void batches.push(batch) } as never, 1000);
+    const batches: Sent[] = [];
+    const calls = new SpanningCalls(async (messages) => void batches.push(messages as Sent), 1000);
     const acknowledged = await Promise.all([calls.trySend([run(0, 10, 'a1', 'a2'), run(1, 10, 'a3')]), calls.trySend([run(0, 10, 'b1')]), calls.trySend([run(1, 10, 'c1')])]);
     expect(acknowledged).toEqual([true, true, true]);
     expect(batches).toHaveLength(1);
-    const keys = (partition: number) => batches[0]!.topicMessages.flatMap((t) => t.messages).filter((m) => m.partition === partition).map((m) => m.key);
+    const keys = (partition: number) => batches[0]!.filter((m) => m.partition === partition).map((m) => m.key);
     expect(keys(0)).toEqual(['a1', 'a2', 'b1']);
     expect(keys(1)).toEqual(['a3', 'c1']);
   });
@@ -51,18 +51,16 @@ describe('SpanningCalls', () => {
   it('a failed call fails each of its callers and no other; then none is made for a while, unless the failure was a refusal', async () => {
     const calls_: string[][] = [];
     let failure: Error | undefined;
-    const calls = new SpanningCalls({
-      sendBatch: async (batch: Batch) => {
-        const keys = batch.topicMessages.flatMap((t) => t.messages.map((m) => m.key));
-        calls_.push(keys);
-        if (keys.includes('bad')) throw failure;
-      },
-    } as never, 1000);
-    const tooLarge = Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('too large'), { type: 'MESSAGE_TOO_LARGE' }) });
+    const calls = new SpanningCalls(async (messages) => {
+      const keys = (messages as Sent).map((m) => m.key);
+      calls_.push(keys);
+      if (keys.includes('bad')) throw failure;
+    }, 1000);
+    const tooLarge = Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('too large'), { apiId: 'MESSAGE_TOO_LARGE' }) });
     failure = tooLarge;
     expect(await Promise.all([calls.trySend([run(0, 600, 'bad')]), calls.trySend([run(1, 10, 'with-bad')]), calls.trySend([run(0, 600, 'next-call')])])).toEqual([false, false, true]);
     expect(await calls.trySend([run(0, 10, 'after-a-refusal')])).toBe(true);
-    failure = Object.assign(new Error('Connection error'), { retriable: true });
+    failure = Object.assign(new Error('Connection error'), { code: 'PLT_KFK_NETWORK' });
     expect(await calls.trySend([run(0, 10, 'bad')])).toBe(false);
     const made = calls_.length;
     expect(await calls.trySend([run(0, 10, 'after-the-cluster-failed')])).toBe(false);

@@ -1,0 +1,367 @@
+import type { Message, MessagesStream } from '@platformatic/kafka';
+import { Consumer } from './platformatic';
+import type { Logger } from '../../contract/log';
+import type { BatchContext, InboundRecord, RecordBatch, RecordHeaders, TopicPartitionOffsets } from '../../contract/transport';
+import { clientOptions, type KafkaConnection } from './connection';
+import { ConsumerStateTracker } from './consumer-state';
+import { kafkaErrorType } from './send-refusal';
+
+/** The group member's settings (the service's, from its configuration). */
+export interface GroupMemberSettings {
+  groupId: string;
+  /** The most a fetch takes from one partition (beyond its first record batch, which always comes whole). */
+  maxBytesPerPartition: number;
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  metadataMaxAgeMs: number;
+  /** How long a fetch waits for records. */
+  fetchMaxWaitMs: number;
+  /** A static member's id (KIP-345): a restarted member takes its partitions back without a rebalance. */
+  groupInstanceId?: string;
+}
+
+type Record_ = Message<Buffer, Buffer, Buffer, Buffer>;
+type Stream = MessagesStream<Buffer, Buffer, Buffer, Buffer>;
+
+/** Records waiting in the member (every partition not held) before it stops fetching. */
+const QUEUE_HIGH_WATER = 2_000;
+/** Records a held partition may queue before the member stops fetching altogether (the hold then costs every partition). */
+const HELD_QUEUE_LIMIT = 5_000;
+/** The wait before consuming again after the stream failed, doubling up to the most. */
+const RESTART_DELAY_MS = { first: 500, most: 10_000 };
+/** Errors after which consuming again cannot help: the member stops for good (reported as not live). */
+const FATAL = new Set(['GROUP_AUTHORIZATION_FAILED', 'TOPIC_AUTHORIZATION_FAILED', 'SASL_AUTHENTICATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED']);
+
+const tp = (topic: string, partition: number) => `${topic}|${partition}`;
+
+interface PartitionQueue {
+  topic: string;
+  partition: number;
+  records: Record_[];
+  /** Paused by the batch loop (a held record): its records stay queued from the first one not resolved. */
+  paused: boolean;
+  busy: boolean;
+  /** Bumped when the partition is revoked: a batch of an older epoch is stale. */
+  epoch: number;
+}
+
+interface Position {
+  /** The next offset to commit (the last resolved + 1), and the last committed. */
+  resolved?: bigint;
+  committed?: bigint;
+  leaderEpoch: number;
+}
+
+const headersOf = (record: Record_): RecordHeaders | undefined => {
+  if (record.headerEntries.length === 0) return undefined;
+  const headers: RecordHeaders = {};
+  for (const [name, value] of record.headerEntries) {
+    const key = name.toString();
+    const previous = headers[key];
+    headers[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
+  }
+  return headers;
+};
+
+const inbound = (record: Record_): InboundRecord => ({
+  key: record.key ?? null,
+  value: record.value ?? null,
+  headers: headersOf(record),
+  offset: record.offset.toString(),
+  timestamp: record.timestamp.toString(),
+});
+
+/**
+ * A member of a consumer group fed batch by batch (the transport's BatchConsumer), on @platformatic/kafka,
+ * whose consumer is one stream of records for every assigned partition. The member:
+ * - queues the records per partition and hands each partition's queued records to `eachBatch` as one
+ *   batch, one batch in flight per partition and at most `partitionsConsumedConcurrently` at once;
+ * - holds a partition without the client's help (it has no per-partition pause): a paused partition's
+ *   records stay queued from the first one not resolved, as a consumer that seeks back to its last resolved
+ *   offset would fetch them, while the other partitions flow; the stream pauses while too many records
+ *   wait (QUEUE_HIGH_WATER, or HELD_QUEUE_LIMIT behind a hold);
+ * - commits what the batch loop resolved, itself (the client's commit with the record's leader epoch), so
+ *   commits do not depend on the stream that delivered the records;
+ * - consumes again after the stream failed (a broker lost for longer than the client's retries, a fetch
+ *   it could not decode): the batches in flight finish, their offsets are committed, and a new stream
+ *   starts from the committed offsets — as kafkajs restarted its consumer after a crash.
+ */
+export class GroupMember {
+  readonly membership: ConsumerStateTracker;
+  readonly joined: Promise<void>;
+  private readonly consumer: Consumer<Buffer, Buffer, Buffer, Buffer>;
+  private topics: string[] = [];
+  private readonly pausedTopics = new Set<string>();
+  private stream?: Stream;
+  private streamPaused = false;
+  private eachBatch?: (context: BatchContext) => Promise<void>;
+  private concurrency = 1;
+  private running = false;
+  private closing = false;
+  private busy = 0;
+  private idleWaiters: (() => void)[] = [];
+  private readonly queues = new Map<string, PartitionQueue>();
+  private readonly positions = new Map<string, Position>();
+  private readonly fatalListeners: ((error: Error) => void)[] = [];
+  private restartDelayMs = RESTART_DELAY_MS.first;
+
+  constructor(
+    connection: KafkaConnection,
+    private readonly settings: GroupMemberSettings,
+    private readonly log: Logger = connection.log,
+  ) {
+    this.consumer = new Consumer({
+      ...clientOptions(connection, 'consumer'),
+      groupId: settings.groupId,
+      sessionTimeout: settings.sessionTimeoutMs,
+      heartbeatInterval: settings.heartbeatIntervalMs,
+      metadataMaxAge: settings.metadataMaxAgeMs,
+      autocommit: false,
+      ...(settings.groupInstanceId ? { groupInstanceId: settings.groupInstanceId } : {}),
+    });
+    this.membership = new ConsumerStateTracker(this.consumer);
+    this.joined = new Promise((resolve) => this.consumer.once('consumer:group:join', () => resolve()));
+    this.consumer.on('consumer:group:join', () => this.dropRevoked());
+  }
+
+  async subscribe(topics: string[]): Promise<void> {
+    this.topics = topics;
+  }
+
+  onFatal(listener: (error: Error) => void): void {
+    this.fatalListeners.push(listener);
+  }
+
+  async run(options: { partitionsConsumedConcurrently: number; eachBatch: (context: BatchContext) => Promise<void> }): Promise<void> {
+    this.eachBatch = options.eachBatch;
+    this.concurrency = Math.max(1, options.partitionsConsumedConcurrently);
+    this.running = true;
+    await this.consume();
+  }
+
+  /** Stops handing out the partitions' records (all of a topic's, or those named) until resumed. */
+  pause(topics: { topic: string; partitions?: number[] }[]): void {
+    for (const { topic, partitions } of topics) {
+      if (!partitions) this.pausedTopics.add(topic);
+      for (const queue of this.queuesOf(topic, partitions)) queue.paused = true;
+    }
+    this.flowControl();
+  }
+
+  resume(topics: { topic: string; partitions?: number[] }[]): void {
+    for (const { topic, partitions } of topics) {
+      if (!partitions) this.pausedTopics.delete(topic);
+      for (const queue of this.queuesOf(topic, partitions)) queue.paused = false;
+    }
+    this.flowControl();
+    this.pump();
+  }
+
+  async disconnect(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.running = false;
+    await this.whenIdle();
+    await this.stream?.close().catch(() => undefined);
+    await this.consumer.close(true).catch((error: unknown) => this.log.warn({ err: (error as Error).message }, 'consumer close failed'));
+  }
+
+  private async consume(): Promise<void> {
+    const stream = await this.consumer.consume({
+      topics: this.topics,
+      mode: 'committed',
+      fallbackMode: 'earliest',
+      autocommit: false,
+      maxBytesPerPartition: this.settings.maxBytesPerPartition,
+      maxWaitTime: this.settings.fetchMaxWaitMs,
+      sessionTimeout: this.settings.sessionTimeoutMs,
+      heartbeatInterval: this.settings.heartbeatIntervalMs,
+      ...(this.settings.groupInstanceId ? { groupInstanceId: this.settings.groupInstanceId } : {}),
+    });
+    if (!this.running) {
+      await stream.close().catch(() => undefined);
+      return;
+    }
+    this.stream = stream;
+    this.streamPaused = false;
+    this.restartDelayMs = RESTART_DELAY_MS.first;
+    stream.on('data', (record: Record_) => this.enqueue(record));
+    stream.on('error', (error: Error) => void this.restartAfter(stream, error));
+    this.flowControl();
+  }
+
+  /** The stream failed: let the batches in flight finish, commit what they resolved, and consume again. */
+  private async restartAfter(failed: Stream, error: Error): Promise<void> {
+    if (this.stream !== failed || !this.running) return;
+    this.stream = undefined;
+    for (const queue of this.queues.values()) queue.records = [];
+    await failed.close().catch(() => undefined);
+    const type = kafkaErrorType(error);
+    if (type !== undefined && FATAL.has(type)) return this.fail(error);
+    this.membership.restarting();
+    this.log.warn({ err: error.message, type }, 'the consumer stream failed; consuming again from the committed offsets');
+    await this.whenIdle();
+    await this.commitOffsets(this.uncommittedOffsets()).catch((commitError: unknown) =>
+      this.log.warn({ err: (commitError as Error).message }, 'offset commit before consuming again failed; those records come again'),
+    );
+    while (this.running && !this.stream) {
+      await new Promise((resolve) => setTimeout(resolve, this.restartDelayMs));
+      this.restartDelayMs = Math.min(this.restartDelayMs * 2, RESTART_DELAY_MS.most);
+      if (!this.running) return;
+      try {
+        await this.consume();
+      } catch (consumeError) {
+        const consumeType = kafkaErrorType(consumeError);
+        if (consumeType !== undefined && FATAL.has(consumeType)) return this.fail(consumeError as Error);
+        this.log.warn({ err: (consumeError as Error).message, type: consumeType }, 'consuming again failed; retrying');
+      }
+    }
+  }
+
+  /** Resolves once no batch is in flight. */
+  private whenIdle(): Promise<void> {
+    return this.busy === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private fail(error: Error): void {
+    this.running = false;
+    this.membership.failed(error);
+    this.log.error({ err: error.message }, 'the consumer stopped for good');
+    for (const listener of this.fatalListeners) listener(error);
+  }
+
+  private assigned(topic: string, partition: number): boolean {
+    return this.consumer.assignments?.some((a) => a.topic === topic && a.partitions.includes(partition)) ?? false;
+  }
+
+  /** After a join: queued records of partitions no longer assigned are dropped (their new owner fetches them). */
+  private dropRevoked(): void {
+    for (const [key, queue] of this.queues) {
+      if (this.assigned(queue.topic, queue.partition)) continue;
+      queue.records = [];
+      queue.epoch++;
+      this.positions.delete(key);
+      if (!queue.busy) this.queues.delete(key);
+    }
+    this.flowControl();
+  }
+
+  private queueOf(topic: string, partition: number): PartitionQueue {
+    const key = tp(topic, partition);
+    let queue = this.queues.get(key);
+    if (!queue) this.queues.set(key, (queue = { topic, partition, records: [], paused: this.pausedTopics.has(topic), busy: false, epoch: 0 }));
+    return queue;
+  }
+
+  private queuesOf(topic: string, partitions?: number[]): PartitionQueue[] {
+    return partitions ? partitions.map((p) => this.queueOf(topic, p)) : [...this.queues.values()].filter((q) => q.topic === topic);
+  }
+
+  private enqueue(record: Record_): void {
+    if (!this.assigned(record.topic, record.partition)) return; // fetched before a rebalance took it away
+    const queue = this.queueOf(record.topic, record.partition);
+    queue.records.push(record);
+    const position = this.positionOf(record.topic, record.partition);
+    position.leaderEpoch = record.leaderEpoch;
+    this.flowControl();
+    this.pump();
+  }
+
+  private positionOf(topic: string, partition: number): Position {
+    const key = tp(topic, partition);
+    let position = this.positions.get(key);
+    if (!position) this.positions.set(key, (position = { leaderEpoch: -1 }));
+    return position;
+  }
+
+  private flowControl(): void {
+    if (!this.stream) return;
+    let waiting = 0;
+    let heldOverflow = false;
+    for (const queue of this.queues.values()) {
+      if (queue.paused) heldOverflow ||= queue.records.length > HELD_QUEUE_LIMIT;
+      else waiting += queue.records.length;
+    }
+    const everyTopicPaused = this.topics.length > 0 && this.topics.every((topic) => this.pausedTopics.has(topic));
+    const pause = waiting > QUEUE_HIGH_WATER || heldOverflow || everyTopicPaused;
+    if (pause && !this.streamPaused) this.stream.pause();
+    if (!pause && this.streamPaused) this.stream.resume();
+    this.streamPaused = pause;
+  }
+
+  private pump(): void {
+    for (const queue of this.queues.values()) {
+      if (this.busy >= this.concurrency) return;
+      if (!queue.busy && !queue.paused && queue.records.length > 0) this.dispatch(queue);
+    }
+  }
+
+  private dispatch(queue: PartitionQueue): void {
+    const eachBatch = this.eachBatch;
+    if (!this.running || !eachBatch) return;
+    queue.busy = true;
+    this.busy++;
+    const taken = queue.records;
+    queue.records = [];
+    this.flowControl();
+    const epoch = queue.epoch;
+    const position = this.positionOf(queue.topic, queue.partition);
+    const batch: RecordBatch = { topic: queue.topic, partition: queue.partition, messages: taken.map(inbound) };
+    const context: BatchContext = {
+      batch,
+      resolveOffset: (offset) => {
+        const next = BigInt(offset) + 1n;
+        if (position.resolved === undefined || next > position.resolved) position.resolved = next;
+      },
+      heartbeat: async () => undefined, // the client heartbeats on its own timer
+      isRunning: () => this.running,
+      isStale: () => queue.epoch !== epoch || !this.assigned(queue.topic, queue.partition),
+      uncommittedOffsets: () => this.uncommittedOffsets(),
+      commitOffsetsIfNecessary: (offsets) => this.commitOffsets(offsets ?? this.uncommittedOffsets()),
+    };
+    eachBatch(context)
+      .catch((error: unknown) => this.log.warn({ err: (error as Error)?.message, topic: queue.topic, partition: queue.partition }, 'batch failed; its records come again'))
+      .finally(() => {
+        // What the batch did not resolve comes again (a held record and those behind it, or a batch cut
+        // short), unless the partition went elsewhere or the member stops.
+        if (this.running && queue.epoch === epoch && this.assigned(queue.topic, queue.partition)) {
+          const resolved = position.resolved ?? -1n;
+          const rest = taken.filter((record) => record.offset >= resolved);
+          if (rest.length > 0) queue.records = [...rest, ...queue.records];
+        }
+        queue.busy = false;
+        if (!this.assigned(queue.topic, queue.partition) && queue.records.length === 0) this.queues.delete(tp(queue.topic, queue.partition));
+        if (--this.busy === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+        this.flowControl();
+        // a batch that resolved nothing and is not held would come straight back: give the loop a turn first
+        setImmediate(() => this.pump());
+      });
+  }
+
+  private uncommittedOffsets(): TopicPartitionOffsets {
+    const byTopic = new Map<string, { partition: number; offset: string }[]>();
+    for (const [key, position] of this.positions) {
+      if (position.resolved === undefined || position.resolved === position.committed) continue;
+      const at = key.lastIndexOf('|');
+      const topic = key.slice(0, at);
+      const partition = Number(key.slice(at + 1));
+      if (!this.assigned(topic, partition)) continue;
+      const partitions = byTopic.get(topic) ?? [];
+      partitions.push({ partition, offset: position.resolved.toString() });
+      byTopic.set(topic, partitions);
+    }
+    return { topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })) };
+  }
+
+  private async commitOffsets(offsets: TopicPartitionOffsets): Promise<void> {
+    const list = offsets.topics.flatMap(({ topic, partitions }) =>
+      partitions.map(({ partition, offset }) => ({ topic, partition, offset: BigInt(offset), leaderEpoch: this.positionOf(topic, partition).leaderEpoch })),
+    );
+    if (list.length === 0) return;
+    await this.consumer.commit({ offsets: list });
+    for (const { topic, partition, offset } of list) {
+      const position = this.positionOf(topic, partition);
+      if (position.committed === undefined || offset > position.committed) position.committed = offset;
+    }
+  }
+}
