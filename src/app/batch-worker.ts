@@ -21,6 +21,7 @@ export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerS
   heartbeatIntervalMs: config.kafka.heartbeatIntervalMs,
   metadataMaxAgeMs: config.kafka.metadataMaxAgeMs,
   fetchMaxWaitMs: config.kafka.fetchMaxWaitMs,
+  ...(config.kafka.groupInstanceId ? { groupInstanceId: config.kafka.groupInstanceId } : {}),
 });
 
 /**

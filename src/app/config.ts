@@ -20,24 +20,25 @@ export interface ServiceConfig {
     /** Resolved offsets are committed at most this often (0: after every batch); see BatchWorker. */
     commitIntervalMs: number;
     /**
-     * A worker silent this long leaves the group and its partitions go to the others. Also what a worker
-     * waits after a Kafka outage: its crashed-and-restarted consumer joins as a new member and the group
-     * waits for the old one's session to end (docs/reliability.md).
+     * A worker silent this long leaves the group and its partitions go to the others. Without a group
+     * instance id it is also what a restarted worker waits: it joins as a new member and the group waits
+     * for the old one's session to end (docs/reliability.md).
      */
     sessionTimeoutMs: number;
+    /**
+     * KAFKA_GROUP_INSTANCE_ID: this worker's static membership (KIP-345), a name stable across its
+     * restarts and unique in the group (a StatefulSet pod's name). A restarted worker with the same id
+     * takes its partitions back at once instead of after the old member's session.
+     */
+    groupInstanceId?: string;
     heartbeatIntervalMs: number;
     /**
-     * How old the consumer's cluster metadata may grow. kafkajs fetches a partition only from the leader its
-     * metadata names and refreshes it only when this age passes: after a broker dies, a partition whose new
-     * leader it has not seen is not fetched at all until then (measured: stalled for good within a 2 min
-     * wait at kafkajs' 5 min default). This bounds that stall.
+     * How old the clients' cluster metadata may grow before it is read again (the client also reads it
+     * again after an error that says it is stale): bounds how long a partition whose leader moved
+     * unnoticed is fetched or written at the old place.
      */
     metadataMaxAgeMs: number;
-    /**
-     * How long a fetch waits for new records, and how long kafkajs sleeps when every partition of a broker is
-     * paused: a partition held behind a record that failed retriably is fetched again at most this much
-     * after its backoff ends (kafkajs' 5 s default made every retry after a Redis outage wait up to 5 s).
-     */
+    /** How long a fetch waits for new records when there are none (the broker holds it this long). */
     fetchMaxWaitMs: number;
   };
   schemaRegistryUrl: string;
@@ -141,12 +142,13 @@ function loadBalanceSettings(reader: EnvReader, env: Env): BalanceSettings {
 }
 
 /** The broker refuses sessions under 6 s (group.min.session.timeout.ms); heartbeats must fit in a session several times. */
-function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'metadataMaxAgeMs' | 'fetchMaxWaitMs'> {
+function loadGroupTimings(reader: EnvReader): Pick<ServiceConfig['kafka'], 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'metadataMaxAgeMs' | 'fetchMaxWaitMs' | 'groupInstanceId'> {
   const sessionTimeoutMs = reader.integer('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000);
   const heartbeatIntervalMs = reader.integer('KAFKA_HEARTBEAT_INTERVAL_MS', 3_000, 100, Math.floor(sessionTimeoutMs / 3));
   const metadataMaxAgeMs = reader.integer('KAFKA_METADATA_MAX_AGE_MS', 10_000, 1_000, 300_000);
   const fetchMaxWaitMs = reader.integer('KAFKA_FETCH_MAX_WAIT_MS', 500, 10, 30_000);
-  return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs, fetchMaxWaitMs };
+  const groupInstanceId = reader.optionalString('KAFKA_GROUP_INSTANCE_ID');
+  return { sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs, fetchMaxWaitMs, ...(groupInstanceId ? { groupInstanceId } : {}) };
 }
 
 /**
