@@ -22,16 +22,23 @@ export function leafErrors(error: unknown): KafkaErrorNode[] {
 /** The broker's error names anywhere in the tree (e.g. TOPIC_ALREADY_EXISTS). */
 export const brokerErrorNames = (error: unknown): string[] => leafErrors(error).flatMap((leaf) => (leaf.apiId === undefined ? [] : [leaf.apiId]));
 
-/** One line: the top message and, after it, each distinct reason below (broker messages included). */
+const withoutFullStop = (text: string): string => text.trim().replace(/\.$/, '');
+
+/** Read by shape, not `instanceof Error`: an error from another realm (a test runner's sandbox) is an error too. */
+const messageOf = (error: unknown): string =>
+  typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : String(error);
+
+/** One line: the top message, then each distinct reason below it (the broker's own messages included). */
 export function explainKafkaError(error: unknown): Error {
-  const top = error instanceof Error ? error.message : String(error);
+  const top = withoutFullStop(messageOf(error));
   const reasons = [
     ...new Set(
       leafErrors(error).map((leaf) => {
         const name = leaf.apiId === undefined ? '' : `${leaf.apiId}: `;
-        return `${name}${leaf.serverErrorMessage ?? leaf.message ?? ''}`.trim();
+        return withoutFullStop(`${name}${leaf.serverErrorMessage ?? leaf.message ?? ''}`);
       }),
     ),
   ].filter((reason) => reason !== '' && reason !== top);
-  return reasons.length === 0 ? (error instanceof Error ? error : new Error(top)) : new Error(`${top} ${reasons.join('; ')}`, { cause: error });
+  if (reasons.length === 0) return typeof error === 'object' && error !== null ? (error as Error) : new Error(top);
+  return new Error(`${top}: ${reasons.join('; ')}`, { cause: error });
 }
