@@ -1,5 +1,7 @@
 /** Projects: unit (pure logic, no I/O), integration (one real stack per run, files one at a time), stack, faults. */
 const transform = { '^.+\\.ts$': ['ts-jest', {}] };
+// An ES module only, loaded by Node's require instead of Jest's (see the file).
+const moduleNameMapper = { '^@platformatic/kafka$': '<rootDir>/test/support/platformatic-kafka.cjs' };
 module.exports = {
   testTimeout: 120000,
   maxWorkers: 1,
@@ -8,12 +10,14 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
     },
     {
       displayName: 'integration',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
@@ -23,6 +27,7 @@ module.exports = {
       displayName: 'stack',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/stack/**/*.test.ts'],
     },
     {
@@ -30,6 +35,7 @@ module.exports = {
       displayName: 'faults',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
       globalSetup: '<rootDir>/test/faults/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/faults/support/global-teardown.ts',

@@ -3,7 +3,9 @@ import type { Redis } from 'ioredis';
 import { loadConfig, type ServiceConfig } from '../src/app/config';
 import { TOPIC_VARIABLES } from '../src/config/kafka';
 import { loadClientConfig } from '../src/client/config';
-import { ensureTopics } from '../src/adapters/kafka/kafka';
+import pino from 'pino';
+import { ensureTopicsExist } from '../src/adapters/kafka/admin-session';
+import { kafkaConnection } from '../src/app/service';
 import { WholesaleClient } from '../src/client';
 import { COMMAND_TOPICS, type TopicRole } from '../src/contract/topics';
 import { closedLoop, openLoop, type DriveResult, type PhaseTiming } from './drive';
@@ -103,7 +105,7 @@ export class Scenario {
     const scenario = scenarioConfig(context, options.name, options.partitions);
     const { config } = scenario;
     const env = { ...scenario.env, ...options.workerEnv };
-    await ensureTopics(context.admin, Object.values(config.topics), options.partitions, 1);
+    await ensureTopicsExist(kafkaConnection(config, pino({ level: 'silent' })), Object.values(config.topics), options.partitions, 1);
     const workers = Array.from({ length: options.workers }, (_, i) =>
       startWorkerProcess({
         name: `${options.name}-${options.kind}-${i + 1}`,

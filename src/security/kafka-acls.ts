@@ -3,7 +3,7 @@ import { partnerNamespace, partnerTopics } from '../contract/partner-topics';
 
 /**
  * What each Kafka principal may do, as a list of ALLOW rules (host `*`). Pure: the admin adapter
- * (src/adapters/kafka/acl-admin.ts) turns the list into kafkajs createAcls / deleteAcls calls, and
+ * (src/adapters/kafka/acl-admin.ts) turns the list into the Kafka client's createAcls / deleteAcls calls, and
  * docs/security.md prints the same lists. Kafka's authorizer denies whatever no rule allows.
  */
 export type AclResourceType = 'topic' | 'group' | 'cluster';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type ConsumerConfig } from 'kafkajs';
 import { createConsumer, DEFAULT_FETCH_MAX_WAIT_MS } from '../../src/adapters/kafka/closable-consumer';
-import { ensureTopics } from '../../src/adapters/kafka/kafka';
-import { testConfig } from '../support/harness';
+import { ensureTopicsExist } from '../../src/adapters/kafka/admin-session';
+import { testConfig, testConnection } from '../support/harness';
 
 /**
  * kafkajs sets its restart timer after a crash only once the CRASH event and restartOnFailure are through,
@@ -53,11 +53,11 @@ describe('a consumer closed from its CRASH listener stays closed', () => {
   const topic = `closable-consumer-${randomUUID()}`;
 
   beforeAll(async () => {
-    const [admin, producer] = [kafka.admin(), kafka.producer()];
-    await Promise.all([admin.connect(), producer.connect()]);
-    await ensureTopics(admin, [topic], 1, 1);
+    await ensureTopicsExist(testConnection(config), [topic], 1, 1);
+    const producer = kafka.producer();
+    await producer.connect();
     await producer.send({ topic, messages: [{ value: 'the one record, which the handler refuses' }] });
-    await Promise.all([admin.disconnect(), producer.disconnect()]);
+    await producer.disconnect();
   });
 
   it('kafkajs on its own starts it again (the defect worked around)', async () => {
@@ -82,10 +82,7 @@ describe('closing an idle consumer', () => {
   const topic = `closable-idle-${randomUUID()}`;
 
   beforeAll(async () => {
-    const admin = kafka.admin();
-    await admin.connect();
-    await ensureTopics(admin, [topic], 1, 1);
-    await admin.disconnect();
+    await ensureTopicsExist(testConnection(config), [topic], 1, 1);
   });
 
   /** Joins an empty topic, lets a fetch go out and wait on the broker, then times disconnect(). */

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import type { ServiceConfig } from '../../src/app/config';
 import type { RunningService } from '../../src/app/service';
-import { kafkaTransport } from '../../src/adapters/kafka/kafka';
+import { kafkaTransport } from '../support/kafkajs-transport';
 import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { runWholesale } from '../support/cli';

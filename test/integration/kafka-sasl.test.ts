@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaTransport } from '../../src/adapters/kafka/kafka';
+import { kafkaTransport } from '../support/kafkajs-transport';
 import { startLocalKafka, type LocalKafka } from '../../dev/stack';
 import { HEADER } from '../../src/contract/headers';
 import { WholesaleClient } from '../../src/client';

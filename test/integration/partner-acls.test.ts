@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { logLevel, type Kafka, type Producer } from 'kafkajs';
 import { describeRules } from '../../src/adapters/kafka/acl-admin';
-import { ensureTopics } from '../../src/adapters/kafka/kafka';
+import { ensureTopicsExist, withAdmin } from '../../src/adapters/kafka/admin-session';
 import { type ServiceConfig } from '../../src/app/config';
 import { readTopics } from '../../src/config/kafka';
 import { EnvReader } from '../../src/config/env';
@@ -84,11 +84,8 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
       expect(added).toMatchObject({ code: 0 });
     }
     // The service (a super user) creates its own topics and puts one record on every topic.
+    await ensureTopicsExist(broker.connection(broker.service), Object.values(OPERATOR), 1, 1);
     const service = broker.client(broker.service, { retry: { retries: 8 } }); // a new topic's leader may settle a moment after creation
-    const serviceAdmin = service.admin();
-    await serviceAdmin.connect();
-    await ensureTopics(serviceAdmin, Object.values(OPERATOR), 1, 1);
-    await serviceAdmin.disconnect();
     const producer = service.producer({ allowAutoTopicCreation: false });
     await producer.connect();
     await producer.sendBatch({ topicMessages: [...Object.values(OPERATOR), ...topicsOf(A), ...topicsOf(B)].map((topic) => ({ topic, messages: [{ key: 'k', value: 'from the service' }] })) });
@@ -144,15 +141,13 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
   });
 
   it('`admin partner add` a second time changes nothing; `admin partner list` shows both partners', async () => {
-    const adminClient = broker.client(broker.service).admin();
-    await adminClient.connect();
-    const before = { rules: await describeRules(adminClient), topics: (await adminClient.listTopics()).sort() };
+    const rulesAndTopics = () => withAdmin(broker.connection(broker.service), async (client) => ({ rules: await describeRules(client), topics: (await client.listTopics()).sort() }));
+    const before = await rulesAndTopics();
     const again = await admin(['partner', 'add', A, '--principal', principalOf(broker.partners[A]!)]);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ partner: A, createdRules: [], createdTopics: [] });
     expect(JSON.parse(again.stdout).rules).toHaveLength(7);
-    expect({ rules: await describeRules(adminClient), topics: (await adminClient.listTopics()).sort() }).toEqual(before);
-    await adminClient.disconnect();
+    expect(await rulesAndTopics()).toEqual(before);
 
     const listed = await admin(['partner', 'list']);
     expect(JSON.parse(listed.stdout).partners).toEqual([
@@ -165,10 +160,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     // The partners were provisioned under the production prefix: the service (which creates nothing here) uses it too.
     const config = testConfig({ ...broker.env(broker.limitedService), PARTNER_TOPIC_PREFIX: PREFIX, LOG_LEVEL: 'silent' });
     const asSuperUser: ServiceConfig = { ...config, kafka: { ...config.kafka, security: { sasl: { mechanism: 'scram-sha-512', ...broker.service } } } };
-    const operatorAdmin = broker.client(broker.service, { retry: { retries: 8 } }).admin();
-    await operatorAdmin.connect();
-    await ensureTopics(operatorAdmin, Object.values(config.topics), config.kafka.topicPartitions, 1);
-    await operatorAdmin.disconnect();
+    await ensureTopicsExist(broker.connection(broker.service), Object.values(config.topics), config.kafka.topicPartitions, 1);
     const granted = await admin(['service-acls', '--principal', principalOf(broker.limitedService), '--topics-precreated'], envFor(config));
     expect(JSON.parse(granted.stdout).createdRules).toHaveLength(21);
 

@@ -1,14 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
 import type { BalanceComponents } from '../../src/app/balance';
 import type { RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/app/config';
-import { ensureTopics } from '../../src/adapters/kafka/kafka';
+import { ensureTopicsExist } from '../../src/adapters/kafka/admin-session';
 import { partnerTopics } from '../../src/contract/partner-topics';
 import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
-import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
+import { startTestService, testConfig, testConnection, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { parseSamples, sampleSum } from '../support/prometheus';
 import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
 import { openLetter } from '../support/dead-letters';
@@ -43,10 +42,7 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
       REJECTED_BURST: '1',
     });
     // The partner topics exist before the service starts (provisioned), as in production.
-    const admin = new Kafka({ brokers: config.kafka.brokers, logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    await ensureTopics(admin, [...Object.values(alphaTopics), ...Object.values(betaTopics)], PARTITIONS, 1);
-    await admin.disconnect();
+    await ensureTopicsExist(testConnection(config), [...Object.values(alphaTopics), ...Object.values(betaTopics)], PARTITIONS, 1);
     service = await startTestService(config);
     // Replies are awaited on alpha's and beta's own topics only: a reply anywhere else is never seen.
     requester = await TestRequester.start(config, [alphaTopics.balanceReplies, alphaTopics.portinReplies, betaTopics.balanceReplies, betaTopics.portinReplies]);

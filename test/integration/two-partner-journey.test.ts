@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
+import { withAdmin } from '../../src/adapters/kafka/admin-session';
 import { addPartner } from '../../src/adapters/kafka/partner-provisioning';
 import type { RunningService } from '../../src/app/service';
 import { type ServiceConfig } from '../../src/app/config';
@@ -52,13 +53,9 @@ describe('two partners on one broker with ACLs: the demo journey for both at onc
     auth = await testAuth(CUSTOMERS);
     config = testConfig({ ...broker.env(broker.service), ...auth.env, TOPIC_PARTITIONS: '1', RATE_LIMIT_PER_SECOND: '1000', PARTNER_TOPIC_PREFIX: PREFIX });
     const settings = loadAdminConfig({ ...envFor(config), ...broker.env(broker.admin), TOPIC_PARTITIONS: '1', PARTNER_TOPIC_PREFIX: PREFIX });
-    const admin = broker.client(broker.admin).admin();
-    await admin.connect();
-    try {
+    await withAdmin(broker.connection(broker.admin), async (admin) => {
       for (const partner of PARTNERS) await addPartner(admin, settings, partner.id, principalOf(broker.partners[partner.id]!));
-    } finally {
-      await admin.disconnect();
-    }
+    });
     service = await startTestService(config);
     simulator = await startNpSimulator(
       loadNpSimulatorConfig({ ...process.env, ...envFor(config), ...broker.env(broker.service), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000' }),

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
+import pino from 'pino';
 import { grantRules } from '../../src/adapters/kafka/acl-admin';
+import { withAdmin } from '../../src/adapters/kafka/admin-session';
+import type { KafkaConnection } from '../../src/adapters/kafka/connection';
 import { DEFAULT_PARTNER_TOPIC_PREFIX } from '../../src/contract/partner-topics';
 import { provisionerAcls } from '../../src/security/kafka-acls';
 import { startLocalKafka, type LocalKafka, type ScramUser } from '../../dev/stack';
@@ -24,6 +27,8 @@ export interface AclBroker {
   readonly partners: Readonly<Record<string, ScramUser>>;
   /** KAFKA_BROKERS and KAFKA_SASL_* for this user: the service's, the CLI's and the client library's settings. */
   env(user: ScramUser): Record<string, string>;
+  /** How src/adapters/kafka reaches the SASL listener as this user (topics, ACLs), quietly. */
+  connection(user: ScramUser): KafkaConnection;
   /** A kafkajs client connecting as this user, quiet, without retries (a refusal surfaces at once); `config` wins. */
   client(user: ScramUser, config?: Partial<KafkaConfig>): Kafka;
   dispose(): Promise<void>;
@@ -32,6 +37,7 @@ export interface AclBroker {
 export const principalOf = (user: ScramUser): string => `User:${user.username}`;
 
 const MECHANISM = 'scram-sha-512';
+const quiet = pino({ level: 'silent' });
 const user = (username: string): ScramUser => ({ username, password: randomBytes(12).toString('hex') });
 
 export async function startAclBroker(options: { partnerIds?: readonly string[]; partnerPrefix?: string } = {}): Promise<AclBroker> {
@@ -48,13 +54,8 @@ export async function startAclBroker(options: { partnerIds?: readonly string[]; 
   const sasl = (u: ScramUser): SASLOptions => ({ mechanism: MECHANISM, username: u.username, password: u.password });
   try {
     // The PLAINTEXT listener's ANONYMOUS principal is a super user: the operator's way in, used once here.
-    const bootstrap = new Kafka({ clientId: 'acl-bootstrap', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
-    await bootstrap.connect();
-    try {
-      await grantRules(bootstrap, provisionerAcls(principalOf(admin), options.partnerPrefix ?? DEFAULT_PARTNER_TOPIC_PREFIX));
-    } finally {
-      await bootstrap.disconnect();
-    }
+    const bootstrap: KafkaConnection = { brokers: kafka.brokers, clientId: 'acl-bootstrap', log: quiet };
+    await withAdmin(bootstrap, (client) => grantRules(client, provisionerAcls(principalOf(admin), options.partnerPrefix ?? DEFAULT_PARTNER_TOPIC_PREFIX)));
   } catch (error) {
     await kafka.dispose();
     throw error;
@@ -66,6 +67,7 @@ export async function startAclBroker(options: { partnerIds?: readonly string[]; 
     limitedService,
     admin,
     partners,
+    connection: (u) => ({ brokers, clientId: `acl-${u.username}`, log: quiet, security: { sasl: { mechanism: MECHANISM, username: u.username, password: u.password } } }),
     env: (u) => ({ KAFKA_BROKERS: brokers.join(','), KAFKA_SASL_MECHANISM: MECHANISM, KAFKA_SASL_USERNAME: u.username, KAFKA_SASL_PASSWORD: u.password }),
     client: (u, config = {}) =>
       new Kafka({ clientId: `acl-${u.username}`, brokers, sasl: sasl(u), logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 5000, ...config }),

@@ -8,7 +8,9 @@ import { serviceTopics, startService, type RunningService } from '../../src/app/
 import { partnerTopics } from '../../src/contract/partner-topics';
 import { loadOptionalHierarchyFile } from '../../src/security/hierarchy-file';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
-import { ensureTopics, kafkaTransport } from '../../src/adapters/kafka/kafka';
+import { ensureTopicsExist } from '../../src/adapters/kafka/admin-session';
+import type { KafkaConnection } from '../../src/adapters/kafka/connection';
+import { kafkaTransport } from './kafkajs-transport';
 import type { TopicRole } from '../../src/contract/topics';
 import { HEADER, headerText } from '../../src/contract/headers';
 
@@ -99,14 +101,16 @@ export function replyTopicsOf(config: ServiceConfig, partnerId?: string): string
 
 /** Creates the configuration's topics (as a worker would at start), for tests that start the worker as a separate process. */
 export async function createTopics(config: ServiceConfig): Promise<void> {
-  const admin = kafkaFor(config).admin();
-  await admin.connect();
-  try {
-    await ensureTopics(admin, serviceTopics(config, loadOptionalHierarchyFile(config.customersFile)), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
-  } finally {
-    await admin.disconnect();
-  }
+  await ensureTopicsExist(testConnection(config), serviceTopics(config, loadOptionalHierarchyFile(config.customersFile)), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
 }
+
+/** How a test reaches the configuration's cluster through src/adapters/kafka (e.g. to create topics), quietly. */
+export const testConnection = (config: ServiceConfig, clientId = 'test'): KafkaConnection => ({
+  brokers: config.kafka.brokers,
+  clientId,
+  log: pino({ level: 'silent' }),
+  security: config.kafka.security,
+});
 
 export const testLogger = (config: ServiceConfig) => pino({ level: config.logLevel });
 

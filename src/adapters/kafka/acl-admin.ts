@@ -1,23 +1,34 @@
-import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type Admin, type AclEntry, type AclFilter } from 'kafkajs';
+import {
+  AclOperations,
+  AclPermissionTypes,
+  ResourcePatternTypes,
+  ResourceTypes,
+  type Acl,
+  type AclFilter,
+  type AclOperationValue,
+  type Admin,
+  type ResourcePatternTypeValue,
+  type ResourceTypeValue,
+} from '@platformatic/kafka';
 import type { AclOperation, AclPatternType, AclResourceType, AclRule } from '../../security/kafka-acls';
 
-/** Kafka's ACL calls (kafkajs admin) in terms of the pure AclRule: always ALLOW, any host. */
-const RESOURCE: Record<AclResourceType, AclResourceTypes> = {
-  topic: AclResourceTypes.TOPIC,
-  group: AclResourceTypes.GROUP,
-  cluster: AclResourceTypes.CLUSTER,
+/** Kafka's ACL calls (@platformatic/kafka's Admin) in terms of the pure AclRule: always ALLOW, any host. */
+const RESOURCE: Record<AclResourceType, ResourceTypeValue> = {
+  topic: ResourceTypes.TOPIC,
+  group: ResourceTypes.GROUP,
+  cluster: ResourceTypes.CLUSTER,
 };
-const PATTERN: Record<AclPatternType, ResourcePatternTypes> = {
+const PATTERN: Record<AclPatternType, ResourcePatternTypeValue> = {
   literal: ResourcePatternTypes.LITERAL,
   prefixed: ResourcePatternTypes.PREFIXED,
 };
-const OPERATION: Record<AclOperation, AclOperationTypes> = {
-  read: AclOperationTypes.READ,
-  write: AclOperationTypes.WRITE,
-  describe: AclOperationTypes.DESCRIBE,
-  create: AclOperationTypes.CREATE,
-  delete: AclOperationTypes.DELETE,
-  alter: AclOperationTypes.ALTER,
+const OPERATION: Record<AclOperation, AclOperationValue> = {
+  read: AclOperations.READ,
+  write: AclOperations.WRITE,
+  describe: AclOperations.DESCRIBE,
+  create: AclOperations.CREATE,
+  delete: AclOperations.DELETE,
+  alter: AclOperations.ALTER,
 };
 
 const reverse = <K extends string, V extends number>(map: Record<K, V>): Map<number, K> =>
@@ -28,7 +39,7 @@ const OPERATION_OF = reverse(OPERATION);
 
 const ANY_HOST = '*';
 
-function toEntry(rule: AclRule): AclEntry {
+function toAcl(rule: AclRule): Acl {
   return {
     resourceType: RESOURCE[rule.resourceType],
     resourceName: rule.resourceName,
@@ -40,24 +51,28 @@ function toEntry(rule: AclRule): AclEntry {
   };
 }
 
+/** The rule an ACL binding expresses, when an AclRule can express it (ALLOW, any host, known types). */
+function toRule(acl: Acl): AclRule | undefined {
+  const resourceType = RESOURCE_OF.get(acl.resourceType);
+  const patternType = PATTERN_OF.get(acl.resourcePatternType);
+  const operation = OPERATION_OF.get(acl.operation);
+  if (!resourceType || !patternType || !operation || acl.host !== ANY_HOST || acl.permissionType !== AclPermissionTypes.ALLOW) return undefined;
+  return { principal: acl.principal, resourceType, patternType, resourceName: acl.resourceName, operation };
+}
+
 /** Every ACL binding on the cluster that an AclRule can express (ALLOW, any host); others are left out. */
 export async function describeRules(admin: Admin): Promise<AclRule[]> {
   const filter: AclFilter = {
-    resourceType: AclResourceTypes.ANY,
+    resourceType: ResourceTypes.ANY,
+    resourceName: null,
     resourcePatternType: ResourcePatternTypes.ANY,
-    operation: AclOperationTypes.ANY,
+    principal: null,
+    host: null,
+    operation: AclOperations.ANY,
     permissionType: AclPermissionTypes.ALLOW,
   };
-  const { resources } = await admin.describeAcls(filter);
-  return resources.flatMap((resource) =>
-    resource.acls.flatMap((acl) => {
-      const resourceType = RESOURCE_OF.get(resource.resourceType);
-      const patternType = PATTERN_OF.get(resource.resourcePatternType);
-      const operation = OPERATION_OF.get(acl.operation);
-      if (!resourceType || !patternType || !operation || acl.host !== ANY_HOST) return [];
-      return [{ principal: acl.principal, resourceType, patternType, resourceName: resource.resourceName, operation }];
-    }),
-  );
+  const resources = await admin.describeAcls({ filter });
+  return resources.flatMap(({ acls, ...target }) => acls.flatMap((permission) => toRule({ ...target, ...permission }) ?? []));
 }
 
 export const ruleKey = (rule: AclRule): string => [rule.principal, rule.resourceType, rule.patternType, rule.resourceName, rule.operation].join('\u0000');
@@ -66,15 +81,17 @@ export const ruleKey = (rule: AclRule): string => [rule.principal, rule.resource
 export async function grantRules(admin: Admin, rules: readonly AclRule[]): Promise<AclRule[]> {
   const existing = new Set((await describeRules(admin)).map(ruleKey));
   const missing = rules.filter((rule) => !existing.has(ruleKey(rule)));
-  if (missing.length > 0) await admin.createAcls({ acl: missing.map(toEntry) });
+  if (missing.length > 0) await admin.createAcls({ creations: missing.map(toAcl) });
   return missing;
 }
 
-/** Deletes exactly these rules; returns the ones that existed. */
+/**
+ * Deletes exactly these rules; returns the ones that existed. A filter the broker refuses fails the call
+ * (the client throws on any error code in the answer).
+ */
 export async function revokeRules(admin: Admin, rules: readonly AclRule[]): Promise<AclRule[]> {
   if (rules.length === 0) return [];
-  const { filterResponses } = await admin.deleteAcls({ filters: rules.map(toEntry) });
-  const failed = filterResponses.find((response) => response.errorCode !== 0);
-  if (failed) throw new Error(`deleting ACLs failed: ${failed.errorMessage ?? `error code ${failed.errorCode}`}`);
-  return rules.filter((_, i) => (filterResponses[i]?.matchingAcls.length ?? 0) > 0);
+  const deleted = await admin.deleteAcls({ filters: rules.map(toAcl) });
+  const deletedKeys = new Set(deleted.flatMap((acl) => toRule(acl) ?? []).map(ruleKey));
+  return rules.filter((rule) => deletedKeys.has(ruleKey(rule)));
 }

@@ -1,8 +1,9 @@
+import { Admin } from '@platformatic/kafka';
 import type { PartitionLag } from '../../contract/transport';
+import { clientOptions, type KafkaConnection } from './connection';
 import { groupLag } from './consumer-lag';
-import { createKafka, type KafkaConnection } from './kafka';
 
-/** What readiness and the lag metric ask the cluster, over one admin connection kept open. */
+/** What readiness and the lag metric ask the cluster, over one admin client kept open. */
 export interface ClusterProbe {
   /** The brokers the cluster's metadata lists. */
   brokerCount(): Promise<number>;
@@ -12,12 +13,11 @@ export interface ClusterProbe {
 }
 
 export async function connectClusterProbe(connection: KafkaConnection): Promise<ClusterProbe> {
-  // Probes fail fast: the readiness timeout bounds them, kafkajs' own retries would only pile up behind it.
-  const admin = createKafka(connection).admin({ retry: { retries: 1, initialRetryTime: 100 } });
-  await admin.connect();
+  // Probes fail fast: the readiness timeout bounds them, the client's own retries would only pile up behind it.
+  const admin = new Admin({ ...clientOptions(connection, 'probe'), retries: 1, retryDelay: 100 });
   return {
-    brokerCount: async () => (await admin.describeCluster()).brokers.length,
+    brokerCount: async () => (await admin.metadata({ topics: [], forceUpdate: true })).brokers.size,
     groupLag: (groupId, topics) => groupLag(admin, groupId, topics),
-    disconnect: () => admin.disconnect(),
+    disconnect: () => admin.close(),
   };
 }

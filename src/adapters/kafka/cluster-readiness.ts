@@ -1,43 +1,47 @@
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { Admin } from '@platformatic/kafka';
 
 /**
- * What a starting cluster's metadata says, asked over a short-lived quiet admin connection (no log lines,
- * short timeouts, one retry): for the dev stack, which waits for its brokers with these (dev/stack/kafka).
+ * What a starting cluster's metadata says, asked over a short-lived quiet admin client (short timeouts,
+ * one retry): for the dev stack, which waits for its brokers with these (dev/stack/kafka).
  */
 const OFFSETS_TOPIC = '__consumer_offsets';
 
 async function withQuietAdmin<T>(brokers: readonly string[], use: (admin: Admin) => Promise<T>): Promise<T> {
-  const kafka = new Kafka({
+  const admin = new Admin({
     clientId: 'stack-readiness',
-    brokers: [...brokers],
-    logLevel: logLevel.NOTHING,
-    connectionTimeout: 1000,
+    bootstrapBrokers: [...brokers],
+    connectTimeout: 1000,
     requestTimeout: 5000,
-    retry: { retries: 1, initialRetryTime: 100 },
+    retries: 1,
+    retryDelay: 100,
   });
-  const admin = kafka.admin();
-  await admin.connect();
   try {
     return await use(admin);
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 
-/** Every partition of the offsets topic has a leader (true when the topic does not exist yet). */
+/** The brokers the metadata of the broker asked lists, by node id. */
+const listedNodes = async (admin: Admin): Promise<number[]> => [...(await admin.metadata({ topics: [], forceUpdate: true })).brokers.keys()];
+
+/**
+ * Every partition of the offsets topic has a leader (true when the topic does not exist yet). The client
+ * leaves internal topics out of its metadata, but fails the call when a partition has no leader
+ * (LEADER_NOT_AVAILABLE): the call succeeding is the answer.
+ */
 async function offsetsTopicLed(admin: Admin): Promise<boolean> {
-  const topics = await admin.listTopics();
+  const topics = await admin.listTopics({ includeInternals: true });
   if (!topics.includes(OFFSETS_TOPIC)) return true;
-  const { topics: [metadata] } = await admin.fetchTopicMetadata({ topics: [OFFSETS_TOPIC] });
-  return metadata !== undefined && metadata.partitions.length > 0 && metadata.partitions.every((p) => p.leader >= 0);
+  return admin.metadata({ topics: [OFFSETS_TOPIC], forceUpdate: true, retries: 0 }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The broker at `address` lists broker `nodeId` and the offsets topic, when it exists, has a leader for every partition. */
 export const brokerListsNode = (address: string, nodeId: number): Promise<boolean> =>
-  withQuietAdmin([address], async (admin) => {
-    const { brokers } = await admin.describeCluster();
-    return brokers.some((b) => b.nodeId === nodeId) && (await offsetsTopicLed(admin));
-  });
+  withQuietAdmin([address], async (admin) => (await listedNodes(admin)).includes(nodeId) && (await offsetsTopicLed(admin)));
 
 /**
  * The cluster lists `nodeCount` brokers and its offsets topic exists with a leader for every partition.
@@ -45,9 +49,8 @@ export const brokerListsNode = (address: string, nodeId: number): Promise<boolea
  */
 export const clusterServesGroups = (brokers: readonly string[], nodeCount: number): Promise<boolean> =>
   withQuietAdmin(brokers, async (admin) => {
-    const cluster = await admin.describeCluster();
-    if (cluster.brokers.length < nodeCount) return false;
-    await admin.describeGroups(['stack-readiness-probe']);
-    const topics = await admin.listTopics();
+    if ((await listedNodes(admin)).length < nodeCount) return false;
+    await admin.describeGroups({ groups: ['stack-readiness-probe'] });
+    const topics = await admin.listTopics({ includeInternals: true });
     return topics.includes(OFFSETS_TOPIC) && (await offsetsTopicLed(admin));
   });

@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import { ListOffsetTimestamps, type Admin, type ListedOffsetsTopic } from '@platformatic/kafka';
 import type { PartitionLag } from '../../contract/transport';
 
 /**
@@ -25,10 +25,25 @@ export function lagOf(topic: string, ends: readonly PartitionEnds[], committed: 
   });
 }
 
+/** Every partition's offset at `timestamp` (LATEST: the next record's, EARLIEST: the oldest still in the log). */
+async function offsetsAt(admin: Admin, partitionsOf: ReadonlyMap<string, number[]>, timestamp: bigint): Promise<ListedOffsetsTopic[]> {
+  const topics = [...partitionsOf].map(([name, partitions]) => ({ name, partitions: partitions.map((partitionIndex) => ({ partitionIndex, timestamp })) }));
+  return admin.listOffsets({ topics });
+}
+
 export async function groupLag(admin: Admin, groupId: string, topics: readonly string[]): Promise<PartitionLag[]> {
-  const [ends, committed] = await Promise.all([
-    Promise.all(topics.map((topic) => admin.fetchTopicOffsets(topic))),
-    admin.fetchOffsets({ groupId, topics: [...topics] }),
+  const { topics: metadata } = await admin.metadata({ topics: [...topics] });
+  const partitionsOf = new Map(topics.map((topic) => [topic, [...Array(metadata.get(topic)?.partitionsCount ?? 0).keys()]]));
+  const [highs, lows, [group]] = await Promise.all([
+    offsetsAt(admin, partitionsOf, ListOffsetTimestamps.LATEST),
+    offsetsAt(admin, partitionsOf, ListOffsetTimestamps.EARLIEST),
+    admin.listConsumerGroupOffsets({ groups: [{ groupId, topics: [...partitionsOf].map(([name, partitionIndexes]) => ({ name, partitionIndexes })) }] }),
   ]);
-  return topics.flatMap((topic, i) => lagOf(topic, ends[i]!, committed.find((c) => c.topic === topic)?.partitions ?? []));
+  const offsetOf = (listed: ListedOffsetsTopic[], topic: string, partition: number): string =>
+    String(listed.find((t) => t.name === topic)?.partitions.find((p) => p.partitionIndex === partition)?.offset ?? 0n);
+  return topics.flatMap((topic) => {
+    const ends = partitionsOf.get(topic)!.map((partition) => ({ partition, high: offsetOf(highs, topic, partition), low: offsetOf(lows, topic, partition) }));
+    const committed = (group?.topics.find((t) => t.name === topic)?.partitions ?? []).map((p) => ({ partition: p.partitionIndex, offset: String(p.committedOffset) }));
+    return lagOf(topic, ends, committed);
+  });
 }

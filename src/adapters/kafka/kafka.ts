@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
-import { Kafka, Partitioners, logLevel, type Admin, type ITopicConfig, type KafkaConfig, type LogEntry, type Producer, type SASLOptions } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type KafkaConfig, type LogEntry, type Producer, type SASLOptions } from 'kafkajs';
 import type { KafkaSecurity, KafkaTlsSettings } from '../../config/kafka';
-import { retry } from '../../shared/retry';
 import type { KafkaConnection } from './connection';
 import { installFetchMessages } from './fetch-messages';
 import { installPooledEncoder } from './pooled-encoder';
@@ -24,10 +23,9 @@ function tlsOptions(tls: KafkaTlsSettings): ConnectionOptions {
 
 /**
  * The transport part of a kafkajs configuration: TLS (CA, client certificate and key, read from their
- * files now) and SASL (PLAIN, SCRAM-SHA-256/512). Used by every Kafka client: the service, the NP
- * simulator, the client library and the CLI.
+ * files now) and SASL (PLAIN, SCRAM-SHA-256/512), for the kafkajs clients still made here.
  */
-export function kafkaTransport(security: KafkaSecurity | undefined): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+function kafkaTransport(security: KafkaSecurity | undefined): Pick<KafkaConfig, 'ssl' | 'sasl'> {
   const transport: Pick<KafkaConfig, 'ssl' | 'sasl'> = {};
   if (security?.tls) transport.ssl = tlsOptions(security.tls);
   if (security?.sasl) {
@@ -70,39 +68,6 @@ export function createKafka(options: KafkaConnection): Kafka {
       const { message, ...extra } = entry.log;
       log[toPino(entry.level)]({ namespace: entry.namespace, ...extra }, message);
     },
-  });
-}
-
-/** Creates the topics that do not exist yet; existing topics are left as they are. */
-export async function ensureTopics(admin: Admin, topics: string[], partitions: number, replicationFactor: number): Promise<string[]> {
-  const existing = new Set(await admin.listTopics());
-  const missing: ITopicConfig[] = [...new Set(topics)]
-    .filter((topic) => !existing.has(topic))
-    .map((topic) => ({ topic, numPartitions: partitions, replicationFactor }));
-  if (missing.length > 0) {
-    await admin.createTopics({ topics: missing, waitForLeaders: false });
-    await waitForLeaders(admin, missing.map((t) => t.topic), partitions);
-  }
-  return missing.map((t) => t.topic);
-}
-
-/** Metadata errors a broker answers for a topic it has not heard of yet, right after its creation. */
-const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
-
-/**
- * Waits until every partition of the new topics has a leader. kafkajs' own waitForLeaders retries only
- * LEADER_NOT_AVAILABLE, but on a multi-broker cluster the broker asked may not know the topic yet
- * (UNKNOWN_TOPIC_OR_PARTITION) for a moment: that is waited out too.
- */
-async function waitForLeaders(admin: Admin, topics: string[], partitions: number, timeoutMs = 30_000): Promise<void> {
-  const leaderless = new Error(`topics ${topics.join(', ')} have no leader for every partition after ${timeoutMs} ms`);
-  const led = async () => {
-    const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
-    if (!metadata.every((t) => t.partitions.length === partitions && t.partitions.every((p) => p.leader >= 0))) throw leaderless;
-  };
-  const notYet = (error: unknown) => error === leaderless || NOT_YET.has((error as { type?: string }).type ?? '');
-  await retry(led, { backoff: { initialMs: 100, maxMs: 400 }, timeoutMs, retriable: notYet }).catch((error: unknown) => {
-    throw notYet(error) ? leaderless : error;
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import type { Admin } from '@platformatic/kafka';
 import type { TopicRole } from '../../contract/topics';
 import {
   checkPrincipal,
@@ -12,7 +12,7 @@ import {
 } from '../../security/kafka-acls';
 import { partnerNamespace } from '../../contract/partner-topics';
 import { describeRules, grantRules, revokeRules } from './acl-admin';
-import { ensureTopics } from './kafka';
+import { ensureTopics } from './topics';
 
 /**
  * `wholesale admin …`: a partner's topics and ACLs, and the service's ACLs, on the cluster. Idempotent:
