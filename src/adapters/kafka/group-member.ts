@@ -1,5 +1,4 @@
-import type { Message, MessagesStream } from '@platformatic/kafka';
-import { Consumer } from './platformatic';
+import { Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { Logger } from '../../contract/log';
 import type { BatchContext, InboundRecord, RecordBatch, RecordHeaders, TopicPartitionOffsets } from '../../contract/transport';
 import { clientOptions, type KafkaConnection } from './connection';

@@ -1,4 +1,4 @@
-import { murmur2 } from './platformatic';
+import { murmur2 } from '@platformatic/kafka';
 import { outboundBytes, TopicRefusedError, type Outbound, type OutboundSender, type PartitionCount, type Refused } from '../../contract/transport';
 import { isSendRefusal, isTopicRefusal, kafkaErrorType } from './send-refusal';
 import { SpanningCalls, type ProduceCall, type WireMessage } from './spanning-calls';

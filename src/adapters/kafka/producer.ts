@@ -1,5 +1,4 @@
-import type { MessageToProduce } from '@platformatic/kafka';
-import { Producer, ProduceAcks } from './platformatic';
+import { Producer, ProduceAcks, type MessageToProduce } from '@platformatic/kafka';
 import { clientOptions, type KafkaConnection } from './connection';
 import type { ProduceCall } from './spanning-calls';
 
