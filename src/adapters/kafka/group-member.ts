@@ -1,8 +1,9 @@
 import { Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { Logger } from '../../contract/log';
-import type { BatchContext, InboundRecord, RecordBatch, RecordHeaders, TopicPartitionOffsets } from '../../contract/transport';
+import type { BatchContext, RecordBatch, TopicPartitionOffsets } from '../../contract/transport';
 import { clientOptions, type KafkaConnection } from './connection';
 import { ConsumerStateTracker } from './consumer-state';
+import { inbound } from './inbound-record';
 import { kafkaErrorType } from './send-refusal';
 
 /** The group member's settings (the service's, from its configuration). */
@@ -50,25 +51,6 @@ interface Position {
   committed?: bigint;
   leaderEpoch: number;
 }
-
-const headersOf = (record: Record_): RecordHeaders | undefined => {
-  if (record.headerEntries.length === 0) return undefined;
-  const headers: RecordHeaders = {};
-  for (const [name, value] of record.headerEntries) {
-    const key = name.toString();
-    const previous = headers[key];
-    headers[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
-  }
-  return headers;
-};
-
-const inbound = (record: Record_): InboundRecord => ({
-  key: record.key ?? null,
-  value: record.value ?? null,
-  headers: headersOf(record),
-  offset: record.offset.toString(),
-  timestamp: record.timestamp.toString(),
-});
 
 /**
  * A member of a consumer group fed batch by batch (the transport's BatchConsumer), on @platformatic/kafka,
