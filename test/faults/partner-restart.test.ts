@@ -18,6 +18,9 @@ jest.setTimeout(420_000); // jest ignores testTimeout in a project's configurati
  * the partner sends a command again with the same X-Correlation-Id when no reply came within 5 s (three
  * times at most, as a client's retry budget would). Every
  * reply record on the partner's reply topic is kept, so a correlation id answered two ways shows.
+ * The worker is a static group member (KAFKA_GROUP_INSTANCE_ID, the same id across its restarts) with the
+ * default 30 s session: a restarted worker takes its partitions back at once, where a new member would wait
+ * for the dead one's session to end.
  */
 const COMMANDS = 2500;
 const RATE_PER_SECOND = 95;
@@ -36,8 +39,9 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 describe('a worker restart is invisible to a partner that keeps to its rate', () => {
   it('three SIGKILLs and restarts: no RATE_LIMITED, no correlation id answered two ways, every balance exact', async () => {
     const began = Date.now();
-    const config = await faultConfig({ RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '200' });
+    const config = await faultConfig({ RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '200', KAFKA_SESSION_TIMEOUT_MS: '30000', KAFKA_GROUP_INSTANCE_ID: 'partner-restart-worker' });
     expect(config.rateLimit).toEqual({ perSecond: 100, burst: 200, backlogSeconds: 120 }); // the defaults
+    expect(config.kafka.sessionTimeoutMs).toBe(30_000); // the default
     await createTopics(config);
     const load = await BalanceLoad.prepare(config, { subscriptions: 50, commands: COMMANDS, producers: 1, ratePerSecond: RATE_PER_SECOND });
     const planned = load.planned;
@@ -159,6 +163,8 @@ describe('a worker restart is invisible to a partner that keeps to its rate', ()
       expect(tally.balanceMismatches).toEqual([]);
       expect(tally.orderViolations).toEqual([]);
       expect(toSuccess.at(-1)).toBeLessThan(Infinity); // every command got its Success
+      // back at work before the dead member's session could have ended: the restarted member was not a new one
+      for (const restart of restarts) expect(restart.firstAnswerMs).toBeLessThan(config.kafka.sessionTimeoutMs);
     } finally {
       await Promise.all(workers.map((w) => w.signal('SIGKILL')));
       await producer.disconnect().catch(() => undefined);

@@ -61,5 +61,7 @@ export function workerEnv(config: ServiceConfig): Record<string, string> {
     TOPIC_REPLICATION_FACTOR: String(config.kafka.topicReplicationFactor),
     KAFKA_SESSION_TIMEOUT_MS: String(config.kafka.sessionTimeoutMs),
     KAFKA_HEARTBEAT_INTERVAL_MS: String(config.kafka.heartbeatIntervalMs),
+    // one static member: only for a test whose workers follow one another, never side by side
+    ...(config.kafka.groupInstanceId ? { KAFKA_GROUP_INSTANCE_ID: config.kafka.groupInstanceId } : {}),
   };
 }
