@@ -57,6 +57,12 @@ describe('a refused batch, located by one-batch probes', () => {
   const costs: Record<string, LocatorCost> = {};
   /** What the stream's 'error' event carried. */
   const shapes: Record<string, string> = {};
+  /**
+   * The client's retries while locating: a probe refused after one that decoded leaves the client's fetch
+   * session an epoch behind the broker's, so the next probe is answered INVALID_FETCH_SESSION_EPOCH and
+   * retried once, after the client's retry delay (seen once per location).
+   */
+  const retriedBy: Record<string, string[]> = {};
 
   beforeAll(async () => {
     expect(registerBoundedCodecs({ maxInflatedBytes: MAX_INFLATED_BYTES })).toBe(true);
@@ -139,8 +145,13 @@ describe('a refused batch, located by one-batch probes', () => {
     const refusal = batchRefusalIn(read0.error);
     expect([name, read0.error?.message]).toEqual([name, refusal?.message]);
     const cost: LocatorCost = { probes: 0, ms: 0 };
+    const retries: string[] = [];
+    const onRetry = (operation: string) => retries.push(operation);
+    consumer.on('client:performWithRetry:retry', onRetry);
     const located = await locateRefusedBatch(consumer, candidatesOf(nextOffsets(from, read0)), refusal as BatchRefused, { maxBytesPerPartition: MAX_BYTES_PER_PARTITION, cost });
+    consumer.off('client:performWithRetry:retry', onRetry);
     costs[name] = cost;
+    retriedBy[name] = retries;
     shapes[name] = read0.error === refusal ? 'the BatchRefused itself' : `${read0.error?.name} wrapping it`;
     return { read: read0, refusal: refusal!, located, next: nextOffsets(from, read0) };
   }
@@ -182,6 +193,7 @@ describe('a refused batch, located by one-batch probes', () => {
         `bombs of one ${BOMB_BYTES / MB} MB record: gzip ${(bombs.gzip.length / 1024).toFixed(0)} KB, zstd ${(bombs.zstd.length / 1024).toFixed(1)} KB on the wire; bound ${MAX_INFLATED_BYTES / 1024} KiB`,
         `RSS before ${(rssBefore / MB).toFixed(0)} MB; peak while the gzip bomb was refused and located ${(peakDuringBomb / MB).toFixed(0)} MB (${peakResettable ? 'VmHWM reset before it' : 'VmHWM since the process began'})`,
         ...Object.entries(costs).map(([name, cost]) => `${name}: ${cost.probes} probes in ${cost.ms} ms`),
+        `the client's retries while locating: ${JSON.stringify(retriedBy)}`,
         `the streams' errors: ${JSON.stringify(shapes)}`,
         `good records the failed fetches held, handed back by the locator: ${[bomb, flood, zstd].map((step) => step.located!.before.length).join(', ')}; delivered by the streams before they died: ${[bomb, flood, zstd].map((step) => offsetsOn(0, step.read).length).join(', ')}`,
       ].join('\n'),
