@@ -27,9 +27,22 @@ export class BatchRefused extends GenericError {
   }
 }
 
+/**
+ * A BatchRefused, recognised by its shape too: one made by this module as loaded in another module registry
+ * (a test sandbox's; the client's codec table is the process's) is not an instance of this one's class, nor
+ * of the sandbox's Error.
+ */
+const isBatchRefused = (error: unknown): error is BatchRefused =>
+  error instanceof BatchRefused ||
+  (typeof error === 'object' &&
+    error !== null &&
+    (error as BatchRefused).name === 'BatchRefused' &&
+    typeof (error as BatchRefused).detail === 'string' &&
+    typeof (error as BatchRefused).fingerprint === 'string');
+
 /** The BatchRefused in `error`, itself or among its causes and aggregated errors (how the client wraps failures). */
 export function batchRefusalIn(error: unknown, seen = new Set<unknown>()): BatchRefused | undefined {
-  if (error instanceof BatchRefused) return error;
+  if (isBatchRefused(error)) return error;
   if (typeof error !== 'object' || error === null || seen.has(error)) return undefined;
   seen.add(error);
   const { cause, errors } = error as { cause?: unknown; errors?: unknown };

@@ -36,6 +36,17 @@ describe('batchRefusalIn', () => {
     expect(batchRefusalIn(new AggregateError([refusal]))).toBe(refusal);
   });
 
+  it('finds one made by this module as loaded in another module registry (a test sandbox\'s)', () => {
+    let foreign: Error | undefined;
+    jest.isolateModules(() => {
+      const { BatchRefused: OtherBatchRefused } = require('../../../src/adapters/kafka/refused-batch') as typeof import('../../../src/adapters/kafka/refused-batch');
+      foreign = new OtherBatchRefused(LIMIT, 'f00d');
+    });
+    expect(foreign).not.toBeInstanceOf(BatchRefused);
+    expect(batchRefusalIn(new UserError('wrapped', { cause: foreign }))).toBe(foreign);
+    expect(batchRefusalIn(Object.assign(new Error('x'), { name: 'BatchRefused' }))).toBeUndefined();
+  });
+
   it('finds nothing in other errors, nor in what is no error', () => {
     expect(batchRefusalIn(new MultipleErrors('fetch failed 2 times.', [new Error('a'), new UserError('b')]))).toBeUndefined();
     expect(batchRefusalIn(undefined)).toBeUndefined();
