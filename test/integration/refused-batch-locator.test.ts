@@ -97,6 +97,8 @@ describe('a refused batch, located by one-batch probes', () => {
 
   afterAll(async () => {
     await consumer?.close(true);
+    // the client's codec table is the process's, shared with the test files after this one: the service's bound again
+    registerBoundedCodecs({ maxInflatedBytes: testConfig().limits.maxDecompressedBatchBytes });
   });
 
   /** Reads both partitions from `offsets` until the stream dies, `done` says so, or 20 s pass. */
