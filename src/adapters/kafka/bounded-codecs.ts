@@ -9,15 +9,17 @@ import { BatchRefused } from './refused-batch';
  * batch (or a 6 KB zstd one) of one record became a 300 MB record in memory. The client has no option
  * bounding it (its fetch limits bound the compressed bytes), so this replaces the decompressing side of the
  * entries of the codec table the package exports (`compressionsAlgorithms`, the same objects as
- * `compressionsAlgorithmsByBitmask`, which the batch decoding reads) — the documented stop-gap, as the
+ * `compressionsAlgorithmsByBitmask`, which the batch decoding reads): a stop-gap, the one
+ * docs/decisions/kafka-client.md allows (no private module is touched, but the library is mutated), as the
  * kafkajs version of this file replaced kafkajs's exported `CompressionCodecs`; the compressing side is
- * left as it is. The day the client grows a bound of its own, use it instead
+ * left as it is. The plan is a bound option upstream; the day the client has one, use it instead
  * (test/unit/adapters/bounded-codecs.test.ts fails that day).
  *
  * gzip and zstd inflate with Node's zlib, at most `maxInflatedBytes`; Snappy and LZ4 have no bounded
  * decompressor here (the client's are one-shot WebAssembly calls), so their batches are refused, as the
  * kafkajs version refused them. A batch beyond the bound, or that does not inflate, makes the codec throw
- * `BatchRefused` — which fails the fetch, every partition of it: the consumer then finds the batch
+ * `BatchRefused` — which fails the whole fetch (every partition of it, and the good batches before the
+ * refused one, which are never delivered) and is not retried: the consumer then finds the batch
  * (refused-batch-locator.ts) and hands on one placeholder for it (refused-batch.ts), which the worker
  * dead-letters; the partition goes on past it.
  */
