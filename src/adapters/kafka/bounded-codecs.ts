@@ -1,27 +1,28 @@
-import { promisify } from 'node:util';
-import { gzip, unzip } from 'node:zlib';
-import { CompressionCodecs, CompressionTypes } from 'kafkajs';
-import { installFetchMessages } from './fetch-messages';
+import { createHash } from 'node:crypto';
+import { gunzipSync, zstdDecompressSync } from 'node:zlib';
+import { compressionsAlgorithms } from '@platformatic/kafka';
 import { BatchRefused } from './refused-batch';
 
 /**
- * The decompression of fetched record batches, bounded. kafkajs inflates a compressed batch whole, inside
- * the decoding of the fetch response, with no limit (a 300 KB gzip batch became a 300 MB record, held
- * until the worker restarted), and has no Snappy, LZ4 or zstd codec: such a batch threw out of the fetch
- * and stopped the consumer for good, on every restart. An exception cannot be the answer either: it fails
- * the whole fetch, every partition with it. So a batch that cannot be inflated within the limit, or with a
- * codec this process has, is refused: the codec throws `BatchRefused`, and the fetch's batch decoding
- * (fetch-messages.ts) puts one placeholder record in the batch's place — at its last offset, without key or
- * value, carrying a header that names why and which offsets it spans — which the worker dead-letters
- * (`refusalOf`): the batch is skipped with one dead letter and the partition goes on.
+ * The decompression of fetched record batches, bounded. @platformatic/kafka inflates a compressed batch
+ * whole, inside the decoding of the fetch response, through its codec table, with no limit: a 300 KB gzip
+ * batch (or a 6 KB zstd one) of one record became a 300 MB record in memory. The client has no option
+ * bounding it (its fetch limits bound the compressed bytes), so this replaces the decompressing side of the
+ * entries of the codec table the package exports (`compressionsAlgorithms`, the same objects as
+ * `compressionsAlgorithmsByBitmask`, which the batch decoding reads): a stop-gap, the one
+ * docs/decisions/kafka-client.md allows (no private module is touched, but the library is mutated), as the
+ * kafkajs version of this file replaced kafkajs's exported `CompressionCodecs`; the compressing side is
+ * left as it is. The plan is a bound option upstream; the day the client has one, use it instead
+ * (test/unit/adapters/bounded-codecs.test.ts fails that day).
  *
- * One placeholder per batch, not one per record: the count is the producer's to choose, and a gzip batch of
- * 300,000 empty records is 420 KB; with a placeholder and a dead letter per record it held its partition for
- * over a minute (docs/reliability.md).
+ * gzip and zstd inflate with Node's zlib, at most `maxInflatedBytes`; Snappy and LZ4 have no bounded
+ * decompressor here (the client's are one-shot WebAssembly calls), so their batches are refused, as the
+ * kafkajs version refused them. A batch beyond the bound, or that does not inflate, makes the codec throw
+ * `BatchRefused` — which fails the whole fetch (every partition of it, and the good batches before the
+ * refused one, which are never delivered) and is not retried: the consumer then finds the batch
+ * (refused-batch-locator.ts) and hands on one placeholder for it (refused-batch.ts), which the worker
+ * dead-letters; the partition goes on past it.
  */
-const inflate = promisify(unzip);
-const deflate = promisify(gzip);
-
 export interface BoundedCodecOptions {
   /** A batch inflating beyond this is refused (MAX_DECOMPRESSED_BATCH_BYTES). */
   maxInflatedBytes: number;
@@ -29,36 +30,68 @@ export interface BoundedCodecOptions {
   onRefused?: (detail: string) => void;
 }
 
+/** What the client hands a codec: a Buffer, or its growable buffer (whose `buffer` is the bytes). */
+type CompressedInput = Buffer | { readonly buffer: Buffer };
+type Decompress = (data: CompressedInput) => Buffer;
+
+const bytesOf = (data: CompressedInput): Buffer => (Buffer.isBuffer(data) ? data : data.buffer);
+
+/** Names the compressed bytes: a probe that fetches the same batch again refuses the same fingerprint. */
+export const fingerprintOf = (compressed: Buffer): string => createHash('sha1').update(compressed).digest('hex');
+
+const TOO_LARGE = 'ERR_BUFFER_TOO_LARGE';
+
+/** The decompressors of this process's client, bounded as above (one function per codec, made from the options). */
+export function boundedDecompressors({ maxInflatedBytes, onRefused }: BoundedCodecOptions): Record<'gzip' | 'snappy' | 'lz4' | 'zstd', Decompress> {
+  const refuse = (detail: string, compressed: Buffer): never => {
+    onRefused?.(detail);
+    throw new BatchRefused(detail, fingerprintOf(compressed));
+  };
+  const bounded =
+    (name: string, inflate: (compressed: Buffer, options: { maxOutputLength: number }) => Buffer): Decompress =>
+    (data) => {
+      const compressed = bytesOf(data);
+      try {
+        return inflate(compressed, { maxOutputLength: maxInflatedBytes });
+      } catch (error) {
+        const tooLarge = (error as NodeJS.ErrnoException).code === TOO_LARGE;
+        return refuse(
+          tooLarge ? `${name} batch inflates beyond ${maxInflatedBytes} bytes (MAX_DECOMPRESSED_BATCH_BYTES)` : `${name} batch does not inflate: ${(error as Error).message}`,
+          compressed,
+        );
+      }
+    };
+  const refused =
+    (name: string): Decompress =>
+    (data) =>
+      refuse(`${name} batch: this worker has no ${name} codec`, bytesOf(data));
+  return { gzip: bounded('gzip', gunzipSync), zstd: bounded('zstd', zstdDecompressSync), snappy: refused('snappy'), lz4: refused('lz4') };
+}
+
 /**
- * Registers, for this process's kafkajs, a gzip codec that inflates at most `maxInflatedBytes` and codecs
- * for Snappy, LZ4 and zstd that inflate nothing: their batches are refused as above. False when the fetch's
- * batch decoding could not be replaced (a fetch response of kafkajs was loaded first): a refused batch
- * would then fail its fetch.
+ * Puts the bounded decompressors into the client's codec table, for every client of this process; again
+ * replaces them (the last options win). False when the table did not take them (then a batch inflates
+ * unbounded).
  */
 export function registerBoundedCodecs(options: BoundedCodecOptions): boolean {
-  const refuse = (detail: string): never => {
-    options.onRefused?.(detail);
-    throw new BatchRefused(detail);
-  };
-  const bounded = {
-    compress: (encoder: { buffer: Buffer }) => deflate(encoder.buffer),
-    decompress: async (compressed: Buffer) => {
-      try {
-        return await inflate(compressed, { maxOutputLength: options.maxInflatedBytes });
-      } catch (error) {
-        const tooLarge = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
-        return refuse(tooLarge ? `gzip batch inflates beyond ${options.maxInflatedBytes} bytes (MAX_DECOMPRESSED_BATCH_BYTES)` : `gzip batch does not inflate: ${(error as Error).message}`);
-      }
-    },
-  };
-  const codecs = CompressionCodecs as unknown as Record<number, () => unknown>;
-  codecs[CompressionTypes.GZIP] = () => bounded;
-  for (const [type, name] of [[CompressionTypes.Snappy, 'snappy'], [CompressionTypes.LZ4, 'lz4'], [CompressionTypes.ZSTD, 'zstd']] as const) {
-    const unsupported = {
-      compress: () => Promise.reject(new Error(`this service does not compress with ${name}`)),
-      decompress: async () => refuse(`${name} batch: this worker has no ${name} codec`),
-    };
-    codecs[type] = () => unsupported;
+  const decompressors = boundedDecompressors(options);
+  for (const [name, decompress] of Object.entries(decompressors)) {
+    try {
+      codecTable()[name]!.decompressSync = decompress;
+    } catch {
+      // a frozen table: reported below
+    }
   }
-  return installFetchMessages();
+  registered = decompressors;
+  return boundedCodecsInPlace();
+}
+
+/** The decompressors last registered. */
+let registered: Record<string, Decompress> | undefined;
+
+const codecTable = () => compressionsAlgorithms as unknown as Record<string, { decompressSync: Decompress }>;
+
+/** Whether every compressed batch this process fetches now goes through the bounded decompressors. */
+export function boundedCodecsInPlace(): boolean {
+  return registered !== undefined && Object.entries(registered).every(([name, decompress]) => codecTable()[name]?.decompressSync === decompress);
 }

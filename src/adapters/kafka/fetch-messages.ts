@@ -1,5 +1,6 @@
 import { replaceKafkajsModule } from './kafkajs-module';
-import { BatchRefused, refusalPlaceholder } from './refused-batch';
+import type { DecodedRecord } from './record-decoder';
+import { BatchRefused, refusalRecord } from './refused-batch';
 
 /**
  * kafkajs 2.2.4 gathers the records of a fetched partition's record batches with
@@ -74,6 +75,52 @@ export async function decodeMessages(decoder: Decoder, { Decoder: MessagesDecode
     for (const record of batch.records) records.push(record);
   }
   return records;
+}
+
+/**
+ * A record batch's header, from its first byte: base offset, length, leader epoch, magic, CRC, attributes,
+ * last offset delta, first and max timestamps, producer id and epoch, base sequence, record count.
+ */
+const AT = { leaderEpoch: 12, magic: 16, attributes: 21, lastOffsetDelta: 23, firstTimestamp: 27, maxTimestamp: 35, producerId: 43, producerEpoch: 51, firstSequence: 53 } as const;
+const TIMESTAMP_TYPE_FLAG = 0x08;
+const TRANSACTIONAL_FLAG = 0x10;
+const CONTROL_FLAG = 0x20;
+
+/**
+ * The refused batch starting at `batch` (a view from its base offset) as kafkajs would decode one record of
+ * it: the placeholder of refused-batch.ts, in the batch's context (its transaction, to be filtered as kafkajs would).
+ */
+function refusalPlaceholder(batch: Buffer, detail: string): DecodedRecord {
+  const first = batch.readBigInt64BE(0);
+  const last = first + BigInt(batch.readInt32BE(AT.lastOffsetDelta));
+  const attributes = batch.readInt16BE(AT.attributes);
+  const firstTimestamp = batch.readBigInt64BE(AT.firstTimestamp).toString();
+  const placeholder = refusalRecord({ first, last, detail });
+  const batchContext = {
+    firstOffset: first.toString(),
+    firstTimestamp,
+    partitionLeaderEpoch: batch.readInt32BE(AT.leaderEpoch),
+    inTransaction: (attributes & TRANSACTIONAL_FLAG) > 0,
+    isControlBatch: (attributes & CONTROL_FLAG) > 0,
+    lastOffsetDelta: batch.readInt32BE(AT.lastOffsetDelta),
+    producerId: batch.readBigInt64BE(AT.producerId).toString(),
+    producerEpoch: batch.readInt16BE(AT.producerEpoch),
+    firstSequence: batch.readInt32BE(AT.firstSequence),
+    maxTimestamp: batch.readBigInt64BE(AT.maxTimestamp).toString(),
+    timestampType: (attributes & TIMESTAMP_TYPE_FLAG) > 0 ? 1 : 0,
+    magicByte: batch.readInt8(AT.magic),
+  };
+  return {
+    magicByte: batchContext.magicByte,
+    attributes: 0,
+    timestamp: firstTimestamp,
+    offset: placeholder.offset,
+    key: null,
+    value: null,
+    headers: placeholder.headers as DecodedRecord['headers'],
+    isControlRecord: batchContext.isControlBatch,
+    batchContext,
+  };
 }
 
 /**

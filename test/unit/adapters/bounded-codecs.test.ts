@@ -1,109 +1,117 @@
-import { gzipSync } from 'node:zlib';
-import { CompressionCodecs, CompressionTypes } from 'kafkajs';
-import { registerBoundedCodecs } from '../../../src/adapters/kafka/bounded-codecs';
-import { decodeMessages } from '../../../src/adapters/kafka/fetch-messages';
-import { refusalOf } from '../../../src/adapters/kafka/refused-batch';
+import { createHash } from 'node:crypto';
+import { gzipSync, zstdCompressSync } from 'node:zlib';
+import {
+  baseOptionsSchema,
+  compressionsAlgorithms,
+  compressionsAlgorithmsByBitmask,
+  consumeOptionsSchema,
+  consumerOptionsSchema,
+  fetchOptionsSchema,
+  findErrorBy,
+} from '@platformatic/kafka';
+import { registerBoundedCodecs, boundedCodecsInPlace } from '../../../src/adapters/kafka/bounded-codecs';
+import { BatchRefused } from '../../../src/adapters/kafka/refused-batch';
 
 /**
- * The bounded codecs and the fetch's batch decoding, against kafkajs's own record batch encoder (the
- * installed version): a batch within the limit decodes as it was written; one beyond it, or compressed with
- * a codec the process has not, decodes as one placeholder at the batch's last offset whose refusal only
- * this process can read, and the batches after it decode as usual. This pins the batch layout the
- * placeholder reads. kafkajs's protocol internals are required by path: they have no public API.
+ * The bounded codecs, through the codec table of @platformatic/kafka as its batch decoding reads it (by
+ * the batch's compression bits: gzip 1, snappy 2, lz4 3, zstd 4), on real compressed bytes made with
+ * Node's zlib and the client's own compressors.
  */
-const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0') as { RecordBatch: (batch: object) => Promise<{ buffer: Buffer }> };
-const Long = require('kafkajs/src/utils/long') as { fromInt: (n: number) => unknown };
-const Record = require('kafkajs/src/protocol/recordBatch/record/v0') as (record: object) => unknown;
-const Decoder = require('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => { offset: number; readInt32(): number; canReadBytes(n: number): boolean; readBytes(n: number): Buffer };
+const MAX = 64 * 1024;
+const GZIP_LIMIT = `gzip batch inflates beyond ${MAX} bytes (MAX_DECOMPRESSED_BATCH_BYTES)`;
+const ZSTD_LIMIT = `zstd batch inflates beyond ${MAX} bytes (MAX_DECOMPRESSED_BATCH_BYTES)`;
+type Codec = { decompressSync(data: unknown): Buffer; compressSync(data: Buffer): Buffer };
+const byBitmask = compressionsAlgorithmsByBitmask as unknown as Record<number, Codec>;
+const [GZIP, SNAPPY, LZ4, ZSTD] = [1, 2, 3, 4];
+const sha1 = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
 
-interface DecodedRecord {
-  offset: string;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers: Record<string, Buffer>;
-  batchContext: { inTransaction: boolean; producerId: string };
-}
-
-type Codecs = Record<number, () => unknown>;
-const codecs = CompressionCodecs as unknown as Codecs;
-
-/** A record batch at `firstOffset` of these values, compressed by `compress` under `compression`. */
-async function batchOf(compression: CompressionTypes, values: string[], compress: (records: Buffer) => Buffer, firstOffset = 100): Promise<Buffer> {
-  const registered = codecs[compression];
-  codecs[compression] = () => ({ compress: async (encoder: { buffer: Buffer }) => compress(encoder.buffer) });
+/** The error `decompress` throws, or a failure when it returns. */
+function refusalOf(decompress: () => unknown): BatchRefused {
   try {
-    const records = values.map((value, offsetDelta) => Record({ offsetDelta, key: Buffer.from(`k${offsetDelta}`), value: Buffer.from(value) }));
-    return (await RecordBatch({ compression, firstOffset: Long.fromInt(firstOffset), lastOffsetDelta: values.length - 1, records })).buffer;
-  } finally {
-    codecs[compression] = registered!;
+    decompress();
+  } catch (error) {
+    expect(error).toBeInstanceOf(BatchRefused);
+    return error as BatchRefused;
   }
+  throw new Error('the batch was inflated');
 }
-
-/** One partition's fetched bytes (size, then the batches back to back), decoded as the consumer does. */
-async function decode(...batches: Buffer[]): Promise<DecodedRecord[]> {
-  const body = Buffer.concat(batches);
-  const size = Buffer.alloc(4);
-  size.writeInt32BE(body.length);
-  return (await decodeMessages(new Decoder(Buffer.concat([size, body])))) as DecodedRecord[];
-}
-
-/** The batch as if it held `count` records (kafkajs reads neither its CRC nor its records before inflating them). */
-function claiming(batch: Buffer, count: number): Buffer {
-  const copy = Buffer.from(batch);
-  copy.writeInt32BE(count - 1, 23); // last offset delta
-  copy.writeInt32BE(count, 57); // record count
-  return copy;
-}
-
-const LIMIT = 'gzip batch inflates beyond 65536 bytes (MAX_DECOMPRESSED_BATCH_BYTES)';
 
 describe('bounded codecs', () => {
   const refused: string[] = [];
-  let installed = false;
-  beforeAll(() => (installed = registerBoundedCodecs({ maxInflatedBytes: 64 * 1024, onRefused: (detail) => refused.push(detail) })));
+  const compressors = Object.fromEntries(Object.entries(compressionsAlgorithms).map(([name, codec]) => [name, codec.compressSync]));
+  beforeAll(() => {
+    expect(boundedCodecsInPlace()).toBe(false);
+    expect(registerBoundedCodecs({ maxInflatedBytes: 1 })).toBe(true);
+    // registering again is fine: the last options win
+    expect(registerBoundedCodecs({ maxInflatedBytes: MAX, onRefused: (detail) => refused.push(detail) })).toBe(true);
+    expect(boundedCodecsInPlace()).toBe(true);
+  });
   beforeEach(() => (refused.length = 0));
 
-  it('inflate a gzip batch within the limit as it was written', async () => {
-    expect(installed).toBe(true);
-    const records = await decode(await batchOf(CompressionTypes.GZIP, ['a', 'bb', 'ccc'], (b) => gzipSync(b)));
-    expect(records.map((r) => [r.offset, r.key?.toString(), r.value?.toString(), refusalOf(r)])).toEqual([
-      ['100', 'k0', 'a', undefined],
-      ['101', 'k1', 'bb', undefined],
-      ['102', 'k2', 'ccc', undefined],
-    ]);
+  it('inflate gzip and zstd batches within the bound as they were written', () => {
+    const records = Buffer.alloc(MAX, 7);
+    expect(byBitmask[GZIP]!.decompressSync(gzipSync(records))).toEqual(records);
+    expect(byBitmask[ZSTD]!.decompressSync(zstdCompressSync(records))).toEqual(records);
+    // the client hands over its growable buffer as often as a Buffer
+    expect(byBitmask[GZIP]!.decompressSync({ buffer: gzipSync(records) })).toEqual(records);
     expect(refused).toEqual([]);
   });
 
-  it('refuse a gzip batch inflating beyond the limit: one placeholder at its last offset, naming its offsets; the next batch decodes', async () => {
-    const big = 'x'.repeat(40 * 1024);
-    const bomb = await batchOf(CompressionTypes.GZIP, [big, big, big], (b) => gzipSync(b));
-    const next = await batchOf(CompressionTypes.GZIP, ['after'], (b) => gzipSync(b), 103);
-    const records = await decode(bomb, next);
-    expect(records.map((r) => [r.offset, r.key, r.value?.toString() ?? null, refusalOf(r)])).toEqual([
-      ['102', null, null, `${LIMIT}; its 3 records at offsets 100–102 skipped`],
-      ['103', Buffer.from('k0'), 'after', undefined],
-    ]);
-    expect(records[0]!.batchContext).toMatchObject({ inTransaction: false, producerId: '-1' });
-    expect(refused).toEqual([LIMIT]);
+  it('refuse a gzip or zstd batch one byte beyond the bound, naming its compressed bytes', () => {
+    const gzip = gzipSync(Buffer.alloc(MAX + 1));
+    const zstd = zstdCompressSync(Buffer.alloc(MAX + 1));
+    const gzipRefusal = refusalOf(() => byBitmask[GZIP]!.decompressSync(gzip));
+    const zstdRefusal = refusalOf(() => byBitmask[ZSTD]!.decompressSync(zstd));
+    expect([gzipRefusal.detail, gzipRefusal.fingerprint]).toEqual([GZIP_LIMIT, sha1(gzip)]);
+    expect([zstdRefusal.detail, zstdRefusal.fingerprint]).toEqual([ZSTD_LIMIT, sha1(zstd)]);
+    expect(gzipRefusal.message).toBe(`compressed record batch refused: ${GZIP_LIMIT}`);
+    // the same bytes, the same fingerprint: how a probe recognises the batch again
+    expect(refusalOf(() => byBitmask[GZIP]!.decompressSync({ buffer: Buffer.from(gzip) })).fingerprint).toBe(gzipRefusal.fingerprint);
+    expect(refused).toEqual([GZIP_LIMIT, ZSTD_LIMIT, GZIP_LIMIT]);
   });
 
-  it('refuse a batch claiming a million records with one placeholder, not a million', async () => {
-    const big = 'x'.repeat(70 * 1024);
-    const records = await decode(claiming(await batchOf(CompressionTypes.GZIP, [big], (b) => gzipSync(b), 0), 1_000_000));
-    expect(records.map((r) => [r.offset, refusalOf(r)])).toEqual([['999999', `${LIMIT}; its 1000000 records at offsets 0–999999 skipped`]]);
+  it('refuse a 32 MB record of zeros (32 KB of gzip) without inflating it', () => {
+    const bomb = gzipSync(Buffer.alloc(32 * 1024 * 1024), { level: 9 });
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    const before = process.memoryUsage().arrayBuffers;
+    expect(refusalOf(() => byBitmask[GZIP]!.decompressSync(bomb)).detail).toBe(GZIP_LIMIT);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(8 * 1024 * 1024);
   });
 
-  it('refuse a gzip batch that does not inflate, and batches of codecs the process has not', async () => {
-    const [corrupt] = await decode(await batchOf(CompressionTypes.GZIP, ['a'], () => Buffer.from('not gzip at all')));
-    expect(refusalOf(corrupt!)).toMatch(/^gzip batch does not inflate: .*; its 1 record at offsets 100–100 skipped$/);
-    for (const [type, name] of [[CompressionTypes.ZSTD, 'zstd'], [CompressionTypes.Snappy, 'snappy'], [CompressionTypes.LZ4, 'lz4']] as const) {
-      const records = await decode(await batchOf(type, ['a', 'b'], (b) => b));
-      expect(records.map((r) => [r.offset, refusalOf(r)])).toEqual([['101', `${name} batch: this worker has no ${name} codec; its 2 records at offsets 100–101 skipped`]]);
+  it('refuse batches that do not inflate', () => {
+    const notGzip = refusalOf(() => byBitmask[GZIP]!.decompressSync(Buffer.from('not gzip at all')));
+    const notZstd = refusalOf(() => byBitmask[ZSTD]!.decompressSync(Buffer.from('not zstd at all')));
+    expect(notGzip.detail).toMatch(/^gzip batch does not inflate: .+/);
+    expect(notZstd.detail).toMatch(/^zstd batch does not inflate: .+/);
+    const truncated = gzipSync(Buffer.alloc(1000, 1)).subarray(0, 20);
+    expect(refusalOf(() => byBitmask[GZIP]!.decompressSync(truncated)).detail).toMatch(/^gzip batch does not inflate: /);
+  });
+
+  it('refuse every snappy and lz4 batch, however small: no bounded decompressor for them', () => {
+    for (const [bitmask, name] of [[SNAPPY, 'snappy'], [LZ4, 'lz4']] as const) {
+      const compressed = byBitmask[bitmask]!.compressSync(Buffer.from('a small record'));
+      const refusal = refusalOf(() => byBitmask[bitmask]!.decompressSync(compressed));
+      expect([refusal.detail, refusal.fingerprint]).toEqual([`${name} batch: this worker has no ${name} codec`, sha1(compressed)]);
     }
   });
 
-  it('a refusal header written by a producer is not a refusal: only this process knows the secret', () => {
-    expect(refusalOf({ headers: { 'x-wholesale-batch-refused': Buffer.from('0123 gzip batch inflates beyond') } })).toBeUndefined();
-    expect(refusalOf({ headers: {} })).toBeUndefined();
+  it('leave the compressing side as it was', () => {
+    expect(Object.fromEntries(Object.entries(compressionsAlgorithms).map(([name, codec]) => [name, codec.compressSync]))).toEqual(compressors);
+    const compressed = byBitmask[ZSTD]!.compressSync(Buffer.from('x'.repeat(1000)));
+    expect(byBitmask[ZSTD]!.decompressSync(compressed).toString()).toBe('x'.repeat(1000));
+  });
+
+  it('are refusals the client does not retry: a retry would refuse the same batch again', () => {
+    const refusal = new BatchRefused('why', 'which');
+    expect(findErrorBy(refusal, 'canRetry', false)).toBe(refusal);
+  });
+
+  it('are still needed: the client has no option bounding inflation (when this fails, use its own)', () => {
+    const optionNames = [baseOptionsSchema, consumerOptionsSchema, consumeOptionsSchema, fetchOptionsSchema].flatMap((schema) => Object.keys(schema.properties));
+    expect(optionNames.filter((name) => /decompress|inflat|uncompress|expand/i.test(name))).toEqual([]);
+    // and its codecs take the compressed bytes alone: nothing to pass a bound with
+    for (const codec of Object.values(compressionsAlgorithms)) {
+      expect(Object.keys(codec).filter((key) => !['compress', 'compressSync', 'decompressSync', 'bitmask', 'available'].includes(key))).toEqual([]);
+    }
   });
 });
