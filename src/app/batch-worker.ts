@@ -26,8 +26,9 @@ export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerS
 
 /**
  * The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval.
- * Compressed batches are inflated within MAX_DECOMPRESSED_BATCH_BYTES and with the codecs this process has;
- * a batch refused is dead-lettered (one placeholder for all its records) before any processor sees it.
+ * Compressed batches (gzip, zstd) are inflated within MAX_DECOMPRESSED_BATCH_BYTES; Snappy and LZ4 batches
+ * are refused; a batch refused is dead-lettered (one placeholder for all its records) before any processor
+ * sees it.
  */
 export function createBatchWorker(
   config: ServiceConfig,
@@ -41,7 +42,7 @@ export function createBatchWorker(
     maxInflatedBytes: config.limits.maxDecompressedBatchBytes,
     onRefused: (detail) => log.warn({ detail }, 'compressed batch not inflated; it is dead-lettered'),
   });
-  if (!bounded) log.error("kafkajs's fetch responses were loaded before their batch decoding could be replaced: a compressed batch refused will fail its fetch");
+  if (!bounded) log.error("the Kafka client's codec table did not take the bounded decompressors: compressed batches inflate without a bound");
   const guarded = (processor: RecordProcessor) => deadLetteringRefusedBatches(traced(processor), refusalOf, deadLetters);
   return new BatchWorker({
     consumer: transport.consumer,

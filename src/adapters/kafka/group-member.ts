@@ -1,9 +1,11 @@
 import { Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { Logger } from '../../contract/log';
-import type { BatchContext, RecordBatch, TopicPartitionOffsets } from '../../contract/transport';
+import type { BatchContext, InboundRecord, RecordBatch, TopicPartitionOffsets } from '../../contract/transport';
 import { clientOptions, type KafkaConnection } from './connection';
 import { ConsumerStateTracker } from './consumer-state';
 import { inbound } from './inbound-record';
+import { batchRefusalIn, refusalRecord, type BatchRefused } from './refused-batch';
+import { locateRefusedBatch, type LocatorCost } from './refused-batch-locator';
 import { kafkaErrorType } from './send-refusal';
 
 /** The group member's settings (the service's, from its configuration). */
@@ -34,10 +36,24 @@ const FATAL = new Set(['GROUP_AUTHORIZATION_FAILED', 'TOPIC_AUTHORIZATION_FAILED
 
 const tp = (topic: string, partition: number) => `${topic}|${partition}`;
 
+/** A record waiting in its partition's queue. */
+interface Queued {
+  record: InboundRecord;
+  offset: bigint;
+}
+
+/**
+ * How far past a partition's last delivered record a refused batch is looked for: the stream may have
+ * fetched (and held undelivered) this much more before the failed fetch.
+ */
+const REFUSAL_SEARCH_BYTES = 16 * 1024 * 1024;
+
 interface PartitionQueue {
   topic: string;
   partition: number;
-  records: Record_[];
+  records: Queued[];
+  /** The offset after the last record queued: a record below it, fetched again after a restart, is a duplicate. */
+  next?: bigint;
   /** Paused by the batch loop (a held record): its records stay queued from the first one not resolved. */
   paused: boolean;
   busy: boolean;
@@ -63,9 +79,12 @@ interface Position {
  *   wait (QUEUE_HIGH_WATER, or HELD_QUEUE_LIMIT behind a hold);
  * - commits what the batch loop resolved, itself (the client's commit with the record's leader epoch), so
  *   commits do not depend on the stream that delivered the records;
- * - consumes again after the stream failed (a broker lost for longer than the client's retries, a fetch
- *   it could not decode): the batches in flight finish, their offsets are committed, and a new stream
- *   starts from the committed offsets — as kafkajs restarted its consumer after a crash.
+ * - consumes again after the stream failed (a broker lost for longer than the client's retries): a new
+ *   stream starts from the committed offsets — as kafkajs restarted its consumer after a crash — and the
+ *   records it fetches again that are still queued here are dropped as duplicates;
+ * - skips a compressed batch the bounded codecs refused (bounded-codecs.ts): its fetch failed whole, so the
+ *   batch is located (refused-batch-locator.ts), the records before it are queued, then one placeholder at
+ *   its last offset that the worker dead-letters; once that is committed, the new stream starts after it.
  */
 export class GroupMember {
   readonly membership: ConsumerStateTracker;
@@ -74,7 +93,6 @@ export class GroupMember {
   private topics: string[] = [];
   private readonly pausedTopics = new Set<string>();
   private stream?: Stream;
-  private streamPaused = false;
   private eachBatch?: (context: BatchContext) => Promise<void>;
   private concurrency = 1;
   private running = false;
@@ -164,24 +182,26 @@ export class GroupMember {
       return;
     }
     this.stream = stream;
-    this.streamPaused = false;
     this.restartDelayMs = RESTART_DELAY_MS.first;
     stream.on('data', (record: Record_) => this.enqueue(record));
     stream.on('error', (error: Error) => void this.restartAfter(stream, error));
     this.flowControl();
   }
 
-  /** The stream failed: let the batches in flight finish, commit what they resolved, and consume again. */
+  /** The stream failed: skip a refused batch if that was why, commit what was resolved, and consume again. */
   private async restartAfter(failed: Stream, error: Error): Promise<void> {
     if (this.stream !== failed || !this.running) return;
     this.stream = undefined;
-    for (const queue of this.queues.values()) queue.records = [];
     await failed.close().catch(() => undefined);
     const type = kafkaErrorType(error);
     if (type !== undefined && FATAL.has(type)) return this.fail(error);
-    this.membership.restarting();
-    this.log.warn({ err: error.message, type }, 'the consumer stream failed; consuming again from the committed offsets');
-    await this.whenIdle();
+    const refusal = batchRefusalIn(error);
+    if (refusal) {
+      if (await this.skipRefused(refusal)) this.restartDelayMs = 0;
+    } else {
+      this.membership.restarting();
+      this.log.warn({ err: error.message, type }, 'the consumer stream failed; consuming again from the committed offsets');
+    }
     await this.commitOffsets(this.uncommittedOffsets()).catch((commitError: unknown) =>
       this.log.warn({ err: (commitError as Error).message }, 'offset commit before consuming again failed; those records come again'),
     );
@@ -197,6 +217,41 @@ export class GroupMember {
         this.log.warn({ err: (consumeError as Error).message, type: consumeType }, 'consuming again failed; retrying');
       }
     }
+  }
+
+  /**
+   * Queues the records before the refused batch and its placeholder, and waits until the worker resolved
+   * the placeholder: the next stream starts after the batch only once its offset is committed. False when
+   * the batch could not be located (the stream then starts from the committed offsets, and fails again).
+   */
+  private async skipRefused(refusal: BatchRefused): Promise<boolean> {
+    const assigned = [...this.assignedPartitions()];
+    // where a partition nothing was delivered from since this member started would have been fetched from
+    const committed = await this.consumer.listCommittedOffsets({ topics: this.consumer.assignments ?? [] }).catch(() => new Map<string, bigint[]>());
+    const committedOf = (topic: string, partition: number): bigint => {
+      const offset = committed.get(topic)?.[partition] ?? -1n;
+      return offset < 0n ? 0n : offset;
+    };
+    const candidates = assigned.map(({ topic, partition }) => ({ topic, partition, offset: this.queues.get(tp(topic, partition))?.next ?? committedOf(topic, partition) }));
+    const cost: LocatorCost = { probes: 0, ms: 0 };
+    const located = await locateRefusedBatch(this.consumer, candidates, refusal, { maxBytesPerPartition: REFUSAL_SEARCH_BYTES, cost }).catch((locateError: unknown) => {
+      this.log.error({ err: (locateError as Error).message }, 'could not locate the refused compressed batch');
+      return undefined;
+    });
+    if (!located) return false;
+    const { topic, partition, first, last } = located;
+    this.log.warn({ topic, partition, first: String(first), last: String(last), detail: refusal.detail, probes: cost.probes, ms: cost.ms }, 'compressed batch refused; it is dead-lettered and skipped');
+    const queue = this.queueOf(topic, partition);
+    const placeholder = refusalRecord({ first, last, detail: refusal.detail });
+    for (const record of [...located.before, placeholder]) this.push(queue, record, -1);
+    this.pump();
+    const position = this.positionOf(topic, partition);
+    while (this.running && this.assigned(topic, partition) && (position.resolved ?? -1n) <= last) await new Promise((resolve) => setTimeout(resolve, 20));
+    return true;
+  }
+
+  private *assignedPartitions(): Iterable<{ topic: string; partition: number }> {
+    for (const { topic, partitions } of this.consumer.assignments ?? []) for (const partition of partitions) yield { topic, partition };
   }
 
   /** Resolves once no batch is in flight. */
@@ -220,6 +275,7 @@ export class GroupMember {
     for (const [key, queue] of this.queues) {
       if (this.assigned(queue.topic, queue.partition)) continue;
       queue.records = [];
+      queue.next = undefined; // if it comes back, from its committed offset
       queue.epoch++;
       this.positions.delete(key);
       if (!queue.busy) this.queues.delete(key);
@@ -241,11 +297,17 @@ export class GroupMember {
   private enqueue(record: Record_): void {
     if (!this.assigned(record.topic, record.partition)) return; // fetched before a rebalance took it away
     const queue = this.queueOf(record.topic, record.partition);
-    queue.records.push(record);
-    const position = this.positionOf(record.topic, record.partition);
-    position.leaderEpoch = record.leaderEpoch;
+    if (queue.next !== undefined && record.offset < queue.next) return; // fetched again after a restart: still queued or done
+    this.push(queue, inbound(record), record.leaderEpoch);
     this.flowControl();
     this.pump();
+  }
+
+  private push(queue: PartitionQueue, record: InboundRecord, leaderEpoch: number): void {
+    const offset = BigInt(record.offset);
+    queue.records.push({ record, offset });
+    queue.next = offset + 1n;
+    if (leaderEpoch >= 0) this.positionOf(queue.topic, queue.partition).leaderEpoch = leaderEpoch;
   }
 
   private positionOf(topic: string, partition: number): Position {
@@ -265,9 +327,11 @@ export class GroupMember {
     }
     const everyTopicPaused = this.topics.length > 0 && this.topics.every((topic) => this.pausedTopics.has(topic));
     const pause = waiting > QUEUE_HIGH_WATER || heldOverflow || everyTopicPaused;
-    if (pause && !this.streamPaused) this.stream.pause();
-    if (!pause && this.streamPaused) this.stream.resume();
-    this.streamPaused = pause;
+    // asked of the stream itself: the client pauses and resumes it too, around a rebalance
+    if (pause !== this.stream.isPaused()) {
+      if (pause) this.stream.pause();
+      else this.stream.resume();
+    }
   }
 
   private pump(): void {
@@ -287,7 +351,7 @@ export class GroupMember {
     this.flowControl();
     const epoch = queue.epoch;
     const position = this.positionOf(queue.topic, queue.partition);
-    const batch: RecordBatch = { topic: queue.topic, partition: queue.partition, messages: taken.map(inbound) };
+    const batch: RecordBatch = { topic: queue.topic, partition: queue.partition, messages: taken.map((queued) => queued.record) };
     const context: BatchContext = {
       batch,
       resolveOffset: (offset) => {
@@ -307,7 +371,7 @@ export class GroupMember {
         // short), unless the partition went elsewhere or the member stops.
         if (this.running && queue.epoch === epoch && this.assigned(queue.topic, queue.partition)) {
           const resolved = position.resolved ?? -1n;
-          const rest = taken.filter((record) => record.offset >= resolved);
+          const rest = taken.filter((queued) => queued.offset >= resolved);
           if (rest.length > 0) queue.records = [...rest, ...queue.records];
         }
         queue.busy = false;
