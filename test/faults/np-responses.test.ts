@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Consumer, IHeaders, Producer } from 'kafkajs';
-import { createConsumer } from '../../src/adapters/kafka/closable-consumer';
 import type { RedisClient } from '../../src/adapters/redis/client';
 import { type ServiceConfig } from '../../src/app/config';
 import { loadNpSimulatorConfig } from '../../dev/np-simulator/config';
@@ -72,7 +71,7 @@ class Relay {
 
   static async start(config: ServiceConfig, staging: string, faulty: (gpsi: string) => boolean): Promise<Relay> {
     const kafka = kafkaClient(config.kafka.brokers, 'faults-np-relay');
-    const relay = new Relay(createConsumer(kafka, { groupId: `relay-${randomUUID()}`, allowAutoTopicCreation: false }), kafka.producer({ allowAutoTopicCreation: false }));
+    const relay = new Relay(kafka.consumer({ maxWaitTimeInMs: 500, groupId: `relay-${randomUUID()}`, allowAutoTopicCreation: false }), kafka.producer({ allowAutoTopicCreation: false }));
     await relay.producer.connect();
     await relay.consumer.connect();
     await relay.consumer.subscribe({ topics: [staging], fromBeginning: true });

@@ -1,5 +1,4 @@
 import type { Producer } from 'kafkajs';
-import { createConsumer } from '../../src/adapters/kafka/closable-consumer';
 import { HEADER } from '../../src/contract/headers';
 import { createTopics } from '../support/harness';
 import { WorkerProcess } from '../support/worker-process';
@@ -51,7 +50,7 @@ describe('a worker restart is invisible to a partner that keeps to its rate', ()
     let resends = 0;
 
     // The partner's reply reader: every reply record, in arrival order.
-    const replies = createConsumer(kafkaClient(config.kafka.brokers, 'partner-replies'), { groupId: `partner-${Date.now()}`, allowAutoTopicCreation: false, ...TEST_SESSION });
+    const replies = kafkaClient(config.kafka.brokers, 'partner-replies').consumer({ maxWaitTimeInMs: 500, groupId: `partner-${Date.now()}`, allowAutoTopicCreation: false, ...TEST_SESSION });
     await replies.connect();
     await replies.subscribe({ topics: [faultPartnerTopics(config).balanceReplies], fromBeginning: true });
     const joined = new Promise<void>((resolve) => replies.on(replies.events.GROUP_JOIN, () => resolve()));

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer, type IHeaders, type Producer } from 'kafkajs';
 import pino from 'pino';
-import { createConsumer } from '../../src/adapters/kafka/closable-consumer';
 import { loadConfig, type ServiceConfig } from '../../src/app/config';
 import { TOPIC_VARIABLES } from '../../src/config/kafka';
 import { serviceTopics, startService, type RunningService } from '../../src/app/service';
@@ -140,7 +139,7 @@ export class TopicReader {
   private constructor(private readonly consumer: Consumer) {}
 
   static async start(config: ServiceConfig, topics: string[], onRecord: (reply: Reply) => void, codec = new AvroCodec(config.schemaRegistryUrl)): Promise<TopicReader> {
-    const consumer = createConsumer(kafkaFor(config), { groupId: `reader-${randomUUID()}`, allowAutoTopicCreation: false });
+    const consumer = kafkaFor(config).consumer({ maxWaitTimeInMs: 500, groupId: `reader-${randomUUID()}`, allowAutoTopicCreation: false });
     await consumer.connect();
     await consumer.subscribe({ topics, fromBeginning: true });
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));

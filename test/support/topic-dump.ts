@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, KafkaMessage } from 'kafkajs';
-import { createConsumer } from '../../src/adapters/kafka/closable-consumer';
 
 /**
  * Every record of `topics` from the beginning, by topic: for tests that search whole topics (secrets that
@@ -17,7 +16,7 @@ export async function readEveryRecord(client: Kafka, topics: readonly string[]):
   }
   const records = new Map<string, KafkaMessage[]>(topics.map((t) => [t, []]));
   if (expected === 0) return records;
-  const consumer = createConsumer(client, { groupId: `dump-${randomUUID()}` });
+  const consumer = client.consumer({ maxWaitTimeInMs: 500, groupId: `dump-${randomUUID()}` });
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: [...topics], fromBeginning: true });

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { CompressionTypes, Producer } from 'kafkajs';
-import { createConsumer } from '../../../src/adapters/kafka/closable-consumer';
 import type { ServiceConfig } from '../../../src/app/config';
 import { loadCatalog } from '../../../src/app/service';
 import { createBalanceComponents, type BalanceComponents } from '../../../src/app/balance';
@@ -13,7 +12,7 @@ import { HEADER } from '../../../src/contract/headers';
 import { createActiveSubscription, type TestSubscription } from '../../support/subscriptions';
 import { FAULT_CUSTOMER, faultPartnerTopics, partnerHeaders } from './fault-config';
 import type { Counts } from './report';
-import { drainTopic, groupProgress, headerString, kafkaClient, TEST_SESSION } from './topics';
+import { drainTopic, groupProgress, headerString, kafkaClient, TEST_SESSION, type OffsetRange } from './topics';
 
 /**
  * The fixed workload of the fault tests: `commands` UpdateBalances, each "Add 1" to one sub-balance,
@@ -146,7 +145,7 @@ export class BalanceLoad {
 
   /** Follows the reply topic to report progress (the final count reads the whole topic again). */
   async watchReplies(brokers = this.config.kafka.brokers): Promise<void> {
-    const consumer = createConsumer(kafkaClient(brokers, 'faults-progress'), { groupId: `progress-${randomUUID()}`, allowAutoTopicCreation: false, ...TEST_SESSION });
+    const consumer = kafkaClient(brokers, 'faults-progress').consumer({ maxWaitTimeInMs: 500, groupId: `progress-${randomUUID()}`, allowAutoTopicCreation: false, ...TEST_SESSION });
     await consumer.connect();
     await consumer.subscribe({ topics: [faultPartnerTopics(this.config).balanceReplies], fromBeginning: true });
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
@@ -240,6 +239,14 @@ export class BalanceLoad {
     }
   }
 
+  /** Where the commands' topic order is read from: only this range (see drainTopic), else the whole topic. */
+  private commandRange?: OffsetRange;
+
+  /** Reads the command topic's order only within `range` (a test that put batches on it the test's own client cannot read). */
+  readCommandsWithin(range: OffsetRange): void {
+    this.commandRange = range;
+  }
+
   /** Compares the final state (Redis, the reply and event topics) with what was sent. */
   async tally(brokers = this.config.kafka.brokers): Promise<BalanceTally> {
     const ours = new Set(this.commands.map((c) => c.correlationId));
@@ -272,7 +279,7 @@ export class BalanceLoad {
     // per-number order: each number's commands in topic (offset) order, first occurrence of each
     const topicOrder = new Map<string, string[]>();
     const seen = new Set<string>();
-    for (const command of await drainTopic(brokers, this.config.topics.balanceCommands)) {
+    for (const command of await drainTopic(brokers, this.config.topics.balanceCommands, 60_000, this.commandRange)) {
       const id = headerString(command, HEADER.correlationId);
       if (!id || !ours.has(id) || seen.has(id)) continue;
       seen.add(id);
