@@ -16,8 +16,6 @@ import type { RecordProcessor } from '../src/pipeline/batch-worker';
 import { readEnvelope, type EnvelopeRules, type RoutedEnvelope } from '../src/pipeline/envelope';
 import type { InboundRecord, Outbound, RecordPosition } from '../src/contract/transport';
 import { replyMessage } from '../src/pipeline/outbound';
-import { connectTrialTransport } from './trial/transports';
-import type { TrialTransport } from './trial/transports/trial-transport';
 
 /**
  * The benchmark's floors (npm run bench, docs/benchmarks.md; not for production) share the service's
@@ -63,16 +61,6 @@ export const echoAnswer = ({ codec, rules }: FloorWiring): FloorAnswer => async 
   return [replyMessage(envelope, 'Success', await codec.encode(rules[domain].defaultReplyTopic, replyRecord, value))];
 };
 
-/**
- * The service's own transport (kafkajs), or, with FLOOR_CLIENT set, a candidate client's (the Kafka client
- * trial, bench/trial/, docs/decisions/kafka-client.md): the same floor on another client.
- */
-async function floorTransport(config: ServiceConfig, log: Logger): Promise<TrialTransport> {
-  const client = process.env.FLOOR_CLIENT ?? 'kafkajs';
-  if (client === 'kafkajs') return connectCommandTransport(kafkaConnection(config, log), commandConsumerSettings(config));
-  return connectTrialTransport(client, { brokers: config.kafka.brokers, clientId: `${config.serviceName}-${client}`, log }, commandConsumerSettings(config));
-}
-
 async function runFloorWorker(name: string, answerer: (wiring: FloorWiring) => FloorAnswer | Promise<FloorAnswer>): Promise<void> {
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, name });
@@ -97,7 +85,7 @@ async function runFloorWorker(name: string, answerer: (wiring: FloorWiring) => F
     });
   }
 
-  const transport = await floorTransport(config, log);
+  const transport = await connectCommandTransport(kafka, commandConsumerSettings(config));
   await transport.consumer.subscribe([...processors.keys()]);
   // The service's per-command log line, so every side pays for the same logging.
   const commandLines = unredactedLogger(log);
