@@ -1,4 +1,4 @@
-import { Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
+import { Consumer, type ConsumerGroupJoinPayload, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { Logger } from '../../contract/log';
 import type { BatchContext, InboundRecord, RecordBatch, TopicPartitionOffsets } from '../../contract/transport';
 import { clientOptions, type KafkaConnection } from './connection';
@@ -120,7 +120,10 @@ export class GroupMember {
     });
     this.membership = new ConsumerStateTracker(this.consumer);
     this.joined = new Promise((resolve) => this.consumer.once('consumer:group:join', () => resolve()));
-    this.consumer.on('consumer:group:join', () => this.dropRevoked());
+    this.consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
+      this.log.info({ memberId: payload.memberId, generationId: payload.generationId, assignments: payload.assignments }, 'joined the group');
+      this.dropRevoked();
+    });
   }
 
   async subscribe(topics: string[]): Promise<void> {
