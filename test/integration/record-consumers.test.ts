@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel, type Producer } from 'kafkajs';
+import pino from 'pino';
+import { ensureTopics } from '../../src/adapters/kafka/kafka';
+import { ReplyListener } from '../../src/adapters/kafka/reply-listener';
+import { subscribeRecords } from '../../src/adapters/kafka/record-subscription';
+import { readTopicRange } from '../../src/adapters/kafka/topic-reader';
+import type { KafkaConnection } from '../../src/adapters/kafka/connection';
+import { testConfig } from '../support/harness';
+
+/**
+ * The record-by-record consumers of src/adapters/kafka on @platformatic/kafka, against a real broker, with
+ * a partner's plain kafkajs producer writing: the reply listener reads from the end and misses nothing
+ * sent once it started, a subscription hands records in order per partition and resumes after the last
+ * handled one, and the topic reader returns a range.
+ */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await sleep(20);
+  }
+}
+
+describe('record-by-record consumers on @platformatic/kafka', () => {
+  const config = testConfig();
+  const connection: KafkaConnection = { brokers: config.kafka.brokers, clientId: 'record-consumers-test', log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) };
+  const kafka = new Kafka({ clientId: 'record-consumers-partner', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
+  const id = randomUUID().slice(0, 8);
+  const replies = `record-consumers-replies-${id}`;
+  const events = `record-consumers-events-${id}`;
+  let producer: Producer;
+
+  beforeAll(async () => {
+    const admin = kafka.admin();
+    producer = kafka.producer();
+    await Promise.all([admin.connect(), producer.connect()]);
+    await ensureTopics(admin, [replies, events], 2, 1);
+    await admin.disconnect();
+  });
+  afterAll(() => producer.disconnect());
+
+  it('a reply sent the moment start resolved is read, and none of the older ones', async () => {
+    await producer.send({ topic: replies, messages: [0, 1, 2, 3].map((n) => ({ partition: n % 2, value: `old-${n}` })) });
+    for (let round = 0; round < 5; round++) {
+      const seen: string[] = [];
+      const listener = await ReplyListener.start(connection, { topics: [replies], groupId: `replies-${id}-${round}`, onMessage: (m) => seen.push(m.value!.toString()) });
+      try {
+        await producer.send({ topic: replies, messages: [0, 1].map((partition) => ({ partition, value: `new-${round}-${partition}`, headers: { 'x-twice': ['a', 'b'] } })) });
+        await until(() => seen.length >= 2);
+        await sleep(300);
+        expect(seen.sort()).toEqual([`new-${round}-0`, `new-${round}-1`]);
+      } finally {
+        await listener.stop();
+      }
+    }
+  });
+
+  it('a subscription hands records in order per partition, commits each, and a restart resumes after the last handled', async () => {
+    await producer.send({ topic: events, messages: Array.from({ length: 40 }, (_, n) => ({ partition: n % 2, value: String(n) })) });
+    const groupId = `events-${id}`;
+    const handled: { partition: number; value: number; offset: string }[] = [];
+    let failOnce = true;
+    const first = subscribeRecords(connection, {
+      groupId,
+      topics: [events],
+      fromBeginning: true,
+      partitionsConcurrently: 2,
+      onRecord: async (record, _topic, partition) => {
+        const value = Number(record.value!.toString());
+        if (value === 7 && failOnce) {
+          failOnce = false; // a handler failing once: the same record comes again, and the partition waits for it
+          throw new Error('handler failed once');
+        }
+        await sleep(5);
+        handled.push({ partition, value, offset: record.offset });
+      },
+    });
+    await first.started;
+    await first.joined;
+    await until(() => handled.length >= 40);
+    await first.stop();
+    for (const partition of [0, 1]) {
+      const values = handled.filter((h) => h.partition === partition).map((h) => h.value);
+      expect(values).toEqual(Array.from({ length: 20 }, (_, n) => 2 * n + partition));
+    }
+
+    await producer.send({ topic: events, messages: [40, 41].map((n) => ({ partition: n % 2, value: String(n) })) });
+    const again: number[] = [];
+    const second = subscribeRecords(connection, { groupId, topics: [events], fromBeginning: true, onRecord: async (record) => void again.push(Number(record.value!.toString())) });
+    await second.joined;
+    await until(() => again.length >= 2);
+    await sleep(500);
+    await second.stop();
+    expect(again.sort((a, b) => a - b)).toEqual([40, 41]);
+  });
+
+  it('a subscription from the end sees a record produced once it joined', async () => {
+    const seen: string[] = [];
+    const subscription = subscribeRecords(connection, { groupId: `latest-${id}`, topics: [events], fromBeginning: false, onRecord: async (r) => void seen.push(r.value!.toString()) });
+    await subscription.joined;
+    await producer.send({ topic: events, messages: [{ partition: 1, value: 'after-join' }] });
+    await until(() => seen.length >= 1);
+    await subscription.stop();
+    expect(seen).toEqual(['after-join']);
+  });
+
+  it('joined rejects when the subscription cannot start', async () => {
+    const subscription = subscribeRecords(connection, { groupId: `missing-${id}`, topics: [`no-such-topic-${id}`], fromBeginning: true, onRecord: async () => undefined });
+    await expect(subscription.joined).rejects.toThrow();
+    await subscription.stop();
+  });
+
+  it('the topic reader returns a range of one partition, in offset order, with every header value', async () => {
+    const read = await readTopicRange(connection, replies, { groupId: `reader-${id}`, partition: 1, offset: '1', count: 2 });
+    expect(read.map((r) => [r.partition, r.record.offset])).toEqual([
+      [1, '1'],
+      [1, '2'],
+    ]);
+    const all = await readTopicRange(connection, replies, { groupId: `reader-all-${id}`, count: 100 });
+    expect(all.length).toBe(4 + 10);
+    const twice = all.find((r) => r.record.value!.toString().startsWith('new-'))!;
+    expect(twice.record.headers!['x-twice']).toEqual([Buffer.from('a'), Buffer.from('b')]);
+  });
+});
