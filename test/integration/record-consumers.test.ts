@@ -107,6 +107,37 @@ describe('record-by-record consumers on @platformatic/kafka', () => {
     expect(seen).toEqual(['after-join']);
   });
 
+  it('a handler slower than a rebalance keeps its member in the group: a second member joins while it runs', async () => {
+    const topic = `record-consumers-slow-${id}`;
+    const admin = kafka.admin();
+    await admin.connect();
+    await ensureTopics(admin, [topic], 2, 1);
+    await admin.disconnect();
+    await producer.send({ topic, messages: [0, 1].map((partition) => ({ partition, value: `slow-${partition}` })) });
+    const groupId = `slow-${id}`;
+    let slowStarted = false;
+    const slow = subscribeRecords(connection, {
+      groupId,
+      topics: [topic],
+      fromBeginning: true,
+      partitionsConcurrently: 2,
+      onRecord: async () => {
+        slowStarted = true;
+        await sleep(25_000);
+      },
+    });
+    await until(() => slowStarted);
+    const began = Date.now();
+    const second = subscribeRecords(connection, { groupId, topics: [topic], fromBeginning: true, onRecord: async () => undefined });
+    try {
+      await second.joined;
+      // kafkajs heartbeats between records only: its member would hold the rebalance until the handler ended.
+      expect(Date.now() - began).toBeLessThan(15_000);
+    } finally {
+      await Promise.all([second.stop(), slow.stop()]);
+    }
+  }, 90_000);
+
   it('joined rejects when the subscription cannot start', async () => {
     const subscription = subscribeRecords(connection, { groupId: `missing-${id}`, topics: [`no-such-topic-${id}`], fromBeginning: true, onRecord: async () => undefined });
     await expect(subscription.joined).rejects.toThrow();
