@@ -25,6 +25,8 @@ interface Range {
   partition: number;
   from: bigint;
   to: bigint;
+  /** The offset after the last record taken: a record below it (fetched again) is not taken twice. */
+  next: bigint;
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
@@ -44,7 +46,7 @@ export async function readTopicRange(connection: KafkaConnection, topic: string,
       .map((high, partition) => {
         const low = lows[partition] ?? 0n;
         const from = selection.offset === undefined ? low : max(BigInt(selection.offset), low);
-        return { partition, from, to: min(from + BigInt(selection.count), high) };
+        return { partition, from, to: min(from + BigInt(selection.count), high), next: from };
       })
       .filter((r) => (selection.partition === undefined || r.partition === selection.partition) && r.from < r.to);
     if (ranges.length === 0) return [];
@@ -63,7 +65,8 @@ export async function readTopicRange(connection: KafkaConnection, topic: string,
       stream.on('error', reject);
       stream.on('data', (message: Message<Buffer, Buffer, Buffer, Buffer>) => {
         const range = ranges.find((r) => r.partition === message.partition);
-        if (!range || message.offset < range.from || message.offset >= range.to) return;
+        if (!range || message.offset < range.next || message.offset >= range.to) return;
+        range.next = message.offset + 1n;
         records.push({ partition: message.partition, record: inbound(message) });
         clearTimeout(quiet);
         quiet = setTimeout(resolve, IDLE_MS);
