@@ -1,7 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import pino from 'pino';
 import { startLocalKafka, type LocalKafka } from '../../dev/stack';
-import { ensureTopics } from '../../src/adapters/kafka/kafka';
+import { ensureTopicsExist } from '../../src/adapters/kafka/admin-session';
 import type { KafkaConnection } from '../../src/adapters/kafka/connection';
 import { ReplyListener } from '../../src/adapters/kafka/reply-listener';
 import { subscribeRecords } from '../../src/adapters/kafka/record-subscription';
@@ -40,10 +40,7 @@ describe('record consumers: the broker stopped for 10 s, then started again', ()
     const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line).msg) });
     const connection: KafkaConnection = { brokers: kafka.brokers, clientId: 'outage-consumers', log };
     const partner = new Kafka({ clientId: 'outage-partner', brokers: kafka.brokers, logLevel: logLevel.NOTHING, retry: { retries: 30 } });
-    const admin = partner.admin();
-    await admin.connect();
-    await ensureTopics(admin, ['outage.events', 'outage.replies'], 2, 1);
-    await admin.disconnect();
+    await ensureTopicsExist(connection, ['outage.events', 'outage.replies'], 2, 1);
     const producer = partner.producer();
     await producer.connect();
     const send = (topic: string, from: number, count: number) =>

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import pino from 'pino';
-import { ensureTopics } from '../../src/adapters/kafka/kafka';
+import { ensureTopicsExist } from '../../src/adapters/kafka/admin-session';
 import { ReplyListener } from '../../src/adapters/kafka/reply-listener';
 import { subscribeRecords } from '../../src/adapters/kafka/record-subscription';
 import { readTopicRange } from '../../src/adapters/kafka/topic-reader';
@@ -34,11 +34,8 @@ describe('record-by-record consumers on @platformatic/kafka', () => {
   let producer: Producer;
 
   beforeAll(async () => {
-    const admin = kafka.admin();
     producer = kafka.producer();
-    await Promise.all([admin.connect(), producer.connect()]);
-    await ensureTopics(admin, [replies, events], 2, 1);
-    await admin.disconnect();
+    await Promise.all([ensureTopicsExist(connection, [replies, events], 2, 1), producer.connect()]);
   });
   afterAll(() => producer.disconnect());
 
@@ -109,10 +106,7 @@ describe('record-by-record consumers on @platformatic/kafka', () => {
 
   it('a handler slower than a rebalance keeps its member in the group: a second member joins while it runs', async () => {
     const topic = `record-consumers-slow-${id}`;
-    const admin = kafka.admin();
-    await admin.connect();
-    await ensureTopics(admin, [topic], 2, 1);
-    await admin.disconnect();
+    await ensureTopicsExist(connection, [topic], 2, 1);
     await producer.send({ topic, messages: [0, 1].map((partition) => ({ partition, value: `slow-${partition}` })) });
     const groupId = `slow-${id}`;
     let slowStarted = false;

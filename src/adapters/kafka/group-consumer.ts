@@ -1,5 +1,6 @@
 import { Consumer } from '@platformatic/kafka';
 import { clientOptions, type KafkaConnection } from './connection';
+import { kafkaErrorType } from './send-refusal';
 
 /**
  * An idle fetch is held by the broker for up to this long (the client's default is 5 s). Closing a stream
@@ -28,3 +29,8 @@ export async function closeGroupConsumer(consumer: Consumer, connection: KafkaCo
     connection.log.warn({ err: error, groupId: consumer.groupId }, 'Kafka consumer closed without leaving its group');
   }
 }
+
+const FATAL = new Set(['GROUP_AUTHORIZATION_FAILED', 'TOPIC_AUTHORIZATION_FAILED', 'SASL_AUTHENTICATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED']);
+
+/** A failure consuming again cannot outlive: the cluster refuses this principal the group, the topic or itself. */
+export const isFatalConsumerError = (error: unknown): boolean => FATAL.has(kafkaErrorType(error) ?? '');

@@ -1,7 +1,7 @@
 import type { Consumer, Message, MessagesStream } from '@platformatic/kafka';
 import type { InboundRecord } from '../../contract/transport';
 import type { KafkaConnection } from './connection';
-import { closeGroupConsumer, createGroupConsumer } from './group-consumer';
+import { closeGroupConsumer, createGroupConsumer, isFatalConsumerError } from './group-consumer';
 import { inbound } from './inbound-record';
 
 /**
@@ -72,7 +72,6 @@ export function subscribeRecords(connection: KafkaConnection, options: RecordSub
   const inHand = new Set<Promise<void>>();
   let waiting = 0;
   let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
-  let streamPaused = false;
   let stopping = false;
   let restartTimer: NodeJS.Timeout | undefined;
 
@@ -90,13 +89,10 @@ export function subscribeRecords(connection: KafkaConnection, options: RecordSub
 
   const flowControl = () => {
     if (!stream) return;
-    if (!streamPaused && waiting > QUEUE_HIGH_WATER) {
-      streamPaused = true;
-      stream.pause();
-    } else if (streamPaused && waiting < QUEUE_LOW_WATER) {
-      streamPaused = false;
-      stream.resume();
-    }
+    // asked of the stream itself: the client pauses and resumes it too, around a rebalance
+    const paused = stream.isPaused();
+    if (!paused && waiting > QUEUE_HIGH_WATER) stream.pause();
+    else if (paused && waiting < QUEUE_LOW_WATER && !stopping) stream.resume();
   };
 
   const drop = (queue: PartitionQueue) => {
@@ -183,12 +179,15 @@ export function subscribeRecords(connection: KafkaConnection, options: RecordSub
       autocommit: false,
     });
     stream = consumed;
-    streamPaused = false;
     if (first) consumed.once('offsets', () => settleJoined());
     consumed.on('data', take);
     consumed.on('error', (error: Error) => {
       if (first) settleJoined(error);
       if (stopping) return;
+      if (isFatalConsumerError(error)) {
+        connection.log.error({ err: error, groupId: options.groupId }, 'record stream refused for good; the subscription stops consuming');
+        return;
+      }
       connection.log.warn({ err: error, groupId: options.groupId }, 'record stream failed; consuming again from the committed offsets');
       restartSoon();
     });
@@ -206,6 +205,10 @@ export function subscribeRecords(connection: KafkaConnection, options: RecordSub
         .catch(() => undefined)
         .then(() => (stopping ? undefined : consume(false)))
         .catch((error: unknown) => {
+          if (isFatalConsumerError(error)) {
+            connection.log.error({ err: error, groupId: options.groupId }, 'record stream refused for good; the subscription stops consuming');
+            return;
+          }
           connection.log.warn({ err: error, groupId: options.groupId }, 'record stream could not be consumed again; retrying');
           restartSoon();
         });

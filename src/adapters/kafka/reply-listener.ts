@@ -1,7 +1,7 @@
 import { ListOffsetTimestamps, type Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { InboundRecord } from '../../contract/transport';
 import type { KafkaConnection } from './connection';
-import { closeGroupConsumer, createGroupConsumer } from './group-consumer';
+import { closeGroupConsumer, createGroupConsumer, isFatalConsumerError } from './group-consumer';
 import { inbound } from './inbound-record';
 
 /**
@@ -65,6 +65,10 @@ export class ReplyListener {
     });
     stream.on('error', (error: Error) => {
       if (this.stopped) return;
+      if (isFatalConsumerError(error)) {
+        this.connection.log.error({ err: error, groupId: this.options.groupId }, 'reply stream refused for good; no more replies are read');
+        return;
+      }
       this.connection.log.warn({ err: error, groupId: this.options.groupId }, 'reply stream failed; consuming again from where it stopped');
       this.restartSoon();
     });
@@ -81,6 +85,10 @@ export class ReplyListener {
         .catch(() => undefined)
         .then(() => (this.stopped ? undefined : this.consume()))
         .catch((error: unknown) => {
+          if (isFatalConsumerError(error)) {
+            this.connection.log.error({ err: error, groupId: this.options.groupId }, 'reply stream refused for good; no more replies are read');
+            return;
+          }
           this.connection.log.warn({ err: error, groupId: this.options.groupId }, 'reply stream could not be consumed again; retrying');
           this.restartSoon();
         });
