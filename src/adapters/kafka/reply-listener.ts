@@ -1,15 +1,16 @@
-import type { Admin, Consumer } from 'kafkajs';
+import { ListOffsetTimestamps, type Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { InboundRecord } from '../../contract/transport';
-import { retry } from '../../shared/retry';
-import { createKafka, type KafkaConnection } from './kafka';
-import { createConsumer } from './closable-consumer';
+import type { KafkaConnection } from './connection';
+import { closeGroupConsumer, createGroupConsumer, isFatalConsumerError } from './group-consumer';
+import { inbound } from './inbound-record';
 
 /**
  * The requester's side of request/reply: one consumer, in a group of its own, on the reply topics.
- * Replies are read from the END, and — because kafkajs resolves "latest" lazily, on its first fetch —
- * every assigned partition is explicitly positioned at its current high watermark before `start`
- * resolves. A reply to a command sent afterwards lands at or above that offset, so none is lost however
- * fast the service answers. After a rebalance, partitions resume where this listener left them.
+ * Replies are read from the END: the high watermark of every partition of the reply topics is read before
+ * the stream starts and the stream is given those offsets (@platformatic/kafka's 'latest' mode would read
+ * them only once the stream is built, after `consume` returned), so a reply to a command sent once `start`
+ * resolved lands at or above them however fast the service answers. The stream keeps its positions across
+ * rebalances; if the stream itself fails it is consumed again from where this listener stopped.
  */
 export interface ReplyListenerOptions {
   topics: string[];
@@ -17,46 +18,32 @@ export interface ReplyListenerOptions {
   onMessage: (message: InboundRecord, topic: string) => void;
 }
 
-const tp = (topic: string, partition: number) => `${topic}/${partition}`;
+type Position = { topic: string; partition: number; offset: bigint };
+
+/** How long a failed stream waits before it is consumed again (a broker away, a rejoin refused). */
+const RESTART_DELAY_MS = 1000;
+
+const key = (topic: string, partition: number) => `${topic}/${partition}`;
 
 export class ReplyListener {
-  /** Next offset to read per topic/partition, kept across rebalances. */
-  private readonly positions = new Map<string, string>();
+  /** Next offset to read per topic/partition: every partition of the reply topics, kept across streams. */
+  private readonly positions = new Map<string, Position>();
+  private stream?: MessagesStream<Buffer, Buffer, Buffer, Buffer>;
+  private stopped = false;
+  private restartTimer?: NodeJS.Timeout;
 
   private constructor(
+    private readonly connection: KafkaConnection,
     private readonly consumer: Consumer,
-    private readonly admin: Admin,
+    private readonly options: ReplyListenerOptions,
   ) {}
 
   static async start(connection: KafkaConnection, options: ReplyListenerOptions): Promise<ReplyListener> {
-    const kafka = createKafka(connection);
-    const consumer = createConsumer(kafka, { groupId: options.groupId, allowAutoTopicCreation: false });
-    const admin = kafka.admin();
-    const listener = new ReplyListener(consumer, admin);
+    const listener = new ReplyListener(connection, createGroupConsumer(connection, options.groupId), options);
     try {
-      await Promise.all([consumer.connect(), admin.connect()]);
-      await consumer.subscribe({ topics: options.topics, fromBeginning: false });
-      let positioned!: (error?: unknown) => void;
-      const ready = new Promise<void>((resolve, reject) => (positioned = (error) => (error ? reject(error) : resolve())));
-      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-        listener.position(consumer, payload.memberAssignment).then(
-          () => positioned(),
-          (error) => {
-            connection.log.error({ err: error }, 'could not position the reply consumer');
-            positioned(error);
-          },
-        );
-      });
-      // A consumer that crashes before it is positioned fails the start instead of hanging it.
-      consumer.on(consumer.events.CRASH, ({ payload }) => positioned(payload.error));
-      await consumer.run({
-        autoCommit: false, // a group of its own that always starts from the end: nothing worth committing
-        eachMessage: async ({ topic, partition, message }) => {
-          listener.positions.set(tp(topic, partition), (BigInt(message.offset) + 1n).toString());
-          options.onMessage(message, topic);
-        },
-      });
-      await ready;
+      const latest = await listener.consumer.listOffsets({ topics: options.topics, timestamp: ListOffsetTimestamps.LATEST });
+      for (const [topic, offsets] of latest) offsets.forEach((offset, partition) => listener.positions.set(key(topic, partition), { topic, partition, offset }));
+      await listener.consume();
       return listener;
     } catch (error) {
       await listener.stop();
@@ -64,33 +51,53 @@ export class ReplyListener {
     }
   }
 
-  /** Seeks every assigned partition to where this listener stopped, or else to its current high watermark. */
-  /**
-   * Right after a topic is created a broker may not know it leads a partition yet ("not the leader"):
-   * kafkajs's admin does not retry that here, so refresh the metadata and ask again, a few times.
-   */
-  private highWatermarks(topic: string): Promise<{ partition: number; high: string }[]> {
-    return retry(() => this.admin.fetchTopicOffsets(topic), {
-      backoff: { initialMs: 200, maxMs: 3200 },
-      attempts: 6,
-      retriable: (error) => (error as { retriable?: boolean }).retriable === true,
+  private async consume(): Promise<void> {
+    const stream = await this.consumer.consume({
+      topics: this.options.topics,
+      mode: 'manual',
+      offsets: [...this.positions.values()],
+      autocommit: false, // a group of its own that always starts from where it stopped: nothing worth committing
+    });
+    this.stream = stream;
+    stream.on('data', (message: Message<Buffer, Buffer, Buffer, Buffer>) => {
+      this.positions.set(key(message.topic, message.partition), { topic: message.topic, partition: message.partition, offset: message.offset + 1n });
+      this.options.onMessage(inbound(message), message.topic);
+    });
+    stream.on('error', (error: Error) => {
+      if (this.stopped) return;
+      if (isFatalConsumerError(error)) {
+        this.connection.log.error({ err: error, groupId: this.options.groupId }, 'reply stream refused for good; no more replies are read');
+        return;
+      }
+      this.connection.log.warn({ err: error, groupId: this.options.groupId }, 'reply stream failed; consuming again from where it stopped');
+      this.restartSoon();
     });
   }
 
-  private async position(consumer: Consumer, assignment: Record<string, number[]>): Promise<void> {
-    for (const [topic, partitions] of Object.entries(assignment)) {
-      const needWatermark = partitions.some((p) => !this.positions.has(tp(topic, p)));
-      const watermarks = needWatermark ? await this.highWatermarks(topic) : [];
-      for (const partition of partitions) {
-        const offset = this.positions.get(tp(topic, partition)) ?? watermarks.find((w) => w.partition === partition)?.high;
-        if (offset === undefined) throw new Error(`no high watermark for ${topic}/${partition}`);
-        this.positions.set(tp(topic, partition), offset);
-        consumer.seek({ topic, partition, offset });
-      }
-    }
+  private restartSoon(): void {
+    if (this.stopped || this.restartTimer) return;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.stopped) return;
+      const failed = this.stream;
+      this.stream = undefined;
+      void (failed?.close() ?? Promise.resolve())
+        .catch(() => undefined)
+        .then(() => (this.stopped ? undefined : this.consume()))
+        .catch((error: unknown) => {
+          if (isFatalConsumerError(error)) {
+            this.connection.log.error({ err: error, groupId: this.options.groupId }, 'reply stream refused for good; no more replies are read');
+            return;
+          }
+          this.connection.log.warn({ err: error, groupId: this.options.groupId }, 'reply stream could not be consumed again; retrying');
+          this.restartSoon();
+        });
+    }, RESTART_DELAY_MS);
   }
 
   async stop(): Promise<void> {
-    await Promise.allSettled([this.consumer.disconnect(), this.admin.disconnect()]);
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    await closeGroupConsumer(this.consumer, this.connection);
   }
 }

@@ -1,6 +1,8 @@
+import { ListOffsetTimestamps, type Message } from '@platformatic/kafka';
 import type { InboundRecord } from '../../contract/transport';
-import { createKafka, type KafkaConnection } from './kafka';
-import { createConsumer } from './closable-consumer';
+import type { KafkaConnection } from './connection';
+import { closeGroupConsumer, createGroupConsumer } from './group-consumer';
+import { inbound } from './inbound-record';
 
 /** How long the reader waits for the next record of the range before it returns what it has. */
 const IDLE_MS = 15_000;
@@ -19,58 +21,60 @@ export interface ReadRecord {
   record: InboundRecord;
 }
 
+interface Range {
+  partition: number;
+  from: bigint;
+  to: bigint;
+  /** The offset after the last record taken: a record below it (fetched again) is not taken twice. */
+  next: bigint;
+}
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
 /**
  * Up to `count` records of each selected partition of `topic` from `offset` (default: the oldest kept), read
  * with a throw-away consumer group that commits nothing; ordered by partition and offset.
  */
 export async function readTopicRange(connection: KafkaConnection, topic: string, selection: TopicSelection): Promise<ReadRecord[]> {
-  const kafka = createKafka(connection);
-  const admin = kafka.admin();
-  await admin.connect();
-  let ranges: { partition: number; from: bigint; to: bigint }[];
+  const consumer = createGroupConsumer(connection, selection.groupId);
   try {
-    const offsets = await admin.fetchTopicOffsets(topic);
-    ranges = offsets
-      .filter((o) => selection.partition === undefined || o.partition === selection.partition)
-      .map((o) => {
-        const from = selection.offset === undefined ? BigInt(o.low) : BigInt(selection.offset) > BigInt(o.low) ? BigInt(selection.offset) : BigInt(o.low);
-        const end = from + BigInt(selection.count);
-        return { partition: o.partition, from, to: end < BigInt(o.high) ? end : BigInt(o.high) };
+    const [lows, highs] = await Promise.all(
+      [ListOffsetTimestamps.EARLIEST, ListOffsetTimestamps.LATEST].map(async (timestamp) => (await consumer.listOffsets({ topics: [topic], timestamp })).get(topic) ?? []),
+    );
+    const ranges: Range[] = highs
+      .map((high, partition) => {
+        const low = lows[partition] ?? 0n;
+        const from = selection.offset === undefined ? low : max(BigInt(selection.offset), low);
+        return { partition, from, to: min(from + BigInt(selection.count), high), next: from };
       })
-      .filter((r) => r.from < r.to);
-  } finally {
-    await admin.disconnect();
-  }
-  if (ranges.length === 0) return [];
-  const wanted = ranges.reduce((sum, r) => sum + Number(r.to - r.from), 0);
-  const records: ReadRecord[] = [];
-  const consumer = createConsumer(kafka, { groupId: selection.groupId, allowAutoTopicCreation: false });
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      .filter((r) => (selection.partition === undefined || r.partition === selection.partition) && r.from < r.to);
+    if (ranges.length === 0) return [];
+    const wanted = ranges.reduce((sum, r) => sum + Number(r.to - r.from), 0);
+    const records: ReadRecord[] = [];
+    const stream = await consumer.consume({
+      topics: [topic],
+      mode: 'manual',
+      offsets: ranges.map((r) => ({ topic, partition: r.partition, offset: r.from })),
+      autocommit: false,
+    });
+    let quiet: NodeJS.Timeout | undefined;
     await new Promise<void>((resolve, reject) => {
       // Offsets are contiguous (no transactions), so `wanted` records arrive; a quiet spell still ends the wait.
-      let quiet = setTimeout(resolve, IDLE_MS);
-      consumer
-        .run({
-          autoCommit: false,
-          eachMessage: async ({ partition, message }) => {
-            const range = ranges.find((r) => r.partition === partition);
-            const offset = BigInt(message.offset);
-            if (!range || offset < range.from || offset >= range.to) return;
-            records.push({ partition, record: message });
-            clearTimeout(quiet);
-            quiet = setTimeout(resolve, IDLE_MS);
-            if (records.length >= wanted) {
-              clearTimeout(quiet);
-              resolve();
-            }
-          },
-        })
-        .then(() => ranges.forEach((r) => consumer.seek({ topic, partition: r.partition, offset: r.from.toString() })), reject);
-    });
+      quiet = setTimeout(resolve, IDLE_MS);
+      stream.on('error', reject);
+      stream.on('data', (message: Message<Buffer, Buffer, Buffer, Buffer>) => {
+        const range = ranges.find((r) => r.partition === message.partition);
+        if (!range || message.offset < range.next || message.offset >= range.to) return;
+        range.next = message.offset + 1n;
+        records.push({ partition: message.partition, record: inbound(message) });
+        clearTimeout(quiet);
+        quiet = setTimeout(resolve, IDLE_MS);
+        if (records.length >= wanted) resolve();
+      });
+    }).finally(() => clearTimeout(quiet));
+    return records.sort((a, b) => a.partition - b.partition || Number(BigInt(a.record.offset) - BigInt(b.record.offset)));
   } finally {
-    await consumer.disconnect();
+    await closeGroupConsumer(consumer, connection);
   }
-  return records.sort((a, b) => a.partition - b.partition || Number(BigInt(a.record.offset) - BigInt(b.record.offset)));
 }
