@@ -3,6 +3,7 @@ import type { Logger } from '../../contract/log';
 import type { BatchContext, InboundRecord, RecordBatch, TopicPartitionOffsets } from '../../contract/transport';
 import { clientOptions, type KafkaConnection } from './connection';
 import { ConsumerStateTracker } from './consumer-state';
+import { isFatalConsumerError } from './group-consumer';
 import { inbound } from './inbound-record';
 import { batchRefusalIn, refusalRecord, type BatchRefused } from './refused-batch';
 import { locateRefusedBatch, type LocatorCost } from './refused-batch-locator';
@@ -31,8 +32,6 @@ const QUEUE_HIGH_WATER = 2_000;
 const HELD_QUEUE_LIMIT = 5_000;
 /** The wait before consuming again after the stream failed, doubling up to the most. */
 const RESTART_DELAY_MS = { first: 500, most: 10_000 };
-/** Errors after which consuming again cannot help: the member stops for good (reported as not live). */
-const FATAL = new Set(['GROUP_AUTHORIZATION_FAILED', 'TOPIC_AUTHORIZATION_FAILED', 'SASL_AUTHENTICATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED']);
 
 const tp = (topic: string, partition: number) => `${topic}|${partition}`;
 
@@ -118,6 +117,8 @@ export class GroupMember {
       autocommit: false,
       ...(settings.groupInstanceId ? { groupInstanceId: settings.groupInstanceId } : {}),
     });
+    // a rejoin that failed is emitted as 'error': unheard, it would throw out of the event loop
+    this.consumer.on('error', (error: Error) => this.log.warn({ err: error.message, type: kafkaErrorType(error) }, 'the consumer could not rejoin its group'));
     this.membership = new ConsumerStateTracker(this.consumer);
     this.joined = new Promise((resolve) => this.consumer.once('consumer:group:join', () => resolve()));
     this.consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
@@ -197,7 +198,7 @@ export class GroupMember {
     this.stream = undefined;
     await failed.close().catch(() => undefined);
     const type = kafkaErrorType(error);
-    if (type !== undefined && FATAL.has(type)) return this.fail(error);
+    if (isFatalConsumerError(error)) return this.fail(error);
     const refusal = batchRefusalIn(error);
     if (refusal) {
       if (await this.skipRefused(refusal)) this.restartDelayMs = 0;
@@ -215,9 +216,8 @@ export class GroupMember {
       try {
         await this.consume();
       } catch (consumeError) {
-        const consumeType = kafkaErrorType(consumeError);
-        if (consumeType !== undefined && FATAL.has(consumeType)) return this.fail(consumeError as Error);
-        this.log.warn({ err: (consumeError as Error).message, type: consumeType }, 'consuming again failed; retrying');
+        if (isFatalConsumerError(consumeError)) return this.fail(consumeError as Error);
+        this.log.warn({ err: (consumeError as Error).message, type: kafkaErrorType(consumeError) }, 'consuming again failed; retrying');
       }
     }
   }
