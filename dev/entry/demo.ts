@@ -5,7 +5,6 @@ import { ConfigError } from '../../src/config/env';
 import { WholesaleClient } from '../../src/client/wholesale-client';
 import { parsePositiveInteger } from '../../src/cli/operation-commands';
 import { runHttpDemo } from '../demo/http-journey';
-import { omitKafkajsTimerWarning } from '../../src/cli/kafkajs-timer-warning';
 import { runDemoJourney } from '../demo/journey';
 import { createDevSigner } from '../keys/dev-signer';
 
@@ -14,7 +13,6 @@ const DEMO_CUSTOMER = '100000108465';
 
 /** `npm run demo [-- --wait <seconds>] [--gpsi <number>]`: the scripted journey against a running service (npm run dev). */
 async function main(): Promise<number> {
-  omitKafkajsTimerWarning(); // its stderr is for its own messages, as the CLI's
   const options = new Command('demo')
     .option('--wait <seconds>', 'how long to wait for the NP simulator to complete the port', parsePositiveInteger, 180)
     .option('--gpsi <gpsi>', 'the number to port in (default: a random one ending in 42, which the simulator confirms)')

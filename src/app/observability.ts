@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config';
 import { connectClusterProbe } from '../adapters/kafka/cluster-probe';
-import type { KafkaConnection } from '../adapters/kafka/kafka';
+import type { KafkaConnection } from '../adapters/kafka/connection';
 import type { ConsumerMembership, InboundRecord } from '../contract/transport';
 import { startOpsServer, type OpsServer } from '../adapters/http/ops-server';
 import { observeRedisCalls } from '../adapters/redis/call-timing';

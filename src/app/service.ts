@@ -6,7 +6,7 @@ import { createHandlers } from '../handlers';
 import { COMMAND_TOPICS, type Domain } from '../contract/topics';
 import { ensureTopicsExist } from '../adapters/kafka/admin-session';
 import { connectCommandTransport } from '../adapters/kafka/command-transport';
-import type { KafkaConnection } from '../adapters/kafka/kafka';
+import type { KafkaConnection } from '../adapters/kafka/connection';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
 import { createRedisAdmission, QUOTA_BUCKETS } from '../adapters/redis/admission';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { KafkaConnection } from '../adapters/kafka/kafka';
+import type { KafkaConnection } from '../adapters/kafka/connection';
 import { subscribeRecords, type RecordSubscription } from '../adapters/kafka/record-subscription';
 import type { AvroCodec } from '../adapters/registry/avro-codec';
 import type { ContractRecords, RecordName } from '../contract/types.generated';

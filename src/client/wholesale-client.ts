@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { endSpan, headersOfSpan, SpanKind, startSpan } from '../shared/tracing';
 import type { ClientConfig } from './config';
-import type { KafkaConnection } from '../adapters/kafka/kafka';
+import type { KafkaConnection } from '../adapters/kafka/connection';
 import { connectRecordProducer, type RecordProducer } from '../adapters/kafka/record-producer';
 import { ReplyListener } from '../adapters/kafka/reply-listener';
 import { AvroCodec } from '../adapters/registry/avro-codec';

@@ -1,11 +1,9 @@
 import { runCli } from '../cli/program';
 import { processIo } from '../cli/io';
-import { omitKafkajsTimerWarning } from '../cli/kafkajs-timer-warning';
 import { loadTracingSettings } from '../config/tracing';
 import { startTracingIfExported } from '../observability/start-tracing';
 
 /** `wholesale …` (bin/wholesale.js): runs one CLI command and exits with its code (see src/cli/exit-codes.ts). */
-omitKafkajsTimerWarning();
 // A reader that goes away (`wholesale events tail | head`) ends the command quietly, as Unix tools do.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
