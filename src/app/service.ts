@@ -57,7 +57,7 @@ export interface ServiceOptions {
   /** Overrides HTTP_PORT; 0 = any free port (tests). */
   httpPort?: number;
   /**
-   * Called when the consumer stopped for good (kafkajs does not restart it after a non-retriable error):
+   * Called when the consumer stopped for good (an error consuming again cannot cure: access refused):
    * the process would otherwise live on consuming nothing. The worker entry point exits non-zero.
    */
   onFatal?: (error: Error) => void;

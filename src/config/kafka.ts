@@ -51,7 +51,7 @@ function loadTls(reader: EnvReader): KafkaTlsSettings | undefined {
 function loadSasl(reader: EnvReader): KafkaSaslSettings | undefined {
   const raw = reader.optionalString('KAFKA_SASL_MECHANISM');
   if (raw === undefined) return undefined;
-  const mechanism = raw.toLowerCase() as SaslMechanism; // Kafka spells them upper case, kafkajs lower case: accept both
+  const mechanism = raw.toLowerCase() as SaslMechanism; // Kafka spells them upper case, kafkajs's users lower case: accept both
   if (!SASL_MECHANISMS.includes(mechanism)) throw new ConfigError('KAFKA_SASL_MECHANISM', `one of ${SASL_MECHANISMS.join(', ')}`, raw);
   return { mechanism, username: reader.string('KAFKA_SASL_USERNAME'), password: reader.string('KAFKA_SASL_PASSWORD') };
 }

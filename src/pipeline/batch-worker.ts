@@ -14,7 +14,7 @@ import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSend
  * its record is committed like the others: one bad reply topic never holds up the records behind it.
  * A RetriableError (Redis or the registry away, a follow-up not done yet) holds the record's partition, and
  * only it: what was done before the record is sent and committed, the partition is paused, the batch returns
- * (so kafkajs fetches the other partitions again) and the partition is resumed after a jittered backoff,
+ * (so the consumer hands out the other partitions' records again) and the partition is resumed after a jittered backoff,
  * fetched again from the held record, which is tried alone first: nothing behind it in its partition is begun
  * while it fails. Records of it done after the held one (in flight when it first failed) are remembered and
  * not handled twice. A held record is retried until it succeeds or the consumer stops; it is never committed unprocessed
@@ -68,9 +68,10 @@ export interface BatchWorkerOptions {
 
 
 /**
- * How often a batch in progress heartbeats (kafkajs sends one only when its heartbeat interval has passed):
- * records waiting on a slow Redis (each call bounded by REDIS_COMMAND_TIMEOUT_MS) must not get the member
- * expelled while it still works on, and then sends for, partitions that went to another member.
+ * How often a batch in progress calls the consumer's heartbeat (a consumer that heartbeats only between
+ * batches needs it; one that heartbeats on its own timer ignores it) and checks that its partition is
+ * still its own: records waiting on a slow Redis (each call bounded by REDIS_COMMAND_TIMEOUT_MS) must not
+ * be sent for partitions that went to another member meanwhile.
  */
 const HEARTBEAT_WHILE_WORKING_MS = 1000;
 
@@ -129,7 +130,7 @@ export class BatchWorker {
   private idle?: () => void;
   private lastCommit = 0;
   private commitTimer?: NodeJS.Timeout;
-  /** Commits what kafkajs holds as resolved and not yet committed (any batch's payload reaches the same group). */
+  /** Commits what the consumer holds as resolved and not yet committed (any batch's payload reaches the same group). */
   private committer?: Committer;
   /** Partitions held behind a record that failed retriably, by `topic|partition`. */
   private readonly held = new Map<string, HeldPartition>();
@@ -140,7 +141,7 @@ export class BatchWorker {
   async run(): Promise<void> {
     const { consumer, partitionsConsumedConcurrently } = this.options;
     await consumer.run({
-      autoCommit: false, // kafkajs would commit after every batch; see commit()
+      autoCommit: false, // see commit()
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently,
       eachBatch: (payload) => this.eachBatch(payload),
@@ -154,7 +155,7 @@ export class BatchWorker {
     try {
       this.options.consumer.pause([...this.options.processors.keys()].map((topic) => ({ topic })));
     } catch (error) {
-      // a consumer that stopped for good (kafkajs will not restart it) has no group to pause: leave anyway
+      // a consumer that stopped for good has no group to pause: leave anyway
       this.options.log.warn({ err: (error as Error).message }, 'could not pause the consumer; leaving');
     }
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
@@ -242,8 +243,8 @@ export class BatchWorker {
 
   /**
    * Pauses the partition from its first record not done and resumes it after a jittered backoff (longer at
-   * each attempt on the same record): kafkajs then fetches it again from that record. Meanwhile the batch has
-   * returned, so the fetches of every other partition go on.
+   * each attempt on the same record): the consumer then hands it out again from that record. Meanwhile the
+   * batch has returned, so every other partition goes on.
    */
   private hold(key: string, topic: string, partition: number, rest: InboundRecord[], isDone: (m: InboundRecord) => boolean): void {
     const previous = this.held.get(key);
@@ -268,10 +269,9 @@ export class BatchWorker {
   }
 
   /**
-   * Resumes a held partition after its backoff. From a timer, so it must not throw: kafkajs's resume() throws
-   * between the stop and the restart of a consumer that crashed (a broker away), which ended the worker's
-   * process in the fault suite. The restarted consumer joins with a new group state, nothing paused, and
-   * fetches the partition from its committed offset, the held record included: nothing is left to resume.
+   * Resumes a held partition after its backoff. From a timer, so it must not throw: a consumer may refuse
+   * while it restarts (kafkajs's resume() threw then, which ended the worker's process in the fault suite);
+   * a restarted consumer fetches the partition from its committed offset, the held record included.
    */
   private resumeHeld(held: HeldPartition): void {
     if (this.stopping) return;

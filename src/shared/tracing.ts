@@ -22,7 +22,7 @@ export { SpanKind };
 
 type HeaderValue = string | Buffer | (string | Buffer)[] | undefined;
 
-/** Kafka headers as the W3C propagator reads them (kafkajs hands values over as Buffers). */
+/** Kafka headers as the W3C propagator reads them (consumed values are Buffers). */
 const kafkaHeaderGetter: TextMapGetter<Record<string, HeaderValue>> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => {
