@@ -98,6 +98,7 @@ export class GroupMember {
   private closing = false;
   private busy = 0;
   private idleWaiters: (() => void)[] = [];
+  private pumpScheduled = false;
   private readonly queues = new Map<string, PartitionQueue>();
   private readonly positions = new Map<string, Position>();
   private readonly fatalListeners: ((error: Error) => void)[] = [];
@@ -303,7 +304,21 @@ export class GroupMember {
     if (queue.next !== undefined && record.offset < queue.next) return; // fetched again after a restart: still queued or done
     this.push(queue, inbound(record), record.leaderEpoch);
     this.flowControl();
-    this.pump();
+    this.schedulePump();
+  }
+
+  /**
+   * Hands out the queued records once the stream has pushed all it has now: a fetch's records arrive one
+   * 'data' event each, in one go, so a partition's records of one fetch make one batch (as a consumer fed
+   * batch by batch would hand them) instead of a batch of the first record and another of the rest.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   private push(queue: PartitionQueue, record: InboundRecord, leaderEpoch: number): void {
@@ -382,7 +397,7 @@ export class GroupMember {
         if (--this.busy === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
         this.flowControl();
         // a batch that resolved nothing and is not held would come straight back: give the loop a turn first
-        setImmediate(() => this.pump());
+        this.schedulePump();
       });
   }
 
