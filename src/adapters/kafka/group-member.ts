@@ -353,7 +353,7 @@ export class GroupMember {
   }
 
   private pump(): void {
-    for (const queue of this.queues.values()) {
+    for (const queue of [...this.queues.values()]) {
       if (this.busy >= this.concurrency) return;
       if (!queue.busy && !queue.paused && queue.records.length > 0) this.dispatch(queue);
     }
@@ -364,6 +364,10 @@ export class GroupMember {
     if (!this.running || !eachBatch) return;
     queue.busy = true;
     this.busy++;
+    // to the back of the line: the pump serves the partitions that waited longest first
+    const key = tp(queue.topic, queue.partition);
+    this.queues.delete(key);
+    this.queues.set(key, queue);
     const taken = queue.records;
     queue.records = [];
     this.flowControl();
