@@ -410,6 +410,13 @@ describe('CommandProcessor access control', () => {
     expect(await answer({ 'X-Reply-Topic': 'p.P1.portin.events.v1' })).toEqual(refused('X-Reply-Topic', 'must not name one of your event topics'));
     expect(await answer({ kafka_replyPartition: '7' })).toEqual(refused('kafka_replyPartition', 'must be a partition of the reply topic \\(0 to 1\\)'));
     expect(await answer({ kafka_replyPartition: 'x' })).toEqual(refused('kafka_replyPartition', 'must be a partition'));
+    // a partition the requested topic lacks: the refusal goes to the requested topic, where the requester
+    // listens (its pending call completes), on the partition the usual rule gives
+    expect(await answer({ 'X-Reply-Topic': 'p.P1.my.replies', kafka_replyPartition: '9' })).toEqual({
+      topic: 'p.P1.my.replies',
+      partition: undefined,
+      problems: [expect.stringMatching(/^headers\.kafka_replyPartition: must be a partition of the reply topic \(0 to 1\)/)],
+    });
   });
 
   it('AUTH_MODE=none: a known node is answered on its partner\'s topic; an unknown one on the legacy shared topic, where any existing topic may be asked for', async () => {
