@@ -14,7 +14,8 @@ export type Matcher =
 
 export type Outcome =
   | { respond: 'PortRejected'; reason: ReasonName }
-  | { respond: 'ResolutionRequired'; reason: ReasonName }
+  /** With `remarks`: the NP side's words to the partner (reason 1P requires them). */
+  | { respond: 'ResolutionRequired'; reason: ReasonName; remarks?: string }
   | { respond: 'PortDelayed'; reason: ReasonName }
   /** Confirmed, then ActivationComplete at the due date; with `activation: 'never'` the cut-over is never reported. */
   | { respond: 'PortConfirmed'; activation?: 'never' }
@@ -56,6 +57,11 @@ export const SIM_RULES: readonly SimRule[] = [
   { description: 'a gpsi ending in 13 is not portable', when: { field: 'gpsi', endsWith: '13' }, then: { respond: 'PortRejected', reason: 'NOT_PORTABLE' } },
   { description: 'pwdPin "0000" is wrong', when: { field: 'portInfo.pwdPin', equals: '0000' }, then: { respond: 'ResolutionRequired', reason: 'PIN_INCORRECT' } },
   { description: 'an accountNo of all zeros is wrong', when: { field: 'portInfo.accountNo', allZeros: true }, then: { respond: 'ResolutionRequired', reason: 'ACCOUNT_NUMBER_INCORRECT' } },
+  {
+    description: 'pwdPin "1111" needs something only the NP side can say: reason 1P, with its remarks',
+    when: { field: 'portInfo.pwdPin', equals: '1111' },
+    then: { respond: 'ResolutionRequired', reason: 'OTHER_REMARKS_REQUIRED', remarks: "The old provider needs the account holder's date of birth" },
+  },
   { description: 'a gpsi ending in 14 is delayed first, then confirmed', when: { field: 'gpsi', endsWith: '14' }, then: { respond: 'PortDelayed', reason: 'DUE_DATE_TIME_NOT_MET' } },
   { description: 'anything else is confirmed for the desired due date, and completed then', when: 'always', then: { respond: 'PortConfirmed' } },
 ];
@@ -171,8 +177,14 @@ export function plan(request: SimRequest, receivedAt: Date, rules: readonly SimR
     case 'nothing':
       return responses;
     case 'PortRejected':
+      responses.push({ afterMs: SIM_TIMELINE.answerAfterMs, recordName: NP_RESPONSE_RECORDS.PortRejected, value: withReason('PortRejected', outcome.reason) });
+      return responses;
     case 'ResolutionRequired':
-      responses.push({ afterMs: SIM_TIMELINE.answerAfterMs, recordName: NP_RESPONSE_RECORDS[outcome.respond], value: withReason(outcome.respond, outcome.reason) });
+      responses.push({
+        afterMs: SIM_TIMELINE.answerAfterMs,
+        recordName: NP_RESPONSE_RECORDS.ResolutionRequired,
+        value: { ...withReason('ResolutionRequired', outcome.reason), ...(outcome.remarks ? { remarks: outcome.remarks } : {}) },
+      });
       return responses;
     case 'PortDelayed':
       responses.push({ afterMs: SIM_TIMELINE.answerAfterMs, recordName: NP_RESPONSE_RECORDS.PortDelayed, value: withReason('PortDelayed', outcome.reason) });
