@@ -17,7 +17,8 @@ export interface KafkaConnection {
 
 const readFile = (file: string | undefined): Buffer | undefined => (file === undefined ? undefined : readFileSync(file));
 
-function tlsOptions(tls: KafkaTlsSettings): ConnectionOptions {
+/** Node's TLS options for the settings: CA, client certificate and key read from their files now. */
+export function tlsOptions(tls: KafkaTlsSettings): ConnectionOptions {
   return {
     ca: readFile(tls.caFile),
     cert: readFile(tls.certFile),
