@@ -6,7 +6,7 @@ import type { CustomerHierarchy } from '../src/security/hierarchy';
 import { defaultReplyTopic } from '../src/pipeline/reply-route';
 import { ensureTopicsExist } from '../src/adapters/kafka/admin-session';
 import { connectCommandTransport } from '../src/adapters/kafka/command-transport';
-import { commandConsumerSettings, createBatchWorker } from '../src/app/batch-worker';
+import { commandConsumerSettings, createBatchWorker } from '../src/app/batch-loop';
 import { AvroCodec } from '../src/adapters/registry/avro-codec';
 import { registerContract } from '../src/adapters/registry/register-contract';
 import { COMMAND_TOPICS, type Domain } from '../src/contract/topics';

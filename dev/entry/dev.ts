@@ -9,7 +9,7 @@ import { startNpSimulator } from '../np-simulator/np-simulator';
 import { createDevSigner, devAuthEnv } from '../keys/dev-signer';
 import { devDeadLetterEnv } from '../keys/dev-dead-letter-key';
 import { provideStack } from '../stack';
-import { loadTracingSettings } from '../../src/config/tracing';
+import { loadTracingSettings } from '../../src/config/tracing-settings';
 import { startTracingIfExported } from '../../src/observability/start-tracing';
 
 /**

@@ -1,7 +1,7 @@
 import { loadNpSimulatorConfig } from '../np-simulator/config';
 import { ConfigError } from '../../src/config/env';
 import { createLogger } from '../../src/observability/logger';
-import { loadTracingSettings } from '../../src/config/tracing';
+import { loadTracingSettings } from '../../src/config/tracing-settings';
 import { startTracingIfExported } from '../../src/observability/start-tracing';
 import { startNpSimulator } from '../np-simulator/np-simulator';
 

@@ -1,6 +1,6 @@
 import { runCli } from '../cli/program';
 import { processIo } from '../cli/io';
-import { loadTracingSettings } from '../config/tracing';
+import { loadTracingSettings } from '../config/tracing-settings';
 import { startTracingIfExported } from '../observability/start-tracing';
 
 /** `wholesale …` (bin/wholesale.js): runs one CLI command and exits with its code (see src/cli/exit-codes.ts). */

@@ -1,7 +1,7 @@
 import { loadConfig } from '../app/config';
 import { startService } from '../app/service';
 import { createLogger } from '../observability/logger';
-import { loadTracingSettings } from '../config/tracing';
+import { loadTracingSettings } from '../config/tracing-settings';
 import { startTracingIfExported } from '../observability/start-tracing';
 import { runProgram } from './run-program';
 

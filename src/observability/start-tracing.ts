@@ -1,4 +1,4 @@
-import type { TracingSettings } from '../config/tracing';
+import type { TracingSettings } from '../config/tracing-settings';
 import type { Tracing } from './tracing-sdk';
 
 /**

@@ -11,7 +11,7 @@ import {
   TracerProvider,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import type { TracingSettings } from '../config/tracing';
+import type { TracingSettings } from '../config/tracing-settings';
 import { setTracingEnabled } from '../shared/tracing';
 
 export interface Tracing {
@@ -22,7 +22,7 @@ export interface Tracing {
 const OFF: Tracing = { shutdown: async () => undefined };
 
 /**
- * Wires the OpenTelemetry SDK when the settings ask for it (an OTLP endpoint, src/config/tracing.ts):
+ * Wires the OpenTelemetry SDK when the settings ask for it (an OTLP endpoint, src/config/tracing-settings.ts):
  * a tracer provider exporting over OTLP/HTTP in batches, the async-local context manager (spans follow
  * awaits) and the W3C Trace Context propagator (`traceparent` on Kafka headers). Tests pass their own
  * exporter (the SDK's in-memory one), exported span by span.

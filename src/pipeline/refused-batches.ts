@@ -9,11 +9,11 @@ import { deadLetterMessage, type DeadLetterSink } from './outbound';
  */
 export function deadLetteringRefusedBatches(
   processor: RecordProcessor,
-  refusalOf: (message: InboundRecord) => string | undefined,
+  refusedBatchDetail: (message: InboundRecord) => string | undefined,
   deadLetters: DeadLetterSink,
 ): RecordProcessor {
   return async (message, position) => {
-    const refusal = refusalOf(message);
+    const refusal = refusedBatchDetail(message);
     if (refusal === undefined) return processor(message, position);
     return { outbound: [deadLetterMessage(deadLetters, message, position, { reason: 'UNDECOMPRESSABLE', detail: refusal })], outcome: 'DEAD_LETTER' };
   };

@@ -6,7 +6,7 @@ import type { InboundRecord } from '../../contract/transport';
  * A compressed record batch the consumer does not inflate (bounded-codecs.ts) fails its fetch with
  * `BatchRefused`; the batch's offsets are then found (refused-batch-locator.ts) and the batch is handed on
  * as one placeholder record: at the batch's last offset, without key or value, with a header naming why and
- * the offsets it spans. The worker dead-letters it (`refusalOf`) and the partition goes on past the batch.
+ * the offsets it spans. The worker dead-letters it (`refusedBatchDetail`) and the partition goes on past the batch.
  */
 const REFUSAL_HEADER = 'x-wholesale-batch-refused';
 /** Placeholders carry this process's secret, so a producer cannot forge a refusal. */
@@ -77,7 +77,7 @@ export function refusalRecord({ first, last, detail }: RefusedSpan): InboundReco
 }
 
 /** Why the worker must dead-letter this record, when it is the placeholder of a refused batch. */
-export function refusalOf(message: Pick<InboundRecord, 'headers'>): string | undefined {
+export function refusedBatchDetail(message: Pick<InboundRecord, 'headers'>): string | undefined {
   const raw = message.headers?.[REFUSAL_HEADER];
   const text = (Array.isArray(raw) ? raw[0] : raw)?.toString();
   return text?.startsWith(`${SECRET} `) ? text.slice(SECRET.length + 1) : undefined;

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { RetriableError } from '../../contract/errors';
 import type { BalanceStore, CommandMeta } from '../../handlers/balance/ports';
-import { refusalOf } from '../../domain/balance/access';
+import { refusalOf } from '../../domain/balance/subscription-access';
 import { DEFAULT_BILL_CYCLE_TIME_ZONE } from '../../domain/balance/bill-cycle';
 import { createBillingClock, type BillingClock } from '../../domain/balance/clock';
 import type { BalanceOutcome } from '../../domain/balance/outcome';

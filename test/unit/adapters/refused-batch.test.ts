@@ -1,5 +1,5 @@
 import { MultipleErrors, UserError } from '@platformatic/kafka';
-import { BatchRefused, batchRefusalIn, refusalOf, refusalRecord } from '../../../src/adapters/kafka/refused-batch';
+import { BatchRefused, batchRefusalIn, refusedBatchDetail, refusalRecord } from '../../../src/adapters/kafka/refused-batch';
 
 const LIMIT = 'gzip batch inflates beyond 65536 bytes (MAX_DECOMPRESSED_BATCH_BYTES)';
 
@@ -7,21 +7,21 @@ describe('the placeholder of a refused batch', () => {
   it('sits at the batch\'s last offset, without key or value, and names why and the offsets it spans', () => {
     const record = refusalRecord({ first: 100n, last: 102n, detail: LIMIT });
     expect([record.offset, record.key, record.value]).toEqual(['102', null, null]);
-    expect(refusalOf(record)).toBe(`${LIMIT}; its 3 records at offsets 100–102 skipped`);
+    expect(refusedBatchDetail(record)).toBe(`${LIMIT}; its 3 records at offsets 100–102 skipped`);
     expect(Number(record.timestamp)).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it('counts one record in the singular, and a million without making a million', () => {
-    expect(refusalOf(refusalRecord({ first: 7n, last: 7n, detail: 'zstd batch: why' }))).toBe('zstd batch: why; its 1 record at offsets 7–7 skipped');
-    expect(refusalOf(refusalRecord({ first: 0n, last: 999_999n, detail: LIMIT }))).toBe(`${LIMIT}; its 1000000 records at offsets 0–999999 skipped`);
+    expect(refusedBatchDetail(refusalRecord({ first: 7n, last: 7n, detail: 'zstd batch: why' }))).toBe('zstd batch: why; its 1 record at offsets 7–7 skipped');
+    expect(refusedBatchDetail(refusalRecord({ first: 0n, last: 999_999n, detail: LIMIT }))).toBe(`${LIMIT}; its 1000000 records at offsets 0–999999 skipped`);
   });
 
   it('is read only when it carries this process\'s secret: a producer cannot forge one', () => {
-    expect(refusalOf({ headers: { 'x-wholesale-batch-refused': Buffer.from('0123 gzip batch inflates beyond') } })).toBeUndefined();
-    expect(refusalOf({ headers: {} })).toBeUndefined();
-    expect(refusalOf({})).toBeUndefined();
+    expect(refusedBatchDetail({ headers: { 'x-wholesale-batch-refused': Buffer.from('0123 gzip batch inflates beyond') } })).toBeUndefined();
+    expect(refusedBatchDetail({ headers: {} })).toBeUndefined();
+    expect(refusedBatchDetail({})).toBeUndefined();
     const { headers } = refusalRecord({ first: 1n, last: 2n, detail: 'why' });
-    expect(refusalOf({ headers: { 'x-wholesale-batch-refused': [headers!['x-wholesale-batch-refused'] as Buffer] } })).toBe('why; its 2 records at offsets 1–2 skipped');
+    expect(refusedBatchDetail({ headers: { 'x-wholesale-batch-refused': [headers!['x-wholesale-batch-refused'] as Buffer] } })).toBe('why; its 2 records at offsets 1–2 skipped');
   });
 });
 

@@ -1,4 +1,4 @@
-import { refusalOf } from '../../../src/domain/balance/access';
+import { refusalOf } from '../../../src/domain/balance/subscription-access';
 
 describe('refusalOf: the precondition of every balance operation', () => {
   const gpsi = '15550001111';

@@ -6,7 +6,7 @@ import * as cliConfig from '../../../src/cli/config';
 import * as npSimulatorConfig from '../../../dev/np-simulator/config';
 import * as stackConfig from '../../../dev/stack/config';
 import * as benchConfig from '../../../bench/config';
-import * as tracingConfig from '../../../src/config/tracing';
+import * as tracingConfig from '../../../src/config/tracing-settings';
 import * as webhookConfig from '../../../src/webhooks/config';
 import * as gatewayConfig from '../../../src/gateway/config';
 import { configDocDrift, tableFor, type Loader } from '../../support/config-doc';

@@ -4,10 +4,10 @@ import type { BatchConsumer, OutboundSender } from '../contract/transport';
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../pipeline/batch-worker';
 import { deadLetterMessage, undeliverableDeadLetter } from '../pipeline/outbound';
 import type { ServiceConfig } from './config';
-import { deadLetterSink } from './dead-letters';
+import { deadLetterSink } from './dead-letter-sink';
 import { deadLetteringRefusedBatches } from '../pipeline/refused-batches';
 import { registerBoundedCodecs } from '../adapters/kafka/bounded-codecs';
-import { refusalOf } from '../adapters/kafka/refused-batch';
+import { refusedBatchDetail } from '../adapters/kafka/refused-batch';
 import { contextFromHeaders, inSpan, SpanKind } from '../shared/tracing';
 
 /** The settings of the service's group member, from the configuration. */
@@ -43,7 +43,7 @@ export function createBatchWorker(
     onRefused: (detail) => log.warn({ detail }, 'compressed batch not inflated; it is dead-lettered'),
   });
   if (!bounded) log.error("the Kafka client's codec table did not take the bounded decompressors: compressed batches inflate without a bound");
-  const guarded = (processor: RecordProcessor) => deadLetteringRefusedBatches(traced(processor), refusalOf, deadLetters);
+  const guarded = (processor: RecordProcessor) => deadLetteringRefusedBatches(traced(processor), refusedBatchDetail, deadLetters);
   return new BatchWorker({
     consumer: transport.consumer,
     sender: transport.sender,
