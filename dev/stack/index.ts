@@ -5,7 +5,7 @@ import type { Component, ProvidedServer, ServerStarter, Stack } from './types';
 
 export type { Stack } from './types';
 export { startLocalKafka, startKafkaCluster } from './kafka/local-kafka';
-export type { LocalKafka, LocalKafkaOptions, KafkaCluster, KafkaClusterOptions } from './kafka/local-kafka';
+export type { LocalKafka, LocalKafkaOptions, LocalKafkaTls, KafkaCluster, KafkaClusterOptions } from './kafka/local-kafka';
 export type { ScramUser, ScramMechanism } from './kafka/broker-config';
 export { startLocalRedis } from './redis/local-redis';
 export type { LocalRedis, LocalRedisOptions } from './redis/local-redis';

@@ -18,6 +18,28 @@ export interface BrokerLayout {
    * principal of the PLAINTEXT listeners that carry inter-broker and controller traffic.
    */
   readonly superUsers?: readonly string[];
+  /** TLS listeners, when TLS is wanted (see BrokerTls). */
+  readonly tls?: BrokerTls;
+}
+
+/**
+ * The broker's TLS listeners and its certificate, as PEM text written into server.properties (Kafka's PEM
+ * key store: no JKS files, no store passwords). The SSL listener authenticates the broker only; MTLS (an
+ * SSL listener of its own name) also requires a client certificate; SASL_SSL is SCRAM over TLS.
+ */
+export interface BrokerTls {
+  /** SSL listener: the client checks the broker's certificate, the broker asks for none. */
+  readonly port: number;
+  /** Listener MTLS (protocol SSL) requiring a client certificate signed by `clientCa`. */
+  readonly mutualPort?: number;
+  /** SASL_SSL listener (SCRAM-SHA-256/512, the users of the SASL listener); needs `saslPort`. */
+  readonly saslPort?: number;
+  /** PEM: the broker's certificate, then the CA certificates up to the root. */
+  readonly certificateChain: string;
+  /** PEM PKCS#8 private key of that certificate, unencrypted. */
+  readonly privateKey: string;
+  /** PEM CA certificate(s) the MTLS listener trusts for client certificates; needed with `mutualPort`. */
+  readonly clientCa?: string;
 }
 
 export const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
@@ -38,14 +60,25 @@ const SCRAM_LOGIN = 'org.apache.kafka.common.security.scram.ScramLoginModule req
  * replication factor 3 (capped at the voter count) and min.insync.replicas 2; alone, 1 and 1.
  */
 export function brokerProperties(layout: BrokerLayout): Properties {
-  const { nodeId, host, port, controllerPort, saslPort, voters, logDir } = layout;
+  const { nodeId, host, port, controllerPort, saslPort, voters, logDir, tls } = layout;
   const replication = Math.min(voters.length, 3);
   const minInsync = replication >= 3 ? 2 : 1;
   const listeners = [`PLAINTEXT://${host}:${port}`, `CONTROLLER://${host}:${controllerPort}`];
   const advertised = [`PLAINTEXT://${host}:${port}`];
-  if (saslPort !== undefined) {
-    listeners.push(`SASL_PLAINTEXT://${host}:${saslPort}`);
-    advertised.push(`SASL_PLAINTEXT://${host}:${saslPort}`);
+  const protocols = ['CONTROLLER:PLAINTEXT', 'PLAINTEXT:PLAINTEXT'];
+  const addListener = (name: string, protocol: string, listenerPort: number): void => {
+    listeners.push(`${name}://${host}:${listenerPort}`);
+    advertised.push(`${name}://${host}:${listenerPort}`);
+    protocols.push(`${name}:${protocol}`);
+  };
+  if (saslPort !== undefined) addListener('SASL_PLAINTEXT', 'SASL_PLAINTEXT', saslPort);
+  if (tls !== undefined) {
+    addListener('SSL', 'SSL', tls.port);
+    if (tls.mutualPort !== undefined) addListener('MTLS', 'SSL', tls.mutualPort);
+    if (tls.saslPort !== undefined) {
+      if (saslPort === undefined) throw new Error('the SASL_SSL listener needs the SASL listener: its SCRAM users are created with it');
+      addListener('SASL_SSL', 'SASL_SSL', tls.saslPort);
+    }
   }
   const base: Properties = {
     'process.roles': 'broker,controller',
@@ -55,7 +88,7 @@ export function brokerProperties(layout: BrokerLayout): Properties {
     'advertised.listeners': advertised.join(','),
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+    'listener.security.protocol.map': protocols.join(','),
     'log.dirs': logDir,
     'num.partitions': 1,
     'default.replication.factor': replication,
@@ -74,16 +107,35 @@ export function brokerProperties(layout: BrokerLayout): Properties {
     // A dead node is fenced (its partitions get new leaders) after 4 s instead of 9 s: fault tests fail over faster.
     'broker.heartbeat.interval.ms': 1000,
     'broker.session.timeout.ms': 4000,
+    ...(tls === undefined ? {} : tlsProperties(tls)),
   };
   if (saslPort === undefined) {
     if (layout.superUsers !== undefined) throw new Error('the authorizer needs the SASL listener: without it every client is ANONYMOUS, a super user');
     return base;
   }
+  const saslListeners = tls?.saslPort === undefined ? ['sasl_plaintext'] : ['sasl_plaintext', 'sasl_ssl'];
   return {
     ...base,
     'sasl.enabled.mechanisms': SCRAM_MECHANISMS.join(','),
-    ...Object.fromEntries(SCRAM_MECHANISMS.map((m) => [`listener.name.sasl_plaintext.${m.toLowerCase()}.sasl.jaas.config`, SCRAM_LOGIN])),
+    ...Object.fromEntries(saslListeners.flatMap((listener) => SCRAM_MECHANISMS.map((m) => [`listener.name.${listener}.${m.toLowerCase()}.sasl.jaas.config`, SCRAM_LOGIN]))),
     ...(layout.superUsers === undefined ? {} : authorizerProperties(layout.superUsers)),
+  };
+}
+
+/** The broker's key store for every TLS listener; MTLS alone also requires and checks client certificates. */
+function tlsProperties(tls: BrokerTls): Properties {
+  if (tls.mutualPort !== undefined && tls.clientCa === undefined) throw new Error('the MTLS listener needs clientCa: the CA its clients\' certificates chain to');
+  return {
+    'ssl.keystore.type': 'PEM',
+    'ssl.keystore.certificate.chain': tls.certificateChain.trim(),
+    'ssl.keystore.key': tls.privateKey.trim(),
+    ...(tls.mutualPort === undefined
+      ? {}
+      : {
+          'listener.name.mtls.ssl.client.auth': 'required',
+          'listener.name.mtls.ssl.truststore.type': 'PEM',
+          'listener.name.mtls.ssl.truststore.certificates': tls.clientCa!.trim(),
+        }),
   };
 }
 

@@ -23,11 +23,25 @@ export interface LocalKafkaOptions extends ServerFolderOptions {
    * users (as is ANONYMOUS, the PLAINTEXT listeners' principal: keep the PLAINTEXT address to the operator).
    */
   readonly authorizer?: { readonly superUsers: readonly string[] };
+  /**
+   * Adds an SSL listener presenting this certificate (PEM; it must name 127.0.0.1), with `clientCa` also an
+   * MTLS listener requiring client certificates, and with `sasl` also a SASL_SSL listener.
+   */
+  readonly tls?: LocalKafkaTls;
   /** Where Kafka's jars are cached; default from the stack configuration (STACK_CACHE_DIR). */
   readonly cacheDir?: string;
   /** Default from the stack configuration (STACK_KAFKA_VERSION). */
   readonly kafkaVersion?: string;
   readonly readyTimeoutMs?: number;
+}
+
+export interface LocalKafkaTls {
+  /** PEM: the broker's certificate, then its CA's. */
+  readonly certificateChain: string;
+  /** PEM PKCS#8 key of that certificate, unencrypted. */
+  readonly privateKey: string;
+  /** PEM CA the MTLS listener's client certificates must chain to; without it, no MTLS listener. */
+  readonly clientCa?: string;
 }
 
 export interface KafkaClusterOptions extends LocalKafkaOptions {
@@ -46,6 +60,10 @@ export interface LocalKafka extends ServerControl {
   /** The SASL_PLAINTEXT listener (SCRAM-SHA-256/512), only with the `sasl` option. */
   readonly saslBrokers?: string[];
   readonly saslPort?: number;
+  /** The SSL listener (server certificate only), the MTLS listener (client certificate required) and the SASL_SSL listener, with the `tls` option. */
+  readonly tlsBrokers?: string[];
+  readonly mutualTlsBrokers?: string[];
+  readonly saslTlsBrokers?: string[];
 }
 
 export interface KafkaCluster {
@@ -54,6 +72,10 @@ export interface KafkaCluster {
   readonly brokers: string[];
   /** SASL_PLAINTEXT address of every node, with the `sasl` option. */
   readonly saslBrokers?: string[];
+  /** SSL, MTLS and SASL_SSL addresses of every node, with the `tls` option (see LocalKafka). */
+  readonly tlsBrokers?: string[];
+  readonly mutualTlsBrokers?: string[];
+  readonly saslTlsBrokers?: string[];
   /** The nodes in node.id order (1..n), each with its own stop/kill/start. */
   readonly nodes: readonly LocalKafka[];
   node(nodeId: number): LocalKafka;
@@ -122,8 +144,17 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
   if (!Number.isInteger(count) || count < 1) throw new Error(`brokers must be a whole number from 1, got ${count}`);
   const version = options.kafkaVersion ?? loadStackConfig().kafkaVersion;
   const libs = await kafkaLibs(options.cacheDir ?? loadStackConfig().cacheDir, version);
-  const portsPerNode = options.sasl ? 3 : 2;
+  // Each node's ports in this order: PLAINTEXT, CONTROLLER, then the optional listeners that are wanted.
+  const optional = {
+    sasl: options.sasl !== undefined,
+    tls: options.tls !== undefined,
+    mutualTls: options.tls?.clientCa !== undefined,
+    saslTls: options.tls !== undefined && options.sasl !== undefined,
+  };
+  const wanted = (Object.keys(optional) as (keyof typeof optional)[]).filter((name) => optional[name]);
+  const portsPerNode = 2 + wanted.length;
   const ports = await allocatePorts({ count: count * portsPerNode });
+  const portOf = (i: number, name: keyof typeof optional): number | undefined => (optional[name] ? ports[i * portsPerNode + 2 + wanted.indexOf(name)] : undefined);
   const voters = Array.from({ length: count }, (_, i) => ({ nodeId: i + 1, host: LOOPBACK, controllerPort: ports[i * portsPerNode + 1]! }));
   const clusterId = randomClusterId(randomBytes);
   // A restarted node is ready when every running peer lists it, not only itself: a client asking a peer
@@ -134,7 +165,8 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
       {
         ...voter,
         port: ports[i * portsPerNode]!,
-        saslPort: options.sasl ? ports[i * portsPerNode + 2] : undefined,
+        saslPort: portOf(i, 'sasl'),
+        tls: options.tls && { ...options.tls, port: portOf(i, 'tls')!, mutualPort: portOf(i, 'mutualTls'), saslPort: portOf(i, 'saslTls') },
         voters,
         superUsers: options.authorizer?.superUsers.map((username) => `User:${username}`),
       },
@@ -159,6 +191,9 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
     clusterId,
     brokers,
     saslBrokers: options.sasl ? nodes.flatMap((node) => node.saslBrokers ?? []) : undefined,
+    tlsBrokers: optional.tls ? nodes.flatMap((node) => node.tlsBrokers ?? []) : undefined,
+    mutualTlsBrokers: optional.mutualTls ? nodes.flatMap((node) => node.mutualTlsBrokers ?? []) : undefined,
+    saslTlsBrokers: optional.saslTls ? nodes.flatMap((node) => node.saslTlsBrokers ?? []) : undefined,
     nodes,
     node: (nodeId) => {
       const node = nodes.find((n) => n.nodeId === nodeId);
@@ -170,6 +205,8 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
 }
 
 type NodeLayout = Omit<BrokerLayout, 'logDir'>;
+
+const addresses = (port: number | undefined): string[] | undefined => (port === undefined ? undefined : [`${LOOPBACK}:${port}`]);
 
 interface NodeContext {
   readonly clusterId: string;
@@ -223,7 +260,7 @@ function createNode(layout: NodeLayout, { clusterId, libs, logging, options, run
         addresses: [address, ...runningPeers()],
         nodeId: layout.nodeId,
         timeoutMs: options.readyTimeoutMs ?? 90_000,
-        extraPorts: layout.saslPort === undefined ? [] : [layout.saslPort],
+        extraPorts: [layout.saslPort, layout.tls?.port, layout.tls?.mutualPort, layout.tls?.saslPort].filter((port) => port !== undefined),
       }),
   });
   return Object.assign(server, {
@@ -234,5 +271,8 @@ function createNode(layout: NodeLayout, { clusterId, libs, logging, options, run
     controllerPort: layout.controllerPort,
     saslBrokers: layout.saslPort === undefined ? undefined : [`${LOOPBACK}:${layout.saslPort}`],
     saslPort: layout.saslPort,
+    tlsBrokers: addresses(layout.tls?.port),
+    mutualTlsBrokers: addresses(layout.tls?.mutualPort),
+    saslTlsBrokers: addresses(layout.tls?.saslPort),
   });
 }

@@ -8,7 +8,7 @@ export interface NodeReadiness {
   readonly addresses: readonly string[];
   readonly nodeId: number;
   readonly timeoutMs: number;
-  /** More ports that must accept connections (the SASL listener). */
+  /** More ports that must accept connections (the SASL and TLS listeners). */
   readonly extraPorts?: readonly number[];
 }
 

@@ -82,6 +82,32 @@ describe('brokerProperties', () => {
     expect(() => brokerProperties(layout({ superUsers: ['User:svc'] }))).toThrow(/needs the SASL listener/);
     expect(() => brokerProperties(layout({ saslPort: 18002, superUsers: ['svc;User:mallory'] }))).toThrow(/not a principal/);
   });
+
+  const PEM = { certificateChain: '-----BEGIN CERTIFICATE-----\nAAA\n-----END CERTIFICATE-----\n', privateKey: '-----BEGIN PRIVATE KEY-----\nBBB\n-----END PRIVATE KEY-----\n' };
+
+  it('adds an SSL listener with a PEM key store written inline, asking clients for no certificate', () => {
+    const p = brokerProperties(layout({ tls: { port: 18003, ...PEM } }));
+    expect(p.listeners).toBe('PLAINTEXT://127.0.0.1:18001,CONTROLLER://127.0.0.1:19001,SSL://127.0.0.1:18003');
+    expect(p['advertised.listeners']).toBe('PLAINTEXT://127.0.0.1:18001,SSL://127.0.0.1:18003');
+    expect(p['listener.security.protocol.map']).toBe('CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL');
+    expect(p).toMatchObject({ 'ssl.keystore.type': 'PEM', 'ssl.keystore.certificate.chain': PEM.certificateChain.trim(), 'ssl.keystore.key': PEM.privateKey.trim(), 'inter.broker.listener.name': 'PLAINTEXT' });
+    expect(p['ssl.client.auth']).toBeUndefined();
+    expect(renderProperties(p)).toContain('ssl.keystore.key=-----BEGIN PRIVATE KEY-----\\nBBB\\n-----END PRIVATE KEY-----\n');
+  });
+
+  it('adds an MTLS listener (protocol SSL) requiring client certificates of the given CA, and SASL_SSL with SCRAM when SASL is on', () => {
+    const p = brokerProperties(layout({ saslPort: 18002, tls: { port: 18003, mutualPort: 18004, saslPort: 18005, clientCa: 'CA-PEM\n', ...PEM } }));
+    expect(p.listeners).toBe('PLAINTEXT://127.0.0.1:18001,CONTROLLER://127.0.0.1:19001,SASL_PLAINTEXT://127.0.0.1:18002,SSL://127.0.0.1:18003,MTLS://127.0.0.1:18004,SASL_SSL://127.0.0.1:18005');
+    expect(p['listener.security.protocol.map']).toBe('CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL,MTLS:SSL,SASL_SSL:SASL_SSL');
+    expect(p).toMatchObject({ 'listener.name.mtls.ssl.client.auth': 'required', 'listener.name.mtls.ssl.truststore.type': 'PEM', 'listener.name.mtls.ssl.truststore.certificates': 'CA-PEM' });
+    expect(p['listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config']).toMatch(/ScramLoginModule required;$/);
+    expect(p['listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config']).toMatch(/ScramLoginModule required;$/);
+  });
+
+  it('refuses an MTLS listener without a client CA and SASL_SSL without the SASL users', () => {
+    expect(() => brokerProperties(layout({ tls: { port: 18003, mutualPort: 18004, ...PEM } }))).toThrow(/needs clientCa/);
+    expect(() => brokerProperties(layout({ tls: { port: 18003, saslPort: 18005, ...PEM } }))).toThrow(/needs the SASL listener/);
+  });
 });
 
 describe('scramFormatArgs', () => {
