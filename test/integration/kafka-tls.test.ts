@@ -79,6 +79,19 @@ describe('Kafka over TLS', () => {
 
   const tlsEnv = (extra: Record<string, string> = {}) => ({ KAFKA_BROKERS: kafka.tlsBrokers!.join(','), KAFKA_TLS_CA_FILE: pki.ca.certFile, ...extra });
 
+  /** Starts the service with `env` and has the client library, connected with the same settings, get an eligibility check answered. */
+  const expectAnsweredOver = async (env: Record<string, string>): Promise<void> => {
+    const config = testConfig(env);
+    const service = await startTestService(config);
+    const client = await WholesaleClient.connect({ config: loadClientConfig({ ...envFor(config), ...env }) });
+    try {
+      expect(await client.checkPortInEligibility({ gpsi: '19459986891' })).toMatchObject({ status: 'Success' });
+    } finally {
+      await client.close();
+      await service.stop();
+    }
+  };
+
   it('trusting the test CA, the service answers a command sent by the client library and by a kafkajs partner over the SSL listener', async () => {
     const env = tlsEnv();
     const config = testConfig(env);
@@ -97,16 +110,7 @@ describe('Kafka over TLS', () => {
   });
 
   it('SCRAM over TLS (SASL_SSL): the service answers the client library', async () => {
-    const env = tlsEnv({ KAFKA_BROKERS: kafka.saslTlsBrokers!.join(','), KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: USER.username, KAFKA_SASL_PASSWORD: USER.password });
-    const config = testConfig(env);
-    const service = await startTestService(config);
-    const client = await WholesaleClient.connect({ config: loadClientConfig({ ...envFor(config), ...env }) });
-    try {
-      expect(await client.checkPortInEligibility({ gpsi: '19459986891' })).toMatchObject({ status: 'Success' });
-    } finally {
-      await client.close();
-      await service.stop();
-    }
+    await expectAnsweredOver(tlsEnv({ KAFKA_BROKERS: kafka.saslTlsBrokers!.join(','), KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: USER.username, KAFKA_SASL_PASSWORD: USER.password }));
   });
 
   it('a service that does not trust the CA does not start: the handshake refuses the broker certificate', async () => {
@@ -144,15 +148,6 @@ describe('Kafka over TLS', () => {
       expect(error).toBeDefined();
       expect(alerts.join('; ')).toMatch(alert);
     }
-    const env = { ...mutual, KAFKA_TLS_CERT_FILE: pki.client.certFile, KAFKA_TLS_KEY_FILE: pki.client.keyFile };
-    const config = testConfig(env);
-    const service = await startTestService(config);
-    const client = await WholesaleClient.connect({ config: loadClientConfig({ ...envFor(config), ...env }) });
-    try {
-      expect(await client.checkPortInEligibility({ gpsi: '19459986891' })).toMatchObject({ status: 'Success' });
-    } finally {
-      await client.close();
-      await service.stop();
-    }
+    await expectAnsweredOver({ ...mutual, KAFKA_TLS_CERT_FILE: pki.client.certFile, KAFKA_TLS_KEY_FILE: pki.client.keyFile });
   });
 });
