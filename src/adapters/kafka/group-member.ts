@@ -212,7 +212,8 @@ export class GroupMember {
     );
     while (this.running && !this.stream) {
       await new Promise((resolve) => setTimeout(resolve, this.restartDelayMs));
-      this.restartDelayMs = Math.min(this.restartDelayMs * 2, RESTART_DELAY_MS.most);
+      // no wait after a skipped refused batch, then the usual doubling (0 doubled would retry without a pause)
+      this.restartDelayMs = Math.min(Math.max(this.restartDelayMs * 2, RESTART_DELAY_MS.first), RESTART_DELAY_MS.most);
       if (!this.running) return;
       try {
         await this.consume();
