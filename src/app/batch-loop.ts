@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { CommandConsumerSettings } from '../adapters/kafka/command-transport';
-import type { BatchConsumer, OutboundSender } from '../contract/transport';
+import type { BatchConsumer, OutboundSender, TransactionalOutputs } from '../contract/transport';
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../pipeline/batch-worker';
 import { deadLetterMessage, undeliverableDeadLetter } from '../pipeline/outbound';
 import type { ServiceConfig } from './config';
@@ -32,7 +32,7 @@ export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerS
  */
 export function createBatchWorker(
   config: ServiceConfig,
-  transport: { consumer: BatchConsumer; sender: OutboundSender },
+  transport: { consumer: BatchConsumer; sender: OutboundSender; transactions?: TransactionalOutputs },
   processors: ReadonlyMap<string, RecordProcessor>,
   log: Logger,
   onOutcome: BatchWorkerOptions['onOutcome'],
@@ -47,6 +47,7 @@ export function createBatchWorker(
   return new BatchWorker({
     consumer: transport.consumer,
     sender: transport.sender,
+    ...(transport.transactions ? { transactions: transport.transactions } : {}),
     processors: new Map([...processors].map(([topic, processor]) => [topic, guarded(processor)])),
     concurrency: config.limits.handlerConcurrency,
     sliceRecords: config.limits.batchSliceRecords,

@@ -9,6 +9,9 @@ import type { NonPortableRange } from '../domain/portin/eligibility';
  * The service's settings (npm start, src/entry/service.ts), read from the environment through the one
  * EnvReader (src/config/env.ts) and validated at start.
  */
+export const DELIVERY_MODES = ['exactly-once', 'at-least-once'] as const;
+export type Delivery = (typeof DELIVERY_MODES)[number];
+
 export interface ServiceConfig {
   serviceName: string;
   kafka: {
@@ -17,7 +20,13 @@ export interface ServiceConfig {
     topicPartitions: number;
     topicReplicationFactor: number;
     security: KafkaSecurity;
-    /** Resolved offsets are committed at most this often (0: after every batch); see BatchWorker. */
+    /**
+     * KAFKA_DELIVERY: `exactly-once` writes each slice's outputs and its offsets in one Kafka transaction
+     * (read_committed readers see every reply, event and NP request once); `at-least-once` sends them, then
+     * commits, and a redelivery may send them again (lower latency: docs/benchmarks.md).
+     */
+    delivery: Delivery;
+    /** At least once: resolved offsets are committed at most this often (0: after every batch); see BatchWorker. */
     commitIntervalMs: number;
     /**
      * A worker silent this long leaves the group and its partitions go to the others. Without a group
@@ -182,6 +191,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
       topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
       security: loadKafkaSecurity(reader),
+      delivery: reader.oneOf('KAFKA_DELIVERY', DELIVERY_MODES, 'exactly-once'),
       commitIntervalMs: reader.integer('KAFKA_COMMIT_INTERVAL_MS', 200, 0, 60_000),
       ...loadGroupTimings(reader),
     },

@@ -16,8 +16,8 @@ import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../
 import { CommandProcessor } from '../pipeline/command-processor';
 import type { RecordProcessor } from '../pipeline/batch-worker';
 import type { EnvelopeRules } from '../pipeline/envelope';
-import type { InboundRecord, RecordPosition } from '../contract/transport';
-import { createEventPublisher } from '../pipeline/event-publisher';
+import type { InboundRecord, Outbound, RecordPosition, Refused } from '../contract/transport';
+import { createEventEncoder, createEventPublisher } from '../pipeline/event-publisher';
 import { commandConsumerSettings, createBatchWorker } from './batch-loop';
 import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
@@ -131,7 +131,10 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
 
   const observability = await createObservability({ config, log, kafka, redis, httpPort: options.httpPort });
   // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
-  const transport = await connectCommandTransport(kafka, commandConsumerSettings(config), { onSent: observability.metrics.messagesSent });
+  const transport = await connectCommandTransport(kafka, commandConsumerSettings(config), {
+    onSent: observability.metrics.messagesSent,
+    exactlyOnce: config.kafka.delivery === 'exactly-once',
+  });
   const { consumer, sender } = transport;
   const processor = new CommandProcessor({
     authenticator: access.authenticator,
@@ -161,7 +164,17 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     log.fatal({ err: error }, 'the consumer stopped for good');
     options.onFatal?.(error);
   });
-  const publish = createEventPublisher({ sender, codec, routing, serviceName: config.serviceName });
+  const encodeEvents = createEventEncoder({ codec, routing, serviceName: config.serviceName });
+  // The schedulers' events go through the same door as the batch loop's outputs (in a transaction of their own).
+  const publish = createEventPublisher(encodeEvents, async (messages) => {
+    const refusal = (refused: Refused<Outbound>[]) => new Error(`Kafka refused ${refused.length} event(s): ${refused[0]!.reason}`);
+    if (transport.transactions) {
+      return transport.transactions.send({ messages, replaceRefused: (refused) => { throw refusal(refused); } });
+    }
+    const refused = await sender.send(messages);
+    // Our own event topics: a refusal is a deployment fault (topic missing, ACL), not one event's; the caller retries.
+    if (refused.length > 0) throw refusal(refused);
+  });
 
   const processors = new Map<string, RecordProcessor>();
   for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
@@ -173,7 +186,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     createNpResponseRecordProcessor({
       codec,
       process: createNpResponseProcessor(portin),
-      publish,
+      encode: encodeEvents,
       deadLetters,
       clock,
       log: log.child({ component: 'np-responses' }),

@@ -1,7 +1,7 @@
 /**
  * The project's own transport vocabulary: what the pipeline, the client library and the tools read from
- * and write to Kafka, named without naming a Kafka client. src/adapters/kafka maps it onto kafkajs (the
- * only folder that imports kafkajs), so a client swap or a kafkajs fix touches that one folder.
+ * and write to Kafka, named without naming a Kafka client. src/adapters/kafka maps it onto the client (the
+ * only folder that imports it), so a client swap touches that one folder.
  */
 
 /** A header as a record carries it: bytes or text; a header set twice keeps every value. */
@@ -135,6 +135,39 @@ export interface BatchContext {
   isStale(): boolean;
   uncommittedOffsets(): TopicPartitionOffsets;
   commitOffsetsIfNecessary(offsets?: TopicPartitionOffsets): Promise<void>;
+  /** The group generation the batch was handed out in: offsets committed in an output transaction name it. */
+  readonly generation: GroupGeneration;
+  /** Marks the batch processed up to this offset and that offset committed (by an output transaction). */
+  resolveCommitted(offset: string): void;
+}
+
+/**
+ * A consumer group member's generation as the group coordinator knows it. An output transaction commits its
+ * offsets only for it (KIP-447): a member whose partitions went elsewhere meanwhile (a zombie) has an old
+ * generation, its offset commit is refused and its transaction aborted, so nothing it sent becomes visible.
+ */
+export interface GroupGeneration {
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly generationId: number;
+}
+
+/** What goes out in one output transaction: messages, and the offsets they answer (none for a scheduler's events). */
+export interface OutputUnit {
+  messages: Outbound[];
+  offsets?: { generation: GroupGeneration; topic: string; partition: number; offset: string };
+  /** The messages sent instead of those Kafka refuses for good (their dead letters); they go in the same transaction. */
+  replaceRefused(refused: Refused<Outbound>[]): Outbound[];
+}
+
+/**
+ * The exactly-once door for outputs: every unit given is written with its offsets in a Kafka transaction
+ * (units given together may share one). A read_committed reader sees a unit's messages once, when the call
+ * resolves; when it rejects, none of them (the transaction was aborted) and its offsets are not committed.
+ */
+export interface TransactionalOutputs {
+  send(unit: OutputUnit): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** The consumer a batch loop runs on: a member of a consumer group, fed batch by batch. */

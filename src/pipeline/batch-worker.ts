@@ -2,14 +2,16 @@ import type { Logger } from 'pino';
 import { RetriableError } from '../contract/errors';
 import { withJitter } from '../shared/retry';
 import { correlationIdOf } from './envelope';
-import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender, RecordPosition } from '../contract/transport';
+import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender, RecordPosition, TransactionalOutputs } from '../contract/transport';
 
 /**
  * The consume → process → produce → commit loop. Each fetched batch is handled in slices of at most
  * `sliceRecords`, one after another, each split by record key: records of one key run one after another
- * (per-number order), different keys run concurrently. Everything a slice produced goes out through the
- * sender (acks=all, one request in flight, one partition per call), and only then are its offsets resolved
- * and committed: at-least-once, with redeliveries made harmless by the reply cache.
+ * (per-number order), different keys run concurrently. Exactly once (the default), a slice's outputs and
+ * its offset go out in one Kafka transaction (`transactions`): a read_committed reader sees them once, and a
+ * slice whose transaction fails is handled again, its commands replaying their recorded outcomes. At least
+ * once, a slice's outputs go out through the sender (acks=all) and only then are its offsets resolved and
+ * committed: a redelivery answers again from the recorded outcomes.
  * A message Kafka refuses for good (see partitioned-sender.ts) is dead-lettered as UNDELIVERABLE instead, so
  * its record is committed like the others: one bad reply topic never holds up the records behind it.
  * A RetriableError (Redis or the registry away, a follow-up not done yet) holds the record's partition, and
@@ -20,7 +22,7 @@ import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSend
  * not handled twice. A held record is retried until it succeeds or the consumer stops; it is never committed unprocessed
  * nor dead-lettered (docs/reliability.md: why holding beats a bounded number of attempts).
  *
- * Commits: an offset is resolved only after its batch's messages were acknowledged, and resolved offsets
+ * Commits, at least once: an offset is resolved only after its batch's messages were acknowledged, and resolved offsets
  * are committed at most every `commitIntervalMs` (0: after every batch) — by the next batch that ends
  * after the interval, or by a timer when none comes — and always before the worker leaves the group.
  * Under load a commit per batch was as many Kafka requests as the replies themselves; a redelivery
@@ -42,6 +44,11 @@ export interface BatchWorkerOptions {
   consumer: BatchConsumer;
   /** Writes what a batch produced; resolves once Kafka acknowledged all of it. */
   sender: OutboundSender;
+  /**
+   * Exactly-once outputs: when given, each slice's outputs and its offset go out in one transaction through
+   * this door instead of the sender and the consumer's commit (KAFKA_DELIVERY, docs/reliability.md).
+   */
+  transactions?: TransactionalOutputs;
   /** Topic name → the processor of its records. */
   processors: ReadonlyMap<string, RecordProcessor>;
   concurrency: number;
@@ -228,6 +235,19 @@ export class BatchWorker {
       // The partition went to another member meanwhile: sending and committing are its business now (it
       // handles these records again; the effects already made are recorded and answered the same way).
       if (!isRunning() || isStale()) return;
+      if (this.options.transactions) {
+        // Only the slice's records up to the first one not done: their offset is committed with their
+        // outputs, and what was done after it is done again (replayed from its recorded outcome) when fetched again.
+        const cut = slice.findIndex((m) => outcomes.get(m.offset) === undefined);
+        const answered = cut === -1 ? slice : slice.slice(0, cut);
+        if (answered.length > 0) {
+          await this.sendInTransaction(payload, answered, outcomes);
+          for (const m of answered) done.add(m.offset);
+          payload.resolveCommitted(answered[answered.length - 1]!.offset);
+        }
+        if (answered.length < slice.length) break;
+        continue;
+      }
       const answered = slice.filter((m) => outcomes.get(m.offset) !== undefined);
       await this.send(batch.topic, batch.partition, answered, outcomes);
       for (const m of answered) done.add(m.offset);
@@ -346,19 +366,36 @@ export class BatchWorker {
     return outcomes;
   }
 
-  /** Sends the records' outputs; what Kafka refuses for good goes to the dead-letter topic in its place. */
-  private async send(topic: string, partition: number, records: InboundRecord[], outcomes: Map<string, RecordOutcome | undefined>): Promise<void> {
+  /** The records' outputs and the offset of the last of them, in one transaction; refused outputs dead-lettered in it. */
+  private async sendInTransaction(payload: BatchContext, records: InboundRecord[], outcomes: Map<string, RecordOutcome | undefined>): Promise<void> {
+    const { topic, partition } = payload.batch;
+    const sourceOf = this.sourcesOf(records, outcomes);
+    await this.options.transactions!.send({
+      messages: [...sourceOf.keys()],
+      offsets: { generation: payload.generation, topic, partition, offset: records[records.length - 1]!.offset },
+      replaceRefused: (refused) => refused.map(({ message, reason }) => this.deadLetterRefused(topic, partition, sourceOf.get(message)!, message, reason, outcomes)),
+    });
+  }
+
+  private sourcesOf(records: InboundRecord[], outcomes: Map<string, RecordOutcome | undefined>): Map<Outbound, InboundRecord> {
     const sourceOf = new Map<Outbound, InboundRecord>();
     for (const record of records) for (const message of outcomes.get(record.offset)!.outbound) sourceOf.set(message, record);
+    return sourceOf;
+  }
+
+  private deadLetterRefused(topic: string, partition: number, record: InboundRecord, message: Outbound, reason: string, outcomes: Map<string, RecordOutcome | undefined>): Outbound {
+    const position = { topic, partition, offset: record.offset };
+    this.options.log.warn({ ...position, correlationId: outcomes.get(record.offset)?.correlationId, target: message.topic, targetPartition: message.partition, reason }, 'Kafka refused an output for good; dead-lettering it');
+    return this.options.undeliverable(message, record, position, reason);
+  }
+
+  /** Sends the records' outputs; what Kafka refuses for good goes to the dead-letter topic in its place. */
+  private async send(topic: string, partition: number, records: InboundRecord[], outcomes: Map<string, RecordOutcome | undefined>): Promise<void> {
+    const sourceOf = this.sourcesOf(records, outcomes);
     if (sourceOf.size === 0) return;
     const refused = await this.options.sender.send([...sourceOf.keys()]);
     if (refused.length === 0) return;
-    const deadLetters = refused.map(({ message, reason }) => {
-      const record = sourceOf.get(message)!;
-      const position = { topic, partition, offset: record.offset };
-      this.options.log.warn({ ...position, correlationId: outcomes.get(record.offset)?.correlationId, target: message.topic, targetPartition: message.partition, reason }, 'Kafka refused an output for good; dead-lettering it');
-      return this.options.undeliverable(message, record, position, reason);
-    });
+    const deadLetters = refused.map(({ message, reason }) => this.deadLetterRefused(topic, partition, sourceOf.get(message)!, message, reason, outcomes));
     const refusedAgain = await this.options.sender.send(deadLetters);
     // The dead-letter topic is ours: refusing it is a deployment fault, so the batch waits for an operator.
     if (refusedAgain.length > 0) throw new RetriableError(`the dead-letter topic refused ${refusedAgain.length} message(s): ${refusedAgain[0]!.reason}`);

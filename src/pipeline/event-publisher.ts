@@ -1,20 +1,20 @@
 import type { OutgoingMessage } from '../contract/messages';
 import { cloudEventHeaders } from './outbound';
 import { routeOutgoing, type EventRouting } from './event-routes';
-import type { OutboundSender } from '../contract/transport';
+import type { Outbound } from '../contract/transport';
 
 /**
- * Publishes messages produced outside a command (the NP responses' and the schedulers' events): Avro
- * through the registry, CloudEvents binary headers, to every topic the event router names (the operator's
- * and the owning partner's), acks from all in-sync replicas before it resolves.
+ * Events made outside a command — an NP response's and the schedulers' — encoded as a command's are: Avro
+ * through the registry, CloudEvents binary headers, one message per topic the event router names (the
+ * operator's and the owning partner's).
  */
 export interface EventEncoder {
   encode(topic: string, recordName: string, value: object): Promise<Buffer>;
 }
 
-export type PublishEvents = (messages: OutgoingMessage[]) => Promise<void>;
+export type EncodeEvents = (messages: OutgoingMessage[]) => Promise<Outbound[]>;
 
-export function createEventPublisher(deps: { sender: OutboundSender; codec: EventEncoder; routing: EventRouting; serviceName: string }): PublishEvents {
+export function createEventEncoder(deps: { codec: EventEncoder; routing: EventRouting; serviceName: string }): EncodeEvents {
   const encode = deps.codec.encode.bind(deps.codec);
   return async (messages) => {
     const encoded = await Promise.all(
@@ -24,8 +24,14 @@ export function createEventPublisher(deps: { sender: OutboundSender; codec: Even
         return routeOutgoing(deps.routing, encode, m, headers);
       }),
     );
-    const refused = await deps.sender.send(encoded.flat());
-    // Our own event topics: a refusal is a deployment fault (topic missing, ACL), not one event's; the caller retries.
-    if (refused.length > 0) throw new Error(`Kafka refused ${refused.length} event(s): ${refused[0]!.reason}`);
+    return encoded.flat();
   };
+}
+
+/** Publishes a scheduler's events; resolves once Kafka has them (in a committed transaction, when outputs are exactly once). */
+export type PublishEvents = (messages: OutgoingMessage[]) => Promise<void>;
+
+/** `write` is the service's output door for messages no consumed record answers (service.ts picks it by delivery mode). */
+export function createEventPublisher(encode: EncodeEvents, write: (messages: Outbound[]) => Promise<void>): PublishEvents {
+  return async (messages) => write(await encode(messages));
 }

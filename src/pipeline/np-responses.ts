@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { RetriableError, asRetriable } from '../contract/errors';
-import type { PublishEvents } from './event-publisher';
+import type { EncodeEvents } from './event-publisher';
 import { DecodeError, type Codec } from '../contract/codec';
 import type { NpResponseProcessor } from '../handlers/portin/np-response-processor';
 import type { RecordProcessor } from './batch-worker';
@@ -9,16 +9,16 @@ import { deadLetterMessage, type DeadLetterSink } from './outbound';
 
 /**
  * The consumer side of np.portin.responses.v1: not a command (no reply). Each record is decoded, handed
- * to the port-in NP response processor, and the events it returns are published (acks=all) before the
- * record counts as processed, so its offset is committed only after them: at-least-once, with replays
- * made harmless by the outcome the processor recorded. An undecodable record goes to the DLQ; a failure
- * that passes (Redis refusing or away, Kafka not acknowledging the events, a follow-up not done yet) holds
- * the record, retried by the batch worker until it is done, so a port's transition is never dead-lettered.
+ * to the port-in NP response processor, and the events it returns are encoded and returned as the record's
+ * outputs: the batch loop sends them as it sends a command's (the one door), before or with the record's
+ * offset commit, and a redelivery replays the outcome the processor recorded. An undecodable record goes
+ * to the DLQ; a failure that passes (Redis refusing or away, the registry away, a follow-up not done yet)
+ * holds the record, retried by the batch loop until it is done, so a port's transition is never dead-lettered.
  */
 export interface NpResponseConsumerDeps {
   codec: Pick<Codec, 'decode'>;
   process: NpResponseProcessor;
-  publish: PublishEvents;
+  encode: EncodeEvents;
   deadLetters: DeadLetterSink;
   clock: () => Date;
   log: Logger;
@@ -45,9 +45,9 @@ export function createNpResponseRecordProcessor(deps: NpResponseConsumerDeps): R
       if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
       throw error; // a bug: dead-lettered by the batch worker, never retried forever
     }
-    // The transition is recorded; its events are owed. Kafka refusing them now is no reason to drop them:
-    // the record is retried, the processor replays the recorded outcome and the same events are sent again.
-    if (messages.length > 0) await deps.publish(messages).catch((error: unknown) => Promise.reject(asRetriable(error)));
-    return { outbound: [], outcome: messages.length > 0 ? 'Applied' : 'NoChange', operation };
+    // The transition is recorded; its events are owed. The registry away now is no reason to drop them: the
+    // record is retried, the processor replays the recorded outcome and the same events are encoded again.
+    const outbound = messages.length > 0 ? await deps.encode(messages).catch((error: unknown) => Promise.reject(asRetriable(error))) : [];
+    return { outbound, outcome: messages.length > 0 ? 'Applied' : 'NoChange', operation };
   };
 }

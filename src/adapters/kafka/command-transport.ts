@@ -1,10 +1,11 @@
-import type { BatchConsumer, ConsumerMembership, OutboundSender, PartitionCount, SentListener } from '../../contract/transport';
+import type { BatchConsumer, ConsumerMembership, OutboundSender, PartitionCount, SentListener, TransactionalOutputs } from '../../contract/transport';
 import type { KafkaConnection } from './connection';
 import { GroupMember, type GroupMemberSettings } from './group-member';
 import { observeProduceCall } from './observed-producer';
 import { createPartitionedSender, partitionCounts } from './partitioned-sender';
 import { createProducer, partitionsReader, produceCall } from './producer';
 import { tracedSender } from './traced-sender';
+import { TransactionalOutput, transactionalIdOf } from './transactional-output';
 
 /**
  * The Kafka side of a command service — its group's member, the producers, the partitioned sender and the
@@ -31,6 +32,8 @@ export interface CommandTransport {
   readonly sender: OutboundSender;
   /** The sender's cached partition counts: also where a requested reply topic is checked (never created). */
   readonly partitionCount: PartitionCount;
+  /** The exactly-once door (one transaction per slice, offsets included); undefined when delivery is at least once. */
+  readonly transactions?: TransactionalOutputs;
   /** Closes the producers (the batch loop disconnects the consumer). */
   close(): Promise<void>;
 }
@@ -38,19 +41,23 @@ export interface CommandTransport {
 export async function connectCommandTransport(
   connection: KafkaConnection,
   settings: CommandConsumerSettings,
-  options: { onSent?: SentListener } = {},
+  options: { onSent?: SentListener; exactlyOnce?: boolean } = {},
 ): Promise<CommandTransport> {
   const producer = createProducer(connection, { ordered: false });
   const spanning = createProducer(connection, { ordered: false, once: true });
   const observed = (call: ReturnType<typeof produceCall>) => (options.onSent ? observeProduceCall(call, options.onSent) : call);
   const partitionCount = partitionCounts(partitionsReader(producer));
   const consumer = new GroupMember(connection, settings);
+  const transactions = options.exactlyOnce
+    ? new TransactionalOutput(connection, transactionalIdOf(connection.clientId, settings.groupInstanceId), partitionCount, consumer.consumer, (sent) => options.onSent?.(sent), connection.log)
+    : undefined;
   return {
     consumer,
     partitionCount,
     sender: tracedSender(createPartitionedSender(observed(produceCall(producer)), partitionCount, observed(produceCall(spanning)))),
+    ...(transactions ? { transactions } : {}),
     close: async () => {
-      await Promise.allSettled([producer.close(), spanning.close()]);
+      await Promise.allSettled([producer.close(), spanning.close(), transactions?.close()]);
     },
   };
 }

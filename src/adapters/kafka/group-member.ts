@@ -88,7 +88,8 @@ interface Position {
 export class GroupMember {
   readonly membership: ConsumerStateTracker;
   readonly joined: Promise<void>;
-  private readonly consumer: Consumer<Buffer, Buffer, Buffer, Buffer>;
+  /** The client's consumer: an output transaction names its group (transactional-output.ts). */
+  readonly consumer: Consumer<Buffer, Buffer, Buffer, Buffer>;
   private topics: string[] = [];
   private readonly pausedTopics = new Set<string>();
   private stream?: Stream;
@@ -386,6 +387,12 @@ export class GroupMember {
       isStale: () => queue.epoch !== epoch || !this.assigned(queue.topic, queue.partition),
       uncommittedOffsets: () => this.uncommittedOffsets(),
       commitOffsetsIfNecessary: (offsets) => this.commitOffsets(offsets ?? this.uncommittedOffsets()),
+      generation: { groupId: this.consumer.groupId, memberId: this.consumer.memberId ?? '', generationId: this.consumer.generationId },
+      resolveCommitted: (offset) => {
+        context.resolveOffset(offset);
+        const next = BigInt(offset) + 1n;
+        if (position.committed === undefined || next > position.committed) position.committed = next;
+      },
     };
     eachBatch(context)
       .catch((error: unknown) => this.log.warn({ err: (error as Error)?.message, topic: queue.topic, partition: queue.partition }, 'batch failed; its records come again'))

@@ -3,10 +3,13 @@ import { clientOptions, type KafkaConnection } from './connection';
 import type { ProduceCall } from './spanning-calls';
 
 /** What this folder's producers take: keys, values and header values as Buffers or text, sent as they are. */
-type Bytes = Buffer | string;
+export type Bytes = Buffer | string;
 export type ServiceProducer = Producer<Bytes, Buffer, string, Bytes>;
 
 const asBuffer = (data: Bytes | null | undefined): Buffer | undefined => (data === null || data === undefined ? undefined : Buffer.isBuffer(data) ? data : Buffer.from(data));
+
+/** Keys and header values as Buffers or text, values as Buffers, sent as they are. */
+export const SERIALIZERS = { key: asBuffer, value: (value: Buffer | undefined) => value, headerKey: asBuffer, headerValue: asBuffer };
 
 /**
  * Producers of this project: every message's partition is chosen by the caller (partitioned-sender.ts,
@@ -26,7 +29,7 @@ export function createProducer(connection: KafkaConnection, options: { ordered: 
     acks: ProduceAcks.ALL,
     idempotent: false,
     autocreateTopics: false,
-    serializers: { key: asBuffer, value: (value) => value, headerKey: asBuffer, headerValue: asBuffer },
+    serializers: SERIALIZERS,
   });
 }
 

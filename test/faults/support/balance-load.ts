@@ -344,7 +344,10 @@ export const tallyExtras = (t: BalanceTally): string[] => [
   `billing events ${t.eventIds} distinct ids / ${t.eventCopies} records, ${t.eventDuplicates} commands with differing event contents`,
 ];
 
-/** Exactly once: every command answered Success, applied once, its event published under one id, balances exact. */
+/**
+ * Exactly once: every command answered Success, applied once, its event published under one id, balances
+ * exact — and, read read_committed, one reply record per command and one event record per event id.
+ */
 export function expectExactlyOnce(t: BalanceTally, sent: number): void {
   expect({ sent: t.sent, replied: t.replied, applied: t.applied, duplicates: t.duplicates, lost: t.lost }).toEqual({ sent, replied: sent, applied: sent, duplicates: 0, lost: 0 });
   expect(t.notSuccess).toBe(0);
@@ -352,4 +355,5 @@ export function expectExactlyOnce(t: BalanceTally, sent: number): void {
   expect(t.balanceMismatches).toEqual([]);
   expect(t.orderViolations).toEqual([]);
   expect({ eventIds: t.eventIds, eventDuplicates: t.eventDuplicates }).toEqual({ eventIds: sent, eventDuplicates: 0 });
+  expect(t.copies).toEqual({ replies: 0, events: 0 });
 }

@@ -22,8 +22,15 @@ export const FAULT_RATE_LIMIT = { perSecond: 5000, burst: 20000 };
 let auth: Promise<TestAuth> | undefined;
 const faultAuth = () => (auth ??= testAuth({ partners: [{ id: FAULT_PARTNER, name: 'Fault partner', nodes: [{ id: FAULT_CUSTOMER }] }] }));
 
+/**
+ * How the workers of the fault suite deliver their outputs: exactly once (the service's default) unless
+ * FAULTS_DELIVERY=at-least-once, the run that shows the copies assertions failing without transactions.
+ */
+export const FAULT_DELIVERY = process.env.FAULTS_DELIVERY ?? 'exactly-once';
+
 export async function faultConfig(overrides: Record<string, string> = {}): Promise<ServiceConfig> {
   return testConfig({
+    KAFKA_DELIVERY: FAULT_DELIVERY,
     ...(await faultAuth()).env,
     RATE_LIMIT_PER_SECOND: String(FAULT_RATE_LIMIT.perSecond),
     RATE_LIMIT_BURST: String(FAULT_RATE_LIMIT.burst),
@@ -61,6 +68,8 @@ export function workerEnv(config: ServiceConfig): Record<string, string> {
     TOPIC_REPLICATION_FACTOR: String(config.kafka.topicReplicationFactor),
     KAFKA_SESSION_TIMEOUT_MS: String(config.kafka.sessionTimeoutMs),
     KAFKA_HEARTBEAT_INTERVAL_MS: String(config.kafka.heartbeatIntervalMs),
+    KAFKA_DELIVERY: config.kafka.delivery,
+    KAFKA_COMMIT_INTERVAL_MS: String(config.kafka.commitIntervalMs),
     // one static member: only for a test whose workers follow one another, never side by side
     ...(config.kafka.groupInstanceId ? { KAFKA_GROUP_INSTANCE_ID: config.kafka.groupInstanceId } : {}),
   };

@@ -19,7 +19,7 @@ function processorWith(overrides: Partial<NpResponseConsumerDeps>) {
   return createNpResponseRecordProcessor({
     codec: { decode: async () => ({ schemaId: 1, recordName: 'np.portin.v1.ActivationComplete', value: {} }) },
     process: async () => [EVENT],
-    publish: async () => undefined,
+    encode: async (messages) => messages.map((m) => ({ topic: m.topic, key: m.key, value: Buffer.from('event'), headers: {} })),
     deadLetters: { topic: 'dlq', key: { id: 'k', secret: Buffer.alloc(32, 1) } },
     clock: () => new Date(0),
     log: pino({ level: 'silent' }),
@@ -41,8 +41,8 @@ describe('NP response record processor: what is retried, what is dead-lettered',
     await expect(processor(record, position)).rejects.toBeInstanceOf(RetriableError);
   });
 
-  it('the events of a recorded transition not acknowledged by Kafka: retried, not dead-lettered', async () => {
-    const processor = processorWith({ publish: async () => Promise.reject(Object.assign(new Error('Request timed out'), { name: 'KafkaJSRequestTimeoutError' })) });
+  it('the events of a recorded transition not encoded (the registry away): retried, not dead-lettered', async () => {
+    const processor = processorWith({ encode: async () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8081'), { code: 'ECONNREFUSED' })) });
     await expect(processor(record, position)).rejects.toBeInstanceOf(RetriableError);
   });
 
@@ -59,10 +59,12 @@ describe('NP response record processor: what is retried, what is dead-lettered',
     expect(outcome.outbound.map((m) => m.topic)).toEqual(['dlq']);
   });
 
-  it('publishes the events of an applied response', async () => {
-    const published: OutgoingMessage[][] = [];
-    const processor = processorWith({ publish: async (messages) => void published.push(messages) });
-    expect(await processor(record, position)).toMatchObject({ outcome: 'Applied', operation: 'ActivationComplete' });
-    expect(published).toEqual([[EVENT]]);
+  it('returns the events of an applied response as its outputs (the batch loop sends them, with its offset)', async () => {
+    const encoded: OutgoingMessage[][] = [];
+    const processor = processorWith({ encode: async (messages) => (encoded.push(messages), [{ topic: 'portin.events', key: '19459986891', value: Buffer.from('e'), headers: {} }]) });
+    const outcome = await processor(record, position);
+    expect(outcome).toMatchObject({ outcome: 'Applied', operation: 'ActivationComplete' });
+    expect(encoded).toEqual([[EVENT]]);
+    expect(outcome.outbound.map((m) => m.topic)).toEqual(['portin.events']);
   });
 });

@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { Producer, ProduceAcks, type Consumer, type Message } from '@platformatic/kafka';
+import type { Logger } from '../../contract/log';
+import { outboundBytes, type OutputUnit, type PartitionCount, type Refused, type Outbound, type TransactionalOutputs } from '../../contract/transport';
+import { clientOptions, type KafkaConnection } from './connection';
+import { byPartition, MAX_SEND_BYTES, type Placed } from './partitioned-sender';
+import { isSendRefusal, kafkaErrorType } from './send-refusal';
+import { packCalls } from './spanning-calls';
+import { SERIALIZERS, type Bytes, type ServiceProducer } from './producer';
+
+// Exactly-once outputs (docs/reliability.md): a consumed slice's replies, events, NP requests and dead letters
+// and its offset go out in one Kafka transaction, the offset committed for the generation the records were
+// handed out in (KIP-447), so a member that lost its partitions cannot commit, and its writes stay invisible
+// to read_committed readers. A redelivered command replays its recorded outcome, so the slice sent again in a
+// later transaction carries the same records.
+
+/**
+ * The transactional id: stable across a worker's restarts when it has a static group instance id (its next
+ * start fences the old producer and aborts a transaction it left open at once), else unique to this process
+ * (a transaction left open by a killed process is aborted by the coordinator after the transaction timeout,
+ * the client's request timeout).
+ */
+export const transactionalIdOf = (clientId: string, groupInstanceId: string | undefined): string => `${clientId}-tx-${groupInstanceId ?? randomUUID()}`;
+
+/** The client's transaction object, as its producer's beginTransaction() gives it. */
+type Transaction = Awaited<ReturnType<ServiceProducer['beginTransaction']>>;
+
+interface Pending {
+  unit: OutputUnit;
+  settle: (error?: unknown) => void;
+}
+
+/**
+ * The exactly-once door, on one transactional producer. A producer has one transaction open at a time, so
+ * the units given while one is in flight are written together in the next: the batches of several
+ * partitions share a transaction instead of queueing one after another (group commit).
+ */
+export class TransactionalOutput implements TransactionalOutputs {
+  private producer: ServiceProducer;
+  private pending: Pending[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly connection: KafkaConnection,
+    private readonly transactionalId: string,
+    private readonly countOf: PartitionCount,
+    /** The group whose offsets the transactions commit (undefined: events only, a scheduler's). */
+    private readonly group: Consumer<Buffer, Buffer, Buffer, Buffer> | undefined,
+    private readonly onSent: (messages: Outbound[]) => void,
+    private readonly log: Logger,
+  ) {
+    this.producer = this.createProducer();
+  }
+
+  send(unit: OutputUnit): Promise<void> {
+    if (unit.messages.length === 0 && !unit.offsets) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.pending.push({ unit, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (!this.flushing) setImmediate(() => void this.flush());
+    });
+  }
+
+  async close(): Promise<void> {
+    while (this.flushing || this.pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await this.producer.close().catch(() => undefined);
+  }
+
+  private createProducer(): ServiceProducer {
+    return new Producer<Bytes, Buffer, string, Bytes>({
+      ...clientOptions(this.connection, 'transactional'),
+      acks: ProduceAcks.ALL,
+      idempotent: true,
+      transactionalId: this.transactionalId,
+      maxInflights: 1,
+      autocreateTopics: false,
+      serializers: SERIALIZERS,
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending;
+        this.pending = [];
+        // A unit that cannot be placed (its dead letters refused too) fails alone, not the units sharing its transaction.
+        const placed: { pending: Pending; messages: Placed[] }[] = [];
+        for (const p of batch) {
+          try {
+            placed.push({ pending: p, messages: await this.place(p.unit, p.unit.messages) });
+          } catch (error) {
+            p.settle(error ?? new Error('the output could not be placed'));
+          }
+        }
+        if (placed.length === 0) continue;
+        try {
+          this.onSent(await this.commitTogether(placed.map(({ pending, messages }) => ({ unit: pending.unit, messages }))));
+          for (const { pending } of placed) pending.settle();
+        } catch (error) {
+          for (const { pending } of placed) pending.settle(error ?? new Error('the output transaction failed'));
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** Writes the units' placed messages and their offsets in one transaction; returns what was written. */
+  private async commitTogether(units: { unit: OutputUnit; messages: Placed[] }[]): Promise<Outbound[]> {
+    const offsets = units.flatMap(({ unit }) => (unit.offsets ? [unit.offsets] : []));
+    const all = units.flatMap(({ messages }) => messages);
+    try {
+      await this.transact(all, offsets);
+      return all;
+    } catch (error) {
+      if (!isSendRefusal(error)) throw error;
+      // A message Kafka refuses for good (too large, a topic it may not write): find it, each message alone in
+      // a transaction that is aborted, and write the others with its dead letter in its place.
+      const kept: Placed[] = [];
+      for (const { unit, messages } of units) {
+        const refused: Refused<Outbound>[] = [];
+        for (const one of messages) {
+          const reason = await this.probe(one);
+          if (reason === undefined) kept.push(one);
+          else refused.push({ message: one.original, reason });
+        }
+        if (refused.length > 0) kept.push(...(await this.placeOnly(unit.replaceRefused(refused))));
+      }
+      await this.transact(kept, offsets);
+      return kept;
+    }
+  }
+
+  /** A unit's messages on their partitions; those with nowhere to go replaced by the unit's dead letters. */
+  private async place(unit: OutputUnit, messages: Outbound[]): Promise<Placed[]> {
+    const { groups, refused } = await byPartition(messages, this.countOf);
+    const placed = [...groups.values()].flat();
+    if (refused.length > 0) placed.push(...(await this.placeOnly(unit.replaceRefused(refused))));
+    return placed;
+  }
+
+  /** Dead letters go to our own topic: a refusal there is a deployment fault, and the unit fails (retried). */
+  private async placeOnly(messages: Outbound[]): Promise<Placed[]> {
+    const { groups, refused } = await byPartition(messages, this.countOf);
+    if (refused.length > 0) throw new Error(`the dead-letter topic refused ${refused.length} message(s): ${refused[0]!.reason}`);
+    return [...groups.values()].flat();
+  }
+
+  private async transact(placed: Placed[], offsets: NonNullable<OutputUnit['offsets']>[]): Promise<void> {
+    let transaction: Transaction | undefined;
+    try {
+      transaction = await this.producer.beginTransaction();
+      await this.write(transaction, placed);
+      if (offsets.length > 0) {
+        if (!this.group) throw new Error('offsets given to an output without a consumer group');
+        await transaction.addConsumer(this.group);
+        // One at a time: the client merges concurrent offset commits of one transaction into one call.
+        for (const at of offsets) await transaction.addOffset(this.offsetMessage(at));
+      }
+      await transaction.commit();
+    } catch (error) {
+      await this.abandon(transaction, error);
+      throw error;
+    }
+  }
+
+  private async write(transaction: Transaction, placed: Placed[]): Promise<void> {
+    const runs = new Map<string, Placed[]>();
+    for (const p of placed) {
+      const key = `${p.partition}:${p.topic}`;
+      runs.set(key, [...(runs.get(key) ?? []), p]);
+    }
+    const callers = [...runs].map(([key, messages]) => ({ runs: [{ key, topic: messages[0]!.topic, messages, bytes: messages.reduce((n, m) => n + outboundBytes(m), 0) }] }));
+    for (const call of packCalls(callers, MAX_SEND_BYTES)) {
+      const messages = call.flatMap((c) => c.runs.flatMap((run) => run.messages));
+      await transaction.send({
+        messages: messages.map(({ topic, partition, key, value, headers }) => ({ topic, partition, key: key ?? undefined, value: value ?? undefined, headers })),
+        acks: ProduceAcks.ALL,
+      });
+    }
+  }
+
+  /** Why Kafka refuses this message for good, or undefined; written in a transaction that is always aborted. */
+  private async probe(message: Placed): Promise<string | undefined> {
+    let transaction: Transaction | undefined;
+    try {
+      transaction = await this.producer.beginTransaction();
+      await this.write(transaction, [message]);
+      await transaction.abort();
+      return undefined;
+    } catch (error) {
+      await this.abandon(transaction, error);
+      if (!isSendRefusal(error)) throw error;
+      return `${kafkaErrorType(error)}: ${(error as Error).message}`;
+    }
+  }
+
+  /**
+   * Aborts a failed transaction; when even that fails (the broker away, the producer fenced), starts a new
+   * producer with the same transactional id, whose first call fences the old one and aborts what it left open.
+   */
+  private async abandon(transaction: Transaction | undefined, cause: unknown): Promise<void> {
+    if (transaction && !transaction.completed) {
+      try {
+        await transaction.abort();
+        return;
+      } catch (error) {
+        this.log.warn({ err: (error as Error)?.message, cause: (cause as Error)?.message }, 'could not abort the output transaction; starting a new transactional producer');
+      }
+    } else if (transaction) return;
+    const old = this.producer;
+    this.producer = this.createProducer();
+    await old.close(true).catch(() => undefined);
+  }
+
+  /** The consumed record the offset commit names: the last one done, in the generation it was handed out in. */
+  private offsetMessage(at: NonNullable<OutputUnit['offsets']>): Message<Buffer, Buffer, Buffer, Buffer> {
+    const offset = BigInt(at.offset);
+    const consumer = { ...at.generation, coordinatorId: this.group!.coordinatorId ?? -1 };
+    return {
+      topic: at.topic,
+      partition: at.partition,
+      offset,
+      key: Buffer.alloc(0),
+      value: Buffer.alloc(0),
+      headers: new Map(),
+      headerEntries: [],
+      timestamp: 0n,
+      leaderEpoch: -1,
+      metadata: { consumer },
+      commit: () => undefined,
+      toJSON: () => ({ key: Buffer.alloc(0), value: Buffer.alloc(0), headers: [], topic: at.topic, partition: at.partition, timestamp: '0', offset: offset.toString(), leaderEpoch: -1, metadata: { consumer } }),
+    };
+  }
+}

@@ -1,0 +1,99 @@
+import { createTopics } from '../support/harness';
+import { WorkerProcess } from '../support/worker-process';
+import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
+import { faultConfig, SESSION_TIMEOUT_MS, workerEnv } from './support/fault-config';
+import { report, seconds } from './support/report';
+
+jest.setTimeout(240_000); // jest ignores testTimeout in a project's configuration
+
+/**
+ * Exactly-once outputs where the group moves partitions without a crash: a second worker joining and
+ * leaving under load (two rebalances), and a zombie — a worker paused past its session, whose partitions
+ * go to the other, that then resumes with work in flight. Read read_committed, every command has one reply
+ * record and one event record. With FAULTS_DELIVERY=at-least-once the same runs show the copies.
+ */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// at least once, outputs sent in the last commit interval come again after a move: a long interval makes that window certain
+const CONFIG = { KAFKA_COMMIT_INTERVAL_MS: '5000' };
+
+async function until(what: string, test: () => boolean, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await sleep(100);
+  }
+}
+
+describe('exactly-once outputs while partitions move', () => {
+  const workers: WorkerProcess[] = [];
+  const loads: BalanceLoad[] = [];
+
+  /** A fresh group and topics with `commands` Adds planned, their replies followed. */
+  async function prepare(commands: number) {
+    const config = await faultConfig(CONFIG);
+    await createTopics(config);
+    const load = await BalanceLoad.prepare(config, { subscriptions: 50, commands, producers: 4, ratePerSecond: 400 });
+    loads.push(load);
+    await load.watchReplies();
+    return { config, load };
+  }
+
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => (w.child.kill('SIGCONT'), w.signal('SIGKILL'))));
+    await Promise.all(loads.splice(0).map((l) => l.stop()));
+  });
+
+  it('a second worker joins under load, then leaves: one reply and one event per command', async () => {
+    const began = Date.now();
+    const commands = 6000;
+    const { config, load } = await prepare(commands);
+    const first = await WorkerProcess.start(workerEnv(config), 'worker-first');
+    workers.push(first);
+    const sending = load.send();
+    await until('a quarter answered', () => load.replied >= commands * 0.25);
+    const second = await WorkerProcess.start(workerEnv(config), 'worker-second');
+    workers.push(second);
+    await until('the second worker working a while', () => second.handled.length >= 300);
+    const secondHandled = second.handled.length;
+    await second.signal('SIGTERM'); // leaves the group: its partitions go back
+    await sending;
+    await first.whileRunning(load.settled(120_000));
+    const tally = await load.tally();
+    report('a worker joins and leaves under load', tally, [
+      `the second worker handled ${secondHandled} between its join and its leave; the first ${first.handled.length} (${first.outcomes().REPLAYED ?? 0} replayed)`,
+      ...tallyExtras(tally),
+      seconds(began),
+    ]);
+    expect(secondHandled).toBeGreaterThanOrEqual(300);
+    expectExactlyOnce(tally, commands);
+  });
+
+  it('a zombie: a worker paused past its session resumes with work in flight; nothing it sends after losing its partitions is visible', async () => {
+    const began = Date.now();
+    const commands = 4000;
+    const { config, load } = await prepare(commands);
+    const [zombie, other] = await Promise.all([WorkerProcess.start(workerEnv(config), 'worker-zombie'), WorkerProcess.start(workerEnv(config), 'worker-other')]);
+    workers.push(zombie!, other!);
+    const sending = load.send();
+    await until('both working and a quarter answered', () => zombie!.handled.length > 0 && other!.handled.length > 0 && load.replied >= commands * 0.25);
+    const zombieBefore = zombie!.handled.length;
+    zombie!.child.kill('SIGSTOP');
+    const pausedAt = Date.now();
+    const otherBefore = other!.handled.length;
+    // the other takes the zombie's partitions once its session ends, and works on them a while
+    await sleep(SESSION_TIMEOUT_MS + 5_000);
+    const otherTookOver = other!.handled.length - otherBefore;
+    zombie!.child.kill('SIGCONT');
+    const pausedMs = Date.now() - pausedAt;
+    await sending;
+    await other!.whileRunning(load.settled(120_000));
+    const tally = await load.tally();
+    report('a zombie worker resumes after its session', tally, [
+      `paused ${(pausedMs / 1000).toFixed(1)} s (session ${SESSION_TIMEOUT_MS / 1000} s) after handling ${zombieBefore}; the other handled ${otherTookOver} meanwhile (${other!.outcomes().REPLAYED ?? 0} replayed in all); the zombie handled ${zombie!.handled.length - zombieBefore} after it resumed`,
+      ...tallyExtras(tally),
+      seconds(began),
+    ]);
+    expect(otherTookOver).toBeGreaterThan(0);
+    expectExactlyOnce(tally, commands);
+  });
+});
