@@ -5,6 +5,7 @@ import type { PhaseResult, ScenarioResult } from './scenario';
 import type { StateFloorResult } from './state-floor';
 import type { ForgedFloodResult } from './forged-flood';
 import type { TracingCostResult } from './tracing-cost';
+import type { DeliveryCostResult } from './delivery-cost';
 
 /** Everything one run measured, printed as Markdown tables (the same text goes to docs/benchmarks.md). */
 export interface BenchResults {
@@ -30,6 +31,8 @@ export interface BenchResults {
   contract?: ScenarioResult;
   forged?: ForgedFloodResult;
   tracing?: TracingCostResult;
+  /** The service exactly once and at least once (KAFKA_DELIVERY), one after the other. */
+  delivery?: DeliveryCostResult;
   stateFloor?: StateFloorResult;
   redisBenchmark?: Record<string, number>;
   scaling: ScenarioResult[];
@@ -188,6 +191,18 @@ export function renderReport(r: BenchResults): string {
     lines.push(table(['tracing', 'saturation commands/s', 'worker ms/command (saturation)', 'p50 at 1,000/s', 'p99 at 1,000/s', 'worker ms/command at 1,000/s', 'worker peak RSS MiB'], [row('off', t.off), row('on', t.on)]));
     lines.push('');
     lines.push(`Exported while on: ${n0(t.exports.requests)} OTLP requests, ${n0(t.exports.bytes / 1024)} KiB.`);
+    lines.push('');
+  }
+
+  if (r.delivery) {
+    const d = r.delivery;
+    lines.push('### Delivery modes (KAFKA_DELIVERY: outputs and offsets in one transaction, or sent then committed)');
+    lines.push('');
+    const row = (label: string, s: ScenarioResult) => {
+      const at1000 = s.rates[1000];
+      return [label, n0(s.saturation?.throughput), n1(s.saturation?.latency.p99), msPerCommand(s.saturation, 'worker'), n1(at1000?.latency.p50), n1(at1000?.latency.p99), msPerCommand(at1000, 'worker'), n0(s.workerPeakRssMiB)];
+    };
+    lines.push(table(['delivery', 'saturation commands/s', 'saturation p99', 'worker ms/command (saturation)', 'p50 at 1,000/s', 'p99 at 1,000/s', 'worker ms/command at 1,000/s', 'worker peak RSS MiB'], [row('exactly once', d.exactlyOnce), row('at least once', d.atLeastOnce)]));
     lines.push('');
   }
 

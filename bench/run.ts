@@ -19,6 +19,7 @@ import { BENCH_CUSTOMERS, benchSubscription, Seeder } from './seed';
 import { stateFloor } from './state-floor';
 import { measureForgedFlood } from './forged-flood';
 import { measureTracingCost } from './tracing-cost';
+import { measureDeliveryCost } from './delivery-cost';
 
 /** Valid commands per second beside the forged-token flood. */
 const FORGED_VALID_RATE = 500;
@@ -162,6 +163,7 @@ async function main(): Promise<void> {
     const contract = settings.skip.includes('contract') ? undefined : await runScenario(context, { ...common, name: 'contract', kind: 'contract', workload: workload(6) });
     const forged = settings.skip.includes('forged') ? undefined : await measureForgedFlood(context, { ...common, workload: workload(4) }, FORGED_VALID_RATE, settings.forgedRate);
     const tracing = settings.skip.includes('tracing') ? undefined : await measureTracingCost(context, { ...common, workload: workload(5) });
+    const delivery = settings.skip.includes('delivery') ? undefined : await measureDeliveryCost(context, { ...common, workload: workload(7) });
 
     let floor: BenchResults['stateFloor'];
     let benchmark: BenchResults['redisBenchmark'];
@@ -226,6 +228,7 @@ async function main(): Promise<void> {
       contract,
       forged,
       tracing,
+      delivery,
       stateFloor: floor,
       redisBenchmark: benchmark,
       scaling,

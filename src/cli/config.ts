@@ -9,8 +9,9 @@ export interface AdminConfig {
   /** Read like the service's, with the same Kafka TLS/SASL variables (the admin principal's credentials). */
   kafka: KafkaClientSettings & { topicPartitions: number; topicReplicationFactor: number };
   topics: Record<TopicRole, string>;
-  /** The service's consumer group (KAFKA_GROUP_ID), for `admin service-acls`. */
+  /** The service's consumer group (KAFKA_GROUP_ID) and client id (KAFKA_CLIENT_ID), for `admin service-acls`. */
   groupId: string;
+  serviceClientId: string;
   partnerTopicPrefix: string;
   logLevel: string;
 }
@@ -28,6 +29,7 @@ export function loadAdminConfig(overrides: Env = {}, env: Env = process.env): Ad
     },
     topics: readTopics(reader),
     groupId: reader.string('KAFKA_GROUP_ID', 'wholesale-workers'),
+    serviceClientId: reader.string('KAFKA_CLIENT_ID', 'wholesale-worker'),
     partnerTopicPrefix: readPartnerTopicPrefix(reader),
     logLevel: readLogLevel(reader, 'warn'),
   };

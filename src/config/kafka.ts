@@ -65,6 +65,12 @@ export function loadKafkaSecurity(reader: EnvReader): KafkaSecurity {
   return security;
 }
 
+/**
+ * The transactional ids of a service's workers begin with this (exactly-once outputs): the ACLs grant the
+ * prefix, each worker adds its group instance id or a random one.
+ */
+export const transactionalIdPrefix = (clientId: string): string => `${clientId}-tx-`;
+
 /** The connection part of a program's Kafka settings. */
 export interface KafkaClientSettings {
   brokers: string[];

@@ -6,7 +6,7 @@ import { partnerNamespace, partnerTopics } from '../contract/partner-topics';
  * (src/adapters/kafka/acl-admin.ts) turns the list into the Kafka client's createAcls / deleteAcls calls, and
  * docs/security.md prints the same lists. Kafka's authorizer denies whatever no rule allows.
  */
-export type AclResourceType = 'topic' | 'group' | 'cluster';
+export type AclResourceType = 'topic' | 'group' | 'cluster' | 'transactionalId';
 export type AclPatternType = 'literal' | 'prefixed';
 export type AclOperation = 'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter';
 
@@ -74,6 +74,8 @@ export interface ServiceAclInput {
   readonly partnerPrefix: string;
   /** False when the operator creates the service's topics beforehand: then it needs no Create. */
   readonly createsTopics: boolean;
+  /** Its workers' transactional ids begin with this (exactly-once outputs: src/config/kafka.ts). */
+  readonly transactionalIdPrefix: string;
 }
 
 const SERVICE_READS: readonly TopicRole[] = ['portinCommands', 'balanceCommands', 'npResponses'];
@@ -81,10 +83,11 @@ const SERVICE_WRITES: readonly TopicRole[] = ['portinReplies', 'balanceReplies',
 
 /**
  * The service's least privilege: read its command and NP-response topics in its group, write its reply,
- * event, DLQ and NP-request topics and every partner's namespace (replies and events); Create on its own
- * topics only when it creates them at start (partners' topics come from `admin partner add`).
+ * event, DLQ and NP-request topics and every partner's namespace (replies and events), in transactions under
+ * its transactional ids; Create on its own topics only when it creates them at start (partners' topics come
+ * from `admin partner add`).
  */
-export function serviceAcls({ principal, topics, groupId, partnerPrefix, createsTopics }: ServiceAclInput): AclRule[] {
+export function serviceAcls({ principal, topics, groupId, partnerPrefix, createsTopics, transactionalIdPrefix }: ServiceAclInput): AclRule[] {
   checkPrincipal(principal);
   const own = [...SERVICE_READS, ...SERVICE_WRITES].map((role) => topic(topics[role]));
   return [
@@ -92,6 +95,7 @@ export function serviceAcls({ principal, topics, groupId, partnerPrefix, creates
     ...allow(principal, [{ resourceType: 'group', patternType: 'literal', resourceName: groupId }], ['read']),
     ...allow(principal, SERVICE_WRITES.map((role) => topic(topics[role])), ['write', 'describe']),
     ...allow(principal, [topicPrefix(partnerPrefix)], ['write', 'describe']),
+    ...allow(principal, [{ resourceType: 'transactionalId', patternType: 'prefixed', resourceName: transactionalIdPrefix }], ['write', 'describe']),
     ...(createsTopics ? allow(principal, own, ['create']) : []),
   ];
 }

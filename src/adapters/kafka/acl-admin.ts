@@ -17,6 +17,7 @@ const RESOURCE: Record<AclResourceType, ResourceTypeValue> = {
   topic: ResourceTypes.TOPIC,
   group: ResourceTypes.GROUP,
   cluster: ResourceTypes.CLUSTER,
+  transactionalId: ResourceTypes.TRANSACTIONAL_ID,
 };
 const PATTERN: Record<AclPatternType, ResourcePatternTypeValue> = {
   literal: ResourcePatternTypes.LITERAL,

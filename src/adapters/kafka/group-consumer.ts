@@ -1,4 +1,4 @@
-import { Consumer } from '@platformatic/kafka';
+import { Consumer, FetchIsolationLevels } from '@platformatic/kafka';
 import { clientOptions, type KafkaConnection } from './connection';
 import { kafkaErrorType } from './send-refusal';
 
@@ -13,10 +13,12 @@ export const FETCH_MAX_WAIT_MS = 500;
  * A @platformatic/kafka consumer of group `groupId` with the folder's connection options, committing only
  * what its owner commits (autocommit off). The client emits 'error' when it could not rejoin its group
  * after a heartbeat said so; without a listener that would throw out of the event loop, so it is logged
- * here and the owner's stream tells what happens next.
+ * here and the owner's stream tells what happens next. It reads read_committed (the client's default,
+ * said here because the exactly-once guarantee rests on it): a record of a transaction not committed yet is
+ * handed out once it commits, one of an aborted transaction never.
  */
 export function createGroupConsumer(connection: KafkaConnection, groupId: string, suffix?: string): Consumer {
-  const consumer = new Consumer({ ...clientOptions(connection, suffix), groupId, autocommit: false, maxWaitTime: FETCH_MAX_WAIT_MS });
+  const consumer = new Consumer({ ...clientOptions(connection, suffix), groupId, autocommit: false, maxWaitTime: FETCH_MAX_WAIT_MS, isolationLevel: FetchIsolationLevels.READ_COMMITTED });
   consumer.on('error', (error: Error) => connection.log.warn({ err: error, groupId }, 'Kafka consumer could not rejoin its group'));
   return consumer;
 }

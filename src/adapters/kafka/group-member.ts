@@ -1,4 +1,4 @@
-import { Consumer, type ConsumerGroupJoinPayload, type Message, type MessagesStream } from '@platformatic/kafka';
+import { Consumer, FetchIsolationLevels, type ConsumerGroupJoinPayload, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { Logger } from '../../contract/log';
 import type { BatchContext, InboundRecord, RecordBatch, TopicPartitionOffsets } from '../../contract/transport';
 import { clientOptions, type KafkaConnection } from './connection';
@@ -117,6 +117,8 @@ export class GroupMember {
       heartbeatInterval: settings.heartbeatIntervalMs,
       metadataMaxAge: settings.metadataMaxAgeMs,
       autocommit: false,
+      // commands a partner wrote in a transaction count once it commits, never if it aborts
+      isolationLevel: FetchIsolationLevels.READ_COMMITTED,
       ...(settings.groupInstanceId ? { groupInstanceId: settings.groupInstanceId } : {}),
     });
     // a rejoin that failed is emitted as 'error': unheard, it would throw out of the event loop

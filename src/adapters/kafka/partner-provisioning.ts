@@ -1,3 +1,4 @@
+import { transactionalIdPrefix } from '../../config/kafka';
 import type { Admin } from '@platformatic/kafka';
 import type { TopicRole } from '../../contract/topics';
 import {
@@ -22,8 +23,9 @@ export interface ProvisioningSettings {
   /** For the partner's topics it creates. */
   kafka: { topicPartitions: number; topicReplicationFactor: number };
   topics: Readonly<Record<TopicRole, string>>;
-  /** The service's consumer group, for its ACLs. */
+  /** The service's consumer group and client id (KAFKA_CLIENT_ID: its transactional ids), for its ACLs. */
   groupId: string;
+  serviceClientId: string;
   partnerTopicPrefix: string;
 }
 
@@ -84,7 +86,14 @@ export async function listPartners(admin: Admin, settings: ProvisioningSettings)
 }
 
 export function serviceRules(settings: ProvisioningSettings, principal: string, createsTopics: boolean): AclRule[] {
-  return serviceAcls({ principal, topics: settings.topics, groupId: settings.groupId, partnerPrefix: settings.partnerTopicPrefix, createsTopics });
+  return serviceAcls({
+    principal,
+    topics: settings.topics,
+    groupId: settings.groupId,
+    partnerPrefix: settings.partnerTopicPrefix,
+    createsTopics,
+    transactionalIdPrefix: transactionalIdPrefix(settings.serviceClientId),
+  });
 }
 
 export async function grantServiceAcls(admin: Admin, settings: ProvisioningSettings, principal: string, createsTopics: boolean): Promise<Change> {

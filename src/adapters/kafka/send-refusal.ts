@@ -19,6 +19,7 @@ const SEND_REFUSALS: ReadonlySet<string> = new Set([
 ]);
 
 interface ErrorShape {
+  canRetry?: unknown;
   apiId?: unknown;
   code?: unknown;
   message?: unknown;
@@ -49,3 +50,15 @@ export function kafkaErrorType(error: unknown, depth = 0): string | undefined {
 export const isTopicRefusal = (error: unknown): boolean => TOPIC_REFUSALS.has(kafkaErrorType(error) ?? '');
 
 export const isSendRefusal = (error: unknown): boolean => SEND_REFUSALS.has(kafkaErrorType(error) ?? '');
+
+/**
+ * A failure of the cluster rather than of what was sent: the client marks it retriable (a broker away, a
+ * leader or coordinator moving, a request timed out), here or in a cause or an aggregated error.
+ */
+export function isClusterFailure(error: unknown, depth = 0): boolean {
+  const shape = error as ErrorShape | undefined;
+  if (!shape || typeof shape !== 'object' || depth > 8) return false;
+  if (shape.canRetry === true || shape.code === 'PLT_KFK_NETWORK' || shape.code === 'PLT_KFK_TIMEOUT') return true;
+  if (Array.isArray(shape.errors) && shape.errors.some((inner) => isClusterFailure(inner, depth + 1))) return true;
+  return isClusterFailure(shape.cause, depth + 1);
+}

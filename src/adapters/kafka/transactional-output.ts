@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Producer, ProduceAcks, type Consumer, type Message } from '@platformatic/kafka';
 import type { Logger } from '../../contract/log';
 import { outboundBytes, type OutputUnit, type PartitionCount, type Refused, type Outbound, type TransactionalOutputs } from '../../contract/transport';
+import { transactionalIdPrefix } from '../../config/kafka';
 import { clientOptions, type KafkaConnection } from './connection';
-import { byPartition, MAX_SEND_BYTES, type Placed } from './partitioned-sender';
-import { isSendRefusal, kafkaErrorType } from './send-refusal';
+import { byPartition, chunkByBytes, MAX_SEND_BYTES, type Placed } from './partitioned-sender';
+import { explainKafkaError } from './kafka-error';
+import { isClusterFailure, isSendRefusal, kafkaErrorType } from './send-refusal';
 import { packCalls } from './spanning-calls';
 import { SERIALIZERS, type Bytes, type ServiceProducer } from './producer';
 
@@ -20,10 +22,29 @@ import { SERIALIZERS, type Bytes, type ServiceProducer } from './producer';
  * (a transaction left open by a killed process is aborted by the coordinator after the transaction timeout,
  * the client's request timeout).
  */
-export const transactionalIdOf = (clientId: string, groupInstanceId: string | undefined): string => `${clientId}-tx-${groupInstanceId ?? randomUUID()}`;
+export const transactionalIdOf = (clientId: string, groupInstanceId: string | undefined): string => `${transactionalIdPrefix(clientId)}${groupInstanceId ?? randomUUID()}`;
 
 /** The client's transaction object, as its producer's beginTransaction() gives it. */
 type Transaction = Awaited<ReturnType<ServiceProducer['beginTransaction']>>;
+
+/**
+ * A transaction still unfinished after this long is given up (a fresh producer fences it): the client's own
+ * retries end well before (REQUEST_RETRIES × REQUEST_RETRY_DELAY_MS), so only a call that never answers gets
+ * here — and every partition's outputs would wait behind it.
+ */
+export const TRANSACTION_STALL_MS = 30_000;
+
+async function withinStallLimit<T>(work: Promise<T>, limitMs = TRANSACTION_STALL_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the output transaction did not finish within ${limitMs} ms`)), limitMs);
+  });
+  try {
+    return await Promise.race([work, stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 interface Pending {
   unit: OutputUnit;
@@ -39,6 +60,8 @@ export class TransactionalOutput implements TransactionalOutputs {
   private producer: ServiceProducer;
   private pending: Pending[] = [];
   private flushing = false;
+  /** After a failed transaction the group's coordinator is looked up again: it may be what moved. */
+  private coordinatorStale = false;
 
   constructor(
     private readonly connection: KafkaConnection,
@@ -71,6 +94,12 @@ export class TransactionalOutput implements TransactionalOutputs {
       acks: ProduceAcks.ALL,
       idempotent: true,
       transactionalId: this.transactionalId,
+      // A new producer, as InitProducerId says with -1/-1 (KIP-360). The client's default sends producer id 0,
+      // epoch 0, which the broker takes for a claim to be that producer: once the transactional id has another
+      // (any restart of a worker with a static id, any producer started again here) it answers PRODUCER_FENCED
+      // for ever. test/integration/transactional-output.test.ts restarts a producer under the same id.
+      producerId: -1n,
+      producerEpoch: -1,
       maxInflights: 1,
       autocreateTopics: false,
       serializers: SERIALIZERS,
@@ -94,16 +123,31 @@ export class TransactionalOutput implements TransactionalOutputs {
           }
         }
         if (placed.length === 0) continue;
-        try {
-          this.onSent(await this.commitTogether(placed.map(({ pending, messages }) => ({ unit: pending.unit, messages }))));
-          for (const { pending } of placed) pending.settle();
-        } catch (error) {
-          for (const { pending } of placed) pending.settle(error ?? new Error('the output transaction failed'));
-        }
+        await this.commitEach(placed);
       }
     } finally {
       this.flushing = false;
     }
+  }
+
+  /**
+   * Commits the units in one transaction. When that fails for what was sent rather than for the cluster
+   * (which every unit would meet again), each is tried again in a transaction of its own, so one unit that
+   * cannot be written fails alone instead of holding every partition's.
+   */
+  private async commitEach(placed: { pending: Pending; messages: Placed[] }[]): Promise<void> {
+    try {
+      this.onSent(await this.commitTogether(placed.map(({ pending, messages }) => ({ unit: pending.unit, messages }))));
+      for (const { pending } of placed) pending.settle();
+      return;
+    } catch (error) {
+      if (placed.length === 1 || isClusterFailure(error)) {
+        for (const { pending } of placed) pending.settle(error ?? new Error('the output transaction failed'));
+        return;
+      }
+      this.log.warn({ err: (error as Error)?.message, units: placed.length }, 'an output transaction failed; its units are written one by one');
+    }
+    for (const one of placed) await this.commitEach([one]);
   }
 
   /** Writes the units' placed messages and their offsets in one transaction; returns what was written. */
@@ -149,29 +193,39 @@ export class TransactionalOutput implements TransactionalOutputs {
 
   private async transact(placed: Placed[], offsets: NonNullable<OutputUnit['offsets']>[]): Promise<void> {
     let transaction: Transaction | undefined;
-    try {
+    const work = async () => {
       transaction = await this.producer.beginTransaction();
       await this.write(transaction, placed);
       if (offsets.length > 0) {
         if (!this.group) throw new Error('offsets given to an output without a consumer group');
         await transaction.addConsumer(this.group);
+        const coordinatorId = await this.groupCoordinator();
         // One at a time: the client merges concurrent offset commits of one transaction into one call.
-        for (const at of offsets) await transaction.addOffset(this.offsetMessage(at));
+        for (const at of offsets) await transaction.addOffset(this.offsetMessage(at, coordinatorId));
       }
       await transaction.commit();
+    };
+    try {
+      await withinStallLimit(work());
     } catch (error) {
       await this.abandon(transaction, error);
-      throw error;
+      throw explainKafkaError(error); // the reasons in one message (a failed send is "Producing messages failed." otherwise)
     }
   }
 
+  /**
+   * Sends the messages in calls of at most MAX_SEND_BYTES per partition (the client makes one record batch of a
+   * call's messages for a partition, and the broker refuses a batch over its limit), each partition's in order.
+   */
   private async write(transaction: Transaction, placed: Placed[]): Promise<void> {
     const runs = new Map<string, Placed[]>();
     for (const p of placed) {
       const key = `${p.partition}:${p.topic}`;
       runs.set(key, [...(runs.get(key) ?? []), p]);
     }
-    const callers = [...runs].map(([key, messages]) => ({ runs: [{ key, topic: messages[0]!.topic, messages, bytes: messages.reduce((n, m) => n + outboundBytes(m), 0) }] }));
+    const callers = [...runs].flatMap(([key, messages]) =>
+      chunkByBytes(messages, MAX_SEND_BYTES).map((chunk) => ({ runs: [{ key, topic: chunk[0]!.topic, messages: chunk, bytes: chunk.reduce((n, m) => n + outboundBytes(m), 0) }] })),
+    );
     for (const call of packCalls(callers, MAX_SEND_BYTES)) {
       const messages = call.flatMap((c) => c.runs.flatMap((run) => run.messages));
       await transaction.send({
@@ -186,7 +240,7 @@ export class TransactionalOutput implements TransactionalOutputs {
     let transaction: Transaction | undefined;
     try {
       transaction = await this.producer.beginTransaction();
-      await this.write(transaction, [message]);
+      await withinStallLimit(this.write(transaction, [message]));
       await transaction.abort();
       return undefined;
     } catch (error) {
@@ -197,27 +251,38 @@ export class TransactionalOutput implements TransactionalOutputs {
   }
 
   /**
-   * Aborts a failed transaction; when even that fails (the broker away, the producer fenced), starts a new
-   * producer with the same transactional id, whose first call fences the old one and aborts what it left open.
+   * Aborts a failed transaction (so read_committed readers are not held until it times out) and starts a new
+   * producer with the same transactional id: after a failed send the client's sequence numbers no longer match
+   * the broker's, and the new producer's first call fences the old one and aborts whatever it left open.
    */
   private async abandon(transaction: Transaction | undefined, cause: unknown): Promise<void> {
     if (transaction && !transaction.completed) {
-      try {
-        await transaction.abort();
-        return;
-      } catch (error) {
-        this.log.warn({ err: (error as Error)?.message, cause: (cause as Error)?.message }, 'could not abort the output transaction; starting a new transactional producer');
-      }
-    } else if (transaction) return;
+      await withinStallLimit(transaction.abort(), 5_000).catch((error: unknown) =>
+        this.log.warn({ err: (error as Error)?.message, cause: (cause as Error)?.message }, 'could not abort the output transaction; the next producer fences it'),
+      );
+    }
+    this.coordinatorStale = true;
     const old = this.producer;
     this.producer = this.createProducer();
-    await old.close(true).catch(() => undefined);
+    void old.close(true).catch(() => undefined); // not awaited: a producer stuck in a call may never close
+  }
+
+  /**
+   * The broker coordinating the consumer group, where the offsets are committed: as the consumer knows it, or
+   * asked of the cluster when the consumer has lost it (its coordinator died) or a transaction failed.
+   */
+  private async groupCoordinator(): Promise<number> {
+    const known = this.group!.coordinatorId;
+    if (known !== null && !this.coordinatorStale) return known;
+    const found = await this.group!.findGroupCoordinator();
+    this.coordinatorStale = false;
+    return found;
   }
 
   /** The consumed record the offset commit names: the last one done, in the generation it was handed out in. */
-  private offsetMessage(at: NonNullable<OutputUnit['offsets']>): Message<Buffer, Buffer, Buffer, Buffer> {
+  private offsetMessage(at: NonNullable<OutputUnit['offsets']>, coordinatorId: number): Message<Buffer, Buffer, Buffer, Buffer> {
     const offset = BigInt(at.offset);
-    const consumer = { ...at.generation, coordinatorId: this.group!.coordinatorId ?? -1 };
+    const consumer = { ...at.generation, coordinatorId };
     return {
       topic: at.topic,
       partition: at.partition,

@@ -45,9 +45,9 @@ describe('partnerAcls', () => {
 });
 
 describe('serviceAcls', () => {
-  const base = { principal: 'User:svc', topics, groupId: 'wholesale-workers', partnerPrefix: PREFIX };
+  const base = { principal: 'User:svc', topics, groupId: 'wholesale-workers', partnerPrefix: PREFIX, transactionalIdPrefix: 'wholesale-worker-tx-' };
 
-  it('reads commands and NP responses in its group, writes replies, events, DLQ, NP requests and the partner namespaces', () => {
+  it('reads commands and NP responses in its group, writes replies, events, DLQ, NP requests and the partner namespaces, in transactions under its ids', () => {
     expect(lines(serviceAcls({ ...base, createsTopics: false }))).toEqual([
       'User:svc ALLOW read topic wholesale.portin.commands.v1 (literal)',
       'User:svc ALLOW describe topic wholesale.portin.commands.v1 (literal)',
@@ -70,6 +70,8 @@ describe('serviceAcls', () => {
       'User:svc ALLOW describe topic np.portin.requests.v1 (literal)',
       'User:svc ALLOW write topic wholesale.partner. (prefixed)',
       'User:svc ALLOW describe topic wholesale.partner. (prefixed)',
+      'User:svc ALLOW write transactionalId wholesale-worker-tx- (prefixed)',
+      'User:svc ALLOW describe transactionalId wholesale-worker-tx- (prefixed)',
     ]);
   });
 
@@ -94,7 +96,7 @@ describe('provisionerAcls', () => {
 describe('provisionedPartners', () => {
   const a = partnerAcls({ principal: 'User:partner-a', partnerId: 'A', partnerPrefix: PREFIX, commandTopics });
   const b = partnerAcls({ principal: 'User:partner-b', partnerId: 'B', partnerPrefix: PREFIX, commandTopics });
-  const service = serviceAcls({ principal: 'User:svc', topics, groupId: 'g', partnerPrefix: PREFIX, createsTopics: true });
+  const service = serviceAcls({ principal: 'User:svc', topics, groupId: 'g', partnerPrefix: PREFIX, createsTopics: true, transactionalIdPrefix: 'w-tx-' });
 
   it('names each partner with its principals and topics; the service\'s prefix rule and other topics are no partner', () => {
     const found = provisionedPartners(
