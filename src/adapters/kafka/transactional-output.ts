@@ -34,6 +34,9 @@ type Transaction = Awaited<ReturnType<ServiceProducer['beginTransaction']>>;
  */
 export const TRANSACTION_STALL_MS = 30_000;
 
+/** Retries of one call of a transaction inside the client (REQUEST_RETRY_DELAY_MS apart). */
+const TRANSACTION_CALL_RETRIES = 4;
+
 async function withinStallLimit<T>(work: Promise<T>, limitMs = TRANSACTION_STALL_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const stalled = new Promise<never>((_, reject) => {
@@ -91,6 +94,10 @@ export class TransactionalOutput implements TransactionalOutputs {
   private createProducer(): ServiceProducer {
     return new Producer<Bytes, Buffer, string, Bytes>({
       ...clientOptions(this.connection, 'transactional'),
+      // Fewer retries inside the client than its other calls: a call retried there keeps its first target (an
+      // offset commit kept going to a coordinator that had died: a 10 s pause), while a transaction that fails
+      // is begun again here on a fresh producer that looks everything up again.
+      retries: TRANSACTION_CALL_RETRIES,
       acks: ProduceAcks.ALL,
       idempotent: true,
       transactionalId: this.transactionalId,
