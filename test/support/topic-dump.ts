@@ -3,29 +3,36 @@ import type { Kafka, KafkaMessage } from 'kafkajs';
 
 /**
  * Every record of `topics` from the beginning, by topic: for tests that search whole topics (secrets that
- * must not be there, another partner's data). Reads until each topic's high-water mark at the call.
+ * must not be there, another partner's data). Reads each partition up to its end offset at the call, by the
+ * batches' last offsets: the service writes in transactions, whose commit markers take offsets no record has.
  */
-export async function readEveryRecord(client: Kafka, topics: readonly string[]): Promise<Map<string, KafkaMessage[]>> {
+export async function readEveryRecord(client: Kafka, topics: readonly string[], timeoutMs = 60_000): Promise<Map<string, KafkaMessage[]>> {
   const admin = client.admin();
   await admin.connect();
-  let expected = 0;
+  const remaining = new Map<string, number>();
   try {
-    for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) expected += Number(p.high) - Number(p.low);
+    for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) if (Number(p.high) > Number(p.low)) remaining.set(`${topic}|${p.partition}`, Number(p.high));
   } finally {
     await admin.disconnect();
   }
   const records = new Map<string, KafkaMessage[]>(topics.map((t) => [t, []]));
-  if (expected === 0) return records;
+  if (remaining.size === 0) return records;
   const consumer = client.consumer({ maxWaitTimeInMs: 500, groupId: `dump-${randomUUID()}` });
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: [...topics], fromBeginning: true });
-    let seen = 0;
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`partitions ${[...remaining.keys()]} not read to their end within ${timeoutMs} ms`)), timeoutMs);
       void consumer.run({
-        eachMessage: async ({ topic, message }) => {
-          records.get(topic)!.push(message);
-          if (++seen >= expected) resolve();
+        eachBatch: async ({ batch }) => {
+          const key = `${batch.topic}|${batch.partition}`;
+          const end = remaining.get(key);
+          for (const message of batch.messages) if (end === undefined || Number(message.offset) < end) records.get(batch.topic)!.push(message);
+          if (end !== undefined && Number(batch.lastOffset()) + 1 >= end) remaining.delete(key);
+          if (remaining.size === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
         },
       });
     });

@@ -5,7 +5,7 @@ import { outboundBytes, type OutputUnit, type PartitionCount, type Refused, type
 import { transactionalIdPrefix } from '../../config/kafka';
 import { clientOptions, type KafkaConnection } from './connection';
 import { byPartition, chunkByBytes, MAX_SEND_BYTES, type Placed } from './partitioned-sender';
-import { explainKafkaError } from './kafka-error';
+import { brokerErrorNames, explainKafkaError } from './kafka-error';
 import { isClusterFailure, isSendRefusal, kafkaErrorType } from './send-refusal';
 import { packCalls } from './spanning-calls';
 import { SERIALIZERS, type Bytes, type ServiceProducer } from './producer';
@@ -34,8 +34,18 @@ type Transaction = Awaited<ReturnType<ServiceProducer['beginTransaction']>>;
  */
 export const TRANSACTION_STALL_MS = 30_000;
 
-/** Retries of one call of a transaction inside the client (REQUEST_RETRY_DELAY_MS apart). */
-const TRANSACTION_CALL_RETRIES = 4;
+/**
+ * Retries of one call of a transaction inside the client. Each transaction's first call finds the previous one
+ * still being completed (the coordinator writes its markers after answering its commit: CONCURRENT_TRANSACTIONS),
+ * so that is retried at once, a few ms apart — with the client's usual 500 ms, a transaction took 546 ms
+ * instead of 22 and the service served 150 commands/s. Anything else is retried 250 ms apart, a short while:
+ * a call retried in the client keeps its first target (an offset commit kept going to a coordinator that had
+ * died: a 10 s pause), while a transaction that fails is begun again here on a fresh producer that looks
+ * everything up again.
+ */
+const TRANSACTION_CALL_RETRIES = 10;
+const transactionRetryDelay = (_client: unknown, _operation: string, attempt: number, _retries: number, error: Error): number =>
+  brokerErrorNames(error).includes('CONCURRENT_TRANSACTIONS') ? 2 * attempt : 250;
 
 async function withinStallLimit<T>(work: Promise<T>, limitMs = TRANSACTION_STALL_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -94,10 +104,8 @@ export class TransactionalOutput implements TransactionalOutputs {
   private createProducer(): ServiceProducer {
     return new Producer<Bytes, Buffer, string, Bytes>({
       ...clientOptions(this.connection, 'transactional'),
-      // Fewer retries inside the client than its other calls: a call retried there keeps its first target (an
-      // offset commit kept going to a coordinator that had died: a 10 s pause), while a transaction that fails
-      // is begun again here on a fresh producer that looks everything up again.
       retries: TRANSACTION_CALL_RETRIES,
+      retryDelay: transactionRetryDelay,
       acks: ProduceAcks.ALL,
       idempotent: true,
       transactionalId: this.transactionalId,
