@@ -21,7 +21,8 @@ export interface ServiceConfig {
     topicReplicationFactor: number;
     security: KafkaSecurity;
     /**
-     * KAFKA_DELIVERY: `exactly-once` writes each slice's outputs and its offsets in one Kafka transaction
+     * KAFKA_DELIVERY (default at-least-once: docs/reliability.md says what exactly-once does not do yet):
+     * `exactly-once` writes each slice's outputs and its offsets in one Kafka transaction
      * (read_committed readers see every reply, event and NP request once); `at-least-once` sends them, then
      * commits, and a redelivery may send them again (lower latency: docs/benchmarks.md).
      */
@@ -191,7 +192,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
       topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
       security: loadKafkaSecurity(reader),
-      delivery: reader.oneOf('KAFKA_DELIVERY', DELIVERY_MODES, 'exactly-once'),
+      delivery: reader.oneOf('KAFKA_DELIVERY', DELIVERY_MODES, 'at-least-once'),
       commitIntervalMs: reader.integer('KAFKA_COMMIT_INTERVAL_MS', 200, 0, 60_000),
       ...loadGroupTimings(reader),
     },

@@ -7,7 +7,7 @@ import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSend
 /**
  * The consume → process → produce → commit loop. Each fetched batch is handled in slices of at most
  * `sliceRecords`, one after another, each split by record key: records of one key run one after another
- * (per-number order), different keys run concurrently. Exactly once (the default), a slice's outputs and
+ * (per-number order), different keys run concurrently. Exactly once (KAFKA_DELIVERY), a slice's outputs and
  * its offset go out in one Kafka transaction (`transactions`): a read_committed reader sees them once, and a
  * slice whose transaction fails is handled again, its commands replaying their recorded outcomes. At least
  * once, a slice's outputs go out through the sender (acks=all) and only then are its offsets resolved and
