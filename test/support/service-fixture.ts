@@ -7,7 +7,7 @@ type Stoppable = { stop(): Promise<unknown> } | { close(): Promise<unknown> };
 
 export interface ServiceFixtureOptions {
   /** Settings over testConfig's; a function when they depend on something a beforeAll declared earlier prepared (testAuth()). */
-  env?: Env | (() => Env);
+  env?: Env | (() => Env | Promise<Env>);
   /** What must exist before the service starts (topics provisioned, schemas registered), on the file's configuration. */
   prepare?: (config: ServiceConfig) => Promise<void>;
   /** A TestRequester too: true reads every reply topic, a function names them. */
@@ -23,7 +23,9 @@ export interface ServiceFixture {
   readonly requester: TestRequester;
   /** Stops (or closes) `client` before the requester and the service when the file ends (the last tracked first). */
   track<T extends Stoppable>(client: T): T;
-  /** Starts the service again on the same configuration (after a test stopped it). */
+  /** Stops the service now (a test of what happens while it is away); afterAll then has nothing to stop. */
+  stopService(): Promise<void>;
+  /** Starts the service again on the same configuration (after stopService). */
   restart(): Promise<RunningService>;
 }
 
@@ -42,7 +44,7 @@ export function useService(options: ServiceFixtureOptions = {}): ServiceFixture 
     return value;
   };
   beforeAll(async () => {
-    config = testConfig(typeof options.env === 'function' ? options.env() : options.env);
+    config = testConfig(typeof options.env === 'function' ? await options.env() : options.env);
     await options.prepare?.(config);
     service = await startTestService(config, options.start);
     if (options.requester) requester = await TestRequester.start(config, ...(typeof options.requester === 'function' ? [options.requester(config)] : []));
@@ -65,6 +67,11 @@ export function useService(options: ServiceFixtureOptions = {}): ServiceFixture 
     track(client) {
       tracked.push(client);
       return client;
+    },
+    async stopService() {
+      const stopping = service;
+      service = undefined;
+      await stopping?.stop();
     },
     async restart() {
       service = await startTestService(started(config, 'config'), options.start);
