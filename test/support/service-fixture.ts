@@ -9,7 +9,7 @@ export interface ServiceFixtureOptions {
   /** Settings over testConfig's; a function when they depend on something a beforeAll declared earlier prepared (testAuth()). */
   env?: Env | (() => Env | Promise<Env>);
   /** What must exist before the service starts (topics provisioned, schemas registered), on the file's configuration. */
-  prepare?: (config: ServiceConfig) => Promise<void>;
+  prepare?: (config: ServiceConfig) => Promise<unknown>;
   /** A TestRequester too: true reads every reply topic, a function names them. */
   requester?: boolean | ((config: ServiceConfig) => string[]);
   /** Options of startService (e.g. httpPort). */
