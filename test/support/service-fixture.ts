@@ -1,6 +1,7 @@
+import type { Logger } from 'pino';
 import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService, startService } from '../../src/app/service';
-import { startTestService, testConfig, TestRequester } from './harness';
+import { startService, type RunningService } from '../../src/app/service';
+import { testConfig, testLogger, TestRequester } from './harness';
 
 type Env = Record<string, string>;
 type Stoppable = { stop(): Promise<unknown> } | { close(): Promise<unknown> };
@@ -14,6 +15,10 @@ export interface ServiceFixtureOptions {
   requester?: boolean | ((config: ServiceConfig) => string[]);
   /** Options of startService (e.g. httpPort). */
   start?: Parameters<typeof startService>[2];
+  /** The service's logger when a test reads what it logs (else testLogger). */
+  log?: Logger;
+  /** false: hand the service over before its consumer joined its group (a test of what it answers meanwhile). */
+  awaitJoin?: boolean;
 }
 
 /** The running service of a test file; read its fields inside tests and hooks (they are set in beforeAll). */
@@ -43,10 +48,15 @@ export function useService(options: ServiceFixtureOptions = {}): ServiceFixture 
     if (value === undefined) throw new Error(`the fixture's ${name} is read before beforeAll started it`);
     return value;
   };
+  const start = async (config: ServiceConfig): Promise<RunningService> => {
+    const running = await startService(config, options.log ?? testLogger(config), options.start);
+    if (options.awaitJoin !== false) await running.joined;
+    return running;
+  };
   beforeAll(async () => {
     config = testConfig(typeof options.env === 'function' ? await options.env() : options.env);
     await options.prepare?.(config);
-    service = await startTestService(config, options.start);
+    service = await start(config);
     if (options.requester) requester = await TestRequester.start(config, ...(typeof options.requester === 'function' ? [options.requester(config)] : []));
   });
   afterAll(async () => {
@@ -74,7 +84,7 @@ export function useService(options: ServiceFixtureOptions = {}): ServiceFixture 
       await stopping?.stop();
     },
     async restart() {
-      service = await startTestService(started(config, 'config'), options.start);
+      service = await start(started(config, 'config'));
       return service;
     },
   };
