@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../../src/app/config';
-import { startService, type RunningService } from '../../src/app/service';
-import { testConfig, testLogger, TestRequester } from './harness';
+import type { RunningService, startService } from '../../src/app/service';
+import { startTestService, testConfig, TestRequester } from './harness';
 
 type Env = Record<string, string>;
 type Stoppable = { stop(): Promise<unknown> } | { close(): Promise<unknown> };
@@ -48,11 +48,7 @@ export function useService(options: ServiceFixtureOptions = {}): ServiceFixture 
     if (value === undefined) throw new Error(`the fixture's ${name} is read before beforeAll started it`);
     return value;
   };
-  const start = async (config: ServiceConfig): Promise<RunningService> => {
-    const running = await startService(config, options.log ?? testLogger(config), options.start);
-    if (options.awaitJoin !== false) await running.joined;
-    return running;
-  };
+  const start = (config: ServiceConfig) => startTestService(config, options.start, { log: options.log, awaitJoin: options.awaitJoin });
   beforeAll(async () => {
     config = testConfig(typeof options.env === 'function' ? await options.env() : options.env);
     await options.prepare?.(config);
