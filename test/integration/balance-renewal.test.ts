@@ -1,14 +1,13 @@
 import { loadCatalogFile } from '../../src/adapters/catalog/catalog-file';
 import { createRedisClient } from '../../src/adapters/redis/client';
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
-import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/app/config';
 import { cycleStartAtOrBefore, nextCycleStart } from '../../src/domain/balance/bill-cycle';
 import type { BillingClock } from '../../src/domain/balance/clock';
 import { checkUpdateActions } from '../../src/domain/balance/validation';
 import { BalanceClient, balanceRecord } from '../support/balance-client';
-import { startTestService, testConfig, type Reply } from '../support/harness';
+import { startTestService, type Reply } from '../support/harness';
 import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
+import { useService } from '../support/service-fixture';
 
 /** One billing day lasts a third of a real second: a bill cycle (a month) passes in about 10 s. */
 const TIME_SCALE = 259_200;
@@ -30,8 +29,6 @@ type Change = { change: string; subBalanceInstId: string; subBalanceType: string
  * instances sharing one Redis: every cycle of every subscription is renewed exactly once.
  */
 describe('balance renewal at the bill cycle (two worker instances, sped-up clock)', () => {
-  let config: ServiceConfig;
-  const services: RunningService[] = [];
   let client: BalanceClient;
   let balance: BalanceComponents;
   let subs: TestSubscription[];
@@ -44,36 +41,36 @@ describe('balance renewal at the bill cycle (two worker instances, sped-up clock
 
   const summary = (changes: Change[]) => changes.map((c) => [c.change, c.bucketRefId, c.subBalanceType, c.after && [c.after.allocatedBalance, c.after.rollOverBalance, c.after.remainingBalance]]);
 
-  beforeAll(async () => {
-    config = testConfig({ BALANCE_TIME_SCALE: String(TIME_SCALE), BALANCE_CLOCK_ORIGIN: new Date().toISOString(), BALANCE_RENEWAL_POLL_MS: '100' });
-    // Set up with no scheduler running yet, so no renewal can race the setup.
-    const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
-    balance = createBalanceComponents({ config, catalog: loadCatalogFile(config.catalogFile), redis });
-    const billCycleStartDay = soonestStartDay(balance.clock, 2);
-    // Activated on the first day of their cycle (in billing time): full cycles, whose unused part rolls over.
-    const at = new Date(balance.clock.toRealMs(cycleStartAtOrBefore(balance.clock.now(), billCycleStartDay)));
-    subs = [
-      await createActiveSubscription(balance.subscriptions, { billCycleStartDay, bucketRefIds: ['2000001', '2000002'], at }),
-      await createActiveSubscription(balance.subscriptions, { billCycleStartDay, wholesalePlanId: 'WP-DATA', at }),
-      await createActiveSubscription(balance.subscriptions, { billCycleStartDay, wholesalePlanId: 'WP-UNL', at }),
-    ];
-    const [a] = subs;
-    await balance.balances.updateBalances(
-      { gpsi: a.gpsi, wholesaleCustomerId: a.wholesaleCustomerId, commandId: 'setup', correlationId: 'setup', operation: 'UpdateBalances', at: new Date().toISOString() },
-      checkUpdateActions([
-        { subBalanceInstId: `${a.gpsi}-1`, subBalanceType: 'On-Net Voice', action: 'Subtract', quantity: 400, unitType: 'Min' },
-        { subBalanceInstId: `${a.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 1000, unitType: 'MB' },
-      ]),
-    );
-    await redis.quit();
-    services.push(await startTestService(config), await startTestService(config));
-    client = await BalanceClient.start(config);
-    balance = createBalanceComponents({ config, catalog: services[0].catalog, redis: services[0].redis });
+  const fx = useService({
+    env: () => ({ BALANCE_TIME_SCALE: String(TIME_SCALE), BALANCE_CLOCK_ORIGIN: new Date().toISOString(), BALANCE_RENEWAL_POLL_MS: '100' }),
+    prepare: async (config) => {
+      // Set up with no scheduler running yet, so no renewal can race the setup.
+      const redis = createRedisClient({ urls: config.redis.urls, cluster: config.redis.cluster });
+      balance = createBalanceComponents({ config, catalog: loadCatalogFile(config.catalogFile), redis });
+      const billCycleStartDay = soonestStartDay(balance.clock, 2);
+      // Activated on the first day of their cycle (in billing time): full cycles, whose unused part rolls over.
+      const at = new Date(balance.clock.toRealMs(cycleStartAtOrBefore(balance.clock.now(), billCycleStartDay)));
+      subs = [
+        await createActiveSubscription(balance.subscriptions, { billCycleStartDay, bucketRefIds: ['2000001', '2000002'], at }),
+        await createActiveSubscription(balance.subscriptions, { billCycleStartDay, wholesalePlanId: 'WP-DATA', at }),
+        await createActiveSubscription(balance.subscriptions, { billCycleStartDay, wholesalePlanId: 'WP-UNL', at }),
+      ];
+      const [a] = subs;
+      await balance.balances.updateBalances(
+        { gpsi: a.gpsi, wholesaleCustomerId: a.wholesaleCustomerId, commandId: 'setup', correlationId: 'setup', operation: 'UpdateBalances', at: new Date().toISOString() },
+        checkUpdateActions([
+          { subBalanceInstId: `${a.gpsi}-1`, subBalanceType: 'On-Net Voice', action: 'Subtract', quantity: 400, unitType: 'Min' },
+          { subBalanceInstId: `${a.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 1000, unitType: 'MB' },
+        ]),
+      );
+      await redis.quit();
+    },
   });
 
-  afterAll(async () => {
-    await client?.stop();
-    await Promise.all(services.map((s) => s.stop()));
+  beforeAll(async () => {
+    fx.track(await startTestService(fx.config)); // the file's second node
+    client = fx.track(await BalanceClient.start(fx.config));
+    balance = createBalanceComponents({ config: fx.config, catalog: fx.service.catalog, redis: fx.service.redis });
   });
 
   it('resets allowances, rolls the unused part over up to the cap, expires a one-cycle add-on at its end, and publishes BalancesRenewed and BalancesExpired', async () => {

@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { RunningService } from '../../src/app/service';
 import type { BalanceComponents } from '../../src/app/balance';
-import type { ServiceConfig } from '../../src/app/config';
 import type { SubBalance } from '../../src/contract/types.generated';
 import { deterministicId } from '../../src/domain/balance/billing-events';
 import { validityEnd, type Validity } from '../../src/domain/balance/validity';
 import { commandIdOf } from '../../src/pipeline/command-processor';
 import { HEADER } from '../../src/contract/headers';
-import { BalanceClient, balanceRecord, startBalanceService } from '../support/balance-client';
-import { testConfig, TestRequester, type Reply } from '../support/harness';
+import { balanceComponentsOf, BalanceClient, balanceRecord } from '../support/balance-client';
+import { TestRequester, type Reply } from '../support/harness';
 import { redisTopologies } from '../support/redis-topologies';
 import { createActiveSubscription, createPendingSubscription, randomCustomer, randomGpsi, type TestSubscription } from '../support/subscriptions';
+import { useService } from '../support/service-fixture';
 
 const ERROR_REPLY = 'wholesale.common.v1.ErrorReply';
 type SubBalanceWire = SubBalance; // as the reply schema defines it
@@ -20,19 +19,17 @@ type SubBalanceWire = SubBalance; // as the reply schema defines it
  * Redis — a single node, then a three-master Redis Cluster (no CROSSSLOT: one hash tag per subscription).
  */
 describe.each(redisTopologies())('balance operations over the real stack (Redis $name)', (topology) => {
-  let config: ServiceConfig;
-  let service: RunningService;
   let client: BalanceClient;
   let balance: BalanceComponents;
 
+  const fx = useService({ env: () => topology.env() });
+
   beforeAll(async () => {
-    config = testConfig(await topology.env());
-    ({ service, client, balance } = await startBalanceService(config));
+    client = fx.track(await BalanceClient.start(fx.config));
+    balance = balanceComponentsOf(fx.service, fx.config);
   });
 
   afterAll(async () => {
-    await client?.stop();
-    await service?.stop();
     await topology.stop();
   });
 
@@ -318,7 +315,7 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
   describe('concurrency', () => {
     it('1,000 concurrent Add 1 on one sub-balance from four producers end exactly 1,000 higher', async () => {
       const sub = await createActiveSubscription(balance.subscriptions);
-      const producers = await Promise.all(Array.from({ length: 4 }, () => TestRequester.start(config, [config.topics.balanceReplies])));
+      const producers = await Promise.all(Array.from({ length: 4 }, () => TestRequester.start(fx.config, [fx.config.topics.balanceReplies])));
       const started = Date.now();
       try {
         const replies = await Promise.all(

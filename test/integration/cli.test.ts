@@ -1,22 +1,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { WholesaleClient, type ContractEvent } from '../../src/client';
 import { EXIT } from '../../src/cli/exit-codes';
 import { envFor, startTestService, testConfig } from '../support/harness';
 import { clientConfigFor, eventually, gpsiEndingIn, startTestSimulator } from '../support/client';
 import { runWholesale } from '../support/cli';
 import { examplePortInOrder } from '../../dev/demo/journey';
+import { useService } from '../support/service-fixture';
 
 const CUSTOMER = 'WC-CLI';
 
 describe('wholesale CLI as a child process against the real stack', () => {
-  let config: ServiceConfig;
-  let service: RunningService;
-  let simulator: NpSimulator;
   let watcher: WholesaleClient;
   const seen: ContractEvent[] = [];
   let env: Record<string, string>;
@@ -25,21 +20,18 @@ describe('wholesale CLI as a child process against the real stack', () => {
   const cli = (...args: string[]) => runWholesale(args, env);
   const json = (stdout: string) => JSON.parse(stdout.trim());
 
+  const fx = useService();
+
   beforeAll(async () => {
-    config = testConfig();
-    service = await startTestService(config);
-    simulator = await startTestSimulator(config);
-    env = { ...envFor(config), WHOLESALE_CUSTOMER_ID: CUSTOMER, LOG_LEVEL: 'error' };
-    watcher = await WholesaleClient.connect({ config: clientConfigFor(config) });
+    fx.track(await startTestSimulator(fx.config));
+    env = { ...envFor(fx.config), WHOLESALE_CUSTOMER_ID: CUSTOMER, LOG_LEVEL: 'error' };
+    watcher = fx.track(await WholesaleClient.connect({ config: clientConfigFor(fx.config) }));
     await watcher.subscribeEvents({ onEvent: (event) => void seen.push(event) }).ready;
     dir = mkdtempSync(join(tmpdir(), 'wholesale-cli-'));
   });
 
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await watcher?.close();
-    await simulator?.stop();
-    await service?.stop();
   });
 
   const file = (name: string, value: unknown): string => {

@@ -1,7 +1,6 @@
-import type { RunningService } from '../../src/app/service';
 import { ServiceReplyError, WholesaleClient } from '../../src/client';
-import { startTestService, testConfig } from '../support/harness';
 import { clientConfigFor } from '../support/client';
+import { useService } from '../support/service-fixture';
 
 /**
  * 1,000 calls in flight from one client at once. Each reply must be the call's own: numbers under 50
@@ -25,18 +24,15 @@ function callFor(i: number): { gpsi: string; expected: Expected } {
 }
 
 describe('WholesaleClient under load', () => {
-  let service: RunningService;
   let client: WholesaleClient;
 
-  afterAll(async () => {
-    await client?.close();
-    await service?.stop();
+  const fx = useService({ env: { NON_PORTABLE_RANGES: PREFIXES.map((p) => `${p}:R${p}:Range${p}`).join(';') } });
+
+  beforeAll(async () => {
+    client = fx.track(await WholesaleClient.connect({ config: clientConfigFor(fx.config, { CLIENT_TIMEOUT_MS: '60000' }) }));
   });
 
   it(`resolves ${CALLS} concurrent calls, each to its own reply`, async () => {
-    const config = testConfig({ NON_PORTABLE_RANGES: PREFIXES.map((p) => `${p}:R${p}:Range${p}`).join(';') });
-    service = await startTestService(config);
-    client = await WholesaleClient.connect({ config: clientConfigFor(config, { CLIENT_TIMEOUT_MS: '60000' }) });
     await client.checkPortInEligibility({ gpsi: '17000000000' }); // warm the registry lookups, as a long-lived client would be
 
     // Two rounds: the first includes the JIT warm-up of client and (in-process) service, the second is steady state.

@@ -3,11 +3,9 @@ import { promisify } from 'node:util';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
-import { envFor, startTestService, testConfig } from '../support/harness';
+import { envFor } from '../support/harness';
 import { gpsiEndingIn, startTestSimulator } from '../support/client';
+import { useService } from '../support/service-fixture';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -17,21 +15,16 @@ const ROOT = resolve(__dirname, '..', '..');
  * in against the real stack from there — nothing of this repository on its module path.
  */
 describe('the installable client package (wholesale-client)', () => {
-  let config: ServiceConfig;
-  let service: RunningService;
-  let simulator: NpSimulator;
   let project: string;
 
+  const fx = useService();
+
   beforeAll(async () => {
-    config = testConfig();
-    service = await startTestService(config);
-    simulator = await startTestSimulator(config);
+    fx.track(await startTestSimulator(fx.config));
     project = mkdtempSync(join(tmpdir(), 'partner-project-'));
   });
 
   afterAll(async () => {
-    await simulator?.stop();
-    await service?.stop();
     if (project) rmSync(project, { recursive: true, force: true });
   });
 
@@ -51,7 +44,7 @@ describe('the installable client package (wholesale-client)', () => {
     expect(existsSync(join(project, 'node_modules', 'kafkajs'))).toBe(false);
 
     copyFileSync(join(ROOT, 'examples', 'client-quickstart.js'), join(project, 'client-quickstart.js'));
-    const env = { ...process.env, ...envFor(config), NODE_PATH: '' };
+    const env = { ...process.env, ...envFor(fx.config), NODE_PATH: '' };
     const { stdout: output } = await run(process.execPath, ['client-quickstart.js', gpsiEndingIn('42')], { cwd: project, env, encoding: 'utf8', timeout: 60_000 });
     const steps = output.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(steps).toEqual([

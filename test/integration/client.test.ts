@@ -1,35 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { RequestTimeoutError, ServiceReplyError, WholesaleClient, type ContractEvent, type EventSubscription } from '../../src/client';
 import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { clientConfigFor, eventually, gpsiEndingIn, startTestSimulator } from '../support/client';
 import { examplePortInOrder } from '../../dev/demo/journey';
+import { useService } from '../support/service-fixture';
 
 const CUSTOMER = 'WC-CLIENT';
 
 describe('WholesaleClient against the real stack', () => {
-  let config: ServiceConfig;
-  let service: RunningService;
-  let simulator: NpSimulator;
   let client: WholesaleClient;
   let events: EventSubscription;
   const seen: ContractEvent[] = [];
 
+  const fx = useService();
+
   beforeAll(async () => {
-    config = testConfig();
-    service = await startTestService(config);
-    simulator = await startTestSimulator(config);
-    client = await WholesaleClient.connect({ config: clientConfigFor(config), wholesaleCustomerId: CUSTOMER });
+    fx.track(await startTestSimulator(fx.config));
+    client = fx.track(await WholesaleClient.connect({ config: clientConfigFor(fx.config), wholesaleCustomerId: CUSTOMER }));
     events = client.subscribeEvents({ onEvent: (event) => void seen.push(event) });
     await events.ready;
-  });
-
-  afterAll(async () => {
-    await client?.close();
-    await simulator?.stop();
-    await service?.stop();
   });
 
   const portinEvents = (gpsi: string) =>
@@ -38,7 +27,7 @@ describe('WholesaleClient against the real stack', () => {
     eventually(`${status} for ${gpsi}`, () => portinEvents(gpsi).find((e) => e.value.portStatus === status));
 
   it('checks eligibility right after connecting (the reply consumer is positioned before the first send)', async () => {
-    const fresh = await WholesaleClient.connect({ config: clientConfigFor(config) });
+    const fresh = await WholesaleClient.connect({ config: clientConfigFor(fx.config) });
     try {
       const reply = await fresh.checkPortInEligibility({ gpsi: gpsiEndingIn('42') });
       expect(reply).toMatchObject({ status: 'Success', eligibilityStatus: 'Eligible', reasonCode: null });
@@ -75,7 +64,7 @@ describe('WholesaleClient against the real stack', () => {
     const activated = await eventually('SubscriptionActivated', () =>
       seen.find((e) => e.known && e.recordName === 'wholesale.balance.v1.SubscriptionActivated' && e.value.gpsi === gpsi),
     );
-    expect(activated.topic).toBe(config.topics.balanceEvents);
+    expect(activated.topic).toBe(fx.config.topics.balanceEvents);
 
     const byGpsi = await client.queryPortIn({ gpsi });
     expect(byGpsi).toMatchObject({ status: 'Success', gpsi, portStatus: 'COMPLETED', partnerTransactionId: order.partnerTransactionId });
@@ -107,7 +96,7 @@ describe('WholesaleClient against the real stack', () => {
     expect(history.status).toBe('Success');
     expect(history.entries).toHaveLength(3);
 
-    const billing = seen.filter((e) => e.topic === config.topics.balanceEvents && e.key === gpsi).map((e) => e.recordName);
+    const billing = seen.filter((e) => e.topic === fx.config.topics.balanceEvents && e.key === gpsi).map((e) => e.recordName);
     await eventually('the billing events of the journey', () =>
       ['BucketsAdded', 'PrimaryBucketSwapped', 'BalancesUpdated', 'BucketsCancelled'].every((name) =>
         seen.some((e) => e.recordName === `wholesale.balance.v1.${name}` && e.key === gpsi),
@@ -135,7 +124,7 @@ describe('WholesaleClient against the real stack', () => {
   });
 
   it('ignores replies it did not ask for: another requester on the same reply topic does not disturb it', async () => {
-    const other = await TestRequester.start(config);
+    const other = await TestRequester.start(fx.config);
     try {
       const foreign = Array.from({ length: 20 }, () => other.send('portinCommands', 'wholesale.portin.v1.CheckPortInEligibility', { gpsi: gpsiEndingIn('42') }));
       const own = Array.from({ length: 20 }, () => client.checkPortInEligibility({ gpsi: gpsiEndingIn('42') }));
@@ -150,9 +139,9 @@ describe('WholesaleClient against the real stack', () => {
 
   it('puts the correlation id, the customer and the bearer token of its tokenProvider in the headers, and keys by gpsi', async () => {
     let issued = 0;
-    const signed = await WholesaleClient.connect({ config: clientConfigFor(config), tokenProvider: async () => `token-${++issued}` });
+    const signed = await WholesaleClient.connect({ config: clientConfigFor(fx.config), tokenProvider: async () => `token-${++issued}` });
     const commands: Reply[] = [];
-    const reader = await TopicReader.start(config, [config.topics.portinCommands], (record) => commands.push(record));
+    const reader = await TopicReader.start(fx.config, [fx.config.topics.portinCommands], (record) => commands.push(record));
     try {
       const gpsi = gpsiEndingIn('42');
       await signed.checkPortInEligibility({ gpsi }, { correlationId: `corr-${gpsi}`, wholesaleCustomerId: 'WC-BRAND-7' });

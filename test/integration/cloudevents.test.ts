@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { CloudEvent, Kafka, ValidationError } from 'cloudevents';
 import avro from 'avsc';
-import type { RunningService } from '../../src/app/service';
 import type { BalanceComponents } from '../../src/app/balance';
-import type { ServiceConfig } from '../../src/app/config';
-import { BalanceClient, balanceRecord, startBalanceService } from '../support/balance-client';
-import { testConfig, type Reply } from '../support/harness';
+import { balanceComponentsOf, BalanceClient, balanceRecord } from '../support/balance-client';
+import { type Reply } from '../support/harness';
 import { createActiveSubscription } from '../support/subscriptions';
+import { useService } from '../support/service-fixture';
 
 /**
  * Billing events as a CloudEvents consumer reads them: the Kafka binding (binary mode) of the `cloudevents`
@@ -14,19 +13,14 @@ import { createActiveSubscription } from '../support/subscriptions';
  * names the registry address of the very schema the record was written with.
  */
 describe('events conform to CloudEvents 1.0 (Kafka binding, binary mode)', () => {
-  let config: ServiceConfig;
-  let service: RunningService;
   let client: BalanceClient;
   let balance: BalanceComponents;
 
-  beforeAll(async () => {
-    config = testConfig();
-    ({ service, client, balance } = await startBalanceService(config));
-  });
+  const fx = useService();
 
-  afterAll(async () => {
-    await client?.stop();
-    await service?.stop();
+  beforeAll(async () => {
+    client = fx.track(await BalanceClient.start(fx.config));
+    balance = balanceComponentsOf(fx.service, fx.config);
   });
 
   type KafkaRecord = Parameters<typeof Kafka.toEvent>[0];
@@ -46,7 +40,7 @@ describe('events conform to CloudEvents 1.0 (Kafka binding, binary mode)', () =>
     expect(event).toMatchObject({ specversion: '1.0', type: balanceRecord('BucketsAdded'), subject: sub.gpsi, datacontenttype: 'application/avro' });
 
     const schemaId = record.rawValue!.readInt32BE(1);
-    expect(event.dataschema).toBe(`${config.schemaRegistryUrl}/schemas/ids/${schemaId}`);
+    expect(event.dataschema).toBe(`${fx.config.schemaRegistryUrl}/schemas/ids/${schemaId}`);
     const response = await fetch(event.dataschema!);
     expect(response.status).toBe(200);
     const writer = avro.Type.forSchema(JSON.parse(((await response.json()) as { schema: string }).schema));

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import avro from 'avsc';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService } from '../../src/app/service';
 import { loadSchemas } from '../../src/adapters/registry/schemas';
-import { startTestService, testConfig } from '../support/harness';
+import { useService } from '../support/service-fixture';
 
 /**
  * The contract does not depend on our own encoder: a producer that knows only the registry and the Avro
@@ -33,19 +32,17 @@ const wire = (id: number, body: Buffer) => {
 };
 
 describe('contract: a foreign producer using only the registry and the wire format', () => {
-  let config: ServiceConfig;
-  let service: RunningService;
   let kafka: Kafka;
   let consumer: Consumer;
   const replies = new Map<string, Buffer>();
 
+  const fx = useService();
+
   beforeAll(async () => {
-    config = testConfig();
-    service = await startTestService(config);
-    kafka = new Kafka({ brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
+    kafka = new Kafka({ brokers: fx.config.kafka.brokers, logLevel: logLevel.NOTHING });
     consumer = kafka.consumer({ groupId: `foreign-${randomUUID()}` });
     await consumer.connect();
-    await consumer.subscribe({ topic: config.topics.portinReplies, fromBeginning: true });
+    await consumer.subscribe({ topic: fx.config.topics.portinReplies, fromBeginning: true });
     const joined = new Promise((r) => consumer.on(consumer.events.GROUP_JOIN, r));
     await consumer.run({
       eachMessage: async ({ message }) => {
@@ -58,7 +55,6 @@ describe('contract: a foreign producer using only the registry and the wire form
 
   afterAll(async () => {
     await consumer?.disconnect();
-    await service?.stop();
   });
 
   async function sendForeign(schemaJson: string, id: number, payload: object): Promise<any> {
@@ -67,7 +63,7 @@ describe('contract: a foreign producer using only the registry and the wire form
     const producer = kafka.producer();
     await producer.connect();
     await producer.send({
-      topic: config.topics.portinCommands,
+      topic: fx.config.topics.portinCommands,
       messages: [{ key: (payload as { gpsi: string }).gpsi, value: wire(id, type.toBuffer(payload)), headers: { 'X-Correlation-Id': correlationId } }],
     });
     await producer.disconnect();
@@ -78,31 +74,31 @@ describe('contract: a foreign producer using only the registry and the wire form
     }
     const reply = replies.get(correlationId)!;
     expect(reply[0]).toBe(0);
-    const replySchema = await registryGet(config, `/schemas/ids/${reply.readUInt32BE(1)}`);
+    const replySchema = await registryGet(fx.config, `/schemas/ids/${reply.readUInt32BE(1)}`);
     return avro.Type.forSchema(JSON.parse(replySchema.schema)).fromBuffer(reply.subarray(5));
   }
 
   it('encodes with the schema fetched by subject <topic>-<record> and decodes the reply by its schema id', async () => {
-    const latest = await registryGet(config, `/subjects/${config.topics.portinCommands}-${COMMAND}/versions/latest`);
+    const latest = await registryGet(fx.config, `/subjects/${fx.config.topics.portinCommands}-${COMMAND}/versions/latest`);
     const reply = await sendForeign(latest.schema, latest.id, { gpsi: '14155550123' });
     expect(reply).toMatchObject({ status: 'Success', eligibilityStatus: 'Eligible' });
   });
 
   it('keeps BACKWARD compatibility: a new optional field registers and its producers are served; a new required field is refused', async () => {
-    const subject = `${config.topics.portinCommands}-${COMMAND}`;
-    const config_ = await registryGet(config, `/config/${subject}`);
+    const subject = `${fx.config.topics.portinCommands}-${COMMAND}`;
+    const config_ = await registryGet(fx.config, `/config/${subject}`);
     expect(config_.compatibilityLevel).toBe('BACKWARD');
     const current = loadSchemas().get(COMMAND)!;
     const field = `channel${randomUUID().slice(0, 8)}`; // unique: the registry may outlive one run
     const evolved = { ...current, fields: [...current.fields, { name: field, type: ['null', 'string'], default: null }] };
-    const accepted = await registryPost(config, `/subjects/${subject}/versions`, { schema: JSON.stringify(evolved) });
+    const accepted = await registryPost(fx.config, `/subjects/${subject}/versions`, { schema: JSON.stringify(evolved) });
     expect(accepted.status).toBe(200);
     const { id } = (await accepted.json()) as { id: number };
     const reply = await sendForeign(JSON.stringify(evolved), id, { gpsi: '14155550124', [field]: 'retail' });
     expect(reply.eligibilityStatus).toBe('Eligible');
 
     const breaking = { ...current, fields: [...current.fields, { name: 'mandatoryNew', type: 'string' }] };
-    const refused = await registryPost(config, `/subjects/${subject}/versions`, { schema: JSON.stringify(breaking) });
+    const refused = await registryPost(fx.config, `/subjects/${subject}/versions`, { schema: JSON.stringify(breaking) });
     expect(refused.status).toBe(409);
   });
 });

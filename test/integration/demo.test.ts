@@ -1,34 +1,28 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
-import { envFor, startTestService, testConfig } from '../support/harness';
+import { envFor } from '../support/harness';
 import { startTestSimulator } from '../support/client';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { useService } from '../support/service-fixture';
 
 /** `npm run demo` as a newcomer runs it, against a service and the NP simulator (here in-process, on the test's topics). */
 const ROOT = join(__dirname, '..', '..');
 
 describe('npm run demo', () => {
-  let service: RunningService;
-  let simulator: NpSimulator;
   let gateway: TestGateway;
 
-  afterAll(async () => {
-    await gateway?.close();
-    await simulator?.stop();
-    await service?.stop();
+  const fx = useService();
+
+  beforeAll(async () => {
+    fx.track(await startTestSimulator(fx.config));
+    gateway = fx.track(await startTestGateway(fx.config));
   });
 
   it('runs the whole journey and prints every step with its reply', async () => {
-    const config = testConfig();
-    service = await startTestService(config);
-    simulator = await startTestSimulator(config);
-    gateway = await startTestGateway(config);
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'dev', 'entry', 'demo.ts'), '--wait', '60', '--gateway', gateway.url], {
         cwd: ROOT,
-        env: { ...process.env, ...envFor(config), LOG_LEVEL: 'error' },
+        env: { ...process.env, ...envFor(fx.config), LOG_LEVEL: 'error' },
       });
       let stdout = '';
       let stderr = '';

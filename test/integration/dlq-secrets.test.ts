@@ -1,16 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService } from '../../src/app/service';
 import { kafkaTransport } from '../support/kafkajs-transport';
 import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { runWholesale } from '../support/cli';
-import { startTestService, testConfig, TestRequester } from '../support/harness';
 import { readEveryRecord, recordParts } from '../support/topic-dump';
 import { partnerTopics } from '../../src/contract/partner-topics';
 import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';
 import { redisSnapshot } from '../support/redis-snapshot';
+import { useService } from '../support/service-fixture';
 
 /**
  * Issue 13, item 4: hostile CreatePortIns carrying a known pwdPin and accountNo — larger than
@@ -22,31 +20,25 @@ import { redisSnapshot } from '../support/redis-snapshot';
  */
 describe('hostile port-ins: secrets stay inside', () => {
   let auth: TestAuth;
-  let config: ServiceConfig;
-  let service: RunningService;
-  let requester: TestRequester;
-  const kafka = () => new Kafka({ clientId: 'dlq-secrets', brokers: config.kafka.brokers, ...kafkaTransport(config.kafka.security), logLevel: logLevel.NOTHING });
+  const kafka = () => new Kafka({ clientId: 'dlq-secrets', brokers: fx.config.kafka.brokers, ...kafkaTransport(fx.config.kafka.security), logLevel: logLevel.NOTHING });
 
   beforeAll(async () => {
     auth = await testAuth();
-    config = testConfig({ ...auth.env, MAX_MESSAGE_BYTES: '4096' });
-    service = await startTestService(config);
-    requester = await TestRequester.start(config);
   });
 
+  const fx = useService({ env: () => ({ ...auth.env, MAX_MESSAGE_BYTES: '4096' }), requester: true });
+
   afterAll(async () => {
-    await requester?.stop();
-    await service?.stop();
     auth?.cleanup();
   });
 
   /** Every record of every topic of this run — its own topics (the run's suffix) and its partners' (the run's partner prefix) — from the beginning. */
   async function readRunTopics(): Promise<Map<string, Buffer[]>> {
-    const suffix = config.topics.deadLetters.slice(config.topics.deadLetters.lastIndexOf('.'));
+    const suffix = fx.config.topics.deadLetters.slice(fx.config.topics.deadLetters.lastIndexOf('.'));
     const client = kafka();
     const admin = client.admin();
     await admin.connect();
-    const topics = (await admin.listTopics()).filter((t) => t.endsWith(suffix) || t.startsWith(config.partnerTopicPrefix));
+    const topics = (await admin.listTopics()).filter((t) => t.endsWith(suffix) || t.startsWith(fx.config.partnerTopicPrefix));
     await admin.disconnect();
     const records = await readEveryRecord(client, topics);
     return new Map([...records].map(([topic, messages]) => [topic, messages.flatMap(recordParts)]));
@@ -62,21 +54,21 @@ describe('hostile port-ins: secrets stay inside', () => {
       const base = createCommand(gpsi);
       return { ...base, portInfo: { ...base.portInfo, ...secrets, ...extra } };
     };
-    const encoded = await requester.encode('portinCommands', PORTIN('CreatePortIn'), portIn(hostile));
+    const encoded = await fx.requester.encode('portinCommands', PORTIN('CreatePortIn'), portIn(hostile));
     const sends = {
       // the secrets in a record over MAX_MESSAGE_BYTES (4096)
-      tooLarge: { topic: config.topics.portinCommands, value: await requester.encode('portinCommands', PORTIN('CreatePortIn'), portIn(hostile, { authorizationName: 'x'.repeat(5000) })) },
+      tooLarge: { topic: fx.config.topics.portinCommands, value: await fx.requester.encode('portinCommands', PORTIN('CreatePortIn'), portIn(hostile, { authorizationName: 'x'.repeat(5000) })) },
       // a corrupted body: the record cut short, the secrets still in it
-      undecodable: { topic: config.topics.portinCommands, value: encoded.subarray(0, encoded.length - 3) },
+      undecodable: { topic: fx.config.topics.portinCommands, value: encoded.subarray(0, encoded.length - 3) },
       // a valid CreatePortIn on the balance command topic: no handler there
-      wrongType: { topic: config.topics.balanceCommands, value: encoded },
+      wrongType: { topic: fx.config.topics.balanceCommands, value: encoded },
     };
     expect(encoded.subarray(0, encoded.length - 3).includes(hostile.pwdPin)).toBe(true);
     const replies: Record<string, string> = {};
     for (const [name, { topic, value }] of Object.entries(sends)) {
       const correlationId = `${name}-${randomUUID()}`;
-      const pending = requester.awaitReply(correlationId);
-      await requester.sendRaw(topic, {
+      const pending = fx.requester.awaitReply(correlationId);
+      await fx.requester.sendRaw(topic, {
         key: gpsi,
         value,
         headers: { [HEADER.correlationId]: correlationId, [HEADER.authorization]: `Bearer ${token}`, [HEADER.wholesaleCustomerId]: 'alpha-b1' },
@@ -86,31 +78,31 @@ describe('hostile port-ins: secrets stay inside', () => {
       replies[name] = correlationId;
     }
     // A legitimate port-in leaves records in Redis and its secrets on the NP request topic (the old provider checks them).
-    expect((await requester.send('portinCommands', PORTIN('CreatePortIn'), { ...portIn(legit), gpsi: gpsiEndingIn('43') }, { token, headers: { [HEADER.wholesaleCustomerId]: 'alpha-b1' } })).value.status).toBe('Success');
+    expect((await fx.requester.send('portinCommands', PORTIN('CreatePortIn'), { ...portIn(legit), gpsi: gpsiEndingIn('43') }, { token, headers: { [HEADER.wholesaleCustomerId]: 'alpha-b1' } })).value.status).toBe('Success');
 
     const topics = await readRunTopics();
     // The service's topics and the partner's own, where its replies and events went.
-    expect([...topics.keys()].sort()).toEqual(expect.arrayContaining([...Object.values(config.topics), ...Object.values(partnerTopics(config.partnerTopicPrefix, 'alpha'))]));
+    expect([...topics.keys()].sort()).toEqual(expect.arrayContaining([...Object.values(fx.config.topics), ...Object.values(partnerTopics(fx.config.partnerTopicPrefix, 'alpha'))]));
     const holding = (value: string) => [...topics].filter(([, parts]) => parts.some((part) => part.includes(value))).map(([topic]) => topic).sort();
-    const commandTopics = [config.topics.portinCommands, config.topics.balanceCommands].sort();
+    const commandTopics = [fx.config.topics.portinCommands, fx.config.topics.balanceCommands].sort();
     // The search is not blind: it finds the secrets where they are in clear by design.
     expect(holding(hostile.pwdPin)).toEqual(commandTopics);
     expect(holding(hostile.accountNo)).toEqual(commandTopics);
-    expect(holding(legit.accountNo)).toEqual([config.topics.npRequests, config.topics.portinCommands]);
-    expect(topics.get(config.topics.deadLetters)!.length).toBeGreaterThanOrEqual(3);
+    expect(holding(legit.accountNo)).toEqual([fx.config.topics.npRequests, fx.config.topics.portinCommands]);
+    expect(topics.get(fx.config.topics.deadLetters)!.length).toBeGreaterThanOrEqual(3);
 
-    const redis = await redisSnapshot(service.redis, `${config.redis.keyPrefix}*`);
+    const redis = await redisSnapshot(fx.service.redis, `${fx.config.redis.keyPrefix}*`);
     expect(Object.keys(redis).length).toBeGreaterThan(0);
     const stored = JSON.stringify(redis);
     expect([hostile.pwdPin, hostile.accountNo].filter((value) => stored.includes(value))).toEqual([]);
 
     // The operator opens the letters: the original bytes back, byte for byte, and the record decoded.
     const run = await runWholesale(['admin', 'dlq', 'decrypt', '--json', '--count', '100'], {
-      KAFKA_BROKERS: config.kafka.brokers.join(','),
-      SCHEMA_REGISTRY_URL: config.schemaRegistryUrl,
-      TOPIC_DEAD_LETTERS: config.topics.deadLetters,
-      DLQ_ENCRYPTION_KEY: config.deadLetters.encryptionKey!.key,
-      DLQ_ENCRYPTION_KEY_ID: config.deadLetters.encryptionKey!.id,
+      KAFKA_BROKERS: fx.config.kafka.brokers.join(','),
+      SCHEMA_REGISTRY_URL: fx.config.schemaRegistryUrl,
+      TOPIC_DEAD_LETTERS: fx.config.topics.deadLetters,
+      DLQ_ENCRYPTION_KEY: fx.config.deadLetters.encryptionKey!.key,
+      DLQ_ENCRYPTION_KEY_ID: fx.config.deadLetters.encryptionKey!.id,
     });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);

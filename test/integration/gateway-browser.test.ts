@@ -1,10 +1,8 @@
 import { chromium, type Browser } from 'playwright-core';
-import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService } from '../../src/app/service';
-import { startTestService, testConfig } from '../support/harness';
 import { gpsiEndingIn } from '../support/client';
 import { testAuth, type TestAuth } from '../support/auth';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { useService } from '../support/service-fixture';
 
 /**
  * The gateway's interactive API reference (/docs) in a real headless browser — Debian's Chromium driven by
@@ -15,23 +13,21 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('the API reference page in a headless browser', () => {
   let auth: TestAuth;
-  let config: ServiceConfig;
-  let service: RunningService;
   let gateway: TestGateway;
   let browser: Browser;
 
   beforeAll(async () => {
     auth = await testAuth();
-    config = testConfig({ ...auth.env });
-    service = await startTestService(config);
-    gateway = await startTestGateway(config);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  });
+
+  const fx = useService({ env: () => auth.env });
+
+  beforeAll(async () => {
+    gateway = fx.track(await startTestGateway(fx.config));
+    browser = fx.track(await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] }));
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await service?.stop();
     auth?.cleanup();
   });
 

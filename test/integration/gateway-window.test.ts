@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService } from '../../src/app/service';
-import { startTestService, testConfig } from '../support/harness';
 import { gpsiEndingIn } from '../support/client';
 import { testAuth, type TestAuth } from '../support/auth';
 import { request, startTestGateway, type TestGateway } from '../support/gateway';
+import { useService } from '../support/service-fixture';
 
 /**
  * The two statuses only a tighter service shows over HTTP: 410 for a command older than the idempotency
@@ -14,22 +12,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the HTTP gateway over a service with a short idempotency window and a low rate', () => {
   let auth: TestAuth;
-  let config: ServiceConfig;
-  let service: RunningService | undefined;
   let gateway: TestGateway;
   let alpha: string;
 
   beforeAll(async () => {
     auth = await testAuth();
-    config = testConfig({ ...auth.env, IDEMPOTENCY_TTL_SECONDS: '6', STALE_COMMAND_MARGIN_SECONDS: '2', RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '2' });
-    service = await startTestService(config);
-    gateway = await startTestGateway(config, { GATEWAY_REPLY_TIMEOUT_MS: '30000' });
+  });
+
+  const fx = useService({ env: () => ({ ...auth.env, IDEMPOTENCY_TTL_SECONDS: '6', STALE_COMMAND_MARGIN_SECONDS: '2', RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '2' }) });
+
+  beforeAll(async () => {
+    gateway = fx.track(await startTestGateway(fx.config, { GATEWAY_REPLY_TIMEOUT_MS: '30000' }));
     alpha = await auth.signer.sign('alpha');
   });
 
   afterAll(async () => {
-    await gateway?.close();
-    await service?.stop();
     auth?.cleanup();
   });
 
@@ -43,12 +40,11 @@ describe('the HTTP gateway over a service with a short idempotency window and a 
 
   it('answers 410 when the command waited on Kafka longer than the idempotency window before the service read it', async () => {
     await sleep(3000); // the rate bucket refills
-    await service!.stop();
-    service = undefined;
+    await fx.stopService();
     const id = `stale-${randomUUID()}`;
     const waiting = request(gateway.url, 'POST', '/portins/eligibility', { token: alpha, body: { gpsi: gpsiEndingIn('42') }, headers: { 'X-Correlation-Id': id } });
     await sleep(5000);
-    service = await startTestService(config);
+    await fx.restart();
     const stale = await waiting;
     expect(stale).toMatchObject({ status: 410, body: { status: 'STALE_COMMAND', error: { code: 'STALE_COMMAND' } } });
     expect(stale.headers.get('x-correlation-id')).toBe(id);

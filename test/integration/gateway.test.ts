@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { examplePortInOrder } from '../../dev/demo/journey';
-import { startTestService, testConfig, TopicReader, type Reply } from '../support/harness';
+import { TopicReader, type Reply } from '../support/harness';
 import { eventually, gpsiEndingIn, startTestSimulator } from '../support/client';
 import { testAuth, type TestAuth } from '../support/auth';
 import { request, spawnGateway, startTestGateway, type HttpReply, type TestGateway } from '../support/gateway';
+import { useService } from '../support/service-fixture';
 
 /**
  * The HTTP gateway on the real stack: real HTTP (fetch), the service and the NP simulator as the other
@@ -16,14 +14,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the HTTP gateway on the real stack', () => {
   let auth: TestAuth;
-  let config: ServiceConfig;
-  let service: RunningService | undefined;
-  let simulator: NpSimulator;
   let gateway: TestGateway;
   let alpha: string;
   let beta: string;
   const commands: Reply[] = [];
-  let commandReader: TopicReader;
   /** A subscription of alpha, active after a port-in over HTTP (beforeAll). */
   let gpsi: string;
 
@@ -53,11 +47,14 @@ describe('the HTTP gateway on the real stack', () => {
 
   beforeAll(async () => {
     auth = await testAuth();
-    config = testConfig({ ...auth.env });
-    service = await startTestService(config);
-    simulator = await startTestSimulator(config);
-    gateway = await startTestGateway(config, { GATEWAY_REPLY_TIMEOUT_MS: '3000', GATEWAY_BODY_LIMIT_BYTES: '8192' });
-    commandReader = await TopicReader.start(config, [config.topics.portinCommands, config.topics.balanceCommands], (record) => void commands.push(record));
+  });
+
+  const fx = useService({ env: () => auth.env });
+
+  beforeAll(async () => {
+    fx.track(await startTestSimulator(fx.config));
+    gateway = fx.track(await startTestGateway(fx.config, { GATEWAY_REPLY_TIMEOUT_MS: '3000', GATEWAY_BODY_LIMIT_BYTES: '8192' }));
+    fx.track(await TopicReader.start(fx.config, [fx.config.topics.portinCommands, fx.config.topics.balanceCommands], (record) => void commands.push(record)));
     alpha = await auth.signer.sign('alpha');
     beta = await auth.signer.sign('beta');
     gpsi = gpsiEndingIn('42');
@@ -66,10 +63,6 @@ describe('the HTTP gateway on the real stack', () => {
   });
 
   afterAll(async () => {
-    await commandReader?.stop();
-    await gateway?.close();
-    await simulator?.stop();
-    await service?.stop();
     auth?.cleanup();
   });
 
@@ -172,13 +165,12 @@ describe('the HTTP gateway on the real stack', () => {
     const sub = (before.body.balances as any[]).flatMap((b) => b.subBalances).find((s) => s.subBalanceType === 'On-Net Data');
     const change = { gpsi, balances: [{ subBalanceInstId: sub.subBalanceInstId, subBalanceType: 'On-Net Data', unitType: 'MB', action: 'Subtract', quantity: 7 }] };
     const id = `retry-${randomUUID()}`;
-    await service!.stop();
-    service = undefined;
+    await fx.stopService();
     const timedOut = await call('PATCH', '/balances', { body: change, headers: { 'X-Correlation-Id': id } });
     expect(timedOut).toMatchObject({ status: 504, body: { status: 'GATEWAY_TIMEOUT', operation: 'UpdateBalances', error: { message: expect.stringContaining(id) } } });
     expect(timedOut.headers.get('x-correlation-id')).toBe(id);
 
-    service = await startTestService(config);
+    await fx.restart();
     const retried = await call('PATCH', '/balances', { body: change, headers: { 'X-Correlation-Id': id } });
     expect(retried).toMatchObject({ status: 200, body: { status: 'Success' } });
     const again = await call('PATCH', '/balances', { body: change, headers: { 'X-Correlation-Id': id } });
@@ -194,7 +186,7 @@ describe('the HTTP gateway on the real stack', () => {
     expect((await request(gateway.url, 'GET', '/balances', { token: beta, query: { gpsi } })).status).toBe(404);
     expect((await request(gateway.url, 'GET', '/balances', { token: beta, query: { gpsi }, headers: { wholesaleCustomerId: 'alpha' } })).status).toBe(403);
 
-    const limited = await startTestGateway(config, { GATEWAY_RATE_LIMIT_MAX: '10', GATEWAY_RATE_LIMIT_WINDOW_MS: '60000' });
+    const limited = await startTestGateway(fx.config, { GATEWAY_RATE_LIMIT_MAX: '10', GATEWAY_RATE_LIMIT_WINDOW_MS: '60000' });
     try {
       const flood = await Promise.all(Array.from({ length: 30 }, () => request(limited.url, 'POST', '/portins/eligibility', { token: alpha, body: { gpsi: gpsiEndingIn('42') } })));
       const statuses = flood.map((r) => r.status);
@@ -212,21 +204,20 @@ describe('the HTTP gateway on the real stack', () => {
   });
 
   it("a gateway killed mid-request: the client's retry on another instance with the same id is answered once, applied once", async () => {
-    const [first, second] = await Promise.all([spawnGateway(config, 'gateway-a', { GATEWAY_REPLY_TIMEOUT_MS: '30000' }), spawnGateway(config, 'gateway-b')]);
+    const [first, second] = await Promise.all([spawnGateway(fx.config, 'gateway-a', { GATEWAY_REPLY_TIMEOUT_MS: '30000' }), spawnGateway(fx.config, 'gateway-b')]);
     try {
       const before = await call('GET', '/balances', { query: { gpsi } });
       const sub = (before.body.balances as any[]).flatMap((b) => b.subBalances).find((s) => s.subBalanceType === 'On-Net Voice');
       const change = { gpsi, balances: [{ subBalanceInstId: sub.subBalanceInstId, subBalanceType: 'On-Net Voice', unitType: sub.unitType, action: 'Subtract', quantity: 3 }] };
       const id = `killed-${randomUUID()}`;
-      await service!.stop(); // the reply cannot come before the kill
-      service = undefined;
+      await fx.stopService(); // the reply cannot come before the kill
       const inFlight = request(first.url, 'PATCH', '/balances', { token: alpha, body: change, headers: { 'X-Correlation-Id': id } }).catch((error: Error) => error);
       await eventually('the command on its topic', () => sentWith(id)[0]);
       first.process.child.kill('SIGKILL');
       expect(String(await inFlight)).toContain('fetch failed'); // the connection died with the gateway
       await first.process.exited;
 
-      service = await startTestService(config);
+      await fx.restart();
       const retried = await request(second.url, 'PATCH', '/balances', { token: alpha, body: change, headers: { 'X-Correlation-Id': id } });
       expect(retried).toMatchObject({ status: 200, body: { status: 'Success' } });
       expect(await remaining(gpsi, sub.subBalanceInstId)).toBe(sub.remainingBalance - 3);

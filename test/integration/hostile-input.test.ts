@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { BalanceComponents } from '../../src/app/balance';
-import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/app/config';
 import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { openLetter } from '../support/dead-letters';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
-import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
+import { TopicReader, type Reply } from '../support/harness';
 import { subscriberState } from '../support/redis-snapshot';
 import { createActiveSubscription } from '../support/subscriptions';
+import { useService } from '../support/service-fixture';
 
 /**
  * A hostile message costs little: oversized arrays and strings are refused with BAD_REQUEST before any
@@ -17,24 +16,21 @@ import { createActiveSubscription } from '../support/subscriptions';
  */
 describe('bounds on hostile commands over the real stack', () => {
   let auth: TestAuth;
-  let config: ServiceConfig;
-  let service: RunningService;
-  let requester: TestRequester;
   let balance: BalanceComponents;
   let token: string;
 
   beforeAll(async () => {
     auth = await testAuth();
-    config = testConfig({ ...auth.env, MAX_MESSAGE_BYTES: String(256 * 1024) });
-    service = await startTestService(config);
-    requester = await TestRequester.start(config);
-    balance = balanceComponentsOf(service, config);
+  });
+
+  const fx = useService({ env: () => ({ ...auth.env, MAX_MESSAGE_BYTES: String(256 * 1024) }), requester: true });
+
+  beforeAll(async () => {
+    balance = balanceComponentsOf(fx.service, fx.config);
     token = await auth.signer.sign('alpha');
   });
 
   afterAll(async () => {
-    await requester?.stop();
-    await service?.stop();
     auth?.cleanup();
   });
 
@@ -46,7 +42,7 @@ describe('bounds on hostile commands over the real stack', () => {
 
   it('oversized arrays and strings of every balance command → BAD_REQUEST naming the bound, nothing applied, a small reply', async () => {
     const sub = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: 'alpha' });
-    const before = await subscriberState(service.redis, config.redis.keyPrefix, sub.gpsi);
+    const before = await subscriberState(fx.service.redis, fx.config.redis.keyPrefix, sub.gpsi);
     const action = (overrides: object = {}) => ({ subBalanceInstId: `${sub.gpsi}-4`, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Add', quantity: 1, unitType: 'MB', ...overrides });
     const cases: [string, object, string[]][] = [
       ['AddBuckets', { gpsi: sub.gpsi, bucketRefId: Array.from({ length: 20_000 }, () => '2000001') }, ['bucketRefId must have at most 20 item(s)']],
@@ -68,22 +64,22 @@ describe('bounds on hostile commands over the real stack', () => {
     ];
     for (const [operation, command, expected] of cases) {
       const started = performance.now();
-      const reply = await requester.send('balanceCommands', balanceRecord(operation), command, { token, key: 'hostile' });
+      const reply = await fx.requester.send('balanceCommands', balanceRecord(operation), command, { token, key: 'hostile' });
       expect([operation, ...problemsOf(reply)]).toEqual([operation, ...expected]);
       expect(reply.rawValue!.length).toBeLessThan(2048); // the refusal never echoes the hostile input
       expect(performance.now() - started).toBeLessThan(5000);
     }
-    expect(await subscriberState(service.redis, config.redis.keyPrefix, sub.gpsi)).toEqual(before);
+    expect(await subscriberState(fx.service.redis, fx.config.redis.keyPrefix, sub.gpsi)).toEqual(before);
   });
 
   it('oversized headers → BAD_REQUEST (wholesaleCustomerId) or refused unread (Authorization)', async () => {
     const sub = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: 'alpha' });
-    const customer = await requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, headers: { [HEADER.wholesaleCustomerId]: huge(5000) } });
+    const customer = await fx.requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, headers: { [HEADER.wholesaleCustomerId]: huge(5000) } });
     expect(problemsOf(customer)).toEqual([`headers.${HEADER.wholesaleCustomerId} must be at most 12 characters`]);
     // Refused unread and, with no verified caller, answered on no topic: the next command of the number is served.
-    const bearer = await requester.dispatch('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token: huge(100_000) });
-    const next = await requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token });
-    expect([next.headers[HEADER.status], requester.unclaimed(bearer)]).toEqual(['Success', undefined]);
+    const bearer = await fx.requester.dispatch('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token: huge(100_000) });
+    const next = await fx.requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token });
+    expect([next.headers[HEADER.status], fx.requester.unclaimed(bearer)]).toEqual(['Success', undefined]);
   });
 
   it("records with 20,000 headers or 150,000 values of one header are read in milliseconds, and the command behind them is answered (kafkajs's own decoder took minutes)", async () => {
@@ -94,9 +90,9 @@ describe('bounds on hostile commands over the real stack', () => {
     const manyNames = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`x-junk-${i}`, 'v']));
     const manyValues = { x: Array.from({ length: 150_000 }, () => 'v') } as unknown as Record<string, string>;
     const [names, values, next] = await Promise.all([
-      requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, headers: manyNames }),
-      requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, headers: manyValues }),
-      requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token }),
+      fx.requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, headers: manyNames }),
+      fx.requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, headers: manyValues }),
+      fx.requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token }),
     ]);
     expect([names.headers[HEADER.status], next.headers[HEADER.status]]).toEqual(['Success', 'Success']);
     // over this suite's MAX_MESSAGE_BYTES (256 KiB): refused, as any record that size
@@ -105,11 +101,11 @@ describe('bounds on hostile commands over the real stack', () => {
 
   it('a message over MAX_MESSAGE_BYTES is dead-lettered without its bearer token and answered BAD_REQUEST', async () => {
     const letters: Reply[] = [];
-    const dlq = await TopicReader.start(config, [config.topics.deadLetters], (r) => letters.push(r));
+    const dlq = await TopicReader.start(fx.config, [fx.config.topics.deadLetters], (r) => letters.push(r));
     try {
       const correlationId = randomUUID();
-      const pending = requester.awaitReply(correlationId);
-      await requester.sendRaw(config.topics.balanceCommands, {
+      const pending = fx.requester.awaitReply(correlationId);
+      await fx.requester.sendRaw(fx.config.topics.balanceCommands, {
         key: 'k',
         value: Buffer.alloc(300 * 1024, 1),
         headers: { [HEADER.correlationId]: correlationId, [HEADER.authorization]: `Bearer ${token}` },
@@ -122,7 +118,7 @@ describe('bounds on hostile commands over the real stack', () => {
       const letter = letters.find((l) => l.headers[DLQ_HEADER.correlationId] === correlationId)!;
       expect(letter.headers[DLQ_HEADER.reason]).toBe('TOO_LARGE');
       expect(Object.keys(letter.headers).map((h) => h.toLowerCase())).not.toContain('authorization');
-      expect(openLetter(config, letter).original?.headers.map(([name]) => name.toLowerCase())).toEqual([HEADER.correlationId.toLowerCase()]);
+      expect(openLetter(fx.config, letter).original?.headers.map(([name]) => name.toLowerCase())).toEqual([HEADER.correlationId.toLowerCase()]);
     } finally {
       await dlq.stop();
     }
@@ -131,7 +127,7 @@ describe('bounds on hostile commands over the real stack', () => {
   it('an X-Correlation-Id over 128 characters gets its BAD_REQUEST under the id it sent (up to 1 KiB)', async () => {
     const sub = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: 'alpha' });
     const correlationId = `${randomUUID()}-${'x'.repeat(129)}`;
-    const reply = await requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, correlationId });
+    const reply = await fx.requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { token, correlationId });
     expect(reply.headers[HEADER.correlationId]).toBe(correlationId);
     expect(problemsOf(reply)).toEqual([`headers.${HEADER.correlationId} must be at most 128 characters`]);
   });

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CompressionTypes, Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
-import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/app/config';
 import { HEADER } from '../../src/contract/headers';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
-import { startTestService, testConfig } from '../support/harness';
+import { useService } from '../support/service-fixture';
 
 /**
  * A partner on plain kafkajs 2.2.4 — the client the service itself ran on until it moved to
@@ -15,22 +13,20 @@ import { startTestService, testConfig } from '../support/harness';
 jest.setTimeout(120_000);
 
 describe('a partner on plain kafkajs, against the service on its new client', () => {
-  let config: ServiceConfig;
-  let service: RunningService;
   let kafka: Kafka;
   let producer: Producer;
   let consumer: Consumer;
-  const codec = () => new AvroCodec(config.schemaRegistryUrl);
+  const codec = () => new AvroCodec(fx.config.schemaRegistryUrl);
   const replies = new Map<string, { recordName: string; value: Record<string, unknown>; partition: number }>();
 
+  const fx = useService();
+
   beforeAll(async () => {
-    config = testConfig();
-    service = await startTestService(config);
-    kafka = new Kafka({ clientId: 'kafkajs-partner', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
+    kafka = new Kafka({ clientId: 'kafkajs-partner', brokers: fx.config.kafka.brokers, logLevel: logLevel.NOTHING });
     producer = kafka.producer({ allowAutoTopicCreation: false });
     consumer = kafka.consumer({ groupId: `kafkajs-partner-${randomUUID()}`, allowAutoTopicCreation: false });
     await Promise.all([producer.connect(), consumer.connect()]);
-    await consumer.subscribe({ topics: [config.topics.portinReplies], fromBeginning: true });
+    await consumer.subscribe({ topics: [fx.config.topics.portinReplies], fromBeginning: true });
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     const decoder = codec();
     await consumer.run({
@@ -46,7 +42,6 @@ describe('a partner on plain kafkajs, against the service on its new client', ()
 
   afterAll(async () => {
     await Promise.allSettled([producer?.disconnect(), consumer?.disconnect()]);
-    await service?.stop();
   });
 
   it('has every command of a gzip batch answered on its reply topic, matched by X-Correlation-Id', async () => {
@@ -56,11 +51,11 @@ describe('a partner on plain kafkajs, against the service on its new client', ()
     const messages = await Promise.all(
       numbers.map(async (gpsi, i) => ({
         key: gpsi,
-        value: await encoder.encode(config.topics.portinCommands, 'wholesale.portin.v1.CheckPortInEligibility', { gpsi }),
+        value: await encoder.encode(fx.config.topics.portinCommands, 'wholesale.portin.v1.CheckPortInEligibility', { gpsi }),
         headers: { [HEADER.correlationId]: ids[i]! },
       })),
     );
-    await producer.send({ topic: config.topics.portinCommands, acks: -1, compression: CompressionTypes.GZIP, messages });
+    await producer.send({ topic: fx.config.topics.portinCommands, acks: -1, compression: CompressionTypes.GZIP, messages });
     const deadline = Date.now() + 60_000;
     while (ids.some((id) => !replies.has(id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(ids.filter((id) => !replies.has(id))).toEqual([]);

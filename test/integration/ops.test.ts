@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startService, type RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/app/config';
 import { startLocalRedis } from '../../dev/stack';
 import { HEADER } from '../../src/contract/headers';
-import { startTestService, testConfig, testLogger, TestRequester } from '../support/harness';
+import { startTestService, testConfig, TestRequester } from '../support/harness';
 import { createCommand } from '../support/portin/journey';
 import { httpGet, sampleSum, scrape } from '../support/prometheus';
 import { until } from '../support/until';
+import { useService } from '../support/service-fixture';
 
 const ELIGIBILITY = 'wholesale.portin.v1.CheckPortInEligibility';
 const randomGpsi = () => `1${Math.floor(1e10 + Math.random() * 9e10)}`;
@@ -25,23 +25,10 @@ const readyz = async (port: number): Promise<Readyz> => {
 };
 
 describe('HTTP side port: health, readiness and metrics of a running worker', () => {
-  let config: ServiceConfig;
-  let service: RunningService;
-  let requester: TestRequester;
-
-  beforeAll(async () => {
-    config = testConfig({ READINESS_CACHE_MS: '200' });
-    service = await startService(config, testLogger(config), { httpPort: 0 });
-    requester = await TestRequester.start(config);
-  });
-
-  afterAll(async () => {
-    await requester?.stop();
-    await service?.stop();
-  });
+  const fx = useService({ env: { READINESS_CACHE_MS: '200' }, start: { httpPort: 0 }, awaitJoin: false, requester: true });
 
   it('answers /healthz at once and turns /readyz ready once the consumer joined, every check named', async () => {
-    const port = service.httpPort!;
+    const port = fx.service.httpPort!;
     expect(port).toBeGreaterThan(0);
     const health = await httpGet(port, '/healthz');
     expect({ status: health.status, body: JSON.parse(health.body) }).toEqual({ status: 200, body: { status: 'ok' } });
@@ -62,25 +49,25 @@ describe('HTTP side port: health, readiness and metrics of a running worker', ()
   });
 
   it('moves the /metrics counters with the traffic sent: outcomes, durations, ages, dead letters, Redis calls, lag', async () => {
-    const port = service.httpPort!;
+    const port = fx.service.httpPort!;
     const before = await scrape(port);
     const good = 7;
     const bad = 3;
     const replies = await Promise.all([
-      ...Array.from({ length: good }, () => requester.send('portinCommands', ELIGIBILITY, { gpsi: randomGpsi() })),
-      ...Array.from({ length: bad }, () => requester.send('portinCommands', ELIGIBILITY, { gpsi: '12ab' })),
+      ...Array.from({ length: good }, () => fx.requester.send('portinCommands', ELIGIBILITY, { gpsi: randomGpsi() })),
+      ...Array.from({ length: bad }, () => fx.requester.send('portinCommands', ELIGIBILITY, { gpsi: '12ab' })),
     ]);
     expect(replies.map((r) => r.headers[HEADER.status]).sort()).toEqual([...Array(bad).fill('BAD_REQUEST'), ...Array(good).fill('Success')]);
     // A change is looked up first and its outcome recorded; a refusal that depends on the moment (a cancel of a
     // port-in that does not exist yet) is looked up but not recorded.
-    const cancel = await requester.send('portinCommands', 'wholesale.portin.v1.CancelPortIn', { partnerTransactionId: null, gpsi: randomGpsi() });
+    const cancel = await fx.requester.send('portinCommands', 'wholesale.portin.v1.CancelPortIn', { partnerTransactionId: null, gpsi: randomGpsi() });
     expect(cancel.headers[HEADER.status]).toBe('NOT_FOUND');
-    const created = await requester.send('portinCommands', 'wholesale.portin.v1.CreatePortIn', createCommand(randomGpsi()));
+    const created = await fx.requester.send('portinCommands', 'wholesale.portin.v1.CreatePortIn', createCommand(randomGpsi()));
     expect(created.headers[HEADER.status]).toBe('Success');
     // A record that is not Avro goes to the dead-letter topic; its requester gets a BAD_REQUEST reply.
     const poisonId = randomUUID();
-    const poisonReply = requester.awaitReply(poisonId);
-    await requester.sendRaw(config.topics.portinCommands, { key: 'poison', value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: poisonId } });
+    const poisonReply = fx.requester.awaitReply(poisonId);
+    await fx.requester.sendRaw(fx.config.topics.portinCommands, { key: 'poison', value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: poisonId } });
     await poisonReply;
 
     // Metrics are recorded before the batch is sent: by the time a reply arrived its command is counted,
@@ -101,12 +88,12 @@ describe('HTTP side port: health, readiness and metrics of a running worker', ()
     expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'replyCache.get', result: 'ok' })).toBe(2);
     expect(moved('wholesale_redis_call_duration_seconds_count', { operation: 'replyCache.put', result: 'ok' })).toBe(1);
     expect(sampleSum(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
-    expect(sampleSum(after, 'wholesale_consumer_assigned_partitions')).toBe(config.kafka.topicPartitions * service.consumedTopics.length);
+    expect(sampleSum(after, 'wholesale_consumer_assigned_partitions')).toBe(fx.config.kafka.topicPartitions * fx.service.consumedTopics.length);
 
     // Lag per partition of each consumed topic, and it drains to 0 once the batches are committed.
     const lagSeries = after.filter((s) => s.name === 'wholesale_consumer_lag');
     expect(lagSeries.map((s) => `${s.labels.topic}/${s.labels.partition}`).sort()).toEqual(
-      service.consumedTopics.flatMap((t) => [...Array(config.kafka.topicPartitions).keys()].map((p) => `${t}/${p}`)).sort(),
+      fx.service.consumedTopics.flatMap((t) => [...Array(fx.config.kafka.topicPartitions).keys()].map((p) => `${t}/${p}`)).sort(),
     );
     await until('lag 0', async () => (sampleSum(await scrape(port), 'wholesale_consumer_lag') === 0 ? true : undefined));
   });

@@ -1,11 +1,10 @@
-import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService } from '../../src/app/service';
 import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { startTestService, testConfig, TestRequester, type Reply } from '../support/harness';
 import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';
 import { redisSnapshot } from '../support/redis-snapshot';
 import { balanceRecord } from '../support/balance-client';
+import { useService } from '../support/service-fixture';
 
 /**
  * Issue 13, item 5a: the changes a partner has recorded (outcome records kept IDEMPOTENCY_TTL_SECONDS)
@@ -19,25 +18,19 @@ const QUOTA = 3;
 
 describe('per-partner idempotency quota', () => {
   let auth: TestAuth;
-  let config: ServiceConfig;
-  let service: RunningService;
-  let requester: TestRequester;
 
   beforeAll(async () => {
     auth = await testAuth();
-    config = testConfig({ ...auth.env, PARTNER_OUTCOME_QUOTA: String(QUOTA), IDEMPOTENCY_TTL_SECONDS: String(WINDOW_SECONDS) });
-    service = await startTestService(config);
-    requester = await TestRequester.start(config);
   });
 
+  const fx = useService({ env: () => ({ ...auth.env, PARTNER_OUTCOME_QUOTA: String(QUOTA), IDEMPOTENCY_TTL_SECONDS: String(WINDOW_SECONDS) }), requester: true });
+
   afterAll(async () => {
-    await requester?.stop();
-    await service?.stop();
     auth?.cleanup();
   });
 
   const createPortIn = async (partner: string, gpsi = gpsiEndingIn('42')): Promise<Reply> =>
-    requester.send('portinCommands', PORTIN('CreatePortIn'), createCommand(gpsi), { token: await auth.signer.sign(partner) });
+    fx.requester.send('portinCommands', PORTIN('CreatePortIn'), createCommand(gpsi), { token: await auth.signer.sign(partner) });
 
   it("refuses partner alpha's changes over its quota with RATE_LIMITED naming the quota, serves beta, and lets alpha in again as its buckets expire", async () => {
     const statusOf = (reply: Reply) => reply.headers[HEADER.status];
@@ -45,13 +38,13 @@ describe('per-partner idempotency quota', () => {
     for (let i = 0; i < QUOTA; i++) alphaFirst.push(statusOf(await createPortIn('alpha')));
     expect(alphaFirst).toEqual(['Success', 'Success', 'Success']);
     // queries record nothing and are never counted
-    expect(statusOf(await requester.send('portinCommands', PORTIN('QueryPortIn'), { gpsi: gpsiEndingIn('42') }, { token: await auth.signer.sign('alpha') }))).toBe('NOT_FOUND');
+    expect(statusOf(await fx.requester.send('portinCommands', PORTIN('QueryPortIn'), { gpsi: gpsiEndingIn('42') }, { token: await auth.signer.sign('alpha') }))).toBe('NOT_FOUND');
 
     const refusedGpsi = gpsiEndingIn('42');
     const refused = await createPortIn('alpha', refusedGpsi);
     expect(statusOf(refused)).toBe('RATE_LIMITED');
     expect(refused.value.error.message).toMatch(new RegExp(`^The partner's idempotency quota is exhausted: ${QUOTA} changes recorded within ${WINDOW_SECONDS} s, the quota is ${QUOTA}`));
-    expect(await redisSnapshot(service.redis, `${config.redis.keyPrefix}{${refusedGpsi}}*`)).toEqual({}); // nothing applied
+    expect(await redisSnapshot(fx.service.redis, `${fx.config.redis.keyPrefix}{${refusedGpsi}}*`)).toEqual({}); // nothing applied
 
     // beta has a quota of its own: alpha being over its quota takes nothing from it
     const beta = [];

@@ -1,16 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BalanceComponents } from '../../src/app/balance';
-import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/app/config';
 import { ensureTopicsExist } from '../../src/adapters/kafka/admin-session';
 import { partnerTopics } from '../../src/contract/partner-topics';
 import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
-import { startTestService, testConfig, testConnection, TestRequester, TopicReader, type Reply } from '../support/harness';
+import { testConnection, TopicReader, type Reply } from '../support/harness';
 import { parseSamples, sampleSum } from '../support/prometheus';
 import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
 import { openLetter } from '../support/dead-letters';
+import { useService } from '../support/service-fixture';
 
 /**
  * Issue 13 over the real stack (AUTH_MODE=jwt, partners alpha and beta of test/support/auth.ts): each
@@ -25,37 +24,29 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
   const alphaTopics = partnerTopics(prefix, 'alpha');
   const betaTopics = partnerTopics(prefix, 'beta');
   let auth: TestAuth;
-  let config: ServiceConfig;
-  let service: RunningService;
-  let requester: TestRequester;
   let balance: BalanceComponents;
   const seen: Reply[] = [];
-  const readers: TopicReader[] = [];
 
   beforeAll(async () => {
     auth = await testAuth();
-    config = testConfig({
-      ...auth.env,
-      PARTNER_TOPIC_PREFIX: prefix,
-      TOPIC_PARTITIONS: String(PARTITIONS),
-      REJECTED_RATE_PER_SECOND: '1',
-      REJECTED_BURST: '1',
-    });
+  });
+
+  const fx = useService({
+    env: () => ({ ...auth.env, PARTNER_TOPIC_PREFIX: prefix, TOPIC_PARTITIONS: String(PARTITIONS), REJECTED_RATE_PER_SECOND: '1', REJECTED_BURST: '1' }),
     // The partner topics exist before the service starts (provisioned), as in production.
-    await ensureTopicsExist(testConnection(config), [...Object.values(alphaTopics), ...Object.values(betaTopics)], PARTITIONS, 1);
-    service = await startTestService(config);
+    prepare: (config) => ensureTopicsExist(testConnection(config), [...Object.values(alphaTopics), ...Object.values(betaTopics)], PARTITIONS, 1),
     // Replies are awaited on alpha's and beta's own topics only: a reply anywhere else is never seen.
-    requester = await TestRequester.start(config, [alphaTopics.balanceReplies, alphaTopics.portinReplies, betaTopics.balanceReplies, betaTopics.portinReplies]);
+    requester: () => [alphaTopics.balanceReplies, alphaTopics.portinReplies, betaTopics.balanceReplies, betaTopics.portinReplies],
+  });
+
+  beforeAll(async () => {
     // Everything written to any reply or event topic, partner or shared, and the DLQ.
-    const everything = [...Object.values(alphaTopics), ...Object.values(betaTopics), config.topics.portinReplies, config.topics.balanceReplies, config.topics.balanceEvents, config.topics.deadLetters];
-    readers.push(await TopicReader.start(config, everything, (record) => seen.push(record)));
-    balance = balanceComponentsOf(service, config);
+    const everything = [...Object.values(alphaTopics), ...Object.values(betaTopics), fx.config.topics.portinReplies, fx.config.topics.balanceReplies, fx.config.topics.balanceEvents, fx.config.topics.deadLetters];
+    fx.track(await TopicReader.start(fx.config, everything, (record) => seen.push(record)));
+    balance = balanceComponentsOf(fx.service, fx.config);
   });
 
   afterAll(async () => {
-    await Promise.all(readers.map((r) => r.stop()));
-    await requester?.stop();
-    await service?.stop();
     auth?.cleanup();
   });
 
@@ -72,12 +63,12 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
     balances: [{ subBalanceInstId: `${sub.gpsi}-4`, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 1, unitType: 'MB' }],
   });
   const send = async (operation: string, command: { gpsi: string }, bearer: string | null, headers: Record<string, string | Buffer> = {}) =>
-    requester.send('balanceCommands', balanceRecord(operation), command, { token: bearer, headers });
+    fx.requester.send('balanceCommands', balanceRecord(operation), command, { token: bearer, headers });
   /** Sends without waiting for a reply (there may be none); returns its correlation id. */
   const sendUnanswered = async (command: { gpsi: string }, headers: Record<string, string | Buffer>) => {
     const correlationId: string = randomUUID();
-    const value = await requester.encode('balanceCommands', balanceRecord('QueryBalances'), command);
-    await requester.sendRaw(config.topics.balanceCommands, { key: command.gpsi, value, headers: { [HEADER.correlationId]: correlationId, ...headers } });
+    const value = await fx.requester.encode('balanceCommands', balanceRecord('QueryBalances'), command);
+    await fx.requester.sendRaw(fx.config.topics.balanceCommands, { key: command.gpsi, value, headers: { [HEADER.correlationId]: correlationId, ...headers } });
     return correlationId;
   };
   const onTopic = (topic: string) => seen.filter((r) => r.topic === topic);
@@ -106,14 +97,14 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
     // Each BalancesUpdated event on the operator's topic (billing, unchanged) and on its partner's, same ce_id.
     await eventually('both copies of both events', () => carrying([...alphaIds, ...betaIds]).filter((r) => r.recordName.endsWith('BalancesUpdated')).length === 4);
     const alphaEvents = carrying(alphaIds).filter((r) => r.recordName.endsWith('BalancesUpdated'));
-    expect(alphaEvents.map((e) => e.topic).sort()).toEqual([alphaTopics.balanceEvents, config.topics.balanceEvents].sort());
+    expect(alphaEvents.map((e) => e.topic).sort()).toEqual([alphaTopics.balanceEvents, fx.config.topics.balanceEvents].sort());
     expect(new Set(alphaEvents.map((e) => e.headers.ce_id)).size).toBe(1);
     const betaTopicNames = Object.values(betaTopics);
     expect(carrying(alphaIds).filter((r) => betaTopicNames.includes(r.topic))).toEqual([]);
     expect(seen.filter((r) => betaTopicNames.includes(r.topic) && (r.key === alphaSub.gpsi || r.value?.gpsi === alphaSub.gpsi))).toEqual([]);
     expect(carrying(betaIds).filter((r) => Object.values(alphaTopics).includes(r.topic))).toEqual([]);
     // The shared reply topics carry nobody's replies any more.
-    expect([...onTopic(config.topics.balanceReplies), ...onTopic(config.topics.portinReplies)]).toEqual([]);
+    expect([...onTopic(fx.config.topics.balanceReplies), ...onTopic(fx.config.topics.portinReplies)]).toEqual([]);
   });
 
   it("an unauthenticated command naming beta's reply topic writes nothing there (and is answered nowhere)", async () => {
@@ -127,12 +118,12 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
     const after = await send('QueryBalances', { gpsi: betaSub.gpsi }, await token('beta'));
     expect([after.topic, after.headers[HEADER.status]]).toEqual([betaTopics.balanceReplies, 'Success']);
     expect(onTopic(betaTopics.balanceReplies).filter((r) => refused.includes(r.headers[HEADER.correlationId]!))).toEqual([]);
-    expect(carrying(refused).filter((r) => r.topic !== config.topics.deadLetters)).toEqual([]);
+    expect(carrying(refused).filter((r) => r.topic !== fx.config.topics.deadLetters)).toEqual([]);
   });
 
   it('a flood of forged tokens is counted, not answered; a valid partner in the middle of it is served', async () => {
     const alphaSub = await subscriptionOf('alpha');
-    const before = parseSamples(await service.metrics.render());
+    const before = parseSamples(await fx.service.metrics.render());
     const rejected = (samples: ReturnType<typeof parseSamples>, action: string) => sampleSum(samples, 'wholesale_rejected_commands_total', { reason: 'UNAUTHORIZED', action });
     const claim = (await token('alpha')).split('.').slice(0, 2).join('.');
     // alpha's client is at work before the flood: its token is verified once and known from then on
@@ -145,7 +136,7 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
     const valid = await send('QueryBalances', { gpsi: alphaSub.gpsi }, await token('alpha'));
     const elapsedSeconds = (Date.now() - started) / 1000;
     expect([valid.topic, valid.headers[HEADER.status]]).toEqual([alphaTopics.balanceReplies, 'Success']);
-    const after = parseSamples(await service.metrics.render());
+    const after = parseSamples(await fx.service.metrics.render());
     const recorded = rejected(after, 'recorded') - rejected(before, 'recorded');
     const dropped = rejected(after, 'dropped') - rejected(before, 'dropped');
     const shed = rejected(after, 'shed') - rejected(before, 'shed'); // not even verified: the budget was spent
@@ -157,10 +148,10 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
     const records = carrying(flood);
     expect(records.length).toBe(recorded);
     for (const record of records) {
-      expect([record.topic, record.headers['x-dlq-reason']]).toEqual([config.topics.deadLetters, 'UNAUTHENTICATED']);
+      expect([record.topic, record.headers['x-dlq-reason']]).toEqual([fx.config.topics.deadLetters, 'UNAUTHENTICATED']);
       expect(Object.keys(record.headers).map((h) => h.toLowerCase())).not.toContain('authorization');
       // Sealed inside: the original headers without the token, and no value.
-      const opened = openLetter(config, record).original!;
+      const opened = openLetter(fx.config, record).original!;
       expect(opened.value).toBeNull();
       expect(opened.headers.map(([name]) => name.toLowerCase())).not.toContain('authorization');
     }
@@ -181,10 +172,10 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
     // Sent one after another on one key (one partition), the good one last, before any reply is awaited.
     const dispatch = async (headers: Record<string, string | Buffer>): Promise<{ reply: Promise<Reply> }> => {
       const correlationId = randomUUID();
-      const reply = requester.awaitReply(correlationId);
-      const value = await requester.encode('balanceCommands', balanceRecord('QueryBalances'), { gpsi: alphaSub.gpsi });
+      const reply = fx.requester.awaitReply(correlationId);
+      const value = await fx.requester.encode('balanceCommands', balanceRecord('QueryBalances'), { gpsi: alphaSub.gpsi });
       const all = { [HEADER.correlationId]: correlationId, [HEADER.authorization]: `Bearer ${bearer}`, ...headers };
-      await requester.sendRaw(config.topics.balanceCommands, { key: alphaSub.gpsi, value, headers: all });
+      await fx.requester.sendRaw(fx.config.topics.balanceCommands, { key: alphaSub.gpsi, value, headers: all });
       return { reply };
     };
     const sent: { reply: Promise<Reply> }[] = [];

@@ -4,11 +4,9 @@ import { createRedisClient, type RedisClient } from '../../src/adapters/redis/cl
 import { loadFunctionLibrary } from '../../src/adapters/redis/scripts';
 import { admissionKey } from '../../src/adapters/redis/keys';
 import { createRedisAdmission } from '../../src/adapters/redis/admission';
-import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/app/config';
 import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
-import { startTestService, testConfig, TestRequester } from '../support/harness';
+import { useService } from '../support/service-fixture';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -148,26 +146,20 @@ describe('per-partner rate limit', () => {
 
   describe('over the real stack', () => {
     let auth: TestAuth;
-    let config: ServiceConfig;
-    let service: RunningService;
-    let requester: TestRequester;
 
     beforeAll(async () => {
       auth = await testAuth();
-      config = testConfig({ ...auth.env, RATE_LIMIT_PER_SECOND: '2', RATE_LIMIT_BURST: '5' });
-      service = await startTestService(config);
-      requester = await TestRequester.start(config);
     });
 
+    const fx = useService({ env: () => ({ ...auth.env, RATE_LIMIT_PER_SECOND: '2', RATE_LIMIT_BURST: '5' }), requester: true });
+
     afterAll(async () => {
-      await requester?.stop();
-      await service?.stop();
       auth?.cleanup();
     });
 
     it("a burst over the limit gets RATE_LIMITED while another partner is served; brands count against their partner", async () => {
       const eligibility = (token: string, customer?: string) =>
-        requester.send('portinCommands', 'wholesale.portin.v1.CheckPortInEligibility', { gpsi: '19459986891' }, {
+        fx.requester.send('portinCommands', 'wholesale.portin.v1.CheckPortInEligibility', { gpsi: '19459986891' }, {
           token,
           headers: customer ? { [HEADER.wholesaleCustomerId]: customer } : {},
         });

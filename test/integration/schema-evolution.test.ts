@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import type { RunningService } from '../../src/app/service';
 import type { ServiceConfig } from '../../src/app/config';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
 import { loadSchemas, type AvroRecordSchema } from '../../src/adapters/registry/schemas';
 import { subjectFor } from '../../src/adapters/registry/topology';
 import { HEADER } from '../../src/contract/headers';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
-import { startTestService, testConfig, TestRequester } from '../support/harness';
+import { testConfig } from '../support/harness';
 import { createActiveSubscription } from '../support/subscriptions';
+import { useService } from '../support/service-fixture';
 
 /**
  * Schema evolution as partners live it (docs/client.md "Schema versions"): the service registers its command
@@ -23,32 +23,26 @@ const newer: AvroRecordSchema = { ...current, fields: [...current.fields, { name
 const incompatible: AvroRecordSchema = { ...current, fields: [...current.fields, { name: 'since', type: 'string' }] };
 
 describe('command schema versions against the running service', () => {
-  let config: ServiceConfig;
-  let service: RunningService;
-  let requester: TestRequester;
   let registry: SchemaRegistry;
   const ids: Record<'previous' | 'newer', number> = { previous: 0, newer: 0 };
 
-  beforeAll(async () => {
-    config = testConfig();
-    const codec = new AvroCodec(config.schemaRegistryUrl);
-    // The previous release of the service registered the older version first.
-    ids.previous = await codec.register(config.topics.balanceCommands, previous, RECORD);
-    service = await startTestService(config); // registers today's version over it: BACKWARD-compatible
-    ids.newer = await codec.register(config.topics.balanceCommands, newer, RECORD); // a partner ahead of the service
-    requester = await TestRequester.start(config, [config.topics.balanceReplies]);
-    registry = new SchemaRegistry({ host: config.schemaRegistryUrl });
+  const fx = useService({
+    // The previous release of the service registered the older version first; the service registers today's over it: BACKWARD-compatible.
+    prepare: async (config) => {
+      ids.previous = await new AvroCodec(config.schemaRegistryUrl).register(config.topics.balanceCommands, previous, RECORD);
+    },
+    requester: (config) => [config.topics.balanceReplies],
   });
 
-  afterAll(async () => {
-    await requester?.stop();
-    await service?.stop();
+  beforeAll(async () => {
+    ids.newer = await new AvroCodec(fx.config.schemaRegistryUrl).register(fx.config.topics.balanceCommands, newer, RECORD); // a partner ahead of the service
+    registry = new SchemaRegistry({ host: fx.config.schemaRegistryUrl });
   });
 
   const sendWithSchemaId = async (schemaId: number, value: object, customer: string) => {
     const correlationId = randomUUID();
-    const reply = requester.awaitReply(correlationId);
-    await requester.sendRaw(config.topics.balanceCommands, {
+    const reply = fx.requester.awaitReply(correlationId);
+    await fx.requester.sendRaw(fx.config.topics.balanceCommands, {
       key: (value as { gpsi: string }).gpsi,
       value: await registry.encode(schemaId, value),
       headers: { [HEADER.correlationId]: correlationId, [HEADER.wholesaleCustomerId]: customer },
@@ -57,14 +51,14 @@ describe('command schema versions against the running service', () => {
   };
 
   it('registers three versions of the subject: previous, today\'s, and the newer one', async () => {
-    const subject = subjectFor(config.topics.balanceCommands, RECORD);
-    const response = await fetch(`${config.schemaRegistryUrl}/subjects/${encodeURIComponent(subject)}/versions`);
+    const subject = subjectFor(fx.config.topics.balanceCommands, RECORD);
+    const response = await fetch(`${fx.config.schemaRegistryUrl}/subjects/${encodeURIComponent(subject)}/versions`);
     expect(await response.json()).toHaveLength(3);
     expect(new Set([ids.previous, ids.newer]).size).toBe(2);
   });
 
   it('answers a partner on the previous version (no limit field) with the default page of 50 entries', async () => {
-    const sub = await createActiveSubscription(balanceComponentsOf(service, config).subscriptions);
+    const sub = await createActiveSubscription(balanceComponentsOf(fx.service, fx.config).subscriptions);
     const reply = await sendWithSchemaId(ids.previous, { gpsi: sub.gpsi }, sub.wholesaleCustomerId);
     expect(reply.headers[HEADER.status]).toBe('Success');
     expect(reply.recordName).toBe(balanceRecord('QueryBalanceHistoryReply'));
@@ -72,14 +66,14 @@ describe('command schema versions against the running service', () => {
   });
 
   it('answers a partner on a newer version (an optional field more), its extra field ignored', async () => {
-    const sub = await createActiveSubscription(balanceComponentsOf(service, config).subscriptions);
+    const sub = await createActiveSubscription(balanceComponentsOf(fx.service, fx.config).subscriptions);
     const reply = await sendWithSchemaId(ids.newer, { gpsi: sub.gpsi, limit: 1, includeRenewals: true }, sub.wholesaleCustomerId);
     expect(reply.headers[HEADER.status]).toBe('Success');
     expect(reply.value.entries).toHaveLength(1);
   });
 
   it('reads every version as today\'s record: the reader\'s default for a missing field, a newer field dropped', async () => {
-    const codec = new AvroCodec(config.schemaRegistryUrl);
+    const codec = new AvroCodec(fx.config.schemaRegistryUrl);
     const fromPrevious = await codec.decode(await registry.encode(ids.previous, { gpsi: '19459986891' }));
     expect(fromPrevious.value).toEqual({ gpsi: '19459986891', limit: null });
     const fromNewer = await codec.decode(await registry.encode(ids.newer, { gpsi: '19459986891', limit: 3, includeRenewals: true }));
@@ -87,8 +81,8 @@ describe('command schema versions against the running service', () => {
   });
 
   it('refuses an incompatible version (a new required field) at registration, naming the incompatibility', async () => {
-    const codec = new AvroCodec(config.schemaRegistryUrl);
-    const refusal = await codec.register(config.topics.balanceCommands, incompatible, RECORD).then(
+    const codec = new AvroCodec(fx.config.schemaRegistryUrl);
+    const refusal = await codec.register(fx.config.topics.balanceCommands, incompatible, RECORD).then(
       () => undefined,
       (error: Error) => error,
     );

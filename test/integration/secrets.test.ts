@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type ServiceConfig } from '../../src/app/config';
 import { loadNpSimulatorConfig } from '../../dev/np-simulator/config';
-import { startService, type RunningService } from '../../src/app/service';
 import { createLogger } from '../../src/observability/logger';
-import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';
+import { startNpSimulator } from '../../dev/np-simulator/np-simulator';
 import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceRecord } from '../support/balance-client';
-import { envFor, partnerTopicsOf, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
+import { envFor, partnerTopicsOf, TopicReader, type Reply } from '../support/harness';
 import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';
+import { useService } from '../support/service-fixture';
 
 /**
  * A full journey — a port-in sent back for resolution, updated with new secrets, confirmed and completed,
@@ -20,36 +19,31 @@ import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';
  */
 describe('secrets never appear in logs, replies, events or dead letters', () => {
   let auth: TestAuth;
-  let config: ServiceConfig;
-  let service: RunningService;
-  let simulator: NpSimulator;
-  let requester: TestRequester;
-  let reader: TopicReader;
   const logLines: string[] = [];
   const records: Reply[] = [];
 
+  const log = createLogger({ level: 'trace', name: 'secrets-test', destination: { write: (line: string) => logLines.push(line) } });
+
   beforeAll(async () => {
     auth = await testAuth();
-    config = testConfig({ ...auth.env, LOG_LEVEL: 'trace' });
-    const log = createLogger({ level: 'trace', name: 'secrets-test', destination: { write: (line: string) => logLines.push(line) } });
-    service = await startService(config, log);
-    await service.joined;
-    simulator = await startNpSimulator(
-      loadNpSimulatorConfig({ ...process.env, ...envFor(config), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000', LOG_LEVEL: 'trace' }),
-      { log },
+  });
+
+  const fx = useService({ env: () => ({ ...auth.env, LOG_LEVEL: 'trace' }), log, requester: true });
+
+  beforeAll(async () => {
+    const simulator = fx.track(
+      await startNpSimulator(
+        loadNpSimulatorConfig({ ...process.env, ...envFor(fx.config), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000', LOG_LEVEL: 'trace' }),
+        { log },
+      ),
     );
     await simulator.joined;
-    requester = await TestRequester.start(config);
-    const { portinCommands, balanceCommands, ...outputs } = config.topics; // the commands hold the secrets as partners send them
+    const { portinCommands, balanceCommands, ...outputs } = fx.config.topics; // the commands hold the secrets as partners send them
     // alpha's own reply and event topics too: its replies and its copies of the events go there.
-    reader = await TopicReader.start(config, [...Object.values(outputs), ...Object.values(partnerTopicsOf(config, 'alpha'))], (record) => records.push(record));
+    fx.track(await TopicReader.start(fx.config, [...Object.values(outputs), ...Object.values(partnerTopicsOf(fx.config, 'alpha'))], (record) => records.push(record)));
   });
 
   afterAll(async () => {
-    await reader?.stop();
-    await requester?.stop();
-    await simulator?.stop();
-    await service?.stop();
     auth?.cleanup();
   });
 
@@ -74,9 +68,9 @@ describe('secrets never appear in logs, replies, events or dead letters', () => 
     };
     const gpsi = gpsiEndingIn('42');
     const send = (role: 'portinCommands' | 'balanceCommands', record: string, value: object, token = secrets.token) =>
-      requester.send(role, record, value, { token, headers: { [HEADER.wholesaleCustomerId]: 'alpha-b1' }, key: gpsi });
+      fx.requester.send(role, record, value, { token, headers: { [HEADER.wholesaleCustomerId]: 'alpha-b1' }, key: gpsi });
     const statusOf = (gpsiEvents: Reply[]) => gpsiEvents.map((e) => `${e.value.portStatus}/v${e.value.portOrderVersion}`);
-    const portInEvents = () => records.filter((r) => r.topic === config.topics.portinEvents && r.key === gpsi);
+    const portInEvents = () => records.filter((r) => r.topic === fx.config.topics.portinEvents && r.key === gpsi);
 
     const create = createCommand(gpsi, { portInfo: { ...createCommand(gpsi).portInfo, pwdPin: secrets.firstPin, accountNo: secrets.firstAccount } });
     expect((await send('portinCommands', PORTIN('CreatePortIn'), create)).value.status).toBe('Success');
@@ -93,25 +87,25 @@ describe('secrets never appear in logs, replies, events or dead letters', () => 
     const badRequest = await send('portinCommands', PORTIN('CreatePortIn'), refused);
     expect(badRequest.value.error.problems.map((p: { path: string }) => p.path)).toEqual(['portInfo.accountNo', 'portInfo.pwdPin']);
     // An expired token: refused, recorded on the DLQ without its token, answered nowhere.
-    const expired = await requester.dispatch('portinCommands', PORTIN('QueryPortIn'), { gpsi }, { token: secrets.expiredToken, key: gpsi });
+    const expired = await fx.requester.dispatch('portinCommands', PORTIN('QueryPortIn'), { gpsi }, { token: secrets.expiredToken, key: gpsi });
     const poison = randomUUID();
-    await requester.sendRaw(config.topics.portinCommands, { key: gpsi, value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: poison, [HEADER.authorization]: `Bearer ${secrets.token}` } });
-    await requester.awaitReply(poison);
-    expect(requester.unclaimed(expired)).toBeUndefined();
-    await until('the dead letter', () => records.some((r) => r.topic === config.topics.deadLetters && r.headers[DLQ_HEADER.correlationId] === poison));
-    await until('the balance events', () => records.some((r) => r.topic === config.topics.balanceEvents && r.key === gpsi));
+    await fx.requester.sendRaw(fx.config.topics.portinCommands, { key: gpsi, value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: poison, [HEADER.authorization]: `Bearer ${secrets.token}` } });
+    await fx.requester.awaitReply(poison);
+    expect(fx.requester.unclaimed(expired)).toBeUndefined();
+    await until('the dead letter', () => records.some((r) => r.topic === fx.config.topics.deadLetters && r.headers[DLQ_HEADER.correlationId] === poison));
+    await until('the balance events', () => records.some((r) => r.topic === fx.config.topics.balanceEvents && r.key === gpsi));
 
     // Everything the service and the simulator wrote, as text: log lines; each record's key, headers,
     // decoded value and raw bytes (Avro writes strings as plain UTF-8).
     const text = (r: Reply) => [r.key ?? '', JSON.stringify(r.value), r.rawValue?.toString('utf8') ?? '', ...Object.entries(r.rawHeaders).map(([name, v]) => `${name}=${String(v)}`)].join('\n');
-    const npRequests = records.filter((r) => r.topic === config.topics.npRequests).map(text).join('\n');
-    const alpha = partnerTopicsOf(config, 'alpha');
+    const npRequests = records.filter((r) => r.topic === fx.config.topics.npRequests).map(text).join('\n');
+    const alpha = partnerTopicsOf(fx.config, 'alpha');
     const elsewhere = {
       logs: logLines.join(''),
-      replies: records.filter((r) => [config.topics.portinReplies, config.topics.balanceReplies, alpha.portinReplies, alpha.balanceReplies].includes(r.topic)).map(text).join('\n'),
-      events: records.filter((r) => [config.topics.portinEvents, config.topics.balanceEvents, alpha.portinEvents, alpha.balanceEvents].includes(r.topic)).map(text).join('\n'),
-      deadLetters: records.filter((r) => r.topic === config.topics.deadLetters).map(text).join('\n'),
-      npResponses: records.filter((r) => r.topic === config.topics.npResponses).map(text).join('\n'),
+      replies: records.filter((r) => [fx.config.topics.portinReplies, fx.config.topics.balanceReplies, alpha.portinReplies, alpha.balanceReplies].includes(r.topic)).map(text).join('\n'),
+      events: records.filter((r) => [fx.config.topics.portinEvents, fx.config.topics.balanceEvents, alpha.portinEvents, alpha.balanceEvents].includes(r.topic)).map(text).join('\n'),
+      deadLetters: records.filter((r) => r.topic === fx.config.topics.deadLetters).map(text).join('\n'),
+      npResponses: records.filter((r) => r.topic === fx.config.topics.npResponses).map(text).join('\n'),
     };
     // The haystacks are real: the journey was logged, answered and published.
     expect(logLines.filter((l) => l.includes('"command handled"')).length).toBeGreaterThanOrEqual(8);

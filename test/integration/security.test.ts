@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { BalanceComponents } from '../../src/app/balance';
-import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/app/config';
 import { createDevSigner, type DevSigner } from '../../dev/keys/dev-signer';
 import { HEADER } from '../../src/contract/headers';
 import { testAuth, type TestAuth } from '../support/auth';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
-import { startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
+import { TopicReader, type Reply } from '../support/harness';
 import { redisSnapshot, subscriberState } from '../support/redis-snapshot';
 import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { useService } from '../support/service-fixture';
 
 /**
  * Issue 6 over the real stack, AUTH_MODE=jwt: who may send commands (tokens), what they may act on
@@ -19,10 +18,6 @@ import { join } from 'node:path';
  */
 describe('authentication and customer isolation over the real stack', () => {
   let auth: TestAuth;
-  let config: ServiceConfig;
-  let service: RunningService;
-  let requester: TestRequester;
-  let reader: TopicReader;
   let balance: BalanceComponents;
   let stranger: DevSigner;
   let strangerDir: string;
@@ -32,30 +27,29 @@ describe('authentication and customer isolation over the real stack', () => {
     auth = await testAuth();
     strangerDir = mkdtempSync(join(tmpdir(), 'stranger-keys-'));
     stranger = await createDevSigner({ dir: strangerDir });
-    config = testConfig(auth.env);
-    service = await startTestService(config);
-    requester = await TestRequester.start(config);
-    reader = await TopicReader.start(config, [config.topics.balanceEvents, config.topics.portinEvents], (e) => events.push(e));
-    balance = balanceComponentsOf(service, config);
+  });
+
+  const fx = useService({ env: () => auth.env, requester: true });
+
+  beforeAll(async () => {
+    fx.track(await TopicReader.start(fx.config, [fx.config.topics.balanceEvents, fx.config.topics.portinEvents], (e) => events.push(e)));
+    balance = balanceComponentsOf(fx.service, fx.config);
   });
 
   afterAll(async () => {
-    await reader?.stop();
-    await requester?.stop();
-    await service?.stop();
     auth?.cleanup();
     rmSync(strangerDir, { recursive: true, force: true });
   });
 
   const send = (operation: string, command: object, token: string | null, customer?: string, correlationId = randomUUID()) =>
-    requester.send('balanceCommands', balanceRecord(operation), command, {
+    fx.requester.send('balanceCommands', balanceRecord(operation), command, {
       token,
       correlationId,
       headers: customer === undefined ? {} : { [HEADER.wholesaleCustomerId]: customer },
     });
   /** Sends without awaiting a reply: a command without valid credentials is answered on no topic. */
   const dispatch = (operation: string, command: object, token: string | null, customer?: string, correlationId = randomUUID()) =>
-    requester.dispatch('balanceCommands', balanceRecord(operation), command, {
+    fx.requester.dispatch('balanceCommands', balanceRecord(operation), command, {
       token,
       correlationId,
       headers: customer === undefined ? {} : { [HEADER.wholesaleCustomerId]: customer },
@@ -77,12 +71,12 @@ describe('authentication and customer isolation over the real stack', () => {
     ['CancelBuckets', { gpsi: sub.gpsi, bucketRefId: ['2000002'] }],
     ['SwapPrimaryBucket', { gpsi: sub.gpsi, bucketRefId: '1000002' }],
   ];
-  const businessState = (sub: TestSubscription) => subscriberState(service.redis, config.redis.keyPrefix, sub.gpsi);
+  const businessState = (sub: TestSubscription) => subscriberState(fx.service.redis, fx.config.redis.keyPrefix, sub.gpsi);
 
   describe('authentication', () => {
     it('no token, a malformed one, a bad signature, an expired token, a wrong audience or issuer → refused: nothing applied, no event, no reply on any topic', async () => {
       const sub = await subscriptionOf('alpha-b1');
-      const before = await redisSnapshot(service.redis, `${config.redis.keyPrefix}*`);
+      const before = await redisSnapshot(fx.service.redis, `${fx.config.redis.keyPrefix}*`);
       const refused: [string, string | null][] = [
         ['no token', null],
         ['malformed', 'not-a-jwt'],
@@ -101,9 +95,9 @@ describe('authentication and customer isolation over the real stack', () => {
       // A valid query afterwards (same number: same partition, handled after them) is answered, so the refused
       // ones were handled by then: no token was verified, so no partner is known and nobody is answered.
       expect(status(await send('QueryBalances', { gpsi: sub.gpsi }, await tokenFor('alpha'), 'alpha-b1'))).toBe('Success');
-      expect(correlationIds.map((id) => requester.unclaimed(id))).toEqual(correlationIds.map(() => undefined));
+      expect(correlationIds.map((id) => fx.requester.unclaimed(id))).toEqual(correlationIds.map(() => undefined));
       // Not a key was written: no balance change, no ledger entry, no remembered reply, no outcome record.
-      expect(await redisSnapshot(service.redis, `${config.redis.keyPrefix}*`)).toEqual(before);
+      expect(await redisSnapshot(fx.service.redis, `${fx.config.redis.keyPrefix}*`)).toEqual(before);
       // A valid change afterwards is applied and published, so the silence below is not a dead topic.
       const applied = await send('UpdateBalances', updateOf(sub), await tokenFor('alpha'), 'alpha-b1');
       expect(status(applied)).toBe('Success');
@@ -172,7 +166,7 @@ describe('authentication and customer isolation over the real stack', () => {
       const sub = await subscriptionOf('beta');
       const ghost = await dispatch('QueryBalances', { gpsi: sub.gpsi }, await tokenFor('ghost'));
       expect(status(await send('QueryBalances', { gpsi: sub.gpsi }, await tokenFor('beta')))).toBe('Success');
-      expect(requester.unclaimed(ghost)).toBeUndefined();
+      expect(fx.requester.unclaimed(ghost)).toBeUndefined();
     });
   });
 });

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import type { BalanceComponents } from '../../src/app/balance';
-import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/app/config';
-import { startBalanceService, type BalanceClient } from '../support/balance-client';
-import { startTestService, testConfig } from '../support/harness';
+import { balanceComponentsOf, BalanceClient } from '../support/balance-client';
 import { subscriberState } from '../support/redis-snapshot';
 import { createActiveSubscription } from '../support/subscriptions';
+import { useService } from '../support/service-fixture';
 
 /**
  * Issue 14, defect 3: a replay older than the idempotency window — here a real consumer-group reset to
@@ -18,44 +16,38 @@ const TTL_SECONDS = 6;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a replay older than the idempotency window, over the real stack', () => {
-  let config: ServiceConfig;
-  let service: RunningService | undefined;
   let client: BalanceClient;
   let balance: BalanceComponents;
 
-  beforeAll(async () => {
-    config = testConfig({ IDEMPOTENCY_TTL_SECONDS: String(TTL_SECONDS), STALE_COMMAND_MARGIN_SECONDS: '2' });
-    ({ service, client, balance } = await startBalanceService(config));
-  });
+  const fx = useService({ env: { IDEMPOTENCY_TTL_SECONDS: String(TTL_SECONDS), STALE_COMMAND_MARGIN_SECONDS: '2' } });
 
-  afterAll(async () => {
-    await client?.stop();
-    await service?.stop();
+  beforeAll(async () => {
+    client = fx.track(await BalanceClient.start(fx.config));
+    balance = balanceComponentsOf(fx.service, fx.config);
   });
 
   it('after a consumer-group reset the old UpdateBalances are answered STALE_COMMAND and the balance does not change', async () => {
     const sub = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: 'alpha' });
     const add = { gpsi: sub.gpsi, balances: [{ subBalanceInstId: `${sub.gpsi}-4`, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Add', quantity: 1, unitType: 'MB' }] };
     const ids = [randomUUID(), randomUUID(), randomUUID()];
-    const before = await subscriberState(service!.redis, config.redis.keyPrefix, sub.gpsi);
+    const before = await subscriberState(fx.service.redis, fx.config.redis.keyPrefix, sub.gpsi);
     for (const id of ids) expect((await client.send('UpdateBalances', add, 'alpha', id)).value.status).toBe('Success');
-    const applied = await subscriberState(service!.redis, config.redis.keyPrefix, sub.gpsi);
+    const applied = await subscriberState(fx.service.redis, fx.config.redis.keyPrefix, sub.gpsi);
     expect(applied).not.toEqual(before);
 
-    await service!.stop();
-    service = undefined;
+    await fx.stopService();
     await sleep(TTL_SECONDS * 1000 + 500); // the outcome records of the three commands have expired
-    const kafka = new Kafka({ clientId: 'stale-replay-test', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
+    const kafka = new Kafka({ clientId: 'stale-replay-test', brokers: fx.config.kafka.brokers, logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.resetOffsets({ groupId: config.groupId, topic: config.topics.balanceCommands, earliest: true });
+    await admin.resetOffsets({ groupId: fx.config.groupId, topic: fx.config.topics.balanceCommands, earliest: true });
     await admin.disconnect();
 
     const replayed = ids.map((id) => client.requester.awaitReply(id));
-    service = await startTestService(config);
+    await fx.restart();
     for (const reply of await Promise.all(replayed)) {
       expect(reply.value.error).toMatchObject({ code: 'STALE_COMMAND', message: expect.stringContaining('it was not applied') });
     }
-    expect(await subscriberState(service.redis, config.redis.keyPrefix, sub.gpsi)).toEqual(applied);
+    expect(await subscriberState(fx.service.redis, fx.config.redis.keyPrefix, sub.gpsi)).toEqual(applied);
   });
 });

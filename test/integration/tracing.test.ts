@@ -1,13 +1,10 @@
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { ServiceConfig } from '../../src/app/config';
-import type { RunningService } from '../../src/app/service';
-import type { NpSimulator } from '../../dev/np-simulator/np-simulator';
 import { WholesaleClient, type ContractEvent, type EventSubscription } from '../../src/client';
 import { examplePortInOrder } from '../../dev/demo/journey';
 import { startTracing, type Tracing } from '../../src/observability/tracing-sdk';
-import { startTestService, testConfig } from '../support/harness';
 import { clientConfigFor, eventually, gpsiEndingIn, startTestSimulator } from '../support/client';
+import { useService } from '../support/service-fixture';
 
 /**
  * One port-in journey, traced with the SDK's in-memory exporter over the real stack: the client's send,
@@ -17,27 +14,24 @@ import { clientConfigFor, eventually, gpsiEndingIn, startTestSimulator } from '.
 describe('OpenTelemetry: a port-in journey is one trace', () => {
   const exporter = new InMemorySpanExporter();
   let tracing: Tracing;
-  let config: ServiceConfig;
-  let service: RunningService;
-  let simulator: NpSimulator;
   let client: WholesaleClient;
   let events: EventSubscription;
   const seen: ContractEvent[] = [];
 
   beforeAll(async () => {
     tracing = startTracing({ exporter: 'none', headers: {}, serviceName: 'tracing-test', samplerRatio: 1 }, { exporter });
-    config = testConfig();
-    service = await startTestService(config);
-    simulator = await startTestSimulator(config);
-    client = await WholesaleClient.connect({ config: clientConfigFor(config), wholesaleCustomerId: 'WC-TRACE' });
+  });
+
+  const fx = useService();
+
+  beforeAll(async () => {
+    fx.track(await startTestSimulator(fx.config));
+    client = fx.track(await WholesaleClient.connect({ config: clientConfigFor(fx.config), wholesaleCustomerId: 'WC-TRACE' }));
     events = client.subscribeEvents({ onEvent: (event) => void seen.push(event) });
     await events.ready;
   });
 
   afterAll(async () => {
-    await client?.close();
-    await simulator?.stop();
-    await service?.stop();
     await tracing?.shutdown();
   });
 
@@ -55,7 +49,7 @@ describe('OpenTelemetry: a port-in journey is one trace', () => {
     expect(root!.kind).toBe(SpanKind.PRODUCER);
     expect(parentOf(root!)).toBeUndefined();
     const { traceId } = root!.spanContext();
-    const { topics } = config;
+    const { topics } = fx.config;
     // the activation event's publish is the journey's last span: wait for it to end
     const trace = await eventually('the activation events in the trace', () => {
       const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);

@@ -4,19 +4,18 @@ import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { withAdmin } from '../../src/adapters/kafka/admin-session';
 import { addPartner } from '../../src/adapters/kafka/partner-provisioning';
-import type { RunningService } from '../../src/app/service';
-import { type ServiceConfig } from '../../src/app/config';
 import { loadNpSimulatorConfig } from '../../dev/np-simulator/config';
 import { loadAdminConfig } from '../../src/cli/config';
 import { loadClientConfig } from '../../src/client/config';
 import { partnerTopics } from '../../src/contract/partner-topics';
 import { WholesaleClient } from '../../src/client/wholesale-client';
 import { runDemoJourney } from '../../dev/demo/journey';
-import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-simulator';
+import { startNpSimulator } from '../../dev/np-simulator/np-simulator';
 import { principalOf, startAclBroker, type AclBroker } from '../support/acl-broker';
 import { testAuth, type TestAuth } from '../support/auth';
 import { readEveryRecord, recordParts } from '../support/topic-dump';
-import { envFor, startTestService, testConfig, testLogger } from '../support/harness';
+import { envFor, testLogger } from '../support/harness';
+import { useService } from '../support/service-fixture';
 
 /**
  * Issue 13's proof end to end: the broker enforces the ACLs (StandardAuthorizer), partners A and B are
@@ -43,31 +42,35 @@ async function readAll(kafka: Kafka, topics: string[]): Promise<Map<string, stri
 describe('two partners on one broker with ACLs: the demo journey for both at once', () => {
   let broker: AclBroker;
   let auth: TestAuth;
-  let config: ServiceConfig;
-  let service: RunningService;
-  let simulator: NpSimulator;
   const clients: WholesaleClient[] = [];
 
   beforeAll(async () => {
     broker = await startAclBroker({ partnerIds: PARTNERS.map((p) => p.id) });
     auth = await testAuth(CUSTOMERS);
-    config = testConfig({ ...broker.env(broker.service), ...auth.env, TOPIC_PARTITIONS: '1', RATE_LIMIT_PER_SECOND: '1000', PARTNER_TOPIC_PREFIX: PREFIX });
-    const settings = loadAdminConfig({ ...envFor(config), ...broker.env(broker.admin), TOPIC_PARTITIONS: '1', PARTNER_TOPIC_PREFIX: PREFIX });
-    await withAdmin(broker.connection(broker.admin), async (admin) => {
-      for (const partner of PARTNERS) await addPartner(admin, settings, partner.id, principalOf(broker.partners[partner.id]!));
-    });
-    service = await startTestService(config);
-    simulator = await startNpSimulator(
-      loadNpSimulatorConfig({ ...process.env, ...envFor(config), ...broker.env(broker.service), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000' }),
-      { log: testLogger(config), fromBeginning: false },
+  });
+
+  const fx = useService({
+    env: () => ({ ...broker.env(broker.service), ...auth.env, TOPIC_PARTITIONS: '1', RATE_LIMIT_PER_SECOND: '1000', PARTNER_TOPIC_PREFIX: PREFIX }),
+    prepare: async (config) => {
+      const settings = loadAdminConfig({ ...envFor(config), ...broker.env(broker.admin), TOPIC_PARTITIONS: '1', PARTNER_TOPIC_PREFIX: PREFIX });
+      await withAdmin(broker.connection(broker.admin), async (admin) => {
+        for (const partner of PARTNERS) await addPartner(admin, settings, partner.id, principalOf(broker.partners[partner.id]!));
+      });
+    },
+  });
+
+  beforeAll(async () => {
+    const simulator = fx.track(
+      await startNpSimulator(
+        loadNpSimulatorConfig({ ...process.env, ...envFor(fx.config), ...broker.env(broker.service), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000' }),
+        { log: testLogger(fx.config), fromBeginning: false },
+      ),
     );
     await simulator.joined;
   });
 
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
-    await simulator?.stop();
-    await service?.stop();
     auth?.cleanup();
     await broker?.dispose();
   });
@@ -77,9 +80,9 @@ describe('two partners on one broker with ACLs: the demo journey for both at onc
     await Promise.all(
       PARTNERS.map(async (partner) => {
         const clientConfig = loadClientConfig({
-          ...envFor(config),
+          ...envFor(fx.config),
           ...broker.env(broker.partners[partner.id]!),
-          SCHEMA_REGISTRY_URL: config.schemaRegistryUrl,
+          SCHEMA_REGISTRY_URL: fx.config.schemaRegistryUrl,
           CLIENT_ID: `partner-${partner.id}`,
           CLIENT_TIMEOUT_MS: '30000',
         });
@@ -87,7 +90,7 @@ describe('two partners on one broker with ACLs: the demo journey for both at onc
           config: clientConfig,
           tokenProvider: auth.signer.tokenProvider(partner.brand),
           wholesaleCustomerId: partner.brand,
-          log: testLogger(config),
+          log: testLogger(fx.config),
         });
         clients.push(client);
         expect(client.topics.replies.portin).toBe(partnerTopics(PREFIX, partner.id).portinReplies);

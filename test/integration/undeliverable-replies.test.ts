@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import type { RunningService } from '../../src/app/service';
-import type { ServiceConfig } from '../../src/app/config';
 import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { balanceRecord } from '../support/balance-client';
-import { replyTopicsOf, startTestService, testConfig, TestRequester, TopicReader, type Reply } from '../support/harness';
+import { replyTopicsOf, TopicReader, type Reply } from '../support/harness';
 import { parseSamples, sampleSum } from '../support/prometheus';
 import { until } from '../support/until';
 import { openLetter, originalHeader } from '../support/dead-letters';
+import { useService } from '../support/service-fixture';
 
 /**
  * Issue 14, defect 1: a reply Kafka will never take — to a topic that does not exist, to a partition the
@@ -17,50 +16,43 @@ import { openLetter, originalHeader } from '../support/dead-letters';
  * the commands behind it in the same partition are answered as usual.
  */
 describe('replies Kafka refuses for good, over the real stack', () => {
-  let config: ServiceConfig;
-  let service: RunningService;
-  let requester: TestRequester;
   let kafka: Kafka;
   const letters: Reply[] = [];
-  let dlq: TopicReader;
   let twoPartitions: string;
   let tiny: string;
 
-  beforeAll(async () => {
-    config = testConfig();
-    kafka = new Kafka({ clientId: 'undeliverable-test', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
-    twoPartitions = `${config.topics.balanceReplies}.two`;
-    tiny = `${config.topics.balanceReplies}.tiny`;
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [
-        { topic: twoPartitions, numPartitions: 2, replicationFactor: 1 },
-        // no reply fits in 64 bytes (a record batch's own overhead is 61)
-        { topic: tiny, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: '64' }] },
-      ],
-    });
-    await admin.disconnect();
-    service = await startTestService(config);
-    requester = await TestRequester.start(config, [...replyTopicsOf(config), twoPartitions]);
-    dlq = await TopicReader.start(config, [config.topics.deadLetters], (r) => letters.push(r));
+  const fx = useService({
+    prepare: async (config) => {
+      kafka = new Kafka({ clientId: 'undeliverable-test', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
+      twoPartitions = `${config.topics.balanceReplies}.two`;
+      tiny = `${config.topics.balanceReplies}.tiny`;
+      const admin = kafka.admin();
+      await admin.connect();
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: [
+          { topic: twoPartitions, numPartitions: 2, replicationFactor: 1 },
+          // no reply fits in 64 bytes (a record batch's own overhead is 61)
+          { topic: tiny, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: '64' }] },
+        ],
+      });
+      await admin.disconnect();
+    },
+    requester: (config) => [...replyTopicsOf(config), twoPartitions],
   });
 
-  afterAll(async () => {
-    await dlq?.stop();
-    await requester?.stop();
-    await service?.stop();
+  beforeAll(async () => {
+    fx.track(await TopicReader.start(fx.config, [fx.config.topics.deadLetters], (r) => letters.push(r)));
   });
 
   it('dead-letters a reply the broker refuses (over the topic\'s size limit) with its bytes and destination, counts it, commits, and answers the commands behind it', async () => {
-    const deadLettersBefore = sampleSum(parseSamples(await service.metrics.registry.metrics()), 'wholesale_dead_letters_total', { reason: 'UNDELIVERABLE' });
+    const deadLettersBefore = sampleSum(parseSamples(await fx.service.metrics.registry.metrics()), 'wholesale_dead_letters_total', { reason: 'UNDELIVERABLE' });
     const query = async (headers: Record<string, string | Buffer>) => {
       const correlationId = randomUUID();
       // one key: one partition and one per-key chain, so the good command waits behind the bad ones
-      await requester.sendRaw(config.topics.balanceCommands, {
+      await fx.requester.sendRaw(fx.config.topics.balanceCommands, {
         key: 'same-key',
-        value: await requester.encode('balanceCommands', balanceRecord('QueryBalances'), { gpsi: '49151000000001' }),
+        value: await fx.requester.encode('balanceCommands', balanceRecord('QueryBalances'), { gpsi: '49151000000001' }),
         headers: { [HEADER.correlationId]: correlationId, [HEADER.wholesaleCustomerId]: 'alpha', ...headers },
       });
       return correlationId;
@@ -78,12 +70,12 @@ describe('replies Kafka refuses for good, over the real stack', () => {
     // Passes every check (it exists, it may be written) and is refused by the broker itself.
     const bad = [{ id: await query({ [HEADER.replyTopic]: tiny }), target: tiny, reason: /MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/ }];
     const good = await query({});
-    const reply = await requester.awaitReply(good, 30_000);
+    const reply = await fx.requester.awaitReply(good, 30_000);
     expect(reply.headers[HEADER.status]).toBe('NOT_FOUND');
     // A topic refused: answered on the default reply topic; a partition refused: on the topic asked for, partitioned as usual.
-    const answeredOn = [config.topics.balanceReplies, twoPartitions, config.topics.balanceReplies];
+    const answeredOn = [fx.config.topics.balanceReplies, twoPartitions, fx.config.topics.balanceReplies];
     for (const [i, id] of refusedBeforeSending.entries()) {
-      const refusal = await requester.awaitReply(id, 30_000);
+      const refusal = await fx.requester.awaitReply(id, 30_000);
       expect([refusal.topic, refusal.headers[HEADER.status]]).toEqual([answeredOn[i], 'BAD_REQUEST']);
     }
 
@@ -95,11 +87,11 @@ describe('replies Kafka refuses for good, over the real stack', () => {
       expect(letter.headers[DLQ_HEADER.reason]).toBe('UNDELIVERABLE');
       expect(letter.headers[DLQ_HEADER.targetTopic]).toBe(bad[i]!.target);
       expect(letter.headers[DLQ_HEADER.detail]).toMatch(bad[i]!.reason);
-      expect(letter.headers[DLQ_HEADER.sourceTopic]).toBe(config.topics.balanceCommands);
+      expect(letter.headers[DLQ_HEADER.sourceTopic]).toBe(fx.config.topics.balanceCommands);
       // the reply itself, sealed like every dead letter, encoded as the requester would have read it
       expect(letter.headers[HEADER.status]).toBeUndefined();
-      const original = openLetter(config, letter);
-      const decoded = await requester.codec.decode(original.original!.value);
+      const original = openLetter(fx.config, letter);
+      const decoded = await fx.requester.codec.decode(original.original!.value);
       expect(decoded.recordName).toBe('wholesale.common.v1.ErrorReply');
       expect(decoded.value.status).toBe('NOT_FOUND');
       expect(originalHeader(original, HEADER.status)).toBe('NOT_FOUND');
@@ -108,7 +100,7 @@ describe('replies Kafka refuses for good, over the real stack', () => {
     expect(letters.filter((l) => refusedBeforeSending.includes(l.headers[DLQ_HEADER.correlationId] ?? ''))).toEqual([]);
 
     const counted = await until('the dead letters counted', async () => {
-      const now = sampleSum(parseSamples(await service.metrics.registry.metrics()), 'wholesale_dead_letters_total', { reason: 'UNDELIVERABLE' });
+      const now = sampleSum(parseSamples(await fx.service.metrics.registry.metrics()), 'wholesale_dead_letters_total', { reason: 'UNDELIVERABLE' });
       return now - deadLettersBefore >= bad.length ? now - deadLettersBefore : undefined;
     });
     expect(counted).toBe(bad.length);
@@ -118,8 +110,8 @@ describe('replies Kafka refuses for good, over the real stack', () => {
     await admin.connect();
     try {
       await until('all commands committed', async () => {
-        const [offsets] = await admin.fetchOffsets({ groupId: config.groupId, topics: [config.topics.balanceCommands] });
-        const ends = await admin.fetchTopicOffsets(config.topics.balanceCommands);
+        const [offsets] = await admin.fetchOffsets({ groupId: fx.config.groupId, topics: [fx.config.topics.balanceCommands] });
+        const ends = await admin.fetchTopicOffsets(fx.config.topics.balanceCommands);
         const behind = ends.reduce((sum, end) => sum + Number(end.high) - Math.max(0, Number(offsets!.partitions.find((p) => p.partition === end.partition)?.offset ?? 0)), 0);
         return behind === 0 ? true : undefined;
       });

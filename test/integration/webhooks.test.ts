@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import type { RunningService } from '../../src/app/service';
 import type { BalanceComponents } from '../../src/app/balance';
-import type { ServiceConfig } from '../../src/app/config';
 import { startWebhookDispatcher, type RunningDispatcher } from '../../src/app/webhooks';
 import { loadWebhookConfig } from '../../src/webhooks/config';
-import { BalanceClient, startBalanceService } from '../support/balance-client';
+import { balanceComponentsOf, BalanceClient } from '../support/balance-client';
 import { runWholesale } from '../support/cli';
-import { envFor, testConfig } from '../support/harness';
+import { envFor } from '../support/harness';
 import { sampleSum, scrape } from '../support/prometheus';
 import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
 import { until } from '../support/until';
 import { selfSignedCertificate, WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
+import { useService } from '../support/service-fixture';
 
 /**
  * Webhooks end to end on the real stack: the service handles real commands and publishes the partners'
@@ -29,8 +28,6 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
   const certificate = selfSignedCertificate();
   const receivers = { [PARTNER_A.id]: new WebhookReceiver(certificate), [PARTNER_B.id]: new WebhookReceiver(certificate) };
   const secrets: Record<string, string[]> = {};
-  let config: ServiceConfig;
-  let service: RunningService;
   let client: BalanceClient;
   let balance: BalanceComponents;
   let dispatcher: RunningDispatcher;
@@ -56,7 +53,7 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
     );
 
   const cli = async (...args: string[]): Promise<any> => {
-    const run = await runWholesale(['--json', 'admin', 'webhooks', ...args], { REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: config.redis.keyPrefix });
+    const run = await runWholesale(['--json', 'admin', 'webhooks', ...args], { REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: fx.config.redis.keyPrefix });
     if (run.code !== 0) throw new Error(`wholesale admin webhooks ${args.join(' ')}: exit ${run.code}: ${run.stderr}`);
     return JSON.parse(run.stdout.trim().split('\n').pop()!);
   };
@@ -81,10 +78,12 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
   const waitForAccepted = (partnerId: string, ids: string[], timeoutMs = 30_000) =>
     until(`${ids.length} deliveries to ${partnerId}`, async () => (ids.every((id) => acceptedIds(partnerId).includes(id)) ? true : undefined), { timeoutMs });
 
+  const fx = useService();
+
   beforeAll(async () => {
-    config = testConfig();
-    env = { ...envFor(config), KAFKA_BROKERS: process.env.KAFKA_BROKERS!, SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!, REDIS_URL: process.env.REDIS_URL! };
-    ({ service, client, balance } = await startBalanceService(config));
+    env = { ...envFor(fx.config), KAFKA_BROKERS: process.env.KAFKA_BROKERS!, SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!, REDIS_URL: process.env.REDIS_URL! };
+    client = fx.track(await BalanceClient.start(fx.config));
+    balance = balanceComponentsOf(fx.service, fx.config);
     for (const receiver of Object.values(receivers)) await receiver.start();
     for (const partnerId of [PARTNER_A.id, PARTNER_B.id]) {
       const registered = await cli('set', partnerId, '--url', receivers[partnerId]!.url);
@@ -97,13 +96,11 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
 
   afterAll(async () => {
     await dispatcher?.stop();
-    await client?.stop();
-    await service?.stop();
     for (const receiver of Object.values(receivers)) await receiver.stop();
   });
 
   it('registration refuses plain http:// and shows the registration without its secret', async () => {
-    const run = await runWholesale(['admin', 'webhooks', 'set', PARTNER_A.id, '--url', 'http://127.0.0.1:1/x'], { REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: config.redis.keyPrefix });
+    const run = await runWholesale(['admin', 'webhooks', 'set', PARTNER_A.id, '--url', 'http://127.0.0.1:1/x'], { REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: fx.config.redis.keyPrefix });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/https/);
     const shown = await cli('show', PARTNER_A.id);

@@ -3,7 +3,7 @@ import type { RunningService } from '../../src/app/service';
 import { createBalanceComponents, type BalanceComponents } from '../../src/app/balance';
 import type { ServiceConfig } from '../../src/app/config';
 import { HEADER } from '../../src/contract/headers';
-import { startTestService, TestRequester, TopicReader, type Reply } from './harness';
+import { TestRequester, TopicReader, type Reply } from './harness';
 
 /**
  * Balance commands over Kafka as a partner sends them, and the billing events topic as billing reads it.
@@ -50,10 +50,3 @@ export class BalanceClient {
 /** The balance stores over the running service's Redis, with the service's own configuration. */
 export const balanceComponentsOf = (service: RunningService, config: ServiceConfig): BalanceComponents =>
   createBalanceComponents({ config, catalog: service.catalog, redis: service.redis });
-
-/** The setup of a balance test: the service, a partner's client and the balance stores over its Redis. */
-export async function startBalanceService(config: ServiceConfig): Promise<{ service: RunningService; client: BalanceClient; balance: BalanceComponents }> {
-  const service = await startTestService(config);
-  const client = await BalanceClient.start(config);
-  return { service, client, balance: balanceComponentsOf(service, config) };
-}

@@ -113,9 +113,14 @@ export const testConnection = (config: ServiceConfig, clientId = 'test'): KafkaC
 
 export const testLogger = (config: ServiceConfig) => pino({ level: config.logLevel });
 
-export async function startTestService(config: ServiceConfig, options: Parameters<typeof startService>[2] = {}): Promise<RunningService> {
-  const service = await startService(config, testLogger(config), options);
-  await service.joined;
+/** Starts the service and waits for its consumer to join (awaitJoin: false hands it over at once), logging to testLogger unless told. */
+export async function startTestService(
+  config: ServiceConfig,
+  options: Parameters<typeof startService>[2] = {},
+  { log = testLogger(config), awaitJoin = true }: { log?: pino.Logger; awaitJoin?: boolean } = {},
+): Promise<RunningService> {
+  const service = await startService(config, log, options);
+  if (awaitJoin) await service.joined;
   return service;
 }
 
