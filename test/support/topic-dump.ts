@@ -28,7 +28,8 @@ export async function readEveryRecord(client: Kafka, topics: readonly string[], 
           const key = `${batch.topic}|${batch.partition}`;
           const end = remaining.get(key);
           for (const message of batch.messages) if (end === undefined || Number(message.offset) < end) records.get(batch.topic)!.push(message);
-          if (end !== undefined && Number(batch.lastOffset()) + 1 >= end) remaining.delete(key);
+          // an empty fetch says nothing of the end: a read_committed one stops at a transaction still open
+          if (end !== undefined && batch.firstOffset() !== null && Number(batch.lastOffset()) + 1 >= end) remaining.delete(key);
           if (remaining.size === 0) {
             clearTimeout(timer);
             resolve();

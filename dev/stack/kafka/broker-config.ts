@@ -98,6 +98,9 @@ export function brokerProperties(layout: BrokerLayout): Properties {
     'transaction.state.log.replication.factor': replication,
     'transaction.state.log.min.isr': minInsync,
     'transaction.state.log.num.partitions': 5,
+    // A transaction left open by a killed worker holds read_committed readers of its partitions until the
+    // coordinator aborts it: it looks for timed-out ones every 10 s by default, every second here.
+    'transaction.abort.timed.out.transaction.cleanup.interval.ms': 1000,
     'group.initial.rebalance.delay.ms': 0,
     'num.network.threads': 2,
     'num.io.threads': 2,
