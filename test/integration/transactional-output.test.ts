@@ -81,10 +81,12 @@ describe('transactional output (exactly-once door)', () => {
       replaceRefused: () => [],
     });
     await expect(attempt).rejects.toThrow(/UNKNOWN_MEMBER_ID|ILLEGAL_GENERATION|FENCED/);
-    expect((await readAll(topic, false)).map((m) => m.value?.toString())).not.toContain('from a zombie');
     expect((await readAll(topic, true)).map((m) => m.value?.toString())).toContain('from a zombie');
-    // and the door goes on: the next unit commits
+    // the door goes on: the next unit commits, and a read_committed reader that got past the aborted records
+    // (it read the later one) never saw them
     await zombie.send({ messages: [message(topic, 'after the zombie')], replaceRefused: () => [] });
-    expect((await readAll(topic, false)).map((m) => m.value?.toString())).toContain('after the zombie');
+    const committed = (await readAll(topic, false)).map((m) => m.value?.toString());
+    expect(committed).toContain('after the zombie');
+    expect(committed).not.toContain('from a zombie');
   });
 });

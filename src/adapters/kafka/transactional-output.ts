@@ -243,7 +243,9 @@ export class TransactionalOutput implements TransactionalOutputs {
     const runs = new Map<string, Placed[]>();
     for (const p of placed) {
       const key = `${p.partition}:${p.topic}`;
-      runs.set(key, [...(runs.get(key) ?? []), p]);
+      const run = runs.get(key);
+      if (run) run.push(p);
+      else runs.set(key, [p]);
     }
     const callers = [...runs].flatMap(([key, messages]) =>
       chunkByBytes(messages, MAX_SEND_BYTES).map((chunk) => ({ runs: [{ key, topic: chunk[0]!.topic, messages: chunk, bytes: chunk.reduce((n, m) => n + outboundBytes(m), 0) }] })),
