@@ -8,7 +8,7 @@ import { partnerNamespace, partnerTopics } from '../contract/partner-topics';
  */
 export type AclResourceType = 'topic' | 'group' | 'cluster' | 'transactionalId';
 export type AclPatternType = 'literal' | 'prefixed';
-export type AclOperation = 'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter';
+export type AclOperation = 'read' | 'write' | 'describe' | 'describeConfigs' | 'create' | 'delete' | 'alter';
 
 export interface AclRule {
   readonly principal: string;
@@ -93,8 +93,9 @@ export function serviceAcls({ principal, topics, groupId, partnerPrefix, creates
   return [
     ...allow(principal, SERVICE_READS.map((role) => topic(topics[role])), ['read', 'describe']),
     ...allow(principal, [{ resourceType: 'group', patternType: 'literal', resourceName: groupId }], ['read']),
-    ...allow(principal, SERVICE_WRITES.map((role) => topic(topics[role])), ['write', 'describe']),
-    ...allow(principal, [topicPrefix(partnerPrefix)], ['write', 'describe']),
+    // DescribeConfigs: a transaction is not given a message above its topic's max.message.bytes (topic-size-limits.ts)
+    ...allow(principal, SERVICE_WRITES.map((role) => topic(topics[role])), ['write', 'describe', 'describeConfigs']),
+    ...allow(principal, [topicPrefix(partnerPrefix)], ['write', 'describe', 'describeConfigs']),
     ...allow(principal, [{ resourceType: 'transactionalId', patternType: 'prefixed', resourceName: transactionalIdPrefix }], ['write', 'describe']),
     ...(createsTopics ? allow(principal, own, ['create']) : []),
   ];

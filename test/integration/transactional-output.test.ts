@@ -50,7 +50,7 @@ describe('transactional output (exactly-once door)', () => {
   });
 
   const output = (transactionalId: string, group?: Consumer<Buffer, Buffer, Buffer, Buffer>) => {
-    const door = new TransactionalOutput(connection, transactionalId, countOf, group, () => undefined, connection.log);
+    const door = new TransactionalOutput(connection, transactionalId, countOf, async () => undefined, group, () => undefined, connection.log);
     closing.push(() => door.close());
     return door;
   };

@@ -15,17 +15,23 @@ import { useService } from '../support/service-fixture';
  * topic as UNDELIVERABLE with its bytes and intended destination, is counted, and its command is committed;
  * the commands behind it in the same partition are answered as usual.
  */
-describe('replies Kafka refuses for good, over the real stack', () => {
+// Both delivery modes: in a transaction, a message the topic cannot take is refused before it is written
+// (a topic whose limit cannot hold the transaction's marker would wedge its transactional id for good:
+// src/adapters/kafka/topic-size-limits.ts).
+describe.each(['at-least-once', 'exactly-once'])('replies Kafka refuses for good, over the real stack (%s)', (delivery) => {
   let kafka: Kafka;
   const letters: Reply[] = [];
   let twoPartitions: string;
   let tiny: string;
+  let small: string;
 
   const fx = useService({
+    env: { KAFKA_DELIVERY: delivery },
     prepare: async (config) => {
       kafka = new Kafka({ clientId: 'undeliverable-test', brokers: config.kafka.brokers, logLevel: logLevel.NOTHING });
       twoPartitions = `${config.topics.balanceReplies}.two`;
       tiny = `${config.topics.balanceReplies}.tiny`;
+      small = `${config.topics.balanceReplies}.small`;
       const admin = kafka.admin();
       await admin.connect();
       await admin.createTopics({
@@ -34,6 +40,8 @@ describe('replies Kafka refuses for good, over the real stack', () => {
           { topic: twoPartitions, numPartitions: 2, replicationFactor: 1 },
           // no reply fits in 64 bytes (a record batch's own overhead is 61)
           { topic: tiny, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: '64' }] },
+          // holds a transaction's marker (78 bytes), not a reply with its headers
+          { topic: small, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: '150' }] },
         ],
       });
       await admin.disconnect();
@@ -68,7 +76,10 @@ describe('replies Kafka refuses for good, over the real stack', () => {
       await query({ [HEADER.replyTopic]: '__consumer_offsets' }),
     ];
     // Passes every check (it exists, it may be written) and is refused by the broker itself.
-    const bad = [{ id: await query({ [HEADER.replyTopic]: tiny }), target: tiny, reason: /MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/ }];
+    const bad = [
+      { id: await query({ [HEADER.replyTopic]: tiny }), target: tiny, reason: /MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/ },
+      { id: await query({ [HEADER.replyTopic]: small }), target: small, reason: /MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/ },
+    ];
     const good = await query({});
     const reply = await fx.requester.awaitReply(good, 30_000);
     expect(reply.headers[HEADER.status]).toBe('NOT_FOUND');

@@ -27,6 +27,7 @@ const OPERATION: Record<AclOperation, AclOperationValue> = {
   read: AclOperations.READ,
   write: AclOperations.WRITE,
   describe: AclOperations.DESCRIBE,
+  describeConfigs: AclOperations.DESCRIBE_CONFIGS,
   create: AclOperations.CREATE,
   delete: AclOperations.DELETE,
   alter: AclOperations.ALTER,

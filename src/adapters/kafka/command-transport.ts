@@ -5,6 +5,7 @@ import { observeProduceCall } from './observed-producer';
 import { createPartitionedSender, partitionCounts } from './partitioned-sender';
 import { createProducer, partitionsReader, produceCall } from './producer';
 import { tracedSender } from './traced-sender';
+import { topicSizeLimits } from './topic-size-limits';
 import { TransactionalOutput, transactionalIdOf } from './transactional-output';
 
 /**
@@ -48,8 +49,9 @@ export async function connectCommandTransport(
   const observed = (call: ReturnType<typeof produceCall>) => (options.onSent ? observeProduceCall(call, options.onSent) : call);
   const partitionCount = partitionCounts(partitionsReader(producer));
   const consumer = new GroupMember(connection, settings);
-  const transactions = options.exactlyOnce
-    ? new TransactionalOutput(connection, transactionalIdOf(connection.clientId, settings.groupInstanceId), partitionCount, consumer.consumer, (sent) => options.onSent?.(sent), connection.log)
+  const limits = options.exactlyOnce ? topicSizeLimits(connection, connection.log) : undefined;
+  const transactions = limits
+    ? new TransactionalOutput(connection, transactionalIdOf(connection.clientId, settings.groupInstanceId), partitionCount, limits.limitOf, consumer.consumer, (sent) => options.onSent?.(sent), connection.log)
     : undefined;
   return {
     consumer,
@@ -57,7 +59,7 @@ export async function connectCommandTransport(
     sender: tracedSender(createPartitionedSender(observed(produceCall(producer)), partitionCount, observed(produceCall(spanning)))),
     ...(transactions ? { transactions } : {}),
     close: async () => {
-      await Promise.allSettled([producer.close(), spanning.close(), transactions?.close()]);
+      await Promise.allSettled([producer.close(), spanning.close(), transactions?.close(), limits?.close()]);
     },
   };
 }

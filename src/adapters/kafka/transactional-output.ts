@@ -8,6 +8,7 @@ import { byPartition, chunkByBytes, MAX_SEND_BYTES, type Placed } from './partit
 import { brokerErrorNames, explainKafkaError } from './kafka-error';
 import { isClusterFailure, isSendRefusal, kafkaErrorType } from './send-refusal';
 import { packCalls } from './spanning-calls';
+import { sizeRefusal, type TopicSizeLimit } from './topic-size-limits';
 import { SERIALIZERS, type Bytes, type ServiceProducer } from './producer';
 
 // Exactly-once outputs (docs/reliability.md): a consumed slice's replies, events, NP requests and dead letters
@@ -81,6 +82,8 @@ export class TransactionalOutput implements TransactionalOutputs {
     private readonly connection: KafkaConnection,
     private readonly transactionalId: string,
     private readonly countOf: PartitionCount,
+    /** Topics' max.message.bytes: what a transaction must not be given (topic-size-limits.ts). */
+    private readonly limitOf: TopicSizeLimit,
     /** The group whose offsets the transactions commit (undefined: events only, a scheduler's). */
     private readonly group: Consumer<Buffer, Buffer, Buffer, Buffer> | undefined,
     private readonly onSent: (messages: Outbound[]) => void,
@@ -192,10 +195,20 @@ export class TransactionalOutput implements TransactionalOutputs {
     }
   }
 
-  /** A unit's messages on their partitions; those with nowhere to go replaced by the unit's dead letters. */
+  /**
+   * A unit's messages on their partitions; those with nowhere to go, or above their topic's size limit, replaced
+   * by the unit's dead letters (a message the topic cannot take must not enter a transaction: topic-size-limits.ts).
+   */
   private async place(unit: OutputUnit, messages: Outbound[]): Promise<Placed[]> {
     const { groups, refused } = await byPartition(messages, this.countOf);
-    const placed = [...groups.values()].flat();
+    const limits = new Map<string, number | undefined>();
+    const placed: Placed[] = [];
+    for (const message of [...groups.values()].flat()) {
+      if (!limits.has(message.topic)) limits.set(message.topic, await this.limitOf(message.topic));
+      const reason = sizeRefusal(message, limits.get(message.topic));
+      if (reason === undefined) placed.push(message);
+      else refused.push({ message: message.original, reason });
+    }
     if (refused.length > 0) placed.push(...(await this.placeOnly(unit.replaceRefused(refused))));
     return placed;
   }

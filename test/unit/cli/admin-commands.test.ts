@@ -63,6 +63,6 @@ describe('wholesale admin service-acls --dry-run', () => {
     const creates = (lines: string[]) => JSON.parse(lines.join('\n')).rules.filter((rule: { operation: string }) => rule.operation === 'create');
     expect(creates(created.out)).toHaveLength(9);
     expect(creates(precreated.out)).toEqual([]);
-    expect(JSON.parse(precreated.out.join('\n')).rules).toHaveLength(23);
+    expect(JSON.parse(precreated.out.join("\n")).rules).toHaveLength(30);
   });
 });
