@@ -165,7 +165,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     const asSuperUser: ServiceConfig = { ...config, kafka: { ...config.kafka, security: { sasl: { mechanism: 'scram-sha-512', ...broker.service } } } };
     await ensureTopicsExist(broker.connection(broker.service), Object.values(config.topics), config.kafka.topicPartitions, 1);
     const granted = await admin(['service-acls', '--principal', principalOf(broker.limitedService), '--topics-precreated'], envFor(config));
-    expect(JSON.parse(granted.stdout).createdRules).toHaveLength(23);
+    expect(JSON.parse(granted.stdout).createdRules).toHaveLength(30);
 
     const service = await startTestService(config);
     const requester = await TestRequester.start(asSuperUser);

@@ -11,18 +11,22 @@ import { useService } from '../support/service-fixture';
  * the command's processing, its Redis scripts, the reply and the NP request, the NP side's responses and
  * their processing, and the activation events are ONE trace, each span under the one that caused it.
  */
-describe('OpenTelemetry: a port-in journey is one trace', () => {
-  const exporter = new InMemorySpanExporter();
-  let tracing: Tracing;
+const exporter = new InMemorySpanExporter();
+let tracing: Tracing;
+beforeAll(async () => {
+  tracing = startTracing({ exporter: 'none', headers: {}, serviceName: 'tracing-test', samplerRatio: 1 }, { exporter });
+});
+afterAll(async () => {
+  await tracing?.shutdown();
+});
+
+// Both delivery modes: with exactly-once outputs the sends are spans too, ended when their transaction commits.
+describe.each(['at-least-once', 'exactly-once'])('OpenTelemetry: a port-in journey is one trace (%s)', (delivery) => {
   let client: WholesaleClient;
   let events: EventSubscription;
   const seen: ContractEvent[] = [];
 
-  beforeAll(async () => {
-    tracing = startTracing({ exporter: 'none', headers: {}, serviceName: 'tracing-test', samplerRatio: 1 }, { exporter });
-  });
-
-  const fx = useService();
+  const fx = useService({ env: { KAFKA_DELIVERY: delivery } });
 
   beforeAll(async () => {
     fx.track(await startTestSimulator(fx.config));
@@ -31,14 +35,11 @@ describe('OpenTelemetry: a port-in journey is one trace', () => {
     await events.ready;
   });
 
-  afterAll(async () => {
-    await tracing?.shutdown();
-  });
-
   const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
   const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name);
 
   it('client send → command → Redis → reply and NP request → NP responses → activation events', async () => {
+    exporter.reset(); // the other mode's journey: its root span is named the same
     const gpsi = gpsiEndingIn('42');
     const created = await client.createPortIn(examplePortInOrder(gpsi));
     expect(created).toMatchObject({ status: 'Success', portStatus: 'OPEN' });

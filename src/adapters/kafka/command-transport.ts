@@ -4,7 +4,7 @@ import { GroupMember, type GroupMemberSettings } from './group-member';
 import { observeProduceCall } from './observed-producer';
 import { createPartitionedSender, partitionCounts } from './partitioned-sender';
 import { createProducer, partitionsReader, produceCall } from './producer';
-import { tracedSender } from './traced-sender';
+import { tracedSender, tracedTransactions } from './traced-sender';
 import { topicSizeLimits } from './topic-size-limits';
 import { TransactionalOutput, transactionalIdOf } from './transactional-output';
 
@@ -51,7 +51,7 @@ export async function connectCommandTransport(
   const consumer = new GroupMember(connection, settings);
   const limits = options.exactlyOnce ? topicSizeLimits(connection, connection.log) : undefined;
   const transactions = limits
-    ? new TransactionalOutput(connection, transactionalIdOf(connection.clientId, settings.groupInstanceId), partitionCount, limits.limitOf, consumer.consumer, (sent) => options.onSent?.(sent), connection.log)
+    ? tracedTransactions(new TransactionalOutput(connection, transactionalIdOf(connection.clientId, settings.groupInstanceId), partitionCount, limits.limitOf, consumer.consumer, (sent) => options.onSent?.(sent), connection.log))
     : undefined;
   return {
     consumer,
