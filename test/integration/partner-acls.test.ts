@@ -156,16 +156,22 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     ]);
   });
 
-  it('the service runs with only what `admin service-acls --topics-precreated` grants: it answers a command', async () => {
+  // At least once, the service's least privilege is enough. Exactly once, the client sends AddPartitionsToTxn
+  // v5, which Kafka 4 reserves for brokers: the principal needs ClusterAction too (docs/security.md).
+  it.each([
+    { delivery: 'at-least-once', flags: [] as string[], grant: '--topics-precreated', rules: 30 },
+    { delivery: 'exactly-once', flags: ['--exactly-once'], grant: '--topics-precreated --exactly-once', rules: 31 },
+  ])('the service runs $delivery with only what `admin service-acls $grant` grants: it answers a command', async ({ delivery, flags, rules }) => {
     // The partners were provisioned under the production prefix: the service (which creates nothing here) uses it too.
-    const config = testConfig({ ...broker.env(broker.limitedService), PARTNER_TOPIC_PREFIX: PREFIX, LOG_LEVEL: 'silent',
-      // Exactly once, the client sends AddPartitionsToTxn v5, which Kafka 4 reserves for brokers: the principal
-      // would need ClusterAction (docs/security.md). Least privilege runs at least once.
-      KAFKA_DELIVERY: 'at-least-once' });
+    const config = testConfig({ ...broker.env(broker.limitedService), PARTNER_TOPIC_PREFIX: PREFIX, LOG_LEVEL: 'silent', KAFKA_DELIVERY: delivery });
     const asSuperUser: ServiceConfig = { ...config, kafka: { ...config.kafka, security: { sasl: { mechanism: 'scram-sha-512', ...broker.service } } } };
     await ensureTopicsExist(broker.connection(broker.service), Object.values(config.topics), config.kafka.topicPartitions, 1);
-    const granted = await admin(['service-acls', '--principal', principalOf(broker.limitedService), '--topics-precreated'], envFor(config));
-    expect(JSON.parse(granted.stdout).createdRules).toHaveLength(30);
+    const granted = await admin(['service-acls', '--principal', principalOf(broker.limitedService), '--topics-precreated', ...flags], envFor(config));
+    const planned = JSON.parse((await admin(['service-acls', '--principal', principalOf(broker.limitedService), '--topics-precreated', ...flags, '--dry-run'], envFor(config))).stdout).rules;
+    expect(planned).toHaveLength(rules);
+    // the first case grants all 30; the second finds the partner-prefix and transactional-id rules there already
+    const created: { operation: string }[] = JSON.parse(granted.stdout).createdRules;
+    expect(created.filter((rule) => rule.operation === 'clusterAction')).toHaveLength(rules - 30);
 
     const service = await startTestService(config);
     const requester = await TestRequester.start(asSuperUser);

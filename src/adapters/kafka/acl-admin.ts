@@ -31,6 +31,7 @@ const OPERATION: Record<AclOperation, AclOperationValue> = {
   create: AclOperations.CREATE,
   delete: AclOperations.DELETE,
   alter: AclOperations.ALTER,
+  clusterAction: AclOperations.CLUSTER_ACTION,
 };
 
 const reverse = <K extends string, V extends number>(map: Record<K, V>): Map<number, K> =>

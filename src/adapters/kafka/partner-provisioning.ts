@@ -85,18 +85,24 @@ export async function listPartners(admin: Admin, settings: ProvisioningSettings)
   return provisionedPartners(rules, topics, settings.partnerTopicPrefix);
 }
 
-export function serviceRules(settings: ProvisioningSettings, principal: string, createsTopics: boolean): AclRule[] {
+/** What the service's grant covers beyond reading and writing its topics (serviceAcls). */
+export interface ServiceGrant {
+  createsTopics: boolean;
+  clusterActionForTransactions: boolean;
+}
+
+export function serviceRules(settings: ProvisioningSettings, principal: string, grant: ServiceGrant): AclRule[] {
   return serviceAcls({
     principal,
     topics: settings.topics,
     groupId: settings.groupId,
     partnerPrefix: settings.partnerTopicPrefix,
-    createsTopics,
+    ...grant,
     transactionalIdPrefix: transactionalIdPrefix(settings.serviceClientId),
   });
 }
 
-export async function grantServiceAcls(admin: Admin, settings: ProvisioningSettings, principal: string, createsTopics: boolean): Promise<Change> {
-  const rules = serviceRules(settings, principal, createsTopics);
+export async function grantServiceAcls(admin: Admin, settings: ProvisioningSettings, principal: string, grant: ServiceGrant): Promise<Change> {
+  const rules = serviceRules(settings, principal, grant);
   return { rules, changedRules: await grantRules(admin, rules), changedTopics: [] };
 }

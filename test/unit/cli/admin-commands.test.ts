@@ -63,6 +63,18 @@ describe('wholesale admin service-acls --dry-run', () => {
     const creates = (lines: string[]) => JSON.parse(lines.join('\n')).rules.filter((rule: { operation: string }) => rule.operation === 'create');
     expect(creates(created.out)).toHaveLength(9);
     expect(creates(precreated.out)).toEqual([]);
-    expect(JSON.parse(precreated.out.join("\n")).rules).toHaveLength(30);
+    expect(JSON.parse(precreated.out.join('\n')).rules).toHaveLength(30);
+  });
+
+  it('grants ClusterAction on the cluster only with --exactly-once', async () => {
+    const clusterRules = async (...flags: string[]) => {
+      const cli = harness();
+      await cli.run('--json', 'admin', 'service-acls', '--principal', 'User:svc', ...flags, '--dry-run');
+      return JSON.parse(cli.out.join('\n')).rules.filter((rule: { resourceType: string }) => rule.resourceType === 'cluster');
+    };
+    expect(await clusterRules()).toEqual([]);
+    expect(await clusterRules('--exactly-once')).toEqual([
+      { principal: 'User:svc', resourceType: 'cluster', patternType: 'literal', resourceName: 'kafka-cluster', operation: 'clusterAction' },
+    ]);
   });
 });
