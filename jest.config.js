@@ -1,4 +1,5 @@
-/** Projects: unit (pure logic, no I/O), integration (one real stack per run, files one at a time), stack, faults. */
+// Projects: unit (pure logic, no I/O), integration (one real stack per run, files one at a time), stack, faults.
+
 const transform = { '^.+\\.ts$': ['ts-jest', {}] };
 // An ES module only, loaded by Node's require instead of Jest's (see the file).
 const moduleNameMapper = { '^@platformatic/kafka$': '<rootDir>/test/support/platformatic-kafka.cjs' };

@@ -1,14 +1,12 @@
 import type { AvroRecordSchema } from '../src/adapters/registry/schemas';
 
-/**
- * Turns the Avro schemas of schemas/ into TypeScript declarations, purely (no I/O), so the client's
- * signatures follow the contract: a renamed or retyped field breaks the build, not production.
- *
- * Per named record it emits `interface X` (the record as decoded: every field present) and, when a field
- * anywhere below it has a default, `interface XInput` (defaulted fields optional, as avsc fills them when
- * encoding). `ContractRecords` / `ContractInputs` map each record's full name to those types.
- * A record defined in several files (each .avsc is self-contained) must be defined identically.
- */
+// Turns the Avro schemas of schemas/ into TypeScript declarations, purely (no I/O), so the client's
+// signatures follow the contract: a renamed or retyped field breaks the build, not production.
+//
+// Per named record it emits `interface X` (the record as decoded: every field present) and, when a field
+// anywhere below it has a default, `interface XInput` (defaulted fields optional, as avsc fills them when
+// encoding). `ContractRecords` / `ContractInputs` map each record's full name to those types.
+// A record defined in several files (each .avsc is self-contained) must be defined identically.
 
 type AvroType = string | AvroType[] | { type: string; [key: string]: any };
 

@@ -1,9 +1,8 @@
-/**
- * The HTTP part of `npm run demo`: the same service through the gateway (docs/http.md) — the port-in and
- * balances the Kafka journey made, read over HTTP, a refused token, and a change retried with the same
- * X-Correlation-Id that is answered once and applied once. Every call prints its method, path, status
- * and body, as a partner would see them with curl.
- */
+// The HTTP part of `npm run demo`: the same service through the gateway (docs/http.md) — the port-in and
+// balances the Kafka journey made, read over HTTP, a refused token, and a change retried with the same
+// X-Correlation-Id that is answered once and applied once. Every call prints its method, path, status
+// and body, as a partner would see them with curl.
+
 export interface HttpDemoOptions {
   baseUrl: string;
   token: string;

@@ -1,11 +1,10 @@
-/**
- * The server versions of every way the stack is provided (local processes, containers, docker-compose.yml):
- * one place, so they never drift apart.
- *
- * Kafka 4 is the default: 3.9 is the last 3.x line and users run 4.x. kafkajs 2.2.4 predates 4.x, but every
- * request version it sends is still served by 4.4 (the suites pass on both). STACK_KAFKA_VERSION=3.9.1 runs
- * everything against the 3.x line instead.
- */
+// The server versions of every way the stack is provided (local processes, containers, docker-compose.yml):
+// one place, so they never drift apart.
+//
+// Kafka 4 is the default: 3.9 is the last 3.x line and users run 4.x. kafkajs 2.2.4 predates 4.x, but every
+// request version it sends is still served by 4.4 (the suites pass on both). STACK_KAFKA_VERSION=3.9.1 runs
+// everything against the 3.x line instead.
+
 export const DEFAULT_KAFKA_VERSION = '4.4.0';
 /** The other tested line: `STACK_KAFKA_VERSION=3.9.1`. */
 export const KAFKA_3_VERSION = '3.9.1';

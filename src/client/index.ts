@@ -1,4 +1,5 @@
-/** The client library's entry point: the `wholesale-client` package (`npm run pack:client`), `import { WholesaleClient } from 'wholesale-client'`. */
+// The client library's entry point: the `wholesale-client` package (`npm run pack:client`), `import { WholesaleClient } from 'wholesale-client'`.
+
 export { WholesaleClient, type WholesaleClientOptions, type CallOptions } from './wholesale-client';
 export { WholesaleClientError, RequestTimeoutError, ServiceReplyError, InvalidCommandError, ClientClosedError } from './errors';
 export { OPERATIONS, type OperationName, type OperationInput, type OperationReply } from './operations';

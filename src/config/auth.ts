@@ -1,10 +1,8 @@
 import { ConfigError, type EnvReader } from './env';
 
-/**
- * Who may send commands and how much (docs/security.md): token verification (AUTH_*), per-partner
- * rate limits (RATE_LIMIT_*) and the budget of refused commands (REJECTED_*). Kafka transport security is
- * in kafka.ts, the dead-letter keys in dead-letter-keys.ts.
- */
+// Who may send commands and how much (docs/security.md): token verification (AUTH_*), per-partner
+// rate limits (RATE_LIMIT_*) and the budget of refused commands (REJECTED_*). Kafka transport security is
+// in kafka.ts, the dead-letter keys in dead-letter-keys.ts.
 
 /** Where the keys that verify command tokens come from: exactly one source. */
 export type AuthKeySource =

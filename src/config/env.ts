@@ -1,9 +1,8 @@
-/**
- * The environment reader every program's settings go through (the service's src/app/config.ts, the
- * client's, the CLI's, the dev tools' and the benchmark's). Every setting comes from the environment, is
- * validated at start, and a missing or bad value stops the process with one line naming the variable and
- * what it expects (ConfigError). Nothing else reads process.env.
- */
+// The environment reader every program's settings go through (the service's src/app/config.ts, the
+// client's, the CLI's, the dev tools' and the benchmark's). Every setting comes from the environment, is
+// validated at start, and a missing or bad value stops the process with one line naming the variable and
+// what it expects (ConfigError). Nothing else reads process.env.
+
 export class ConfigError extends Error {
   constructor(readonly variable: string, readonly expected: string, readonly got: string | undefined) {
     super(`${variable}: expected ${expected}, got ${got === undefined ? 'nothing' : JSON.stringify(got)}`);

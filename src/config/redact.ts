@@ -1,8 +1,7 @@
-/**
- * The configuration as it may be logged: values of secret-named settings (passwords, tokens, keys,
- * credentials) are replaced, and credentials inside URLs (user:password@, ?token=) are masked wherever
- * a URL appears. Pure: the input is not changed.
- */
+// The configuration as it may be logged: values of secret-named settings (passwords, tokens, keys,
+// credentials) are replaced, and credentials inside URLs (user:password@, ?token=) are masked wherever
+// a URL appears. Pure: the input is not changed.
+
 export const REDACTED = '[redacted]';
 
 const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'secrets', 'token', 'tokens', 'credential', 'credentials', 'authorization', 'pin', 'apikey']);

@@ -1,7 +1,6 @@
-/**
- * What the pipeline and the client expect of the Avro codec (src/adapters/registry/avro-codec.ts), and
- * the two ways it fails that are the record's fault rather than the infrastructure's.
- */
+// What the pipeline and the client expect of the Avro codec (src/adapters/registry/avro-codec.ts), and
+// the two ways it fails that are the record's fault rather than the infrastructure's.
+
 export type DecodeFailure = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE';
 
 /**

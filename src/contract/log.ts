@@ -1,8 +1,7 @@
-/**
- * The logger the project's code writes to: pino's methods, named here so that code which only logs (the
- * handlers, the client library, the Kafka adapter) does not depend on pino. A pino logger is one; the
- * client library has a small one of its own (src/client/log.ts).
- */
+// The logger the project's code writes to: pino's methods, named here so that code which only logs (the
+// handlers, the client library, the Kafka adapter) does not depend on pino. A pino logger is one; the
+// client library has a small one of its own (src/client/log.ts).
+
 export interface LogFn {
   (fields: object, message?: string): void;
   (message: string): void;

@@ -1,10 +1,9 @@
-/**
- * Each partner's own namespace on Kafka. Kafka ACLs cannot filter records, so a partner may read only
- * topics that hold nothing but its own records: its replies and the events of its subscriptions go to
- * topics under `<prefix><partnerId>.`, and one PREFIXED ACL on that namespace grants the partner exactly
- * its own topics (and its consumer groups, which use the same prefix). Billing and the operator keep the
- * full event topics. The partner is the root of the acting node in the customer hierarchy.
- */
+// Each partner's own namespace on Kafka. Kafka ACLs cannot filter records, so a partner may read only
+// topics that hold nothing but its own records: its replies and the events of its subscriptions go to
+// topics under `<prefix><partnerId>.`, and one PREFIXED ACL on that namespace grants the partner exactly
+// its own topics (and its consumer groups, which use the same prefix). Billing and the operator keep the
+// full event topics. The partner is the root of the acting node in the customer hierarchy.
+
 export const DEFAULT_PARTNER_TOPIC_PREFIX = 'wholesale.partner.';
 
 /** The partner-facing topic roles: what a partner may read. */

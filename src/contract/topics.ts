@@ -1,7 +1,6 @@
-/**
- * The topics of the message contract by role, and their default names. The configuration maps each role
- * to a real topic name (TOPIC_* variables); asyncapi.yaml documents them.
- */
+// The topics of the message contract by role, and their default names. The configuration maps each role
+// to a real topic name (TOPIC_* variables); asyncapi.yaml documents them.
+
 export type TopicRole =
   | 'portinCommands'
   | 'portinReplies'

@@ -1,8 +1,7 @@
-/**
- * Readiness: named checks run together, each bounded by a timeout, the report cached briefly so that
- * frequent probes (several orchestrators, a load balancer) cost one round of checks. A check that throws
- * or times out is a failed check whose detail says why; the report names every failed check.
- */
+// Readiness: named checks run together, each bounded by a timeout, the report cached briefly so that
+// frequent probes (several orchestrators, a load balancer) cost one round of checks. A check that throws
+// or times out is a failed check whose detail says why; the report names every failed check.
+
 export interface CheckResult {
   ok: boolean;
   /** Why it failed, or a short fact about the healthy state. */

@@ -2,11 +2,9 @@ import { decodeJwt } from 'jose';
 import { CUSTOMER_ID } from './hierarchy';
 import type { Caller } from './access';
 
-/**
- * The pure parts of token authentication: reading the Authorization header, turning verified claims into
- * a Caller, and remembering verified tokens until they expire (a client reuses one token for many
- * commands; verifying its signature once is enough).
- */
+// The pure parts of token authentication: reading the Authorization header, turning verified claims into
+// a Caller, and remembering verified tokens until they expire (a client reuses one token for many
+// commands; verifying its signature once is enough).
 
 /** A compact JWS: three base64url parts. Longer headers are refused by the envelope (4096 characters). */
 const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;

@@ -1,8 +1,7 @@
-/**
- * The one way the project waits and retries: `sleep`, and exponential backoff with "equal jitter" (half
- * the delay fixed, half random). After an outage every worker (and every partition of one worker) retries
- * at once; spreading the retries keeps them from hitting Redis or the broker in step.
- */
+// The one way the project waits and retries: `sleep`, and exponential backoff with "equal jitter" (half
+// the delay fixed, half random). After an outage every worker (and every partition of one worker) retries
+// at once; spreading the retries keeps them from hitting Redis or the broker in step.
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Half of `ms` fixed, the other half random. */

@@ -1,4 +1,4 @@
-/** Avro's building blocks written by hand, for hostile bodies no encoder would produce. */
+// Avro's building blocks written by hand, for hostile bodies no encoder would produce.
 
 /** Zig-zag varint of a (possibly huge) whole number, as Avro writes int, long, lengths and block counts. */
 export const varint = (n: number): Buffer => {

@@ -1,4 +1,5 @@
-/** Reading the side port in tests: GET with the status and body, and samples out of Prometheus text. */
+// Reading the side port in tests: GET with the status and body, and samples out of Prometheus text.
+
 export async function httpGet(port: number, path: string): Promise<{ status: number; body: string; contentType: string | null }> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
   return { status: response.status, body: await response.text(), contentType: response.headers.get('content-type') };

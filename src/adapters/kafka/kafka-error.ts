@@ -1,8 +1,7 @@
-/**
- * @platformatic/kafka reports a failure as a tree: "Listing topics failed." over "listTopics failed 3
- * times." over the broker's or the connection's own errors. These read the tree's leaves, where the
- * reason is (the broker's error name in `apiId`, its message in `serverErrorMessage`).
- */
+// @platformatic/kafka reports a failure as a tree: "Listing topics failed." over "listTopics failed 3
+// times." over the broker's or the connection's own errors. These read the tree's leaves, where the
+// reason is (the broker's error name in `apiId`, its message in `serverErrorMessage`).
+
 interface KafkaErrorNode {
   message?: string;
   apiId?: string;

@@ -1,10 +1,8 @@
-/**
- * Which Kafka failures refuse one message for good. The client marks each protocol error retriable or not,
- * but that is the wrong question for a send: UNKNOWN_TOPIC_OR_PARTITION is "retriable" (the topic may be
- * created), while a broker that is away or a leader that moves must be waited for. The sender therefore
- * asks the cluster's metadata whether a topic exists before sending to it, and treats only the errors
- * below as the message's own fault.
- */
+// Which Kafka failures refuse one message for good. The client marks each protocol error retriable or not,
+// but that is the wrong question for a send: UNKNOWN_TOPIC_OR_PARTITION is "retriable" (the topic may be
+// created), while a broker that is away or a leader that moves must be waited for. The sender therefore
+// asks the cluster's metadata whether a topic exists before sending to it, and treats only the errors
+// below as the message's own fault.
 
 /** Protocol errors of a topic lookup that say the topic can never be written by this service. */
 const TOPIC_REFUSALS: ReadonlySet<string> = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'TOPIC_AUTHORIZATION_FAILED', 'INVALID_TOPIC_EXCEPTION']);

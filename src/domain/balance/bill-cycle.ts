@@ -1,9 +1,8 @@
-/**
- * Bill cycles, pure. billCycleFrequency MONTHLY (the only value the spec allows) with billCycleStartDay
- * 1..28: a cycle starts at the first instant (00:00 local) of that day of every month in the bill cycle
- * time zone (an IANA name from the plan, default UTC). Days stop at 28 so every month has one. What a
- * partial first cycle grants is the catalog's choice (seeds.ts); cycleDaysAt gives the days it has left.
- */
+// Bill cycles, pure. billCycleFrequency MONTHLY (the only value the spec allows) with billCycleStartDay
+// 1..28: a cycle starts at the first instant (00:00 local) of that day of every month in the bill cycle
+// time zone (an IANA name from the plan, default UTC). Days stop at 28 so every month has one. What a
+// partial first cycle grants is the catalog's choice (seeds.ts); cycleDaysAt gives the days it has left.
+
 export const BILL_CYCLE_FREQUENCIES = ['MONTHLY'] as const;
 export type BillCycleFrequency = (typeof BILL_CYCLE_FREQUENCIES)[number];
 export const DEFAULT_BILL_CYCLE_TIME_ZONE = 'UTC';

@@ -5,11 +5,9 @@ import type { BalanceOutcome } from './outcome';
 import { balanceRecord, type BillingEvent } from './records';
 import { fromMilli } from './units';
 
-/**
- * Billing events (wholesale.balance.events.v1, key = gpsi, CloudEvents binary headers), built from a
- * recorded outcome only, so a replay publishes byte-for-byte the same event under the same id. Every event
- * carries each sub-balance concerned with its amounts before and after: billing can rebuild every balance.
- */
+// Billing events (wholesale.balance.events.v1, key = gpsi, CloudEvents binary headers), built from a
+// recorded outcome only, so a replay publishes byte-for-byte the same event under the same id. Every event
+// carries each sub-balance concerned with its amounts before and after: billing can rebuild every balance.
 
 /** A UUID-shaped id derived from a seed (name-based, like UUID v5), stable across replays. */
 export function deterministicId(seed: string): string {

@@ -1,7 +1,6 @@
-/**
- * The port-in commands as they arrive (Avro-decoded: an absent optional field is null) and as they leave
- * validation (normalised: defaults applied, nulls dropped). Field names exactly as service-spec.md 2.4–2.8.
- */
+// The port-in commands as they arrive (Avro-decoded: an absent optional field is null) and as they leave
+// validation (normalised: defaults applied, nulls dropped). Field names exactly as service-spec.md 2.4–2.8.
+
 export type Maybe<T> = T | null | undefined;
 
 export interface Address {

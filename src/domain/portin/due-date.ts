@@ -1,7 +1,6 @@
-/**
- * Due dates. US simple ports have a one-business-day interval: the desired due date is the submission time
- * moved forward by the configured number of business days (Saturday and Sunday skipped, in UTC).
- */
+// Due dates. US simple ports have a one-business-day interval: the desired due date is the submission time
+// moved forward by the configured number of business days (Saturday and Sunday skipped, in UTC).
+
 const isWeekend = (date: Date): boolean => date.getUTCDay() === 0 || date.getUTCDay() === 6;
 
 export function addBusinessDays(from: Date, days: number): Date {

@@ -4,13 +4,11 @@ import type { ExpirySettings, PortInRequest } from './request';
 
 export type { ExpirySettings } from './request';
 
-/**
- * When a waiting request is abandoned, per status: no port waits forever. The lifecycle table says which
- * statuses the timer ends (its `Expire` column); this says from when it counts, how long, and why.
- * US practice: a request the partner leaves unresolved, or the NP side leaves unanswered, is abandoned
- * 30 days on (after the Resolution Required, after the due date); a confirmed port not activated by its
- * due date plus a grace period is overdue.
- */
+// When a waiting request is abandoned, per status: no port waits forever. The lifecycle table says which
+// statuses the timer ends (its `Expire` column); this says from when it counts, how long, and why.
+// US practice: a request the partner leaves unresolved, or the NP side leaves unanswered, is abandoned
+// 30 days on (after the Resolution Required, after the due date); a confirmed port not activated by its
+// due date plus a grace period is overdue.
 
 interface Policy {
   /** The moment the wait counts from. */

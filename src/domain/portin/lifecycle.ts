@@ -1,8 +1,7 @@
-/**
- * The port-in lifecycle as ONE table of data: for every status, what every trigger (a command, a
- * number-portability response, the expiry timer) does. Handlers look the rule up here and never encode a
- * transition themselves; docs/portin.md renders this same table. See test/unit/portin/lifecycle.test.ts.
- */
+// The port-in lifecycle as ONE table of data: for every status, what every trigger (a command, a
+// number-portability response, the expiry timer) does. Handlers look the rule up here and never encode a
+// transition themselves; docs/portin.md renders this same table. See test/unit/portin/lifecycle.test.ts.
+
 export const PORT_STATUSES = ['OPEN', 'DELAYED', 'CONFIRMED', 'RESOLUTION_REQUIRED', 'REJECTED', 'CANCEL_PENDING', 'COMPLETED', 'CANCELLED'] as const;
 export type PortStatus = (typeof PORT_STATUSES)[number];
 

@@ -1,8 +1,7 @@
-/**
- * Reason codes as data. The NP codes follow the US wireless porting (WICIS) vocabulary the old provider
- * answers with; the service's own codes say why it refused or ended a request. The NP simulator picks its
- * codes from here and docs/portin.md renders this table.
- */
+// Reason codes as data. The NP codes follow the US wireless porting (WICIS) vocabulary the old provider
+// answers with; the service's own codes say why it refused or ended a request. The NP simulator picks its
+// codes from here and docs/portin.md renders this table.
+
 export type ReasonOrigin = 'np' | 'service';
 
 export interface ReasonCode {

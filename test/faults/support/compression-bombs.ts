@@ -4,13 +4,11 @@ import { CompressionCodecs, CompressionTypes, type Producer } from 'kafkajs';
 import { varint } from '../../support/avro-bytes';
 import { produceModules } from '../../support/kafkajs-produce';
 
-/**
- * Compressed record batches whose one record inflates to `inflatedBytes` (its value all zeros), produced on
- * a real broker. kafkajs compresses a batch's records with the codec registered for its compression type;
- * while a bomb is sent, that codec hands kafkajs the bomb's bytes instead (the test process only), and
- * kafkajs writes them into a valid batch (record count 1, CRC over the bytes as sent). Neither side holds
- * the inflated record: the gzip stream is fed in chunks, the zstd frame is written by hand with RLE blocks.
- */
+// Compressed record batches whose one record inflates to `inflatedBytes` (its value all zeros), produced on
+// a real broker. kafkajs compresses a batch's records with the codec registered for its compression type;
+// while a bomb is sent, that codec hands kafkajs the bomb's bytes instead (the test process only), and
+// kafkajs writes them into a valid batch (record count 1, CRC over the bytes as sent). Neither side holds
+// the inflated record: the gzip stream is fed in chunks, the zstd frame is written by hand with RLE blocks.
 
 /**
  * The record's bytes before its value (length, attributes, timestamp and offset deltas, null key, value
