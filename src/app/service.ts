@@ -10,7 +10,6 @@ import type { KafkaConnection } from '../adapters/kafka/connection';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
 import { createRedisAdmission, QUOTA_BUCKETS } from '../adapters/redis/admission';
-import { RedisReplyCache } from '../adapters/redis/reply-cache';
 import { registerContract } from '../adapters/registry/register-contract';
 import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../domain/validation/spec-fields';
 import { CommandProcessor } from '../pipeline/command-processor';
@@ -147,7 +146,6 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     }),
     codec,
     handlers,
-    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
     topics: config.topics,
     deadLetters,
     routing,

@@ -26,7 +26,7 @@ import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSend
  * are committed at most every `commitIntervalMs` (0: after every batch) — by the next batch that ends
  * after the interval, or by a timer when none comes — and always before the worker leaves the group.
  * Under load a commit per batch was as many Kafka requests as the replies themselves; a redelivery
- * after a crash is answered from the reply cache, so the interval bounds only how much is replayed.
+ * after a crash is answered from the changes' recorded outcomes, so the interval bounds only how much is replayed.
  */
 export interface RecordOutcome {
   outbound: Outbound[];

@@ -6,7 +6,6 @@ import type { CommandContext, HandlerRegistration } from '../contract/handlers';
 import type { OutgoingMessage } from '../contract/messages';
 import { ERROR_REPLY, type Domain, type TopicRole } from '../contract/topics';
 import { DecodeError, SchemaMismatchError, type Codec, type DecodedRecord } from '../contract/codec';
-import type { ReplyCache, StoredOutcome } from './ports';
 import type { Authenticator, Authorizer, Caller, CustomerScope, PartnerAdmission, QuotaExhausted } from '../security/access';
 import type { RejectedBudget } from '../security/rejected-budget';
 import { TopicRefusedError, type RecordHeaders, type Outbound, type PartitionCount, type RecordPosition } from '../contract/transport';
@@ -30,7 +29,6 @@ export interface CommandRecord {
 export interface ProcessorDeps {
   codec: Codec;
   handlers: ReadonlyMap<string, HandlerRegistration>;
-  replies: ReplyCache;
   topics: Readonly<Record<TopicRole, string>>;
   /** The DLQ topic and the key that seals dead letters. */
   deadLetters: DeadLetterSink;
@@ -98,13 +96,6 @@ export interface ProcessOutcome {
   rejection?: Rejection;
 }
 
-/**
- * What a redelivery or a retry with the same correlation id gets back as it was: a change that was made, and
- * a validation error (it depends on the payload only). Every other refusal depends on the moment (a state,
- * a missing record, a busy claim, credentials, rate, a crash) and is evaluated again: it changed nothing.
- */
-const REMEMBERED_OUTCOMES: ReadonlySet<string> = new Set<string>(['Success', 'BAD_REQUEST'] satisfies ('Success' | ErrorCode)[]);
-
 /** Key, value and headers: everything a hostile sender could inflate. */
 function messageBytes(record: CommandRecord): number {
   let size = (record.value?.length ?? 0) + (record.key?.length ?? 0);
@@ -120,10 +111,9 @@ const shortName = (recordName: string): string => recordName.slice(recordName.la
 export const commandIdOf = (customer: string | undefined, operation: string, correlationId: string): string =>
   sha256Hex(JSON.stringify([customer ?? '', operation, correlationId])).slice(0, 32);
 
-/** A payload's fingerprint: SHA-256 in hex for the reply cache, its first 128 bits for an own record (shorter, kept 24 h per change). */
-export function fingerprintsOf(value: unknown): { full: string; compact: string } {
-  const full = sha256Hex(JSON.stringify(value));
-  return { full, compact: Buffer.from(full.slice(0, 32), 'hex').toString('base64url') };
+/** A payload's fingerprint, kept with a change's recorded outcome: the first 128 bits of its SHA-256, base64url (short: kept 24 h per change). */
+export function fingerprintOf(value: unknown): string {
+  return Buffer.from(sha256Hex(JSON.stringify(value)).slice(0, 32), 'hex').toString('base64url');
 }
 
 /** When the partner sent the command: its record's timestamp, or now for a record without a usable one. */
@@ -340,16 +330,11 @@ export class CommandProcessor {
     const { scope, refuseNew } = admitted;
     // Keyed by the acting node, not the raw header: two partners reusing a correlation id never share a reply.
     const commandId = commandIdOf(scope.effectiveCustomerId, operation, envelope.correlationId);
-    const fingerprints = registration.readOnly ? { full: '', compact: '' } : fingerprintsOf(decoded.value); // a query is never compared
-    const fingerprint = fingerprints.full;
-    // A query changes nothing, so it is simply run again: neither looked up, counted nor recorded. A handler
-    // that records its outcome itself replays it on a redelivery: the reply cache is not consulted either.
-    const ownRecord = registration.replaysFromOwnRecord === true;
-    const remembered = registration.readOnly || ownRecord ? undefined : await this.retriable(() => deps.replies.lookup(scope.partnerId, commandId));
-    // An outcome kept without the messages that carried secrets is replayed by the handler (its own records).
-    const rerun = remembered?.rerun === true && remembered.fingerprint === fingerprint;
-    if (remembered && !rerun) return this.replay(domain, envelope, operation, remembered, fingerprint);
-    if (refuseNew && !remembered && !ownRecord) return this.answerError(domain, envelope, operation, refuseNew.code, refuseNew.message);
+    // A query changes nothing, so it is simply run again: neither compared, counted nor recorded. A change's
+    // store records its outcome atomically with it, with this fingerprint, and a redelivery runs the handler
+    // again, which replays that record (or answers CONFLICT for another payload under the same id).
+    const fingerprint = registration.readOnly ? '' : fingerprintOf(decoded.value);
+    if (refuseNew && registration.readOnly) return this.answerError(domain, envelope, operation, refuseNew.code, refuseNew.message);
     // The handlers' logger names the command; built only when a handler logs (a pino child costs CPU per command).
     let commandLog: Logger | undefined;
     const context: CommandContext = {
@@ -363,46 +348,28 @@ export class CommandProcessor {
       get log() {
         return (commandLog ??= deps.log.child({ correlationId: envelope.correlationId, operation }));
       },
-      fingerprint: fingerprints.compact,
-      ...(refuseNew && ownRecord ? { refuseNew } : {}),
+      fingerprint,
+      ...(refuseNew ? { refuseNew } : {}),
     };
-    let outcome: Handled;
-    /** What the reply cache may keep: everything sent but the messages carrying secrets (then the handler reruns). */
-    let kept: StoredOutcome = { fingerprint, messages: [] };
     try {
       const result = await inSpan(`handle ${operation}`, { attributes: { 'wholesale.operation': operation, 'messaging.message.conversation_id': envelope.correlationId } }, () =>
         registration.handle(decoded.value, context),
       );
       const reply = await this.encodeReply(domain, envelope, registration.replyRecord, result.reply);
-      const messages = result.messages ?? [];
-      const encoded = await Promise.all(messages.map((m) => this.encodeOrDeadLetter(m, context, source)));
-      const replayed = rerun || result.replayed === true;
-      outcome = { outbound: [reply, ...encoded.flat()], outcome: replayed ? 'REPLAYED' : 'Success', operation, correlationId: envelope.correlationId, recorded: !replayed };
-      const secret = (i: number) => messages[i].secrets === 'inClear';
-      kept = { fingerprint, messages: [reply, ...encoded.filter((_, i) => !secret(i)).flat()], ...(messages.some((_, i) => secret(i)) ? { rerun: true } : {}) };
+      const encoded = await Promise.all((result.messages ?? []).map((m) => this.encodeOrDeadLetter(m, context, source)));
+      const replayed = result.replayed === true;
+      return { outbound: [reply, ...encoded.flat()], outcome: replayed ? 'REPLAYED' : 'Success', operation, correlationId: envelope.correlationId, recorded: !replayed };
     } catch (error) {
       if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
       if (isServiceError(error)) {
-        outcome = await this.answerError(domain, envelope, operation, error.code, error.message, error.problems);
-        // An own record keeps most refusals too (its store records them): counted, erring on the safe side.
-        outcome.recorded = ownRecord && error.code !== 'RATE_LIMITED';
-      } else {
-        context.log.error({ err: error }, 'handler failed');
-        outcome = await this.answerError(domain, envelope, operation, 'INTERNAL', 'The service failed to handle the command');
+        const outcome: Handled = await this.answerError(domain, envelope, operation, error.code, error.message, error.problems);
+        // A change's store may have recorded a refusal too: counted, erring on the safe side.
+        outcome.recorded = !registration.readOnly && error.code !== 'RATE_LIMITED';
+        return outcome;
       }
+      context.log.error({ err: error }, 'handler failed');
+      return this.answerError(domain, envelope, operation, 'INTERNAL', 'The service failed to handle the command');
     }
-    if (registration.readOnly || ownRecord || rerun || !REMEMBERED_OUTCOMES.has(outcome.outcome)) return outcome;
-    const stored = outcome.outcome === 'Success' ? kept : { fingerprint, messages: outcome.outbound };
-    await this.retriable(() => deps.replies.put(scope.partnerId, commandId, stored));
-    return { ...outcome, recorded: true };
-  }
-
-  /** The first outcome of this command again, or CONFLICT when the correlation id came with another payload. */
-  private async replay(domain: Domain, envelope: RoutedEnvelope, operation: string, remembered: StoredOutcome, fingerprint: string): Promise<ProcessOutcome> {
-    if (remembered.fingerprint === fingerprint) {
-      return { outbound: remembered.messages, outcome: 'REPLAYED', operation, correlationId: envelope.correlationId };
-    }
-    return this.answerError(domain, envelope, operation, 'CONFLICT', `X-Correlation-Id ${envelope.correlationId} was already used for a different ${operation} command`);
   }
 
   private async encodeReply(domain: Domain, envelope: RoutedEnvelope, recordName: string, value: object): Promise<Outbound> {
