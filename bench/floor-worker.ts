@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { loadConfig, type ServiceConfig } from '../src/app/config';
-import { envelopeRules, kafkaConnection, serviceTopics } from '../src/app/service';
+import { kafkaConnection, serviceTopics } from '../src/app/service';
+import { envelopeRules } from '../src/pipeline/envelope';
 import { loadOptionalHierarchyFile } from '../src/security/hierarchy-file';
 import type { CustomerHierarchy } from '../src/security/hierarchy';
 import { defaultReplyTopic } from '../src/pipeline/reply-route';
@@ -69,7 +70,7 @@ async function runFloorWorker(name: string, answerer: (wiring: FloorWiring) => F
   await ensureTopicsExist(kafka, serviceTopics(config, hierarchy), config.kafka.topicPartitions, config.kafka.topicReplicationFactor);
   const codec = new AvroCodec(config.schemaRegistryUrl);
   await registerContract(codec, config.topics);
-  const rules = envelopeRules(config);
+  const rules = envelopeRules(config.topics, config.partnerTopicPrefix);
   const answer = await answerer({ config, log, codec, rules, hierarchy });
 
   const processors = new Map<string, RecordProcessor>();

@@ -217,7 +217,7 @@ export function renderReport(r: BenchResults): string {
   if (sat) {
     const perDayGiB = (sat.bytesPerCommand * 1000 * 86_400) / 2 ** 30;
     lines.push(
-      `- Redis memory kept per command (recorded outcomes and reply cache, kept IDEMPOTENCY_TTL_SECONDS = 24 h; ledger entries): ${n0(sat.bytesPerCommand)} bytes — at a steady 1,000 commands/s that is ${n0(perDayGiB)} GiB held for the 24 h window`,
+      `- Redis memory kept per command (recorded outcomes, kept IDEMPOTENCY_TTL_SECONDS = 24 h; ledger entries): ${n0(sat.bytesPerCommand)} bytes — at a steady 1,000 commands/s that is ${n0(perDayGiB)} GiB held for the 24 h window`,
     );
     const memory = sat.memory;
     if (memory) {
@@ -240,7 +240,7 @@ export function renderReport(r: BenchResults): string {
   }
   if (r.stateFloor) {
     lines.push(
-      `- State floor (the handlers and their Redis calls — admission, the handler's script (and the reply cache for port-in changes) — without Kafka, ${r.inFlight} in flight on one connection): ${n0(r.stateFloor.throughput)} commands/s, p50 ${n1(r.stateFloor.latency.p50)} ms, p99 ${n1(r.stateFloor.latency.p99)} ms`,
+      `- State floor (the handlers and their Redis calls — admission, the handler's script(s) — without Kafka, ${r.inFlight} in flight on one connection): ${n0(r.stateFloor.throughput)} commands/s, p50 ${n1(r.stateFloor.latency.p50)} ms, p99 ${n1(r.stateFloor.latency.p99)} ms`,
     );
   }
   if (r.redisBenchmark) lines.push(`- redis-benchmark (50 clients): ${Object.entries(r.redisBenchmark).map(([k, v]) => `${k} ${n0(v)}/s`).join(', ')}`);

@@ -60,7 +60,7 @@ export interface ScenarioOptions {
 
 export interface PhaseResult extends DriveResult {
   cpu: Record<string, number>;
-  /** Redis commands run, Redis CPU, and memory kept (recorded outcomes, reply cache, ledger) per command. */
+  /** Redis commands run, Redis CPU, and memory kept (recorded outcomes, ledger) per command. */
   redis?: { callsPerCommand: number; usecPerCommand: number; bytesPerCommand: number; memory?: KeptMemoryPerCommand; calls: Record<string, number>; forks: number };
 }
 

@@ -7,7 +7,6 @@ import { loadCatalog } from '../src/app/service';
 import { createAccessControl } from '../src/app/access-control';
 import { createRedisClient } from '../src/adapters/redis/client';
 import { createRedisAdmission, QUOTA_BUCKETS } from '../src/adapters/redis/admission';
-import { RedisReplyCache } from '../src/adapters/redis/reply-cache';
 import { isServiceError } from '../src/contract/errors';
 import { createHandlers } from '../src/handlers';
 import { OPERATIONS } from '../src/client/operations';
@@ -18,9 +17,8 @@ import type { MixedWorkload } from './workload';
 
 /**
  * The state floor: the workload's commands run straight through the service's handlers and Redis stores —
- * admission (rate and quota, one call per partner and event-loop turn), the reply cache read and write
- * only for changes whose handlers do not record their own outcome (the port-in ones), the handler's Lua
- * script(s), as the worker does — with no Kafka and no Avro, on one ioredis connection with the same number of commands
+ * admission (rate and quota, one call per partner and event-loop turn), the handler's Lua script(s) (each
+ * change records its own outcome), as the worker does — with no Kafka and no Avro, on one ioredis connection with the same number of commands
  * in flight as the worker allows. What Redis and the handlers alone can do on this machine.
  */
 export interface StateFloorResult {
@@ -35,7 +33,6 @@ export async function stateFloor(config: ServiceConfig, workload: MixedWorkload,
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const handlers = new Map(createHandlers({ catalog, balances: balance.balances, portin }).map((h) => [h.commandRecord, h]));
-  const replies = new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds);
   const log = pino({ level: 'silent' });
   const { authorizer } = createAccessControl(config, log);
   const admission = createRedisAdmission(redis, config.redis.keyPrefix, config.rateLimit, {
@@ -57,19 +54,14 @@ export async function stateFloor(config: ServiceConfig, workload: MixedWorkload,
       const began = performance.now();
       const scope = authorizer.authorize({ customerId: BENCH_PARTNER }, call.customer);
       await admission.admit(scope.partnerId, !registration.readOnly, Date.now());
-      const cached = !registration.readOnly && !registration.replaysFromOwnRecord;
-      if (cached) await replies.lookup(scope.partnerId, commandId);
-      let reply: object;
       try {
         const fingerprint = commandId; // every command is new here: any fingerprint will do
         const context = { correlationId, commandId, operation, wholesaleCustomerId: call.customer, canSee: scope.canSee, visibleCustomerIds: scope.visibleCustomerIds, now: new Date(), log, fingerprint };
-        reply = (await registration.handle(call.input, context)).reply;
+        await registration.handle(call.input, context);
       } catch (error) {
         if (!isServiceError(error)) throw error;
         errors++;
-        reply = { status: error.code };
       }
-      if (cached) await replies.put(scope.partnerId, commandId, { fingerprint: commandId, messages: [{ topic: 'replies', key: correlationId, value: Buffer.from(JSON.stringify(reply)), headers: {} }] });
       samples.push(performance.now() - began);
     }
   };

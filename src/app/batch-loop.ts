@@ -2,13 +2,13 @@ import type { Logger } from 'pino';
 import type { CommandConsumerSettings } from '../adapters/kafka/command-transport';
 import type { BatchConsumer, OutboundSender, TransactionalOutputs } from '../contract/transport';
 import { BatchWorker, type BatchWorkerOptions, type RecordProcessor } from '../pipeline/batch-worker';
-import { deadLetterMessage, undeliverableDeadLetter } from '../pipeline/outbound';
+import { processingFailedDeadLetter, undeliverableDeadLetter } from '../pipeline/outbound';
 import type { ServiceConfig } from './config';
 import { deadLetterSink } from './dead-letter-sink';
 import { deadLetteringRefusedBatches } from '../pipeline/refused-batches';
 import { registerBoundedCodecs } from '../adapters/kafka/bounded-codecs';
 import { refusedBatchDetail } from '../adapters/kafka/refused-batch';
-import { contextFromHeaders, inSpan, SpanKind } from '../shared/tracing';
+import { tracedProcessor } from '../observability/record-tracing';
 
 /** The settings of the service's group member, from the configuration. */
 export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerSettings => ({
@@ -43,7 +43,7 @@ export function createBatchWorker(
     onRefused: (detail) => log.warn({ detail }, 'compressed batch not inflated; it is dead-lettered'),
   });
   if (!bounded) log.error("the Kafka client's codec table did not take the bounded decompressors: compressed batches inflate without a bound");
-  const guarded = (processor: RecordProcessor) => deadLetteringRefusedBatches(traced(processor), refusedBatchDetail, deadLetters);
+  const guarded = (processor: RecordProcessor) => deadLetteringRefusedBatches(tracedProcessor(processor), refusedBatchDetail, deadLetters);
   return new BatchWorker({
     consumer: transport.consumer,
     sender: transport.sender,
@@ -54,41 +54,8 @@ export function createBatchWorker(
     partitionsConsumedConcurrently: config.kafka.topicPartitions,
     commitIntervalMs: config.kafka.commitIntervalMs,
     log,
-    deadLetter: (message, position, error) => [
-      deadLetterMessage(deadLetters, message, position, {
-        reason: 'PROCESSING_FAILED',
-        detail: 'the record processor failed unexpectedly',
-        diagnostic: (error as Error)?.message ?? String(error),
-      }),
-    ],
+    deadLetter: (message, position, error) => [processingFailedDeadLetter(deadLetters, message, position, error)],
     undeliverable: (refused, record, position, reason) => undeliverableDeadLetter(deadLetters, refused, record, position, reason),
     onOutcome,
   });
-}
-
-/**
- * A CONSUMER span per record, continuing the trace its `traceparent` names (a partner's, or the NP side's
- * for an NP response), with what became of it; everything the record causes hangs under it.
- */
-function traced(processor: RecordProcessor): RecordProcessor {
-  return (message, position) =>
-    inSpan(
-      `${position.topic} process`,
-      {
-        kind: SpanKind.CONSUMER,
-        parent: contextFromHeaders(message.headers),
-        attributes: {
-          'messaging.system': 'kafka',
-          'messaging.operation.type': 'process',
-          'messaging.destination.name': position.topic,
-          'messaging.destination.partition.id': String(position.partition),
-          'messaging.kafka.offset': Number(position.offset),
-        },
-      },
-      async (span) => {
-        const processed = await processor(message, position);
-        span?.setAttributes({ 'wholesale.outcome': processed.outcome, ...(processed.operation ? { 'wholesale.operation': processed.operation } : {}) });
-        return processed;
-      },
-    );
 }

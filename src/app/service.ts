@@ -10,12 +10,10 @@ import type { KafkaConnection } from '../adapters/kafka/connection';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
 import { createRedisAdmission, QUOTA_BUCKETS } from '../adapters/redis/admission';
-import { RedisReplyCache } from '../adapters/redis/reply-cache';
 import { registerContract } from '../adapters/registry/register-contract';
-import { WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../domain/validation/spec-fields';
 import { CommandProcessor } from '../pipeline/command-processor';
 import type { RecordProcessor } from '../pipeline/batch-worker';
-import type { EnvelopeRules } from '../pipeline/envelope';
+import { envelopeRules } from '../pipeline/envelope';
 import type { InboundRecord, Outbound, RecordPosition, Refused } from '../contract/transport';
 import { createEventEncoder, createEventPublisher } from '../pipeline/event-publisher';
 import { commandConsumerSettings, createBatchWorker } from './batch-loop';
@@ -32,7 +30,7 @@ import { createObservability } from './observability';
 import type { CustomerHierarchy } from '../security/hierarchy';
 import { partnerTopics } from '../contract/partner-topics';
 import type { EventRouting } from '../pipeline/event-routes';
-import { unredactedLogger } from '../observability/logger';
+import { commandOutcomeLog } from '../observability/outcome-log';
 
 /**
  * The composition root: builds every adapter from the configuration, hands them to the handlers and the
@@ -65,23 +63,6 @@ export interface ServiceOptions {
 
 export function loadCatalog(file: string): Catalog {
   return loadCatalogFile(file);
-}
-
-export function envelopeRules(config: ServiceConfig): Record<Domain, EnvelopeRules> {
-  const { topics, partnerTopicPrefix } = config;
-  const forbiddenReplyTopics = new Set([
-    topics.portinCommands,
-    topics.balanceCommands,
-    topics.portinEvents,
-    topics.balanceEvents,
-    topics.deadLetters,
-    topics.npRequests,
-    topics.npResponses,
-  ]);
-  return {
-    portin: { defaultReplyTopic: topics.portinReplies, partnerReplyRole: 'portinReplies', partnerTopicPrefix, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_PORTIN },
-    balance: { defaultReplyTopic: topics.balanceReplies, partnerReplyRole: 'balanceReplies', partnerTopicPrefix, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_BALANCE },
-  };
 }
 
 /**
@@ -147,12 +128,11 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     }),
     codec,
     handlers,
-    replies: new RedisReplyCache(redis, config.redis.keyPrefix, config.limits.idempotencyTtlSeconds),
     topics: config.topics,
     deadLetters,
     routing,
     partitionCount: transport.partitionCount,
-    envelopeRules: envelopeRules(config),
+    envelopeRules: envelopeRules(config.topics, config.partnerTopicPrefix),
     maxMessageBytes: config.limits.maxMessageBytes,
     maxCommandAgeMs: (config.limits.idempotencyTtlSeconds - config.limits.staleCommandMarginSeconds) * 1000,
     serviceName: config.serviceName,
@@ -196,15 +176,10 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   await consumer.subscribe([...processors.keys()]);
   observability.watchConsumer(consumer.membership, [...processors.keys()]);
 
-  const commandLines = unredactedLogger(log);
+  const logOutcome = commandOutcomeLog(log);
   const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs, message) => {
     observability.recordOutcome(outcome, durationMs, message);
-    // Refusals past the sender's budget cost a counter and nothing else: no line (a flood would flood the log).
-    if (outcome.rejection?.action === 'dropped' || outcome.rejection?.action === 'shed') return;
-    commandLines.info(
-      { correlationId: outcome.correlationId, operation: outcome.operation, customer: outcome.customer, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
-      'command handled',
-    );
+    logOutcome(outcome, position, durationMs);
   });
   observability.watchHeldPartitions(() => worker.heldPartitions);
   await worker.run();

@@ -1,6 +1,5 @@
 /**
- * A small length-prefixed binary layout shared by the stored outcomes (src/adapters/redis/outcome-format.ts)
- * and the sealed dead letters (src/security/dead-letter-seal.ts): text = u32 length + UTF-8, bytes =
+ * A small length-prefixed binary layout of the sealed dead letters (src/security/dead-letter-seal.ts): text = u32 length + UTF-8, bytes =
  * u32 length + bytes, tagged = tag (0 null, 1 bytes, 2 text) + the value. No base64, no JSON.
  */
 const enum Tag {

@@ -41,7 +41,7 @@ export interface CommandContext {
   readonly log: Logger;
   /**
    * The command payload's fingerprint. A store that records a change's outcome itself keeps it there and
-   * answers CONFLICT when the same command id comes back with another payload (replaysFromOwnRecord).
+   * answers CONFLICT when the same command id comes back with another payload.
    */
   readonly fingerprint: string;
   /**
@@ -79,17 +79,12 @@ export interface HandlerRegistration {
   validate?: (command: any, now: Date) => FieldProblem[];
   /**
    * The handler changes nothing (a query): a redelivery simply runs it again and answers from the current
-   * state, so its outcome is neither looked up nor recorded — no Redis round trip and no memory kept for
-   * IDEMPOTENCY_TTL_SECONDS for half the traffic (queries are half the benchmark's workload).
+   * state; it is neither counted against the idempotency quota nor recorded. Every other handler is a
+   * change whose store records its outcome atomically with it, under the command id and with the payload's
+   * fingerprint (CommandContext), for IDEMPOTENCY_TTL_SECONDS: a redelivery runs the handler again, which
+   * rebuilds the same reply and events from that record (deterministic event ids, the recorded time) and
+   * says so (`replayed`), or answers CONFLICT when the same command id comes with another payload.
    */
   readOnly?: boolean;
-  /**
-   * The handler's store records each change's outcome atomically with it, with the command's fingerprint,
-   * for IDEMPOTENCY_TTL_SECONDS, and a rerun rebuilds the same reply and events from that record
-   * (deterministic event ids, the recorded time): the pipeline neither looks up nor writes the reply cache
-   * for it — a redelivery simply runs the handler again — so such a change costs one Redis round trip, its
-   * store's script, and keeps one record.
-   */
-  replaysFromOwnRecord?: boolean;
   handle: Handler;
 }

@@ -18,9 +18,9 @@ export interface OutgoingMessage {
   /** When set, CloudEvents binary-mode headers are added (ce_id, ce_type = recordName, ce_subject…). */
   cloudEvent?: { id: string; subject: string; time: string };
   /**
-   * The value carries secrets (an NP request with pwdPin and accountNo): 'inClear' is sent but never kept
-   * (the pipeline's reply cache leaves it out and runs the handler again on a redelivery); 'withheld' is the
-   * kept copy without them, which the handler fills in again from the open request or drops.
+   * The value carries secrets (an NP request with pwdPin and accountNo): 'inClear' is sent but never kept;
+   * 'withheld' is the copy a recorded outcome keeps without them, which the handler fills in again from the
+   * open request on a redelivery, or drops once the request moved on.
    */
   secrets?: 'inClear' | 'withheld';
 }

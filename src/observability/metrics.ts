@@ -63,7 +63,7 @@ export class ServiceMetrics {
     });
     this.duration = new Histogram({
       name: `${METRIC_PREFIX}command_duration_seconds`,
-      help: 'Time to handle one command record: decode, reply cache, handler, encode (not the Kafka send).',
+      help: 'Time to handle one command record: decode, handler (a change replaying included), encode (not the Kafka send).',
       labelNames: ['operation'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
@@ -95,7 +95,7 @@ export class ServiceMetrics {
     });
     this.redisDuration = new Histogram({
       name: `${METRIC_PREFIX}redis_call_duration_seconds`,
-      help: 'Duration of Redis calls: Lua scripts by name (admissionTake is the partner rate and quota), the two pipelined reads of balancesQuery and portinEligibility, replyCache.get and replyCache.put; result ok or error.',
+      help: 'Duration of Redis calls: Lua scripts by name (admissionTake is the partner rate and quota), the two pipelined reads of balancesQuery and portinEligibility; result ok or error.',
       labelNames: ['operation', 'result'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers,

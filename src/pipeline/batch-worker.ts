@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
 import { RetriableError } from '../contract/errors';
-import { withJitter } from '../shared/retry';
 import { correlationIdOf } from './envelope';
+import { CommitPacing } from './commit-pacing';
+import { HeldPartitions, type HeldPartition } from './held-partitions';
+
+export type { HeldPartition } from './held-partitions';
 import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender, RecordPosition, TransactionalOutputs } from '../contract/transport';
 
 /**
@@ -16,17 +19,14 @@ import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSend
  * its record is committed like the others: one bad reply topic never holds up the records behind it.
  * A RetriableError (Redis or the registry away, a follow-up not done yet) holds the record's partition, and
  * only it: what was done before the record is sent and committed, the partition is paused, the batch returns
- * (so the consumer hands out the other partitions' records again) and the partition is resumed after a jittered backoff,
- * fetched again from the held record, which is tried alone first: nothing behind it in its partition is begun
+ * (so the consumer hands out the other partitions' records again) and the partition is resumed after a jittered backoff
+ * (held-partitions.ts), fetched again from the held record, which is tried alone first: nothing behind it in its partition is begun
  * while it fails. Records of it done after the held one (in flight when it first failed) are remembered and
  * not handled twice. A held record is retried until it succeeds or the consumer stops; it is never committed unprocessed
  * nor dead-lettered (docs/reliability.md: why holding beats a bounded number of attempts).
  *
  * Commits, at least once: an offset is resolved only after its batch's messages were acknowledged, and resolved offsets
- * are committed at most every `commitIntervalMs` (0: after every batch) — by the next batch that ends
- * after the interval, or by a timer when none comes — and always before the worker leaves the group.
- * Under load a commit per batch was as many Kafka requests as the replies themselves; a redelivery
- * after a crash is answered from the reply cache, so the interval bounds only how much is replayed.
+ * are committed at most every `commitIntervalMs` (commit-pacing.ts) and always before the worker leaves the group.
  */
 export interface RecordOutcome {
   outbound: Outbound[];
@@ -114,35 +114,23 @@ function groupByKey(messages: InboundRecord[]): InboundRecord[][] {
   return [...groups.values(), ...loose];
 }
 
-/** A partition paused behind a record that failed retriably. */
-export interface HeldPartition {
-  topic: string;
-  partition: number;
-  /** The held record: the first one not done. */
-  offset: string;
-  /** Records after it already done (handled, outputs acknowledged): skipped when fetched again. */
-  done: Set<string>;
-  attempts: number;
-  /** When the record was first held (ms since the epoch). */
-  since: number;
-  backoffMs: number;
-  resume?: NodeJS.Timeout;
-}
-
-type Committer = Pick<BatchContext, 'commitOffsetsIfNecessary' | 'uncommittedOffsets'>;
-
 export class BatchWorker {
   private stopping = false;
   private inFlight = 0;
   private idle?: () => void;
-  private lastCommit = 0;
-  private commitTimer?: NodeJS.Timeout;
-  /** Commits what the consumer holds as resolved and not yet committed (any batch's payload reaches the same group). */
-  private committer?: Committer;
-  /** Partitions held behind a record that failed retriably, by `topic|partition`. */
-  private readonly held = new Map<string, HeldPartition>();
+  private readonly commits: CommitPacing;
+  /** Partitions held behind a record that failed retriably. */
+  private readonly held: HeldPartitions;
 
   constructor(private readonly options: BatchWorkerOptions) {
+    this.commits = new CommitPacing(options.commitIntervalMs ?? 0, options.log);
+    this.held = new HeldPartitions({
+      consumer: options.consumer,
+      log: options.log,
+      backoffMs: options.retryBackoffMs ?? { initial: 100, max: 5000 },
+      isStopping: () => this.stopping,
+      ...(options.onHold ? { onHold: options.onHold } : {}),
+    });
   }
 
   async run(): Promise<void> {
@@ -158,7 +146,7 @@ export class BatchWorker {
   /** Stop fetching, let the batches in flight finish, commit everything they resolved, then leave. */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const held of this.held.values()) clearTimeout(held.resume);
+    this.held.cancelResumes();
     try {
       this.options.consumer.pause([...this.options.processors.keys()].map((topic) => ({ topic })));
     } catch (error) {
@@ -166,8 +154,7 @@ export class BatchWorker {
       this.options.log.warn({ err: (error as Error).message }, 'could not pause the consumer; leaving');
     }
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
-    clearTimeout(this.commitTimer);
-    await this.commitResolved().catch((error) => this.options.log.warn({ err: (error as Error).message }, 'final offset commit failed; the uncommitted records will be replayed'));
+    await this.commits.final().catch((error) => this.options.log.warn({ err: (error as Error).message }, 'final offset commit failed; the uncommitted records will be replayed'));
     await this.options.consumer.disconnect();
   }
 
@@ -181,29 +168,9 @@ export class BatchWorker {
     }
   }
 
-  /** Commits resolved offsets when the interval has passed, else makes sure a timer will. */
-  private async commit(committer: Committer): Promise<void> {
-    this.committer = committer;
-    const interval = this.options.commitIntervalMs ?? 0;
-    const due = this.lastCommit + interval - Date.now();
-    if (due <= 0) return this.commitResolved();
-    this.commitTimer ??= setTimeout(() => {
-      this.commitTimer = undefined;
-      this.commitResolved().catch((error) => this.options.log.warn({ err: (error as Error).message }, 'deferred offset commit failed; the next batch commits'));
-    }, due);
-  }
-
-  private async commitResolved(): Promise<void> {
-    const committer = this.committer;
-    if (!committer) return;
-    this.lastCommit = Date.now();
-    const pending = committer.uncommittedOffsets();
-    if (pending.topics.length > 0) await committer.commitOffsetsIfNecessary(pending);
-  }
-
   /** Partitions held now (paused behind a record that failed retriably). */
   get heldPartitions(): number {
-    return this.held.size;
+    return this.held.count;
   }
 
   private async handleBatch(payload: BatchContext): Promise<void> {
@@ -211,7 +178,7 @@ export class BatchWorker {
     const processor = this.options.processors.get(batch.topic);
     if (!processor || batch.messages.length === 0) return;
     const heldKey = `${batch.topic}|${batch.partition}`;
-    const done = new Set(this.held.get(heldKey)?.done);
+    const done = new Set(this.held.doneAfter(heldKey));
     const pending = batch.messages.filter((m) => !done.has(m.offset));
     const isDone = (m: InboundRecord) => done.has(m.offset);
     // Resolves the contiguous prefix of done records: the partition is held from the first one not done.
@@ -228,7 +195,7 @@ export class BatchWorker {
       if (last > 0) resolveOffset(batch.messages[last - 1]!.offset);
     };
     // A held partition tries its held record alone first: while it fails, nothing behind it is begun.
-    const probe = this.held.has(heldKey) ? 1 : 0;
+    const probe = this.held.holds(heldKey) ? 1 : 0;
     const slices = [pending.slice(0, probe), ...slicesOf(pending.slice(probe), this.options.sliceRecords)].filter((slice) => slice.length > 0);
     for (const slice of slices) {
       const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, slice, processor, lost));
@@ -252,64 +219,13 @@ export class BatchWorker {
       await this.send(batch.topic, batch.partition, answered, outcomes);
       for (const m of answered) done.add(m.offset);
       resolveDone();
-      await this.commit(payload);
+      await this.commits.commit(payload);
       if (answered.length < slice.length) break;
     }
     if (slices.length === 0) resolveDone(); // every record was done before: only the offsets are left
-    if (firstNotDone() === -1) this.release(heldKey);
-    else if (!this.stopping) this.hold(heldKey, batch.topic, batch.partition, batch.messages.slice(firstNotDone()), isDone);
+    if (firstNotDone() === -1) this.held.release(heldKey);
+    else if (!this.stopping) this.held.hold(heldKey, batch.topic, batch.partition, batch.messages.slice(firstNotDone()), isDone);
     await heartbeat();
-  }
-
-  /**
-   * Pauses the partition from its first record not done and resumes it after a jittered backoff (longer at
-   * each attempt on the same record): the consumer then hands it out again from that record. Meanwhile the
-   * batch has returned, so every other partition goes on.
-   */
-  private hold(key: string, topic: string, partition: number, rest: InboundRecord[], isDone: (m: InboundRecord) => boolean): void {
-    const previous = this.held.get(key);
-    clearTimeout(previous?.resume);
-    const { initial, max } = this.options.retryBackoffMs ?? { initial: 100, max: 5000 };
-    const again = previous?.offset === rest[0]!.offset;
-    const held: HeldPartition = {
-      topic,
-      partition,
-      offset: rest[0]!.offset,
-      done: new Set(rest.filter(isDone).map((m) => m.offset)),
-      attempts: again ? previous.attempts + 1 : 1,
-      since: again ? previous.since : Date.now(),
-      backoffMs: again ? Math.min(previous.backoffMs * 2, max) : initial,
-    };
-    this.held.set(key, held);
-    const waitMs = withJitter(held.backoffMs);
-    this.options.consumer.pause([{ topic, partitions: [partition] }]);
-    held.resume = setTimeout(() => this.resumeHeld(held), waitMs);
-    this.options.log.warn({ topic, partition, offset: held.offset, attempts: held.attempts, heldForMs: Date.now() - held.since, backoffMs: waitMs }, 'holding the partition after a retriable failure; retrying its record');
-    this.options.onHold?.(held, false);
-  }
-
-  /**
-   * Resumes a held partition after its backoff. From a timer, so it must not throw: a consumer may refuse
-   * while it restarts (kafkajs's resume() threw then, which ended the worker's process in the fault suite);
-   * a restarted consumer fetches the partition from its committed offset, the held record included.
-   */
-  private resumeHeld(held: HeldPartition): void {
-    if (this.stopping) return;
-    const { topic, partition } = held;
-    try {
-      this.options.consumer.resume([{ topic, partitions: [partition] }]);
-    } catch (error) {
-      this.options.log.warn({ topic, partition, offset: held.offset, err: (error as Error)?.message }, 'could not resume the held partition (the consumer is restarting); the restarted consumer fetches it again');
-    }
-  }
-
-  private release(key: string): void {
-    const held = this.held.get(key);
-    if (!held) return;
-    clearTimeout(held.resume);
-    this.held.delete(key);
-    this.options.log.info({ topic: held.topic, partition: held.partition, offset: held.offset, attempts: held.attempts, heldForMs: Date.now() - held.since }, 'held record done; the partition flows again');
-    this.options.onHold?.(held, true);
   }
 
   /**

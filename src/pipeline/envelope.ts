@@ -2,8 +2,9 @@ import { sha256Hex } from '../domain/digest';
 import type { FieldProblem } from '../contract/errors';
 import { HEADER, headerBuffer, headerText } from '../contract/headers';
 import type { RecordHeaders, RecordPosition } from '../contract/transport';
+import type { Domain, TopicRole } from '../contract/topics';
 import { Problems, checkString, type StringRule } from '../domain/validation/problems';
-import { CORRELATION_ID } from '../domain/validation/spec-fields';
+import { CORRELATION_ID, WHOLESALE_CUSTOMER_ID_BALANCE, WHOLESALE_CUSTOMER_ID_PORTIN } from '../domain/validation/spec-fields';
 
 /**
  * What the headers of a command say about how to answer it, read without I/O. Besides our own headers
@@ -126,5 +127,25 @@ export function readEnvelope(headers: RecordHeaders | undefined, position: Recor
     wholesaleCustomerId: problems.list.some((p) => p.path.endsWith(HEADER.wholesaleCustomerId)) ? undefined : wholesaleCustomerId,
     authorization,
     problems: problems.list,
+  };
+}
+
+/**
+ * The envelope rules of each command domain: its default reply topic, the partner's own reply topic, and
+ * the service's own topics, which are never a reply topic.
+ */
+export function envelopeRules(topics: Readonly<Record<TopicRole, string>>, partnerTopicPrefix: string): Record<Domain, EnvelopeRules> {
+  const forbiddenReplyTopics = new Set([
+    topics.portinCommands,
+    topics.balanceCommands,
+    topics.portinEvents,
+    topics.balanceEvents,
+    topics.deadLetters,
+    topics.npRequests,
+    topics.npResponses,
+  ]);
+  return {
+    portin: { defaultReplyTopic: topics.portinReplies, partnerReplyRole: 'portinReplies', partnerTopicPrefix, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_PORTIN },
+    balance: { defaultReplyTopic: topics.balanceReplies, partnerReplyRole: 'balanceReplies', partnerTopicPrefix, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_BALANCE },
   };
 }

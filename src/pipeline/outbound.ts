@@ -189,3 +189,12 @@ export function cloudEventHeaders(event: {
   if (event.causationId) headers.ce_causationid = event.causationId;
   return headers;
 }
+
+/** The dead letter of a record whose processor failed with anything but a RetriableError: never retried forever. */
+export function processingFailedDeadLetter(sink: DeadLetterSink, record: Parameters<typeof deadLetterMessage>[1], position: RecordPosition, error: unknown): Outbound {
+  return deadLetterMessage(sink, record, position, {
+    reason: 'PROCESSING_FAILED',
+    detail: 'the record processor failed unexpectedly',
+    diagnostic: (error as Error)?.message ?? String(error),
+  });
+}

@@ -7,7 +7,7 @@ import { until } from '../support/until';
 /**
  * Issue 15 item 6 over the real stack: pwdPin and accountNo live only on the open request. While a port
  * is open, a scan of everything the service keeps in Redis finds them in that request and nowhere else
- * (outcome records, reply cache, claims); once it is COMPLETED or CANCELLED the scan finds them nowhere.
+ * (outcome records, claims); once it is COMPLETED or CANCELLED the scan finds them nowhere.
  */
 const secretsOf = () => ({ pwdPin: `P${randomUUID().slice(0, 12)}`, accountNo: `A${randomUUID().replace(/-/g, '').slice(0, 24)}` });
 

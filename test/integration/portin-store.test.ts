@@ -39,7 +39,7 @@ describe.each(redisTopologies())('Redis port-in store ($name)', (topology) => {
     expect((await store.write(GPSI, 'c3', { requestId: open.requestId, portOrderVersion: 1, portStatus: 'OPEN' }, 'update', confirmed, outcome('confirmed'))).kind).toBe('written');
     // a replay answers the recorded outcome whatever the state is now
     expect(await store.write(GPSI, 'c1', { requestId: null }, 'replace', open, outcome('ignored'))).toEqual({ kind: 'replayed', outcome: outcome('created') });
-    expect(await store.recordedOutcome(GPSI, 'c3')).toEqual(outcome('confirmed'));
+    expect((await store.readForChange(GPSI, 'c3')).recorded).toEqual(outcome('confirmed'));
     expect((await store.current(GPSI))!.portStatus).toBe('CONFIRMED');
   });
 

@@ -4,7 +4,7 @@ import { inSpan, SpanKind } from '../../shared/tracing';
 /**
  * Where Redis call durations are reported (the metrics), registered per client so two services in one
  * process (tests) never mix their numbers. The seams that report are runScript (every store's atomic
- * steps) and the reply cache; a client without an observer pays nothing.
+ * steps) and the pipelined reads; a client without an observer pays nothing.
  */
 export type RedisCallObserver = (operation: string, durationMs: number, failed: boolean) => void;
 

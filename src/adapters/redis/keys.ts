@@ -37,8 +37,6 @@ export const BALANCES_OWNER_FIELD = 'o';
 /** Sorted set of gpsi by the real time (epoch ms) of their next renewal. One global key, touched alone. */
 export const renewalDueKey = (prefix: string): string => `${prefix}balance:renewal-due`;
 
-/** Reply cache of the worker: the first reply to a change, re-sent on redelivery. Tagged by the partner. */
-export const replyKey = (prefix: string, partnerId: string, commandId: string): string => `${prefix}reply:{partner:${partnerId}}:${commandId}`;
 
 export const SUBSCRIPTION_STATUS = { PENDING: 'PENDING', ACTIVE: 'ACTIVE', CANCELLED: 'CANCELLED' } as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUS)[keyof typeof SUBSCRIPTION_STATUS];

@@ -1,5 +1,6 @@
 import { isPortStatus } from '../../domain/portin/lifecycle';
 import type { PortInRequest } from '../../domain/portin/request';
+import type { RecordedOutcome } from '../../handlers/portin/ports';
 
 /**
  * A port-in request as flat hash fields: scalars as strings, portInfo/secrets/createReply as JSON.
@@ -78,4 +79,22 @@ export function pairsToHash(flat: string[]): Record<string, string> {
   const hash: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
   return hash;
+}
+
+/**
+ * The recorded outcome of a cause, as JSON. Format 2 (`"v":2`) names the command that made the change and
+ * its payload's fingerprint (`by`): a port-in command replays from this record. Format 1, the record as
+ * written before (no `v`), is the same outcome without `by`; it is still read, and replayed as it is.
+ */
+export const OUTCOME_FORMAT = 2;
+
+export function encodeRecordedOutcome(outcome: RecordedOutcome): string {
+  return JSON.stringify({ v: OUTCOME_FORMAT, ...outcome });
+}
+
+export function decodeRecordedOutcome(stored: string): RecordedOutcome {
+  const { v, ...outcome } = JSON.parse(stored) as RecordedOutcome & { v?: number };
+  if (v !== undefined && v !== OUTCOME_FORMAT) throw new CorruptRequestError(`recorded outcome in unknown format ${v}`);
+  if (!Array.isArray(outcome.messages) || !Array.isArray(outcome.followUps)) throw new CorruptRequestError('recorded outcome without messages or follow-ups');
+  return outcome;
 }

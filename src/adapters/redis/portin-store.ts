@@ -10,7 +10,8 @@ import type {
   WriteMode,
   WriteResult,
 } from '../../handlers/portin/ports';
-import { fromHash, pairsToHash, toHash } from './portin-codec';
+import { decodeRecordedOutcome, encodeRecordedOutcome, fromHash, pairsToHash, toHash } from './portin-codec';
+import { subscriberKeys } from './keys';
 import { expiryScheduleKey, portInKeys, portOrderKey, transactionKey } from './portin-keys';
 import { runScript } from './scripts';
 
@@ -48,9 +49,19 @@ export function createRedisPortInStore(redis: Redis | Cluster, options: RedisPor
       return undefined;
     },
 
-    async recordedOutcome(gpsi, causeId) {
-      const recorded = await redis.get(portInKeys(prefix, gpsi).outcome(causeId));
-      return recorded ? (JSON.parse(recorded) as RecordedOutcome) : undefined;
+    async readForChange(gpsi, causeId) {
+      const keys = portInKeys(prefix, gpsi);
+      const [recorded, flat, status] = await runScript<[string | null, string[], string | null]>(
+        redis,
+        'portinRead',
+        [keys.current, keys.outcome(causeId), subscriberKeys(prefix, gpsi).subscription],
+        [],
+      );
+      return {
+        ...(recorded ? { recorded: decodeRecordedOutcome(recorded) } : {}),
+        ...(flat.length > 0 ? { current: fromHash(pairsToHash(flat)) } : {}),
+        ...(status ? { subscriptionStatus: status } : {}),
+      };
     },
 
     async write(gpsi: string, causeId: string, expected: Expectation, mode: WriteMode, next: PortInRequest, outcome: RecordedOutcome): Promise<WriteResult> {
@@ -67,12 +78,12 @@ export function createRedisPortInStore(redis: Redis | Cluster, options: RedisPor
           mode,
           JSON.stringify(fields),
           JSON.stringify(absent),
-          JSON.stringify(outcome),
+          encodeRecordedOutcome(outcome),
           options.outcomeTtlSeconds,
         ],
       );
       if (kind === 'stale') return { kind: 'stale' };
-      return { kind: kind === 'replayed' ? 'replayed' : 'written', outcome: JSON.parse(recorded as string) as RecordedOutcome };
+      return { kind: kind === 'replayed' ? 'replayed' : 'written', outcome: decodeRecordedOutcome(recorded as string) };
     },
 
     async claimTransaction(owner: string, partnerTransactionId: string, claim: TransactionClaimRequest): Promise<TransactionClaim> {

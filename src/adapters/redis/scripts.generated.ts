@@ -2,34 +2,35 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_18e6655fe05d' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_18e6655fe05d' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_18e6655fe05d' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_18e6655fe05d' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_18e6655fe05d' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_18e6655fe05d' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_18e6655fe05d' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_18e6655fe05d' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_18e6655fe05d' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_18e6655fe05d' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_18e6655fe05d' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_18e6655fe05d' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_18e6655fe05d' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_18e6655fe05d' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_18e6655fe05d' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_18e6655fe05d' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_18e6655fe05d' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_18e6655fe05d' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_18e6655fe05d' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_18e6655fe05d' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_95ee0d10d6d9' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_95ee0d10d6d9' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_95ee0d10d6d9' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_95ee0d10d6d9' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_95ee0d10d6d9' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_95ee0d10d6d9' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_95ee0d10d6d9' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_95ee0d10d6d9' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_95ee0d10d6d9' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_95ee0d10d6d9' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_95ee0d10d6d9' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_95ee0d10d6d9' },
+  portinRead: { numberOfKeys: 3, functionName: 'portinRead_95ee0d10d6d9' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_95ee0d10d6d9' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_95ee0d10d6d9' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_95ee0d10d6d9' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_95ee0d10d6d9' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_95ee0d10d6d9' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_95ee0d10d6d9' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_95ee0d10d6d9' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_95ee0d10d6d9' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_18e6655fe05d',
-  code: `#!lua name=wholesale_18e6655fe05d
+  name: 'wholesale_95ee0d10d6d9',
+  code: `#!lua name=wholesale_95ee0d10d6d9
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load.
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
@@ -502,7 +503,7 @@ local function commandRecord(balKey, ctx, changes, extra, facts)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('admissionTake_95ee0d10d6d9', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -670,7 +671,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('balancesExpire_95ee0d10d6d9', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -704,7 +705,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('balancesRenew_95ee0d10d6d9', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -748,7 +749,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_18e6655fe05d', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_95ee0d10d6d9', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -770,7 +771,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_95ee0d10d6d9', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -866,7 +867,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_95ee0d10d6d9', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -889,7 +890,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_95ee0d10d6d9', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -932,7 +933,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_18e6655fe05d', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_95ee0d10d6d9', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -948,7 +949,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_95ee0d10d6d9', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -961,7 +962,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_95ee0d10d6d9', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -987,7 +988,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_18e6655fe05d', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_95ee0d10d6d9', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1004,7 +1005,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_95ee0d10d6d9', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1019,8 +1020,26 @@ if held == ARGV[1] then return 1 end
 return 0
 
 end)
+-- portinRead-3.lua
+redis.register_function{function_name = 'portinRead_95ee0d10d6d9', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+--[[
+  What a change of a number's port-in request starts from, in one step: the outcome recorded for its cause
+  (a replay answers it), the number's current request (the plan's input) and its subscription's status
+  (a CreatePortIn's eligibility).
+  KEYS[1] the number's current request (hash)   KEYS[2] the outcome of this cause (string, TTL)
+  KEYS[3] the number's subscription (hash)
+  Returns {recorded outcome or false, flat fields of the current request, subscription status or false}.
+]]
+-- @flags no-writes
+return {
+  redis.call('GET', KEYS[2]),
+  redis.call('HGETALL', KEYS[1]),
+  redis.call('HGET', KEYS[3], 'status'),
+}
+
+end}
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_95ee0d10d6d9', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1033,7 +1052,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_95ee0d10d6d9', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1046,7 +1065,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinWrite_95ee0d10d6d9', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1086,7 +1105,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('primarySwap_95ee0d10d6d9', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1122,7 +1141,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_95ee0d10d6d9', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1132,7 +1151,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_95ee0d10d6d9', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1175,7 +1194,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_95ee0d10d6d9', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1200,7 +1219,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_95ee0d10d6d9', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

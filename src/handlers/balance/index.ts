@@ -18,22 +18,21 @@ export interface BalanceHandlerDeps {
   catalog: Catalog;
 }
 
-type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'readOnly' | 'replaysFromOwnRecord'>;
+type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'readOnly'>;
 
 /**
  * The balance handlers. `validate` lets the worker list field problems together with header problems;
  * UpdateBalances only checks its gpsi and list there, so its actions' problems are listed together with
  * the subscription's (unknown instance, below zero…) in one reply. The changes' scripts record their
- * outcomes (scripts/lib/balance.lua `finish`) and a rerun rebuilds the reply and events from them, so the
- * reply cache keeps only their fingerprint (replaysFromOwnRecord).
+ * outcomes (scripts/lib/balance.lua `finish`) and a rerun rebuilds the reply and events from them.
  */
 export function createBalanceHandlers(deps: BalanceHandlerDeps): HandlerRegistration[] {
   const parts: Record<BalanceCommand, Parts> = {
-    AddBuckets: { handle: createAddBuckets(deps), validate: (c) => checkAddBuckets(c, deps.catalog).problems, replaysFromOwnRecord: true },
-    SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: (c) => checkSwapPrimary(c, deps.catalog).problems, replaysFromOwnRecord: true },
-    CancelBuckets: { handle: createCancelBuckets(deps), validate: (c) => checkCancelBuckets(c).problems, replaysFromOwnRecord: true },
+    AddBuckets: { handle: createAddBuckets(deps), validate: (c) => checkAddBuckets(c, deps.catalog).problems },
+    SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: (c) => checkSwapPrimary(c, deps.catalog).problems },
+    CancelBuckets: { handle: createCancelBuckets(deps), validate: (c) => checkCancelBuckets(c).problems },
     QueryBalances: { handle: createQueryBalances(deps), validate: (c) => checkQueryBalances(c).problems, readOnly: true },
-    UpdateBalances: { handle: createUpdateBalances(deps), validate: (c) => checkUpdateEnvelope(c).problems, replaysFromOwnRecord: true },
+    UpdateBalances: { handle: createUpdateBalances(deps), validate: (c) => checkUpdateEnvelope(c).problems },
     QueryBalanceHistory: { handle: createQueryBalanceHistory(deps), validate: (c) => checkHistory(c).problems, readOnly: true },
   };
   return BALANCE_COMMANDS.map((name) => ({

@@ -5,19 +5,30 @@ import type { PortInRequest } from '../../domain/portin/request';
 import type { Change, FollowUp, Plan } from '../../domain/portin/transitions';
 import type { OutgoingMessage } from '../../contract/messages';
 import type { PortInDeps } from './deps';
-import type { RecordedOutcome, WriteMode } from './ports';
+import type { CommandContext } from '../../contract/handlers';
+import type { NumberState, RecordedOutcome, WriteMode } from './ports';
 
 /**
- * The one way a port-in request changes: replay a recorded outcome if the cause was handled already;
+ * The one way a port-in request changes: replay the recorded outcome if the cause was handled already;
  * else read, plan (pure, from the lifecycle table), and write with compare-and-set, planning again when
- * another writer got there first; then run the follow-ups (idempotent) and return the messages.
+ * another writer got there first; then run the follow-ups (idempotent) and return the messages. A
+ * command's change is recorded with its command id and payload fingerprint: it replays from that record
+ * (the same reply, events and NP requests, their secrets restored from the request), and the same command
+ * id with another payload is a CONFLICT.
  */
 const MAX_ATTEMPTS = 5;
+
+/** The command a change is made for: the pipeline's context of it. */
+export type ChangeCommand = Pick<CommandContext, 'commandId' | 'fingerprint' | 'correlationId' | 'operation' | 'refuseNew'>;
 
 export interface ChangeSpec {
   gpsi: string;
   cause: Cause;
   mode: WriteMode;
+  /** The command making the change (none for an NP response or an expiry). */
+  command?: ChangeCommand;
+  /** The number's state already read for this cause, to plan from without reading again. */
+  read?: NumberState;
   /** Plans against the number's current request (undefined: it has none). May throw a ServiceError. */
   plan(current: PortInRequest | undefined): Plan;
   /** The success reply recorded with the change. */
@@ -31,12 +42,29 @@ export type ChangeResult =
   | { kind: 'conflict'; current: PortInRequest }
   | { kind: 'ignored'; why: string };
 
+/**
+ * A recorded outcome answered again, unless the same command came back with another payload. A record
+ * without `by` (an NP response's, or format 1) or made by another command continuing the same claim is replayed.
+ */
+export function replayOf(recorded: RecordedOutcome, command: ChangeCommand | undefined): ChangeResult {
+  if (command && recorded.by?.commandId === command.commandId && recorded.by.fingerprint !== command.fingerprint) {
+    throw new ServiceError('CONFLICT', `X-Correlation-Id ${command.correlationId} was already used for a different ${command.operation} command`);
+  }
+  return { kind: 'applied', outcome: recorded, replayed: true };
+}
+
+/** A new change may not be recorded (the partner's rate or quota): refused unapplied, a replay still answered. */
+export function refuseNewChange(command: ChangeCommand | undefined): void {
+  if (command?.refuseNew) throw new ServiceError(command.refuseNew.code, command.refuseNew.message);
+}
+
 export async function applyChange(deps: Pick<PortInDeps, 'store'>, spec: ChangeSpec): Promise<ChangeResult> {
   const { store } = deps;
-  const recorded = await store.recordedOutcome(spec.gpsi, spec.cause.id);
-  if (recorded) return { kind: 'applied', outcome: recorded, replayed: true };
+  let state = spec.read ?? (await store.readForChange(spec.gpsi, spec.cause.id));
+  if (!state.recorded) refuseNewChange(spec.command);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-    const current = await store.current(spec.gpsi);
+    if (state.recorded) return replayOf(state.recorded, spec.command);
+    const { current } = state;
     const plan = spec.plan(current);
     if (plan.kind === 'conflict') return { kind: 'conflict', current: current as PortInRequest };
     if (plan.kind === 'ignore') return { kind: 'ignored', why: plan.why };
@@ -48,10 +76,12 @@ export async function applyChange(deps: Pick<PortInDeps, 'store'>, spec: ChangeS
       ? { requestId: current.requestId, portOrderVersion: current.portOrderVersion, portStatus: current.portStatus }
       : { requestId: null };
     // the recorded copy keeps no secrets: they live on the open request only (restored from it on a replay)
-    const kept = { ...outcome, messages: outcome.messages.map(withholdSecrets) };
+    const by = spec.command && { commandId: spec.command.commandId, fingerprint: spec.command.fingerprint };
+    const kept: RecordedOutcome = { ...outcome, messages: outcome.messages.map(withholdSecrets), ...(by ? { by } : {}) };
     const written = await store.write(spec.gpsi, spec.cause.id, expected, spec.mode, change.next, kept);
     if (written.kind === 'written') return { kind: 'applied', outcome, replayed: false };
-    if (written.kind === 'replayed') return { kind: 'applied', outcome: written.outcome, replayed: true };
+    if (written.kind === 'replayed') return replayOf(written.outcome, spec.command);
+    state = await store.readForChange(spec.gpsi, spec.cause.id);
   }
   throw new RetriableError(`port-in request of ${spec.gpsi} kept changing while ${spec.cause.id} was applied`);
 }

@@ -24,6 +24,7 @@ export const createCancelPortIn = (deps: PortInDeps): Handler =>
       gpsi: target.gpsi,
       cause,
       mode: 'update',
+      command: context,
       // the number may have a newer request: the one found is then finished, and cancelling it a conflict
       plan: (current) => (current?.requestId === target.requestId ? planCancel(current, { cause, settings: deps.settings }) : { kind: 'conflict', status: target.portStatus }),
       reply: ({ next }) => ({
@@ -35,5 +36,5 @@ export const createCancelPortIn = (deps: PortInDeps): Handler =>
     });
     if (result.kind === 'conflict') throw conflictError('CancelPortIn', result.current?.requestId === target.requestId ? result.current : target);
     if (result.kind === 'ignored') throw notFoundError(`matches ${describeKeys(command)}`);
-    return { reply: result.outcome.reply as Record<string, unknown>, messages: await publishable(deps, result.outcome, cause) };
+    return { reply: result.outcome.reply as Record<string, unknown>, messages: await publishable(deps, result.outcome, cause), ...(result.replayed ? { replayed: true } : {}) };
   };

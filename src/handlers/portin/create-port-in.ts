@@ -10,8 +10,9 @@ import { dueDateRules, pendingSubscriptionFor, type PortInRequest } from '../../
 import { planCreate } from '../../domain/portin/transitions';
 import { checkCreatePortIn } from '../../domain/portin/validate-commands';
 import { orBadRequest } from '../../domain/validation/problems';
-import type { CommandContext, Handler } from '../../contract/handlers';
-import { applyChange, publishable } from './apply-change';
+import type { CommandContext, Handler, HandlerResult } from '../../contract/handlers';
+import { applyChange, publishable, refuseNewChange, replayOf, type ChangeResult } from './apply-change';
+import type { NumberState, RecordedOutcome } from './ports';
 import { ownerOf, type PortInDeps } from './deps';
 import { answerResubmission } from './resubmission';
 
@@ -35,13 +36,13 @@ function inProgressError(existing: PortInRequest, canSee: CommandContext['canSee
 }
 
 /** Eligibility must pass; the port-in in progress is named, the other reasons carried as they are. */
-async function checkEligibility(deps: PortInDeps, command: CreatePortInCommand, current: PortInRequest | undefined, canSee: CommandContext['canSee']): Promise<void> {
+function checkEligibility(deps: PortInDeps, command: CreatePortInCommand, state: NumberState, canSee: CommandContext['canSee']): void {
+  const { current, subscriptionStatus } = state;
   if (current && isInProgress(current.portStatus)) throw inProgressError(current, canSee);
-  const subscription = await deps.subscriptions.status(command.gpsi);
   const decision = decideEligibility({
     gpsi: command.gpsi,
-    hasActiveSubscription: subscription?.status === 'ACTIVE',
-    hasPortInProgress: subscription?.status === 'PENDING',
+    hasActiveSubscription: subscriptionStatus === 'ACTIVE',
+    hasPortInProgress: subscriptionStatus === 'PENDING',
     nonPortableRanges: deps.nonPortableRanges,
   });
   if (decision.eligibilityStatus !== 'Eligible') {
@@ -51,22 +52,27 @@ async function checkEligibility(deps: PortInDeps, command: CreatePortInCommand, 
   }
 }
 
-/** Writes the request; a refusal (thrown) comes before anything is written, so the caller may give its claim back. */
-async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requestId: string, payloadHash: string, context: CommandContext, cause: Cause) {
+/**
+ * Writes the request, planned from the number's state read before the claim; a refusal (thrown) comes
+ * before anything is written, so the caller may give its claim back.
+ */
+async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requestId: string, payloadHash: string, context: CommandContext, cause: Cause, state: NumberState) {
   const owner = ownerOf(context);
   const subscription = pendingSubscriptionFor(command, owner, context.now);
-  const existing = await deps.store.current(command.gpsi);
+  const existing = state.current;
   // a retry that took over a claim abandoned so long ago that its outcome is forgotten: the request is
   // written; answer its reply and make sure of the pending subscription (idempotent)
   if (existing?.requestId === requestId) {
     return { reply: existing.createReply as unknown as Record<string, unknown>, messages: [], followUps: [{ kind: 'createPendingSubscription' as const, subscription }] };
   }
-  await checkEligibility(deps, command, existing, context.canSee);
+  checkEligibility(deps, command, state, context.canSee);
   const facts = { requestId, wholesaleCustomerId: owner, payloadHash, correlationId: context.correlationId, now: context.now };
   const result = await applyChange(deps, {
     gpsi: command.gpsi,
     cause,
     mode: 'replace',
+    command: context,
+    read: state,
     plan: (current) => planCreate(current, command, facts, subscription, { cause, settings: deps.settings }),
     reply: (change) => change.next.createReply as unknown as Record<string, unknown>,
   });
@@ -87,6 +93,12 @@ export const createCreatePortIn = (deps: PortInDeps): Handler =>
     if (problems.length > 0) throw ServiceError.badRequest(problems, 'The command names what the catalog does not hold');
     const owner = ownerOf(context);
     const payloadHash = payloadFingerprint(command);
+    // The number's slot first, in one step: this command's recorded outcome (a redelivery replays it, or is
+    // a CONFLICT with another payload), the current request and the subscription's status to plan from.
+    const ownCause: Cause = { id: causeIds.creation(requestIdFor(context.commandId)), at: context.now, correlationId: context.correlationId };
+    let state = await deps.store.readForChange(command.gpsi, ownCause.id);
+    if (state.recorded) return finish(deps, context, command, ownCause, replayOf(state.recorded, context));
+    refuseNewChange(context);
     const claim = await deps.store.claimTransaction(owner, command.partnerTransactionId, {
       commandId: context.commandId,
       payloadHash,
@@ -104,17 +116,24 @@ export const createCreatePortIn = (deps: PortInDeps): Handler =>
       throw new ServiceError('CONFLICT', `partnerTransactionId ${command.partnerTransactionId} is being handled by an earlier command: retry later`);
     }
     const cause: Cause = { id: causeIds.creation(claim.requestId), at: context.now, correlationId: context.correlationId };
-    let outcome = await deps.store.recordedOutcome(command.gpsi, cause.id);
-    if (!outcome) {
-      try {
-        outcome = await writeRequest(deps, command, claim.requestId, payloadHash, context, cause);
-      } catch (error) {
-        if (isServiceError(error)) await deps.store.releaseTransaction(owner, command.partnerTransactionId, context.commandId);
-        throw error;
-      }
+    // this command took over an abandoned claim: the request it continues is another command's
+    if (cause.id !== ownCause.id) state = await deps.store.readForChange(command.gpsi, cause.id);
+    if (state.recorded) return finish(deps, context, command, cause, replayOf(state.recorded, context));
+    let outcome: RecordedOutcome;
+    try {
+      outcome = await writeRequest(deps, command, claim.requestId, payloadHash, context, cause, state);
+    } catch (error) {
+      if (isServiceError(error)) await deps.store.releaseTransaction(owner, command.partnerTransactionId, context.commandId);
+      throw error;
     }
-    const reply = outcome.reply as Record<string, unknown>;
-    const messages = await publishable(deps, outcome, cause);
-    await deps.store.settleTransaction(owner, command.partnerTransactionId, context.commandId, reply);
-    return { reply, messages };
+    return finish(deps, context, command, cause, { kind: 'applied', outcome, replayed: false });
   };
+
+/** Publishes an applied (or replayed) creation: its messages, the pending subscription, then the claim settled with the reply. */
+async function finish(deps: PortInDeps, context: CommandContext, command: CreatePortInCommand, cause: Cause, result: ChangeResult): Promise<HandlerResult> {
+  if (result.kind !== 'applied') throw new Error('only an applied creation is finished');
+  const reply = result.outcome.reply as Record<string, unknown>;
+  const messages = await publishable(deps, result.outcome, cause);
+  await deps.store.settleTransaction(ownerOf(context), command.partnerTransactionId, context.commandId, reply);
+  return { reply, messages, ...(result.replayed ? { replayed: true } : {}) };
+}

@@ -29,6 +29,27 @@ export interface RecordedOutcome {
   reply?: Record<string, unknown>;
   messages: OutgoingMessage[];
   followUps: FollowUp[];
+  /**
+   * The command whose change this is, and its payload's fingerprint: the same command id back with another
+   * payload is answered CONFLICT, not replayed. Absent for an NP response or an expiry, and in a record
+   * written before commands replayed from these records (format 1).
+   */
+  by?: RecordedBy;
+}
+
+export interface RecordedBy {
+  commandId: string;
+  fingerprint: string;
+}
+
+/** What a change starts from, read in one step on the number's slot. */
+export interface NumberState {
+  /** The outcome recorded for the cause: it was handled already. */
+  recorded?: RecordedOutcome;
+  /** The number's current request. */
+  current?: PortInRequest;
+  /** Its subscription's status (PENDING, ACTIVE, CANCELLED), if it has one. */
+  subscriptionStatus?: string;
 }
 
 export type WriteMode =
@@ -62,8 +83,8 @@ export interface PortInStore {
   current(gpsi: string): Promise<PortInRequest | undefined>;
   /** A request by id: the number's current one or one in its history. */
   byRequest(ref: RequestRef): Promise<PortInRequest | undefined>;
-  /** The outcome recorded for a cause on this number, if it was handled already. */
-  recordedOutcome(gpsi: string, causeId: string): Promise<RecordedOutcome | undefined>;
+  /** In one step: the outcome recorded for a cause on this number, its current request and its subscription's status. */
+  readForChange(gpsi: string, causeId: string): Promise<NumberState>;
   /**
    * Atomically: if an outcome is recorded for `causeId`, returns it (replayed); else if the number's
    * current request no longer matches `expected`, returns stale; else writes `next` per `mode` and records

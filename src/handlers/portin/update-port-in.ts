@@ -24,6 +24,7 @@ export const createUpdatePortIn = (deps: PortInDeps): Handler =>
       gpsi: command.gpsi,
       cause,
       mode: 'update',
+      command: context,
       plan: (current) => {
         if (!current || !context.canSee(current.wholesaleCustomerId) || current.partnerTransactionId !== command.partnerTransactionId) throw missing();
         return planUpdate(current, command, { cause, settings: deps.settings });
@@ -39,5 +40,5 @@ export const createUpdatePortIn = (deps: PortInDeps): Handler =>
     });
     if (result.kind === 'conflict') throw conflictError(changesOnlyDueDate(command) ? 'UpdateDueDate' : 'UpdatePortIn', result.current);
     if (result.kind === 'ignored') throw missing();
-    return { reply: result.outcome.reply as Record<string, unknown>, messages: await publishable(deps, result.outcome, cause) };
+    return { reply: result.outcome.reply as Record<string, unknown>, messages: await publishable(deps, result.outcome, cause), ...(result.replayed ? { replayed: true } : {}) };
   };

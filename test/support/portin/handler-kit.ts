@@ -13,6 +13,7 @@ export const silentLog = pino({ level: 'silent' });
 export function portInKit(overrides: Partial<PortInDeps> = {}) {
   const store = new MemoryPortInStore();
   const subscriptions = new MemorySubscriptions();
+  store.subscriptionStatus = async (gpsi) => (await subscriptions.status(gpsi))?.status;
   const deps: PortInDeps = {
     store,
     // as the Redis adapter reads them in one step: the subscription's status and the current request

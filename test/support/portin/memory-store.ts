@@ -32,9 +32,14 @@ export class MemoryPortInStore implements PortInStore {
     return archived && copy(archived);
   }
 
-  async recordedOutcome(gpsi: string, causeId: string) {
-    const outcome = this.outcomes.get(`${gpsi}|${causeId}`);
-    return outcome && copy(outcome);
+  /** The number's subscription status, as the Redis script reads it beside the request (set by the kit). */
+  subscriptionStatus: (gpsi: string) => Promise<string | undefined> = async () => undefined;
+
+  async readForChange(gpsi: string, causeId: string) {
+    const recorded = this.outcomes.get(`${gpsi}|${causeId}`);
+    const current = this.requests.get(gpsi);
+    const subscriptionStatus = await this.subscriptionStatus(gpsi);
+    return { ...(recorded ? { recorded: copy(recorded) } : {}), ...(current ? { current: copy(current) } : {}), ...(subscriptionStatus ? { subscriptionStatus } : {}) };
   }
 
   async write(gpsi: string, causeId: string, expected: { requestId: string | null; portOrderVersion?: number; portStatus?: string }, mode: 'update' | 'replace', next: PortInRequest, outcome: RecordedOutcome) {

@@ -43,6 +43,6 @@ describe('src/adapters/redis/scripts.generated.ts', () => {
     expect(sources.scripts.find((s) => s.name === 'balancesUpdate')).toMatchObject({ numberOfKeys: 4, includes: ['balance'] });
     expect(sources.scripts.every((s) => !/^--\s*@include/m.test(s.body))).toBe(true);
     expect(sources.libs.find((l) => l.name === 'balance')?.onCall).toEqual(['hash = emptyHash()']);
-    expect(sources.scripts.filter((s) => s.flags.includes('no-writes')).map((s) => s.name)).toEqual(['balancesSchedule', 'ledgerRead', 'portinFind']);
+    expect(sources.scripts.filter((s) => s.flags.includes('no-writes')).map((s) => s.name)).toEqual(['balancesSchedule', 'ledgerRead', 'portinFind', 'portinRead']);
   });
 });

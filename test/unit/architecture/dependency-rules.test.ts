@@ -46,6 +46,23 @@ describe('dependency rules', () => {
     expect(breaking(inFolder('src/pipeline'), (target) => !inFolder('src/adapters')(target))).toEqual([]);
   });
 
+  it('the pipeline imports nothing of the composition root (src/app wires the pipeline, never the other way)', () => {
+    expect(breaking(inFolder('src/pipeline'), (target) => !inFolder('src/app')(target))).toEqual([]);
+  });
+
+  it("the command pipeline's stages (src/pipeline/stages) are composed by command-processor.ts alone, and import no other pipeline module that composes", () => {
+    const outside = files.filter((file) => !inFolder('src/pipeline/stages')(file) && file !== 'src/pipeline/command-processor.ts');
+    expect(outside.flatMap((file) => graph.imports.get(file)!.filter(inFolder('src/pipeline/stages')).map((target) => `${file} -> ${target}`))).toEqual([]);
+    const composers = ['src/pipeline/command-processor.ts', 'src/pipeline/batch-worker.ts', 'src/pipeline/np-responses.ts'];
+    expect(breaking(inFolder('src/pipeline/stages'), (target) => !composers.includes(target))).toEqual([]);
+  });
+
+  it('src/app only composes: the span per record, the outcome log line, the envelope rules and the dead letters live in their layers', () => {
+    expect(importers('src/shared/tracing.ts').filter(inFolder('src/app'))).toEqual([]);
+    expect(importers('src/observability/logger.ts').filter(inFolder('src/app'))).toEqual([]);
+    expect(importers('src/pipeline/envelope.ts').filter(inFolder('src/app'))).toEqual(['src/app/service.ts']); // wired there, defined in the pipeline
+  });
+
   it('the webhooks core imports no adapter, client or app: it reaches Kafka, Redis and HTTP through src/webhooks/ports.ts', () => {
     expect(breaking(inFolder('src/webhooks'), (target) => !['src/adapters', 'src/client', 'src/app'].some((folder) => inFolder(folder)(target)))).toEqual([]);
   });

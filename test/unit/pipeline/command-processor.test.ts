@@ -3,14 +3,13 @@ import pino from 'pino';
 import { loadSchemas } from '../../../src/adapters/registry/schemas';
 import { DecodeError, SchemaMismatchError, type Codec } from '../../../src/contract/codec';
 import { isRedisUnavailable } from '../../../src/adapters/redis/client';
-import type { ReplyCache, StoredOutcome } from '../../../src/pipeline/ports';
 import { CommandProcessor, type ProcessorDeps } from '../../../src/pipeline/command-processor';
 import { createHierarchyAuthorizer, createOpenAuthorizer, unlimited, type Admission, type Authenticator, type PartnerAdmission } from '../../../src/security/access';
 import { CustomerHierarchy } from '../../../src/security/hierarchy';
 import { openAuthenticator } from '../../../src/security/jwt-authenticator';
 import { openDeadLetter, sealContext } from '../../../src/security/dead-letter-seal';
 import { ServiceError, RetriableError } from '../../../src/contract/errors';
-import type { HandlerRegistration } from '../../../src/contract/handlers';
+import type { HandlerRegistration, HandlerResult } from '../../../src/contract/handlers';
 import type { TopicRole } from '../../../src/contract/topics';
 import { WHOLESALE_CUSTOMER_ID_PORTIN } from '../../../src/domain/validation/spec-fields';
 import { TopicRefusedError } from '../../../src/contract/transport';
@@ -51,17 +50,27 @@ class MemoryCodec implements Codec {
   }
 }
 
-class MemoryReplyCache implements ReplyCache {
-  readonly entries = new Map<string, StoredOutcome>();
-  lookups = 0;
-  async lookup(_partnerId: string, id: string) {
-    this.lookups++;
-    return this.entries.get(id);
-  }
-  async put(_partnerId: string, id: string, outcome: StoredOutcome) {
-    if (!this.entries.has(id)) this.entries.set(id, outcome);
-  }
-}
+/** What a change's store keeps (outside the pipeline): the fingerprint and result of each command applied. */
+type Recorded = Map<string, { fingerprint: string; result: HandlerResult }>;
+
+/**
+ * A change's handler over a store that records its outcome with the payload's fingerprint, as the stores'
+ * scripts do: the same command id replays the result (REPLAYED), or is a CONFLICT with another payload; a
+ * new change under `refuseNew` is refused unapplied.
+ */
+const recordingOwnOutcome = (records: Recorded, handle: HandlerRegistration['handle'], applied: () => void): HandlerRegistration['handle'] =>
+  async (command, context) => {
+    const kept = records.get(context.commandId);
+    if (kept) {
+      if (kept.fingerprint !== context.fingerprint) throw new ServiceError('CONFLICT', `X-Correlation-Id ${context.correlationId} was already used for a different ${context.operation} command`);
+      return { ...kept.result, replayed: true };
+    }
+    if (context.refuseNew) throw new ServiceError(context.refuseNew.code, context.refuseNew.message);
+    applied();
+    const result = await handle(command, context);
+    records.set(context.commandId, { fingerprint: context.fingerprint, result });
+    return result;
+  };
 
 /**
  * A quota per partner when set (changes counted at admission, uncounted after); partners in `overRate` are
@@ -100,11 +109,11 @@ const COMMAND = 'wholesale.portin.v1.CheckPortInEligibility';
 function setup(
   handle: HandlerRegistration['handle'],
   access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'admission' | 'rejectedBudget' | 'isRetriable'>> = {},
-  options: Pick<HandlerRegistration, 'readOnly' | 'replaysFromOwnRecord'> = {},
+  options: Pick<HandlerRegistration, 'readOnly'> = {},
   deps: Partial<ProcessorDeps> = {},
 ) {
   const codec = new MemoryCodec();
-  const replies = new MemoryReplyCache();
+  const records: Recorded = new Map();
   const admission = new MemoryAdmission();
   let calls = 0;
   const registration: HandlerRegistration = {
@@ -113,10 +122,12 @@ function setup(
     replyRecord: 'wholesale.portin.v1.CheckPortInEligibilityReply',
     validate: (c: { gpsi: string }) => (c.gpsi.length < 11 ? [{ path: 'gpsi', reason: 'too short' }] : []),
     ...options,
-    handle: async (command, context) => {
-      calls++;
-      return handle(command, context);
-    },
+    handle: options.readOnly
+      ? async (command, context) => {
+          calls++;
+          return handle(command, context);
+        }
+      : recordingOwnOutcome(records, handle, () => calls++),
   };
   const rules = {
     defaultReplyTopic: topics.portinReplies,
@@ -128,7 +139,6 @@ function setup(
   const processor = new CommandProcessor({
     codec,
     handlers: new Map([[COMMAND, registration]]),
-    replies,
     topics,
     deadLetters: { topic: topics.deadLetters, key: { id: 'k', secret: Buffer.alloc(32, 1) } },
     envelopeRules: { portin: rules, balance: { ...rules, defaultReplyTopic: topics.balanceReplies, partnerReplyRole: 'balanceReplies' } },
@@ -151,7 +161,7 @@ function setup(
     admission,
     ...access,
   });
-  return { codec, replies, admission, processor, calls: () => calls };
+  return { codec, records, admission, processor, calls: () => calls };
 }
 
 const position = { topic: 't.portinCommands', partition: 0, offset: '7' };
@@ -159,14 +169,14 @@ const success = async () => ({ reply: { status: 'Success', eligibilityStatus: 'E
 
 describe('CommandProcessor', () => {
   it('routes by record name, answers on the reply topic keyed by correlation id, and remembers the outcome', async () => {
-    const { codec, processor, replies } = setup(success);
+    const { codec, processor, records } = setup(success);
     const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
     const result = await processor.process({ key: null, value, headers: { 'X-Correlation-Id': 'c1' }, timestamp: '0' }, position, 'portin');
     expect(result.outcome).toBe('Success');
     expect(result.outbound).toHaveLength(1);
     expect(result.outbound[0]).toMatchObject({ topic: 't.portinReplies', key: 'c1', headers: { 'X-Status': 'Success' } });
     expect(codec.read(result.outbound[0].value!)).toMatchObject({ eligibilityStatus: 'Eligible' });
-    expect(replies.entries.size).toBe(1);
+    expect(records.size).toBe(1);
   });
 
   it('replays the remembered outcome for a redelivery without calling the handler again', async () => {
@@ -181,7 +191,7 @@ describe('CommandProcessor', () => {
 
   it('runs a read-only handler again on a redelivery and answers from the current state; nothing is recorded', async () => {
     let checks = 0;
-    const { codec, processor, replies, calls } = setup(async () => ({ reply: { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: `check ${++checks}`, reasonCode: null, reasonDesc: null } }), {}, { readOnly: true });
+    const { codec, processor, records, calls } = setup(async () => ({ reply: { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: `check ${++checks}`, reasonCode: null, reasonDesc: null } }), {}, { readOnly: true });
     const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 'c1' }, timestamp: '0' });
     const first = await processor.process(await record('14155550123'), position, 'portin');
     const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
@@ -189,7 +199,7 @@ describe('CommandProcessor', () => {
     expect(first.outcome).toBe('Success');
     expect(again.outcome).toBe('Success');
     expect(codec.read(again.outbound[0].value!)).toMatchObject({ checkedDate: 'check 2' });
-    expect(replies.entries.size).toBe(0);
+    expect(records.size).toBe(0);
   });
 
   it('maps a ServiceError to an ErrorReply with its code and problems; validation problems skip the handler', async () => {
@@ -204,62 +214,40 @@ describe('CommandProcessor', () => {
     expect(calls()).toBe(1);
   });
 
-  it.each([
-    ['CONFLICT', false],
-    ['NOT_FOUND', false],
-    ['BAD_REQUEST', true],
-  ] as const)('a %s refusal from the handler is remembered: %s (only a validation error depends on the payload alone)', async (code, remembered) => {
+  it.each(['CONFLICT', 'NOT_FOUND', 'BAD_REQUEST'] as const)('a %s refusal from the handler is not remembered: a redelivery is evaluated again (nothing was applied)', async (code) => {
     let refusing = true;
-    const { codec, processor, replies, calls } = setup(async () => {
+    const { codec, processor, records, calls } = setup(async () => {
       if (refusing) throw new ServiceError(code, 'not now');
       return success();
     });
     const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'r1' }, timestamp: '0' };
     expect((await processor.process(record, position, 'portin')).outcome).toBe(code);
-    expect(replies.entries.size).toBe(remembered ? 1 : 0);
+    expect(records.size).toBe(0);
     refusing = false;
     const retried = await processor.process(record, { ...position, offset: '8' }, 'portin');
-    expect([retried.outcome, calls()]).toEqual(remembered ? ['REPLAYED', 1] : ['Success', 2]);
+    expect([retried.outcome, calls()]).toEqual(['Success', 2]);
   });
 
-  it('keeps no message carrying secrets in the reply cache: a redelivery runs the handler to send it again; another payload is still a CONFLICT', async () => {
+  it('a redelivered change runs its handler again, which answers from its own record: the same reply and messages (one carrying secrets too), REPLAYED; another payload under the same id is a CONFLICT', async () => {
     const npRequest = { requestId: 'r', gpsi: 'g', portOrderVersion: 1, portOrderId: null, reasonCode: null, reasonDescription: null, correlationId: null, sentAt: 't' };
-    const { codec, processor, replies, calls } = setup(async () => ({
-      ...(await success()),
-      messages: [{ topic: 'npRequests' as const, recordName: 'np.portin.v1.CancelPortRequest', key: 'g', value: npRequest, secrets: 'inClear' as const }],
-    }));
+    const fingerprints: string[] = [];
+    const { codec, processor, records, calls } = setup(async (_command, context) => {
+      fingerprints.push(context.fingerprint);
+      return { ...(await success()), messages: [{ topic: 'npRequests' as const, recordName: 'np.portin.v1.CancelPortRequest', key: 'g', value: npRequest, secrets: 'inClear' as const }] };
+    });
     const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 's1' }, timestamp: '0' });
     const first = await processor.process(await record('14155550123'), position, 'portin');
     expect(first.outbound.map((m) => m.topic)).toEqual(['t.portinReplies', 't.npRequests']);
-    const [stored] = [...replies.entries.values()];
-    expect(stored).toMatchObject({ rerun: true, messages: [first.outbound[0]] });
     const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
-    expect([again.outcome, calls(), again.outbound.map((m) => m.topic)]).toEqual(['REPLAYED', 2, ['t.portinReplies', 't.npRequests']]);
-    expect([...replies.entries.values()]).toEqual([stored]);
-    expect((await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin')).outcome).toBe('CONFLICT');
-    expect(calls()).toBe(2);
-  });
-
-  it('leaves a change whose handler replays from its own record to that record: no reply-cache lookup or write; the handler gets the fingerprint, and its replay is REPLAYED and uncounted', async () => {
-    const fingerprints: string[] = [];
-    const recorded = new Map<string, string>();
-    // A store that records its outcome with the fingerprint: the same command id answers from it, or CONFLICT.
-    const { codec, processor, replies, calls } = setup(async (_command, context) => {
-      fingerprints.push(context.fingerprint);
-      const kept = recorded.get(context.commandId);
-      if (kept !== undefined && kept !== context.fingerprint) throw new ServiceError('CONFLICT', 'another payload');
-      recorded.set(context.commandId, context.fingerprint);
-      return { ...(await success()), replayed: kept !== undefined };
-    }, {}, { replaysFromOwnRecord: true });
-    const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 'o1' }, timestamp: '0' });
-    const first = await processor.process(await record('14155550123'), position, 'portin');
-    const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
+    expect([again.outcome, calls(), records.size]).toEqual(['REPLAYED', 1, 1]);
+    expect(again.outbound).toEqual(first.outbound); // byte for byte
     const other = await processor.process(await record('14155550999'), { ...position, offset: '9' }, 'portin');
-    expect([first.outcome, again.outcome, other.outcome, calls(), replies.lookups, replies.entries.size]).toEqual(['Success', 'REPLAYED', 'CONFLICT', 3, 0, 0]);
-    expect(again.outbound).toEqual(first.outbound);
-    // 128 bits of SHA-256, base64url: the same payload the same, another payload another
-    expect(fingerprints[0]).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    expect([fingerprints[1] === fingerprints[0], fingerprints[2] === fingerprints[0]]).toEqual([true, false]);
+    expect(other.outcome).toBe('CONFLICT');
+    expect(codec.read(other.outbound[0].value!)).toMatchObject({ error: { message: 'X-Correlation-Id s1 was already used for a different CheckPortInEligibility command' } });
+    expect(calls()).toBe(1);
+    // 128 bits of SHA-256, base64url, given to the handler's store with the command
+    expect([...records.values()][0].fingerprint).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(fingerprints).toHaveLength(1);
   });
 
   it('counts a change once at admission and uncounts what recorded nothing new: a replay, a validation refusal', async () => {
@@ -273,12 +261,12 @@ describe('CommandProcessor', () => {
   });
 
   it('answers INTERNAL for an unexpected handler failure and does not remember it', async () => {
-    const { codec, processor, replies } = setup(async () => {
+    const { codec, processor, records } = setup(async () => {
       throw new TypeError('bug');
     });
     const result = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'a' }, timestamp: '0' }, position, 'portin');
     expect(result.outcome).toBe('INTERNAL');
-    expect(replies.entries.size).toBe(0);
+    expect(records.size).toBe(0);
   });
 
   it('rethrows infrastructure failures as retriable: nothing is answered', async () => {
@@ -293,12 +281,12 @@ describe('CommandProcessor', () => {
     ['out of memory', "OOM command not allowed when used memory > 'maxmemory'."],
     ['read-only after a failover', "READONLY You can't write against a read only replica."],
   ])('with the rate limiter off, Redis refusing a handler (%s) is retried, not answered INTERNAL', async (_why, message) => {
-    const { codec, processor, replies } = setup(async () => {
+    const { codec, processor, records } = setup(async () => {
       throw Object.assign(new Error(message), { name: 'ReplyError' });
     }, { admission: unlimited, isRetriable: isRedisUnavailable });
     const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'r' }, timestamp: '0' };
     await expect(processor.process(record, position, 'portin')).rejects.toBeInstanceOf(RetriableError);
-    expect(replies.entries.size).toBe(0);
+    expect(records.size).toBe(0);
   });
 
   it('dead-letters poison (not Avro, no handler for the domain, too large) and answers only a requester with a correlation id', async () => {
@@ -335,7 +323,7 @@ describe('CommandProcessor access control', () => {
   });
 
   it('answers nobody without valid credentials, whatever reply topic it names: records it on the DLQ without its value or token, before decoding anything', async () => {
-    const { codec, processor, replies, calls } = secured(success);
+    const { codec, processor, records, calls } = secured(success);
     const forged = { 'X-Reply-Topic': 'p.P2.portin.replies.v1', Authorization: 'Basic eA==' };
     for (const rec of [await record(codec, forged), await record(codec, {}, Buffer.from('not avro at all')), await record(codec, {}, Buffer.alloc(5000))]) {
       const result = await processor.process(rec, position, 'portin');
@@ -350,7 +338,7 @@ describe('CommandProcessor access control', () => {
       expect(opened.headers.map(([name]) => name.toLowerCase())).not.toContain('authorization');
     }
     expect(calls()).toBe(0);
-    expect(replies.entries.size).toBe(0);
+    expect(records.size).toBe(0);
   });
 
   it('answers FORBIDDEN on the verified caller\'s own reply topic, never on a topic it names', async () => {
@@ -467,21 +455,21 @@ describe('CommandProcessor access control', () => {
   it('answers RATE_LIMITED when the partner is over its rate, counting the partner of the acting node', async () => {
     const partners: string[] = [];
     const limiter: PartnerAdmission = { admit: async (partner) => (partners.push(partner), { allowed: partner !== 'P1', retryAfterMs: 250 }), uncount: () => undefined, refund: () => undefined };
-    const { codec, processor, calls, replies } = secured(success, limiter);
+    const { codec, processor, calls, records } = secured(success, limiter);
     const limited = await processor.process(await record(codec, { Authorization: 'Bearer P1', wholesaleCustomerId: 'B2' }), position, 'portin');
     expect(limited.outcome).toBe('RATE_LIMITED');
     expect(codec.read(limited.outbound[0].value!)).toMatchObject({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('retry in 250 ms') } });
     const served = await processor.process(await record(codec, { Authorization: 'Bearer P2' }), position, 'portin');
     expect([served.outcome, served.customer, limited.customer]).toEqual(['Success', 'P2', 'B2']); // the audit line names who acted
-    expect([partners, calls(), replies.entries.size]).toEqual([['P1', 'P2'], 1, 1]);
+    expect([partners, calls(), records.size]).toEqual([['P1', 'P2'], 1, 1]);
   });
 
   it('over its idempotency quota a partner gets RATE_LIMITED naming the quota: nothing applied or recorded, a recorded change still replays, another partner is served', async () => {
-    const { codec, processor, calls, replies, admission } = secured(success);
+    const { codec, processor, calls, records, admission } = secured(success);
     admission.quotas.set('P1', 1);
     const first = await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'a' }), position, 'portin');
     const refused = await processor.process(await record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': 'b' }), position, 'portin');
-    expect([first.outcome, refused.outcome, calls(), replies.entries.size]).toEqual(['Success', 'RATE_LIMITED', 1, 1]);
+    expect([first.outcome, refused.outcome, calls(), records.size]).toEqual(['Success', 'RATE_LIMITED', 1, 1]);
     const message = codec.read(refused.outbound[0].value!).error.message as string;
     expect(message).toMatch(/^The partner's idempotency quota is exhausted: 1 changes recorded within 60 s, the quota is 1/);
     expect(message).not.toMatch(/rate/);
@@ -491,13 +479,13 @@ describe('CommandProcessor access control', () => {
   });
 
   it('a recorded outcome wins over the rate: a change over the rate replays what it recorded, a new one is refused unapplied, and the rate is asked with the send time', async () => {
-    const { codec, processor, calls, replies, admission } = secured(success);
+    const { codec, processor, calls, records, admission } = secured(success);
     const sent = (id: string, timestamp: string) => record(codec, { Authorization: 'Bearer P1', 'X-Correlation-Id': id }).then((r) => ({ ...r, timestamp }));
     const first = await processor.process(await sent('a', '1700000000123'), position, 'portin');
     admission.overRate.add('P1');
     const again = await processor.process(await sent('a', '1700000005000'), { ...position, offset: '9' }, 'portin');
     const fresh = await processor.process(await sent('b', '1700000005001'), { ...position, offset: '10' }, 'portin');
-    expect([first.outcome, again.outcome, fresh.outcome, calls(), replies.entries.size]).toEqual(['Success', 'REPLAYED', 'RATE_LIMITED', 1, 1]);
+    expect([first.outcome, again.outcome, fresh.outcome, calls(), records.size]).toEqual(['Success', 'REPLAYED', 'RATE_LIMITED', 1, 1]);
     expect(again.outbound).toEqual(first.outbound); // the same answer, byte for byte
     expect(codec.read(fresh.outbound[0].value!)).toMatchObject({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('retry in 400 ms') } });
     expect(admission.sentAt).toEqual([1700000000123, 1700000005000, 1700000005001]);
@@ -536,14 +524,14 @@ describe('CommandProcessor access control', () => {
     const now = new Date('2026-11-21T10:00:00Z').getTime();
     let admitted = 0;
     const limiter: PartnerAdmission = { admit: async () => (admitted++, { allowed: true, retryAfterMs: 0 }), uncount: () => undefined, refund: () => undefined };
-    const { codec, processor, replies, calls } = setup(success, { admission: limiter }, {}, { maxCommandAgeMs: 60_000 });
+    const { codec, processor, records, calls } = setup(success, { admission: limiter }, {}, { maxCommandAgeMs: 60_000 });
     const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
     const at = (ageMs: number) => ({ key: null, value, headers: { 'X-Correlation-Id': `c${ageMs}` }, timestamp: String(now - ageMs) });
     const stale = await processor.process(at(60_001), position, 'portin');
     expect(stale.outcome).toBe('STALE_COMMAND');
     expect(stale.outbound[0]).toMatchObject({ key: 'c60001', headers: { 'X-Status': 'STALE_COMMAND' } });
     expect(codec.read(stale.outbound[0].value!)).toMatchObject({ error: { code: 'STALE_COMMAND', message: expect.stringContaining('60 s old') } });
-    expect([calls(), replies.entries.size, admitted]).toEqual([0, 0, 0]);
+    expect([calls(), records.size, admitted]).toEqual([0, 0, 0]);
     expect((await processor.process(at(60_000), position, 'portin')).outcome).toBe('Success');
   });
 

@@ -105,7 +105,7 @@ describe('CreatePortIn handler', () => {
     const [recorded] = [...store.outcomes.values()];
     expect(JSON.stringify(recorded)).not.toMatch(/4321|123456789012/);
     expect(recorded.messages[1]).toMatchObject({ secrets: 'withheld', value: { portInfo: { pwdPin: null, accountNo: null } } });
-    expect(await create(rawCreate(), { ...ctx, now: later(5000) })).toEqual(first);
+    expect(await create(rawCreate(), { ...ctx, now: later(5000) })).toEqual({ ...first, replayed: true });
     // once a supplement moved the request on, the first submit is moot: a replay no longer sends it
     force('RESOLUTION_REQUIRED');
     await update({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: { pwdPin: '9999' } }, context());
@@ -117,7 +117,7 @@ describe('CreatePortIn handler', () => {
     const ctx = context();
     const first = await create(rawCreate(), ctx);
     const again = await create(rawCreate(), { ...ctx, now: later(5000) });
-    expect(again).toEqual(first);
+    expect(again).toEqual({ ...first, replayed: true });
     expect(store.writes).toBe(1);
   });
 
@@ -229,7 +229,7 @@ describe('UpdatePortIn handler', () => {
     const ctx = context();
     const first = await update(updateOf({ pwdPin: '9999' }), ctx);
     const again = await update(updateOf({ pwdPin: '9999' }), ctx);
-    expect(again).toEqual(first);
+    expect(again).toEqual({ ...first, replayed: true });
     expect(store.requests.get(GPSI)!.portOrderVersion).toBe(2);
   });
 
