@@ -63,7 +63,7 @@ export function decodeSubBalance(raw: Raw): SubBalance {
 }
 
 /**
- * The positional fields of a sub-balance's value and of its dates field (scripts/lib/balance.lua,
+ * The positional fields of a sub-balance's value and of its dates field (scripts/lib/balance/,
  * loadBalances): bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle[|alerted[|firstCycle[|purchased]]]
  * and validFrom|validUntil|purchasedUntil; an empty field is absent. Read in one pass into the sub-balance
  * (every query and change decodes a whole subscription's rows: the worker's largest allocation of its own).
@@ -152,7 +152,7 @@ export function decodeBalanceHash(gpsi: string, hash: Readonly<Record<string, st
 }
 
 /**
- * A command record's balances (replyRows in scripts/lib/balance.lua): sub-balances joined by ';', each
+ * A command record's balances (replyRows in scripts/lib/balance/): sub-balances joined by ';', each
  *   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil]]
  * with an empty field absent, an empty bucketRefId the row before's, and the unitType the subBalanceType's
  * (the catalog allows no other); in the hash's order, returned in instance order.
@@ -204,7 +204,7 @@ const decodeThreshold = (raw: Raw): ThresholdReached => ({
   amounts: amounts(raw.amounts)!,
 });
 
-/** The facts' fields in the order the scripts return their values (FACT_FIELDS in scripts/lib/balance.lua). */
+/** The facts' fields in the order the scripts return their values (FACT_FIELDS in scripts/lib/balance/). */
 const FACT_FIELDS = ['gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustomerId', 'wholesalePlanId', 'primaryBucketRefId', 'billCycleFrequency', 'billCycleStartDay', 'billCycleTimeZone', 'cycleNo', 'cycleStart', 'nextRenewalAt', 'status'];
 
 /** Positional facts (false: absent) as the named object records written before them held. */
@@ -251,7 +251,7 @@ function recordedError(raw: Raw): ServiceError {
   return new ServiceError(isErrorCode(code) ? code : 'INTERNAL', String(raw.message), problems);
 }
 
-/** The command whose own record is read: its ids and number are not kept in the record (scripts/lib/balance.lua, commandRecord). */
+/** The command whose own record is read: its ids and number are not kept in the record (scripts/lib/balance/, commandRecord). */
 export interface RecordingCommand {
   gpsi: string;
   correlationId: string;

@@ -2,7 +2,7 @@ import type { Amounts, ChangeKind, SubBalanceChange } from '../../domain/balance
 import type { LedgerEntry } from '../../domain/balance/outcome';
 
 /**
- * Reading the ledger as stored in Redis (written only by appendLedger in scripts/lib/balance.lua): one
+ * Reading the ledger as stored in Redis (written only by appendLedger in scripts/lib/balance/): one
  * entry per operation,
  *
  *   at|operation|c1;c2;...|correlationId
@@ -24,7 +24,7 @@ import type { LedgerEntry } from '../../domain/balance/outcome';
  * 5000 is written 5k; entries written before have none): read with milliOf. The catalog keeps `|`, `,`
  * and `;` out of bucketRefId; subBalanceType, unitType and the operation names are known values without them.
  */
-/** A number of the ledger's and the records' rows: `k` at its end stands for three zeros (kiloZeros in balance.lua). */
+/** A number of the ledger's and the records' rows: `k` at its end stands for three zeros (kiloZeros in scripts/lib/balance/4-ledger.lua). */
 export const milliOf = (text: string | undefined): number => (text?.endsWith('k') ? Number(text.slice(0, -1)) * 1000 : Number(text));
 
 const amounts = (fields: string[], from: number, purchasedAt: number): Amounts | undefined => {
@@ -49,7 +49,7 @@ export function decodeLedgerEntry(stored: string, gpsi: string): LedgerEntry[] {
 
 /**
  * One change in the ledger's positional layout. The scripts' outcomes carry their changes in it too
- * (changeRows, scripts/lib/balance.lua `success`): a third of the bytes of the same change as JSON.
+ * (changeRows, scripts/lib/balance/ `success`): a third of the bytes of the same change as JSON.
  */
 export function decodeLedgerChange(text: string, gpsi: string): SubBalanceChange {
   const f = text.split(',');

@@ -2,36 +2,40 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_18e6655fe05d' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_18e6655fe05d' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_18e6655fe05d' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_18e6655fe05d' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_18e6655fe05d' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_18e6655fe05d' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_18e6655fe05d' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_18e6655fe05d' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_18e6655fe05d' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_18e6655fe05d' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_18e6655fe05d' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_18e6655fe05d' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_18e6655fe05d' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_18e6655fe05d' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_18e6655fe05d' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_18e6655fe05d' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_18e6655fe05d' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_18e6655fe05d' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_18e6655fe05d' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_18e6655fe05d' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_d36a920f4b14' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_d36a920f4b14' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_d36a920f4b14' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_d36a920f4b14' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_d36a920f4b14' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_d36a920f4b14' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_d36a920f4b14' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_d36a920f4b14' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_d36a920f4b14' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_d36a920f4b14' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_d36a920f4b14' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_d36a920f4b14' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_d36a920f4b14' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_d36a920f4b14' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_d36a920f4b14' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_d36a920f4b14' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_d36a920f4b14' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_d36a920f4b14' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_d36a920f4b14' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_d36a920f4b14' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_18e6655fe05d',
-  code: `#!lua name=wholesale_18e6655fe05d
+  name: 'wholesale_d36a920f4b14',
+  code: `#!lua name=wholesale_d36a920f4b14
 -- lib/balance.lua
--- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load.
+-- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
+-- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
+-- The balance rules' source of truth is src/domain/balance/arithmetic.ts (and thresholds.ts): the rules in
+-- 3-rules.lua are its atomic production copy, checked against it on a real Redis by
+-- test/integration/balance-rules.test.ts. A rule changes there first.
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
 -- they are exact in Lua's doubles below 2^53 and MAX_MILLI keeps them there.
 local MAX_MILLI = 1000000000000000
@@ -89,6 +93,7 @@ local function wrongZone(facts, ctx)
   return { zone, 2 }
 end
 
+-- The balances hash: its rows' stored format, read once and written once per call.
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
 local function split(text, sep)
   local parts, from = {}, 1
@@ -257,6 +262,7 @@ local function keepOwnerMark(owner)
   if hash.values[OWNER_FIELD] ~= owner then setField(OWNER_FIELD, owner) end
 end
 
+-- The balance rules applied to decoded sub-balances (the rules of src/domain/balance/arithmetic.ts and thresholds.ts).
 local function amountsOf(b)
   return { remaining = b.remaining, allocated = b.allocated, rollover = b.rollover, purchased = b.purchased or '0' }
 end
@@ -337,6 +343,7 @@ local function removeBalance(b, kind)
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
+-- The ledger: one stored entry per operation.
 -- Numbers in the ledger's and the records' rows drop a whole unit's three zeros: \`k\` stands for them
 -- (5000 -> 5k, 10000000 -> 10000k; 1500, 0 and -3 stay). Quantities are milli-units, so nearly every
 -- amount ends in 000, and a record of seven sub-balances is ~40 bytes shorter: most then fit jemalloc's
@@ -389,6 +396,7 @@ local function appendLedger(ledgerKey, ctx, changes)
   if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
+-- The recorded outcomes: replay of a delivered command, and the records renewals and commands leave.
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
 -- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
 -- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
@@ -502,7 +510,7 @@ local function commandRecord(balKey, ctx, changes, extra, facts)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('admissionTake_d36a920f4b14', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -670,7 +678,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('balancesExpire_d36a920f4b14', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -704,7 +712,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('balancesRenew_d36a920f4b14', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -748,7 +756,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_18e6655fe05d', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_d36a920f4b14', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -770,7 +778,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_d36a920f4b14', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -866,7 +874,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_d36a920f4b14', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -889,7 +897,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_d36a920f4b14', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -932,7 +940,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_18e6655fe05d', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_d36a920f4b14', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -948,7 +956,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_d36a920f4b14', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -961,7 +969,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_d36a920f4b14', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -987,7 +995,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_18e6655fe05d', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_d36a920f4b14', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1004,7 +1012,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_d36a920f4b14', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1020,7 +1028,7 @@ return 0
 
 end)
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_d36a920f4b14', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1033,7 +1041,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_d36a920f4b14', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1046,7 +1054,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('portinWrite_d36a920f4b14', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1086,7 +1094,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('primarySwap_d36a920f4b14', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1122,7 +1130,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_d36a920f4b14', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1132,7 +1140,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_d36a920f4b14', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1175,7 +1183,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_d36a920f4b14', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1200,7 +1208,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_18e6655fe05d', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_d36a920f4b14', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds
