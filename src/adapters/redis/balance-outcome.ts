@@ -5,6 +5,7 @@ import { UNIT_BY_SUB_BALANCE_TYPE } from '../../domain/catalog/catalog';
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
 import type { ThresholdReached } from '../../domain/balance/thresholds';
 import { decodeLedgerChange, milliOf } from './ledger-entry';
+import { checkRecordFormat, FORMAT_FIELD } from './record-format';
 
 /**
  * Decoding of what the Lua scripts return. Quantities arrive as decimal strings of milli-units; Lua's cjson
@@ -117,6 +118,7 @@ class BalanceRows {
   constructor(private readonly gpsi: string) {}
 
   add(name: string, value: string): void {
+    if (name === FORMAT_FIELD) return checkRecordFormat(value, 'balances hash');
     const field = fieldOf(name);
     if (!field) return;
     if (field.dates) this.dated.push([field.seq, value]);
@@ -279,6 +281,7 @@ function recordedFacts(recorded: unknown[], gpsi: string | undefined, current: u
  */
 export function decodeOutcome(json: string, replayed: boolean, command?: RecordingCommand, current?: unknown): BalanceOutcome {
   const raw = JSON.parse(json) as Raw;
+  checkRecordFormat(raw[FORMAT_FIELD], 'balance record');
   if (raw.error) throw recordedError(raw.error as Raw);
   const subscription = raw.f !== undefined ? recordedFacts(list(raw.f), command?.gpsi, current) : decodeFacts(raw.s ?? raw.subscription);
   const balances = typeof raw.r === 'string' ? decodeReplyRows(subscription.gpsi, raw.r) : decodeBalances(raw, subscription.gpsi);

@@ -2,34 +2,34 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_d36a920f4b14' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_d36a920f4b14' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_d36a920f4b14' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_d36a920f4b14' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_d36a920f4b14' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_d36a920f4b14' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_d36a920f4b14' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_d36a920f4b14' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_d36a920f4b14' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_d36a920f4b14' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_d36a920f4b14' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_d36a920f4b14' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_d36a920f4b14' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_d36a920f4b14' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_d36a920f4b14' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_d36a920f4b14' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_d36a920f4b14' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_d36a920f4b14' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_d36a920f4b14' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_d36a920f4b14' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_91a1cde73d95' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_91a1cde73d95' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_91a1cde73d95' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_91a1cde73d95' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_91a1cde73d95' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_91a1cde73d95' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_91a1cde73d95' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_91a1cde73d95' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_91a1cde73d95' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_91a1cde73d95' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_91a1cde73d95' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_91a1cde73d95' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_91a1cde73d95' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_91a1cde73d95' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_91a1cde73d95' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_91a1cde73d95' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_91a1cde73d95' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_91a1cde73d95' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_91a1cde73d95' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_91a1cde73d95' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_d36a920f4b14',
-  code: `#!lua name=wholesale_d36a920f4b14
+  name: 'wholesale_91a1cde73d95',
+  code: `#!lua name=wholesale_91a1cde73d95
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
 -- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
@@ -39,6 +39,22 @@ export const REDIS_FUNCTION_LIBRARY = {
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
 -- they are exact in Lua's doubles below 2^53 and MAX_MILLI keeps them there.
 local MAX_MILLI = 1000000000000000
+
+-- Stored formats. Every record of the balance side names the format it is written in (\`v\` in a JSON record
+-- and in the subscription and balances hashes; the 18th field of one change of a ledger entry), so during a
+-- rolling restart a worker that meets a format newer than it reads stops with an error instead of
+-- misreading it. No marker: format 1, the release before, whose layout format 2 keeps; each marker sits
+-- where that release's reader reads nothing, so it reads format 2 as its own. A format that changes a
+-- layout raises FORMAT (and RECORD_FORMAT in record-format.ts) and keeps reading the ones before.
+local FORMAT, FORMAT_TEXT = 2, '2'
+local FORMAT_FIELD = 'v'
+
+-- Stops on a record of a format this worker cannot read (absent, 1 and FORMAT it can).
+local function readableFormat(marker, what)
+  if marker and marker ~= '1' and marker ~= FORMAT_TEXT then
+    error('stored ' .. what .. ' of format ' .. tostring(marker) .. ': newer than this worker reads (up to ' .. FORMAT_TEXT .. ')')
+  end
+end
 
 local function fmt(n)
   return string.format('%d', n)
@@ -170,7 +186,14 @@ local function writeBalances(balKey)
       args[#args + 1] = hash.sets[field]
     end
   end
-  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  if #args > 0 then
+    if hash.values[FORMAT_FIELD] ~= FORMAT_TEXT then -- the rows' format, once per hash
+      args[#args + 1], args[#args + 2] = FORMAT_FIELD, FORMAT_TEXT
+      hash.values[FORMAT_FIELD] = FORMAT_TEXT
+      if not hash.known[FORMAT_FIELD] then hash.known[FORMAT_FIELD], hash.order[#hash.order + 1] = true, FORMAT_FIELD end
+    end
+    redis.call('HSET', balKey, unpack(args))
+  end
   local gone = {}
   for _, field in ipairs(hash.delOrder) do
     if hash.dels[field] then gone[#gone + 1] = field end
@@ -186,6 +209,7 @@ local function readBalances(balKey)
   for i = 1, #flat, 2 do
     hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
   end
+  readableFormat(hash.values[FORMAT_FIELD], 'balances hash')
   return flat
 end
 
@@ -196,7 +220,7 @@ local function balanceRows(balKey)
   local flat = {}
   for _, field in ipairs(hash.order) do
     local value = hash.values[field]
-    if value ~= nil and field ~= OWNER_FIELD then
+    if value ~= nil and field ~= OWNER_FIELD and field ~= FORMAT_FIELD then
       flat[#flat + 1] = field
       flat[#flat + 1] = value
     end
@@ -389,7 +413,15 @@ end
 local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
-  for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
+  local longest, most = 1, -1
+  for i, c in ipairs(changes) do
+    encoded[i] = ledgerChange(c)
+    local commas = select(2, string.gsub(encoded[i], ',', ','))
+    if commas > most then longest, most = i, commas end
+  end
+  -- The entry's format, as the 18th field of its longest change (fewest empty fields to add): a field the
+  -- release before reads nothing from.
+  encoded[longest] = encoded[longest] .. string.rep(',', 17 - most) .. FORMAT_TEXT
   -- LPUSH answers the new length: trimmed only when it exceeds the retention.
   local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
   local retention = tonumber(ctx.retention)
@@ -430,6 +462,7 @@ end
 -- now) go beside it, as replay gives them.
 local function finish(doneKey, ctx, outcome, facts)
   if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
+  outcome.v = FORMAT
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0, facts }
@@ -441,7 +474,7 @@ end
 -- layout (changeRows, read by decodeLedgerChange in ledger-entry.ts). The three bulky parts go under
 -- one-letter names: s (the facts, as they are after it), c (changeRows), b (balanceRows).
 local function success(subKey, balKey, ctx, changes, extra)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, s = subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
+  local outcome = { v = FORMAT, at = ctx.at, correlationId = ctx.correlationId, s = subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -465,7 +498,7 @@ local function replyRows(balKey)
   if not hash.loaded then readBalances(balKey) end
   local dated = {}
   for _, field in ipairs(hash.order) do
-    if string.byte(field, -1) == 118 and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+    if string.byte(field, -1) == 118 and field ~= FORMAT_FIELD and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
   end
   local pieces, n, previous = {}, 0, nil
   for _, seq in ipairs(hash.order) do
@@ -510,7 +543,7 @@ local function commandRecord(balKey, ctx, changes, extra, facts)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('admissionTake_91a1cde73d95', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -678,7 +711,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('balancesExpire_91a1cde73d95', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -712,7 +745,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('balancesRenew_91a1cde73d95', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -756,7 +789,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_d36a920f4b14', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_91a1cde73d95', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -778,7 +811,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_91a1cde73d95', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -874,7 +907,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_91a1cde73d95', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -897,7 +930,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_91a1cde73d95', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -940,7 +973,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_d36a920f4b14', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_91a1cde73d95', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -956,7 +989,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_91a1cde73d95', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -969,7 +1002,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_91a1cde73d95', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -995,7 +1028,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_d36a920f4b14', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_91a1cde73d95', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1012,7 +1045,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_91a1cde73d95', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1028,7 +1061,7 @@ return 0
 
 end)
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_91a1cde73d95', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1041,7 +1074,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_91a1cde73d95', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1054,7 +1087,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('portinWrite_91a1cde73d95', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1094,7 +1127,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('primarySwap_91a1cde73d95', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1130,7 +1163,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_91a1cde73d95', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1140,7 +1173,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_91a1cde73d95', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1173,7 +1206,7 @@ if s[3] ~= payload.wholesalePlanId then
 end
 
 redis.call('HSET', KEYS[1], 'status', 'ACTIVE', 'activatedAt', ctx.at, 'primaryBucketRefId', payload.primaryBucketRefId,
-  'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
+  'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt, FORMAT_FIELD, FORMAT_TEXT)
 local changes = {}
 setField(OWNER_FIELD, s[4]) -- the owner mark QueryBalances reads, written with the status
 instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
@@ -1183,7 +1216,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_91a1cde73d95', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1208,7 +1241,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_d36a920f4b14', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_91a1cde73d95', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

@@ -7,6 +7,22 @@
 -- they are exact in Lua's doubles below 2^53 and MAX_MILLI keeps them there.
 local MAX_MILLI = 1000000000000000
 
+-- Stored formats. Every record of the balance side names the format it is written in (`v` in a JSON record
+-- and in the subscription and balances hashes; the 18th field of one change of a ledger entry), so during a
+-- rolling restart a worker that meets a format newer than it reads stops with an error instead of
+-- misreading it. No marker: format 1, the release before, whose layout format 2 keeps; each marker sits
+-- where that release's reader reads nothing, so it reads format 2 as its own. A format that changes a
+-- layout raises FORMAT (and RECORD_FORMAT in record-format.ts) and keeps reading the ones before.
+local FORMAT, FORMAT_TEXT = 2, '2'
+local FORMAT_FIELD = 'v'
+
+-- Stops on a record of a format this worker cannot read (absent, 1 and FORMAT it can).
+local function readableFormat(marker, what)
+  if marker and marker ~= '1' and marker ~= FORMAT_TEXT then
+    error('stored ' .. what .. ' of format ' .. tostring(marker) .. ': newer than this worker reads (up to ' .. FORMAT_TEXT .. ')')
+  end
+end
+
 local function fmt(n)
   return string.format('%d', n)
 end

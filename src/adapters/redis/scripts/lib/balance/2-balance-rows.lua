@@ -75,7 +75,14 @@ local function writeBalances(balKey)
       args[#args + 1] = hash.sets[field]
     end
   end
-  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  if #args > 0 then
+    if hash.values[FORMAT_FIELD] ~= FORMAT_TEXT then -- the rows' format, once per hash
+      args[#args + 1], args[#args + 2] = FORMAT_FIELD, FORMAT_TEXT
+      hash.values[FORMAT_FIELD] = FORMAT_TEXT
+      if not hash.known[FORMAT_FIELD] then hash.known[FORMAT_FIELD], hash.order[#hash.order + 1] = true, FORMAT_FIELD end
+    end
+    redis.call('HSET', balKey, unpack(args))
+  end
   local gone = {}
   for _, field in ipairs(hash.delOrder) do
     if hash.dels[field] then gone[#gone + 1] = field end
@@ -91,6 +98,7 @@ local function readBalances(balKey)
   for i = 1, #flat, 2 do
     hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
   end
+  readableFormat(hash.values[FORMAT_FIELD], 'balances hash')
   return flat
 end
 
@@ -101,7 +109,7 @@ local function balanceRows(balKey)
   local flat = {}
   for _, field in ipairs(hash.order) do
     local value = hash.values[field]
-    if value ~= nil and field ~= OWNER_FIELD then
+    if value ~= nil and field ~= OWNER_FIELD and field ~= FORMAT_FIELD then
       flat[#flat + 1] = field
       flat[#flat + 1] = value
     end

@@ -44,7 +44,15 @@ end
 local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
-  for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
+  local longest, most = 1, -1
+  for i, c in ipairs(changes) do
+    encoded[i] = ledgerChange(c)
+    local commas = select(2, string.gsub(encoded[i], ',', ','))
+    if commas > most then longest, most = i, commas end
+  end
+  -- The entry's format, as the 18th field of its longest change (fewest empty fields to add): a field the
+  -- release before reads nothing from.
+  encoded[longest] = encoded[longest] .. string.rep(',', 17 - most) .. FORMAT_TEXT
   -- LPUSH answers the new length: trimmed only when it exceeds the retention.
   local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
   local retention = tonumber(ctx.retention)

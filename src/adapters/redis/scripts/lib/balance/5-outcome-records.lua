@@ -32,6 +32,7 @@ end
 -- now) go beside it, as replay gives them.
 local function finish(doneKey, ctx, outcome, facts)
   if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
+  outcome.v = FORMAT
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0, facts }
@@ -43,7 +44,7 @@ end
 -- layout (changeRows, read by decodeLedgerChange in ledger-entry.ts). The three bulky parts go under
 -- one-letter names: s (the facts, as they are after it), c (changeRows), b (balanceRows).
 local function success(subKey, balKey, ctx, changes, extra)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, s = subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
+  local outcome = { v = FORMAT, at = ctx.at, correlationId = ctx.correlationId, s = subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -67,7 +68,7 @@ local function replyRows(balKey)
   if not hash.loaded then readBalances(balKey) end
   local dated = {}
   for _, field in ipairs(hash.order) do
-    if string.byte(field, -1) == 118 and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+    if string.byte(field, -1) == 118 and field ~= FORMAT_FIELD and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
   end
   local pieces, n, previous = {}, 0, nil
   for _, seq in ipairs(hash.order) do
