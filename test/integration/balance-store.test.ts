@@ -194,7 +194,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       // Activated after the cycle's first day: 'x' marks a partial first cycle whose unused part does not roll over.
       expect(await redis.hget(keys.balances, '5')).toBe('2000002|A|On-Net Data|MB|5120000|5120000|0|2560000|0||x');
       const [activation] = await redis.lrange(keys.ledger, 0, 0);
-      expect(activation).toContain('|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,,500k;');
+      expect(activation).toContain('|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,,500k,,,,,,,2;'); // the format on its first longest change
       const [primaryData] = (await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 7)).filter((e) => e.subBalanceInstId === `${sub.gpsi}-4`);
       expect(primaryData).toMatchObject({ change: 'Created', after: { remaining: 5_120_000, allocated: 5_120_000, rollover: 0 } });
     });
