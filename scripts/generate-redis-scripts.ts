@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /**
@@ -7,10 +7,13 @@ import { join, relative } from 'node:path';
  * style) as one Redis function library in one TypeScript module, src/adapters/redis/scripts.generated.ts.
  *
  * Why a function library and not one EVALSHA script per step: a script is compiled afresh at every call,
- * shared helpers (`-- @include lib` lines, from scripts/lib/) included — defining lib/balance.lua's
+ * shared helpers (`-- @include lib` lines, from scripts/lib/) included — defining the balance lib's
  * functions and tables alone was 4 µs of Redis CPU per call, a third of a QueryBalances. A library runs its
  * top level once, at FUNCTION LOAD: the helpers are defined once, and each script becomes one registered
  * function whose body is the script's (KEYS and ARGV are its parameters).
+ *
+ * A lib is scripts/lib/<name>.lua, or a folder scripts/lib/<name>/ of pieces `<n>-<what>.lua` joined in the
+ * order of n: one lib, split so each piece can be read on its own (the balance lib's 470 lines are five).
  *
  * A library outlives its calls, so state a lib keeps for one call is reset at the start of every function
  * that includes it: the lib names the statement on a `-- @on-call <statement>` line.
@@ -52,12 +55,26 @@ export interface LuaSources {
   libs: LuaLib[];
 }
 
+const PIECE_FILE = /^(\d+)-[a-z0-9-]+\.lua$/;
+
+/** A lib's source: its file, or its folder's pieces joined in the order of their leading number. */
+function readLib(dir: string, name: string): string {
+  const folder = join(dir, 'lib', name);
+  if (!existsSync(folder)) return readFileSync(join(dir, 'lib', `${name}.lua`), 'utf8');
+  const pieces = readdirSync(folder)
+    .map((file) => ({ file, order: PIECE_FILE.exec(file)?.[1] }))
+    .filter((piece): piece is { file: string; order: string } => piece.order !== undefined)
+    .sort((a, b) => Number(a.order) - Number(b.order));
+  if (pieces.length === 0) throw new Error(`lib ${name}: no <n>-<what>.lua piece in ${folder}`);
+  return pieces.map(({ file }) => readFileSync(join(folder, file), 'utf8')).join('\n');
+}
+
 export function readLuaSources(dir = SCRIPTS_DIR): LuaSources {
   const libs = new Map<string, LuaLib>();
   const lib = (name: string): LuaLib => {
     let found = libs.get(name);
     if (!found) {
-      const source = readFileSync(join(dir, 'lib', `${name}.lua`), 'utf8');
+      const source = readLib(dir, name);
       found = { name, source, onCall: [...source.matchAll(ON_CALL)].map((m) => m[1]!) };
       libs.set(name, found);
     }

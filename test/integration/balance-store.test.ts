@@ -185,7 +185,8 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       // As bench/seed.ts seeds them: through the subscription store, createPending then activate.
       const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000002', '2000004'] });
       const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
-      expect(await redis.hlen(keys.balances)).toBe(8); // seven sub-balances and the owner mark
+      expect(await redis.hlen(keys.balances)).toBe(9); // seven sub-balances, the owner mark and the rows' format
+      expect(await redis.hget(keys.balances, 'v')).toBe('2');
       expect(await redis.hget(keys.balances, BALANCES_OWNER_FIELD)).toBe(sub.wholesaleCustomerId);
       expect(await redis.object('ENCODING', keys.subscription)).toBe('listpack');
       expect(await redis.object('ENCODING', keys.balances)).toBe('listpack');
@@ -193,7 +194,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       // Activated after the cycle's first day: 'x' marks a partial first cycle whose unused part does not roll over.
       expect(await redis.hget(keys.balances, '5')).toBe('2000002|A|On-Net Data|MB|5120000|5120000|0|2560000|0||x');
       const [activation] = await redis.lrange(keys.ledger, 0, 0);
-      expect(activation).toContain('|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,,500k;');
+      expect(activation).toContain('|SubscriptionActivation|Created,1,1000001,On-Net Voice,Min,,,,,,500k,,,,,,,2;'); // the format on its first longest change
       const [primaryData] = (await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 7)).filter((e) => e.subBalanceInstId === `${sub.gpsi}-4`);
       expect(primaryData).toMatchObject({ change: 'Created', after: { remaining: 5_120_000, allocated: 5_120_000, rollover: 0 } });
     });
@@ -551,7 +552,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
         expect(replayed).toEqual({ ...outcome, replayed: true });
         for (const c of outcome.changes) expect(c.bucketRefId && c.subBalanceType && c.unitType).toBeTruthy();
         const record = JSON.parse((await redis.get(keys.commandOutcome(m.commandId)))!);
-        expect(Object.keys(record).filter((k) => !['t', 'f', 'c', 'r', 'fp', 'bucketRefIds', 'thresholds', 'fromBucketRefId', 'toBucketRefId', 'fromWholesalePlanId'].includes(k))).toEqual([]);
+        expect(Object.keys(record).filter((k) => !['v', 't', 'f', 'c', 'r', 'fp', 'bucketRefIds', 'thresholds', 'fromBucketRefId', 'toBucketRefId', 'fromWholesalePlanId'].includes(k))).toEqual([]);
         const { subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId } = outcome.subscription;
         expect(record.f.slice(0, 4)).toEqual([subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId]);
       }
@@ -873,7 +874,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       );
       const [stored] = await redis.lrange(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger, 0, 0);
       expect(stored).toBe(
-        `2025-03-01T10:00:00.000Z|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120k,5120k,0,5107500,5120k,0;Add,1,1000001,On-Net Voice,Min,1k,500k,500k,0,501k,500k,0,,1k|${correlationId}`,
+        `2025-03-01T10:00:00.000Z|UpdateBalances|Subtract,4,1000001,On-Net Data,MB,12500,5120k,5120k,0,5107500,5120k,0;Add,1,1000001,On-Net Voice,Min,1k,500k,500k,0,501k,500k,0,,1k,,,,2|${correlationId}`, // the format on its longest change
       );
       const entries = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 2);
       expect(entries).toEqual([...outcome.changes].reverse().map((c) => ({ ...c, at: outcome.at, correlationId, operation: 'UpdateBalances' })));

@@ -5,6 +5,7 @@ import { UNIT_BY_SUB_BALANCE_TYPE } from '../../domain/catalog/catalog';
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
 import type { ThresholdReached } from '../../domain/balance/thresholds';
 import { decodeLedgerChange, milliOf } from './ledger-entry';
+import { checkRecordFormat, FORMAT_FIELD } from './record-format';
 
 /**
  * Decoding of what the Lua scripts return. Quantities arrive as decimal strings of milli-units; Lua's cjson
@@ -63,7 +64,7 @@ export function decodeSubBalance(raw: Raw): SubBalance {
 }
 
 /**
- * The positional fields of a sub-balance's value and of its dates field (scripts/lib/balance.lua,
+ * The positional fields of a sub-balance's value and of its dates field (scripts/lib/balance/,
  * loadBalances): bucketRefId|bucketKind|subBalanceType|unitType|allocated|remaining|rollover|rolloverCap|endCycle[|alerted[|firstCycle[|purchased]]]
  * and validFrom|validUntil|purchasedUntil; an empty field is absent. Read in one pass into the sub-balance
  * (every query and change decodes a whole subscription's rows: the worker's largest allocation of its own).
@@ -117,6 +118,7 @@ class BalanceRows {
   constructor(private readonly gpsi: string) {}
 
   add(name: string, value: string): void {
+    if (name === FORMAT_FIELD) return checkRecordFormat(value, 'balances hash');
     const field = fieldOf(name);
     if (!field) return;
     if (field.dates) this.dated.push([field.seq, value]);
@@ -152,7 +154,7 @@ export function decodeBalanceHash(gpsi: string, hash: Readonly<Record<string, st
 }
 
 /**
- * A command record's balances (replyRows in scripts/lib/balance.lua): sub-balances joined by ';', each
+ * A command record's balances (replyRows in scripts/lib/balance/): sub-balances joined by ';', each
  *   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil]]
  * with an empty field absent, an empty bucketRefId the row before's, and the unitType the subBalanceType's
  * (the catalog allows no other); in the hash's order, returned in instance order.
@@ -204,7 +206,7 @@ const decodeThreshold = (raw: Raw): ThresholdReached => ({
   amounts: amounts(raw.amounts)!,
 });
 
-/** The facts' fields in the order the scripts return their values (FACT_FIELDS in scripts/lib/balance.lua). */
+/** The facts' fields in the order the scripts return their values (FACT_FIELDS in scripts/lib/balance/). */
 const FACT_FIELDS = ['gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustomerId', 'wholesalePlanId', 'primaryBucketRefId', 'billCycleFrequency', 'billCycleStartDay', 'billCycleTimeZone', 'cycleNo', 'cycleStart', 'nextRenewalAt', 'status'];
 
 /** Positional facts (false: absent) as the named object records written before them held. */
@@ -251,7 +253,7 @@ function recordedError(raw: Raw): ServiceError {
   return new ServiceError(isErrorCode(code) ? code : 'INTERNAL', String(raw.message), problems);
 }
 
-/** The command whose own record is read: its ids and number are not kept in the record (scripts/lib/balance.lua, commandRecord). */
+/** The command whose own record is read: its ids and number are not kept in the record (scripts/lib/balance/, commandRecord). */
 export interface RecordingCommand {
   gpsi: string;
   correlationId: string;
@@ -279,6 +281,7 @@ function recordedFacts(recorded: unknown[], gpsi: string | undefined, current: u
  */
 export function decodeOutcome(json: string, replayed: boolean, command?: RecordingCommand, current?: unknown): BalanceOutcome {
   const raw = JSON.parse(json) as Raw;
+  checkRecordFormat(raw[FORMAT_FIELD], 'balance record');
   if (raw.error) throw recordedError(raw.error as Raw);
   const subscription = raw.f !== undefined ? recordedFacts(list(raw.f), command?.gpsi, current) : decodeFacts(raw.s ?? raw.subscription);
   const balances = typeof raw.r === 'string' ? decodeReplyRows(subscription.gpsi, raw.r) : decodeBalances(raw, subscription.gpsi);

@@ -14,7 +14,7 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
     portIn: `${base}:portin`,
     /**
      * Hash: instance number (seq; subBalanceInstId = `<gpsi>-<seq>`) → the sub-balance as positional text
-     * (quantities in milli-units), kept short so the hash stays a listpack. Format: scripts/lib/balance.lua.
+     * (quantities in milli-units), kept short so the hash stays a listpack. Format: scripts/lib/balance/.
      * Once the subscription is ACTIVE, also its owner under BALANCES_OWNER_FIELD.
      */
     balances: `${base}:bal`,
@@ -29,7 +29,7 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
 
 /**
  * The field of the balances hash that holds the subscription's wholesaleCustomerId once it is ACTIVE
- * (OWNER_FIELD in scripts/lib/balance.lua): ACTIVE is final and the owner never changes, so a query reads
+ * (OWNER_FIELD in scripts/lib/balance/): ACTIVE is final and the owner never changes, so a query reads
  * the one hash. Absent: not ACTIVE, or activated before the field existed (read the subscription too).
  */
 export const BALANCES_OWNER_FIELD = 'o';

@@ -1,8 +1,9 @@
 import type { Amounts, ChangeKind, SubBalanceChange } from '../../domain/balance/model';
 import type { LedgerEntry } from '../../domain/balance/outcome';
+import { checkRecordFormat } from './record-format';
 
 /**
- * Reading the ledger as stored in Redis (written only by appendLedger in scripts/lib/balance.lua): one
+ * Reading the ledger as stored in Redis (written only by appendLedger in scripts/lib/balance/): one
  * entry per operation,
  *
  *   at|operation|c1;c2;...|correlationId
@@ -12,9 +13,10 @@ import type { LedgerEntry } from '../../domain/balance/outcome';
  *
  *   change,seq,bucketRefId,subBalanceType,unitType,quantity,
  *   before.remaining,before.allocated,before.rollover,after.remaining,after.allocated,after.rollover,
- *   before.purchased,after.purchased,validFrom,validUntil,purchasedUntil
+ *   before.purchased,after.purchased,validFrom,validUntil,purchasedUntil[,format]
  *
- * A purchased amount is empty when 0 (and entries written before purchased credit have none); the dates
+ * format (record-format.ts) is on one change of an entry, its longest: entries without one are format 1,
+ * the same layout. A purchased amount is empty when 0 (and entries written before purchased credit have none); the dates
  * (billing epoch ms: a dated bucket's validity, the purchased credit's end) are the sub-balance's after the
  * change, empty when it has none. A Created
  * sub-balance is full with no rollover, so its after part may be the allocation alone (`,,allocated`):
@@ -24,7 +26,7 @@ import type { LedgerEntry } from '../../domain/balance/outcome';
  * 5000 is written 5k; entries written before have none): read with milliOf. The catalog keeps `|`, `,`
  * and `;` out of bucketRefId; subBalanceType, unitType and the operation names are known values without them.
  */
-/** A number of the ledger's and the records' rows: `k` at its end stands for three zeros (kiloZeros in balance.lua). */
+/** A number of the ledger's and the records' rows: `k` at its end stands for three zeros (kiloZeros in scripts/lib/balance/4-ledger.lua). */
 export const milliOf = (text: string | undefined): number => (text?.endsWith('k') ? Number(text.slice(0, -1)) * 1000 : Number(text));
 
 const amounts = (fields: string[], from: number, purchasedAt: number): Amounts | undefined => {
@@ -47,12 +49,16 @@ export function decodeLedgerEntry(stored: string, gpsi: string): LedgerEntry[] {
   return changes.split(';').map((text) => ({ ...decodeLedgerChange(text, gpsi), at, correlationId, operation }));
 }
 
+/** The field of a change that names its entry's format, when it is the one change that carries it. */
+const FORMAT_AT = 17;
+
 /**
  * One change in the ledger's positional layout. The scripts' outcomes carry their changes in it too
- * (changeRows, scripts/lib/balance.lua `success`): a third of the bytes of the same change as JSON.
+ * (changeRows, scripts/lib/balance/ `success`): a third of the bytes of the same change as JSON.
  */
 export function decodeLedgerChange(text: string, gpsi: string): SubBalanceChange {
   const f = text.split(',');
+  checkRecordFormat(f[FORMAT_AT], 'ledger entry');
   const change: SubBalanceChange = {
     change: f[0] as ChangeKind,
     subBalanceInstId: `${gpsi}-${f[1]}`,

@@ -2,40 +2,60 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_95ee0d10d6d9' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_95ee0d10d6d9' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_95ee0d10d6d9' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_95ee0d10d6d9' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_95ee0d10d6d9' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_95ee0d10d6d9' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_95ee0d10d6d9' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_95ee0d10d6d9' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_95ee0d10d6d9' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_95ee0d10d6d9' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_95ee0d10d6d9' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_95ee0d10d6d9' },
-  portinRead: { numberOfKeys: 3, functionName: 'portinRead_95ee0d10d6d9' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_95ee0d10d6d9' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_95ee0d10d6d9' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_95ee0d10d6d9' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_95ee0d10d6d9' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_95ee0d10d6d9' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_95ee0d10d6d9' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_95ee0d10d6d9' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_95ee0d10d6d9' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_0913a2a4f892' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_0913a2a4f892' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_0913a2a4f892' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_0913a2a4f892' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_0913a2a4f892' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_0913a2a4f892' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_0913a2a4f892' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_0913a2a4f892' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_0913a2a4f892' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_0913a2a4f892' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_0913a2a4f892' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_0913a2a4f892' },
+  portinRead: { numberOfKeys: 3, functionName: 'portinRead_0913a2a4f892' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_0913a2a4f892' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_0913a2a4f892' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_0913a2a4f892' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_0913a2a4f892' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_0913a2a4f892' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_0913a2a4f892' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_0913a2a4f892' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_0913a2a4f892' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_95ee0d10d6d9',
-  code: `#!lua name=wholesale_95ee0d10d6d9
+  name: 'wholesale_0913a2a4f892',
+  code: `#!lua name=wholesale_0913a2a4f892
 -- lib/balance.lua
--- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load.
+-- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
+-- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
+-- The balance rules' source of truth is src/domain/balance/arithmetic.ts (and thresholds.ts): the rules in
+-- 3-rules.lua are its atomic production copy, checked against it on a real Redis by
+-- test/integration/balance-rules.test.ts. A rule changes there first.
 -- Quantities are whole milli-units kept as decimal strings (cjson would print big numbers as 1e+15);
 -- they are exact in Lua's doubles below 2^53 and MAX_MILLI keeps them there.
 local MAX_MILLI = 1000000000000000
+
+-- Stored formats. Every record of the balance side names the format it is written in (\`v\` in a JSON record
+-- and in the subscription and balances hashes; the 18th field of one change of a ledger entry), so during a
+-- rolling restart a worker that meets a format newer than it reads stops with an error instead of
+-- misreading it. No marker: format 1, the release before, whose layout format 2 keeps; each marker sits
+-- where that release's reader reads nothing, so it reads format 2 as its own. A format that changes a
+-- layout raises FORMAT (and RECORD_FORMAT in record-format.ts) and keeps reading the ones before.
+local FORMAT, FORMAT_TEXT = 2, '2'
+local FORMAT_FIELD = 'v'
+
+-- Stops on a record of a format this worker cannot read (absent, 1 and FORMAT it can).
+local function readableFormat(marker, what)
+  if marker and marker ~= '1' and marker ~= FORMAT_TEXT then
+    error('stored ' .. what .. ' of format ' .. tostring(marker) .. ': newer than this worker reads (up to ' .. FORMAT_TEXT .. ')')
+  end
+end
 
 local function fmt(n)
   return string.format('%d', n)
@@ -90,6 +110,7 @@ local function wrongZone(facts, ctx)
   return { zone, 2 }
 end
 
+-- The balances hash: its rows' stored format, read once and written once per call.
 -- Splits text at every \`sep\` (one plain character), keeping empty parts: 'a||b' -> { 'a', '', 'b' }.
 local function split(text, sep)
   local parts, from = {}, 1
@@ -166,7 +187,14 @@ local function writeBalances(balKey)
       args[#args + 1] = hash.sets[field]
     end
   end
-  if #args > 0 then redis.call('HSET', balKey, unpack(args)) end
+  if #args > 0 then
+    if hash.values[FORMAT_FIELD] ~= FORMAT_TEXT then -- the rows' format, once per hash
+      args[#args + 1], args[#args + 2] = FORMAT_FIELD, FORMAT_TEXT
+      hash.values[FORMAT_FIELD] = FORMAT_TEXT
+      if not hash.known[FORMAT_FIELD] then hash.known[FORMAT_FIELD], hash.order[#hash.order + 1] = true, FORMAT_FIELD end
+    end
+    redis.call('HSET', balKey, unpack(args))
+  end
   local gone = {}
   for _, field in ipairs(hash.delOrder) do
     if hash.dels[field] then gone[#gone + 1] = field end
@@ -182,6 +210,7 @@ local function readBalances(balKey)
   for i = 1, #flat, 2 do
     hash.order[#hash.order + 1], hash.known[flat[i]], hash.values[flat[i]] = flat[i], true, flat[i + 1]
   end
+  readableFormat(hash.values[FORMAT_FIELD], 'balances hash')
   return flat
 end
 
@@ -192,7 +221,7 @@ local function balanceRows(balKey)
   local flat = {}
   for _, field in ipairs(hash.order) do
     local value = hash.values[field]
-    if value ~= nil and field ~= OWNER_FIELD then
+    if value ~= nil and field ~= OWNER_FIELD and field ~= FORMAT_FIELD then
       flat[#flat + 1] = field
       flat[#flat + 1] = value
     end
@@ -258,6 +287,7 @@ local function keepOwnerMark(owner)
   if hash.values[OWNER_FIELD] ~= owner then setField(OWNER_FIELD, owner) end
 end
 
+-- The balance rules applied to decoded sub-balances (the rules of src/domain/balance/arithmetic.ts and thresholds.ts).
 local function amountsOf(b)
   return { remaining = b.remaining, allocated = b.allocated, rollover = b.rollover, purchased = b.purchased or '0' }
 end
@@ -338,6 +368,7 @@ local function removeBalance(b, kind)
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
+-- The ledger: one stored entry per operation.
 -- Numbers in the ledger's and the records' rows drop a whole unit's three zeros: \`k\` stands for them
 -- (5000 -> 5k, 10000000 -> 10000k; 1500, 0 and -3 stay). Quantities are milli-units, so nearly every
 -- amount ends in 000, and a record of seven sub-balances is ~40 bytes shorter: most then fit jemalloc's
@@ -383,13 +414,22 @@ end
 local function appendLedger(ledgerKey, ctx, changes)
   if #changes == 0 then return end
   local encoded = {}
-  for i, c in ipairs(changes) do encoded[i] = ledgerChange(c) end
+  local longest, most = 1, -1
+  for i, c in ipairs(changes) do
+    encoded[i] = ledgerChange(c)
+    local commas = select(2, string.gsub(encoded[i], ',', ','))
+    if commas > most then longest, most = i, commas end
+  end
+  -- The entry's format, as the 18th field of its longest change (fewest empty fields to add): a field the
+  -- release before reads nothing from.
+  encoded[longest] = encoded[longest] .. string.rep(',', 17 - most) .. FORMAT_TEXT
   -- LPUSH answers the new length: trimmed only when it exceeds the retention.
   local length = redis.call('LPUSH', ledgerKey, ctx.at .. '|' .. ctx.operation .. '|' .. table.concat(encoded, ';') .. '|' .. ctx.correlationId)
   local retention = tonumber(ctx.retention)
   if retention > 0 and length > retention then redis.call('LTRIM', ledgerKey, 0, retention - 1) end
 end
 
+-- The recorded outcomes: replay of a delivered command, and the records renewals and commands leave.
 -- The recorded outcome of a command, returned as is when the command is delivered again; nil: none, go on.
 -- ctx.fp, the command payload's fingerprint, is kept in the record (finish): the same command id with
 -- another payload is a CONFLICT (records without one replay as before). ctx.refuseNew {code, message}:
@@ -423,6 +463,7 @@ end
 -- now) go beside it, as replay gives them.
 local function finish(doneKey, ctx, outcome, facts)
   if ctx.fp and ctx.fp ~= cjson.null then outcome.fp = ctx.fp end
+  outcome.v = FORMAT
   local encoded = cjson.encode(outcome)
   redis.call('SET', doneKey, encoded, 'EX', tonumber(ctx.ttl))
   return { encoded, 0, facts }
@@ -434,7 +475,7 @@ end
 -- layout (changeRows, read by decodeLedgerChange in ledger-entry.ts). The three bulky parts go under
 -- one-letter names: s (the facts, as they are after it), c (changeRows), b (balanceRows).
 local function success(subKey, balKey, ctx, changes, extra)
-  local outcome = { at = ctx.at, correlationId = ctx.correlationId, s = subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
+  local outcome = { v = FORMAT, at = ctx.at, correlationId = ctx.correlationId, s = subscriptionFacts(subKey), c = {}, b = balanceRows(balKey) }
   for i, c in ipairs(changes) do outcome.c[i] = ledgerChange(c) end
   for k, v in pairs(extra or {}) do outcome[k] = v end
   return outcome
@@ -458,7 +499,7 @@ local function replyRows(balKey)
   if not hash.loaded then readBalances(balKey) end
   local dated = {}
   for _, field in ipairs(hash.order) do
-    if string.byte(field, -1) == 118 and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+    if string.byte(field, -1) == 118 and field ~= FORMAT_FIELD and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
   end
   local pieces, n, previous = {}, 0, nil
   for _, seq in ipairs(hash.order) do
@@ -503,7 +544,7 @@ local function commandRecord(balKey, ctx, changes, extra, facts)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('admissionTake_0913a2a4f892', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -671,7 +712,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('balancesExpire_0913a2a4f892', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -705,7 +746,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('balancesRenew_0913a2a4f892', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -749,7 +790,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_95ee0d10d6d9', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -771,7 +812,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_0913a2a4f892', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -867,7 +908,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_0913a2a4f892', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -890,7 +931,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_0913a2a4f892', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -933,7 +974,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_95ee0d10d6d9', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -949,7 +990,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_0913a2a4f892', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -962,7 +1003,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_0913a2a4f892', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -988,7 +1029,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_95ee0d10d6d9', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1005,7 +1046,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_0913a2a4f892', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1021,7 +1062,7 @@ return 0
 
 end)
 -- portinRead-3.lua
-redis.register_function{function_name = 'portinRead_95ee0d10d6d9', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinRead_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   What a change of a number's port-in request starts from, in one step: the outcome recorded for its cause
   (a replay answers it), the number's current request (the plan's input) and its subscription's status
@@ -1039,7 +1080,7 @@ return {
 
 end}
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_0913a2a4f892', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1052,7 +1093,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_0913a2a4f892', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1065,7 +1106,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('portinWrite_0913a2a4f892', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1105,7 +1146,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('primarySwap_0913a2a4f892', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1141,7 +1182,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_0913a2a4f892', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1151,7 +1192,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_0913a2a4f892', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1184,7 +1225,7 @@ if s[3] ~= payload.wholesalePlanId then
 end
 
 redis.call('HSET', KEYS[1], 'status', 'ACTIVE', 'activatedAt', ctx.at, 'primaryBucketRefId', payload.primaryBucketRefId,
-  'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
+  'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt, FORMAT_FIELD, FORMAT_TEXT)
 local changes = {}
 setField(OWNER_FIELD, s[4]) -- the owner mark QueryBalances reads, written with the status
 instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
@@ -1194,7 +1235,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_0913a2a4f892', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1219,7 +1260,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_95ee0d10d6d9', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_0913a2a4f892', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

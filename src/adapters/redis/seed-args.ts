@@ -1,7 +1,7 @@
 import type { DatedSeed } from '../../domain/balance/seeds';
 
 /**
- * Seeds as the scripts take them (instantiate in scripts/lib/balance.lua): milli-unit amounts and dates
+ * Seeds as the scripts take them (instantiate in scripts/lib/balance/): milli-unit amounts and dates
  * (billing epoch ms) as decimal strings, which Lua keeps exact (cjson would print large numbers as 1e+15).
  */
 export const seedArgs = (seeds: readonly DatedSeed[]) =>

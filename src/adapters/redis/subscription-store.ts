@@ -8,6 +8,7 @@ import type { NewSubscription, SubscriptionLifecycle } from '../../domain/subscr
 import { ServiceError } from '../../contract/errors';
 import type { OutgoingMessage } from '../../contract/messages';
 import { decodeOutcome } from './balance-outcome';
+import { checkRecordFormat, FORMAT_FIELD, RECORD_FORMAT } from './record-format';
 import { renewalDueKey, subscriberKeys } from './keys';
 import { runScript } from './scripts';
 import { seedArgs } from './seed-args';
@@ -55,6 +56,7 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
       // The plan's zone, fixed for the subscription's life: a later swap does not move its cycle boundaries.
       billCycleTimeZone: catalog.plans.get(s.wholesalePlanId)?.billCycleTimeZone ?? DEFAULT_BILL_CYCLE_TIME_ZONE,
       createdAt: at.toISOString(),
+      [FORMAT_FIELD]: String(RECORD_FORMAT),
     };
     for (const optional of ['iccid', 'pei', 'eid', 'eSIMDeliveryMethod'] as const) {
       const value = s[optional];
@@ -71,14 +73,16 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
 
   async function activate(gpsi: string, at: Date, causeId: string, correlationId?: string): Promise<OutgoingMessage[]> {
     const keys = keysOf(gpsi);
-    const [status, planId, requested, startDay, storedZone] = await redis.hmget(
+    const [status, planId, requested, startDay, storedZone, format] = await redis.hmget(
       keys.subscription,
       'status',
       'wholesalePlanId',
       'requestedBucketRefIds',
       'billCycleStartDay',
       'billCycleTimeZone',
+      FORMAT_FIELD,
     );
+    checkRecordFormat(format, 'subscription');
     if (!status || !planId) throw new ServiceError('NOT_FOUND', `No subscription for gpsi ${gpsi}`);
     const plan = catalog.plans.get(planId);
     if (!plan) throw new ServiceError('CONFLICT', `Plan ${planId} of gpsi ${gpsi} is not in the catalog`);
@@ -125,7 +129,8 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
   }
 
   async function status(gpsi: string) {
-    const [state, wholesaleCustomerId] = await redis.hmget(keysOf(gpsi).subscription, 'status', 'wholesaleCustomerId');
+    const [state, wholesaleCustomerId, format] = await redis.hmget(keysOf(gpsi).subscription, 'status', 'wholesaleCustomerId', FORMAT_FIELD);
+    checkRecordFormat(format, 'subscription');
     return state ? { status: state, wholesaleCustomerId: wholesaleCustomerId ?? '' } : undefined;
   }
 

@@ -53,7 +53,7 @@ export function firstCycleSeedsOf(bucket: BucketDefinition, days: CycleDays): Su
 
 /**
  * A new sub-balance from a dated seed, full at its allocation with no rollover or purchased credit (mirrors
- * instantiate in scripts/lib/balance.lua), and its Created change.
+ * instantiate in scripts/lib/balance/), and its Created change.
  */
 export function instantiate(seed: DatedSeed, subBalanceInstId: string): { balance: RenewableSubBalance; change: SubBalanceChange } {
   const { bucketRefId, bucketKind, subBalanceType, unitType, allocated, rolloverCap, validFor, firstCycle } = seed;

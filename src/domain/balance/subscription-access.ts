@@ -10,7 +10,7 @@ export interface SubscriptionAccess {
 /**
  * Every balance operation needs an ACTIVE subscription the caller can see: its owner is one of `visible`
  * (the acting node and the nodes below it in the customer hierarchy). Missing and invisible answer alike,
- * so a partner learns nothing of another's numbers. Mirrors `precondition` in scripts/lib/balance.lua,
+ * so a partner learns nothing of another's numbers. Mirrors `precondition` in scripts/lib/balance/,
  * which the change steps check inside their atomic step; the reads (QueryBalances) check it here.
  */
 export function refusalOf(subscription: SubscriptionAccess, gpsi: string, visible: readonly string[]): ServiceError | undefined {

@@ -4,10 +4,11 @@ import { totalOf } from './model';
 import { amountsOf } from './arithmetic';
 import type { Milli } from './units';
 
-// Usage thresholds, pure (mirrored by reachedThresholds in scripts/lib/balance.lua). A level is a whole
-// percent of the cycle's grant (total = allocated + rollover) used up: 80 = at most 20 % of the total left,
-// 100 = nothing left. Each level is reported once per sub-balance and bill cycle: the sub-balance keeps the
-// highest level reported (`alertedPercent`), renewal clears it. Levels come from the catalog per bucket.
+// Usage thresholds, pure, the source of truth (mirrored by markThresholds in scripts/lib/balance/3-rules.lua,
+// checked by test/integration/balance-rules.test.ts). A level is a whole percent of the cycle's grant
+// (total = allocated + rollover) used up: 80 = at most 20 % of the total left, 100 = nothing left. Each level
+// is reported once per sub-balance and bill cycle: the sub-balance keeps the highest level reported
+// (`alertedPercent`), renewal clears it. Levels come from the catalog per bucket.
 
 /** Thresholds per bucketRefId (catalog `buckets[].thresholds`), ascending whole percents 1..100. */
 export type ThresholdLevels = Readonly<Record<string, readonly number[]>>;

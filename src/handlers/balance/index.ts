@@ -24,7 +24,7 @@ type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'readOnly'>;
  * The balance handlers. `validate` lets the worker list field problems together with header problems;
  * UpdateBalances only checks its gpsi and list there, so its actions' problems are listed together with
  * the subscription's (unknown instance, below zero…) in one reply. The changes' scripts record their
- * outcomes (scripts/lib/balance.lua `finish`) and a rerun rebuilds the reply and events from them.
+ * outcomes (scripts/lib/balance/ `finish`) and a rerun rebuilds the reply and events from them.
  */
 export function createBalanceHandlers(deps: BalanceHandlerDeps): HandlerRegistration[] {
   const parts: Record<BalanceCommand, Parts> = {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { decodeBalanceHash, decodeBalanceRows, decodeBalances, decodeFacts, decodeOutcome, decodeReplyRows } from '../../../src/adapters/redis/balance-outcome';
 
 /**
- * The scripts return a subscription's balances as the rows of its balances hash (scripts/lib/balance.lua,
+ * The scripts return a subscription's balances as the rows of its balances hash (scripts/lib/balance/,
  * loadBalances' layout); the worker decodes them into the same sub-balances the JSON objects gave.
  */
 describe('decodeBalanceRows', () => {
@@ -118,7 +118,7 @@ describe('decodeFacts', () => {
   });
 });
 
-describe('a balance command\'s compact record (commandRecord in scripts/lib/balance.lua)', () => {
+describe('a balance command\'s compact record (commandRecord in scripts/lib/balance/)', () => {
   it('reads its rows: an empty bucketRefId is the row before\'s, the unit the type\'s, purchased and dates when present, in instance order', () => {
     const rows = '10|2000004|On-Net Data|1000|400|0|250|1700000000000|1800000000000|1750000000000;2|1000001|On-Net Voice|500000|500000|0;3||On-Net SMS|1000000|999000|0|5';
     expect(decodeReplyRows('4915', rows)).toEqual([

@@ -1,6 +1,6 @@
 import { decodeLedgerEntry, ledgerHistory, milliOf } from '../../../src/adapters/redis/ledger-entry';
 
-/** The ledger as appendLedger (scripts/lib/balance.lua) stores it: one entry per operation. */
+/** The ledger as appendLedger (scripts/lib/balance/) stores it: one entry per operation. */
 const gpsi = '14155550100';
 const at = '2025-03-01T10:00:00.000Z';
 

@@ -30,7 +30,7 @@ if s[3] ~= payload.wholesalePlanId then
 end
 
 redis.call('HSET', KEYS[1], 'status', 'ACTIVE', 'activatedAt', ctx.at, 'primaryBucketRefId', payload.primaryBucketRefId,
-  'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt)
+  'cycleNo', '1', 'cycleStart', ctx.cycleStart, 'nextRenewalAt', ctx.nextRenewalAt, FORMAT_FIELD, FORMAT_TEXT)
 local changes = {}
 setField(OWNER_FIELD, s[4]) -- the owner mark QueryBalances reads, written with the status
 instantiate(KEYS[1], ctx.gpsi, payload.seeds, changes)
