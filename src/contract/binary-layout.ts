@@ -1,7 +1,6 @@
-/**
- * A small length-prefixed binary layout of the sealed dead letters (src/security/dead-letter-seal.ts): text = u32 length + UTF-8, bytes =
- * u32 length + bytes, tagged = tag (0 null, 1 bytes, 2 text) + the value. No base64, no JSON.
- */
+// A small length-prefixed binary layout of the sealed dead letters (src/security/dead-letter-seal.ts): text = u32 length + UTF-8, bytes =
+// u32 length + bytes, tagged = tag (0 null, 1 bytes, 2 text) + the value. No base64, no JSON.
+
 const enum Tag {
   Null = 0,
   Bytes = 1,

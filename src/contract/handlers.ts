@@ -3,13 +3,11 @@ import type { Logger } from './log';
 import type { OutgoingMessage } from './messages';
 import type { Domain } from './topics';
 
-/**
- * The contract between the pipeline and the handlers. A handler is a plain async function of
- * (command, context): it validates with the pure domain core, does its I/O through the small interfaces
- * its factory received (its feature's ports file), and returns the reply plus the messages to publish.
- * It never touches Kafka itself: the pipeline sends reply and messages together and only then commits the
- * offset, so a handler is unit-testable with in-memory fakes of its interfaces.
- */
+// The contract between the pipeline and the handlers. A handler is a plain async function of
+// (command, context): it validates with the pure domain core, does its I/O through the small interfaces
+// its factory received (its feature's ports file), and returns the reply plus the messages to publish.
+// It never touches Kafka itself: the pipeline sends reply and messages together and only then commits the
+// offset, so a handler is unit-testable with in-memory fakes of its interfaces.
 
 export interface CommandContext {
   /** X-Correlation-Id as received, or a UUID derived from the record's position when the header is missing. */

@@ -1,8 +1,6 @@
-/**
- * The project's own transport vocabulary: what the pipeline, the client library and the tools read from
- * and write to Kafka, named without naming a Kafka client. src/adapters/kafka maps it onto the client (the
- * only folder that imports it), so a client swap touches that one folder.
- */
+// The project's own transport vocabulary: what the pipeline, the client library and the tools read from
+// and write to Kafka, named without naming a Kafka client. src/adapters/kafka maps it onto the client (the
+// only folder that imports it), so a client swap touches that one folder.
 
 /** A header as a record carries it: bytes or text; a header set twice keeps every value. */
 export type HeaderValue = Buffer | string;

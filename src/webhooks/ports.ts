@@ -1,6 +1,6 @@
 import type { WebhookRegistration } from './registration';
 
-/** What the dispatcher needs from the outside world, each behind a small interface (wired in src/app/webhooks.ts). */
+// What the dispatcher needs from the outside world, each behind a small interface (wired in src/app/webhooks.ts).
 
 /** One event of a partner's event topics, ready to post. */
 export interface WebhookEvent {

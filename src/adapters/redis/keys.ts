@@ -1,8 +1,7 @@
-/**
- * Redis key layout. Every key of one subscriber shares the hash tag `{<gpsi>}` so one Lua script can touch
- * them all on a single node and on a Redis Cluster alike. Never put a hash tag in the prefix: it would
- * move everything into one slot and hide cross-slot bugs.
- */
+// Redis key layout. Every key of one subscriber shares the hash tag `{<gpsi>}` so one Lua script can touch
+// them all on a single node and on a Redis Cluster alike. Never put a hash tag in the prefix: it would
+// move everything into one slot and hide cross-slot bugs.
+
 export const subscriberTag = (gpsi: string): string => `{${gpsi}}`;
 
 export const subscriberKeys = (prefix: string, gpsi: string) => {

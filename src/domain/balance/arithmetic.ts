@@ -1,13 +1,11 @@
 import type { Amounts, BalanceAction, SubBalance, SubBalanceChange } from './model';
 import { MAX_MILLI, type Milli } from './units';
 
-/**
- * Balance arithmetic, pure: the source of truth of the balance rules. The Lua scripts apply them atomically
- * in Redis (scripts/lib/balance/3-rules.lua and balancesUpdate-4.lua), a copy that
- * test/integration/balance-rules.test.ts runs against this module on the same inputs; change a rule here
- * first. Used by validation and by the unit and property tests (test/support/balance-model.ts builds
- * UpdateBalances on it for the model-based test).
- */
+// Balance arithmetic, pure: the source of truth of the balance rules. The Lua scripts apply them atomically
+// in Redis (scripts/lib/balance/3-rules.lua and balancesUpdate-4.lua), a copy that
+// test/integration/balance-rules.test.ts runs against this module on the same inputs; change a rule here
+// first. Used by validation and by the unit and property tests (test/support/balance-model.ts builds
+// UpdateBalances on it for the model-based test).
 
 export const amountsOf = (b: Amounts): Amounts => ({ remaining: b.remaining, allocated: b.allocated, rollover: b.rollover, purchased: b.purchased });
 

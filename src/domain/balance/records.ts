@@ -1,4 +1,5 @@
-/** Avro record names of the balance contract (schemas/balance/*.avsc). */
+// Avro record names of the balance contract (schemas/balance/*.avsc).
+
 export const BALANCE_NAMESPACE = 'wholesale.balance.v1';
 
 /** The commands; each replies with `<name>Reply`. QueryBalanceHistory is beyond the spec. */

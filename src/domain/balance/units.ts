@@ -1,9 +1,8 @@
-/**
- * Quantities are kept as whole numbers of thousandths of a unit ("milli-units") everywhere inside the
- * service (Redis, Lua, ledger), so Add and Subtract are exact integer arithmetic — 0.1 + 0.2 is exactly
- * 0.3 — and Lua's doubles stay exact (every integer below 2^53 is). Conversion happens only at the edges:
- * commands and catalog amounts in, replies and events out.
- */
+// Quantities are kept as whole numbers of thousandths of a unit ("milli-units") everywhere inside the
+// service (Redis, Lua, ledger), so Add and Subtract are exact integer arithmetic — 0.1 + 0.2 is exactly
+// 0.3 — and Lua's doubles stay exact (every integer below 2^53 is). Conversion happens only at the edges:
+// commands and catalog amounts in, replies and events out.
+
 export const MILLI_PER_UNIT = 1000;
 
 /** Largest quantity or balance, in units: 10^12 units is 10^15 milli-units, well below 2^53. */

@@ -1,7 +1,6 @@
-/**
- * Avro record full names of port-in and of the number-portability gateway; their schemas are in
- * schemas/portin and schemas/np. The topology (src/adapters/registry/topology.ts) lists them per topic role.
- */
+// Avro record full names of port-in and of the number-portability gateway; their schemas are in
+// schemas/portin and schemas/np. The topology (src/adapters/registry/topology.ts) lists them per topic role.
+
 export const PORTIN_NAMESPACE = 'wholesale.portin.v1';
 export const NP_NAMESPACE = 'np.portin.v1';
 

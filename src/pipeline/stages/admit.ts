@@ -9,12 +9,10 @@ import { answerError } from './answer';
 import { retriable, sentAtMs, shortName, type Admitted, type CommandRecord, type ProcessOutcome, type ProcessorDeps, type Rejection } from './context';
 import { routedTo } from './route';
 
-/**
- * Admission, from the record's headers alone (nothing decoded): who sent it (the token), whom it acts for
- * (inside the caller's subtree), whether it is too old to be recognised as a repeat, and the partner's rate
- * and idempotency quota. A command refused here costs no decode; a change over the rate or quota goes on
- * only to replay a recorded outcome (refuseNew).
- */
+// Admission, from the record's headers alone (nothing decoded): who sent it (the token), whom it acts for
+// (inside the caller's subtree), whether it is too old to be recognised as a repeat, and the partner's rate
+// and idempotency quota. A command refused here costs no decode; a change over the rate or quota goes on
+// only to replay a recorded outcome (refuseNew).
 
 /** Identity of a command's effect: same correlation id, operation and customer = the same command. */
 export const commandIdOf = (customer: string | undefined, operation: string, correlationId: string): string =>

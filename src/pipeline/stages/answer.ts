@@ -5,7 +5,7 @@ import type { RoutedEnvelope } from '../envelope';
 import { deadLetterMessage, errorReplyValue, replyMessage, type DeadLetterCause } from '../outbound';
 import { shortName, type CommandRecord, type ProcessorDeps, type ProcessOutcome } from './context';
 
-/** The answers any stage may give: an error reply, a dead letter (with a reply when the requester can match one). */
+// The answers any stage may give: an error reply, a dead letter (with a reply when the requester can match one).
 
 /** Replies are encoded with the schema registered under the domain's reply topic, whatever topic they go to. */
 export function schemaTopic(deps: ProcessorDeps, domain: Domain): string {

@@ -10,11 +10,9 @@ import type { EnvelopeRules } from '../envelope';
 import type { EventRouting } from '../event-routes';
 import type { DeadLetterSink } from '../outbound';
 
-/**
- * What the pipeline's stages share: the record, the processor's dependencies, what each stage hands the
- * next. The stages are admit.ts → route.ts → decode.ts → validate.ts → handle.ts, composed by
- * ../command-processor.ts; answer.ts holds the replies any of them may give.
- */
+// What the pipeline's stages share: the record, the processor's dependencies, what each stage hands the
+// next. The stages are admit.ts → route.ts → decode.ts → validate.ts → handle.ts, composed by
+// ../command-processor.ts; answer.ts holds the replies any of them may give.
 
 /** One command record as consumed: what every stage reads. */
 export interface CommandRecord {

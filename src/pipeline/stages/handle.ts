@@ -14,13 +14,11 @@ import { answerError, schemaTopic } from './answer';
 import { commandIdOf } from './admit';
 import type { Admitted, CommandSource, Handled, ProcessorDeps } from './context';
 
-/**
- * The handler: run with its CommandContext, its reply and messages encoded. A change's replay happens in
- * here too — its store answers from the outcome it recorded with the change (the same reply and events,
- * REPLAYED) or CONFLICT for another payload under the same command id — so the pipeline keeps no memory of
- * its own. A ServiceError becomes its error reply, anything unexpected INTERNAL, an infrastructure failure
- * a retry.
- */
+// The handler: run with its CommandContext, its reply and messages encoded. A change's replay happens in
+// here too — its store answers from the outcome it recorded with the change (the same reply and events,
+// REPLAYED) or CONFLICT for another payload under the same command id — so the pipeline keeps no memory of
+// its own. A ServiceError becomes its error reply, anything unexpected INTERNAL, an infrastructure failure
+// a retry.
 
 /** A payload's fingerprint, kept with a change's recorded outcome: the first 128 bits of its SHA-256, base64url (short: kept 24 h per change). */
 export function fingerprintOf(value: unknown): string {

@@ -5,10 +5,8 @@ import type { Envelope, RoutedEnvelope } from '../envelope';
 import { defaultReplyTopic, missingTopicProblem, REPLY_PARTITION_PATH, REPLY_TOPIC_PATH, replyPartitionRefusal, replyTopicRefusal } from '../reply-route';
 import type { ProcessorDeps } from './context';
 
-/**
- * Routing: where a command is answered. Judged once the caller is known (admit.ts): a requested reply
- * topic only inside its own partner namespace, existing, with a partition in range.
- */
+// Routing: where a command is answered. Judged once the caller is known (admit.ts): a requested reply
+// topic only inside its own partner namespace, existing, with a partition in range.
 
 /** The envelope answered on the partner's default reply topic, whatever the requester asked for. */
 export function routedTo(deps: ProcessorDeps, domain: Domain, envelope: Envelope, partnerId: string | undefined): RoutedEnvelope {
