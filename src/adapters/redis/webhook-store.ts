@@ -13,14 +13,25 @@ export interface StoredDeadLetter extends DeadLetter {
   id: string;
 }
 
-const fieldsOf = (flat: string[]): Record<string, string> => {
+/**
+ * The layout of a dead-letter or redelivery entry, named by its `format` field. Entries without one were
+ * written before the field existed, in the same layout (format 1). A reader stops on a newer format instead
+ * of misreading it (a rolling restart: the newer dispatchers read it). Registrations name theirs in their
+ * JSON (REGISTRATION_FORMAT).
+ */
+export const LETTER_FORMAT = 1;
+
+const fieldsOf = (flat: string[], id: string): Record<string, string> => {
   const fields: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+  if (fields.format !== undefined && !(Number(fields.format) >= 1 && Number(fields.format) <= LETTER_FORMAT)) {
+    throw new Error(`stored webhook entry ${id} of format ${fields.format}: newer than this reader reads (up to ${LETTER_FORMAT})`);
+  }
   return fields;
 };
 
 const letterOf = (id: string, flat: string[]): StoredDeadLetter => {
-  const fields = fieldsOf(flat);
+  const fields = fieldsOf(flat, id);
   return { id, event: JSON.parse(fields.event!) as WebhookEvent, reason: fields.reason ?? '', attempts: Number(fields.attempts ?? 0), failedAt: fields.failedAt ?? '' };
 };
 
@@ -49,7 +60,7 @@ export class RedisWebhookStore implements RegistrationStore, DeadLetterStore {
   }
 
   async add(partnerId: string, letter: DeadLetter): Promise<void> {
-    await this.redis.xadd(webhookKeys(this.prefix, partnerId).deadLetters, '*',
+    await this.redis.xadd(webhookKeys(this.prefix, partnerId).deadLetters, '*', 'format', String(LETTER_FORMAT),
       'event', JSON.stringify(letter.event), 'reason', letter.reason, 'attempts', String(letter.attempts), 'failedAt', letter.failedAt);
   }
 
@@ -66,7 +77,7 @@ export class RedisWebhookStore implements RegistrationStore, DeadLetterStore {
     if (letters.length === 0) return [];
     const moves = this.redis.multi();
     for (const letter of letters) {
-      moves.xadd(keys.redeliveries, '*', 'event', JSON.stringify(letter.event), 'deadLetter', letter.id);
+      moves.xadd(keys.redeliveries, '*', 'format', String(LETTER_FORMAT), 'event', JSON.stringify(letter.event), 'deadLetter', letter.id);
       moves.xdel(keys.deadLetters, letter.id);
     }
     await moves.exec();
@@ -75,7 +86,7 @@ export class RedisWebhookStore implements RegistrationStore, DeadLetterStore {
 
   async redeliveries(partnerId: string, count: number): Promise<{ id: string; event: WebhookEvent }[]> {
     const entries = await this.redis.xrange(webhookKeys(this.prefix, partnerId).redeliveries, '-', '+', 'COUNT', count);
-    return entries.map(([id, flat]) => ({ id, event: JSON.parse(fieldsOf(flat).event!) as WebhookEvent }));
+    return entries.map(([id, flat]) => ({ id, event: JSON.parse(fieldsOf(flat, id).event!) as WebhookEvent }));
   }
 
   async redelivered(partnerId: string, id: string): Promise<void> {
