@@ -1,5 +1,6 @@
 import { createCommand, gpsiEndingIn, statuses } from '../support/portin/journey';
 import { journeyWithNpSide } from '../support/portin/np-side';
+import { until } from '../support/until';
 
 /**
  * Issue 15 item 2 over the real stack: NP responses out of order or partly read. The test plays the NP
@@ -56,7 +57,8 @@ describe('NP responses out of order or partly read (real stack)', () => {
     await stack.j.waitForStatus(gpsi, 'DELAYED');
     await stack.np.respond('PortDelayed', submit, { reasonCode: '6E', reasonDescription: "Due date can't be met" });
     await stack.j.waitForRecord(gpsi, (r) => r.reasonCode === '6E');
-    const events = stack.j.eventsFor(gpsi);
+    // the record is written before its event is sent: wait for the event, then check there is exactly one more
+    const events = await until('the second DELAYED event', async () => (stack.j.eventsFor(gpsi).some((e) => e.value.reasonCode === '6E') ? stack.j.eventsFor(gpsi) : undefined));
     expect(statuses(events)).toEqual(['OPEN/v1', 'DELAYED/v1', 'DELAYED/v1']);
     expect(events[2].value).toMatchObject({ previousPortStatus: 'DELAYED', reasonCode: '6E', reasonDescription: "Due date can't be met" });
   });
