@@ -75,8 +75,8 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
 
   it('every bad record is dead-lettered or answered with an error, every valid command applied once, memory bounded', async () => {
     const began = Date.now();
-    // At least once: the RSS growth over the poison is the workload's, not the mode's (on one machine, one
-    // after the other: 145 MB at least once, 152 MB exactly once), and both sit near this test's 150 MB bound
+    // At least once, as before exactly-once outputs: the RSS growth over the poison is the workload's, not the
+    // mode's (on one machine, one after the other: 145 MB at least once, 152 MB exactly once)
     const config = await faultConfig({ KAFKA_DELIVERY: 'at-least-once' });
     const { topics } = config;
     await createTopics(config);
@@ -241,12 +241,14 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     expect(Object.fromEntries(otherStatuses)).toEqual({}); // no INTERNAL, no NOT_FOUND: refused, not mishandled
     expect(worker.running).toBe(true);
     expectExactlyOnce(tally, valid);
-    // bounded: the poison (≈ 20 MB of records) leaves no lasting growth and no runaway peak — on readings
-    // (rssBytes throws rather than answer 0), taken all along
+    // bounded, on readings (rssBytes throws rather than answer 0) taken all along: no runaway — an Avro block
+    // or decompression bomb takes hundreds of MB at once. The growth the poison (≈ 20 MB of records) leaves is
+    // the heap sizing itself for it: 134–163 MB in seven runs on the 2-core machine, both delivery modes, so
+    // the bound is 200 MB (150 MB failed CI at 150.4). A leak of the poison's own 20 MB would not show here.
     expect(rssUnread).toEqual([]);
     expect(rssSamples).toBeGreaterThan(0);
     expect(Math.min(rssBefore, rssAfter, ...rss)).toBeGreaterThan(0);
-    expect(rssAfter - rssBefore).toBeLessThan(150 * MB);
+    expect(rssAfter - rssBefore).toBeLessThan(200 * MB);
     expect(rssPeak).toBeLessThan(rssBefore + 300 * MB);
   });
 });
