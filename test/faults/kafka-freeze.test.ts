@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { startKafkaCluster, type KafkaCluster } from '../../dev/stack';
 import { WorkerProcess } from '../support/worker-process';
 import { BalanceLoad, expectExactlyOnce, tallyExtras } from './support/balance-load';
@@ -10,24 +11,32 @@ jest.setTimeout(300_000); // jest ignores testTimeout in a project's configurati
 
 /**
  * A broker that hangs instead of dying (SIGSTOP: its connections stay open, nothing answers) for 40 s on a
- * three-broker cluster, then resumes. Requests to it wait for kafkajs's request timeout (30 s) before
- * anything is tried elsewhere, so handling stalls for most of the freeze (longest pause 30.0 s in a run
- * before the sender's spanning calls, 40.1 and 30.1 s with them); what must hold is that nothing is lost or
- * applied twice, and that the worker, never restarted, serves on once the broker answers.
+ * three-broker cluster, then resumes. The controller fences it after the stack's broker session timeout (4 s)
+ * and moves its partitions' leadership; the worker's requests already sent to it wait for the client's request
+ * timeout. What must hold is that nothing is lost or applied twice, and that the worker, never restarted,
+ * serves on once the broker answers.
  */
 const FREEZE_MS = 40_000;
+/** The stack's broker.session.timeout.ms: no partition of the frozen broker gets a new leader sooner. */
+const BROKER_SESSION_MS = 4_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** The longest gap between two handled records inside [from, to) (ms since the epoch), from `from` on. */
-const longestPauseWithin = (worker: WorkerProcess, from: number, to: number): number => {
-  let previous = from;
+/**
+ * The longest gap between two handled records of commands partition 0 inside [from, to), counted from the
+ * first such record at or after `from` (so the worker's start is not taken for a pause), or from `from` itself
+ * when `fromStart` is set (the freeze's start: the gap from it to the first record is the freeze's doing).
+ */
+const longestPartitionZeroPause = (worker: WorkerProcess, from: number, to: number, fromStart: boolean): number => {
+  const times = worker.handled.filter((h) => h.partition === 0 && h.at >= from && h.at < to).map((h) => h.at);
+  let previous = fromStart ? from : (times[0] ?? to);
   let longest = 0;
-  for (const line of worker.handled) {
-    if (line.at < from || line.at >= to) continue;
-    longest = Math.max(longest, line.at - previous);
-    previous = line.at;
+  for (const at of times) {
+    longest = Math.max(longest, at - previous);
+    previous = at;
   }
   return Math.max(longest, to - previous);
 };
+/** The process's state letter from /proc (T: stopped by a signal). */
+const processState = (pid: number): string => /\) (\w) /.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1] ?? '?';
 const pidListeningOn = (port: string): number => Number(/pid=(\d+)/.exec(spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }).stdout)?.[1]);
 
 describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker frozen 40 s under load, then resumed', () => {
@@ -64,7 +73,13 @@ describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker frozen 
     process.kill(frozenPid, 'SIGSTOP');
     const frozenAt = Date.now();
     const handledAtFreeze = worker.handled.length;
-    await sleep(FREEZE_MS);
+    await sleep(FREEZE_MS - 2_000);
+    // the fault, checked where it happens: the broker's process is stopped, and the cluster has moved
+    // partition 0's leadership away from it (asked of the two brokers that answer)
+    const stateWhileFrozen = processState(frozenPid);
+    const others = [1, 2, 3].filter((nodeId) => nodeId !== victim).flatMap((nodeId) => cluster.node(nodeId).brokers);
+    const leaderWhileFrozen = await leaderOfPartitionZero(others, config.topics.balanceCommands);
+    await sleep(Math.max(0, frozenAt + FREEZE_MS - Date.now()));
     const handledWhileFrozen = worker.handled.length - handledAtFreeze;
     const thawedAt = Date.now();
     process.kill(frozenPid, 'SIGCONT');
@@ -72,24 +87,28 @@ describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker frozen 
     await sending;
     const settleMs = await worker.whileRunning(load.settled(120_000));
     const tally = await load.tally();
-    // the freeze's effect, measured: handling stalled during it as it never did in as long a time before it
-    // (the load is steady, 50/s, from before the freeze to after it)
-    const pauseBefore = longestPauseWithin(worker, frozenAt - FREEZE_MS / 2, frozenAt);
-    const pauseDuring = longestPauseWithin(worker, frozenAt, thawedAt);
-    const handledBefore = worker.handled.filter((h) => h.at >= frozenAt - FREEZE_MS / 2 && h.at < frozenAt).length;
+    // the freeze's effect on the records the frozen broker led (the load is steady, 50/s, from before the
+    // freeze to after it): partition 0's longest pause during the freeze, against its longest in the 20 s
+    // before (from its first record there: the worker's start is not a pause)
+    const pauseBefore = longestPartitionZeroPause(worker, frozenAt - FREEZE_MS / 2, frozenAt, false);
+    const pauseDuring = longestPartitionZeroPause(worker, frozenAt, thawedAt, true);
+    const handledBefore = worker.handled.filter((h) => h.partition === 0 && h.at >= frozenAt - FREEZE_MS / 2 && h.at < frozenAt).length;
     report('Kafka cluster, one of 3 brokers frozen 40 s', tally, [
-      `broker ${victim} (leader of commands partition 0) SIGSTOPped at ${handledAtFreeze} handled, ${handledWhileFrozen} handled while frozen (${handledBefore} in the ${FREEZE_MS / 2000} s before); longest pause in handling ${(pauseBefore / 1000).toFixed(1)} s in the ${FREEZE_MS / 2000} s before the freeze, ${(pauseDuring / 1000).toFixed(1)} s during it`,
-      `longest pause in handling from the freeze ${(worker.longestPause(frozenAt) / 1000).toFixed(1)} s; all committed ${(settleMs / 1000).toFixed(1)} s after the last send`,
+      `broker ${victim} (leader of commands partition 0) SIGSTOPped at ${handledAtFreeze} handled (process state ${stateWhileFrozen}, partition 0 led by broker ${leaderWhileFrozen} 38 s in), ${handledWhileFrozen} handled while frozen`,
+      `partition 0: ${handledBefore} handled in the ${FREEZE_MS / 2000} s before the freeze, longest pause ${(pauseBefore / 1000).toFixed(1)} s there and ${(pauseDuring / 1000).toFixed(1)} s during the freeze`,
+      `longest pause in handling any partition from the freeze ${(worker.longestPause(frozenAt) / 1000).toFixed(1)} s; all committed ${(settleMs / 1000).toFixed(1)} s after the last send`,
       `worker handled ${worker.handled.length} (${worker.outcomes().REPLAYED ?? 0} replayed), same process: ${worker.running}`,
       ...tallyExtras(tally),
       seconds(began),
     ]);
     expect(worker.running).toBe(true);
     expectExactlyOnce(tally, commands);
-    // the freeze had an effect: handling stalled far longer than anything before it (the frozen broker led
-    // partitions whose requests waited for the request timeout)
+    // the fault was real: the broker was stopped and the cluster saw it gone
+    expect(stateWhileFrozen).toBe('T');
+    expect(leaderWhileFrozen).not.toBe(victim);
+    // and the worker met it: partition 0 was handled steadily before, and stalled during the freeze for at
+    // least the broker session timeout (no new leader sooner) and longer than any pause before it
     expect(handledBefore).toBeGreaterThan(0);
-    // (30 s of request timeout; a loaded machine pauses up to ≈ 6 s without a freeze)
-    expect(pauseDuring).toBeGreaterThan(Math.max(15_000, 2 * pauseBefore));
+    expect(pauseDuring).toBeGreaterThan(Math.max(BROKER_SESSION_MS, pauseBefore));
   });
 });
