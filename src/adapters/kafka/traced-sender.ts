@@ -57,9 +57,10 @@ export function tracedTransactions(inner: TransactionalOutputs): TransactionalOu
     async send(unit) {
       if (!isTracing()) return inner.send(unit);
       const sending = startSendSpans(unit.messages);
-      let refused: Refused<Outbound>[] = [];
+      // the door may refuse twice for one unit (before the transaction, then in it): every refusal counts
+      const refused: Refused<Outbound>[] = [];
       const replaceRefused = (found: Refused<Outbound>[]) => {
-        refused = found;
+        refused.push(...found);
         return unit.replaceRefused(sending.given(found));
       };
       try {
