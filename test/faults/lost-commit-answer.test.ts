@@ -20,7 +20,7 @@ jest.setTimeout(180_000); // jest ignores testTimeout in a project's configurati
  * answer and kills that broker. The successor completes the commit; the client, whose retries of EndTxn meet a
  * dead broker and then a coordinator that has moved on, reports the commit failed. The worker handles a failed
  * slice again and sends it again, so unless the door learns that the transaction committed, a read_committed
- * reader sees its records twice (kafka-outage's broker kill showed 80 reply and 80 event copies this way).
+ * reader sees its records twice.
  */
 const message = (topic: string, text: string): Outbound => ({ topic, key: text, value: Buffer.from(text), headers: {} });
 

@@ -42,6 +42,8 @@ interface PlannedCommand {
 export interface BalanceTally extends Counts {
   /** Reply records read for our correlation ids (more than `replied` when a redelivery answered again). */
   replyCopies: number;
+  /** Commands whose record the partners' producers wrote more than once (a retried send): each record is answered. */
+  commandsWrittenTwice: number;
   notSuccess: number;
   /** Distinct ce_id of BalancesUpdated events for our commands, and event records in all. */
   eventIds: number;
@@ -252,6 +254,7 @@ export class BalanceLoad {
     const ours = new Set(this.commands.map((c) => c.correlationId));
     const replies = await drainTopic(brokers, faultPartnerTopics(this.config).balanceReplies);
     const repliedIds = new Set<string>();
+    const repliesById = new Map<string, number>();
     let replyCopies = 0;
     let notSuccess = 0;
     for (const reply of replies) {
@@ -259,6 +262,7 @@ export class BalanceLoad {
       if (!id || !ours.has(id)) continue;
       replyCopies++;
       repliedIds.add(id);
+      repliesById.set(id, (repliesById.get(id) ?? 0) + 1);
       if (headerString(reply, HEADER.status) !== 'Success') notSuccess++;
     }
     const events = await drainTopic(brokers, this.config.topics.balanceEvents);
@@ -279,8 +283,12 @@ export class BalanceLoad {
     // per-number order: each number's commands in topic (offset) order, first occurrence of each
     const topicOrder = new Map<string, string[]>();
     const seen = new Set<string>();
+    // a partner's producer that retries a send Kafka wrote but did not acknowledge (a broker lost) writes the
+    // command twice; each record is answered (docs/reliability.md: a record consumed twice is answered twice)
+    const commandRecordsById = new Map<string, number>();
     for (const command of await drainTopic(brokers, this.config.topics.balanceCommands, 60_000, this.commandRange)) {
       const id = headerString(command, HEADER.correlationId);
+      if (id && ours.has(id)) commandRecordsById.set(id, (commandRecordsById.get(id) ?? 0) + 1);
       if (!id || !ours.has(id) || seen.has(id)) continue;
       seen.add(id);
       const gpsi = command.key!.toString();
@@ -306,6 +314,14 @@ export class BalanceLoad {
     }
     const applied = [...appliedById.values()].reduce((sum, n) => sum + n, 0);
     const eventIds = [...eventIdsByCommand.values()].reduce((sum, ids) => sum + ids.size, 0);
+    // copies: records beyond one per command record on the topic (one per correlation id unless a partner wrote it twice)
+    const beyond = (counts: Map<string, number>) => [...counts].reduce((sum, [id, n]) => sum + Math.max(0, n - (commandRecordsById.get(id) ?? 1)), 0);
+    const eventsById = new Map([...eventIdsByCommand.keys()].map((id) => [id, 0]));
+    for (const event of events) {
+      const id = headerString(event, 'ce_correlationid');
+      if (id && eventsById.has(id) && headerString(event, 'ce_type') === 'wholesale.balance.v1.BalancesUpdated') eventsById.set(id, eventsById.get(id)! + 1);
+    }
+    const commandsWrittenTwice = [...commandRecordsById.values()].filter((n) => n > 1).length;
     return {
       // what Kafka holds, not what the producers were told: a send acknowledged but dropped is missing here
       sent: seen.size,
@@ -315,7 +331,8 @@ export class BalanceLoad {
       lost: [...ours].filter((id) => !appliedById.has(id)).length,
       replyCopies,
       notSuccess,
-      copies: { replies: replyCopies - repliedIds.size, events: eventCopies - eventIds },
+      copies: { replies: beyond(repliesById), events: beyond(eventsById) },
+      commandsWrittenTwice,
       eventIds,
       eventCopies,
       eventDuplicates: [...eventContentsByCommand.values()].filter((contents) => contents.size > 1).length,
@@ -340,7 +357,7 @@ export class BalanceLoad {
 export const tallyExtras = (t: BalanceTally): string[] => [
   `sub-balances at their start plus one per Add sent ${t.subBalances - t.balanceMismatches.length}/${t.subBalances}`,
   `per-number order of the topic kept in the ledger for ${t.numbers - t.orderViolations.length}/${t.numbers} numbers`,
-  `reply records ${t.replyCopies}`,
+  `reply records ${t.replyCopies}; commands the partners wrote twice ${t.commandsWrittenTwice}`,
   `billing events ${t.eventIds} distinct ids / ${t.eventCopies} records, ${t.eventDuplicates} commands with differing event contents`,
 ];
 
