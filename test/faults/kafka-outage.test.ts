@@ -119,8 +119,6 @@ interface BrokerKilled extends Run {
   joinedGenerations: string[];
   /** The broker coordinating the group once everything was committed. */
   coordinatorAfter: number;
-  /** Output transactions the worker saw fail that it then found committed (not sent again), and those it sent again. */
-  transactions: { foundCommitted: number; sentAgain: number };
 }
 
 const generationOfLine = (line: string): string => {
@@ -140,8 +138,6 @@ async function brokerKilledUnderLoad(cluster: KafkaCluster, started: (run: Run) 
   const before = await groupMembers(cluster.brokers, config.groupId);
   const victim = await chooseVictim(config);
   const joins = worker.countLines((line) => line.includes('"joined the group"'));
-  const foundCommitted = worker.countLines((line) => line.includes('reported as failed had committed'));
-  const sentAgain = worker.countLines((line) => line.includes('did not commit; its units are sent again') || line.includes('could not learn whether a failed output transaction'));
   await cluster.node(victim).kill();
   const killedAt = Date.now();
   const repliedAtKill = load.replied;
@@ -150,14 +146,13 @@ async function brokerKilledUnderLoad(cluster: KafkaCluster, started: (run: Run) 
   const settleMs = await worker.whileRunning(load.settled(120_000, survivors));
   const after = await groupMembers(survivors, config.groupId);
   const coordinatorAfter = await coordinatorOfGroup(survivors, config.groupId);
-  return { ...run, victim, killedAt, repliedAtKill, settleMs, tally: await load.tally(survivors), members: { before, after }, joins: joins.count, joinedGenerations: joins.lines.map(generationOfLine), coordinatorAfter, transactions: { foundCommitted: foundCommitted.count, sentAgain: sentAgain.count } };
+  return { ...run, victim, killedAt, repliedAtKill, settleMs, tally: await load.tally(survivors), members: { before, after }, joins: joins.count, joinedGenerations: joins.lines.map(generationOfLine), coordinatorAfter };
 }
 
-const afterTheKill = ({ worker, killedAt, settleMs, members, joins, joinedGenerations, coordinatorAfter, transactions }: BrokerKilled) => [
+const afterTheKill = ({ worker, killedAt, settleMs, members, joins, joinedGenerations, coordinatorAfter }: BrokerKilled) => [
   `longest pause in handling after the kill ${(worker.longestPause(killedAt) / 1000).toFixed(1)} s; all committed ${(settleMs / 1000).toFixed(1)} s after the last send (session timeout ${SESSION_TIMEOUT_MS / 1000} s)`,
   `member ${members.before.join(',')} before, ${members.after.join(',')} after; ${joins} join(s) of the group after the kill${joins > 0 ? ` (generations ${joinedGenerations.join(', ')})` : ''}; the group's coordinator after: broker ${coordinatorAfter}`,
   `worker handled ${worker.handled.length} (${worker.outcomes().REPLAYED ?? 0} replayed), same process: ${worker.running}`,
-  `output transactions reported failed but found committed ${transactions.foundCommitted}, failed and sent again ${transactions.sentAgain}`,
 ];
 
 describe('three-broker cluster (RF 3, min.insync.replicas 2): one broker killed for good under load', () => {

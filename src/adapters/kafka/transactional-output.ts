@@ -48,12 +48,6 @@ const TRANSACTION_CALL_RETRIES = 10;
 const transactionRetryDelay = (_client: unknown, _operation: string, attempt: number, _retries: number, error: Error): number =>
   brokerErrorNames(error).includes('CONCURRENT_TRANSACTIONS') ? 2 * attempt : 250;
 
-/**
- * How long a failed transaction's outcome is sought (withoutCommitted) before its units are sent again: past a
- * coordinator's move (the stack's broker session is 4 s; a loaded cluster takes a few more).
- */
-const COMMIT_RESOLVE_MS = 15_000;
-
 async function withinStallLimit<T>(work: Promise<T>, limitMs = TRANSACTION_STALL_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const stalled = new Promise<never>((_, reject) => {
@@ -69,12 +63,6 @@ async function withinStallLimit<T>(work: Promise<T>, limitMs = TRANSACTION_STALL
 interface Pending {
   unit: OutputUnit;
   settle: (error?: unknown) => void;
-}
-
-/** A pending unit with its messages on their partitions. */
-interface PlacedUnit {
-  pending: Pending;
-  messages: Placed[];
 }
 
 /**
@@ -145,7 +133,7 @@ export class TransactionalOutput implements TransactionalOutputs {
         const batch = this.pending;
         this.pending = [];
         // A unit that cannot be placed (its dead letters refused too) fails alone, not the units sharing its transaction.
-        const placed: PlacedUnit[] = [];
+        const placed: { pending: Pending; messages: Placed[] }[] = [];
         for (const p of batch) {
           try {
             placed.push({ pending: p, messages: await this.place(p.unit, p.unit.messages) });
@@ -166,75 +154,19 @@ export class TransactionalOutput implements TransactionalOutputs {
    * (which every unit would meet again), each is tried again in a transaction of its own, so one unit that
    * cannot be written fails alone instead of holding every partition's.
    */
-  private async commitEach(placed: PlacedUnit[]): Promise<void> {
+  private async commitEach(placed: { pending: Pending; messages: Placed[] }[]): Promise<void> {
     try {
       this.onSent(await this.commitTogether(placed.map(({ pending, messages }) => ({ unit: pending.unit, messages }))));
       for (const { pending } of placed) pending.settle();
       return;
     } catch (error) {
-      const unwritten = await this.withoutCommitted(placed);
-      if (unwritten.length === 0) return;
-      if (unwritten.length === 1 || isClusterFailure(error)) {
-        for (const { pending } of unwritten) pending.settle(error ?? new Error('the output transaction failed'));
+      if (placed.length === 1 || isClusterFailure(error)) {
+        for (const { pending } of placed) pending.settle(error ?? new Error('the output transaction failed'));
         return;
       }
-      this.log.warn({ err: (error as Error)?.message, units: unwritten.length }, 'an output transaction failed; its units are written one by one');
-      placed = unwritten;
+      this.log.warn({ err: (error as Error)?.message, units: placed.length }, 'an output transaction failed; its units are written one by one');
     }
     for (const one of placed) await this.commitEach([one]);
-  }
-
-  /**
-   * The units of a failed transaction that it did not write. A commit reported as failed may have gone through:
-   * a coordinator that logged the commit and died before answering has it completed by its successor, and the
-   * slice sent again would show every reply and event twice. The offsets say which it was, being committed in
-   * the transaction: once a fresh producer's first call has returned (InitProducerId waits until the coordinator
-   * has completed or aborted the failed transaction), a unit whose offset is committed was written. Those are
-   * settled as sent; when the cluster cannot say in time, every unit is sent again (at least once, as before).
-   */
-  private async withoutCommitted(placed: PlacedUnit[]): Promise<PlacedUnit[]> {
-    const positions = placed.flatMap(({ pending }) => (pending.unit.offsets ? [pending.unit.offsets] : []));
-    if (positions.length === 0 || !this.group) return placed;
-    let committed: Map<string, bigint[]>;
-    try {
-      committed = await this.committedOffsets(positions);
-    } catch (error) {
-      this.log.warn({ err: (error as Error)?.message }, 'could not learn whether a failed output transaction committed; its units are sent again');
-      return placed;
-    }
-    const isWritten = (at: OutputUnit['offsets']) => at !== undefined && (committed.get(at.topic)?.[at.partition] ?? -1n) > BigInt(at.offset);
-    const unwritten = placed.filter(({ pending }) => !isWritten(pending.unit.offsets));
-    const written = placed.filter((unit) => !unwritten.includes(unit));
-    if (written.length > 0) {
-      this.log.warn({ units: written.length }, 'an output transaction reported as failed had committed; its units are not sent again');
-      this.onSent(written.flatMap(({ messages }) => messages));
-      for (const { pending } of written) pending.settle();
-    }
-    if (unwritten.length > 0) this.log.warn({ units: unwritten.length }, 'a failed output transaction did not commit; its units are sent again');
-    return unwritten;
-  }
-
-  /** The group's committed offsets of these partitions, read after the failed transaction was resolved. */
-  private async committedOffsets(positions: NonNullable<OutputUnit['offsets']>[]): Promise<Map<string, bigint[]>> {
-    const partitions = new Map<string, number[]>();
-    for (const { topic, partition } of positions) partitions.set(topic, [...new Set([...(partitions.get(topic) ?? []), partition])]);
-    const deadline = Date.now() + COMMIT_RESOLVE_MS;
-    for (;;) {
-      try {
-        return await withinStallLimit(
-          (async () => {
-            const transaction = await this.producer.beginTransaction(); // InitProducerId, answered once the old transaction is done
-            await transaction.cancel(); // nothing was begun at the broker: ended here alone
-            return this.group!.listCommittedOffsets({ topics: [...partitions].map(([topic, list]) => ({ topic, partitions: list })) });
-          })(),
-          Math.max(1, deadline - Date.now()),
-        );
-      } catch (error) {
-        if (Date.now() >= deadline) throw error;
-        await this.replaceProducer();
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    }
   }
 
   /** Writes the units' placed messages and their offsets in one transaction; returns what was written. */
@@ -367,10 +299,6 @@ export class TransactionalOutput implements TransactionalOutputs {
       );
     }
     this.coordinatorStale = true;
-    await this.replaceProducer();
-  }
-
-  private async replaceProducer(): Promise<void> {
     const old = this.producer;
     this.producer = this.createProducer();
     void old.close(true).catch(() => undefined); // not awaited: a producer stuck in a call may never close
