@@ -268,11 +268,13 @@ export class BalanceLoad {
     const events = await drainTopic(brokers, this.config.topics.balanceEvents);
     const eventIdsByCommand = new Map<string, Set<string>>();
     const eventContentsByCommand = new Map<string, Set<string>>();
+    const eventsById = new Map<string, number>();
     let eventCopies = 0;
     for (const event of events) {
       const id = headerString(event, 'ce_correlationid');
       if (!id || !ours.has(id) || headerString(event, 'ce_type') !== 'wholesale.balance.v1.BalancesUpdated') continue;
       eventCopies++;
+      eventsById.set(id, (eventsById.get(id) ?? 0) + 1);
       const ids = eventIdsByCommand.get(id) ?? new Set<string>();
       ids.add(headerString(event, 'ce_id')!);
       eventIdsByCommand.set(id, ids);
@@ -316,11 +318,6 @@ export class BalanceLoad {
     const eventIds = [...eventIdsByCommand.values()].reduce((sum, ids) => sum + ids.size, 0);
     // copies: records beyond one per command record on the topic (one per correlation id unless a partner wrote it twice)
     const beyond = (counts: Map<string, number>) => [...counts].reduce((sum, [id, n]) => sum + Math.max(0, n - (commandRecordsById.get(id) ?? 1)), 0);
-    const eventsById = new Map([...eventIdsByCommand.keys()].map((id) => [id, 0]));
-    for (const event of events) {
-      const id = headerString(event, 'ce_correlationid');
-      if (id && eventsById.has(id) && headerString(event, 'ce_type') === 'wholesale.balance.v1.BalancesUpdated') eventsById.set(id, eventsById.get(id)! + 1);
-    }
     const commandsWrittenTwice = [...commandRecordsById.values()].filter((n) => n > 1).length;
     return {
       // what Kafka holds, not what the producers were told: a send acknowledged but dropped is missing here
