@@ -121,12 +121,11 @@ export function addAdminCommands(program: Command, deps: AdminCommandDeps): Comm
     .description('grant the service principal its least privilege (idempotent)')
     .requiredOption('--principal <User:name>', 'the service\'s Kafka principal', principalArgument)
     .option('--topics-precreated', 'the operator creates the service\'s topics beforehand: no Create right')
-    .option('--exactly-once', 'also ClusterAction on the cluster, which KAFKA_DELIVERY=exactly-once needs with the current Kafka client (a broker\'s right: docs/security.md)')
     .option('--dry-run', 'print the ACLs without connecting')
     .addHelpText('after', '\nExample:\n  wholesale admin service-acls --principal User:wholesale-svc --topics-precreated')
-    .action(async (options: { principal: string; topicsPrecreated?: boolean; exactlyOnce?: boolean; dryRun?: boolean }, self: Command) => {
+    .action(async (options: { principal: string; topicsPrecreated?: boolean; dryRun?: boolean }, self: Command) => {
       const settings = config(self);
-      const grant = { createsTopics: !options.topicsPrecreated, clusterActionForTransactions: options.exactlyOnce === true };
+      const grant = { createsTopics: !options.topicsPrecreated };
       const subject = { service: options.principal };
       if (options.dryRun) {
         printPlan(io, json(self), subject, serviceRules(settings, options.principal, grant), []);

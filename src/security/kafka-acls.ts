@@ -76,12 +76,6 @@ export interface ServiceAclInput {
   readonly createsTopics: boolean;
   /** Its workers' transactional ids begin with this (exactly-once outputs: src/config/kafka.ts). */
   readonly transactionalIdPrefix: string;
-  /**
-   * ClusterAction on the cluster, which exactly-once outputs need with @platformatic/kafka 2.12: it adds a
-   * transaction's partitions with AddPartitionsToTxn v5, a version Kafka reserves for brokers (docs/security.md).
-   * A broker's right, granted only when asked for.
-   */
-  readonly clusterActionForTransactions?: boolean;
 }
 
 const SERVICE_READS: readonly TopicRole[] = ['portinCommands', 'balanceCommands', 'npResponses'];
@@ -93,7 +87,7 @@ const SERVICE_WRITES: readonly TopicRole[] = ['portinReplies', 'balanceReplies',
  * its transactional ids; Create on its own topics only when it creates them at start (partners' topics come
  * from `admin partner add`).
  */
-export function serviceAcls({ principal, topics, groupId, partnerPrefix, createsTopics, transactionalIdPrefix, clusterActionForTransactions }: ServiceAclInput): AclRule[] {
+export function serviceAcls({ principal, topics, groupId, partnerPrefix, createsTopics, transactionalIdPrefix }: ServiceAclInput): AclRule[] {
   checkPrincipal(principal);
   const own = [...SERVICE_READS, ...SERVICE_WRITES].map((role) => topic(topics[role]));
   return [
@@ -104,7 +98,6 @@ export function serviceAcls({ principal, topics, groupId, partnerPrefix, creates
     ...allow(principal, [topicPrefix(partnerPrefix)], ['write', 'describe', 'describeConfigs']),
     ...allow(principal, [{ resourceType: 'transactionalId', patternType: 'prefixed', resourceName: transactionalIdPrefix }], ['write', 'describe']),
     ...(createsTopics ? allow(principal, own, ['create']) : []),
-    ...(clusterActionForTransactions ? allow(principal, [{ resourceType: 'cluster', patternType: 'literal', resourceName: CLUSTER_RESOURCE }], ['clusterAction']) : []),
   ];
 }
 

@@ -88,7 +88,6 @@ export async function listPartners(admin: Admin, settings: ProvisioningSettings)
 /** What the service's grant covers beyond reading and writing its topics (serviceAcls). */
 export interface ServiceGrant {
   createsTopics: boolean;
-  clusterActionForTransactions: boolean;
 }
 
 export function serviceRules(settings: ProvisioningSettings, principal: string, grant: ServiceGrant): AclRule[] {

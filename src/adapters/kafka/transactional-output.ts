@@ -76,7 +76,6 @@ export class TransactionalOutput implements TransactionalOutputs {
   private flushing = false;
   /** After a failed transaction the group's coordinator is looked up again: it may be what moved. */
   private coordinatorStale = false;
-  private clusterRefusalLogged = false;
 
   constructor(
     private readonly connection: KafkaConnection,
@@ -238,12 +237,6 @@ export class TransactionalOutput implements TransactionalOutputs {
       await withinStallLimit(work());
     } catch (error) {
       await this.abandon(transaction, error);
-      if (brokerErrorNames(error).includes('CLUSTER_AUTHORIZATION_FAILED') && !this.clusterRefusalLogged) {
-        this.clusterRefusalLogged = true;
-        this.log.error(
-          'Kafka refused the output transaction: the Kafka client adds partitions with AddPartitionsToTxn v5, which Kafka 4 authorizes as ClusterAction. Grant it (docs/security.md) or run KAFKA_DELIVERY=at-least-once',
-        );
-      }
       throw explainKafkaError(error); // the reasons in one message (a failed send is "Producing messages failed." otherwise)
     }
   }

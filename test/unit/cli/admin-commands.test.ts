@@ -66,15 +66,9 @@ describe('wholesale admin service-acls --dry-run', () => {
     expect(JSON.parse(precreated.out.join('\n')).rules).toHaveLength(30);
   });
 
-  it('grants ClusterAction on the cluster only with --exactly-once', async () => {
-    const clusterRules = async (...flags: string[]) => {
-      const cli = harness();
-      await cli.run('--json', 'admin', 'service-acls', '--principal', 'User:svc', ...flags, '--dry-run');
-      return JSON.parse(cli.out.join('\n')).rules.filter((rule: { resourceType: string }) => rule.resourceType === 'cluster');
-    };
-    expect(await clusterRules()).toEqual([]);
-    expect(await clusterRules('--exactly-once')).toEqual([
-      { principal: 'User:svc', resourceType: 'cluster', patternType: 'literal', resourceName: 'kafka-cluster', operation: 'clusterAction' },
-    ]);
+  it('grants nothing on the cluster: exactly-once outputs need no broker\'s right (the client sends AddPartitionsToTxn v3)', async () => {
+    const cli = harness();
+    await cli.run('--json', 'admin', 'service-acls', '--principal', 'User:svc', '--dry-run');
+    expect(JSON.parse(cli.out.join('\n')).rules.filter((rule: { resourceType: string }) => rule.resourceType === 'cluster')).toEqual([]);
   });
 });
