@@ -1,3 +1,4 @@
+import './require-supported-runtime';
 import { loadGatewayConfig } from '../gateway/config';
 import { startGateway } from '../gateway/start';
 import { createLogger } from '../observability/logger';
