@@ -77,6 +77,7 @@ function routeOf(route: GatewayRoute, deps: GatewayDeps) {
     schema: {
       operationId: route.operation,
       summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       headers: HEADERS,
       [input]: deps.schemas.command[route.operation],
@@ -105,7 +106,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.removeContentTypeParser('application/json');
+  // JSON only: fastify's built-in text/plain parser would hand the route a string, refused 400 "must be object" instead of 415
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, secureJson.parse(body as string, undefined, { protoAction: 'error', constructorAction: 'error' }));
