@@ -3,7 +3,9 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { gpsiEndingIn } from '../support/client';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { startTracing, type Tracing } from '../../src/observability/tracing-sdk';
+import { eventually, gpsiEndingIn } from '../support/client';
 import { testAuth, type TestAuth } from '../support/auth';
 import { request, startTestGateway, type TestGateway } from '../support/gateway';
 import { startTestService } from '../support/harness';
@@ -12,7 +14,16 @@ import { useService } from '../support/service-fixture';
 // The gateway scaled out on the real stack: two gateway instances and two workers of one deployment.
 // The per-partner limit is counted once in Redis; each instance reads the replies of its own requests in
 // reply groups named by its GATEWAY_INSTANCE_ID, which a restart reuses; /readyz says when Kafka or the
-// token keys cannot be reached.
+// token keys cannot be reached; a request's trace goes on through its command (tracing on, in memory).
+const exporter = new InMemorySpanExporter();
+let tracing: Tracing;
+beforeAll(async () => {
+  tracing = startTracing({ exporter: 'none', headers: {}, serviceName: 'gateway-instances-test', samplerRatio: 1 }, { exporter });
+});
+afterAll(async () => {
+  await tracing?.shutdown();
+});
+
 describe('two gateways and two workers', () => {
   let auth: TestAuth;
   let alpha: string;
@@ -98,5 +109,20 @@ describe('two gateways and two workers', () => {
       await cut.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("continues the caller's traceparent: the command's send and its handling by the worker are in the caller's trace", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const callerSpanId = '00f067aa0ba902b7';
+    const answer = await eligibility(gatewayA, beta, { traceparent: `00-${traceId}-${callerSpanId}-01` });
+    expect(answer.status).toBe(200);
+    const spans = await eventually('the worker span of the command', () => {
+      const inTrace = exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === traceId);
+      return inTrace.some((span) => span.name.endsWith(' process')) ? inTrace : undefined;
+    });
+    const send = spans.find((span) => span.name === 'send checkPortInEligibility');
+    expect(send?.parentSpanContext?.spanId).toBe(callerSpanId);
+    const processed = spans.find((span) => span.name.endsWith(' process'))!;
+    expect(processed.parentSpanContext?.spanId).toBe(send!.spanContext().spanId);
   });
 });
