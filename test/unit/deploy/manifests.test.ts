@@ -1,6 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { kustomizationFolder, renderKustomization, strategicMerge, type Manifest } from '../../support/kustomize-render';
+import { typeErrors } from '../../support/type-check';
 
 // deploy/ rendered for every overlay (test/support/kustomize-render.ts: kustomize itself is not on npm) and
 // every object validated against its Kubernetes schema by the kubernetes-models packages (the API's
@@ -33,6 +35,24 @@ function schemaProblems(object: Manifest): string[] {
   }
 }
 
+// The schemas above accept fields they do not know (a misspelt `livenesProbe` passes them); the models'
+// TypeScript types do not: each object is type-checked as an object literal of its kind's interface.
+const TYPES: Record<string, string> = {
+  v1: 'kubernetes-models/v1',
+  'apps/v1': 'kubernetes-models/apps/v1',
+  'policy/v1': 'kubernetes-models/policy/v1',
+  'networking.k8s.io/v1': 'kubernetes-models/networking.k8s.io/v1',
+  'keda.sh/v1alpha1': '@kubernetes-models/keda/keda.sh/v1alpha1',
+  'monitoring.coreos.com/v1': '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
+};
+
+function fieldProblems(objects: Manifest[]): string[] {
+  const source = objects
+    .map((object, i) => `export const o${i}: import('${TYPES[object.apiVersion]}').I${object.kind} = ${JSON.stringify(object)};`)
+    .join('\n');
+  return typeErrors({ [join(ROOT, 'test', 'unit', 'deploy', 'manifests.virtual.ts')]: source }, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
+}
+
 const find = (objects: Manifest[], kind: string, name: string): any => {
   const found = objects.find((object) => object.kind === kind && object.metadata.name === name);
   if (!found) throw new Error(`no ${kind} ${name}`);
@@ -46,6 +66,10 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
   it('renders objects that all fit their Kubernetes schemas', () => {
     expect(objects.length).toBeGreaterThan(10);
     expect(objects.flatMap(schemaProblems)).toEqual([]);
+  });
+
+  it('names only fields the Kubernetes, KEDA and prometheus-operator types know', () => {
+    expect(fieldProblems(objects)).toEqual([]);
   });
 
   it('scales the workers on lag up to the partition count, never beyond', () => {
@@ -102,9 +126,11 @@ describe('the render', () => {
     expect(strategicMerge(base, patch)).toEqual({ spec: { replicas: 3, containers: [{ name: 'a', image: 'x', args: ['1'] }, { name: 'b', image: 'z' }, { name: 'c', image: 'w' }] } });
   });
 
-  it('the schemas refuse a wrong object', () => {
+  it('the schemas refuse a wrong value, the types a misspelt field', () => {
     const worker = find(renderKustomization(kustomizationFolder(ROOT, 'small')), 'StatefulSet', 'wholesale-worker');
-    const broken = strategicMerge(worker, { spec: { replicas: 'two' } }) as Manifest;
-    expect(schemaProblems(broken)).toEqual([expect.stringContaining('replicas must be integer')]);
+    expect(schemaProblems(strategicMerge(worker, { spec: { replicas: 'two' } }) as Manifest)).toEqual([expect.stringContaining('replicas must be integer')]);
+    expect(fieldProblems([strategicMerge(worker, { spec: { template: { spec: { containers: [{ name: 'worker', livenesProbe: {} }] } } } }) as Manifest])).toEqual([
+      expect.stringMatching(/livenesProbe.*does not exist in type 'IContainer'/),
+    ]);
   });
 });

@@ -1,6 +1,6 @@
-import ts from 'typescript';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { openApiDocument } from '../../../src/gateway/openapi-document';
+import { typeErrors } from '../../support/type-check';
 
 // The served OpenAPI document as partners' tools take it: Redocly's linter (its recommended rules) finds
 // nothing, and openapi-typescript makes a typed client whose types accept a real call and refuse a wrong one.
@@ -8,20 +8,6 @@ import { openApiDocument } from '../../../src/gateway/openapi-document';
 // openapi-typescript's dependencies are ES modules: loaded with Node's own require, which Jest's loader cannot do
 const { createRequire } = process.getBuiltinModule('node:module');
 const { default: openapiTS, astToString } = createRequire(__filename)('openapi-typescript') as typeof import('openapi-typescript');
-
-/** Type errors of `files` (virtual, named by path) compiled together with TypeScript's own lib files. */
-function typeErrors(files: Record<string, string>): string[] {
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2022.d.ts'], module: ts.ModuleKind.CommonJS, types: [] };
-  const host = ts.createCompilerHost(options);
-  const readFile = host.readFile.bind(host);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.fileExists = (name) => name in files || ts.sys.fileExists(name);
-  host.directoryExists = (name) => Object.keys(files).some((file) => file.startsWith(`${name}/`)) || ts.sys.directoryExists(name);
-  host.readFile = (name) => files[name] ?? readFile(name);
-  host.getSourceFile = (name, language) => (name in files ? ts.createSourceFile(name, files[name]!, language) : getSourceFile(name, language));
-  const program = ts.createProgram(Object.keys(files), options, host);
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
-}
 
 const CALLS = `
 import type { paths } from './wholesale-api';
