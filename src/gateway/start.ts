@@ -32,7 +32,7 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
     },
     { cacheMs, timeoutMs: probeTimeoutMs },
   );
-  const shared = config.rateLimit.redis;
+  const shared = config.rateLimit.max > 0 ? config.rateLimit.redis : undefined;
   // no offline queue: a count Redis cannot take now is skipped (skipOnError) instead of holding the request
   const redis: RedisClient | undefined = shared && createRedisClient({ urls: shared.urls, cluster: shared.cluster, maxRetriesPerRequest: 0, commandTimeoutMs: probeTimeoutMs });
   const rateLimit = { max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, ...(redis && shared ? { shared: { redis, keyPrefix: shared.keyPrefix } } : {}) };
