@@ -28,6 +28,12 @@ export interface ClientConfig {
   /** A bearer token sent with every command, for callers without a token provider of their own (the CLI). */
   token?: string;
   logLevel: string;
+  /**
+   * Names this requester's reply consumer group (`<partner namespace><clientId>-replies-<instanceId>`, a
+   * static member of it): a restart with the same id reuses its group. Unique per running requester (a pod
+   * name). Unset: a fresh group per connect, which the brokers drop once it is empty.
+   */
+  instanceId?: string;
 }
 
 /** `overrides` (e.g. CLI flags, as variable → value) win over the environment. */

@@ -76,7 +76,8 @@ export class WholesaleClient {
     try {
       client.listener = await ReplyListener.start(connection, {
         topics: [...new Set([topics.replies.portin, topics.replies.balance])],
-        groupId: `${topics.groupPrefix}${config.kafka.clientId}-replies-${randomUUID()}`,
+        groupId: `${topics.groupPrefix}${config.kafka.clientId}-replies-${config.instanceId ?? randomUUID()}`,
+        ...(config.instanceId ? { groupInstanceId: config.instanceId } : {}),
         onMessage: (message) => client.onReply(message),
       });
     } catch (error) {

@@ -1,3 +1,4 @@
+import './require-supported-runtime';
 import { runCli } from '../cli/program';
 import { processIo } from '../cli/io';
 import { loadTracingSettings } from '../config/tracing-settings';

@@ -1,3 +1,4 @@
+import './require-supported-runtime';
 import { loadConfig } from '../app/config';
 import { startService } from '../app/service';
 import { createLogger } from '../observability/logger';

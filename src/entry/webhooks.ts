@@ -1,3 +1,4 @@
+import './require-supported-runtime';
 import { loadWebhookConfig } from '../webhooks/config';
 import { startWebhookDispatcher } from '../app/webhooks';
 import { createLogger } from '../observability/logger';

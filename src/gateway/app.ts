@@ -5,6 +5,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import secureJson from 'secure-json-parse';
 import type { Logger } from 'pino';
+import type { RedisClient } from '../adapters/redis/client';
+import type { ReadinessReport } from '../observability/readiness';
+import { contextOfHttpHeaders, runInContext } from '../shared/tracing';
 import { OPERATIONS, operationRecordName } from '../client/operations';
 import type { CallerResolver, GatewayCaller } from './callers';
 import type { ContractSchemas } from './contract-schemas';
@@ -19,7 +22,10 @@ export interface GatewayDeps {
   resolveCaller: CallerResolver;
   requesters: RequesterPool;
   bodyLimitBytes: number;
-  rateLimit: { max: number; windowMs: number };
+  /** With `shared`, the count lives in Redis under `shared.keyPrefix`: every instance with the same limit counts together. */
+  rateLimit: { max: number; windowMs: number; shared?: { redis: RedisClient; keyPrefix: string } };
+  /** GET /readyz: 200 when every check passes, else 503 naming the failed ones. Absent: the route answers 404. */
+  readiness?: () => Promise<ReadinessReport>;
   log?: Logger;
 }
 
@@ -61,8 +67,16 @@ async function operationRoutes(app: FastifyInstance, deps: GatewayDeps): Promise
       timeWindow: deps.rateLimit.windowMs,
       hook: 'onRequest',
       keyGenerator: (request) => request.caller?.partnerId ?? '-',
+      ...(deps.rateLimit.shared
+        ? {
+            redis: deps.rateLimit.shared.redis,
+            nameSpace: `${deps.rateLimit.shared.keyPrefix}gateway-rate:${deps.rateLimit.max}/${deps.rateLimit.windowMs}:`,
+            // Redis away: the service's own per-partner rate (in Redis too) is the limit then
+            skipOnError: true,
+          }
+        : {}),
       errorResponseBuilder: (_request, context) =>
-        new GatewayError('RATE_LIMITED', `The partner's request rate on this gateway is exhausted (${context.max} per ${deps.rateLimit.windowMs} ms); retry after ${context.after}; nothing was sent`),
+        new GatewayError('RATE_LIMITED', `The partner's request rate on the gateway is exhausted (${context.max} per ${deps.rateLimit.windowMs} ms); retry after ${context.after}; nothing was sent`),
     });
   }
   for (const route of ROUTES) app.route(routeOf(route, deps));
@@ -77,6 +91,7 @@ function routeOf(route: GatewayRoute, deps: GatewayDeps) {
     schema: {
       operationId: route.operation,
       summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       headers: HEADERS,
       [input]: deps.schemas.command[route.operation],
@@ -85,14 +100,17 @@ function routeOf(route: GatewayRoute, deps: GatewayDeps) {
     handler: async (request: FastifyRequest) => {
       const requester = await deps.requesters.forPartner(request.caller!.partnerId);
       const input = (route.input === 'body' ? request.body : request.query) as never;
-      return requester.call(route.operation, input, { correlationId: request.id, wholesaleCustomerId: header(request, 'wholesalecustomerid'), token: request.caller!.token });
+      // the command's span continues the caller's trace (its traceparent header), when tracing is on
+      return runInContext(contextOfHttpHeaders(request.headers), () =>
+        requester.call(route.operation, input, { correlationId: request.id, wholesaleCustomerId: header(request, 'wholesalecustomerid'), token: request.caller!.token }),
+      );
     },
   };
 }
 
 /**
  * The gateway's HTTP app: the operations of ROUTES, the OpenAPI document (GET /openapi.json) and its
- * interactive reference (/docs), GET /healthz. Stateless: what a request needs is in the request (its
+ * interactive reference (/docs), GET /healthz, GET /readyz. Stateless: what a request needs is in the request (its
  * token, its X-Correlation-Id) and in Kafka.
  */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -105,7 +123,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.removeContentTypeParser('application/json');
+  // JSON only: fastify's built-in text/plain parser would hand the route a string, refused 400 "must be object" instead of 415
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, secureJson.parse(body as string, undefined, { protoAction: 'error', constructorAction: 'error' }));
@@ -129,6 +148,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  if (deps.readiness) {
+    const readiness = deps.readiness;
+    app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+      const report = await readiness();
+      return reply.code(report.ready ? 200 : 503).send(report);
+    });
+  }
   await app.register(operationRoutes, deps);
   return app;
 }

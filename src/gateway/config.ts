@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { loadAuthSettings, type AuthSettings } from '../config/auth';
 import { EnvReader, readLogLevel, type Env } from '../config/env';
 import { readKafkaClient, readPartnerTopicPrefix, readTopics } from '../config/kafka';
@@ -21,8 +22,13 @@ export interface GatewayConfig {
   auth: AuthSettings;
   /** The customer hierarchy: a token's node names its partner, whose client sends and reads its replies. */
   customersFile: string;
-  /** Requests one partner may make per window on one gateway instance; past it 429 without sending. 0: no limit. */
-  rateLimit: { max: number; windowMs: number };
+  /**
+   * Requests one partner may make per window; past it 429 without sending. 0: no limit. Counted in Redis
+   * when `redis` is given, so every instance shares one count; else per instance.
+   */
+  rateLimit: { max: number; windowMs: number; redis?: { urls: string[]; cluster: boolean; keyPrefix: string } };
+  /** Readiness: checks older than this are answered from the last result; each check fails after probeTimeoutMs. */
+  readiness: { cacheMs: number; probeTimeoutMs: number };
   logLevel: string;
 }
 
@@ -39,6 +45,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       customersFile,
       requestTimeoutMs: reader.integer('GATEWAY_REPLY_TIMEOUT_MS', 10_000, 1, 300_000),
       logLevel,
+      instanceId: reader.string('GATEWAY_INSTANCE_ID', hostname()),
     },
     http: {
       port: reader.integer('HTTP_PORT', 8090, 0, 65535),
@@ -50,6 +57,13 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     rateLimit: {
       max: reader.integer('GATEWAY_RATE_LIMIT_MAX', 200, 0, 10_000_000),
       windowMs: reader.integer('GATEWAY_RATE_LIMIT_WINDOW_MS', 1000, 100, 3_600_000),
+      ...(reader.optionalString('REDIS_URL') === undefined
+        ? {}
+        : { redis: { urls: reader.urlList('REDIS_URL', ['redis:', 'rediss:']), cluster: reader.boolean('REDIS_CLUSTER', false), keyPrefix: reader.string('REDIS_KEY_PREFIX', 'wh:') } }),
+    },
+    readiness: {
+      cacheMs: reader.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
+      probeTimeoutMs: reader.integer('READINESS_PROBE_TIMEOUT_MS', 2000, 100, 60_000),
     },
     logLevel,
   };

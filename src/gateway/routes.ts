@@ -1,4 +1,5 @@
 import type { OperationName } from '../client/operations';
+import { transitionsText } from './transition-text';
 
 /**
  * The one table the gateway's HTTP API is made from: each operation of the client library (one command and
@@ -13,13 +14,31 @@ export interface GatewayRoute {
   input: 'body' | 'query';
   tag: 'Port-in' | 'Balances';
   summary: string;
+  /** More than the summary says: for the port-in changes, the statuses each accepts, from the lifecycle table. */
+  description?: string;
 }
 
 export const ROUTES: readonly GatewayRoute[] = [
   { operation: 'checkPortInEligibility', method: 'POST', path: '/portins/eligibility', input: 'body', tag: 'Port-in', summary: 'Check whether a number may be ported in (spec 2.3)' },
   { operation: 'createPortIn', method: 'POST', path: '/portins', input: 'body', tag: 'Port-in', summary: 'Create a port-in and its subscription (spec 2.4, 2.5)' },
-  { operation: 'updatePortIn', method: 'PATCH', path: '/portins', input: 'body', tag: 'Port-in', summary: 'Update a rejected port-in, or one that needs resolution (spec 2.6)' },
-  { operation: 'cancelPortIn', method: 'POST', path: '/portins/cancellations', input: 'body', tag: 'Port-in', summary: 'Cancel a rejected port-in, or one that needs resolution (spec 2.7)' },
+  {
+    operation: 'updatePortIn',
+    method: 'PATCH',
+    path: '/portins',
+    input: 'body',
+    tag: 'Port-in',
+    summary: 'Update a rejected port-in or one that needs resolution; or change only the due date of one in progress (spec 2.6)',
+    description: `With updatePortInfo: ${transitionsText('UpdatePortIn')}. With only desiredDueDate (an empty updatePortInfo): ${transitionsText('UpdateDueDate')}. In any other status 409 CONFLICT.`,
+  },
+  {
+    operation: 'cancelPortIn',
+    method: 'POST',
+    path: '/portins/cancellations',
+    input: 'body',
+    tag: 'Port-in',
+    summary: 'Cancel a port-in in progress: at once when rejected or needing resolution, else once the NP side confirms (spec 2.7)',
+    description: `${transitionsText('CancelPortIn')}. In any other status 409 CONFLICT.`,
+  },
   { operation: 'queryPortIn', method: 'GET', path: '/portins', input: 'query', tag: 'Port-in', summary: 'Query a port-in by gpsi, partnerTransactionId or portOrderId (spec 2.8)' },
   { operation: 'addBuckets', method: 'POST', path: '/balances/buckets', input: 'body', tag: 'Balances', summary: 'Add buckets to an active subscription (spec 2.9)' },
   { operation: 'swapPrimaryBucket', method: 'PUT', path: '/balances/primary-bucket', input: 'body', tag: 'Balances', summary: 'Swap the primary bucket of an active subscription (spec 2.9)' },

@@ -38,6 +38,13 @@ export function contextFromHeaders(headers: Record<string, HeaderValue> | undefi
   return enabled && headers ? propagation.extract(ROOT_CONTEXT, headers, kafkaHeaderGetter) : ROOT_CONTEXT;
 }
 
+/** The trace an HTTP request continues: its `traceparent` header (Node lower-cases header names), or a new root. */
+export const contextOfHttpHeaders = (headers: Record<string, string | string[] | undefined>): Context =>
+  enabled ? propagation.extract(ROOT_CONTEXT, headers, kafkaHeaderGetter) : ROOT_CONTEXT;
+
+/** Runs `work` with `parent` as the active context (the parent of the spans it starts); as it is when tracing is off. */
+export const runInContext = <T>(parent: Context, work: () => T): T => (enabled ? context.with(parent, work) : work());
+
 /** `traceparent` (and `tracestate`) of the active span, for a message this span causes; {} when tracing is off. */
 export function traceHeaders(from: Context = context.active()): Record<string, string> {
   if (!enabled) return {};

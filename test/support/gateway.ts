@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ServiceConfig } from '../../src/app/config';
 import { loadGatewayConfig } from '../../src/gateway/config';
 import { startGateway } from '../../src/gateway/start';
@@ -11,6 +12,8 @@ import { WorkerProcess } from './worker-process';
  */
 export const gatewayEnvFor = (config: ServiceConfig, overrides: Record<string, string> = {}): Record<string, string> => ({
   ...envFor(config),
+  // several gateways of one test share a host: each its own reply groups unless the test names it
+  GATEWAY_INSTANCE_ID: `test-gateway-${randomUUID()}`,
   HTTP_PORT: '0',
   HTTP_HOST: '127.0.0.1',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

@@ -17,8 +17,16 @@ export const FETCH_MAX_WAIT_MS = 500;
  * said here because the exactly-once guarantee rests on it): a record of a transaction not committed yet is
  * handed out once it commits, one of an aborted transaction never.
  */
-export function createGroupConsumer(connection: KafkaConnection, groupId: string, suffix?: string): Consumer {
-  const consumer = new Consumer({ ...clientOptions(connection, suffix), groupId, autocommit: false, maxWaitTime: FETCH_MAX_WAIT_MS, isolationLevel: FetchIsolationLevels.READ_COMMITTED });
+export function createGroupConsumer(connection: KafkaConnection, groupId: string, suffix?: string, groupInstanceId?: string): Consumer {
+  const consumer = new Consumer({
+    ...clientOptions(connection, suffix),
+    groupId,
+    // static membership: a restarted owner with the same id takes its member's place at once
+    ...(groupInstanceId ? { groupInstanceId } : {}),
+    autocommit: false,
+    maxWaitTime: FETCH_MAX_WAIT_MS,
+    isolationLevel: FetchIsolationLevels.READ_COMMITTED,
+  });
   consumer.on('error', (error: Error) => connection.log.warn({ err: error, groupId }, 'Kafka consumer could not rejoin its group'));
   return consumer;
 }

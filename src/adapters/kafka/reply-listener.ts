@@ -15,6 +15,8 @@ import { inbound } from './inbound-record';
 export interface ReplyListenerOptions {
   topics: string[];
   groupId: string;
+  /** The group's static member id (KIP-345), when the group outlives a restart of its owner. */
+  groupInstanceId?: string;
   onMessage: (message: InboundRecord, topic: string) => void;
 }
 
@@ -39,7 +41,7 @@ export class ReplyListener {
   ) {}
 
   static async start(connection: KafkaConnection, options: ReplyListenerOptions): Promise<ReplyListener> {
-    const listener = new ReplyListener(connection, createGroupConsumer(connection, options.groupId), options);
+    const listener = new ReplyListener(connection, createGroupConsumer(connection, options.groupId, undefined, options.groupInstanceId), options);
     try {
       const latest = await listener.consumer.listOffsets({ topics: options.topics, timestamp: ListOffsetTimestamps.LATEST });
       for (const [topic, offsets] of latest) offsets.forEach((offset, partition) => listener.positions.set(key(topic, partition), { topic, partition, offset }));

@@ -19,8 +19,10 @@ export interface EligibilityFacts {
   nonPortableRanges: readonly NonPortableRange[];
 }
 
+export const ELIGIBILITY_STATUSES = ['Eligible', 'Reject'] as const;
+
 export interface EligibilityDecision {
-  eligibilityStatus: 'Eligible' | 'Reject';
+  eligibilityStatus: (typeof ELIGIBILITY_STATUSES)[number];
   reasonCode: string | null;
   reasonDesc: string | null;
 }

@@ -41,7 +41,7 @@ const LOADERS: [name: string, load: Loader, base: Record<string, string>][] = [
   ['loadStackConfig', loadStackConfig, {}],
   ['loadBenchConfig', loadBenchConfig, {}],
   ['loadTracingSettings', (env) => loadTracingSettings(env), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }],
-  ['loadGatewayConfig', loadGatewayConfig, { ...endpoints, ...sasl, AUTH_JWKS_FILE: 'config/jwks.json', AUTH_ISSUER: 'https://issuer.example' }],
+  ['loadGatewayConfig', loadGatewayConfig, { ...endpoints, ...sasl, REDIS_URL: required.REDIS_URL, AUTH_JWKS_FILE: 'config/jwks.json', AUTH_ISSUER: 'https://issuer.example' }],
 ];
 
 describe('docs/operations.md (and docs/gateway.md) configuration tables', () => {
