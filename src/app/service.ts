@@ -114,6 +114,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   // Every message Kafka acknowledged is counted (events, dead letters), whoever sent it.
   const transport = await connectCommandTransport(kafka, commandConsumerSettings(config), {
     onSent: observability.metrics.messagesSent,
+    onTransaction: observability.metrics.transactionEnded,
     exactlyOnce: config.kafka.delivery === 'exactly-once',
   });
   const { consumer, sender } = transport;

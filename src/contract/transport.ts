@@ -86,6 +86,9 @@ export interface SentMessage {
 
 export type SentListener = (messages: readonly SentMessage[]) => void;
 
+/** An output transaction's end, as reported to whoever counts them: committed, or aborted (then its units are sent again). */
+export type TransactionListener = (outcome: 'committed' | 'aborted', durationMs: number) => void;
+
 /** A consumer group's lag on one partition: end offset minus the group's committed offset. */
 export interface PartitionLag {
   topic: string;

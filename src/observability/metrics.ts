@@ -48,6 +48,7 @@ export class ServiceMetrics {
   private readonly rejected: Counter<'reason' | 'action'>;
   private readonly events: Counter<'topic'>;
   private readonly redisDuration: Histogram<'operation' | 'result'>;
+  private readonly transactions: Histogram<'outcome'>;
   private readonly eventTopics: ReadonlySet<string>;
   private readonly deadLetterTopic: string;
 
@@ -100,6 +101,15 @@ export class ServiceMetrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers,
     });
+    this.transactions = new Histogram({
+      name: `${METRIC_PREFIX}output_transaction_duration_seconds`,
+      help: 'Output transactions (KAFKA_DELIVERY=exactly-once) from begin to commit, by outcome: committed, or aborted (its units are sent again); the _count series count them.',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    // Present at 0 from the start, so an alert on aborts reads a series, not an absent one.
+    for (const outcome of ['committed', 'aborted'] as const) this.transactions.zero({ outcome });
     if (options.lag) this.registerLag(options.lag);
     if (options.assignedPartitions) this.registerReading('consumer_assigned_partitions', 'Partitions assigned to this instance by the consumer group (0 while rebalancing).', options.assignedPartitions);
     if (options.heldPartitions) {
@@ -149,6 +159,10 @@ export class ServiceMetrics {
       if (message.topic === this.deadLetterTopic) this.deadLetters.inc({ reason: headerText(message.headers, DLQ_HEADER.reason) ?? 'unknown' });
       else if (this.eventTopics.has(message.topic)) this.events.inc({ topic: message.topic });
     }
+  };
+
+  readonly transactionEnded = (outcome: 'committed' | 'aborted', durationMs: number): void => {
+    this.transactions.observe({ outcome }, seconds(durationMs));
   };
 
   readonly redisCall = (operation: string, durationMs: number, failed: boolean): void => {

@@ -49,8 +49,8 @@ describe('transactional output (exactly-once door)', () => {
     await counts.close();
   });
 
-  const output = (transactionalId: string, group?: Consumer<Buffer, Buffer, Buffer, Buffer>) => {
-    const door = new TransactionalOutput(connection, transactionalId, countOf, async () => undefined, group, () => undefined, connection.log);
+  const output = (transactionalId: string, group?: Consumer<Buffer, Buffer, Buffer, Buffer>, ended: string[] = []) => {
+    const door = new TransactionalOutput(connection, transactionalId, countOf, async () => undefined, group, () => undefined, connection.log, (outcome) => ended.push(outcome));
     closing.push(() => door.close());
     return door;
   };
@@ -74,7 +74,8 @@ describe('transactional output (exactly-once door)', () => {
     const groupId = `tx-group-${randomUUID()}`;
     const group = new Consumer({ bootstrapBrokers: config.kafka.brokers, clientId: 'tx-group', groupId });
     closing.push(() => group.close(true));
-    const zombie = output(`zombie-${randomUUID()}`, group);
+    const ended: string[] = [];
+    const zombie = output(`zombie-${randomUUID()}`, group, ended);
     const attempt = zombie.send({
       messages: [message(topic, 'from a zombie')],
       offsets: { generation: { groupId, memberId: 'a-member-that-left', generationId: 7 }, topic, partition: 0, offset: '0' },
@@ -88,5 +89,7 @@ describe('transactional output (exactly-once door)', () => {
     const committed = (await readAll(topic, false)).map((m) => m.value?.toString());
     expect(committed).toContain('after the zombie');
     expect(committed).not.toContain('from a zombie');
+    // what the metrics count (wholesale_output_transaction_duration_seconds by outcome)
+    expect(ended).toEqual(['aborted', 'committed']);
   });
 });

@@ -1,4 +1,4 @@
-import type { BatchConsumer, ConsumerMembership, OutboundSender, PartitionCount, SentListener, TransactionalOutputs } from '../../contract/transport';
+import type { BatchConsumer, ConsumerMembership, OutboundSender, PartitionCount, SentListener, TransactionalOutputs, TransactionListener } from '../../contract/transport';
 import type { KafkaConnection } from './connection';
 import { GroupMember, type GroupMemberSettings } from './group-member';
 import { observeProduceCall } from './observed-producer';
@@ -42,7 +42,7 @@ export interface CommandTransport {
 export async function connectCommandTransport(
   connection: KafkaConnection,
   settings: CommandConsumerSettings,
-  options: { onSent?: SentListener; exactlyOnce?: boolean } = {},
+  options: { onSent?: SentListener; onTransaction?: TransactionListener; exactlyOnce?: boolean } = {},
 ): Promise<CommandTransport> {
   const producer = createProducer(connection, { ordered: false });
   const spanning = createProducer(connection, { ordered: false, once: true });
@@ -51,7 +51,7 @@ export async function connectCommandTransport(
   const consumer = new GroupMember(connection, settings);
   const limits = options.exactlyOnce ? topicSizeLimits(connection, connection.log) : undefined;
   const transactions = limits
-    ? tracedTransactions(new TransactionalOutput(connection, transactionalIdOf(connection.clientId, settings.groupInstanceId), partitionCount, limits.limitOf, consumer.consumer, (sent) => options.onSent?.(sent), connection.log))
+    ? tracedTransactions(new TransactionalOutput(connection, transactionalIdOf(connection.clientId, settings.groupInstanceId), partitionCount, limits.limitOf, consumer.consumer, (sent) => options.onSent?.(sent), connection.log, options.onTransaction))
     : undefined;
   return {
     consumer,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Producer, ProduceAcks, type Consumer, type Message } from '@platformatic/kafka';
 import type { Logger } from '../../contract/log';
-import { outboundBytes, type OutputUnit, type PartitionCount, type Refused, type Outbound, type TransactionalOutputs } from '../../contract/transport';
+import { outboundBytes, type OutputUnit, type PartitionCount, type Refused, type Outbound, type TransactionalOutputs, type TransactionListener } from '../../contract/transport';
 import { transactionalIdPrefix } from '../../config/kafka';
 import { clientOptions, type KafkaConnection } from './connection';
 import { byPartition, chunkByBytes, MAX_SEND_BYTES, type Placed } from './partitioned-sender';
@@ -87,6 +87,7 @@ export class TransactionalOutput implements TransactionalOutputs {
     private readonly group: Consumer<Buffer, Buffer, Buffer, Buffer> | undefined,
     private readonly onSent: (messages: Outbound[]) => void,
     private readonly log: Logger,
+    private readonly onTransaction: TransactionListener = () => undefined,
   ) {
     this.producer = this.createProducer();
   }
@@ -233,9 +234,12 @@ export class TransactionalOutput implements TransactionalOutputs {
       }
       await transaction.commit();
     };
+    const began = performance.now();
     try {
       await withinStallLimit(work());
+      this.onTransaction('committed', performance.now() - began);
     } catch (error) {
+      this.onTransaction('aborted', performance.now() - began);
       await this.abandon(transaction, error);
       throw explainKafkaError(error); // the reasons in one message (a failed send is "Producing messages failed." otherwise)
     }

@@ -27,6 +27,22 @@ describe('ServiceMetrics', () => {
     expect(text).toContain('wholesale_command_age_seconds_count{operation="CheckPortInEligibility"} 2');
   });
 
+  it('counts output transactions by outcome, both series present at 0 before the first', async () => {
+    const metrics = new ServiceMetrics({ topics, processMetrics: false });
+    const count = (outcome: string) => valueOf(metrics, 'wholesale_output_transaction_duration_seconds', { outcome });
+    const text = await metrics.render();
+    expect(text).toContain('wholesale_output_transaction_duration_seconds_count{outcome="committed"} 0');
+    expect(text).toContain('wholesale_output_transaction_duration_seconds_count{outcome="aborted"} 0');
+    metrics.transactionEnded('committed', 20);
+    metrics.transactionEnded('committed', 30);
+    metrics.transactionEnded('aborted', 1500);
+    const after = await metrics.render();
+    expect(after).toContain('wholesale_output_transaction_duration_seconds_count{outcome="committed"} 2');
+    expect(after).toContain('wholesale_output_transaction_duration_seconds_sum{outcome="committed"} 0.05');
+    expect(after).toContain('wholesale_output_transaction_duration_seconds_count{outcome="aborted"} 1');
+    expect(await count('aborted')).toBeDefined();
+  });
+
   it('counts dead letters by reason and events by topic; replies are neither', async () => {
     const metrics = new ServiceMetrics({ topics, processMetrics: false });
     metrics.messagesSent([
