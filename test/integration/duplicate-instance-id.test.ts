@@ -13,10 +13,11 @@ const ELIGIBILITY = 'wholesale.portin.v1.CheckPortInEligibility';
 const JOINED = '"joined the group"';
 
 describe('two workers with one KAFKA_GROUP_INSTANCE_ID (real broker)', () => {
-  it('the older worker, fenced, stops with one line naming the setting (exit 1); the newer one handles every command once', async () => {
+  // exactly-once: the two share a transactional id too, which the newer one's producer takes
+  it.each(['at-least-once', 'exactly-once'])('%s: the older worker, fenced, stops with one line naming the setting (exit 1); the newer one handles every command once', async (delivery) => {
     const config = testConfig({ KAFKA_HEARTBEAT_INTERVAL_MS: '1000', KAFKA_SESSION_TIMEOUT_MS: '10000' });
     const instanceId = `worker-${randomUUID().slice(0, 8)}`;
-    const env = { ...envFor(config), KAFKA_GROUP_INSTANCE_ID: instanceId, KAFKA_HEARTBEAT_INTERVAL_MS: '1000', KAFKA_SESSION_TIMEOUT_MS: '10000' };
+    const env = { ...envFor(config), KAFKA_GROUP_INSTANCE_ID: instanceId, KAFKA_HEARTBEAT_INTERVAL_MS: '1000', KAFKA_SESSION_TIMEOUT_MS: '10000', KAFKA_DELIVERY: delivery };
     await createTopics(config);
     const requester = await TestRequester.start(config);
     const older = await WorkerProcess.start(env, 'older');
