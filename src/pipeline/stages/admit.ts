@@ -77,8 +77,8 @@ export async function admit(deps: ProcessorDeps, record: CommandRecord, position
 
 /**
  * A command older than the outcome records may have been applied already with no trace left to say so:
- * unless its outcome is still recorded it is refused. Queries too are refused (their requester stopped waiting long ago, and a replay should cost nothing).
- * A record without a usable timestamp is not judged.
+ * unless its outcome is still recorded it is refused. Queries too are refused (their requester stopped
+ * waiting long ago, and a replay should cost nothing). A record without a usable timestamp is not judged.
  */
 function staleRefusal(deps: ProcessorDeps, record: CommandRecord): Refusal | undefined {
   const ageMs = deps.clock().getTime() - Number(record.timestamp);
