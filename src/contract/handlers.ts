@@ -43,10 +43,19 @@ export interface CommandContext {
    */
   readonly fingerprint: string;
   /**
-   * Set when the partner's idempotency quota is exhausted: a store that records outcomes itself may replay
-   * a recorded one, but must answer this refusal instead of applying a new change.
+   * Set when this change may only replay a recorded outcome: the partner's rate or idempotency quota is
+   * spent, the record is too old (STALE_COMMAND), or the command has problems that depend on when or where it
+   * is handled (a due date against today, the catalog: BAD_REQUEST with them). A store that records outcomes
+   * itself replays a recorded one, but answers this refusal instead of applying a new change.
    */
-  readonly refuseNew?: { code: ErrorCode; message: string };
+  readonly refuseNew?: Refusal;
+}
+
+/** An error answer decided before the handler ran, given to it to answer unless a recorded outcome wins. */
+export interface Refusal {
+  code: ErrorCode;
+  message: string;
+  problems?: FieldProblem[];
 }
 
 export interface HandlerResult<Reply extends object = Record<string, unknown>> {
@@ -75,6 +84,13 @@ export interface HandlerRegistration {
    * `now` is the worker's clock, for rules that depend on the date (a due date no earlier than…).
    */
   validate?: (command: any, now: Date) => FieldProblem[];
+  /**
+   * The problems that depend on when or where the command is handled, not on the command alone: a due date
+   * against today's calendar, a plan or bucket against the catalog. The pipeline lists them with
+   * `validate`'s; but a change with only these goes on to its handler with them as `refuseNew`, so that a
+   * redelivery of a change applied when they did not hold answers its recorded outcome.
+   */
+  situation?: (command: any, now: Date) => FieldProblem[];
   /**
    * The handler changes nothing (a query): a redelivery simply runs it again and answers from the current
    * state; it is neither counted against the idempotency quota nor recorded. Every other handler is a

@@ -53,8 +53,8 @@ export class CommandProcessor {
     const { deps } = this;
     const decoded = await decode(deps, domain, record, position, envelope);
     if ('outbound' in decoded) return decoded;
-    const invalid = await validate(deps, domain, envelope, decoded);
-    if (invalid) return invalid;
-    return handle(deps, domain, decoded.registration, decoded.decoded, envelope, decoded.operation, admitted, { record, position });
+    const validated = await validate(deps, domain, envelope, decoded, admitted);
+    if ('outbound' in validated) return validated;
+    return handle(deps, domain, decoded.registration, decoded.decoded, envelope, decoded.operation, validated, { record, position });
   }
 }

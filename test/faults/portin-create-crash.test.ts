@@ -5,6 +5,7 @@ import { createRedisClient } from '../../src/adapters/redis/client';
 import { portInKeys, transactionKey } from '../../src/adapters/redis/portin-keys';
 import { HEADER } from '../../src/contract/headers';
 import { createTopics } from '../support/harness';
+import { addBusinessDays } from '../../src/domain/portin/due-date';
 import { gpsiEndingIn } from '../support/portin/journey';
 import { FAULT_CUSTOMER, faultConfig, faultPartnerTopics } from './support/fault-config';
 import { NpRig } from './support/np-rig';
@@ -21,17 +22,25 @@ jest.setTimeout(180_000); // jest ignores testTimeout in a project's configurati
  * settled (the subscription created). A second worker gets the command again from Kafka (nothing was
  * committed) and must finish it: one reply, Success, one request, one PENDING subscription, one OPEN event
  * record, one NP request record, the transaction settled with that reply. Each crash point has its own topics and
- * group, so the three run side by side.
+ * group, so the three run side by side. The last asks for the earliest due date and redelivers once that
+ * date is too early: the recorded outcome is the answer (issue 46).
  */
 const HOOK = join(__dirname, 'support', 'crash-before-script.cjs');
 const REPLY_WAIT_MS = 90_000;
 const CRASH_WAIT_MS = 60_000;
 
-const CRASH_POINTS = [
+/**
+ * `earliestDueDate`: the command asks for the earliest due date allowed when it is sent, and the second
+ * worker starts only once that date is too early (issue 46): the redelivery must replay the recorded
+ * outcome, not judge the date again.
+ */
+const CRASH_POINTS: readonly { before: string; after: string; earliestDueDate?: true }[] = [
   { before: 'portinWrite', after: 'the partner transaction claimed' },
   { before: 'subscriptionCreate', after: 'the request written' },
-  { before: 'portinSettleTransaction', after: 'the pending subscription created' },
-] as const;
+  { before: 'portinSettleTransaction', after: 'the pending subscription created, with the earliest due date', earliestDueDate: true },
+];
+/** How long after it is sent the earliest due date stays allowed: time for the first worker to join and handle it. */
+const DUE_DATE_MARGIN_MS = 15_000;
 
 /**
  * What the command left, counted as records and applications, never as distinct ids or values: the
@@ -44,6 +53,8 @@ interface Footprint {
   /** Reply records of its correlation id. */
   replies: number;
   replyStatus: unknown;
+  /** The reply's due date is the one asked for (none asked: the reply's own default). */
+  replyDueDate: 'as asked' | unknown;
   portStatus: string;
   /** Entries of the number's history of requests: a request written again over the first moves it there. */
   otherRequests: number;
@@ -55,7 +66,7 @@ interface Footprint {
   transaction: string;
 }
 
-async function crashAndRedeliver(before: string): Promise<{ footprint: Footprint; crashedExit: number | null; handledBySecond: number; config: ServiceConfig; rig: NpRig }> {
+async function crashAndRedeliver({ before, earliestDueDate }: (typeof CRASH_POINTS)[number]): Promise<{ footprint: Footprint; crashedExit: number | null; handledBySecond: number; config: ServiceConfig; rig: NpRig }> {
   const config = await faultConfig();
   await createTopics(config);
   const rig = await NpRig.start(config);
@@ -63,7 +74,8 @@ async function crashAndRedeliver(before: string): Promise<{ footprint: Footprint
   const partnerTransactionId = `PTX-${randomUUID().slice(0, 12)}`;
   const match = before === 'portinSettleTransaction' ? partnerTransactionId : gpsi;
   const crashing = await rig.startWorker(`crash-before-${before}`, { CRASH_BEFORE_SCRIPT: before, CRASH_MATCH: match }, [HOOK]);
-  const replied = rig.createPortIn(gpsi, { partnerTransactionId }, REPLY_WAIT_MS);
+  const desiredDueDate = earliestDueDate ? new Date(addBusinessDays(new Date(), 1).getTime() + DUE_DATE_MARGIN_MS).toISOString() : undefined;
+  const replied = rig.createPortIn(gpsi, { partnerTransactionId, ...(desiredDueDate ? { desiredDueDate } : {}) }, REPLY_WAIT_MS);
   // The hook names its step; should it never fire (a renamed step, another call), fail now, not at the suite's timeout.
   let noCrash: NodeJS.Timeout | undefined;
   const crashedExit = await Promise.race([
@@ -73,6 +85,8 @@ async function crashAndRedeliver(before: string): Promise<{ footprint: Footprint
     }),
   ]).finally(() => clearTimeout(noCrash));
   if (!crashing.output().includes('crash hook: SIGKILL')) throw new Error(`worker exited (${crashedExit}) without the crash hook:\n${crashing.tail(20)}`);
+  // the second worker handles the redelivery when the due date asked for is no longer allowed
+  while (desiredDueDate && addBusinessDays(new Date(), 1).getTime() <= Date.parse(desiredDueDate) + 1000) await new Promise((resolve) => setTimeout(resolve, 250));
   const second = await rig.startWorker(`after-crash-before-${before}`);
   const { correlationId, reply } = await replied;
   // everything the command will ever do is done once its offset is committed
@@ -95,6 +109,7 @@ async function crashAndRedeliver(before: string): Promise<{ footprint: Footprint
       commands: commands.length,
       replies: replies.length,
       replyStatus: reply.status,
+      replyDueDate: desiredDueDate === undefined || reply.desiredDueDate === desiredDueDate ? 'as asked' : reply.desiredDueDate,
       portStatus: (await redis.hget(keys.current, 'portStatus')) ?? '',
       otherRequests: await redis.hlen(keys.history),
       subscription: await rig.subscriptionStatus(gpsi),
@@ -119,7 +134,7 @@ describe('the worker killed inside CreatePortIn, between its Redis steps', () =>
   it('a second worker finishes the redelivered command: one reply, one request, one subscription, one event of each', async () => {
     const began = Date.now();
     const runs = await Promise.all(CRASH_POINTS.map(async (point) => {
-      const run = await crashAndRedeliver(point.before);
+      const run = await crashAndRedeliver(point);
       rigs.push(run.rig);
       return { ...point, ...run };
     }));
@@ -127,6 +142,7 @@ describe('the worker killed inside CreatePortIn, between its Redis steps', () =>
       commands: 1,
       replies: 1,
       replyStatus: 'Success',
+      replyDueDate: 'as asked',
       portStatus: 'OPEN',
       otherRequests: 0,
       subscription: 'PENDING',

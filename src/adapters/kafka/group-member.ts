@@ -3,6 +3,7 @@ import type { Logger } from '../../contract/log';
 import type { BatchContext, InboundRecord, RecordBatch, TopicPartitionOffsets } from '../../contract/transport';
 import { clientOptions, type KafkaConnection } from './connection';
 import { ConsumerStateTracker } from './consumer-state';
+import { watchInstanceFenced } from './fenced-instance';
 import { isFatalConsumerError } from './group-consumer';
 import { inbound } from './inbound-record';
 import { batchRefusalIn, refusalRecord, type BatchRefused } from './refused-batch';
@@ -104,6 +105,7 @@ export class GroupMember {
   private readonly positions = new Map<string, Position>();
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private restartDelayMs = RESTART_DELAY_MS.first;
+  private readonly unwatchFenced: () => void;
 
   constructor(
     connection: KafkaConnection,
@@ -123,6 +125,9 @@ export class GroupMember {
     });
     // a rejoin that failed is emitted as 'error': unheard, it would throw out of the event loop
     this.consumer.on('error', (error: Error) => this.log.warn({ err: error.message, type: kafkaErrorType(error) }, 'the consumer could not rejoin its group'));
+    // a second worker took this one's static id: this one stops (not rejoins, which would fence that one)
+    const { groupInstanceId } = settings;
+    this.unwatchFenced = groupInstanceId ? watchInstanceFenced(this.consumer, groupInstanceId, (error) => this.fail(error)) : () => undefined;
     this.membership = new ConsumerStateTracker(this.consumer);
     this.joined = new Promise((resolve) => this.consumer.once('consumer:group:join', () => resolve()));
     this.consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
@@ -168,6 +173,7 @@ export class GroupMember {
     if (this.closing) return;
     this.closing = true;
     this.running = false;
+    this.unwatchFenced();
     await this.whenIdle();
     await this.stream?.close().catch(() => undefined);
     await this.consumer.close(true).catch((error: unknown) => this.log.warn({ err: (error as Error).message }, 'consumer close failed'));
@@ -268,6 +274,7 @@ export class GroupMember {
   }
 
   private fail(error: Error): void {
+    if (!this.running) return;
     this.running = false;
     this.membership.failed(error);
     this.log.error({ err: error.message }, 'the consumer stopped for good');

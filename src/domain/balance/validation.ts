@@ -84,20 +84,53 @@ export function checkAddBuckets(command: AddBucketsCommand, catalog: Catalog): C
   return checked(problems, catalogBuckets(problems, catalog, bucketIds(problems, command.bucketRefId), 'ADDON'));
 }
 
+const primaryIdOk = (problems: Problems, command: SwapPrimaryBucketCommand): boolean =>
+  checkString(problems, 'bucketRefId', command.bucketRefId, { ...BUCKET_REF_ID, required: true });
+
+/** A well-formed bucket id that must name a PRIMARY bucket of the catalog a plan offers. */
+function catalogPrimary(problems: Problems, catalog: Catalog, id: string): { bucket?: BucketDefinition; plan?: PlanDefinition } {
+  const [bucket] = catalogBuckets(problems, catalog, [{ id, path: 'bucketRefId' }], 'PRIMARY');
+  const plan = bucket && planOfPrimaryBucket(catalog, bucket.bucketRefId);
+  if (bucket && !plan) problems.add('bucketRefId', `names a PRIMARY bucket (${bucket.bucketRefId}) that no plan offers`);
+  return { bucket, plan };
+}
+
 /**
  * SwapPrimaryBucket: a single PRIMARY bucket of the catalog that a plan offers; the subscription moves to
  * that plan, so billing bills what the subscriber now has (whether it differs from the current one is state).
  */
 export function checkSwapPrimary(command: SwapPrimaryBucketCommand, catalog: Catalog): Checked<{ bucket: BucketDefinition; plan: PlanDefinition }> {
   const problems = gpsiProblems(command.gpsi);
-  let bucket: BucketDefinition | undefined;
-  let plan: PlanDefinition | undefined;
-  if (checkString(problems, 'bucketRefId', command.bucketRefId, { ...BUCKET_REF_ID, required: true })) {
-    [bucket] = catalogBuckets(problems, catalog, [{ id: command.bucketRefId, path: 'bucketRefId' }], 'PRIMARY');
-    plan = bucket && planOfPrimaryBucket(catalog, bucket.bucketRefId);
-    if (bucket && !plan) problems.add('bucketRefId', `names a PRIMARY bucket (${bucket.bucketRefId}) that no plan offers`);
-  }
+  const { bucket, plan } = primaryIdOk(problems, command) ? catalogPrimary(problems, catalog, command.bucketRefId) : {};
   return checked(problems, { bucket: bucket!, plan: plan! }); // defined whenever there is no problem
+}
+
+// AddBuckets and SwapPrimaryBucket in two parts: the form (the command alone) and what the catalog says of
+// its well-formed ids (its situation: the catalog may change between a change applied and its redelivery,
+// so these refuse only a change with nothing recorded). Together they are checkAddBuckets / checkSwapPrimary.
+
+export function addBucketsForm(command: AddBucketsCommand): FieldProblem[] {
+  const problems = gpsiProblems(command.gpsi);
+  bucketIds(problems, command.bucketRefId);
+  return problems.list;
+}
+
+export function addBucketsCatalogProblems(command: AddBucketsCommand, catalog: Catalog): FieldProblem[] {
+  const problems = new Problems();
+  catalogBuckets(problems, catalog, bucketIds(new Problems(), command.bucketRefId), 'ADDON');
+  return problems.list;
+}
+
+export function swapPrimaryForm(command: SwapPrimaryBucketCommand): FieldProblem[] {
+  const problems = gpsiProblems(command.gpsi);
+  primaryIdOk(problems, command);
+  return problems.list;
+}
+
+export function swapPrimaryCatalogProblems(command: SwapPrimaryBucketCommand, catalog: Catalog): FieldProblem[] {
+  const problems = new Problems();
+  if (primaryIdOk(new Problems(), command)) catalogPrimary(problems, catalog, command.bucketRefId);
+  return problems.list;
 }
 
 /** CancelBuckets: the distinct ids to cancel, first occurrence kept (whether the subscription has them is state). */

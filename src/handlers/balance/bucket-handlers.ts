@@ -9,7 +9,7 @@ import {
   type CancelBucketsCommand,
   type SwapPrimaryBucketCommand,
 } from '../../domain/balance/validation';
-import type { Catalog } from '../../domain/catalog/catalog';
+import type { BucketDefinition, Catalog, PlanDefinition } from '../../domain/catalog/catalog';
 import type { Handler } from '../../contract/handlers';
 import type { BalanceStore } from './ports';
 import { commandMeta, successReply } from './replies';
@@ -17,7 +17,8 @@ import { commandMeta, successReply } from './replies';
 /** AddBuckets: every id an ADDON of the catalog; each added bucket gets new sub-balances at full allocation. */
 export const createAddBuckets = (deps: { balances: BalanceStore; catalog: Catalog }): Handler<AddBucketsCommand> =>
   async (command, context) => {
-    const buckets = accept(checkAddBuckets(command, deps.catalog), context.wholesaleCustomerId);
+    // refused new (the catalog no longer holds its buckets, its age, the rate): the store only replays, no buckets needed
+    const buckets = context.refuseNew ? [] : accept(checkAddBuckets(command, deps.catalog), context.wholesaleCustomerId);
     const outcome = await deps.balances.addBuckets(commandMeta(command.gpsi, context), {
       bucketRefIds: buckets.map((b) => b.bucketRefId),
       seeds: buckets.flatMap(seedsOf),
@@ -25,15 +26,15 @@ export const createAddBuckets = (deps: { balances: BalanceStore; catalog: Catalo
     return { reply: successReply(outcome.balances), messages: [billingEvent('BucketsAdded', outcome, context.commandId)], replayed: outcome.replayed };
   };
 
+const swapOf = ({ bucket, plan }: { bucket: BucketDefinition; plan: PlanDefinition }) => ({ bucketRefId: bucket.bucketRefId, wholesalePlanId: plan.wholesalePlanId, seeds: seedsOf(bucket) });
+
 /** SwapPrimaryBucket: a PRIMARY bucket other than the current one replaces it; the plan follows (the plan offering it). */
 export const createSwapPrimaryBucket = (deps: { balances: BalanceStore; catalog: Catalog }): Handler<SwapPrimaryBucketCommand> =>
   async (command, context) => {
-    const { bucket, plan } = accept(checkSwapPrimary(command, deps.catalog), context.wholesaleCustomerId);
-    const outcome = await deps.balances.swapPrimary(commandMeta(command.gpsi, context), {
-      bucketRefId: bucket.bucketRefId,
-      wholesalePlanId: plan.wholesalePlanId,
-      seeds: seedsOf(bucket),
-    });
+    const swap = context.refuseNew
+      ? { bucketRefId: command.bucketRefId, wholesalePlanId: '', seeds: [] } // the store only replays: see createAddBuckets
+      : swapOf(accept(checkSwapPrimary(command, deps.catalog), context.wholesaleCustomerId));
+    const outcome = await deps.balances.swapPrimary(commandMeta(command.gpsi, context), swap);
     return { reply: successReply(outcome.balances), messages: [billingEvent('PrimaryBucketSwapped', outcome, context.commandId)], replayed: outcome.replayed };
   };
 

@@ -1,12 +1,14 @@
 import type { Catalog } from '../../domain/catalog/catalog';
 import { BALANCE_COMMANDS, balanceRecord, type BalanceCommand } from '../../domain/balance/records';
 import {
-  checkAddBuckets,
+  addBucketsCatalogProblems,
+  addBucketsForm,
   checkCancelBuckets,
   checkHistory,
   checkQueryBalances,
-  checkSwapPrimary,
   checkUpdateEnvelope,
+  swapPrimaryCatalogProblems,
+  swapPrimaryForm,
 } from '../../domain/balance/validation';
 import type { HandlerRegistration } from '../../contract/handlers';
 import { createAddBuckets, createCancelBuckets, createSwapPrimaryBucket } from './bucket-handlers';
@@ -18,18 +20,20 @@ export interface BalanceHandlerDeps {
   catalog: Catalog;
 }
 
-type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'readOnly'>;
+type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'situation' | 'readOnly'>;
 
 /**
- * The balance handlers. `validate` lets the worker list field problems together with header problems;
+ * The balance handlers. `validate` lets the worker list field problems together with header problems
+ * (with `situation`'s: the catalog's say on AddBuckets' and SwapPrimaryBucket's ids, which refuse only a
+ * change with no recorded outcome — its handler then asks its store for that outcome alone);
  * UpdateBalances only checks its gpsi and list there, so its actions' problems are listed together with
  * the subscription's (unknown instance, below zero…) in one reply. The changes' scripts record their
  * outcomes (scripts/lib/balance/ `finish`) and a rerun rebuilds the reply and events from them.
  */
 export function createBalanceHandlers(deps: BalanceHandlerDeps): HandlerRegistration[] {
   const parts: Record<BalanceCommand, Parts> = {
-    AddBuckets: { handle: createAddBuckets(deps), validate: (c) => checkAddBuckets(c, deps.catalog).problems },
-    SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: (c) => checkSwapPrimary(c, deps.catalog).problems },
+    AddBuckets: { handle: createAddBuckets(deps), validate: addBucketsForm, situation: (c) => addBucketsCatalogProblems(c, deps.catalog) },
+    SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: swapPrimaryForm, situation: (c) => swapPrimaryCatalogProblems(c, deps.catalog) },
     CancelBuckets: { handle: createCancelBuckets(deps), validate: (c) => checkCancelBuckets(c).problems },
     QueryBalances: { handle: createQueryBalances(deps), validate: (c) => checkQueryBalances(c).problems, readOnly: true },
     UpdateBalances: { handle: createUpdateBalances(deps), validate: (c) => checkUpdateEnvelope(c).problems },

@@ -1,3 +1,4 @@
+import type { FieldProblem } from '../../contract/errors';
 import type { SubBalance } from '../../domain/balance/model';
 import type { BalanceOutcome, LedgerEntry } from '../../domain/balance/outcome';
 import type { SubBalanceSeed } from '../../domain/balance/seeds';
@@ -27,10 +28,11 @@ export interface CommandMeta {
    */
   fingerprint?: string;
   /**
-   * Set when no new change may be applied (the partner's idempotency quota is spent): without a recorded
-   * outcome this error is thrown and nothing is written; a recorded outcome is still replayed.
+   * Set when no new change may be applied (CommandContext.refuseNew: the partner's rate or quota, the
+   * record's age, the command's situation): without a recorded outcome this error is thrown and nothing is
+   * written; a recorded outcome is still replayed.
    */
-  refuseNew?: { code: string; message: string };
+  refuseNew?: { code: string; message: string; problems?: FieldProblem[] };
 }
 
 export interface BalanceStore {

@@ -53,9 +53,9 @@ export function replayOf(recorded: RecordedOutcome, command: ChangeCommand | und
   return { kind: 'applied', outcome: recorded, replayed: true };
 }
 
-/** A new change may not be recorded (the partner's rate or quota): refused unapplied, a replay still answered. */
+/** A new change may not be recorded (the partner's rate or quota, the record's age, the command's situation): refused unapplied, a replay still answered. */
 export function refuseNewChange(command: ChangeCommand | undefined): void {
-  if (command?.refuseNew) throw new ServiceError(command.refuseNew.code, command.refuseNew.message);
+  if (command?.refuseNew) throw new ServiceError(command.refuseNew.code, command.refuseNew.message, command.refuseNew.problems);
 }
 
 export async function applyChange(deps: Pick<PortInDeps, 'store'>, spec: ChangeSpec): Promise<ChangeResult> {

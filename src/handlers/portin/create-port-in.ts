@@ -1,5 +1,4 @@
 import { ServiceError, isServiceError } from '../../contract/errors';
-import { catalogProblems } from '../../domain/portin/catalog-check';
 import type { CreatePortInCommand } from '../../domain/portin/commands';
 import { NUMBER_ALREADY_ACTIVE, decideEligibility } from '../../domain/portin/eligibility';
 import { causeIds, payloadFingerprint, requestIdFor } from '../../domain/portin/ids';
@@ -7,6 +6,7 @@ import { isInProgress } from '../../domain/portin/lifecycle';
 import type { Cause } from '../../domain/portin/messages';
 import { reason } from '../../domain/portin/reason-codes';
 import { dueDateRules, pendingSubscriptionFor, type PortInRequest } from '../../domain/portin/request';
+import { createPortInSituation } from '../../domain/portin/situation';
 import { planCreate } from '../../domain/portin/transitions';
 import { checkCreatePortIn } from '../../domain/portin/validate-commands';
 import { orBadRequest } from '../../domain/validation/problems';
@@ -17,7 +17,8 @@ import { ownerOf, type PortInDeps } from './deps';
 import { answerResubmission } from './resubmission';
 
 /**
- * CreatePortIn. Order of steps, each safe to repeat: validate and check the catalog (pure); claim the
+ * CreatePortIn. Order of steps, each safe to repeat: validate the form (pure); read this command's recorded
+ * outcome (a redelivery replays it); check the due date and the catalog (pure, from now); claim the
  * partner transaction (its own slot) so a retry with the same payload gets the first reply and another
  * payload a CONFLICT; check eligibility; write the request (the number's slot, outcome recorded under
  * the request id, so a retry that takes an abandoned claim over replays it); create the pending
@@ -88,9 +89,7 @@ async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requ
 
 export const createCreatePortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {
-    const command = orBadRequest(checkCreatePortIn(raw, dueDateRules(deps.settings, context.now)));
-    const problems = catalogProblems(command, deps.catalog);
-    if (problems.length > 0) throw ServiceError.badRequest(problems, 'The command names what the catalog does not hold');
+    const command = orBadRequest(checkCreatePortIn(raw));
     const owner = ownerOf(context);
     const payloadHash = payloadFingerprint(command);
     // The number's slot first, in one step: this command's recorded outcome (a redelivery replays it, or is
@@ -99,6 +98,9 @@ export const createCreatePortIn = (deps: PortInDeps): Handler =>
     let state = await deps.store.readForChange(command.gpsi, ownCause.id);
     if (state.recorded) return finish(deps, context, command, ownCause, replayOf(state.recorded, context));
     refuseNewChange(context);
+    // Judged only now: a change applied with a due date allowed then replays above, whatever today's calendar says.
+    const problems = createPortInSituation(command, dueDateRules(deps.settings, context.now), deps.catalog);
+    if (problems.length > 0) throw ServiceError.badRequest(problems);
     const claim = await deps.store.claimTransaction(owner, command.partnerTransactionId, {
       commandId: context.commandId,
       payloadHash,

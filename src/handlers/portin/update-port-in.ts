@@ -1,7 +1,9 @@
 import { causeIds } from '../../domain/portin/ids';
 import type { Cause } from '../../domain/portin/messages';
 import { changesOnlyDueDate } from '../../domain/portin/commands';
+import { ServiceError } from '../../contract/errors';
 import { dueDateRules } from '../../domain/portin/request';
+import { dueDateProblems } from '../../domain/portin/situation';
 import { planUpdate } from '../../domain/portin/transitions';
 import { checkUpdatePortIn } from '../../domain/portin/validate-commands';
 import { orBadRequest } from '../../domain/validation/problems';
@@ -17,7 +19,7 @@ import type { PortInDeps } from './deps';
  */
 export const createUpdatePortIn = (deps: PortInDeps): Handler =>
   async (raw, context) => {
-    const command = orBadRequest(checkUpdatePortIn(raw, dueDateRules(deps.settings, context.now)));
+    const command = orBadRequest(checkUpdatePortIn(raw));
     const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };
     const missing = () => notFoundError(`with partnerTransactionId ${command.partnerTransactionId} for gpsi ${command.gpsi}`);
     const result = await applyChange(deps, {
@@ -25,7 +27,10 @@ export const createUpdatePortIn = (deps: PortInDeps): Handler =>
       cause,
       mode: 'update',
       command: context,
+      // Planned only when no outcome is recorded: a redelivery replays it, whatever today's calendar says.
       plan: (current) => {
+        const problems = dueDateProblems(command, dueDateRules(deps.settings, context.now));
+        if (problems.length > 0) throw ServiceError.badRequest(problems);
         if (!current || !context.canSee(current.wholesaleCustomerId) || current.partnerTransactionId !== command.partnerTransactionId) throw missing();
         return planUpdate(current, command, { cause, settings: deps.settings });
       },

@@ -3,7 +3,8 @@ import { isServiceError } from '../../contract/errors';
 import type { Domain } from '../../contract/topics';
 import type { RecordPosition } from '../../contract/transport';
 import type { Caller, CustomerScope, QuotaExhausted } from '../../security/access';
-import type { Envelope, RoutedEnvelope } from '../envelope';
+import type { Refusal } from '../../contract/handlers';
+import type { Envelope } from '../envelope';
 import { deadLetterMessage } from '../outbound';
 import { answerError } from './answer';
 import { retriable, sentAtMs, shortName, type Admitted, type CommandRecord, type ProcessOutcome, type ProcessorDeps, type Rejection } from './context';
@@ -11,8 +12,8 @@ import { routedTo } from './route';
 
 // Admission, from the record's headers alone (nothing decoded): who sent it (the token), whom it acts for
 // (inside the caller's subtree), whether it is too old to be recognised as a repeat, and the partner's rate
-// and idempotency quota. A command refused here costs no decode; a change over the rate or quota goes on
-// only to replay a recorded outcome (refuseNew).
+// and idempotency quota. A command refused here costs no decode; a change over the rate or quota, or too
+// old, goes on only to replay a recorded outcome (refuseNew).
 
 /** Identity of a command's effect: same correlation id, operation and customer = the same command. */
 export const commandIdOf = (customer: string | undefined, operation: string, correlationId: string): string =>
@@ -47,12 +48,14 @@ export async function admit(deps: ProcessorDeps, record: CommandRecord, position
     const refused = await answerError(deps, domain, routedTo(deps, domain, envelope, partnerId), null, error.code, error.message);
     return { ...refused, rejection: { reason: 'FORBIDDEN', action: 'answered' } };
   }
-  // Checked before the rate: a replay of a topic's retention must not use up the partner's rate. Only a
-  // verified caller is answered, on its own reply topic.
-  const stale = await refuseIfStale(deps, domain, routedTo(deps, domain, envelope, scope.replyPartnerId), record);
-  if (stale) return stale;
   const change = await changeOperation(deps, record, domain);
   const isChange = change !== undefined;
+  // Checked before the rate: a replay of a topic's retention must not use up the partner's rate. Only a
+  // verified caller is answered, on its own reply topic. A change goes on, uncharged, only to replay its
+  // recorded outcome (applied before a crash, redelivered late): that answer wins over its age.
+  const stale = staleRefusal(deps, record);
+  if (stale && !isChange) return answerError(deps, domain, routedTo(deps, domain, envelope, scope.replyPartnerId), null, stale.code, stale.message);
+  if (stale) return { scope, charged: false, counted: false, refuseNew: stale };
   const commandId = change === undefined ? undefined : commandIdOf(scope.effectiveCustomerId, change, envelope.correlationId);
   const admission = await retriable(() => deps.admission.admit(scope.partnerId, isChange, sentAtMs(record, deps.clock), commandId));
   if (!admission.allowed) {
@@ -73,21 +76,18 @@ export async function admit(deps: ProcessorDeps, record: CommandRecord, position
 }
 
 /**
- * A command older than the outcome records may have been applied already with no trace left to say so;
- * queries too are refused (their requester stopped waiting long ago, and a replay should cost nothing).
- * A record without a usable timestamp is not judged.
+ * A command older than the outcome records may have been applied already with no trace left to say so:
+ * unless its outcome is still recorded it is refused. Queries too are refused (their requester stopped
+ * waiting long ago, and a replay should cost nothing). A record without a usable timestamp is not judged.
  */
-async function refuseIfStale(deps: ProcessorDeps, domain: Domain, envelope: RoutedEnvelope, record: CommandRecord): Promise<ProcessOutcome | undefined> {
+function staleRefusal(deps: ProcessorDeps, record: CommandRecord): Refusal | undefined {
   const ageMs = deps.clock().getTime() - Number(record.timestamp);
   if (!(ageMs > deps.maxCommandAgeMs)) return undefined;
   const seconds = (ms: number) => Math.floor(ms / 1000);
-  return answerError(deps, 
-    domain,
-    envelope,
-    null,
-    'STALE_COMMAND',
-    `The command record is ${seconds(ageMs)} s old, over the ${seconds(deps.maxCommandAgeMs)} s in which a repeat is recognised; it was not applied. Send it again with a new X-Correlation-Id if it is still wanted`,
-  );
+  return {
+    code: 'STALE_COMMAND',
+    message: `The command record is ${seconds(ageMs)} s old, over the ${seconds(deps.maxCommandAgeMs)} s in which a repeat is recognised; it was not applied. Send it again with a new X-Correlation-Id if it is still wanted`,
+  };
 }
 
 /**

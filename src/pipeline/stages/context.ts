@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { asRetriable } from '../../contract/errors';
 import type { Codec } from '../../contract/codec';
-import type { HandlerRegistration } from '../../contract/handlers';
+import type { HandlerRegistration, Refusal } from '../../contract/handlers';
 import type { Domain, TopicRole } from '../../contract/topics';
 import type { PartitionCount, RecordHeaders, Outbound, RecordPosition } from '../../contract/transport';
 import type { Authenticator, Authorizer, CustomerScope, PartnerAdmission } from '../../security/access';
@@ -60,7 +60,7 @@ export interface Rejection {
 
 /**
  * A command let in: for whom, whether the partner's rate and quota counted it, and whether it may only
- * replay a recorded outcome (a change over the rate or past the quota: a recorded outcome always wins).
+ * replay a recorded outcome (a change over the rate, past the quota or too old: a recorded outcome always wins).
  */
 export interface Admitted {
   scope: CustomerScope;
@@ -68,8 +68,8 @@ export interface Admitted {
   charged: boolean;
   /** A change counted against the quota: uncounted again when it records nothing new. */
   counted: boolean;
-  /** Why a new outcome may not be recorded: the rate or the quota; it may still replay a recorded one. */
-  refuseNew?: { code: 'RATE_LIMITED'; message: string };
+  /** Why a new outcome may not be recorded: the rate, the quota, the record's age; it may still replay a recorded one. */
+  refuseNew?: Refusal;
 }
 
 /** An outcome, and whether this delivery recorded a new one (else a counted change is uncounted). */

@@ -71,8 +71,9 @@ export async function handle(
     if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
     if (isServiceError(error)) {
       const outcome: Handled = await answerError(deps, domain, envelope, operation, error.code, error.message, error.problems);
-      // A change's store may have recorded a refusal too: counted, erring on the safe side.
-      outcome.recorded = !registration.readOnly && error.code !== 'RATE_LIMITED';
+      // A change's store may have recorded a refusal too: counted, erring on the safe side; the refusal it
+      // was given (refuseNew) records nothing.
+      outcome.recorded = !registration.readOnly && error.code !== 'RATE_LIMITED' && error.code !== refuseNew?.code;
       return outcome;
     }
     context.log.error({ err: error }, 'handler failed');

@@ -112,6 +112,38 @@ describe('balance handlers', () => {
     expect(calls).toEqual([]);
   });
 
+  it('AddBuckets and SwapPrimaryBucket: the form is validated, the catalog\'s say on their ids is their situation', () => {
+    const handlers = createBalanceHandlers({ balances: fakeStore().store, catalog });
+    const [add, swap] = [handler(handlers, 'AddBuckets'), handler(handlers, 'SwapPrimaryBucket')];
+    const now = new Date();
+    const wrongAdd = { gpsi: GPSI, bucketRefId: ['1000001', 'zzz', ''] };
+    expect([add.validate!(wrongAdd, now), add.situation!(wrongAdd, now)]).toEqual([
+      [{ path: 'bucketRefId[2]', reason: 'must be at least 1 characters' }],
+      [
+        { path: 'bucketRefId[0]', reason: 'names a PRIMARY bucket (1000001), not an ADDON one' },
+        { path: 'bucketRefId[1]', reason: 'names no bucket in the catalog (zzz)' },
+      ],
+    ]);
+    expect([swap.validate!({ gpsi: GPSI, bucketRefId: '2000004' }, now), swap.situation!({ gpsi: GPSI, bucketRefId: '2000004' }, now)]).toEqual([
+      [],
+      [{ path: 'bucketRefId', reason: 'names an ADDON bucket (2000004), not a PRIMARY one' }],
+    ]);
+    expect(swap.situation!({ gpsi: GPSI, bucketRefId: 7 }, now)).toEqual([]); // not an id: the form's problem only
+  });
+
+  it('a change refused new (its buckets left the catalog, its age) asks its store for its recorded outcome alone: no buckets, the refusal given', async () => {
+    const { store, calls } = fakeStore(outcome({ replayed: true }));
+    const handlers = createBalanceHandlers({ balances: store, catalog });
+    const refuseNew = { code: 'BAD_REQUEST' as const, message: 'The command is invalid: 1 problem(s)', problems: [{ path: 'bucketRefId[0]', reason: 'names no bucket in the catalog (gone)' }] };
+    const added = await handler(handlers, 'AddBuckets').handle({ gpsi: GPSI, bucketRefId: ['gone'] }, context({ refuseNew }));
+    const swapped = await handler(handlers, 'SwapPrimaryBucket').handle({ gpsi: GPSI, bucketRefId: 'gone' }, context({ refuseNew, operation: 'SwapPrimaryBucket' }));
+    expect([added.replayed, swapped.replayed]).toEqual([true, true]);
+    expect(calls.map((c) => [c.method, (c.args[0] as { refuseNew?: unknown }).refuseNew, c.args[1]])).toEqual([
+      ['addBuckets', refuseNew, { bucketRefIds: [], seeds: [] }],
+      ['swapPrimary', refuseNew, { bucketRefId: 'gone', wholesalePlanId: '', seeds: [] }],
+    ]);
+  });
+
   it('AddBuckets: passes the catalog seeds in milli-units and replies with balances in units', async () => {
     const { store, calls } = fakeStore();
     const add = handler(createBalanceHandlers({ balances: store, catalog }), 'AddBuckets');

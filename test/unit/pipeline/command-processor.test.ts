@@ -65,7 +65,7 @@ const recordingOwnOutcome = (records: Recorded, handle: HandlerRegistration['han
       if (kept.fingerprint !== context.fingerprint) throw new ServiceError('CONFLICT', `X-Correlation-Id ${context.correlationId} was already used for a different ${context.operation} command`);
       return { ...kept.result, replayed: true };
     }
-    if (context.refuseNew) throw new ServiceError(context.refuseNew.code, context.refuseNew.message);
+    if (context.refuseNew) throw new ServiceError(context.refuseNew.code, context.refuseNew.message, context.refuseNew.problems);
     applied();
     const result = await handle(command, context);
     records.set(context.commandId, { fingerprint: context.fingerprint, result });
@@ -109,7 +109,7 @@ const COMMAND = 'wholesale.portin.v1.CheckPortInEligibility';
 function setup(
   handle: HandlerRegistration['handle'],
   access: Partial<Pick<ProcessorDeps, 'authenticator' | 'authorizer' | 'admission' | 'rejectedBudget' | 'isRetriable'>> = {},
-  options: Pick<HandlerRegistration, 'readOnly'> = {},
+  options: Pick<HandlerRegistration, 'readOnly' | 'situation'> = {},
   deps: Partial<ProcessorDeps> = {},
 ) {
   const codec = new MemoryCodec();
@@ -520,7 +520,7 @@ describe('CommandProcessor access control', () => {
     await expect(processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin')).rejects.toBeInstanceOf(RetriableError);
   });
 
-  it('refuses a command whose record is older than the window with STALE_COMMAND: not decoded, not handled, not recorded, no rate used', async () => {
+  it('refuses a change whose record is older than the window with STALE_COMMAND: not applied, not recorded, no rate used', async () => {
     const now = new Date('2026-11-21T10:00:00Z').getTime();
     let admitted = 0;
     const limiter: PartnerAdmission = { admit: async () => (admitted++, { allowed: true, retryAfterMs: 0 }), uncount: () => undefined, refund: () => undefined };
@@ -533,6 +533,47 @@ describe('CommandProcessor access control', () => {
     expect(codec.read(stale.outbound[0].value!)).toMatchObject({ error: { code: 'STALE_COMMAND', message: expect.stringContaining('60 s old') } });
     expect([calls(), records.size, admitted]).toEqual([0, 0, 0]);
     expect((await processor.process(at(60_000), position, 'portin')).outcome).toBe('Success');
+  });
+
+  it('a recorded outcome wins over the record\'s age: a stale redelivery of an applied change replays it, uncharged', async () => {
+    const now = new Date('2026-11-21T10:00:00Z').getTime();
+    const { codec, processor, admission, calls } = setup(success, {}, {}, { maxCommandAgeMs: 60_000 });
+    const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'applied' } };
+    const first = await processor.process({ ...record, timestamp: String(now - 1000) }, position, 'portin');
+    const late = await processor.process({ ...record, timestamp: String(now - 60_001) }, { ...position, offset: '8' }, 'portin');
+    expect([first.outcome, late.outcome, calls()]).toEqual(['Success', 'REPLAYED', 1]);
+    expect(late.outbound).toEqual(first.outbound);
+    expect([admission.sentAt.length, admission.refunds]).toEqual([1, []]); // asked the rate once: the stale one was never charged
+  });
+
+  it('a stale query is refused before it is decoded', async () => {
+    const { codec, processor, calls } = setup(success, {}, { readOnly: true }, { maxCommandAgeMs: 60_000 });
+    const decodes = codec.decodes;
+    const stale = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: {}, timestamp: String(new Date('2026-11-21T10:00:00Z').getTime() - 60_001) }, position, 'portin');
+    expect([stale.outcome, calls(), codec.decodes - decodes]).toEqual(['STALE_COMMAND', 0, 0]);
+  });
+
+  it('problems of a change\'s situation (the clock, the catalog) refuse it only when no outcome is recorded; with the form\'s they are listed together', async () => {
+    let dueDateGone = false;
+    const situation = (c: { gpsi: string }, now: Date) => (dueDateGone ? [{ path: 'desiredDueDate', reason: `too early on ${now.toISOString()}` }] : c.gpsi.endsWith('9') ? [{ path: 'gpsi', reason: 'not in the catalog' }] : []);
+    const { codec, processor, calls, records } = setup(success, {}, { situation });
+    const record = async (gpsi: string, id: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': id }, timestamp: '0' });
+    const first = await processor.process(await record('14155550123', 'a'), position, 'portin');
+    dueDateGone = true;
+    const again = await processor.process(await record('14155550123', 'a'), { ...position, offset: '8' }, 'portin');
+    expect([first.outcome, again.outcome, calls()]).toEqual(['Success', 'REPLAYED', 1]);
+    expect(again.outbound).toEqual(first.outbound);
+    const fresh = await processor.process(await record('14155550123', 'b'), position, 'portin');
+    expect([fresh.outcome, calls(), records.size]).toEqual(['BAD_REQUEST', 1, 1]);
+    expect(codec.read(fresh.outbound[0].value!)).toMatchObject({ error: { code: 'BAD_REQUEST', problems: [{ path: 'desiredDueDate', reason: 'too early on 2026-11-21T10:00:00.000Z' }] } });
+    const both = await processor.process(await record('1', 'c'), position, 'portin');
+    expect(codec.read(both.outbound[0].value!).error.problems.map((p: { path: string }) => p.path)).toEqual(['gpsi', 'desiredDueDate']);
+  });
+
+  it('a query with problems of its situation is refused with them: it records nothing to replay', async () => {
+    const { codec, processor, calls } = setup(success, {}, { readOnly: true, situation: () => [{ path: 'gpsi', reason: 'not in the catalog' }] });
+    const refused = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: {}, timestamp: '0' }, position, 'portin');
+    expect([refused.outcome, calls()]).toEqual(['BAD_REQUEST', 0]);
   });
 
   it('dead-letters an event that does not match its schema and still answers and sends the rest', async () => {

@@ -63,6 +63,22 @@ describe('CreatePortIn handler', () => {
     expect(subscriptions.subscriptions.get(GPSI)).toMatchObject({ status: 'PENDING', wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000001'], billCycleStartDay: 5 });
   });
 
+  it('a redelivery once its earliest due date has passed answers its recorded outcome; a new command with that date is a BAD_REQUEST', async () => {
+    const { create, store } = setup();
+    const earliest = '2026-03-05T10:00:00.000Z'; // one business day from T0
+    const ctx = context();
+    const first = await create(rawCreate({ desiredDueDate: earliest }), ctx);
+    const redelivered = await create(rawCreate({ desiredDueDate: earliest }), { ...ctx, now: later(3600_000) });
+    expect(redelivered).toEqual({ ...first, replayed: true });
+    const fresh = await refusal(create(rawCreate({ desiredDueDate: earliest, gpsi: '19459986892', partnerTransactionId: 'PTX-2' }), context({ now: later(3600_000) })));
+    expect(fresh).toMatchObject({ code: 'BAD_REQUEST', problems: [{ path: 'desiredDueDate', reason: 'must be no earlier than 2026-03-05T11:00:00.000Z (1 business day(s) from now)' }] });
+    expect(store.requests.has('19459986892')).toBe(false);
+    // given by the pipeline (the due date refused before the handler ran), the refusal waits for the record too
+    const refuseNew = { code: 'BAD_REQUEST' as const, message: 'The command is invalid: 1 problem(s)', problems: fresh.problems };
+    expect(await create(rawCreate({ desiredDueDate: earliest }), { ...ctx, now: later(3600_000), refuseNew })).toEqual({ ...first, replayed: true });
+    expect(await refusal(create(rawCreate({ desiredDueDate: earliest }), context({ now: later(3600_000), refuseNew })))).toMatchObject(refuseNew);
+  });
+
   it('defaults the bill cycle start day to the submission day', async () => {
     const { create, subscriptions } = setup();
     await create(rawCreate({ billCycleStartDay: null }), context());
@@ -220,6 +236,17 @@ describe('UpdatePortIn handler', () => {
     expect(supplement).toMatchObject({ recordName: NP_REQUEST_RECORDS.supplement, value: { portOrderId: 'PO-1', portOrderVersion: 2 } });
     expect(supplement.value.portInfo).toMatchObject({ pwdPin: '9999', accountNo: '123456789012', contact: { businessName: 'ACME', firstName: 'Ada', lastName: 'Lovelace' } });
     expect(store.requests.get(GPSI)!.portInfo.pwdPin).toBe('****');
+  });
+
+  it('a redelivered due-date update replays once the date is no longer allowed; planned afresh, it is a BAD_REQUEST', async () => {
+    const { create, update } = setup();
+    await create(rawCreate(), context());
+    const dueDateOnly = updateOf({}, { desiredDueDate: '2026-03-05T10:30:00.000Z' });
+    const ctx = context();
+    const first = await update(dueDateOnly, ctx);
+    expect(first.reply).toMatchObject({ portOrderVersion: '2', desiredDueDate: '2026-03-05T10:30:00.000Z' });
+    expect(await update(dueDateOnly, { ...ctx, now: later(3600_000) })).toEqual({ ...first, replayed: true });
+    expect(await refusal(update(dueDateOnly, context({ now: later(3600_000) })))).toMatchObject({ code: 'BAD_REQUEST', problems: [{ path: 'desiredDueDate' }] });
   });
 
   it('replays a redelivered update instead of bumping the version twice', async () => {
@@ -380,29 +407,37 @@ describe('the customer hierarchy (context.canSee)', () => {
 });
 
 describe('createPortInHandlers', () => {
-  it('registers the five port-in commands with their reply records and a validate that lists every problem', async () => {
+  it('registers the five port-in commands with their reply records, a validate of the form and a situation of the due date and catalog: together every problem', async () => {
     const { deps } = portInKit();
     const registrations = createPortInHandlers(deps);
     expect(registrations.map((r) => [r.commandRecord, r.replyRecord])).toEqual(
       ['CheckPortInEligibility', 'CreatePortIn', 'UpdatePortIn', 'CancelPortIn', 'QueryPortIn'].map((n) => [`wholesale.portin.v1.${n}`, `wholesale.portin.v1.${n}Reply`]),
     );
     const createReg = registrations.find((r) => r.commandRecord.endsWith('.CreatePortIn'))!;
-    // the due date is judged from the worker's clock: a Saturday, and one too early, with the other problems
-    expect(createReg.validate!(rawCreate({ gpsi: null, wholesalePlanId: 'WP-NONE', bucketRefId: ['1000001', ''], desiredDueDate: '2026-03-07T10:00:00Z' }), T0)).toEqual([
+    // the form; then the due date judged from the worker's clock (a Saturday) and the catalog, the situation
+    const wrong = rawCreate({ gpsi: null, wholesalePlanId: 'WP-NONE', bucketRefId: ['1000001', ''], desiredDueDate: '2026-03-07T10:00:00Z' });
+    expect(createReg.validate!(wrong, T0)).toEqual([
       { path: 'bucketRefId[1]', reason: 'must be at least 1 characters' },
       { path: 'gpsi', reason: 'is required' },
+    ]);
+    expect(createReg.situation!(wrong, T0)).toEqual([
       { path: 'desiredDueDate', reason: 'must fall on a business day (Monday to Friday, UTC)' },
       { path: 'wholesalePlanId', reason: 'names no wholesale plan of the catalog (WP-NONE)' },
       { path: 'bucketRefId[0]', reason: '1000001 is a PRIMARY bucket: only add-on buckets may be listed, the plan brings its primary bucket' },
     ]);
-    expect(createReg.validate!(rawCreate(), T0)).toEqual([]);
-    expect(createReg.validate!(rawCreate({ desiredDueDate: '2026-03-05T09:00:00Z' }), T0)).toEqual([
-      { path: 'desiredDueDate', reason: 'must be no earlier than 2026-03-05T10:00:00.000Z (1 business day(s) from now)' },
+    expect([createReg.validate!(rawCreate(), T0), createReg.situation!(rawCreate(), T0)]).toEqual([[], []]);
+    const tooEarly = rawCreate({ desiredDueDate: '2026-03-05T09:00:00Z' });
+    expect([createReg.validate!(tooEarly, T0), createReg.situation!(tooEarly, T0)]).toEqual([
+      [],
+      [{ path: 'desiredDueDate', reason: 'must be no earlier than 2026-03-05T10:00:00.000Z (1 business day(s) from now)' }],
     ]);
     const updateReg = registrations.find((r) => r.commandRecord.endsWith('.UpdatePortIn'))!;
-    expect(updateReg.validate!({ partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: {}, desiredDueDate: 'next friday' }, T0)).toEqual([
-      { path: 'desiredDueDate', reason: 'must be an ISO 8601 date-time with a zone, e.g. 2026-03-06T15:00:00Z' },
+    const malformed = { partnerTransactionId: 'PTX-1', gpsi: GPSI, updatePortInfo: {}, desiredDueDate: 'next friday' };
+    expect([updateReg.validate!(malformed, T0), updateReg.situation!(malformed, T0)]).toEqual([
+      [{ path: 'desiredDueDate', reason: 'must be an ISO 8601 date-time with a zone, e.g. 2026-03-06T15:00:00Z' }],
+      [],
     ]);
+    expect(updateReg.situation!({ ...malformed, desiredDueDate: '2026-03-05T09:00:00Z' }, T0)).toHaveLength(1);
   });
 
   it('eligibility rejects a number with a port-in in progress with 8P', async () => {
