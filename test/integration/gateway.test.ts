@@ -182,6 +182,8 @@ describe('the HTTP gateway on the real stack', () => {
     const history = await call('GET', '/balances/history', { query: { gpsi, limit: '50' } });
     expect((history.body.entries as any[]).filter((e) => e.correlationId === id)).toHaveLength(1);
     expect(sentWith(id)).toHaveLength(3);
+    // on alpha's own command topic: no other partner's open transaction holds it back (docs/contract.md)
+    expect(new Set(sentWith(id).map((c) => c.topic))).toEqual(new Set([partnerTopic(fx.config.partnerTopicPrefix, 'alpha', 'balanceCommands')]));
   });
 
   it('keeps two partners apart: a token acts only for its own partner, and one partner flooding its limit leaves the other served', async () => {
