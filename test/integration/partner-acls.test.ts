@@ -75,6 +75,21 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
   const admin = (args: string[], env: Record<string, string> = {}) =>
     runWholesale(['--json', 'admin', ...args], { ...env, ...broker.env(broker.admin), TOPIC_PARTITIONS: '1', LOG_LEVEL: 'error' });
   const groupOfA = (name: string) => `${partnerNamespace(PREFIX, A)}${name}-${randomUUID().slice(0, 8)}`;
+  /**
+   * A's kafkajs client and the broker's error codes it logged: kafkajs reports a refused FindCoordinator
+   * (a group's or a transactional id's) only as "Failed to find group coordinator".
+   */
+  const clientOfAKeepingAnswers = () => {
+    const answers: string[] = [];
+    const client = broker.client(broker.partners[A]!, {
+      logLevel: logLevel.DEBUG,
+      logCreator: () => (entry) => {
+        const type = (entry.log.error as { type?: string } | undefined)?.type;
+        if (type) answers.push(type);
+      },
+    });
+    return { client, answers };
+  };
 
   beforeAll(async () => {
     const began = Date.now();
@@ -116,16 +131,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     ['the service\'s group', () => `wholesale-workers-${randomUUID().slice(0, 8)}`],
     ['a group in B\'s namespace', () => groupOfA('probe').replace(A, B)],
   ])('A using %s is refused by the broker', async (_name, group) => {
-    // kafkajs reports a refused FindCoordinator only as "Failed to find group coordinator": the broker's
-    // answer is in its debug log, which this client keeps.
-    const answers: string[] = [];
-    const client = broker.client(broker.partners[A]!, {
-      logLevel: logLevel.DEBUG,
-      logCreator: () => (entry) => {
-        const type = (entry.log.error as { type?: string } | undefined)?.type;
-        if (type) answers.push(type);
-      },
-    });
+    const { client, answers } = clientOfAKeepingAnswers();
     expect(await readAs(client, [topicsOf(A)[0]!], group())).toBe('Failed to find group coordinator');
     expect(answers).toContain('GROUP_AUTHORIZATION_FAILED');
   });
@@ -138,16 +144,8 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
   });
 
   it('A writes its own command topic in a transaction under a transactional id of its namespace; under B\'s the broker refuses', async () => {
-    // kafkajs reports a refused FindCoordinator as "Failed to find group coordinator"; the broker's answer is in its debug log
     const transact = async (transactionalId: string) => {
-      const answers: string[] = [];
-      const client = broker.client(broker.partners[A]!, {
-        logLevel: logLevel.DEBUG,
-        logCreator: () => (entry) => {
-          const type = (entry.log.error as { type?: string } | undefined)?.type;
-          if (type) answers.push(type);
-        },
-      });
+      const { client, answers } = clientOfAKeepingAnswers();
       const producer = client.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, retry: { retries: 2 } });
       try {
         await producer.connect();
