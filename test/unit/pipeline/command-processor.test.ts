@@ -412,6 +412,7 @@ describe('CommandProcessor access control', () => {
     expect(await answer({ kafka_replyTopic: '__consumer_offsets' })).toEqual(refused('X-Reply-Topic', 'must not name an internal'));
     expect(await answer({ 'X-Reply-Topic': 'p.P1.does.not.exist' })).toEqual(refused('X-Reply-Topic', 'names a topic that does not exist'));
     expect(await answer({ 'X-Reply-Topic': 'p.P1.portin.events.v1' })).toEqual(refused('X-Reply-Topic', 'must not name one of your event topics'));
+    expect(await answer({ 'X-Reply-Topic': 'p.P1.balance.commands.v1' })).toEqual(refused('X-Reply-Topic', 'must not name one of your command topics'));
     expect(await answer({ kafka_replyPartition: '7' })).toEqual(refused('kafka_replyPartition', 'must be a partition of the reply topic \\(0 to 1\\)'));
     expect(await answer({ kafka_replyPartition: 'x' })).toEqual(refused('kafka_replyPartition', 'must be a partition'));
     // a partition the requested topic lacks: the refusal goes to the requested topic, where the requester
