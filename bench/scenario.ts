@@ -119,7 +119,8 @@ export class Scenario {
       const commandTopics = Object.keys(COMMAND_TOPICS).map((role) => config.topics[role as TopicRole]);
       await waitForGroup(context.admin, config.groupId, options.workers, commandTopics);
       const client = await WholesaleClient.connect({
-        config: loadClientConfig({ ...env, CLIENT_ID: `bench-client-${options.name}`, LOG_LEVEL: 'error' }),
+        // the shared command topics: the floors consume only those, so every kind of worker is measured alike
+        config: loadClientConfig({ ...env, CLIENT_ID: `bench-client-${options.name}`, LOG_LEVEL: 'error', WHOLESALE_SHARED_COMMAND_TOPICS: 'true' }),
         tokenProvider: context.tokenProvider,
         partnerId: BENCH_PARTNER, // replies come on the benchmark partner's own reply topics
       });

@@ -24,6 +24,23 @@ export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerS
   ...(config.kafka.groupInstanceId ? { groupInstanceId: config.kafka.groupInstanceId } : {}),
 });
 
+/** `processors` as they are now and later (topics join while the loop runs), each one guarded once. */
+function guardedView(
+  processors: Pick<ReadonlyMap<string, RecordProcessor>, 'get' | 'keys'>,
+  guard: (processor: RecordProcessor) => RecordProcessor,
+): Pick<ReadonlyMap<string, RecordProcessor>, 'get' | 'keys'> {
+  const guarded = new WeakMap<RecordProcessor, RecordProcessor>();
+  return {
+    get: (topic) => {
+      const processor = processors.get(topic);
+      if (processor === undefined) return undefined;
+      if (!guarded.has(processor)) guarded.set(processor, guard(processor));
+      return guarded.get(processor);
+    },
+    keys: () => processors.keys(),
+  };
+}
+
 /**
  * The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval.
  * Compressed batches (gzip, zstd) are inflated within MAX_DECOMPRESSED_BATCH_BYTES; Snappy and LZ4 batches
@@ -33,7 +50,7 @@ export const commandConsumerSettings = (config: ServiceConfig): CommandConsumerS
 export function createBatchWorker(
   config: ServiceConfig,
   transport: { consumer: BatchConsumer; sender: OutboundSender; transactions?: TransactionalOutputs },
-  processors: ReadonlyMap<string, RecordProcessor>,
+  processors: Pick<ReadonlyMap<string, RecordProcessor>, 'get' | 'keys'>,
   log: Logger,
   onOutcome: BatchWorkerOptions['onOutcome'],
 ): BatchWorker {
@@ -48,7 +65,7 @@ export function createBatchWorker(
     consumer: transport.consumer,
     sender: transport.sender,
     ...(transport.transactions ? { transactions: transport.transactions } : {}),
-    processors: new Map([...processors].map(([topic, processor]) => [topic, guarded(processor)])),
+    processors: guardedView(processors, guarded),
     concurrency: config.limits.handlerConcurrency,
     sliceRecords: config.limits.batchSliceRecords,
     partitionsConsumedConcurrently: config.kafka.topicPartitions,

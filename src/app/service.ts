@@ -28,7 +28,8 @@ import type { ServiceMetrics } from '../observability/metrics';
 import type { ReadinessReport } from '../observability/readiness';
 import { createObservability } from './observability';
 import type { CustomerHierarchy } from '../security/hierarchy';
-import { partnerTopics } from '../contract/partner-topics';
+import { partnerCommandTopicOf, partnerTopics } from '../contract/partner-topics';
+import { watchTopics } from '../adapters/kafka/topic-watch';
 import type { EventRouting } from '../pipeline/event-routes';
 import { commandOutcomeLog } from '../observability/outcome-log';
 
@@ -41,7 +42,7 @@ export interface RunningService {
   readonly catalog: Catalog;
   /** Resolves once the consumer has joined its group and been assigned partitions. */
   readonly joined: Promise<void>;
-  /** The topics the worker group consumes (commands and NP responses). */
+  /** The topics the worker group consumes now (shared and partners' commands, NP responses). */
   readonly consumedTopics: readonly string[];
   readonly metrics: ServiceMetrics;
   readiness(): Promise<ReadinessReport>;
@@ -66,8 +67,8 @@ export function loadCatalog(file: string): Catalog {
 }
 
 /**
- * Every topic the service writes to or reads: its own, and the four of each partner of the hierarchy (its
- * replies and events). Created at start when missing; the legacy shared reply topics stay (AUTH_MODE=none
+ * Every topic the service writes to or reads: its own, and the six of each partner of the hierarchy (its
+ * commands, replies and events). Created at start when missing; the legacy shared reply topics stay (AUTH_MODE=none
  * answers there for a node the hierarchy does not know).
  */
 export function serviceTopics(config: ServiceConfig, hierarchy: CustomerHierarchy | undefined): string[] {
@@ -174,8 +175,28 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       isRetriable: isRedisUnavailable,
     }),
   );
+  // Every partner's own command topics, as `admin partner add` provisions them: looked for again every
+  // KAFKA_METADATA_MAX_AGE_MS, so a partner provisioned while the worker runs is consumed without a restart.
+  const sharedTopics = [...processors.keys()];
+  const followPartnerCommandTopics = (topics: readonly string[]) => {
+    for (const topic of [...processors.keys()]) if (!sharedTopics.includes(topic) && !topics.includes(topic)) processors.delete(topic);
+    for (const topic of topics) {
+      const { domain } = COMMAND_TOPICS[partnerCommandTopicOf(config.partnerTopicPrefix, topic)!.role];
+      if (!processors.has(topic)) processors.set(topic, (message: InboundRecord, position: RecordPosition) => processor.process(message, position, domain));
+    }
+    observability.watchConsumer(consumer.membership, [...processors.keys()]);
+  };
+  const partnerCommandTopics = await watchTopics(kafka, {
+    matches: (topic) => partnerCommandTopicOf(config.partnerTopicPrefix, topic) !== undefined,
+    intervalMs: config.kafka.metadataMaxAgeMs,
+    onChange: async (topics) => {
+      log.info({ topics }, "partners' command topics changed");
+      followPartnerCommandTopics(topics);
+      await consumer.subscribe([...processors.keys()]);
+    },
+  });
+  followPartnerCommandTopics(partnerCommandTopics.initial);
   await consumer.subscribe([...processors.keys()]);
-  observability.watchConsumer(consumer.membership, [...processors.keys()]);
 
   const logOutcome = commandOutcomeLog(log);
   const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs, message) => {
@@ -200,6 +221,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
+      await partnerCommandTopics.stop();
       await renewals.stop();
       await expiry.stop();
       await worker.stop();
@@ -212,7 +234,9 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     redis,
     catalog,
     joined: consumer.joined,
-    consumedTopics: [...processors.keys()],
+    get consumedTopics() {
+      return [...processors.keys()];
+    },
     metrics: observability.metrics,
     readiness: observability.readiness,
     get httpPort() {

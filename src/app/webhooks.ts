@@ -43,6 +43,7 @@ function clientConfigOf(config: WebhookConfig): ClientConfig {
     schemaRegistryUrl: config.schemaRegistryUrl,
     topics: config.topics,
     partnerTopicPrefix: config.partnerTopicPrefix,
+    sharedCommandTopics: false,
     customersFile: '',
     requestTimeoutMs: 5000,
     logLevel: config.logLevel,

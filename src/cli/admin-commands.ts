@@ -75,7 +75,7 @@ export function addAdminCommands(program: Command, deps: AdminCommandDeps): Comm
   const partnerCommand = (name: string, description: string): Command =>
     partner.command(name).description(description).addArgument(new Argument('<partnerId>', 'the partner (root customer) id').argParser(partnerIdArgument));
 
-  partnerCommand('add', 'create the partner\'s four topics and its ACLs (idempotent: what exists is left as it is)')
+  partnerCommand('add', 'create the partner\'s six topics and its ACLs (idempotent: what exists is left as it is)')
     .requiredOption('--principal <User:name>', 'the partner\'s Kafka principal', principalArgument)
     .option('--dry-run', 'print the topics and ACLs without connecting')
     .addHelpText('after', '\nExample:\n  wholesale admin partner add 100000108464 --principal User:partner-100000108464')

@@ -19,6 +19,11 @@ export interface ClientConfig {
    * of `wholesaleCustomerId` in `customersFile` when that file knows it, else the legacy shared reply topics.
    */
   partnerId?: string;
+  /**
+   * Send commands on the shared command topics instead of the partner's own (WHOLESALE_SHARED_COMMAND_TOPICS):
+   * there another partner's open transaction can hold them back (docs/contract.md).
+   */
+  sharedCommandTopics: boolean;
   /** The customer hierarchy the partner of `wholesaleCustomerId` is looked up in (read only when needed). */
   customersFile: string;
   /** Default per-call reply timeout (Spring's ReplyingKafkaTemplate default is 5 s). */
@@ -45,6 +50,7 @@ export function loadClientConfig(overrides: Env = {}, env: Env = process.env): C
     topics: readTopics(reader),
     partnerTopicPrefix: readPartnerTopicPrefix(reader),
     partnerId: reader.optionalString('WHOLESALE_PARTNER_ID'),
+    sharedCommandTopics: reader.boolean('WHOLESALE_SHARED_COMMAND_TOPICS', false),
     customersFile: reader.string('CUSTOMERS_FILE', 'config/customers.json'),
     requestTimeoutMs: reader.integer('CLIENT_TIMEOUT_MS', 5000, 1, 3_600_000),
     wholesaleCustomerId: reader.optionalString('WHOLESALE_CUSTOMER_ID'),

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import type { ClientConfig } from './config';
+import type { CommandTopicRole } from '../contract/topics';
 import { partnerNamespace, partnerTopics } from '../contract/partner-topics';
 import { loadHierarchyFile } from '../security/hierarchy-file';
 
 /**
- * Which topics a requester reads: those of the partner it acts for. The service answers a partner on its
+ * Which topics a requester writes and reads: those of the partner it acts for. Its commands go to its own
+ * command topics, where no other partner's open transaction can hold them back (or to the shared ones
+ * with WHOLESALE_SHARED_COMMAND_TOPICS). The service answers a partner on its
  * own reply topics and copies the events of its subscriptions to its own event topics (docs/security.md),
  * and the partner's Kafka rights cover only its namespace — its consumer groups included, so they are
  * named inside it too. Without a known partner (AUTH_MODE=none for a node nobody knows): the legacy shared
@@ -12,6 +15,8 @@ import { loadHierarchyFile } from '../security/hierarchy-file';
  */
 export interface RequesterTopics {
   partnerId: string | undefined;
+  /** Where commands go: the partner's own command topics, or the shared ones (no partner, or asked for). */
+  commands: Record<CommandTopicRole, string>;
   replies: { portin: string; balance: string };
   events: { portin: string; balance: string };
   /** Prefix of the requester's consumer groups: the partner namespace, or nothing. */
@@ -29,9 +34,11 @@ export const partnerOfRequester = (config: ClientConfig, explicit?: string, cust
   explicit ?? config.partnerId ?? partnerOfNode(config.customersFile, customerId ?? config.wholesaleCustomerId);
 
 export function requesterTopics(config: ClientConfig, partnerId: string | undefined): RequesterTopics {
+  const shared = { portinCommands: config.topics.portinCommands, balanceCommands: config.topics.balanceCommands };
   if (partnerId === undefined) {
     return {
       partnerId,
+      commands: shared,
       replies: { portin: config.topics.portinReplies, balance: config.topics.balanceReplies },
       events: { portin: config.topics.portinEvents, balance: config.topics.balanceEvents },
       groupPrefix: '',
@@ -40,6 +47,7 @@ export function requesterTopics(config: ClientConfig, partnerId: string | undefi
   const own = partnerTopics(config.partnerTopicPrefix, partnerId);
   return {
     partnerId,
+    commands: config.sharedCommandTopics ? shared : { portinCommands: own.portinCommands, balanceCommands: own.balanceCommands },
     replies: { portin: own.portinReplies, balance: own.balanceReplies },
     events: { portin: own.portinEvents, balance: own.balanceEvents },
     groupPrefix: partnerNamespace(config.partnerTopicPrefix, partnerId),

@@ -142,10 +142,12 @@ export class WholesaleClient {
     const replied = this.pending.wait(operation, correlationId, options.timeoutMs ?? this.config.requestTimeoutMs);
     replied.catch(() => undefined); // awaited below; this only keeps an early timeout from counting as unhandled
     // The request's span: from the send to its reply; the command carries its traceparent (tracing on).
-    const topic = this.config.topics[spec.commandTopic];
+    const topic = this.topics.commands[spec.commandTopic];
     const span = startSpan(`send ${operation}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic, 'messaging.message.conversation_id': correlationId } });
     try {
-      const [value, headers] = await Promise.all([this.codec.encode(topic, spec.command, input), this.headersFor(correlationId, options)]);
+      // the schema ids are registered under the shared command topic's subjects, whichever topic carries the command
+      const schemaTopic = this.config.topics[spec.commandTopic];
+      const [value, headers] = await Promise.all([this.codec.encode(schemaTopic, spec.command, input), this.headersFor(correlationId, options)]);
       await this.producer.send({ topic, key: commandKey(input), value, headers: span ? { ...headers, ...headersOfSpan(span) } : headers });
     } catch (error) {
       this.pending.fail(correlationId, asInvalidCommand(operation, error) ?? error);

@@ -42,6 +42,8 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
       topics: readTopics(reader),
       partnerTopicPrefix: readPartnerTopicPrefix(reader),
+      // each partner's commands on its own command topics, unless the operator keeps the shared ones
+      sharedCommandTopics: reader.boolean('WHOLESALE_SHARED_COMMAND_TOPICS', false),
       customersFile,
       requestTimeoutMs: reader.integer('GATEWAY_REPLY_TIMEOUT_MS', 10_000, 1, 300_000),
       logLevel,

@@ -49,8 +49,8 @@ export interface BatchWorkerOptions {
    * this door instead of the sender and the consumer's commit (KAFKA_DELIVERY, docs/reliability.md).
    */
   transactions?: TransactionalOutputs;
-  /** Topic name → the processor of its records. */
-  processors: ReadonlyMap<string, RecordProcessor>;
+  /** Topic name → the processor of its records (topics may join while it runs: partners' command topics). */
+  processors: Pick<ReadonlyMap<string, RecordProcessor>, 'get' | 'keys'>;
   concurrency: number;
   /**
    * A fetched batch is handled in slices of at most this many records, each sent, resolved and (at the

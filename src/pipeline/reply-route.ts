@@ -1,5 +1,5 @@
 import type { FieldProblem } from '../contract/errors';
-import { isInPartnerNamespace, partnerNamespace, partnerTopic } from '../contract/partner-topics';
+import { isInPartnerNamespace, partnerCommandTopicOf, partnerNamespace, partnerTopic } from '../contract/partner-topics';
 import { type EnvelopeRules } from './envelope';
 import { HEADER } from '../contract/headers';
 
@@ -34,6 +34,7 @@ export function replyTopicRefusal(rules: EnvelopeRules, partnerId: string | unde
   if (requested === partnerTopic(prefix, partnerId, 'portinEvents') || requested === partnerTopic(prefix, partnerId, 'balanceEvents')) {
     return 'must not name one of your event topics';
   }
+  if (partnerCommandTopicOf(prefix, requested) !== undefined) return 'must not name one of your command topics';
   return undefined;
 }
 

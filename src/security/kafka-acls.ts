@@ -1,5 +1,5 @@
 import type { TopicRole } from '../contract/topics';
-import { partnerNamespace, partnerTopics } from '../contract/partner-topics';
+import { PARTNER_COMMAND_ROLES, partnerNamespace, partnerTopics } from '../contract/partner-topics';
 
 /**
  * What each Kafka principal may do, as a list of ALLOW rules (host `*`). Pure: the admin adapter
@@ -47,21 +47,26 @@ export interface PartnerAclInput {
 }
 
 /**
- * A partner's rights: send commands, read its own namespace (its reply and event topics) with consumer
- * groups named in it. Nothing else: no Create, no other partner's namespace, no operator event topic,
- * no DLQ, no NP topic, and no Read on the command topics (they carry every partner's commands).
+ * A partner's rights: send commands on its own command topics (in transactions, under transactional ids
+ * of its namespace) and on the shared ones, read its own namespace (its command, reply and event topics)
+ * with consumer groups named in it. Nothing else: no Create, no other partner's namespace, no operator
+ * event topic, no DLQ, no NP topic, and no Read on the shared command topics (they carry every partner's
+ * commands).
  */
 export function partnerAcls({ principal, partnerId, partnerPrefix, commandTopics }: PartnerAclInput): AclRule[] {
   checkPrincipal(principal);
   const namespace = partnerNamespace(partnerPrefix, partnerId);
+  const own = partnerTopics(partnerPrefix, partnerId);
   return [
     ...allow(principal, commandTopics.map(topic), ['write', 'describe']),
+    ...allow(principal, PARTNER_COMMAND_ROLES.map((role) => topic(own[role])), ['write', 'describe']),
     ...allow(principal, [topicPrefix(namespace)], ['read', 'describe']),
     ...allow(principal, [{ resourceType: 'group', patternType: 'prefixed', resourceName: namespace }], ['read']),
+    ...allow(principal, [{ resourceType: 'transactionalId', patternType: 'prefixed', resourceName: namespace }], ['write', 'describe']),
   ];
 }
 
-/** The four topics `admin partner add` creates. */
+/** The six topics `admin partner add` creates. */
 export function partnerTopicNames(partnerPrefix: string, partnerId: string): string[] {
   return Object.values(partnerTopics(partnerPrefix, partnerId));
 }
@@ -82,8 +87,9 @@ const SERVICE_READS: readonly TopicRole[] = ['portinCommands', 'balanceCommands'
 const SERVICE_WRITES: readonly TopicRole[] = ['portinReplies', 'balanceReplies', 'portinEvents', 'balanceEvents', 'deadLetters', 'npRequests'];
 
 /**
- * The service's least privilege: read its command and NP-response topics in its group, write its reply,
- * event, DLQ and NP-request topics and every partner's namespace (replies and events), in transactions under
+ * The service's least privilege: read its command and NP-response topics in its group, read every
+ * partner's namespace (the partners' own command topics), write its reply, event, DLQ and NP-request topics
+ * and every partner's namespace (replies and events), in transactions under
  * its transactional ids; Create on its own topics only when it creates them at start (partners' topics come
  * from `admin partner add`).
  */
@@ -95,7 +101,8 @@ export function serviceAcls({ principal, topics, groupId, partnerPrefix, creates
     ...allow(principal, [{ resourceType: 'group', patternType: 'literal', resourceName: groupId }], ['read']),
     // DescribeConfigs: a transaction is not given a message above its topic's max.message.bytes (topic-size-limits.ts)
     ...allow(principal, SERVICE_WRITES.map((role) => topic(topics[role])), ['write', 'describe', 'describeConfigs']),
-    ...allow(principal, [topicPrefix(partnerPrefix)], ['write', 'describe', 'describeConfigs']),
+    // Read: every partner's own command topics lie there (no ACL pattern can name only those)
+    ...allow(principal, [topicPrefix(partnerPrefix)], ['read', 'write', 'describe', 'describeConfigs']),
     ...allow(principal, [{ resourceType: 'transactionalId', patternType: 'prefixed', resourceName: transactionalIdPrefix }], ['write', 'describe']),
     ...(createsTopics ? allow(principal, own, ['create']) : []),
   ];
@@ -147,8 +154,8 @@ export function provisionedPartners(rules: readonly AclRule[], topicNames: reado
 
 /**
  * The rules `admin partner remove` deletes for one principal: all of the partner's rules, except Write on
- * the command topics while the principal still holds another partner's namespace (one principal may serve
- * two partners; the command topics are shared).
+ * the shared command topics while the principal still holds another partner's namespace (one principal may
+ * serve two partners; the shared command topics are shared).
  */
 export function partnerAclsToRemove(input: PartnerAclInput, existing: readonly AclRule[]): AclRule[] {
   const namespace = partnerNamespace(input.partnerPrefix, input.partnerId);
@@ -161,7 +168,7 @@ export function partnerAclsToRemove(input: PartnerAclInput, existing: readonly A
       rule.resourceName !== namespace,
   );
   const rules = partnerAcls(input);
-  return servesAnother ? rules.filter((rule) => rule.resourceName === namespace) : rules;
+  return servesAnother ? rules.filter((rule) => rule.resourceName.startsWith(namespace)) : rules;
 }
 
 /** One rule as a line, e.g. `User:a ALLOW write topic wholesale.portin.commands.v1 (literal)`. */

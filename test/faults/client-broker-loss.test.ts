@@ -45,7 +45,8 @@ describe('WholesaleClient on a three-broker cluster (RF 3, min.insync.replicas 2
     worker = await WorkerProcess.start(workerEnv(config));
     const connect = () =>
       WholesaleClient.connect({
-        config: clientConfigFor(config, { KAFKA_BROKERS: cluster.brokers.join(','), CLIENT_TIMEOUT_MS: '60000' }),
+        // on the shared command topic, whose partition 0's leader this test kills
+        config: clientConfigFor(config, { KAFKA_BROKERS: cluster.brokers.join(','), CLIENT_TIMEOUT_MS: '60000', WHOLESALE_SHARED_COMMAND_TOPICS: 'true' }),
         tokenProvider: partnerToken,
         wholesaleCustomerId: FAULT_CUSTOMER,
         partnerId: FAULT_PARTNER,

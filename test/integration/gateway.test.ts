@@ -1,3 +1,4 @@
+import { PARTNER_COMMAND_ROLES, partnerTopic } from '../../src/contract/partner-topics';
 import { randomUUID } from 'node:crypto';
 import { examplePortInOrder } from '../../dev/demo/journey';
 import { TopicReader, type Reply } from '../support/harness';
@@ -54,7 +55,9 @@ describe('the HTTP gateway on the real stack', () => {
   beforeAll(async () => {
     fx.track(await startTestSimulator(fx.config));
     gateway = fx.track(await startTestGateway(fx.config, { GATEWAY_REPLY_TIMEOUT_MS: '3000', GATEWAY_BODY_LIMIT_BYTES: '8192' }));
-    fx.track(await TopicReader.start(fx.config, [fx.config.topics.portinCommands, fx.config.topics.balanceCommands], (record) => void commands.push(record)));
+    // every command topic a partner's request may be sent on: the shared ones and alpha's and beta's own (the default)
+    const partnerCommandTopics = ['alpha', 'beta'].flatMap((id) => PARTNER_COMMAND_ROLES.map((role) => partnerTopic(fx.config.partnerTopicPrefix, id, role)));
+    fx.track(await TopicReader.start(fx.config, [fx.config.topics.portinCommands, fx.config.topics.balanceCommands, ...partnerCommandTopics], (record) => void commands.push(record)));
     alpha = await auth.signer.sign('alpha');
     beta = await auth.signer.sign('beta');
     gpsi = gpsiEndingIn('42');
@@ -179,6 +182,8 @@ describe('the HTTP gateway on the real stack', () => {
     const history = await call('GET', '/balances/history', { query: { gpsi, limit: '50' } });
     expect((history.body.entries as any[]).filter((e) => e.correlationId === id)).toHaveLength(1);
     expect(sentWith(id)).toHaveLength(3);
+    // on alpha's own command topic: no other partner's open transaction holds it back (docs/contract.md)
+    expect(new Set(sentWith(id).map((c) => c.topic))).toEqual(new Set([partnerTopic(fx.config.partnerTopicPrefix, 'alpha', 'balanceCommands')]));
   });
 
   it('keeps two partners apart: a token acts only for its own partner, and one partner flooding its limit leaves the other served', async () => {

@@ -5,7 +5,7 @@ import { ensureTopicsExist, withAdmin } from '../../src/adapters/kafka/admin-ses
 import { type ServiceConfig } from '../../src/app/config';
 import { readTopics } from '../../src/config/kafka';
 import { EnvReader } from '../../src/config/env';
-import { partnerNamespace, partnerTopics } from '../../src/contract/partner-topics';
+import { PARTNER_COMMAND_ROLES, partnerNamespace, partnerTopics } from '../../src/contract/partner-topics';
 import { HEADER } from '../../src/contract/headers';
 import { startAclBroker, principalOf, type AclBroker } from '../support/acl-broker';
 import { envFor, startTestService, testConfig, TestRequester } from '../support/harness';
@@ -24,6 +24,7 @@ const OPERATOR = readTopics(new EnvReader({}));
 const A = '100000108464';
 const B = '200000000001';
 const topicsOf = (partnerId: string): string[] => Object.values(partnerTopics(PREFIX, partnerId));
+const ownCommandTopics = (partnerId: string): string[] => PARTNER_COMMAND_ROLES.map((role) => partnerTopics(PREFIX, partnerId)[role]);
 
 /** The broker's error code behind a kafkajs error (wrapped in retry and non-retriable errors), or its message. */
 function errorCode(error: unknown): string {
@@ -74,6 +75,21 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
   const admin = (args: string[], env: Record<string, string> = {}) =>
     runWholesale(['--json', 'admin', ...args], { ...env, ...broker.env(broker.admin), TOPIC_PARTITIONS: '1', LOG_LEVEL: 'error' });
   const groupOfA = (name: string) => `${partnerNamespace(PREFIX, A)}${name}-${randomUUID().slice(0, 8)}`;
+  /**
+   * A's kafkajs client and the broker's error codes it logged: kafkajs reports a refused FindCoordinator
+   * (a group's or a transactional id's) only as "Failed to find group coordinator".
+   */
+  const clientOfAKeepingAnswers = () => {
+    const answers: string[] = [];
+    const client = broker.client(broker.partners[A]!, {
+      logLevel: logLevel.DEBUG,
+      logCreator: () => (entry) => {
+        const type = (entry.log.error as { type?: string } | undefined)?.type;
+        if (type) answers.push(type);
+      },
+    });
+    return { client, answers };
+  };
 
   beforeAll(async () => {
     const began = Date.now();
@@ -101,11 +117,11 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     await broker?.dispose();
   });
 
-  it('A reads its own four topics in a consumer group of its namespace', async () => {
-    expect(await readAs(asA, topicsOf(A), groupOfA('own'), 4)).toBe('read');
+  it('A reads its own six topics in a consumer group of its namespace', async () => {
+    expect(await readAs(asA, topicsOf(A), groupOfA('own'), 6)).toBe('read');
   });
 
-  // Every topic A must not read: B's four, and each of the operator's nine (commands included: they carry every partner's).
+  // Every topic A must not read: B's six, and each of the operator's nine (commands included: they carry every partner's).
   const notReadable = [...topicsOf(B), ...Object.values(OPERATOR)];
   it.each(notReadable)('A reading %s is refused by the broker', async (topic) => {
     expect(await readAs(asA, [topic], groupOfA('probe'))).toBe('TOPIC_AUTHORIZATION_FAILED');
@@ -115,27 +131,50 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     ['the service\'s group', () => `wholesale-workers-${randomUUID().slice(0, 8)}`],
     ['a group in B\'s namespace', () => groupOfA('probe').replace(A, B)],
   ])('A using %s is refused by the broker', async (_name, group) => {
-    // kafkajs reports a refused FindCoordinator only as "Failed to find group coordinator": the broker's
-    // answer is in its debug log, which this client keeps.
-    const answers: string[] = [];
-    const client = broker.client(broker.partners[A]!, {
-      logLevel: logLevel.DEBUG,
-      logCreator: () => (entry) => {
-        const type = (entry.log.error as { type?: string } | undefined)?.type;
-        if (type) answers.push(type);
-      },
-    });
+    const { client, answers } = clientOfAKeepingAnswers();
     expect(await readAs(client, [topicsOf(A)[0]!], group())).toBe('Failed to find group coordinator');
     expect(answers).toContain('GROUP_AUTHORIZATION_FAILED');
   });
 
-  it('A writes the two command topics', async () => {
+  it('A writes the two shared command topics and its own two', async () => {
     expect(await writeAs(producerA, OPERATOR.portinCommands)).toBe('written');
     expect(await writeAs(producerA, OPERATOR.balanceCommands)).toBe('written');
+    expect(await writeAs(producerA, ownCommandTopics(A)[0]!)).toBe('written');
+    expect(await writeAs(producerA, ownCommandTopics(A)[1]!)).toBe('written');
   });
 
-  // Every topic but the command topics: its own replies and events included (only the service writes them).
-  const notWritable = [...topicsOf(A), ...topicsOf(B), ...Object.values(OPERATOR).filter((t) => t !== OPERATOR.portinCommands && t !== OPERATOR.balanceCommands)];
+  it('A writes its own command topic in a transaction under a transactional id of its namespace; under B\'s the broker refuses', async () => {
+    const transact = async (transactionalId: string) => {
+      const { client, answers } = clientOfAKeepingAnswers();
+      const producer = client.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, retry: { retries: 2 } });
+      try {
+        await producer.connect();
+        const transaction = await producer.transaction();
+        await transaction.send({ topic: ownCommandTopics(A)[0]!, messages: [{ key: 'probe', value: 'in a transaction' }] });
+        await transaction.commit();
+        return 'committed';
+      } catch (error) {
+        return answers.find((type) => type.endsWith('_AUTHORIZATION_FAILED')) ?? errorCode(error);
+      } finally {
+        await producer.disconnect();
+      }
+    };
+    // the broker creates its transaction log on the first transactional id it is asked about: "no coordinator" until then
+    let own = '';
+    for (let attempt = 0; attempt < 15 && own !== 'committed'; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+      own = await transact(`${partnerNamespace(PREFIX, A)}outbox-${randomUUID().slice(0, 8)}`);
+    }
+    expect(own).toBe('committed');
+    expect(await transact(`${partnerNamespace(PREFIX, B)}outbox-${randomUUID().slice(0, 8)}`)).toBe('TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
+  });
+
+  // Every topic but the command topics it may write: its own replies and events included (only the service writes them).
+  const notWritable = [
+    ...topicsOf(A).filter((t) => !ownCommandTopics(A).includes(t)),
+    ...topicsOf(B),
+    ...Object.values(OPERATOR).filter((t) => t !== OPERATOR.portinCommands && t !== OPERATOR.balanceCommands),
+  ];
   it.each(notWritable)('A writing %s is refused by the broker', async (topic) => {
     expect(await writeAs(producerA, topic)).toBe('TOPIC_AUTHORIZATION_FAILED');
   });
@@ -146,7 +185,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     const again = await admin(['partner', 'add', A, '--principal', principalOf(broker.partners[A]!)]);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ partner: A, createdRules: [], createdTopics: [] });
-    expect(JSON.parse(again.stdout).rules).toHaveLength(7);
+    expect(JSON.parse(again.stdout).rules).toHaveLength(13);
     expect(await rulesAndTopics()).toEqual(before);
 
     const listed = await admin(['partner', 'list']);
@@ -159,8 +198,8 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
   // The service's least privilege is enough both ways: exactly once, the client adds a transaction's
   // partitions with AddPartitionsToTxn v3, a client's version (v4+ are brokers', authorized as ClusterAction).
   it.each([
-    { delivery: 'at-least-once', flags: [] as string[], grant: '--topics-precreated', rules: 30 },
-    { delivery: 'exactly-once', flags: [] as string[], grant: '--topics-precreated', rules: 30 },
+    { delivery: 'at-least-once', flags: [] as string[], grant: '--topics-precreated', rules: 31 },
+    { delivery: 'exactly-once', flags: [] as string[], grant: '--topics-precreated', rules: 31 },
   ])('the service runs $delivery with only what `admin service-acls $grant` grants: it answers a command', async ({ delivery, flags, rules }) => {
     // The partners were provisioned under the production prefix: the service (which creates nothing here) uses it too.
     const config = testConfig({ ...broker.env(broker.limitedService), PARTNER_TOPIC_PREFIX: PREFIX, LOG_LEVEL: 'silent', KAFKA_DELIVERY: delivery });
@@ -185,7 +224,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
   it('`admin partner remove` takes A\'s rights away (B keeps its own); --delete-topics removes its topics', async () => {
     const removed = await admin(['partner', 'remove', A]);
     expect(removed.code).toBe(0);
-    expect(JSON.parse(removed.stdout).deletedRules).toHaveLength(7);
+    expect(JSON.parse(removed.stdout).deletedRules).toHaveLength(13);
     // The authorizer applies the metadata change a moment after the controller committed it.
     await until('A\'s read refused', async () => ((await readAs(asA, topicsOf(A), groupOfA('after'))) === 'read' ? undefined : true));
     expect(await readAs(asA, topicsOf(A), groupOfA('after'))).toBe('TOPIC_AUTHORIZATION_FAILED');

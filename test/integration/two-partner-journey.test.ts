@@ -22,7 +22,7 @@ import { useService } from '../support/service-fixture';
  * provisioned the way `wholesale admin partner add` does it, the service runs as its own principal, and
  * the demo journey (eligibility → port-in completed by the NP simulator → buckets → balances → history)
  * runs for both partners at once, each client connected as its partner's principal with its own token.
- * Then every record of each partner's four topics is read back: nothing of the other partner is there.
+ * Then every record of each partner's six topics is read back: nothing of the other partner is there.
  */
 jest.setTimeout(300_000);
 
@@ -106,12 +106,15 @@ describe('two partners on one broker with ACLs: the demo journey for both at onc
       expect(out).toMatch(/\nDone: \d+ events seen for \d+\./);
     }
 
-    // The audit, as the service's principal (a super user): each partner's four topics, record by record.
+    // The audit, as the service's principal (a super user): each partner's six topics, record by record.
     const audit = broker.client(broker.service, { retry: { retries: 5 } });
     for (const [self, other] of [PARTNERS, [...PARTNERS].reverse()] as const) {
       const own = partnerTopics(PREFIX, self.id);
       const records = await readAll(audit, Object.values(own));
       const everything = [...records.values()].flat();
+      // its client sent on its own command topics
+      expect(records.get(own.portinCommands)!.some((r) => r.includes(self.gpsi))).toBe(true);
+      expect(records.get(own.balanceCommands)!.some((r) => r.includes(self.gpsi))).toBe(true);
       expect(records.get(own.portinReplies)!.length).toBeGreaterThanOrEqual(3); // eligibility, create, query
       expect(records.get(own.balanceReplies)!.length).toBeGreaterThanOrEqual(5);
       expect(records.get(own.portinEvents)!.some((r) => r.includes(self.gpsi))).toBe(true);

@@ -101,6 +101,10 @@ export function brokerProperties(layout: BrokerLayout): Properties {
     // A transaction left open by a killed worker holds read_committed readers of its partitions until the
     // coordinator aborts it: it looks for timed-out ones every 10 s by default, every second here.
     'transaction.abort.timed.out.transaction.cleanup.interval.ms': 1000,
+    // The longest transaction a producer may ask for (Kafka: 15 min): what one partner's open transaction on a
+    // shared command topic can hold back every other partner for. 60 s is the Java producer's default
+    // transaction.timeout.ms, so producers on their defaults work; a longer one is refused at its start.
+    'transaction.max.timeout.ms': 60_000,
     'group.initial.rebalance.delay.ms': 0,
     'num.network.threads': 2,
     'num.io.threads': 2,

@@ -36,6 +36,8 @@ const RESTART_DELAY_MS = { first: 500, most: 10_000 };
 
 const tp = (topic: string, partition: number) => `${topic}|${partition}`;
 
+const sameTopics = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((topic) => b.includes(topic));
+
 /** A record waiting in its partition's queue. */
 interface Queued {
   record: InboundRecord;
@@ -92,6 +94,8 @@ export class GroupMember {
   /** The client's consumer: an output transaction names its group (transactional-output.ts). */
   readonly consumer: Consumer<Buffer, Buffer, Buffer, Buffer>;
   private topics: string[] = [];
+  /** The topics the current stream consumes. */
+  private streamTopics: string[] = [];
   private readonly pausedTopics = new Set<string>();
   private stream?: Stream;
   private eachBatch?: (context: BatchContext) => Promise<void>;
@@ -136,8 +140,23 @@ export class GroupMember {
     });
   }
 
+  /**
+   * The topics to consume. While running, a changed set is taken up at once: the stream is replaced by one
+   * on the new set (the client rejoins the group for it), from the committed offsets, as after a failure.
+   */
   async subscribe(topics: string[]): Promise<void> {
-    this.topics = topics;
+    this.topics = [...topics];
+    await this.followTopics();
+  }
+
+  private async followTopics(): Promise<void> {
+    const current = this.stream;
+    // not consuming yet, or a restart under way: its new stream takes the set it finds
+    if (!this.running || !current || sameTopics(this.streamTopics, this.topics)) return;
+    this.stream = undefined;
+    await current.close().catch(() => undefined);
+    this.log.info({ topics: this.topics }, 'consuming a changed set of topics');
+    await this.consumeAgain();
   }
 
   onFatal(listener: (error: Error) => void): void {
@@ -180,8 +199,9 @@ export class GroupMember {
   }
 
   private async consume(): Promise<void> {
+    const topics = this.topics;
     const stream = await this.consumer.consume({
-      topics: this.topics,
+      topics,
       mode: 'committed',
       fallbackMode: 'earliest',
       autocommit: false,
@@ -196,10 +216,12 @@ export class GroupMember {
       return;
     }
     this.stream = stream;
+    this.streamTopics = topics;
     this.restartDelayMs = RESTART_DELAY_MS.first;
     stream.on('data', (record: Record_) => this.enqueue(record));
     stream.on('error', (error: Error) => void this.restartAfter(stream, error));
     this.flowControl();
+    if (!sameTopics(topics, this.topics)) void this.followTopics(); // the set changed while this stream started
   }
 
   /** The stream failed: skip a refused batch if that was why, commit what was resolved, and consume again. */
@@ -216,6 +238,11 @@ export class GroupMember {
       this.membership.restarting();
       this.log.warn({ err: error.message, type }, 'the consumer stream failed; consuming again from the committed offsets');
     }
+    await this.consumeAgain();
+  }
+
+  /** Commits what was resolved and starts a new stream, retrying with a growing pause until one runs. */
+  private async consumeAgain(): Promise<void> {
     await this.commitOffsets(this.uncommittedOffsets()).catch((commitError: unknown) =>
       this.log.warn({ err: (commitError as Error).message }, 'offset commit before consuming again failed; those records come again'),
     );

@@ -11,7 +11,7 @@ import {
   type AclRule,
   type ProvisionedPartner,
 } from '../../security/kafka-acls';
-import { partnerNamespace } from '../../contract/partner-topics';
+import { PARTNER_COMMAND_ROLES, partnerNamespace, partnerTopics, type PartnerCommandRole } from '../../contract/partner-topics';
 import { describeRules, grantRules, revokeRules } from './acl-admin';
 import { ensureTopics } from './topics';
 
@@ -43,11 +43,27 @@ export function partnerRules(settings: ProvisioningSettings, partnerId: string, 
   return partnerAcls({ principal, partnerId, partnerPrefix: settings.partnerTopicPrefix, commandTopics: commandTopics(settings) });
 }
 
-/** Creates the partner's four topics (when missing) and its ACLs (when missing). */
+/**
+ * The partitions a partner's command topic gets: those of the shared command topic of its role when that
+ * exists (a partner moving between them keeps the same spread), else TOPIC_PARTITIONS.
+ */
+async function commandTopicPartitions(admin: Admin, settings: ProvisioningSettings, role: PartnerCommandRole): Promise<number> {
+  const shared = settings.topics[role];
+  if (!(await admin.listTopics()).includes(shared)) return settings.kafka.topicPartitions;
+  return (await admin.metadata({ topics: [shared] })).topics.get(shared)?.partitionsCount ?? settings.kafka.topicPartitions;
+}
+
+/** Creates the partner's six topics (when missing) and its ACLs (when missing). */
 export async function addPartner(admin: Admin, settings: ProvisioningSettings, partnerId: string, principal: string): Promise<Change> {
   const rules = partnerRules(settings, partnerId, principal);
-  const topics = partnerTopicNames(settings.partnerTopicPrefix, partnerId);
-  const changedTopics = await ensureTopics(admin, topics, settings.kafka.topicPartitions, settings.kafka.topicReplicationFactor);
+  const own = partnerTopics(settings.partnerTopicPrefix, partnerId);
+  const commandTopics = new Set(PARTNER_COMMAND_ROLES.map((role) => own[role]));
+  const others = partnerTopicNames(settings.partnerTopicPrefix, partnerId).filter((topic) => !commandTopics.has(topic));
+  const changedTopics = await ensureTopics(admin, others, settings.kafka.topicPartitions, settings.kafka.topicReplicationFactor);
+  for (const role of PARTNER_COMMAND_ROLES) {
+    const partitions = await commandTopicPartitions(admin, settings, role);
+    changedTopics.push(...(await ensureTopics(admin, [own[role]], partitions, settings.kafka.topicReplicationFactor)));
+  }
   const changedRules = await grantRules(admin, rules);
   return { rules, changedRules, changedTopics };
 }

@@ -1,5 +1,6 @@
 import { sha256Hex } from '../../domain/digest';
 import { isServiceError } from '../../contract/errors';
+import { partnerCommandTopicOf } from '../../contract/partner-topics';
 import type { Domain } from '../../contract/topics';
 import type { RecordPosition } from '../../contract/transport';
 import type { Caller, CustomerScope, QuotaExhausted } from '../../security/access';
@@ -46,6 +47,14 @@ export async function admit(deps: ProcessorDeps, record: CommandRecord, position
     if (!deps.rejectedBudget.take(envelope.authorization)) return dropped(envelope, 'FORBIDDEN');
     // The caller is verified: answered on its own reply topic, which reveals nothing of another partner.
     const refused = await answerError(deps, domain, routedTo(deps, domain, envelope, partnerId), null, error.code, error.message);
+    return { ...refused, rejection: { reason: 'FORBIDDEN', action: 'answered' } };
+  }
+  // A partner's own command topic carries that partner's commands only: its transactions hold back nobody else's.
+  const owner = partnerCommandTopicOf(deps.envelopeRules[domain].partnerTopicPrefix, position.topic)?.partnerId;
+  if (owner !== undefined && owner !== scope.replyPartnerId) {
+    if (!deps.rejectedBudget.take(envelope.authorization)) return dropped(envelope, 'FORBIDDEN');
+    const message = `The command topic ${position.topic} is partner ${owner}'s: send on your own command topic or a shared one`;
+    const refused = await answerError(deps, domain, routedTo(deps, domain, envelope, scope.replyPartnerId), null, 'FORBIDDEN', message);
     return { ...refused, rejection: { reason: 'FORBIDDEN', action: 'answered' } };
   }
   const change = await changeOperation(deps, record, domain);

@@ -18,18 +18,20 @@ function harness(env: Record<string, string> = {}) {
 }
 
 describe('wholesale admin partner add --dry-run', () => {
-  it('prints the four topics and the seven rules of the partner', async () => {
+  it('prints the six topics and the thirteen rules of the partner', async () => {
     const { run, out, err } = harness();
     expect(await run('--json', 'admin', 'partner', 'add', 'P1', '--principal', 'User:partner-p1', '--dry-run')).toBe(EXIT.SUCCESS);
     expect(err).toEqual(['dry run: nothing was sent to Kafka']);
     const printed = JSON.parse(out.join('\n'));
     expect(printed.createdTopics).toEqual([
+      'wholesale.partner.P1.portin.commands.v1',
+      'wholesale.partner.P1.balance.commands.v1',
       'wholesale.partner.P1.portin.replies.v1',
       'wholesale.partner.P1.balance.replies.v1',
       'wholesale.partner.P1.portin.events.v1',
       'wholesale.partner.P1.balance.events.v1',
     ]);
-    expect(printed.rules).toHaveLength(7);
+    expect(printed.rules).toHaveLength(13);
     expect(printed.rules).toContainEqual({ principal: 'User:partner-p1', resourceType: 'group', patternType: 'prefixed', resourceName: 'wholesale.partner.P1.', operation: 'read' });
   });
 
@@ -63,7 +65,7 @@ describe('wholesale admin service-acls --dry-run', () => {
     const creates = (lines: string[]) => JSON.parse(lines.join('\n')).rules.filter((rule: { operation: string }) => rule.operation === 'create');
     expect(creates(created.out)).toHaveLength(9);
     expect(creates(precreated.out)).toEqual([]);
-    expect(JSON.parse(precreated.out.join('\n')).rules).toHaveLength(30);
+    expect(JSON.parse(precreated.out.join('\n')).rules).toHaveLength(31);
   });
 
   it('grants nothing on the cluster: exactly-once outputs need no broker\'s right (the client sends AddPartitionsToTxn v3)', async () => {

@@ -350,6 +350,22 @@ describe('CommandProcessor access control', () => {
     expect(calls()).toBe(0);
   });
 
+  it('on a partner\'s own command topic admits only that partner\'s callers; another is FORBIDDEN on its own reply topic, unhandled', async () => {
+    const { codec, processor, calls } = secured(success);
+    const onP1 = { topic: 'p.P1.portin.commands.v1', partition: 1, offset: '3' };
+    let n = 0;
+    const send = async (caller: string, at: typeof position) =>
+      processor.process(await record(codec, { Authorization: `Bearer ${caller}`, 'X-Correlation-Id': `own-${n++}` }), at, 'portin');
+    for (const caller of ['P1', 'B1']) expect((await send(caller, onP1)).outcome).toBe('Success');
+    const other = await send('P2', onP1);
+    expect([other.outcome, other.outbound.map((m) => m.topic), other.rejection]).toEqual(['FORBIDDEN', ['p.P2.portin.replies.v1'], { reason: 'FORBIDDEN', action: 'answered' }]);
+    expect(codec.read(other.outbound[0].value!)).toMatchObject({ error: { code: 'FORBIDDEN', message: expect.stringContaining("partner P1's") } });
+    // the shared topic keeps today's rules, and a topic merely inside the namespace is no command topic
+    expect((await send('P2', position)).outcome).toBe('Success');
+    expect((await send('P2', { ...onP1, topic: 'p.P1.portin.commands.v1.extra' })).outcome).toBe('Success');
+    expect(calls()).toBe(4);
+  });
+
   it('a verified caller the hierarchy does not know is refused like one without credentials (no partner topic to answer on)', async () => {
     const { codec, processor } = secured(success);
     const result = await processor.process(await record(codec, { Authorization: 'Bearer stranger' }), position, 'portin');
@@ -396,6 +412,7 @@ describe('CommandProcessor access control', () => {
     expect(await answer({ kafka_replyTopic: '__consumer_offsets' })).toEqual(refused('X-Reply-Topic', 'must not name an internal'));
     expect(await answer({ 'X-Reply-Topic': 'p.P1.does.not.exist' })).toEqual(refused('X-Reply-Topic', 'names a topic that does not exist'));
     expect(await answer({ 'X-Reply-Topic': 'p.P1.portin.events.v1' })).toEqual(refused('X-Reply-Topic', 'must not name one of your event topics'));
+    expect(await answer({ 'X-Reply-Topic': 'p.P1.balance.commands.v1' })).toEqual(refused('X-Reply-Topic', 'must not name one of your command topics'));
     expect(await answer({ kafka_replyPartition: '7' })).toEqual(refused('kafka_replyPartition', 'must be a partition of the reply topic \\(0 to 1\\)'));
     expect(await answer({ kafka_replyPartition: 'x' })).toEqual(refused('kafka_replyPartition', 'must be a partition'));
     // a partition the requested topic lacks: the refusal goes to the requested topic, where the requester

@@ -17,15 +17,21 @@ const commandTopics = [topics.portinCommands, topics.balanceCommands];
 const lines = (rules: readonly AclRule[]) => rules.map(describeRule);
 
 describe('partnerAcls', () => {
-  it('grants Write+Describe on the two command topics, Read+Describe on its namespace and Read on its groups: nothing else', () => {
+  it('grants Write+Describe on the shared and its own command topics, Read+Describe on its namespace, Read on its groups, transactions in its namespace: nothing else', () => {
     expect(lines(partnerAcls({ principal: 'User:partner-a', partnerId: 'A1', partnerPrefix: PREFIX, commandTopics }))).toEqual([
       'User:partner-a ALLOW write topic wholesale.portin.commands.v1 (literal)',
       'User:partner-a ALLOW describe topic wholesale.portin.commands.v1 (literal)',
       'User:partner-a ALLOW write topic wholesale.balance.commands.v1 (literal)',
       'User:partner-a ALLOW describe topic wholesale.balance.commands.v1 (literal)',
+      'User:partner-a ALLOW write topic wholesale.partner.A1.portin.commands.v1 (literal)',
+      'User:partner-a ALLOW describe topic wholesale.partner.A1.portin.commands.v1 (literal)',
+      'User:partner-a ALLOW write topic wholesale.partner.A1.balance.commands.v1 (literal)',
+      'User:partner-a ALLOW describe topic wholesale.partner.A1.balance.commands.v1 (literal)',
       'User:partner-a ALLOW read topic wholesale.partner.A1. (prefixed)',
       'User:partner-a ALLOW describe topic wholesale.partner.A1. (prefixed)',
       'User:partner-a ALLOW read group wholesale.partner.A1. (prefixed)',
+      'User:partner-a ALLOW write transactionalId wholesale.partner.A1. (prefixed)',
+      'User:partner-a ALLOW describe transactionalId wholesale.partner.A1. (prefixed)',
     ]);
   });
 
@@ -47,7 +53,7 @@ describe('partnerAcls', () => {
 describe('serviceAcls', () => {
   const base = { principal: 'User:svc', topics, groupId: 'wholesale-workers', partnerPrefix: PREFIX, transactionalIdPrefix: 'wholesale-worker-tx-' };
 
-  it('reads commands and NP responses in its group, writes replies, events, DLQ, NP requests and the partner namespaces, in transactions under its ids', () => {
+  it('reads commands (shared and the partners\' own) and NP responses in its group, writes replies, events, DLQ, NP requests and the partner namespaces, in transactions under its ids', () => {
     expect(lines(serviceAcls({ ...base, createsTopics: false }))).toEqual([
       'User:svc ALLOW read topic wholesale.portin.commands.v1 (literal)',
       'User:svc ALLOW describe topic wholesale.portin.commands.v1 (literal)',
@@ -74,6 +80,7 @@ describe('serviceAcls', () => {
       'User:svc ALLOW write topic np.portin.requests.v1 (literal)',
       'User:svc ALLOW describe topic np.portin.requests.v1 (literal)',
       'User:svc ALLOW describeConfigs topic np.portin.requests.v1 (literal)',
+      'User:svc ALLOW read topic wholesale.partner. (prefixed)',
       'User:svc ALLOW write topic wholesale.partner. (prefixed)',
       'User:svc ALLOW describe topic wholesale.partner. (prefixed)',
       'User:svc ALLOW describeConfigs topic wholesale.partner. (prefixed)',
@@ -127,12 +134,18 @@ describe('partnerAclsToRemove', () => {
     expect(partnerAclsToRemove(input('A'), existing)).toEqual(partnerAcls(input('A')));
   });
 
-  it('keeps Write on the command topics while the same principal still holds another partner\'s namespace', () => {
+  it('keeps Write on the shared command topics while the same principal still holds another partner\'s namespace; removes the partner\'s own', () => {
     const existing = [...partnerAcls(input('A')), ...partnerAcls(input('B'))];
     expect(lines(partnerAclsToRemove(input('A'), existing))).toEqual([
+      'User:p ALLOW write topic wholesale.partner.A.portin.commands.v1 (literal)',
+      'User:p ALLOW describe topic wholesale.partner.A.portin.commands.v1 (literal)',
+      'User:p ALLOW write topic wholesale.partner.A.balance.commands.v1 (literal)',
+      'User:p ALLOW describe topic wholesale.partner.A.balance.commands.v1 (literal)',
       'User:p ALLOW read topic wholesale.partner.A. (prefixed)',
       'User:p ALLOW describe topic wholesale.partner.A. (prefixed)',
       'User:p ALLOW read group wholesale.partner.A. (prefixed)',
+      'User:p ALLOW write transactionalId wholesale.partner.A. (prefixed)',
+      'User:p ALLOW describe transactionalId wholesale.partner.A. (prefixed)',
     ]);
   });
 });
