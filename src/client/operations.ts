@@ -23,6 +23,8 @@ export const OPERATIONS = {
   updatePortIn: portin('UpdatePortIn'),
   cancelPortIn: portin('CancelPortIn'),
   queryPortIn: portin('QueryPortIn'),
+  answerPortOut: portin('AnswerPortOut'),
+  queryPortOut: portin('QueryPortOut'),
   addBuckets: balance('AddBuckets'),
   swapPrimaryBucket: balance('SwapPrimaryBucket'),
   cancelBuckets: balance('CancelBuckets'),

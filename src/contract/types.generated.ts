@@ -218,6 +218,94 @@ export interface PortDelayedInput {
   sentAt: string;
 }
 
+/** np.portin.responses.v1: the number has left: it is live on the gaining provider's network. The subscription here ends. */
+export interface PortOutCompleted {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  gpsi: string;
+  portOutId: string;
+  /** ISO 8601: when the number left (else the time the service reads it). */
+  completedAt: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: the number has left: it is live on the gaining provider's network. The subscription here ends. */
+export interface PortOutCompletedInput {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  gpsi: string;
+  portOutId: string;
+  /** ISO 8601: when the number left (else the time the service reads it). */
+  completedAt?: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.requests.v1: the service's answer to a PortOutRequested: approved or rejected, by the owning partner or by the validation deadline. */
+export interface PortOutDecision {
+  portOutId: string;
+  gpsi: string;
+  /** APPROVED or REJECTED. */
+  decision: string;
+  /** A rejection's reason code (docs/port-out.md). */
+  reasonCode: string | null;
+  reasonDescription: string | null;
+  /** PARTNER or DEADLINE. */
+  decidedBy: string;
+  /** X-Correlation-Id of the partner's AnswerPortOut; null for a deadline. */
+  correlationId: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.requests.v1: the service's answer to a PortOutRequested: approved or rejected, by the owning partner or by the validation deadline. */
+export interface PortOutDecisionInput {
+  portOutId: string;
+  gpsi: string;
+  /** APPROVED or REJECTED. */
+  decision: string;
+  /** A rejection's reason code (docs/port-out.md). */
+  reasonCode?: string | null;
+  reasonDescription?: string | null;
+  /** PARTNER or DEADLINE. */
+  decidedBy: string;
+  /** X-Correlation-Id of the partner's AnswerPortOut; null for a deadline. */
+  correlationId?: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: another operator (the gaining provider) asks the NP application to port one of this service's numbers out. The owning partner is asked to validate it. */
+export interface PortOutRequested {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  gpsi: string;
+  /** The NP application's id of the port-out order: every later record of it names it. */
+  portOutId: string;
+  /** The operator the number moves to. */
+  gainingProvider: string;
+  /** ISO 8601: when the gaining provider wants the number. */
+  desiredDueDate: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: another operator (the gaining provider) asks the NP application to port one of this service's numbers out. The owning partner is asked to validate it. */
+export interface PortOutRequestedInput {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  gpsi: string;
+  /** The NP application's id of the port-out order: every later record of it names it. */
+  portOutId: string;
+  /** The operator the number moves to. */
+  gainingProvider: string;
+  /** ISO 8601: when the gaining provider wants the number. */
+  desiredDueDate?: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
 /** np.portin.responses.v1: the port cannot be done as requested (conflict, not portable). */
 export interface PortRejected {
   /** Unique per response: a repeated response repeats it. */
@@ -1158,6 +1246,46 @@ export interface SubscriptionCancelledInput {
   changes?: SubBalanceChangeInput[];
 }
 
+/** An ACTIVE subscription ended: its number ported out to another operator. Every sub-balance is closed (change Closed, before = what was left, after null); renewals and thresholds stop. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface SubscriptionPortedOut {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** PORTED_OUT. */
+  reason: string | null;
+  /** Every sub-balance concerned, before and after. */
+  changes: SubBalanceChange[];
+}
+
+/** An ACTIVE subscription ended: its number ported out to another operator. Every sub-balance is closed (change Closed, before = what was left, after null); renewals and thresholds stop. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface SubscriptionPortedOutInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** PORTED_OUT. */
+  reason?: string | null;
+  /** Every sub-balance concerned, before and after. */
+  changes?: SubBalanceChangeInput[];
+}
+
 /** Replace the primary bucket of an active subscription (service-spec 2.9). */
 export interface SwapPrimaryBucket {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
@@ -1253,6 +1381,38 @@ export interface ErrorReplyInput {
 export interface FieldProblem {
   path: string;
   reason: string;
+}
+
+/** The owning partner approves or rejects a port-out of one of its numbers (asked by a PortOutEvent in VALIDATION_PENDING), before its validationDeadline. */
+export interface AnswerPortOut {
+  gpsi: string | null;
+  /** The port-out asked about (PortOutEvent.portOutId). */
+  portOutId: string | null;
+  /** APPROVE or REJECT. */
+  decision: string | null;
+  /** Required with REJECT, absent with APPROVE: one of the documented rejection codes (docs/port-out.md). */
+  reasonCode: string | null;
+}
+
+/** The owning partner approves or rejects a port-out of one of its numbers (asked by a PortOutEvent in VALIDATION_PENDING), before its validationDeadline. */
+export interface AnswerPortOutInput {
+  gpsi?: string | null;
+  /** The port-out asked about (PortOutEvent.portOutId). */
+  portOutId?: string | null;
+  /** APPROVE or REJECT. */
+  decision?: string | null;
+  /** Required with REJECT, absent with APPROVE: one of the documented rejection codes (docs/port-out.md). */
+  reasonCode?: string | null;
+}
+
+/** Success reply of AnswerPortOut. */
+export interface AnswerPortOutReply {
+  /** Success. */
+  status: string;
+  gpsi: string;
+  portOutId: string;
+  /** APPROVED or REJECTED. */
+  portOutStatus: string;
 }
 
 /** Cancel port-in (service-spec 2.7): by partnerTransactionId and/or gpsi (at least one). */
@@ -1433,6 +1593,60 @@ export interface PortInActivationEventInput {
   remarks?: string | null;
 }
 
+/** A port-out's status changed: VALIDATION_PENDING is the validation request to the owning partner (answer with AnswerPortOut before validationDeadline); APPROVED, REJECTED, COMPLETED follow. Key = gpsi; CloudEvents binary headers. */
+export interface PortOutEvent {
+  /** Derived from the cause and the status: a replay repeats it (ce_id). */
+  eventId: string;
+  /** ISO 8601. */
+  eventTime: string;
+  gpsi: string;
+  portOutId: string;
+  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  portOutStatus: string;
+  /** null for a new port-out. */
+  previousPortOutStatus: string | null;
+  gainingProvider: string;
+  /** ISO 8601: with no answer by then the deadline decides (PORTOUT_DEADLINE_DECISION). */
+  validationDeadline: string;
+  desiredDueDate: string | null;
+  /** PARTNER or DEADLINE, once decided. */
+  decidedBy: string | null;
+  reasonCode: string | null;
+  reasonDescription: string | null;
+  subscriberId: string | null;
+  wholesaleCustomerId: string | null;
+  /** X-Correlation-Id of the partner's AnswerPortOut behind the change; null otherwise. */
+  correlationId: string | null;
+  completedAt: string | null;
+}
+
+/** A port-out's status changed: VALIDATION_PENDING is the validation request to the owning partner (answer with AnswerPortOut before validationDeadline); APPROVED, REJECTED, COMPLETED follow. Key = gpsi; CloudEvents binary headers. */
+export interface PortOutEventInput {
+  /** Derived from the cause and the status: a replay repeats it (ce_id). */
+  eventId: string;
+  /** ISO 8601. */
+  eventTime: string;
+  gpsi: string;
+  portOutId: string;
+  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  portOutStatus: string;
+  /** null for a new port-out. */
+  previousPortOutStatus?: string | null;
+  gainingProvider: string;
+  /** ISO 8601: with no answer by then the deadline decides (PORTOUT_DEADLINE_DECISION). */
+  validationDeadline: string;
+  desiredDueDate?: string | null;
+  /** PARTNER or DEADLINE, once decided. */
+  decidedBy?: string | null;
+  reasonCode?: string | null;
+  reasonDescription?: string | null;
+  subscriberId?: string | null;
+  wholesaleCustomerId?: string | null;
+  /** X-Correlation-Id of the partner's AnswerPortOut behind the change; null otherwise. */
+  correlationId?: string | null;
+  completedAt?: string | null;
+}
+
 /** Query port-in details: by gpsi, partnerTransactionId or portOrderId (at least one; all given must name the same request). */
 export interface QueryPortIn {
   gpsi: string | null;
@@ -1511,6 +1725,60 @@ export interface QueryPortInReplyInput {
   newLocalServiceProvider: string;
   /** The NP side's remarks with the ResolutionRequired the request waits in (required by reason 1P); null otherwise. Not in service-spec 2.8. */
   remarks?: string | null;
+}
+
+/** The number's latest port-out (also after it completed: the history of a ported-out number stays readable). */
+export interface QueryPortOut {
+  gpsi: string | null;
+}
+
+/** The number's latest port-out (also after it completed: the history of a ported-out number stays readable). */
+export interface QueryPortOutInput {
+  gpsi?: string | null;
+}
+
+/** Success reply of QueryPortOut. */
+export interface QueryPortOutReply {
+  /** Success. */
+  status: string;
+  gpsi: string;
+  portOutId: string;
+  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  portOutStatus: string;
+  gainingProvider: string;
+  /** ISO 8601. */
+  requestedAt: string;
+  /** ISO 8601: with no answer by then the deadline decides. */
+  validationDeadline: string;
+  desiredDueDate: string | null;
+  /** PARTNER or DEADLINE, once decided. */
+  decidedBy: string | null;
+  reasonCode: string | null;
+  reasonDescription: string | null;
+  /** ISO 8601, once COMPLETED. */
+  completedAt: string | null;
+}
+
+/** Success reply of QueryPortOut. */
+export interface QueryPortOutReplyInput {
+  /** Success. */
+  status: string;
+  gpsi: string;
+  portOutId: string;
+  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  portOutStatus: string;
+  gainingProvider: string;
+  /** ISO 8601. */
+  requestedAt: string;
+  /** ISO 8601: with no answer by then the deadline decides. */
+  validationDeadline: string;
+  desiredDueDate?: string | null;
+  /** PARTNER or DEADLINE, once decided. */
+  decidedBy?: string | null;
+  reasonCode?: string | null;
+  reasonDescription?: string | null;
+  /** ISO 8601, once COMPLETED. */
+  completedAt?: string | null;
 }
 
 /** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED; one changing only the due date (desiredDueDate with an empty updatePortInfo) also in OPEN, DELAYED or CONFIRMED. */
@@ -1789,6 +2057,9 @@ export interface ContractRecords {
   'np.portin.v1.OrderIdAssigned': OrderIdAssigned;
   'np.portin.v1.PortConfirmed': PortConfirmed;
   'np.portin.v1.PortDelayed': PortDelayed;
+  'np.portin.v1.PortOutCompleted': PortOutCompleted;
+  'np.portin.v1.PortOutDecision': PortOutDecision;
+  'np.portin.v1.PortOutRequested': PortOutRequested;
   'np.portin.v1.PortRejected': PortRejected;
   'np.portin.v1.ResolutionRequired': ResolutionRequired;
   'np.portin.v1.SubmitPortRequest': SubmitPortRequest;
@@ -1820,6 +2091,7 @@ export interface ContractRecords {
   'wholesale.balance.v1.SubBalanceChange': SubBalanceChange;
   'wholesale.balance.v1.SubscriptionActivated': SubscriptionActivated;
   'wholesale.balance.v1.SubscriptionCancelled': SubscriptionCancelled;
+  'wholesale.balance.v1.SubscriptionPortedOut': SubscriptionPortedOut;
   'wholesale.balance.v1.SwapPrimaryBucket': SwapPrimaryBucket;
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReply;
   'wholesale.balance.v1.UpdateBalances': UpdateBalances;
@@ -1828,6 +2100,8 @@ export interface ContractRecords {
   'wholesale.common.v1.Error': Error;
   'wholesale.common.v1.ErrorReply': ErrorReply;
   'wholesale.common.v1.FieldProblem': FieldProblem;
+  'wholesale.portin.v1.AnswerPortOut': AnswerPortOut;
+  'wholesale.portin.v1.AnswerPortOutReply': AnswerPortOutReply;
   'wholesale.portin.v1.CancelPortIn': CancelPortIn;
   'wholesale.portin.v1.CancelPortInReply': CancelPortInReply;
   'wholesale.portin.v1.CheckPortInEligibility': CheckPortInEligibility;
@@ -1835,8 +2109,11 @@ export interface ContractRecords {
   'wholesale.portin.v1.CreatePortIn': CreatePortIn;
   'wholesale.portin.v1.CreatePortInReply': CreatePortInReply;
   'wholesale.portin.v1.PortInActivationEvent': PortInActivationEvent;
+  'wholesale.portin.v1.PortOutEvent': PortOutEvent;
   'wholesale.portin.v1.QueryPortIn': QueryPortIn;
   'wholesale.portin.v1.QueryPortInReply': QueryPortInReply;
+  'wholesale.portin.v1.QueryPortOut': QueryPortOut;
+  'wholesale.portin.v1.QueryPortOutReply': QueryPortOutReply;
   'wholesale.portin.v1.UpdatePortIn': UpdatePortIn;
   'wholesale.portin.v1.UpdatePortInReply': UpdatePortInReply;
   'wholesale.portin.v1.create.Address': CreateAddress;
@@ -1864,6 +2141,9 @@ export interface ContractInputs {
   'np.portin.v1.OrderIdAssigned': OrderIdAssignedInput;
   'np.portin.v1.PortConfirmed': PortConfirmedInput;
   'np.portin.v1.PortDelayed': PortDelayedInput;
+  'np.portin.v1.PortOutCompleted': PortOutCompletedInput;
+  'np.portin.v1.PortOutDecision': PortOutDecisionInput;
+  'np.portin.v1.PortOutRequested': PortOutRequestedInput;
   'np.portin.v1.PortRejected': PortRejectedInput;
   'np.portin.v1.ResolutionRequired': ResolutionRequiredInput;
   'np.portin.v1.SubmitPortRequest': SubmitPortRequestInput;
@@ -1895,6 +2175,7 @@ export interface ContractInputs {
   'wholesale.balance.v1.SubBalanceChange': SubBalanceChangeInput;
   'wholesale.balance.v1.SubscriptionActivated': SubscriptionActivatedInput;
   'wholesale.balance.v1.SubscriptionCancelled': SubscriptionCancelledInput;
+  'wholesale.balance.v1.SubscriptionPortedOut': SubscriptionPortedOutInput;
   'wholesale.balance.v1.SwapPrimaryBucket': SwapPrimaryBucket;
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReplyInput;
   'wholesale.balance.v1.UpdateBalances': UpdateBalancesInput;
@@ -1903,6 +2184,8 @@ export interface ContractInputs {
   'wholesale.common.v1.Error': ErrorInput;
   'wholesale.common.v1.ErrorReply': ErrorReplyInput;
   'wholesale.common.v1.FieldProblem': FieldProblem;
+  'wholesale.portin.v1.AnswerPortOut': AnswerPortOutInput;
+  'wholesale.portin.v1.AnswerPortOutReply': AnswerPortOutReply;
   'wholesale.portin.v1.CancelPortIn': CancelPortInInput;
   'wholesale.portin.v1.CancelPortInReply': CancelPortInReply;
   'wholesale.portin.v1.CheckPortInEligibility': CheckPortInEligibility;
@@ -1910,8 +2193,11 @@ export interface ContractInputs {
   'wholesale.portin.v1.CreatePortIn': CreatePortInInput;
   'wholesale.portin.v1.CreatePortInReply': CreatePortInReply;
   'wholesale.portin.v1.PortInActivationEvent': PortInActivationEventInput;
+  'wholesale.portin.v1.PortOutEvent': PortOutEventInput;
   'wholesale.portin.v1.QueryPortIn': QueryPortInInput;
   'wholesale.portin.v1.QueryPortInReply': QueryPortInReplyInput;
+  'wholesale.portin.v1.QueryPortOut': QueryPortOutInput;
+  'wholesale.portin.v1.QueryPortOutReply': QueryPortOutReplyInput;
   'wholesale.portin.v1.UpdatePortIn': UpdatePortInInput;
   'wholesale.portin.v1.UpdatePortInReply': UpdatePortInReply;
   'wholesale.portin.v1.create.Address': CreateAddressInput;

@@ -21,6 +21,8 @@ export const ROUTES: readonly GatewayRoute[] = [
   { operation: 'updatePortIn', method: 'PATCH', path: '/portins', input: 'body', tag: 'Port-in', summary: 'Update a rejected port-in, or one that needs resolution (spec 2.6)' },
   { operation: 'cancelPortIn', method: 'POST', path: '/portins/cancellations', input: 'body', tag: 'Port-in', summary: 'Cancel a rejected port-in, or one that needs resolution (spec 2.7)' },
   { operation: 'queryPortIn', method: 'GET', path: '/portins', input: 'query', tag: 'Port-in', summary: 'Query a port-in by gpsi, partnerTransactionId or portOrderId (spec 2.8)' },
+  { operation: 'answerPortOut', method: 'POST', path: '/portouts/answers', input: 'body', tag: 'Port-in', summary: 'Approve or reject a port-out of your number before its validation deadline' },
+  { operation: 'queryPortOut', method: 'GET', path: '/portouts', input: 'query', tag: 'Port-in', summary: "The number's latest port-out" },
   { operation: 'addBuckets', method: 'POST', path: '/balances/buckets', input: 'body', tag: 'Balances', summary: 'Add buckets to an active subscription (spec 2.9)' },
   { operation: 'swapPrimaryBucket', method: 'PUT', path: '/balances/primary-bucket', input: 'body', tag: 'Balances', summary: 'Swap the primary bucket of an active subscription (spec 2.9)' },
   { operation: 'cancelBuckets', method: 'POST', path: '/balances/buckets/cancellations', input: 'body', tag: 'Balances', summary: 'Cancel buckets of an active subscription (spec 2.9)' },
