@@ -87,7 +87,7 @@ describe('port-out (real stack)', () => {
     await portOutEvent(gpsi, 'VALIDATION_PENDING');
     const bad = await stack.j.send('AnswerPortOut', { gpsi: '12', portOutId, decision: 'REJECT', reasonCode: 'XX' });
     expect(bad.value.status).toBe('BAD_REQUEST');
-    expect(bad.value.error.problems.map((e: { path: string }) => e.path).sort()).toEqual(['gpsi', 'reasonCode']);
+    expect([...new Set(bad.value.error.problems.map((e: { path: string }) => e.path))].sort()).toEqual(['gpsi', 'reasonCode']);
     expect((await answer(gpsi, 'PORT-OUT-unknown', 'APPROVE')).value.status).toBe('NOT_FOUND');
 
     expect((await answer(gpsi, portOutId, 'REJECT', 'PF')).value).toMatchObject({ status: 'Success', portOutStatus: 'REJECTED' });
