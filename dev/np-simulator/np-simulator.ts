@@ -9,6 +9,7 @@ import { DecodeError } from '../../src/contract/codec';
 import { NP_RESPONSE_RECORDS } from '../../src/domain/portin/records';
 import { PORTOUT_NP_RESPONSE_RECORDS } from '../../src/domain/port-out/records';
 import { isPortOutDecision, planPortOutDecision, type SimPortOutDecision } from './port-out';
+import { isActivationRequest, planActivationOnDemand } from './activation';
 import { contextFromHeaders, endSpan, headersOfSpan, SpanKind, startSpan } from '../../src/shared/tracing';
 import { createResponsePlayer } from './response-player';
 import { plan, supersedesPending, type ScheduledResponse, type SimRequest } from './rules';
@@ -103,6 +104,10 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
       }
       const request = { ...(decoded.value as unknown as SimRequest), recordName: decoded.recordName, cause: contextFromHeaders(message.headers) };
       log.info({ recordName: request.recordName, gpsi: request.gpsi, requestId: request.requestId, portOrderVersion: request.portOrderVersion }, 'NP request received');
+      if (isActivationRequest(request.recordName)) {
+        player.play(request.requestId, planActivationOnDemand(request, clock()).map((response) => ({ ...response, gpsi: request.gpsi, cause: request.cause })), true);
+        return;
+      }
       schedule(request);
     },
   });

@@ -76,6 +76,14 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
   },
   {
     group: 'portin',
+    name: 'activate',
+    operation: 'activatePortIn',
+    summary: 'activate a CONFIRMED port now, inside its activation window (the FOC date, UTC)',
+    fields: [gpsi, partnerTransactionId],
+    example: 'wholesale portin activate --gpsi 19459986891',
+  },
+  {
+    group: 'portin',
     name: 'answer-port-out',
     operation: 'answerPortOut',
     summary: 'approve or reject a port-out of your number (a rejection names its reason code)',

@@ -23,6 +23,7 @@ export const OPERATIONS = {
   updatePortIn: portin('UpdatePortIn'),
   cancelPortIn: portin('CancelPortIn'),
   queryPortIn: portin('QueryPortIn'),
+  activatePortIn: portin('ActivatePortIn'),
   answerPortOut: portin('AnswerPortOut'),
   queryPortOut: portin('QueryPortOut'),
   addBuckets: balance('AddBuckets'),

@@ -106,6 +106,11 @@ export class WholesaleClient {
     return this.call('queryPortIn', input, options);
   }
 
+  /** Activation on demand: cut a CONFIRMED port over now, inside its activation window (docs/portin.md#the-foc-date). */
+  activatePortIn(input: OperationInput<'activatePortIn'>, options?: CallOptions) {
+    return this.call('activatePortIn', input, options);
+  }
+
   /** Approve or reject a port-out of one of the partner's numbers (docs/port-out.md). */
   answerPortOut(input: OperationInput<'answerPortOut'>, options?: CallOptions) {
     return this.call('answerPortOut', input, options);

@@ -21,6 +21,7 @@ export const ROUTES: readonly GatewayRoute[] = [
   { operation: 'updatePortIn', method: 'PATCH', path: '/portins', input: 'body', tag: 'Port-in', summary: 'Update a rejected port-in, or one that needs resolution (spec 2.6)' },
   { operation: 'cancelPortIn', method: 'POST', path: '/portins/cancellations', input: 'body', tag: 'Port-in', summary: 'Cancel a rejected port-in, or one that needs resolution (spec 2.7)' },
   { operation: 'queryPortIn', method: 'GET', path: '/portins', input: 'query', tag: 'Port-in', summary: 'Query a port-in by gpsi, partnerTransactionId or portOrderId (spec 2.8)' },
+  { operation: 'activatePortIn', method: 'POST', path: '/portins/activations', input: 'body', tag: 'Port-in', summary: 'Activate a confirmed port now, inside its activation window (the FOC date)' },
   { operation: 'answerPortOut', method: 'POST', path: '/portouts/answers', input: 'body', tag: 'Port-in', summary: 'Approve or reject a port-out of your number before its validation deadline' },
   { operation: 'queryPortOut', method: 'GET', path: '/portouts', input: 'query', tag: 'Port-in', summary: "The number's latest port-out" },
   { operation: 'addBuckets', method: 'POST', path: '/balances/buckets', input: 'body', tag: 'Balances', summary: 'Add buckets to an active subscription (spec 2.9)' },

@@ -4,6 +4,7 @@ import { createBalanceHandlers } from './balance';
 import type { BalanceStore } from './balance/ports';
 import { createPortInHandlers, type PortInDeps } from './portin';
 import { createPortOutHandlers, type PortOutDeps } from './port-out';
+import { createFocHandlers } from './foc';
 
 /** What the handler factories are built from: each feature's ports and the catalog (wired in src/app/). */
 export interface HandlerDeps {
@@ -18,6 +19,7 @@ export interface HandlerDeps {
 export function createHandlers(deps: HandlerDeps): HandlerRegistration[] {
   return [
     ...createPortInHandlers(deps.portin),
+    ...createFocHandlers(deps.portin),
     ...(deps.portout ? createPortOutHandlers(deps.portout) : []),
     ...createBalanceHandlers({ balances: deps.balances, catalog: deps.catalog }),
   ];
