@@ -17,6 +17,7 @@ describe('the FOC date and activation on demand (real stack)', () => {
     const command = createCommand(gpsi);
     await stack.j.send('CreatePortIn', command);
     const submit = await stack.np.request(gpsi);
+    await stack.np.respond('OrderIdAssigned', submit, { portOrderId: 'PO-FOC', oldNetworkServiceProvider: 'ONSP-FOC' });
     await stack.np.respond('PortConfirmed', submit, { portOrderId: 'PO-FOC', dueDate });
     const events = await stack.j.waitForStatus(gpsi, 'CONFIRMED');
     return { gpsi, command, submit, event: events.find((e) => e.value.portStatus === 'CONFIRMED')! };
