@@ -7,6 +7,9 @@ import { subscribeRecords } from '../../src/adapters/kafka/record-subscription';
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
 import { DecodeError } from '../../src/contract/codec';
 import { NP_RESPONSE_RECORDS } from '../../src/domain/portin/records';
+import { PORTOUT_NP_RESPONSE_RECORDS } from '../../src/domain/port-out/records';
+import { isPortOutDecision, planPortOutDecision, type SimPortOutDecision } from './port-out';
+import { isActivationRequest, planActivationOnDemand } from './activation';
 import { contextFromHeaders, endSpan, headersOfSpan, SpanKind, startSpan } from '../../src/shared/tracing';
 import { createResponsePlayer } from './response-player';
 import { plan, supersedesPending, type ScheduledResponse, type SimRequest } from './rules';
@@ -36,7 +39,7 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   const codec = new AvroCodec(config.schemaRegistryUrl);
   // the simulator produces the NP responses, so it registers their schemas (idempotent)
   const schemas = loadSchemas();
-  for (const recordName of Object.values(NP_RESPONSE_RECORDS)) {
+  for (const recordName of [...Object.values(NP_RESPONSE_RECORDS), ...Object.values(PORTOUT_NP_RESPONSE_RECORDS)]) {
     await codec.register(config.topics.npResponses, schemas.get(recordName)!, recordName);
   }
   const connection = { ...config.kafka, log };
@@ -92,8 +95,19 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
         }
         throw error;
       }
+      if (isPortOutDecision(decoded.recordName)) {
+        const decision = { ...(decoded.value as unknown as SimPortOutDecision), recordName: decoded.recordName };
+        log.info({ recordName: decision.recordName, gpsi: decision.gpsi, portOutId: decision.portOutId, decision: decision.decision }, 'NP port-out decision received');
+        const cause = contextFromHeaders(message.headers);
+        player.play(`port-out:${decision.portOutId}`, planPortOutDecision(decision).map((response) => ({ ...response, gpsi: decision.gpsi, cause })), true);
+        return;
+      }
       const request = { ...(decoded.value as unknown as SimRequest), recordName: decoded.recordName, cause: contextFromHeaders(message.headers) };
       log.info({ recordName: request.recordName, gpsi: request.gpsi, requestId: request.requestId, portOrderVersion: request.portOrderVersion }, 'NP request received');
+      if (isActivationRequest(request.recordName)) {
+        player.play(request.requestId, planActivationOnDemand(request, clock()).map((response) => ({ ...response, gpsi: request.gpsi, cause: request.cause })), true);
+        return;
+      }
       schedule(request);
     },
   });

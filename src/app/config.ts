@@ -4,6 +4,7 @@ import { ConfigError, EnvReader, readLogLevel, type Env } from '../config/env';
 import { loadKafkaSecurity, readPartnerTopicPrefix, readTopics, type KafkaSecurity } from '../config/kafka';
 import type { TopicRole } from '../contract/topics';
 import type { NonPortableRange } from '../domain/portin/eligibility';
+import type { PortOutSettings } from '../domain/port-out/plan';
 
 /**
  * The service's settings (npm start, src/entry/service.ts), read from the environment through the one
@@ -98,6 +99,7 @@ export interface ServiceConfig {
   /** Port-in numbers that may never be ported in: inclusive prefix ranges with their reason code. */
   nonPortableRanges: NonPortableRange[];
   portin: PortInConfig;
+  portout: PortOutConfig;
   logLevel: string;
   balance: BalanceSettings;
 }
@@ -225,8 +227,23 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     rejectedRate: loadRejectedRateSettings(reader),
     nonPortableRanges: parseNonPortableRanges(reader),
     portin: loadPortInConfig(reader),
+    portout: loadPortOutConfig(reader),
     balance: loadBalanceSettings(reader, env),
     logLevel: readLogLevel(reader, 'info'),
+  };
+}
+
+/** Port-out settings (see docs/port-out.md). */
+export interface PortOutConfig extends PortOutSettings {
+  /** How often the deadline sweeper looks for port-outs left unanswered past their deadline. */
+  deadlineSweepIntervalMs: number;
+}
+
+function loadPortOutConfig(reader: EnvReader): PortOutConfig {
+  return {
+    validationWindowSeconds: reader.integer('PORTOUT_VALIDATION_WINDOW_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
+    deadlineDecision: reader.oneOf('PORTOUT_DEADLINE_DECISION', ['APPROVE', 'REJECT'] as const, 'APPROVE'),
+    deadlineSweepIntervalMs: reader.integer('PORTOUT_DEADLINE_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600 * 1000),
   };
 }
 

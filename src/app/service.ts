@@ -20,6 +20,9 @@ import { commandConsumerSettings, createBatchWorker } from './batch-loop';
 import { createBalanceComponents, createBalanceRenewals } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
+import { createPortOutNpProcessor } from '../handlers/port-out';
+import { routeNpRecords } from '../handlers/np-records';
+import { createPortOutComponents, createPortOutDeadlines } from './port-out';
 import { createNpResponseRecordProcessor } from '../pipeline/np-responses';
 import { createAccessControl } from './access-control';
 import { deadLetterSink } from './dead-letter-sink';
@@ -106,7 +109,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const redis = createRedisClient(config.redis);
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
-  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, portin }).map((h) => [h.commandRecord, h]));
+  const portout = createPortOutComponents({ config, redis });
+  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, portin, portout }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
   const deadLetters = deadLetterSink(config);
   const routing = eventRouting(config, access.hierarchy);
@@ -162,12 +166,12 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   for (const [role, { domain }] of Object.entries(COMMAND_TOPICS) as [keyof typeof COMMAND_TOPICS, { domain: Domain }][]) {
     processors.set(config.topics[role], (message: InboundRecord, position: RecordPosition) => processor.process(message, position, domain));
   }
-  // NP responses drive the port-in lifecycle: consumed by the same group, no reply
+  // NP responses drive the port-in and port-out lifecycles: consumed by the same group, no reply
   processors.set(
     config.topics.npResponses,
     createNpResponseRecordProcessor({
       codec,
-      process: createNpResponseProcessor(portin),
+      process: routeNpRecords(createNpResponseProcessor(portin), createPortOutNpProcessor(portout)),
       encode: encodeEvents,
       deadLetters,
       clock,
@@ -216,6 +220,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   renewals.start();
   const expiry = createPortInExpiry({ portin, config, publish, log, clock });
   expiry.start();
+  const portOutDeadlines = createPortOutDeadlines({ portout, config, publish, log, clock });
+  portOutDeadlines.start();
   await observability.start();
 
   let stopped: Promise<void> | undefined;
@@ -224,6 +230,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       await partnerCommandTopics.stop();
       await renewals.stop();
       await expiry.stop();
+      await portOutDeadlines.stop();
       await worker.stop();
       await transport.close();
       await observability.stop();

@@ -74,6 +74,28 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
     fields: [gpsi, partnerTransactionId, portOrderId],
     example: 'wholesale portin query --gpsi 19459986891',
   },
+  {
+    group: 'portin',
+    name: 'activate',
+    operation: 'activatePortIn',
+    summary: 'activate a CONFIRMED port now, inside its activation window (the FOC date, UTC)',
+    fields: [gpsi, partnerTransactionId],
+    example: 'wholesale portin activate --gpsi 19459986891',
+  },
+  {
+    group: 'portin',
+    name: 'answer-port-out',
+    operation: 'answerPortOut',
+    summary: 'approve or reject a port-out of your number (a rejection names its reason code)',
+    fields: [
+      gpsi,
+      { flags: '--port-out-id <id>', description: 'the port-out asked about (PortOutEvent.portOutId)', field: 'portOutId' },
+      { flags: '--decision <decision>', description: 'APPROVE or REJECT', field: 'decision' },
+      { flags: '--reason-code <code>', description: 'with REJECT: AN, PN, NM, PF, NA or PO (docs/port-out.md)', field: 'reasonCode' },
+    ],
+    example: 'wholesale portin answer-port-out --gpsi 19459986891 --port-out-id PORT-OUT-1 --decision APPROVE',
+  },
+  { group: 'portin', name: 'query-port-out', operation: 'queryPortOut', summary: "the number's latest port-out", fields: [gpsi], example: 'wholesale portin query-port-out --gpsi 19459986891' },
   { group: 'balance', name: 'add-buckets', operation: 'addBuckets', summary: 'add add-on buckets to an active subscription', fields: [gpsi, buckets], example: 'wholesale balance add-buckets --gpsi 19459986891 --bucket 2000002' },
   {
     group: 'balance',

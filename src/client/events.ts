@@ -24,6 +24,8 @@ export const EVENT_RECORDS = [
   'wholesale.balance.v1.BalancesRenewed',
   'wholesale.balance.v1.BalanceThresholdReached',
   'wholesale.balance.v1.BalancesExpired',
+  'wholesale.portin.v1.PortOutEvent',
+  'wholesale.balance.v1.SubscriptionPortedOut',
 ] as const satisfies readonly RecordName[];
 
 export type EventRecordName = (typeof EVENT_RECORDS)[number];

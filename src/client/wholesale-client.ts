@@ -107,6 +107,20 @@ export class WholesaleClient {
     return this.call('queryPortIn', input, options);
   }
 
+  /** Activation on demand: cut a CONFIRMED port over now, inside its activation window (docs/portin.md#the-foc-date). */
+  activatePortIn(input: OperationInput<'activatePortIn'>, options?: CallOptions) {
+    return this.call('activatePortIn', input, options);
+  }
+
+  /** Approve or reject a port-out of one of the partner's numbers (docs/port-out.md). */
+  answerPortOut(input: OperationInput<'answerPortOut'>, options?: CallOptions) {
+    return this.call('answerPortOut', input, options);
+  }
+
+  queryPortOut(input: OperationInput<'queryPortOut'>, options?: CallOptions) {
+    return this.call('queryPortOut', input, options);
+  }
+
   addBuckets(input: OperationInput<'addBuckets'>, options?: CallOptions) {
     return this.call('addBuckets', input, options);
   }

@@ -3,6 +3,8 @@ import type { Catalog } from '../domain/catalog/catalog';
 import { createBalanceHandlers } from './balance';
 import type { BalanceStore } from './balance/ports';
 import { createPortInHandlers, type PortInDeps } from './portin';
+import { createPortOutHandlers, type PortOutDeps } from './port-out';
+import { createFocHandlers } from './foc';
 
 /** What the handler factories are built from: each feature's ports and the catalog (wired in src/app/). */
 export interface HandlerDeps {
@@ -10,8 +12,15 @@ export interface HandlerDeps {
   balances: BalanceStore;
   /** Port-in store, settings and the subscription lifecycle (src/app/portin.ts). */
   portin: PortInDeps;
+  /** Port-out store, settings and the subscription's end (src/app/port-out.ts); without it, no port-out commands. */
+  portout?: PortOutDeps;
 }
 
 export function createHandlers(deps: HandlerDeps): HandlerRegistration[] {
-  return [...createPortInHandlers(deps.portin), ...createBalanceHandlers({ balances: deps.balances, catalog: deps.catalog })];
+  return [
+    ...createPortInHandlers(deps.portin),
+    ...createFocHandlers(deps.portin),
+    ...(deps.portout ? createPortOutHandlers(deps.portout) : []),
+    ...createBalanceHandlers({ balances: deps.balances, catalog: deps.catalog }),
+  ];
 }

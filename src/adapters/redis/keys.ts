@@ -7,7 +7,7 @@ export const subscriberTag = (gpsi: string): string => `{${gpsi}}`;
 export const subscriberKeys = (prefix: string, gpsi: string) => {
   const base = `${prefix}${subscriberTag(gpsi)}`;
   return {
-    /** Hash: status (PENDING | ACTIVE | CANCELLED), wholesaleCustomerId, wholesalePlanId, … */
+    /** Hash: status (PENDING | ACTIVE | CANCELLED | PORTED_OUT), wholesaleCustomerId, wholesalePlanId, … */
     subscription: `${base}:sub`,
     /** Hash: the port-in request for this number (current one). */
     portIn: `${base}:portin`,
@@ -37,7 +37,7 @@ export const BALANCES_OWNER_FIELD = 'o';
 export const renewalDueKey = (prefix: string): string => `${prefix}balance:renewal-due`;
 
 
-export const SUBSCRIPTION_STATUS = { PENDING: 'PENDING', ACTIVE: 'ACTIVE', CANCELLED: 'CANCELLED' } as const;
+export const SUBSCRIPTION_STATUS = { PENDING: 'PENDING', ACTIVE: 'ACTIVE', CANCELLED: 'CANCELLED', PORTED_OUT: 'PORTED_OUT' } as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUS)[keyof typeof SUBSCRIPTION_STATUS];
 
 /**

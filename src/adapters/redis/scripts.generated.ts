@@ -2,35 +2,38 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_0913a2a4f892' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_0913a2a4f892' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_0913a2a4f892' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_0913a2a4f892' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_0913a2a4f892' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_0913a2a4f892' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_0913a2a4f892' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_0913a2a4f892' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_0913a2a4f892' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_0913a2a4f892' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_0913a2a4f892' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_0913a2a4f892' },
-  portinRead: { numberOfKeys: 3, functionName: 'portinRead_0913a2a4f892' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_0913a2a4f892' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_0913a2a4f892' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_0913a2a4f892' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_0913a2a4f892' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_0913a2a4f892' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_0913a2a4f892' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_0913a2a4f892' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_0913a2a4f892' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_462401580741' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_462401580741' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_462401580741' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_462401580741' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_462401580741' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_462401580741' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_462401580741' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_462401580741' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_462401580741' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_462401580741' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_462401580741' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_462401580741' },
+  portinRead: { numberOfKeys: 3, functionName: 'portinRead_462401580741' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_462401580741' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_462401580741' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_462401580741' },
+  portoutRead: { numberOfKeys: 3, functionName: 'portoutRead_462401580741' },
+  portoutWrite: { numberOfKeys: 3, functionName: 'portoutWrite_462401580741' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_462401580741' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_462401580741' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_462401580741' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_462401580741' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_462401580741' },
+  subscriptionPortOut: { numberOfKeys: 4, functionName: 'subscriptionPortOut_462401580741' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_0913a2a4f892',
-  code: `#!lua name=wholesale_0913a2a4f892
+  name: 'wholesale_462401580741',
+  code: `#!lua name=wholesale_462401580741
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
 -- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
@@ -91,6 +94,11 @@ local function precondition(facts, gpsi, visible)
   end
   if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
+  end
+  -- an ended subscription is gone for its owner too, saying why (refusalOf in subscription-access.ts)
+  if status == 'PORTED_OUT' then
+    return { code = 'NOT_FOUND', message = 'The number ' .. gpsi .. ' ported out to another operator; its subscription has ended',
+      problems = { { path = 'gpsi', reason = 'ported out' } } }
   end
   if status ~= 'ACTIVE' then
     return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
@@ -544,7 +552,7 @@ local function commandRecord(balKey, ctx, changes, extra, facts)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('admissionTake_462401580741', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -712,7 +720,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('balancesExpire_462401580741', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -746,7 +754,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('balancesRenew_462401580741', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -790,7 +798,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_462401580741', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -812,7 +820,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_462401580741', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -908,7 +916,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_462401580741', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -931,7 +939,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_462401580741', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -974,15 +982,17 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_462401580741', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
--- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
--- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
+-- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active (or ported-out) subscription
+-- of the caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
 -- KEYS: subscription, ledger   ARGV: gpsi, visible customers (JSON array), limit
 -- Returns { status JSON, entry... }: entries travel as stored; ledger-entry.ts decodes them.
 -- @flags no-writes
 local facts = subscriptionFacts(KEYS[1])
 local refused = precondition(facts, ARGV[1], cjson.decode(ARGV[2]))
+-- the history of a subscription that ended by a port-out stays readable to its owner
+if refused and facts[FACT_STATUS] == 'PORTED_OUT' and refused.code == 'NOT_FOUND' and refused.problems then refused = nil end
 if refused then return { cjson.encode({ error = refused }) } end
 local entries = redis.call('LRANGE', KEYS[2], 0, tonumber(ARGV[3]) - 1)
 table.insert(entries, 1, cjson.encode({ subscription = facts }))
@@ -990,7 +1000,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_462401580741', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -1003,7 +1013,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_462401580741', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -1029,7 +1039,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_462401580741', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1046,7 +1056,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_462401580741', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1062,7 +1072,7 @@ return 0
 
 end)
 -- portinRead-3.lua
-redis.register_function{function_name = 'portinRead_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinRead_462401580741', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   What a change of a number's port-in request starts from, in one step: the outcome recorded for its cause
   (a replay answers it), the number's current request (the plan's input) and its subscription's status
@@ -1080,7 +1090,7 @@ return {
 
 end}
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_462401580741', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1093,7 +1103,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_462401580741', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1106,7 +1116,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinWrite_462401580741', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1145,8 +1155,52 @@ redis.call('SET', KEYS[3], ARGV[7], 'EX', tonumber(ARGV[8]))
 return {'written', ARGV[7]}
 
 end)
+-- portoutRead-3.lua
+redis.register_function('portoutRead_462401580741', function(KEYS, ARGV)
+--[[
+  What a port-out change starts from, in one step: the outcome recorded for its cause (a replay answers
+  it), the number's current port-out (JSON) and its subscription's status, owner and subscriber.
+  KEYS[1] the number's port-out (string)   KEYS[2] the outcome of this cause (string)
+  KEYS[3] the number's subscription (hash)
+  Returns {recorded outcome or false, port-out JSON or false, {status, wholesaleCustomerId, subscriberId}}.
+]]
+return {
+  redis.call('GET', KEYS[2]),
+  redis.call('GET', KEYS[1]),
+  redis.call('HMGET', KEYS[3], 'status', 'wholesaleCustomerId', 'subscriberId'),
+}
+
+end)
+-- portoutWrite-3.lua
+redis.register_function('portoutWrite_462401580741', function(KEYS, ARGV)
+--[[
+  Writes one change of a number's port-out, atomically, and records the cause's outcome with it.
+  KEYS[1] the number's port-out (string, JSON)   KEYS[2] its history (hash: portOutId -> JSON)
+  KEYS[3] the outcome of this cause (string, TTL)
+  ARGV[1] expected portOutId ('' = the number has no port-out)   ARGV[2] expected status
+  ARGV[3] the next port-out (JSON)   ARGV[4] its portOutId   ARGV[5] outcome (JSON)   ARGV[6] outcome TTL (s)
+  Returns {'replayed', outcome} when this cause was handled already, {'stale'} when the port-out changed
+  since it was read (the caller reads and plans again), else {'written', outcome}. A new port-out moves the
+  finished one to the history.
+]]
+local recorded = redis.call('GET', KEYS[3])
+if recorded then return {'replayed', recorded} end
+
+local current = redis.call('GET', KEYS[1])
+local id, status = '', ''
+if current then
+  local decoded = cjson.decode(current)
+  id, status = decoded.portOutId, decoded.status
+end
+if id ~= ARGV[1] or (id ~= '' and status ~= ARGV[2]) then return {'stale'} end
+if id ~= '' and id ~= ARGV[4] then redis.call('HSET', KEYS[2], id, current) end
+redis.call('SET', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[3], ARGV[5], 'EX', tonumber(ARGV[6]))
+return {'written', ARGV[5]}
+
+end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('primarySwap_462401580741', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1182,7 +1236,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_462401580741', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1192,7 +1246,7 @@ return due
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_462401580741', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1235,7 +1289,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_462401580741', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1260,7 +1314,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_462401580741', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds
@@ -1282,6 +1336,34 @@ if not status or status == 'CANCELLED' then
 end
 redis.call('SET', KEYS[5], created, 'EX', tonumber(ARGV[2]))
 return created
+
+end)
+-- subscriptionPortOut-4.lua
+redis.register_function('subscriptionPortOut_462401580741', function(KEYS, ARGV)
+hash = emptyHash()
+-- Port-out: ACTIVE -> PORTED_OUT, the subscription ends in one atomic step, so a balance change either
+-- ran before it (and shows in what is closed) or is refused after it. Every sub-balance is closed (a
+-- Closed change carrying what it had left), the ledger keeps that last entry, the owner mark leaves the
+-- balances hash (a query then reads the status and is refused). The outcome is kept with no expiry (a
+-- subscription ends once): ending again answers it. A subscription not ACTIVE is left alone: { '', 0 }.
+-- KEYS: subscription, balances, ledger, done(causeId)
+-- ARGV: context JSON {gpsi, at, causeId, correlationId, operation, retention, portOutId}
+-- Returns { outcome JSON or '', replayed 0|1 }.
+local ctx = cjson.decode(ARGV[1])
+local recorded = redis.call('GET', KEYS[4])
+if recorded then return { recorded, 1 } end
+local facts = subscriptionFacts(KEYS[1])
+if facts[FACT_STATUS] ~= 'ACTIVE' then return { '', 0 } end
+
+local changes = {}
+for _, b in ipairs(loadBalances(KEYS[2], ctx.gpsi)) do changes[#changes + 1] = removeBalance(b, 'Closed') end
+delField(OWNER_FIELD)
+writeBalances(KEYS[2])
+redis.call('HSET', KEYS[1], 'status', 'PORTED_OUT', 'portedOutAt', ctx.at, 'portOutId', ctx.portOutId)
+appendLedger(KEYS[3], ctx, changes)
+local encoded = cjson.encode(success(KEYS[1], KEYS[2], ctx, changes, { causeId = ctx.causeId, reason = 'PORTED_OUT' }))
+redis.call('SET', KEYS[4], encoded)
+return { encoded, 0 }
 
 end)
 `,

@@ -70,6 +70,7 @@ function specificFields(type: Exclude<BillingEvent, 'BalanceThresholdReached'>, 
         nextRenewalAt: s.nextRenewalAt ?? null,
       };
     case 'SubscriptionCancelled':
+    case 'SubscriptionPortedOut':
       return { reason: o.reason ?? null };
     case 'BucketsAdded':
     case 'BucketsCancelled':

@@ -42,8 +42,11 @@ export interface SubBalance extends Amounts {
 export type ShownSubBalance = Pick<SubBalance, 'subBalanceInstId' | 'bucketRefId' | 'subBalanceType' | 'unitType' | 'allocated' | 'remaining' | 'rollover' | 'purchased' | 'validFor' | 'purchasedUntil'>;
 
 /** What happened to one sub-balance; ledger entries and billing events both carry these. */
-/** Expired: a dated bucket's sub-balance reached its end (removed); CreditExpired: its purchased credit did (it stays). */
-export type ChangeKind = 'Created' | 'Removed' | 'Add' | 'Subtract' | 'Renewed' | 'Expired' | 'CreditExpired';
+/**
+ * Expired: a dated bucket's sub-balance reached its end (removed); CreditExpired: its purchased credit did (it stays);
+ * Closed: the subscription ended (its number ported out), `before` is what was left.
+ */
+export type ChangeKind = 'Created' | 'Removed' | 'Add' | 'Subtract' | 'Renewed' | 'Expired' | 'CreditExpired' | 'Closed';
 
 export interface SubBalanceChange {
   change: ChangeKind;

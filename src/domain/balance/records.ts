@@ -17,6 +17,7 @@ export const BILLING_EVENTS = [
   'BalancesRenewed',
   'BalanceThresholdReached',
   'BalancesExpired',
+  'SubscriptionPortedOut',
 ] as const;
 export type BillingEvent = (typeof BILLING_EVENTS)[number];
 

@@ -18,6 +18,9 @@ export function refusalOf(subscription: SubscriptionAccess, gpsi: string, visibl
   if (!status || !wholesaleCustomerId || !visible.includes(wholesaleCustomerId)) {
     return new ServiceError('NOT_FOUND', `No subscription for gpsi ${gpsi} belongs to this wholesale customer`);
   }
+  if (status === 'PORTED_OUT') {
+    return new ServiceError('NOT_FOUND', `The number ${gpsi} ported out to another operator; its subscription has ended`, [{ path: 'gpsi', reason: 'ported out' }]);
+  }
   if (status !== 'ACTIVE') {
     return new ServiceError('CONFLICT', `The subscription for gpsi ${gpsi} is ${status}, not ACTIVE`, [{ path: 'gpsi', reason: `subscription is ${status}` }]);
   }

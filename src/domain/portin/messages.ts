@@ -1,5 +1,6 @@
 import type { OutgoingMessage } from '../../contract/messages';
 import { derivedUuid } from './ids';
+import { activationWindow } from '../foc/activation-window';
 import { isInProgress, type PortStatus } from './lifecycle';
 import { revealSecrets } from './masking';
 import { toAvroPortInfo } from './port-info';
@@ -16,6 +17,17 @@ export interface Cause {
   at: Date;
   /** The correlation id of the command behind the change, when there was one. */
   correlationId?: string;
+}
+
+/** The FOC dates an event tells: requested and confirmed, and while CONFIRMED the window of activation on demand. */
+function focFields(request: PortInRequest) {
+  const window = request.portStatus === 'CONFIRMED' ? activationWindow(request.confirmedDueDate) : undefined;
+  return {
+    requestedFocDate: request.desiredDueDate ?? null,
+    confirmedFocDate: request.confirmedDueDate ?? null,
+    activationWindowStart: window?.start ?? null,
+    activationWindowEnd: window?.end ?? null,
+  };
 }
 
 export function activationEvent(previous: PortStatus | undefined, request: PortInRequest, cause: Cause): OutgoingMessage {
@@ -41,6 +53,7 @@ export function activationEvent(previous: PortStatus | undefined, request: PortI
       wholesaleCustomerId: request.wholesaleCustomerId === '' ? null : request.wholesaleCustomerId,
       correlationId: cause.correlationId ?? null,
       remarks: request.remarks ?? null,
+      ...focFields(request),
     },
     cloudEvent: { id: eventId, subject: request.gpsi, time: eventTime },
   };

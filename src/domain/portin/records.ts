@@ -1,5 +1,9 @@
 // Avro record full names of port-in and of the number-portability gateway; their schemas are in
-// schemas/portin and schemas/np. The topology (src/adapters/registry/topology.ts) lists them per topic role.
+// schemas/portin and schemas/np. The topology (src/adapters/registry/topology.ts) lists them per topic role;
+// the port-out records (src/domain/port-out/records.ts) share these topics and are listed with them.
+
+import { FOC_TOPOLOGY } from '../foc/records';
+import { PORTOUT_TOPOLOGY } from '../port-out/records';
 
 export const PORTIN_NAMESPACE = 'wholesale.portin.v1';
 export const NP_NAMESPACE = 'np.portin.v1';
@@ -38,9 +42,9 @@ export const NP_RESPONSE_RECORDS = {
 
 /** Record names per topic role, for the topology table. */
 export const PORTIN_TOPOLOGY = {
-  portinCommands: Object.values(PORTIN_COMMAND_RECORDS).map((r) => r.command),
-  portinReplies: Object.values(PORTIN_COMMAND_RECORDS).map((r) => r.reply),
-  portinEvents: [PORTIN_EVENT_RECORD],
-  npRequests: Object.values(NP_REQUEST_RECORDS),
-  npResponses: Object.values(NP_RESPONSE_RECORDS),
+  portinCommands: [...Object.values(PORTIN_COMMAND_RECORDS).map((r) => r.command), ...FOC_TOPOLOGY.portinCommands, ...PORTOUT_TOPOLOGY.portinCommands],
+  portinReplies: [...Object.values(PORTIN_COMMAND_RECORDS).map((r) => r.reply), ...FOC_TOPOLOGY.portinReplies, ...PORTOUT_TOPOLOGY.portinReplies],
+  portinEvents: [PORTIN_EVENT_RECORD, ...PORTOUT_TOPOLOGY.portinEvents],
+  npRequests: [...Object.values(NP_REQUEST_RECORDS), ...FOC_TOPOLOGY.npRequests, ...PORTOUT_TOPOLOGY.npRequests],
+  npResponses: [...Object.values(NP_RESPONSE_RECORDS), ...PORTOUT_TOPOLOGY.npResponses],
 } as const;

@@ -58,6 +58,11 @@ local function precondition(facts, gpsi, visible)
   if not status or not seen then
     return { code = 'NOT_FOUND', message = 'No subscription for gpsi ' .. gpsi .. ' belongs to this wholesale customer' }
   end
+  -- an ended subscription is gone for its owner too, saying why (refusalOf in subscription-access.ts)
+  if status == 'PORTED_OUT' then
+    return { code = 'NOT_FOUND', message = 'The number ' .. gpsi .. ' ported out to another operator; its subscription has ended',
+      problems = { { path = 'gpsi', reason = 'ported out' } } }
+  end
   if status ~= 'ACTIVE' then
     return { code = 'CONFLICT', message = 'The subscription for gpsi ' .. gpsi .. ' is ' .. status .. ', not ACTIVE',
       problems = { { path = 'gpsi', reason = 'subscription is ' .. status } } }

@@ -1,0 +1,113 @@
+import type { OutgoingMessage } from '../../contract/messages';
+import type { Cause } from '../portin/messages';
+import { NO_PORTOUT, portOutRuleFor, type PortOutStatus } from './lifecycle';
+import { decisionRequest, portOutEvent } from './messages';
+import type { PortOut } from './port-out';
+import { NO_ANSWER_REASON, PORTOUT_REJECTION_REASONS, type PortOutRejectionReason } from './reason-codes';
+
+/**
+ * Plans one port-out change, pure: the lifecycle table's rule for the number's current port-out and the
+ * trigger, and what follows from it (the next record, its event, the decision to the NP side, the deadline
+ * to schedule, the subscription to end). The handlers write the plan; they never decide a transition.
+ */
+export interface PortOutSettings {
+  /** How long the owning partner has to answer (PORTOUT_VALIDATION_WINDOW_SECONDS). */
+  validationWindowSeconds: number;
+  /** What an unanswered port-out becomes at its deadline (PORTOUT_DEADLINE_DECISION). */
+  deadlineDecision: 'APPROVE' | 'REJECT';
+}
+
+export type PortOutFollowUp =
+  | { kind: 'scheduleDeadline'; gpsi: string; portOutId: string; deadline: string }
+  | { kind: 'endSubscription'; gpsi: string; portOutId: string; at: string };
+
+export interface PortOutChange {
+  next: PortOut;
+  messages: OutgoingMessage[];
+  followUps: PortOutFollowUp[];
+}
+
+export type PortOutPlan =
+  | { kind: 'change'; change: PortOutChange }
+  | { kind: 'ignore'; why: string }
+  | { kind: 'conflict'; status: PortOutStatus }
+  | { kind: 'notFound' };
+
+/** The owner of the number's ACTIVE subscription (undefined: none, so nothing here to port out). */
+export interface NumberOwner {
+  wholesaleCustomerId: string;
+  subscriberId?: string;
+}
+
+export type PortOutInput =
+  | { trigger: 'PortOutRequested'; gpsi: string; portOutId: string; gainingProvider: string; desiredDueDate?: string; owner?: NumberOwner }
+  | { trigger: 'Approve'; portOutId: string }
+  | { trigger: 'Reject'; portOutId: string; reasonCode: PortOutRejectionReason }
+  | { trigger: 'Deadline'; portOutId: string }
+  | { trigger: 'PortOutCompleted'; portOutId: string; completedAt?: string };
+
+const changed = (previous: PortOut | undefined, next: PortOut, cause: Cause, extra: { decision?: boolean; followUps?: PortOutFollowUp[] } = {}): PortOutPlan => ({
+  kind: 'change',
+  change: {
+    next,
+    messages: [portOutEvent(previous?.status, next, cause), ...(extra.decision ? [decisionRequest(next, cause)] : [])],
+    followUps: extra.followUps ?? [],
+  },
+});
+
+export function planPortOut(current: PortOut | undefined, input: PortOutInput, cause: Cause, settings: PortOutSettings): PortOutPlan {
+  const answer = input.trigger === 'Approve' || input.trigger === 'Reject';
+  if (current && input.portOutId !== current.portOutId && input.trigger !== 'PortOutRequested') {
+    return answer ? { kind: 'notFound' } : { kind: 'ignore', why: `the number's port-out is ${current.portOutId}, not ${input.portOutId}` };
+  }
+  if (current && input.trigger === 'PortOutRequested' && input.portOutId === current.portOutId) return { kind: 'ignore', why: 'the port-out is known already' };
+  const rule = portOutRuleFor(current?.status ?? NO_PORTOUT, input.trigger);
+  switch (rule.action) {
+    case 'ignore':
+      return { kind: 'ignore', why: `${input.trigger} changes nothing in ${current?.status ?? 'no port-out'}` };
+    case 'notFound':
+      return { kind: 'notFound' };
+    case 'conflict':
+      return { kind: 'conflict', status: current!.status };
+    case 'start': {
+      if (input.trigger !== 'PortOutRequested') return { kind: 'ignore', why: 'only a request starts a port-out' };
+      if (!input.owner) return { kind: 'ignore', why: 'the number has no active subscription here' };
+      const deadline = new Date(cause.at.getTime() + settings.validationWindowSeconds * 1000).toISOString();
+      const next: PortOut = {
+        portOutId: input.portOutId,
+        gpsi: input.gpsi,
+        status: 'VALIDATION_PENDING',
+        gainingProvider: input.gainingProvider,
+        requestedAt: cause.at.toISOString(),
+        validationDeadline: deadline,
+        ...(input.desiredDueDate ? { desiredDueDate: input.desiredDueDate } : {}),
+        wholesaleCustomerId: input.owner.wholesaleCustomerId,
+        ...(input.owner.subscriberId ? { subscriberId: input.owner.subscriberId } : {}),
+      };
+      return { kind: 'change', change: { next, messages: [portOutEvent(undefined, next, cause)], followUps: [{ kind: 'scheduleDeadline', gpsi: next.gpsi, portOutId: next.portOutId, deadline }] } };
+    }
+    case 'decideByDeadline': {
+      const portOut = current!;
+      if (cause.at.getTime() < Date.parse(portOut.validationDeadline)) return { kind: 'ignore', why: 'the validation deadline has not passed' };
+      const approve = settings.deadlineDecision === 'APPROVE';
+      const next: PortOut = {
+        ...portOut,
+        status: approve ? 'APPROVED' : 'REJECTED',
+        decidedBy: 'DEADLINE',
+        ...(approve ? {} : { reasonCode: NO_ANSWER_REASON.code, reasonDescription: NO_ANSWER_REASON.description }),
+      };
+      return changed(portOut, next, cause, { decision: true });
+    }
+    case 'move': {
+      const portOut = current!;
+      if (input.trigger === 'PortOutCompleted') {
+        const completedAt = input.completedAt ?? cause.at.toISOString();
+        const next: PortOut = { ...portOut, status: rule.to, completedAt };
+        return changed(portOut, next, cause, { followUps: [{ kind: 'endSubscription', gpsi: portOut.gpsi, portOutId: portOut.portOutId, at: completedAt }] });
+      }
+      const reason = input.trigger === 'Reject' ? { reasonCode: input.reasonCode, reasonDescription: PORTOUT_REJECTION_REASONS[input.reasonCode] } : {};
+      const next: PortOut = { ...portOut, status: rule.to, decidedBy: 'PARTNER', ...reason, ...(cause.correlationId ? { correlationId: cause.correlationId } : {}) };
+      return changed(portOut, next, cause, { decision: true });
+    }
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * Why a partner may reject a port-out (AnswerPortOut reasonCode), the usual grounds of US and EU porting
+ * practice: the gaining provider's request does not match the account, or the account holder asked to
+ * keep the number. Anything else is approved: a partner cannot hold a number hostage.
+ */
+export const PORTOUT_REJECTION_REASONS = {
+  AN: 'Account number does not match',
+  PN: 'PIN or passcode does not match',
+  NM: 'Name or address does not match the account',
+  PF: 'Port freeze: the account holder asked to block port-outs',
+  NA: 'Not authorized by the account holder',
+  PO: 'Another order is pending on the number',
+} as const;
+
+export type PortOutRejectionReason = keyof typeof PORTOUT_REJECTION_REASONS;
+
+export const isRejectionReason = (code: string): code is PortOutRejectionReason => Object.hasOwn(PORTOUT_REJECTION_REASONS, code);
+
+/** The reason a deadline rejection records (PORTOUT_DEADLINE_DECISION=REJECT): the partner never answered. */
+export const NO_ANSWER_REASON = { code: 'NR', description: 'No answer from the owning partner by the validation deadline' } as const;

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { AvroCodec } from '../../src/adapters/registry/avro-codec';
+import { PORTOUT_NP_RESPONSE_RECORDS } from '../../src/domain/port-out/records';
+import { createCommand, gpsiEndingIn } from '../support/portin/journey';
+import { journeyWithNpSide } from '../support/portin/np-side';
+import type { Reply } from '../support/harness';
+import { until } from '../support/until';
+
+/**
+ * Port-out over the real stack (issue 48): the NP side asks for one of our numbers (played by hand), the
+ * owning partner answers over Kafka or the deadline does, the simulator completes an approved port-out,
+ * and the subscription ends: its balances closed in SubscriptionPortedOut, later commands NOT_FOUND
+ * "ported out", its history still readable. The validation window is short here so the deadline comes
+ * within the test; the partner's answers come within milliseconds of the request.
+ */
+const WINDOW_SECONDS = 4;
+
+describe('port-out (real stack)', () => {
+  const stack = journeyWithNpSide({ PORTOUT_VALIDATION_WINDOW_SECONDS: String(WINDOW_SECONDS), PORTOUT_DEADLINE_SWEEP_INTERVAL_MS: '200' });
+  let codec: AvroCodec;
+  beforeAll(() => {
+    codec = new AvroCodec(stack.j.config.schemaRegistryUrl);
+  });
+
+  const balance = (operation: string, value: object, correlationId = randomUUID()) =>
+    stack.j.requester.send('balanceCommands', `wholesale.balance.v1.${operation}`, value, { headers: { wholesaleCustomerId: 'WC-1' }, key: (value as { gpsi: string }).gpsi, correlationId });
+
+  /** A number ported in and live (WP-BASIC for WC-1): its subscription ACTIVE. */
+  async function activeNumber(): Promise<string> {
+    const gpsi = gpsiEndingIn('01');
+    await stack.j.send('CreatePortIn', createCommand(gpsi));
+    await stack.j.waitForStatus(gpsi, 'COMPLETED');
+    await stack.np.find(gpsi, 'wholesale.balance.v1.SubscriptionActivated');
+    return gpsi;
+  }
+
+  /** The NP side asks for the number: a PortOutRequested on np.portin.responses.v1. */
+  async function requestPortOut(gpsi: string): Promise<string> {
+    const portOutId = `PORT-OUT-${randomUUID().slice(0, 8)}`;
+    const value = { responseId: `test-${randomUUID()}`, gpsi, portOutId, gainingProvider: 'OTHER-TELCO', desiredDueDate: null, sentAt: new Date().toISOString() };
+    const topic = stack.j.config.topics.npResponses;
+    await stack.j.requester.sendRaw(topic, { key: gpsi, value: await codec.encode(topic, PORTOUT_NP_RESPONSE_RECORDS.PortOutRequested, value) });
+    return portOutId;
+  }
+
+  const portOutEvents = (gpsi: string): Reply[] => stack.j.eventsFor(gpsi).filter((e) => e.recordName === 'wholesale.portin.v1.PortOutEvent');
+  const portOutEvent = (gpsi: string, status: string) =>
+    until(`PortOutEvent ${status} for ${gpsi}`, async () => portOutEvents(gpsi).find((e) => e.value.portOutStatus === status), { timeoutMs: 20000, intervalMs: 50 });
+  const answer = (gpsi: string, portOutId: string, decision: string, reasonCode?: string) => stack.j.send('AnswerPortOut', { gpsi, portOutId, decision, reasonCode: reasonCode ?? null });
+
+  it('approved by the partner: the NP side is told, the port-out completes, the subscription ends with its balances in SubscriptionPortedOut, later commands answer NOT_FOUND "ported out", the history stays', async () => {
+    const gpsi = await activeNumber();
+    const portOutId = await requestPortOut(gpsi);
+    const asked = await portOutEvent(gpsi, 'VALIDATION_PENDING');
+    expect(asked.value).toMatchObject({ portOutId, gainingProvider: 'OTHER-TELCO', wholesaleCustomerId: 'WC-1', previousPortOutStatus: null });
+    expect(Date.parse(asked.value.validationDeadline) - Date.parse(asked.value.eventTime)).toBe(WINDOW_SECONDS * 1000);
+    expect(asked.headers.ce_id).toBe(asked.value.eventId);
+
+    expect((await answer(gpsi, portOutId, 'APPROVE')).value).toEqual({ status: 'Success', gpsi, portOutId, portOutStatus: 'APPROVED' });
+    const decision = await stack.np.find(gpsi, 'np.portin.v1.PortOutDecision');
+    expect(decision.value).toMatchObject({ portOutId, decision: 'APPROVED', decidedBy: 'PARTNER', reasonCode: null });
+    await portOutEvent(gpsi, 'COMPLETED');
+
+    const ended = await stack.np.find(gpsi, 'wholesale.balance.v1.SubscriptionPortedOut');
+    expect(ended.value.reason).toBe('PORTED_OUT');
+    // WP-BASIC's four allowances and the add-on 2000001's, each closed with what it had left
+    expect(ended.value.changes.length).toBeGreaterThanOrEqual(4);
+    for (const change of ended.value.changes) {
+      expect(change).toMatchObject({ change: 'Closed', after: null });
+      expect(change.before.remainingBalance).toBeGreaterThan(0);
+    }
+
+    const query = await balance('QueryBalances', { gpsi });
+    expect(query.value).toMatchObject({ status: 'NOT_FOUND', error: { problems: [{ path: 'gpsi', reason: 'ported out' }] } });
+    const update = await balance('UpdateBalances', { gpsi, balances: [{ subBalanceInstId: `${gpsi}-1`, subBalanceType: 'On-Net Voice', action: 'Subtract', quantity: 1, unitType: 'Min' }] });
+    expect(update.value).toMatchObject({ status: 'NOT_FOUND', error: { problems: [{ path: 'gpsi', reason: 'ported out' }] } });
+    const history = await balance('QueryBalanceHistory', { gpsi, limit: 5 });
+    expect(history.value.status).toBe('Success');
+    expect(history.value.entries[0]).toMatchObject({ operation: 'PortOut' });
+    expect((await stack.j.send('QueryPortOut', { gpsi })).value).toMatchObject({ status: 'Success', portOutId, portOutStatus: 'COMPLETED', decidedBy: 'PARTNER' });
+    expect((await answer(gpsi, portOutId, 'REJECT', 'PF')).value).toMatchObject({ status: 'CONFLICT', error: { problems: [{ path: 'portOutStatus', reason: 'is COMPLETED' }] } });
+  });
+
+  it('rejected by the partner with a listed reason: nothing completes and the subscription stays; a bad answer lists every problem', async () => {
+    const gpsi = await activeNumber();
+    const portOutId = await requestPortOut(gpsi);
+    await portOutEvent(gpsi, 'VALIDATION_PENDING');
+    const bad = await stack.j.send('AnswerPortOut', { gpsi: '12', portOutId, decision: 'REJECT', reasonCode: 'XX' });
+    expect(bad.value.status).toBe('BAD_REQUEST');
+    expect([...new Set(bad.value.error.problems.map((e: { path: string }) => e.path))].sort()).toEqual(['gpsi', 'reasonCode']);
+    expect((await answer(gpsi, 'PORT-OUT-unknown', 'APPROVE')).value.status).toBe('NOT_FOUND');
+
+    expect((await answer(gpsi, portOutId, 'REJECT', 'PF')).value).toMatchObject({ status: 'Success', portOutStatus: 'REJECTED' });
+    const decision = await stack.np.find(gpsi, 'np.portin.v1.PortOutDecision');
+    expect(decision.value).toMatchObject({ decision: 'REJECTED', reasonCode: 'PF', decidedBy: 'PARTNER' });
+    expect((await portOutEvent(gpsi, 'REJECTED')).value).toMatchObject({ reasonCode: 'PF', reasonDescription: 'Port freeze: the account holder asked to block port-outs' });
+    expect((await answer(gpsi, portOutId, 'APPROVE')).value).toMatchObject({ status: 'CONFLICT' });
+    expect((await balance('QueryBalances', { gpsi })).value.status).toBe('Success');
+  });
+
+  it('unanswered: approved by its deadline, then completed', async () => {
+    const gpsi = await activeNumber();
+    const portOutId = await requestPortOut(gpsi);
+    const asked = await portOutEvent(gpsi, 'VALIDATION_PENDING');
+    const approved = await until('the deadline decision', async () => portOutEvents(gpsi).find((e) => e.value.portOutStatus === 'APPROVED'), { timeoutMs: 20000, intervalMs: 100 });
+    expect(approved.value).toMatchObject({ portOutId, decidedBy: 'DEADLINE', correlationId: null });
+    expect(Date.parse(approved.value.eventTime)).toBeGreaterThanOrEqual(Date.parse(asked.value.validationDeadline));
+    expect((await stack.np.find(gpsi, 'np.portin.v1.PortOutDecision')).value).toMatchObject({ decision: 'APPROVED', decidedBy: 'DEADLINE' });
+    await stack.np.find(gpsi, 'wholesale.balance.v1.SubscriptionPortedOut');
+  });
+
+  it('balance updates racing the port-out are applied before its end (and closed with it) or refused "ported out", never lost', async () => {
+    const gpsi = await activeNumber();
+    const portOutId = await requestPortOut(gpsi);
+    await portOutEvent(gpsi, 'VALIDATION_PENDING');
+    const subtract = { subBalanceInstId: `${gpsi}-1`, subBalanceType: 'On-Net Voice', action: 'Subtract', quantity: 1, unitType: 'Min' };
+    const shown = (await balance('QueryBalances', { gpsi })).value.balances.flatMap((b: { subBalances: { subBalanceInstId: string; remainingBalance: number }[] }) => b.subBalances);
+    const before = shown.find((b: { subBalanceInstId: string }) => b.subBalanceInstId === `${gpsi}-1`).remainingBalance as number;
+    // the approval goes first; the simulator completes it within milliseconds while the updates keep coming
+    const approval = answer(gpsi, portOutId, 'APPROVE');
+    const replies: Reply[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      replies.push(await balance('UpdateBalances', { gpsi, balances: [subtract] }));
+    }
+    expect((await approval).value.portOutStatus).toBe('APPROVED');
+    const ended = await stack.np.find(gpsi, 'wholesale.balance.v1.SubscriptionPortedOut');
+    const statuses = replies.map((r) => r.value.status);
+    const applied = statuses.filter((s) => s === 'Success').length;
+    for (const reply of replies) if (reply.value.status !== 'Success') expect(reply.value).toMatchObject({ status: 'NOT_FOUND', error: { problems: [{ reason: 'ported out' }] } });
+    // one number's commands are applied in order: once refused, every later one is refused too
+    expect(statuses).toEqual([...Array(applied).fill('Success'), ...Array(replies.length - applied).fill('NOT_FOUND')]);
+    const closed = ended.value.changes.find((c: { subBalanceInstId: string }) => c.subBalanceInstId === `${gpsi}-1`);
+    expect(closed.before.remainingBalance).toBe(before - applied);
+  });
+});
