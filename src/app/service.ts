@@ -17,7 +17,7 @@ import { envelopeRules } from '../pipeline/envelope';
 import type { InboundRecord, Outbound, RecordPosition, Refused } from '../contract/transport';
 import { createEventEncoder, createEventPublisher } from '../pipeline/event-publisher';
 import { commandConsumerSettings, createBatchWorker } from './batch-loop';
-import { createBalanceComponents, createBalanceRenewals } from './balance';
+import { createBalanceComponents, createBalanceRenewals, createReservationExpiries } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
 import { createNpResponseRecordProcessor } from '../pipeline/np-responses';
@@ -105,7 +105,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const redis = createRedisClient(config.redis);
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
-  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, portin }).map((h) => [h.commandRecord, h]));
+  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, reservations: balance.reservations, portin }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
   const deadLetters = deadLetterSink(config);
   const routing = eventRouting(config, access.hierarchy);
@@ -192,6 +192,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     log,
   });
   renewals.start();
+  const reservationExpiries = createReservationExpiries({ config, redis, publish, log });
+  reservationExpiries.start();
   const expiry = createPortInExpiry({ portin, config, publish, log, clock });
   expiry.start();
   await observability.start();
@@ -200,6 +202,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const stop = () =>
     (stopped ??= (async () => {
       await renewals.stop();
+      await reservationExpiries.stop();
       await expiry.stop();
       await worker.stop();
       await transport.close();

@@ -24,6 +24,10 @@ export const EVENT_RECORDS = [
   'wholesale.balance.v1.BalancesRenewed',
   'wholesale.balance.v1.BalanceThresholdReached',
   'wholesale.balance.v1.BalancesExpired',
+  'wholesale.balance.v1.BalanceReserved',
+  'wholesale.balance.v1.ReservationCommitted',
+  'wholesale.balance.v1.ReservationReleased',
+  'wholesale.balance.v1.ReservationExpired',
 ] as const satisfies readonly RecordName[];
 
 export type EventRecordName = (typeof EVENT_RECORDS)[number];

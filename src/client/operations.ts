@@ -29,6 +29,9 @@ export const OPERATIONS = {
   queryBalances: balance('QueryBalances'),
   updateBalances: balance('UpdateBalances'),
   queryBalanceHistory: balance('QueryBalanceHistory'),
+  reserveBalance: balance('ReserveBalance'),
+  commitReservation: balance('CommitReservation'),
+  releaseReservation: balance('ReleaseReservation'),
 } as const satisfies Record<string, OperationSpec>;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -520,6 +520,52 @@ export interface BalanceAmountsInput {
   purchasedBalance?: number;
 }
 
+/** An amount of a sub-balance was reserved for a charging session. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceReserved {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
+/** An amount of a sub-balance was reserved for a charging session. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceReservedInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
 /** A sub-balance reached a usage threshold of its catalog bucket (e.g. 80 % or 100 % of the cycle's grant used). Billing and partner event; key = gpsi; CloudEvents binary headers; published with the BalancesUpdated of the change that reached it, from the same atomic step. */
 export interface BalanceThresholdReached {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
@@ -812,6 +858,52 @@ export interface CancelBucketsReplyInput {
   balances?: BalanceInput[];
 }
 
+/** End a held reservation with the amount actually used (at most the amount reserved); the rest is released (beyond the spec). */
+export interface CommitReservation {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  /** The reservation's id, chosen by the charging system (for example its session id): 1 to 64 letters, digits, . _ : -; unique among the subscription's held reservations. */
+  reservationId: string;
+  /** Zero or more, at most 3 decimals, at most the amount reserved. */
+  usedAmount: number;
+}
+
+/** Reply to CommitReservation: status Success, the amount used and charged, and the balances after it. */
+export interface CommitReservationReply {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  usedAmount: number;
+  /** What was taken from the sub-balance: usedAmount, or what remained when less did. */
+  chargedAmount: number;
+  /** The balances after the change (beyond the spec). */
+  balances: Balance[];
+}
+
+/** Reply to CommitReservation: status Success, the amount used and charged, and the balances after it. */
+export interface CommitReservationReplyInput {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  usedAmount: number;
+  /** What was taken from the sub-balance: usedAmount, or what remained when less did. */
+  chargedAmount: number;
+  /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
 export interface LedgerEntry {
   /** ISO 8601 time of the change. */
   at: string;
@@ -968,6 +1060,236 @@ export interface QueryBalancesReplyInput {
   balances: BalanceInput[];
 }
 
+/** End a held reservation without use (beyond the spec). */
+export interface ReleaseReservation {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  /** The reservation's id, chosen by the charging system (for example its session id): 1 to 64 letters, digits, . _ : -; unique among the subscription's held reservations. */
+  reservationId: string;
+}
+
+/** Reply to ReleaseReservation: status Success, the reservation released and the balances after it. */
+export interface ReleaseReservationReply {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  /** The balances after the change (beyond the spec). */
+  balances: Balance[];
+}
+
+/** Reply to ReleaseReservation: status Success, the reservation released and the balances after it. */
+export interface ReleaseReservationReplyInput {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
+/** A reservation was committed: the amount used was taken from the sub-balance (a Subtract in changes), the rest released. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationCommitted {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  usedAmount: number;
+  /** What was taken from the sub-balance. */
+  chargedAmount: number;
+  /** Every sub-balance concerned, before and after. */
+  changes: SubBalanceChange[];
+}
+
+/** A reservation was committed: the amount used was taken from the sub-balance (a Subtract in changes), the rest released. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationCommittedInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  usedAmount: number;
+  /** What was taken from the sub-balance. */
+  chargedAmount: number;
+  /** Every sub-balance concerned, before and after. */
+  changes?: SubBalanceChangeInput[];
+}
+
+/** A reservation nobody committed or released was released when its time to live ended (by the scheduler, once). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationExpired {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
+/** A reservation nobody committed or released was released when its time to live ended (by the scheduler, once). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationExpiredInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
+/** A reservation was released without use. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationReleased {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
+/** A reservation was released without use. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationReleasedInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
+/** Hold an amount of one sub-balance for a charging session until it is committed, released or its time to live ends (beyond the spec; TMF654 ReserveBalance). */
+export interface ReserveBalance {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  /** The reservation's id, chosen by the charging system (for example its session id): 1 to 64 letters, digits, . _ : -; unique among the subscription's held reservations. */
+  reservationId: string;
+  /** The sub-balance to hold from. */
+  subBalanceInstId: string;
+  /** Above zero, at most 3 decimals, at most the sub-balance's availableBalance. */
+  amount: number;
+  /** Seconds until an uncommitted reservation is released, 1 to 86400. */
+  ttlSeconds: number;
+}
+
+/** Reply to ReserveBalance: status Success, the reservation held and the balances after it. */
+export interface ReserveBalanceReply {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  /** The balances after the change (beyond the spec). */
+  balances: Balance[];
+}
+
+/** Reply to ReserveBalance: status Success, the reservation held and the balances after it. */
+export interface ReserveBalanceReplyInput {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
 /** Sub-balance object (service-spec 2.10). */
 export interface SubBalance {
   subBalanceInstId: string;
@@ -988,6 +1310,10 @@ export interface SubBalance {
   validFor: ValidFor | null;
   /** ISO 8601 end of the purchased credit (catalog purchasedCredit validity; a top-up extends it); null: it has none. Beyond the spec. */
   purchasedValidUntil: string | null;
+  /** The part of remainingBalance held by live reservations (ReserveBalance). Beyond the spec. */
+  reservedBalance: number;
+  /** remainingBalance - reservedBalance (never below 0): what may still be reserved or used. Null in replies from before reservations. Beyond the spec. */
+  availableBalance: number | null;
 }
 
 /** Sub-balance object (service-spec 2.10). */
@@ -1010,6 +1336,10 @@ export interface SubBalanceInput {
   validFor?: ValidFor | null;
   /** ISO 8601 end of the purchased credit (catalog purchasedCredit validity; a top-up extends it); null: it has none. Beyond the spec. */
   purchasedValidUntil?: string | null;
+  /** The part of remainingBalance held by live reservations (ReserveBalance). Beyond the spec. */
+  reservedBalance?: number;
+  /** remainingBalance - reservedBalance (never below 0): what may still be reserved or used. Null in replies from before reservations. Beyond the spec. */
+  availableBalance?: number | null;
 }
 
 /** What happened to one sub-balance. */
@@ -1802,6 +2132,7 @@ export interface ContractRecords {
   'wholesale.balance.v1.Balance': Balance;
   'wholesale.balance.v1.BalanceAction': BalanceAction;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmounts;
+  'wholesale.balance.v1.BalanceReserved': BalanceReserved;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReached;
   'wholesale.balance.v1.BalancesExpired': BalancesExpired;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewed;
@@ -1810,12 +2141,21 @@ export interface ContractRecords {
   'wholesale.balance.v1.BucketsCancelled': BucketsCancelled;
   'wholesale.balance.v1.CancelBuckets': CancelBuckets;
   'wholesale.balance.v1.CancelBucketsReply': CancelBucketsReply;
+  'wholesale.balance.v1.CommitReservation': CommitReservation;
+  'wholesale.balance.v1.CommitReservationReply': CommitReservationReply;
   'wholesale.balance.v1.LedgerEntry': LedgerEntry;
   'wholesale.balance.v1.PrimaryBucketSwapped': PrimaryBucketSwapped;
   'wholesale.balance.v1.QueryBalanceHistory': QueryBalanceHistory;
   'wholesale.balance.v1.QueryBalanceHistoryReply': QueryBalanceHistoryReply;
   'wholesale.balance.v1.QueryBalances': QueryBalances;
   'wholesale.balance.v1.QueryBalancesReply': QueryBalancesReply;
+  'wholesale.balance.v1.ReleaseReservation': ReleaseReservation;
+  'wholesale.balance.v1.ReleaseReservationReply': ReleaseReservationReply;
+  'wholesale.balance.v1.ReservationCommitted': ReservationCommitted;
+  'wholesale.balance.v1.ReservationExpired': ReservationExpired;
+  'wholesale.balance.v1.ReservationReleased': ReservationReleased;
+  'wholesale.balance.v1.ReserveBalance': ReserveBalance;
+  'wholesale.balance.v1.ReserveBalanceReply': ReserveBalanceReply;
   'wholesale.balance.v1.SubBalance': SubBalance;
   'wholesale.balance.v1.SubBalanceChange': SubBalanceChange;
   'wholesale.balance.v1.SubscriptionActivated': SubscriptionActivated;
@@ -1877,6 +2217,7 @@ export interface ContractInputs {
   'wholesale.balance.v1.Balance': BalanceInput;
   'wholesale.balance.v1.BalanceAction': BalanceActionInput;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmountsInput;
+  'wholesale.balance.v1.BalanceReserved': BalanceReservedInput;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReachedInput;
   'wholesale.balance.v1.BalancesExpired': BalancesExpiredInput;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewedInput;
@@ -1885,12 +2226,21 @@ export interface ContractInputs {
   'wholesale.balance.v1.BucketsCancelled': BucketsCancelledInput;
   'wholesale.balance.v1.CancelBuckets': CancelBuckets;
   'wholesale.balance.v1.CancelBucketsReply': CancelBucketsReplyInput;
+  'wholesale.balance.v1.CommitReservation': CommitReservation;
+  'wholesale.balance.v1.CommitReservationReply': CommitReservationReplyInput;
   'wholesale.balance.v1.LedgerEntry': LedgerEntryInput;
   'wholesale.balance.v1.PrimaryBucketSwapped': PrimaryBucketSwappedInput;
   'wholesale.balance.v1.QueryBalanceHistory': QueryBalanceHistoryInput;
   'wholesale.balance.v1.QueryBalanceHistoryReply': QueryBalanceHistoryReplyInput;
   'wholesale.balance.v1.QueryBalances': QueryBalances;
   'wholesale.balance.v1.QueryBalancesReply': QueryBalancesReplyInput;
+  'wholesale.balance.v1.ReleaseReservation': ReleaseReservation;
+  'wholesale.balance.v1.ReleaseReservationReply': ReleaseReservationReplyInput;
+  'wholesale.balance.v1.ReservationCommitted': ReservationCommittedInput;
+  'wholesale.balance.v1.ReservationExpired': ReservationExpiredInput;
+  'wholesale.balance.v1.ReservationReleased': ReservationReleasedInput;
+  'wholesale.balance.v1.ReserveBalance': ReserveBalance;
+  'wholesale.balance.v1.ReserveBalanceReply': ReserveBalanceReplyInput;
   'wholesale.balance.v1.SubBalance': SubBalanceInput;
   'wholesale.balance.v1.SubBalanceChange': SubBalanceChangeInput;
   'wholesale.balance.v1.SubscriptionActivated': SubscriptionActivatedInput;

@@ -2,35 +2,40 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_0913a2a4f892' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_0913a2a4f892' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_0913a2a4f892' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_0913a2a4f892' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_0913a2a4f892' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_0913a2a4f892' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_0913a2a4f892' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_0913a2a4f892' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_0913a2a4f892' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_0913a2a4f892' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_0913a2a4f892' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_0913a2a4f892' },
-  portinRead: { numberOfKeys: 3, functionName: 'portinRead_0913a2a4f892' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_0913a2a4f892' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_0913a2a4f892' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_0913a2a4f892' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_0913a2a4f892' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_0913a2a4f892' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_0913a2a4f892' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_0913a2a4f892' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_0913a2a4f892' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_adc84226fd18' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_adc84226fd18' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_adc84226fd18' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_adc84226fd18' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_adc84226fd18' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_adc84226fd18' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_adc84226fd18' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_adc84226fd18' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_adc84226fd18' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_adc84226fd18' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_adc84226fd18' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_adc84226fd18' },
+  portinRead: { numberOfKeys: 3, functionName: 'portinRead_adc84226fd18' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_adc84226fd18' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_adc84226fd18' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_adc84226fd18' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_adc84226fd18' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_adc84226fd18' },
+  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_adc84226fd18' },
+  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_adc84226fd18' },
+  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_adc84226fd18' },
+  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_adc84226fd18' },
+  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_adc84226fd18' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_adc84226fd18' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_adc84226fd18' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_adc84226fd18' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_0913a2a4f892',
-  code: `#!lua name=wholesale_0913a2a4f892
+  name: 'wholesale_adc84226fd18',
+  code: `#!lua name=wholesale_adc84226fd18
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
 -- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
@@ -365,6 +370,7 @@ end
 local function removeBalance(b, kind)
   delField(b.seq)
   delField(b.seq .. 'v')
+  delField(b.seq .. 'r') -- what reservations held on it goes with it
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -487,8 +493,8 @@ local SHOWN_FIELDS = '^([^|]*)|[^|]*(|[^|]*)|[^|]*(|[^|]*|[^|]*|[^|]*)|[^|]*|[^|
 
 -- Every sub-balance of the hash as a command's reply shows it, in the hash's order, joined by ';' (the
 -- catalog keeps '|' and ';' out of a bucketRefId):
---   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil]]
--- (the amounts without a whole unit's zeros: kiloZeros)
+--   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil[|reserved]]]
+-- (reserved: the sum held by reservations, 6-reservations.lua; the amounts without a whole unit's zeros: kiloZeros)
 -- — without what only the service reads (bucketKind, rolloverCap, endCycle, alerted, firstCycle), nor the
 -- unitType, which the catalog makes the subBalanceType's own (UNIT_BY_SUB_BALANCE_TYPE): 18 of a row's
 -- ~60 bytes, in every 24 h record. The bucketRefId is left empty when the row before has it too (a
@@ -497,9 +503,11 @@ local SHOWN_FIELDS = '^([^|]*)|[^|]*(|[^|]*)|[^|]*(|[^|]*|[^|]*|[^|]*)|[^|]*|[^|
 local function replyRows(balKey)
   if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
   if not hash.loaded then readBalances(balKey) end
-  local dated = {}
+  local dated, held = {}, {}
   for _, field in ipairs(hash.order) do
-    if string.byte(field, -1) == 118 and field ~= FORMAT_FIELD and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+    local last = string.byte(field, -1)
+    if last == 118 and field ~= FORMAT_FIELD and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+    if last == 114 and hash.values[field] then held[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>r: reserved
   end
   local pieces, n, previous = {}, 0, nil
   for _, seq in ipairs(hash.order) do
@@ -508,8 +516,14 @@ local function replyRows(balKey)
       local bucket, subBalanceType, amounts, purchased = string.match(value, SHOWN_FIELDS)
       pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4], pieces[n + 5] = seq, '|', bucket == previous and '' or bucket, subBalanceType, kiloZeros(amounts, '|')
       n = n + 5
-      local dates = dated[seq]
-      if dates then
+      local dates, reserved = dated[seq], held[seq]
+      if reserved then
+        -- the dates padded to their three fields, so the reserved amount is the 11th
+        local padded = dates or ''
+        padded = padded .. string.rep('|', 2 - select(2, string.gsub(padded, '|', '|')))
+        pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4], pieces[n + 5], pieces[n + 6] = '|', kiloZeros(purchased, '|'), '|', padded, '|', kiloZeros(reserved, '|')
+        n = n + 6
+      elseif dates then
         pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4] = '|', kiloZeros(purchased, '|'), '|', dates
         n = n + 4
       elseif purchased ~= '' then
@@ -543,8 +557,72 @@ local function commandRecord(balKey, ctx, changes, extra, facts)
   return record
 end
 
+-- Reservations, mirroring src/domain/balance-operations/reservation-rules.ts (checked against it by
+-- test/integration/balance-reservations.test.ts). A reservation holds part of a sub-balance's remaining
+-- balance; the sum held per sub-balance is the balances hash's field <seq>r (absent = 0), beside its row, so
+-- every script that reads the hash sees it (a Subtract may not take what is held).
+-- A held reservation is a field of the subscription's reservations hash: id -> positional text
+--   format|seq|amount|expiresAt
+-- (format 1; amount in milli-units; expiresAt real epoch ms). Only reservationRead and the scripts below
+-- write or read it.
+local RESERVATION_FORMAT = '1'
+
+local function reservedOf(seq)
+  return tonumber(hash.values[seq .. 'r'] or '0')
+end
+
+-- Sets the sum held on a sub-balance (written by writeBalances); 0 removes the field.
+local function setReserved(seq, reserved)
+  if reserved > 0 then setField(seq .. 'r', fmt(reserved)) else delField(seq .. 'r') end
+end
+
+local function availableOf(remaining, reserved)
+  return math.max(0, remaining - reserved)
+end
+
+-- Mirrors reserveAmounts: nil and the reason when more than is available.
+local function reserveAmounts(remaining, reserved, amount)
+  local available = availableOf(remaining, reserved)
+  if amount > available then
+    return nil, 'exceeds the available balance (requested ' .. units(amount) .. ', available ' .. units(available) .. ')'
+  end
+  return reserved + amount
+end
+
+-- Mirrors commitAmounts: remaining, purchased, reserved after, and what was charged.
+local function commitAmounts(remaining, purchased, reserved, held, used)
+  local charged = math.min(used, remaining)
+  local granted = remaining - purchased
+  return remaining - charged, purchased - math.max(0, charged - granted), math.max(0, reserved - held), charged
+end
+
+local function releaseAmounts(reserved, held)
+  return math.max(0, reserved - held)
+end
+
+-- A held reservation, or nil; stops on a format this worker cannot read.
+local function reservationRead(resKey, id)
+  local text = redis.call('HGET', resKey, id)
+  if not text then return nil end
+  local f = split(text, '|')
+  if f[1] ~= RESERVATION_FORMAT then
+    error('stored reservation of format ' .. tostring(f[1]) .. ': newer than this worker reads (up to ' .. RESERVATION_FORMAT .. ')')
+  end
+  return { id = id, seq = f[2], amount = tonumber(f[3]), expiresAt = tonumber(f[4]) }
+end
+
+local function reservationWrite(resKey, r)
+  redis.call('HSET', resKey, r.id, table.concat({ RESERVATION_FORMAT, r.seq, fmt(r.amount), fmt(r.expiresAt) }, '|'))
+end
+
+-- What a reservation command's record adds (decodeReservation in reservation-store.ts): id, seq, amount held,
+-- expiry, and for a commit the amount used and the amount charged.
+local function reservationFacts(r, used, charged)
+  return { id = r.id, n = r.seq, a = fmt(r.amount), e = fmt(r.expiresAt), u = used and fmt(used) or nil, x = charged and fmt(charged) or nil }
+end
+
 -- admissionTake-1.lua
-redis.register_function('admissionTake_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('admissionTake_adc84226fd18', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -712,7 +790,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('balancesExpire_adc84226fd18', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -746,7 +824,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('balancesRenew_adc84226fd18', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -790,7 +868,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_adc84226fd18', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -812,7 +890,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_adc84226fd18', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -868,8 +946,11 @@ for i, a in ipairs(payload.actions) do
     if fits and a.action ~= cjson.null and a.quantity ~= cjson.null then
       local remaining, quantity = tonumber(b.remaining), tonumber(a.quantity)
       local after = a.action == 'Subtract' and remaining - quantity or remaining + quantity
+      local held = tonumber(hash.values[b.seq .. 'r'] or '0') -- reserved (6-reservations.lua): not for a Subtract to take
       if after < 0 then
         problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance below zero (remaining ' .. units(remaining) .. ')' }
+      elseif a.action == 'Subtract' and after < held then
+        problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance below what is reserved (remaining ' .. units(remaining) .. ', reserved ' .. units(held) .. ')' }
       elseif after > MAX_MILLI then
         problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance above ' .. units(MAX_MILLI) }
       else
@@ -908,7 +989,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_adc84226fd18', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -931,7 +1012,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_adc84226fd18', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -974,7 +1055,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_adc84226fd18', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -990,7 +1071,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_adc84226fd18', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -1003,7 +1084,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_adc84226fd18', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -1029,7 +1110,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_adc84226fd18', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1046,7 +1127,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_adc84226fd18', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1062,7 +1143,7 @@ return 0
 
 end)
 -- portinRead-3.lua
-redis.register_function{function_name = 'portinRead_0913a2a4f892', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinRead_adc84226fd18', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   What a change of a number's port-in request starts from, in one step: the outcome recorded for its cause
   (a replay answers it), the number's current request (the plan's input) and its subscription's status
@@ -1080,7 +1161,7 @@ return {
 
 end}
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_adc84226fd18', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1093,7 +1174,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_adc84226fd18', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1106,7 +1187,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('portinWrite_adc84226fd18', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1146,7 +1227,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('primarySwap_adc84226fd18', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1182,7 +1263,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_adc84226fd18', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1191,8 +1272,168 @@ for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
 return due
 
 end)
+-- reservationCommit-5.lua
+redis.register_function('reservationCommit_adc84226fd18', function(KEYS, ARGV)
+hash = emptyHash()
+-- CommitReservation: ends a held reservation, taking the amount used (at most the amount held) from the
+-- sub-balance as usage (the grant first, then purchased credit: commitAmounts); the rest is released. The
+-- usage goes to the ledger (a Subtract of operation CommitReservation) and reports usage thresholds reached,
+-- as UpdateBalances does.
+-- KEYS: subscription, balances, ledger, done(commandId), reservations
+-- ARGV: context JSON, {reservationId, used, thresholds: {bucketRefId: [percent...]}} JSON
+local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx, KEYS[1])
+if recorded then return recorded end
+local p = cjson.decode(ARGV[2])
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
+if refused then return finish(KEYS[4], ctx, { error = refused }) end
+local function invalid(code, path, reason)
+  return finish(KEYS[4], ctx, { error = { code = code, message = 'The command is invalid: ' .. path .. ' ' .. reason, problems = { { path = path, reason = reason } } } })
+end
+local r = reservationRead(KEYS[5], p.reservationId)
+if not r then return invalid('NOT_FOUND', 'reservationId', 'names no held reservation (committed, released, expired or never made)') end
+local used = tonumber(p.used)
+if used > r.amount then
+  return invalid('BAD_REQUEST', 'usedAmount', 'exceeds the reserved amount (used ' .. units(used) .. ', reserved ' .. units(r.amount) .. ')')
+end
+readBalances(KEYS[2])
+keepOwnerMark(facts[FACT_CUSTOMER])
+local b = balanceLookup(ctx.gpsi)(ctx.gpsi .. '-' .. r.seq)
+redis.call('HDEL', KEYS[5], r.id)
+if not b then
+  -- its bucket was cancelled meanwhile: nothing left to charge
+  setReserved(r.seq, 0)
+  writeBalances(KEYS[2])
+  return invalid('CONFLICT', 'reservationId', 'holds part of a sub-balance that no longer exists; released')
+end
+local before = amountsOf(b)
+local remaining, purchased, reserved, charged = commitAmounts(tonumber(b.remaining), tonumber(b.purchased or '0'), reservedOf(b.seq), r.amount, used)
+setReserved(b.seq, reserved)
+local changes, reached = {}, {}
+if charged > 0 then
+  b.remaining, b.purchased = fmt(remaining), fmt(purchased)
+  if purchased == 0 then b.purchasedUntil = nil end
+  changes[1] = change('Subtract', b, before, amountsOf(b), fmt(charged))
+  markThresholds(b, (p.thresholds or {})[b.bucketRefId], reached)
+  saveBalance(b)
+end
+writeBalances(KEYS[2])
+appendLedger(KEYS[3], ctx, changes)
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { res = reservationFacts(r, used, charged), thresholds = reached }, facts), facts)
+
+end)
+-- reservationRelease-5.lua
+redis.register_function('reservationRelease_adc84226fd18', function(KEYS, ARGV)
+hash = emptyHash()
+-- ReleaseReservation: ends a held reservation without use; the amounts stay, only the hold goes.
+-- KEYS: subscription, balances, ledger, done(commandId), reservations
+-- ARGV: context JSON, {reservationId} JSON
+local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx, KEYS[1])
+if recorded then return recorded end
+local p = cjson.decode(ARGV[2])
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
+if refused then return finish(KEYS[4], ctx, { error = refused }) end
+local r = reservationRead(KEYS[5], p.reservationId)
+if not r then
+  local reason = 'names no held reservation (committed, released, expired or never made)'
+  return finish(KEYS[4], ctx, { error = { code = 'NOT_FOUND', message = 'The command is invalid: reservationId ' .. reason, problems = { { path = 'reservationId', reason = reason } } } })
+end
+readBalances(KEYS[2])
+keepOwnerMark(facts[FACT_CUSTOMER])
+setReserved(r.seq, releaseAmounts(reservedOf(r.seq), r.amount))
+writeBalances(KEYS[2])
+redis.call('HDEL', KEYS[5], r.id)
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationFacts(r) }, facts), facts)
+
+end)
+-- reservationReserve-5.lua
+redis.register_function('reservationReserve_adc84226fd18', function(KEYS, ARGV)
+hash = emptyHash()
+-- ReserveBalance: holds \`amount\` of one sub-balance until \`expiresAt\` (real epoch ms), refused when more
+-- than is available (remaining − reserved). Recorded under the command id like every change (replay, CONFLICT).
+-- KEYS: subscription, balances, ledger, done(commandId), reservations
+-- ARGV: context JSON, {reservationId, subBalanceInstId, amount, expiresAt} JSON
+local ctx = cjson.decode(ARGV[1])
+local recorded = replay(KEYS[4], ctx, KEYS[1])
+if recorded then return recorded end
+local p = cjson.decode(ARGV[2])
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
+if refused then return finish(KEYS[4], ctx, { error = refused }) end
+local function invalid(code, path, reason)
+  return finish(KEYS[4], ctx, { error = { code = code, message = 'The command is invalid: ' .. path .. ' ' .. reason, problems = { { path = path, reason = reason } } } })
+end
+if reservationRead(KEYS[5], p.reservationId) then return invalid('CONFLICT', 'reservationId', 'names a reservation already held') end
+readBalances(KEYS[2])
+keepOwnerMark(facts[FACT_CUSTOMER])
+local b = balanceLookup(ctx.gpsi)(p.subBalanceInstId)
+if not b then return invalid('BAD_REQUEST', 'subBalanceInstId', 'names no sub-balance of this subscription') end
+local amount = tonumber(p.amount)
+local reserved, reason = reserveAmounts(tonumber(b.remaining), reservedOf(b.seq), amount)
+if not reserved then return invalid('BAD_REQUEST', 'amount', reason) end
+setReserved(b.seq, reserved)
+writeBalances(KEYS[2])
+local r = { id = p.reservationId, seq = b.seq, amount = amount, expiresAt = tonumber(p.expiresAt) }
+reservationWrite(KEYS[5], r)
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationFacts(r) }, facts), facts)
+
+end)
+-- reservationsExpire-4.lua
+redis.register_function('reservationsExpire_adc84226fd18', function(KEYS, ARGV)
+hash = emptyHash()
+-- Releases every reservation of a subscription whose time is up (expiresAt <= now), once: a second run
+-- (another instance, a retry) finds them gone. Each release goes to the subscription's reservation outbox
+-- (published as ReservationExpired, then removed) in the same step. A subscription no longer ACTIVE loses
+-- its reservations without events.
+-- KEYS: subscription, balances, reservations, reservation outbox
+-- ARGV: now (real epoch ms), now (ISO 8601)
+-- Returns { expired count, the next expiry among those left ('' = none) }.
+local now = tonumber(ARGV[1])
+local facts = subscriptionFacts(KEYS[1])
+if facts[FACT_STATUS] ~= 'ACTIVE' then
+  redis.call('DEL', KEYS[3])
+  return { 0, '' }
+end
+local flat = redis.call('HGETALL', KEYS[3])
+local expired, nextAt = {}, nil
+for i = 1, #flat, 2 do
+  local r = reservationRead(KEYS[3], flat[i])
+  if r.expiresAt <= now then expired[#expired + 1] = r
+  elseif not nextAt or r.expiresAt < nextAt then nextAt = r.expiresAt end
+end
+if #expired > 0 then
+  readBalances(KEYS[2])
+  for _, r in ipairs(expired) do
+    setReserved(r.seq, releaseAmounts(reservedOf(r.seq), r.amount))
+    redis.call('HDEL', KEYS[3], r.id)
+    redis.call('RPUSH', KEYS[4], cjson.encode({ v = FORMAT, t = ARGV[2], f = { facts[1], facts[2], facts[3], facts[4], facts[5] }, res = reservationFacts(r) }))
+  end
+  writeBalances(KEYS[2])
+end
+return { #expired, nextAt and fmt(nextAt) or '' }
+
+end)
+-- reservationsReschedule-1.lua
+redis.register_function('reservationsReschedule_adc84226fd18', function(KEYS, ARGV)
+-- After an expiry pass: puts a claimed subscription back in the reservation due-set at its next expiry, or
+-- takes it out when none is left. A reservation made since the claim lowered the entry (ZADD LT) below the
+-- lease: then the earlier of the two stays.
+-- KEYS: reservation due-set   ARGV: gpsi, the lease score it was claimed with, next expiry ('' = none)
+local current = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
+local claimed, nextAt = tonumber(ARGV[2]), tonumber(ARGV[3])
+if current == nil or current == claimed then
+  if nextAt then redis.call('ZADD', KEYS[1], nextAt, ARGV[1]) elseif current then redis.call('ZREM', KEYS[1], ARGV[1]) end
+elseif nextAt then
+  redis.call('ZADD', KEYS[1], 'LT', nextAt, ARGV[1])
+end
+return 1
+
+end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_adc84226fd18', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1235,7 +1476,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_adc84226fd18', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1260,7 +1501,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_0913a2a4f892', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_adc84226fd18', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

@@ -1,0 +1,63 @@
+-- Reservations, mirroring src/domain/balance-operations/reservation-rules.ts (checked against it by
+-- test/integration/balance-reservations.test.ts). A reservation holds part of a sub-balance's remaining
+-- balance; the sum held per sub-balance is the balances hash's field <seq>r (absent = 0), beside its row, so
+-- every script that reads the hash sees it (a Subtract may not take what is held).
+-- A held reservation is a field of the subscription's reservations hash: id -> positional text
+--   format|seq|amount|expiresAt
+-- (format 1; amount in milli-units; expiresAt real epoch ms). Only reservationRead and the scripts below
+-- write or read it.
+local RESERVATION_FORMAT = '1'
+
+local function reservedOf(seq)
+  return tonumber(hash.values[seq .. 'r'] or '0')
+end
+
+-- Sets the sum held on a sub-balance (written by writeBalances); 0 removes the field.
+local function setReserved(seq, reserved)
+  if reserved > 0 then setField(seq .. 'r', fmt(reserved)) else delField(seq .. 'r') end
+end
+
+local function availableOf(remaining, reserved)
+  return math.max(0, remaining - reserved)
+end
+
+-- Mirrors reserveAmounts: nil and the reason when more than is available.
+local function reserveAmounts(remaining, reserved, amount)
+  local available = availableOf(remaining, reserved)
+  if amount > available then
+    return nil, 'exceeds the available balance (requested ' .. units(amount) .. ', available ' .. units(available) .. ')'
+  end
+  return reserved + amount
+end
+
+-- Mirrors commitAmounts: remaining, purchased, reserved after, and what was charged.
+local function commitAmounts(remaining, purchased, reserved, held, used)
+  local charged = math.min(used, remaining)
+  local granted = remaining - purchased
+  return remaining - charged, purchased - math.max(0, charged - granted), math.max(0, reserved - held), charged
+end
+
+local function releaseAmounts(reserved, held)
+  return math.max(0, reserved - held)
+end
+
+-- A held reservation, or nil; stops on a format this worker cannot read.
+local function reservationRead(resKey, id)
+  local text = redis.call('HGET', resKey, id)
+  if not text then return nil end
+  local f = split(text, '|')
+  if f[1] ~= RESERVATION_FORMAT then
+    error('stored reservation of format ' .. tostring(f[1]) .. ': newer than this worker reads (up to ' .. RESERVATION_FORMAT .. ')')
+  end
+  return { id = id, seq = f[2], amount = tonumber(f[3]), expiresAt = tonumber(f[4]) }
+end
+
+local function reservationWrite(resKey, r)
+  redis.call('HSET', resKey, r.id, table.concat({ RESERVATION_FORMAT, r.seq, fmt(r.amount), fmt(r.expiresAt) }, '|'))
+end
+
+-- What a reservation command's record adds (decodeReservation in reservation-store.ts): id, seq, amount held,
+-- expiry, and for a commit the amount used and the amount charged.
+local function reservationFacts(r, used, charged)
+  return { id = r.id, n = r.seq, a = fmt(r.amount), e = fmt(r.expiresAt), u = used and fmt(used) or nil, x = charged and fmt(charged) or nil }
+end

@@ -1,0 +1,8 @@
+// Avro record names of the reservation operations (schemas/balance/*.avsc, namespace wholesale.balance.v1).
+
+export const RESERVATION_COMMANDS = ['ReserveBalance', 'CommitReservation', 'ReleaseReservation'] as const;
+export type ReservationCommand = (typeof RESERVATION_COMMANDS)[number];
+
+/** Events on the balance events topic, one per step of a reservation's life. */
+export const RESERVATION_EVENTS = ['BalanceReserved', 'ReservationCommitted', 'ReservationReleased', 'ReservationExpired'] as const;
+export type ReservationEvent = (typeof RESERVATION_EVENTS)[number];

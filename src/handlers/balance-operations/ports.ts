@@ -1,0 +1,53 @@
+import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
+import type { ThresholdLevels } from '../../domain/balance/thresholds';
+import type { Milli } from '../../domain/balance/units';
+import type { CommandMeta } from '../balance/ports';
+
+/** A reservation as its command's record keeps it. */
+export interface ReservationFacts {
+  reservationId: string;
+  subBalanceInstId: string;
+  /** The amount held. */
+  amount: Milli;
+  /** When its time to live ends (ISO 8601, real time). */
+  expiresAt: string;
+  /** A commit's: the amount used, and what was taken from the sub-balance (used, or less when less remained). */
+  used?: Milli;
+  charged?: Milli;
+}
+
+export interface ReservationOutcome extends BalanceOutcome {
+  reservation: ReservationFacts;
+}
+
+/**
+ * What the reservation handlers need from the state store (Redis Lua scripts in
+ * src/adapters/redis/reservation-store.ts). Each call is one atomic step that checks the precondition (an
+ * ACTIVE subscription the caller can see) and records its outcome under the command id, refusals too.
+ */
+export interface ReservationStore {
+  reserve(meta: CommandMeta, reservation: { reservationId: string; subBalanceInstId: string; amount: Milli; expiresAtMs: number }): Promise<ReservationOutcome>;
+  /** `thresholds`: usage levels by bucket, reported as UpdateBalances does for the usage committed. */
+  commit(meta: CommandMeta, commit: { reservationId: string; used: Milli }, thresholds: ThresholdLevels): Promise<ReservationOutcome>;
+  release(meta: CommandMeta, reservationId: string): Promise<ReservationOutcome>;
+}
+
+/** A reservation released by the scheduler when its time to live ended. */
+export interface ExpiredReservation {
+  /** When it was released (ISO 8601). */
+  at: string;
+  subscription: Pick<SubscriptionFacts, 'gpsi' | 'subscriptionId' | 'subscriberId' | 'wholesaleCustomerId' | 'wholesalePlanId'>;
+  reservation: ReservationFacts;
+}
+
+/** What the reservation expiry scheduler (src/schedulers/reservation-expiry.ts) needs from storage. */
+export interface ReservationExpiryStore {
+  /** Due subscriptions, each claimed until `leaseUntilMs`. */
+  claimDue(nowMs: number, leaseUntilMs: number, limit: number): Promise<string[]>;
+  /** Releases what has ended by `nowMs`, once; the next end among those left. */
+  expire(gpsi: string, nowMs: number): Promise<{ expired: number; nextAtMs?: number }>;
+  pending(gpsi: string): Promise<{ token: string; expiry: ExpiredReservation }[]>;
+  acknowledge(gpsi: string, token: string): Promise<void>;
+  /** Back in the due-set at `nextAtMs`, or out of it when undefined (unless a reservation since brought it forward). */
+  reschedule(gpsi: string, claimedUntilMs: number, nextAtMs: number | undefined): Promise<void>;
+}
