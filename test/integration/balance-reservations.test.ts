@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { readLuaSources } from '../../scripts/generate-redis-scripts';
+import type { BalanceComponents } from '../../src/app/balance';
+import { createRedisReservationExpiryStore } from '../../src/adapters/redis/reservation-store';
+import { subscriberKeys } from '../../src/adapters/redis/keys';
+import { HEADER } from '../../src/contract/headers';
+import type { OutgoingMessage } from '../../src/contract/messages';
+import type { CommandMeta } from '../../src/handlers/balance/ports';
+import { deterministicId } from '../../src/domain/balance/billing-events';
+import { applyQuantity } from '../../src/domain/balance/arithmetic';
+import { availableOf, commitAmounts, releaseAmounts, reserveAmounts, type Held } from '../../src/domain/balance-operations/reservation-rules';
+import { commandIdOf } from '../../src/pipeline/command-processor';
+import { createReservationExpiry } from '../../src/schedulers/reservation-expiry';
+import { balanceComponentsOf, BalanceClient, balanceRecord } from '../support/balance-client';
+import type { Reply } from '../support/harness';
+import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
+import { useService } from '../support/service-fixture';
+
+/**
+ * Reservations (issue 49): the rules' two copies against each other on a real Redis, the invariant over
+ * random histories through the real scripts, and the three commands and the expiry end to end over Kafka.
+ */
+const ERROR_REPLY = 'wholesale.common.v1.ErrorReply';
+const balanceLib = readLuaSources().libs.find((lib) => lib.name === 'balance')!;
+
+describe('reservations over the real stack', () => {
+  let client: BalanceClient;
+  let balance: BalanceComponents;
+  let redis: Redis;
+  const fx = useService({ env: { BALANCE_RENEWAL_POLL_MS: '100' } });
+
+  beforeAll(async () => {
+    client = fx.track(await BalanceClient.start(fx.config));
+    balance = balanceComponentsOf(fx.service, fx.config);
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  afterAll(() => redis.disconnect());
+
+  const dataOf = (sub: TestSubscription) => `${sub.gpsi}-4`; // WP-BASIC's On-Net Data, 5120 MB
+  const subBalance = (reply: Reply, id: string) =>
+    reply.value.balances.flatMap((b: { subBalances: { subBalanceInstId: string }[] }) => b.subBalances).find((s: { subBalanceInstId: string }) => s.subBalanceInstId === id);
+  const errorOf = (reply: Reply, code: string) => {
+    expect(reply.recordName).toBe(ERROR_REPLY);
+    expect(reply.value.error.code).toBe(code);
+    return reply.value.error as { message: string; problems: { path: string; reason: string }[] };
+  };
+  const eventsOf = (type: string, reservationId: string) => client.events.filter((e) => e.recordName === balanceRecord(type) && e.value.reservationId === reservationId);
+
+  it('applies the same reservation rules in Lua as in TypeScript', async () => {
+    const body = `
+local out = {}
+for i, c in ipairs(cjson.decode(ARGV[1])) do
+  local reserved, reason = reserveAmounts(c.remaining, c.reserved, c.amount)
+  local remaining, purchased, afterCommit, charged = commitAmounts(c.remaining, c.purchased, c.reserved, c.held, c.used)
+  out[i] = { reserved = reserved or cjson.null, reason = reason or cjson.null, commit = { remaining, purchased, afterCommit, charged },
+    released = releaseAmounts(c.reserved, c.held), available = availableOf(c.remaining, c.reserved) }
+end
+return cjson.encode(out)`;
+    const input = fc
+      .record({ remaining: fc.integer({ min: 0, max: 10 ** 12 }), purchasedShare: fc.double({ min: 0, max: 1, noNaN: true }), reserved: fc.integer({ min: 0, max: 10 ** 12 }), amount: fc.integer({ min: 1, max: 10 ** 12 }), held: fc.integer({ min: 0, max: 10 ** 12 }), usedShare: fc.double({ min: 0, max: 1, noNaN: true }) })
+      .map(({ purchasedShare, usedShare, ...c }) => ({ ...c, purchased: Math.floor(c.remaining * purchasedShare), used: Math.floor(c.held * usedShare) }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(input, { minLength: 1, maxLength: 50 }), async (cases) => {
+        const lua = JSON.parse(
+          (await redis.eval(`${balanceLib.source}\n${balanceLib.onCall.join('\n')}\n${body}`, 0, JSON.stringify(cases))) as string,
+        ) as { reserved: number | null; reason: string | null; commit: number[]; released: number; available: number }[];
+        cases.forEach((c, i) => {
+          const b: Held = { remaining: c.remaining, purchased: c.purchased, reserved: c.reserved };
+          const reserved = reserveAmounts(b, c.amount);
+          expect(lua[i]!.reserved ?? { reason: lua[i]!.reason }).toEqual('reason' in reserved ? { reason: reserved.reason } : reserved.reserved);
+          const committed = commitAmounts(b, c.held, c.used);
+          expect(lua[i]!.commit).toEqual([committed.remaining, committed.purchased, committed.reserved, committed.charged]);
+          expect(lua[i]!.released).toBe(releaseAmounts(b, c.held).reserved);
+          expect(lua[i]!.available).toBe(availableOf(b));
+        });
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('keeps granted = used + reserved + available, and the ledger summing to the balance, over random histories through the scripts', async () => {
+    type Step = { kind: 'reserve'; amount: number } | { kind: 'commit' | 'release'; pick: number; usedShare: number } | { kind: 'Add' | 'Subtract'; amount: number };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constant('reserve' as const), amount: fc.integer({ min: 1, max: 3000 }).map((n) => n * 1000) }),
+      fc.record({ kind: fc.constantFrom('commit' as const, 'release' as const), pick: fc.nat(), usedShare: fc.double({ min: 0, max: 1, noNaN: true }) }),
+      fc.record({ kind: fc.constantFrom('Add' as const, 'Subtract' as const), amount: fc.integer({ min: 1, max: 2000 }).map((n) => n * 1000) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+        const sub = await createActiveSubscription(balance.subscriptions);
+        const id = dataOf(sub);
+        const meta = (operation: string): CommandMeta => {
+          const correlationId = randomUUID();
+          return { gpsi: sub.gpsi, wholesaleCustomerId: sub.wholesaleCustomerId, commandId: commandIdOf(sub.wholesaleCustomerId, operation, correlationId), correlationId, operation, at: new Date().toISOString() };
+        };
+        let model: Held = { remaining: 5_120_000, purchased: 0, reserved: 0 };
+        let granted = model.remaining;
+        let used = 0;
+        const live: { id: string; amount: number }[] = [];
+        for (const s of steps) {
+          if (s.kind === 'reserve') {
+            const reservationId = randomUUID();
+            const expected = reserveAmounts(model, s.amount);
+            const result = await balance.reservations.reserve(meta('ReserveBalance'), { reservationId, subBalanceInstId: id, amount: s.amount, expiresAtMs: Date.now() + 600_000 }).catch((e: Error) => e);
+            if ('reason' in expected) expect((result as Error).message).toContain(expected.reason);
+            else {
+              expect(result).not.toBeInstanceOf(Error);
+              model = expected;
+              live.push({ id: reservationId, amount: s.amount });
+            }
+          } else if (s.kind === 'commit' || s.kind === 'release') {
+            if (live.length === 0) continue;
+            const [r] = live.splice(s.pick % live.length, 1);
+            if (s.kind === 'release') {
+              await balance.reservations.release(meta('ReleaseReservation'), r!.id);
+              model = releaseAmounts(model, r!.amount);
+            } else {
+              const usedNow = Math.floor((r!.amount * s.usedShare) / 1000) * 1000;
+              const outcome = await balance.reservations.commit(meta('CommitReservation'), { reservationId: r!.id, used: usedNow }, {});
+              const { charged, ...after } = commitAmounts(model, r!.amount, usedNow);
+              expect(outcome.reservation.charged).toBe(charged);
+              used += charged;
+              model = after;
+            }
+          } else {
+            const u = s as { kind: 'Add' | 'Subtract'; amount: number };
+            const action = { subBalanceInstId: id, subBalanceType: 'On-Net Data', unitType: 'MB', action: u.kind, quantity: u.amount };
+            const result = await balance.balances.updateBalances(meta('UpdateBalances'), { actions: [action], problems: [] }).catch((e: Error) => e);
+            const allowed = u.kind === 'Add' || model.remaining - u.amount >= model.reserved;
+            expect(result instanceof Error).toBe(!allowed);
+            if (allowed) {
+              model = { ...model, ...(applyQuantity(model, u.kind, u.amount) as Pick<Held, 'remaining' | 'purchased'>) };
+              if (u.kind === 'Add') granted += u.amount;
+              else used += u.amount;
+            }
+          }
+        }
+        const [stored] = (await balance.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId])).balances.filter((b) => b.subBalanceInstId === id);
+        expect({ remaining: stored!.remaining, purchased: stored!.purchased, reserved: stored!.reserved ?? 0 }).toEqual(model);
+        expect(granted).toBe(used + model.reserved + availableOf(model));
+        // The ledger sums to the balance: the grant, plus every Add, minus every Subtract (usage and commits).
+        const ledger = (await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 500)).filter((e) => e.subBalanceInstId === id);
+        const sum = ledger.reduce((total, e) => total + (e.change === 'Created' ? e.after!.remaining : e.change === 'Add' ? e.quantity! : e.change === 'Subtract' ? -e.quantity! : 0), 0);
+        expect(sum).toBe(stored!.remaining);
+        expect(ledger.filter((e) => e.operation === 'CommitReservation').every((e) => e.change === 'Subtract')).toBe(true);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('reserves, refuses more than is available, replays, commits and releases over Kafka', async () => {
+    const sub = await createActiveSubscription(balance.subscriptions);
+    const id = dataOf(sub);
+    const reserve = { gpsi: sub.gpsi, reservationId: 'session-1', subBalanceInstId: id, amount: 1000.5, ttlSeconds: 300 };
+    const correlationId = randomUUID();
+    const reserved = await client.send('ReserveBalance', reserve, sub.wholesaleCustomerId, correlationId);
+    expect(reserved.recordName).toBe(balanceRecord('ReserveBalanceReply'));
+    expect(reserved.value).toMatchObject({ status: 'Success', reservationId: 'session-1', subBalanceInstId: id, reservedAmount: 1000.5 });
+    expect(subBalance(reserved, id)).toMatchObject({ remainingBalance: 5120, reservedBalance: 1000.5, availableBalance: 4119.5 });
+    const query = await client.send('QueryBalances', { gpsi: sub.gpsi }, sub.wholesaleCustomerId);
+    expect(subBalance(query, id)).toMatchObject({ remainingBalance: 5120, reservedBalance: 1000.5, availableBalance: 4119.5 });
+    const event = await client.event((e) => e.recordName === balanceRecord('BalanceReserved') && e.value.correlationId === correlationId);
+    expect(event.headers.ce_id).toBe(deterministicId(`${commandIdOf(sub.wholesaleCustomerId, 'ReserveBalance', correlationId)}/BalanceReserved`));
+    expect(event.value).toMatchObject({ gpsi: sub.gpsi, reservationId: 'session-1', reservedAmount: 1000.5, expiresAt: reserved.value.expiresAt });
+
+    // The same command again replays (same reply, nothing held twice); the same id with another payload is CONFLICT.
+    const again = await client.send('ReserveBalance', reserve, sub.wholesaleCustomerId, correlationId);
+    expect(again.value).toEqual(reserved.value);
+    expect(again.headers[HEADER.status]).toBe('Success');
+    errorOf(await client.send('ReserveBalance', { ...reserve, amount: 2 }, sub.wholesaleCustomerId, correlationId), 'CONFLICT');
+    const tooMuch = errorOf(await client.send('ReserveBalance', { ...reserve, reservationId: 'session-2', amount: 4120 }, sub.wholesaleCustomerId), 'BAD_REQUEST');
+    expect(tooMuch.problems).toEqual([{ path: 'amount', reason: 'exceeds the available balance (requested 4120, available 4119.5)' }]);
+    // A Subtract may not take what is held.
+    const usage = { subBalanceInstId: id, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 4200, unitType: 'MB' };
+    expect(errorOf(await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [usage] }, sub.wholesaleCustomerId), 'BAD_REQUEST').problems[0]!.reason).toBe(
+      'would take the remaining balance below what is reserved (remaining 5120, reserved 1000.5)',
+    );
+
+    const overUse = errorOf(await client.send('CommitReservation', { gpsi: sub.gpsi, reservationId: 'session-1', usedAmount: 1001 }, sub.wholesaleCustomerId), 'BAD_REQUEST');
+    expect(overUse.problems).toEqual([{ path: 'usedAmount', reason: 'exceeds the reserved amount (used 1001, reserved 1000.5)' }]);
+    const commitId = randomUUID();
+    const committed = await client.send('CommitReservation', { gpsi: sub.gpsi, reservationId: 'session-1', usedAmount: 600.25 }, sub.wholesaleCustomerId, commitId);
+    expect(committed.value).toMatchObject({ status: 'Success', usedAmount: 600.25, chargedAmount: 600.25, reservedAmount: 1000.5 });
+    expect(subBalance(committed, id)).toMatchObject({ remainingBalance: 4519.75, reservedBalance: 0, availableBalance: 4519.75 });
+    const again2 = await client.send('CommitReservation', { gpsi: sub.gpsi, reservationId: 'session-1', usedAmount: 600.25 }, sub.wholesaleCustomerId, commitId);
+    expect(again2.value).toEqual(committed.value);
+    const committedEvent = await client.event((e) => e.recordName === balanceRecord('ReservationCommitted') && e.value.correlationId === commitId);
+    expect(committedEvent.value.changes).toEqual([
+      expect.objectContaining({ change: 'Subtract', subBalanceInstId: id, quantity: 600.25, before: expect.objectContaining({ remainingBalance: 5120 }), after: expect.objectContaining({ remainingBalance: 4519.75 }) }),
+    ]);
+    // Committed: gone; a new commit of it is NOT_FOUND.
+    errorOf(await client.send('CommitReservation', { gpsi: sub.gpsi, reservationId: 'session-1', usedAmount: 1 }, sub.wholesaleCustomerId), 'NOT_FOUND');
+
+    await client.send('ReserveBalance', { ...reserve, reservationId: 'session-3', amount: 100 }, sub.wholesaleCustomerId);
+    const released = await client.send('ReleaseReservation', { gpsi: sub.gpsi, reservationId: 'session-3' }, sub.wholesaleCustomerId);
+    expect(subBalance(released, id)).toMatchObject({ remainingBalance: 4519.75, reservedBalance: 0 });
+    await client.event((e) => e.recordName === balanceRecord('ReservationReleased') && e.value.reservationId === 'session-3' && e.value.gpsi === sub.gpsi);
+    // The replay published the same BalanceReserved again, under the same id: consumers de-duplicate it.
+    expect(new Set(eventsOf('BalanceReserved', 'session-1').filter((e) => e.value.gpsi === sub.gpsi).map((e) => e.headers.ce_id))).toEqual(new Set([event.headers.ce_id]));
+  });
+
+  it('releases an uncommitted reservation when its time to live ends, once although two schedulers run', async () => {
+    const sub = await createActiveSubscription(balance.subscriptions);
+    const id = dataOf(sub);
+    const reservationId = `ttl-${randomUUID()}`;
+    const reply = await client.send('ReserveBalance', { gpsi: sub.gpsi, reservationId, subBalanceInstId: id, amount: 10, ttlSeconds: 1 }, sub.wholesaleCustomerId);
+    expect(subBalance(reply, id)).toMatchObject({ reservedBalance: 10 });
+    // A second instance's scheduler on the same Redis, polling more often than the service's; what it publishes is kept here.
+    const published: OutgoingMessage[] = [];
+    const other = createReservationExpiry({
+      store: createRedisReservationExpiryStore(fx.service.redis, { keyPrefix: fx.config.redis.keyPrefix }),
+      publish: async (messages) => void published.push(...messages),
+      log: pino({ level: 'silent' }),
+      settings: { pollIntervalMs: 50, batchSize: 100, leaseMs: 30_000 },
+    });
+    const expiries = () => [
+      ...eventsOf('ReservationExpired', reservationId).map((e) => e.value),
+      ...published.filter((m) => m.recordName === balanceRecord('ReservationExpired') && (m.value as { reservationId: string }).reservationId === reservationId).map((m) => m.value),
+    ];
+    other.start();
+    try {
+      const deadline = Date.now() + 15_000;
+      while (expiries().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(expiries()[0]).toMatchObject({ gpsi: sub.gpsi, subBalanceInstId: id, reservedAmount: 10, expiresAt: reply.value.expiresAt });
+      const query = await client.send('QueryBalances', { gpsi: sub.gpsi }, sub.wholesaleCustomerId);
+      expect(subBalance(query, id)).toMatchObject({ remainingBalance: 5120, reservedBalance: 0, availableBalance: 5120 });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(expiries()).toHaveLength(1);
+      errorOf(await client.send('CommitReservation', { gpsi: sub.gpsi, reservationId, usedAmount: 1 }, sub.wholesaleCustomerId), 'NOT_FOUND');
+      const keys = subscriberKeys(fx.config.redis.keyPrefix, sub.gpsi);
+      expect(await redis.exists(keys.reservations, keys.reservationOutbox)).toBe(0);
+    } finally {
+      await other.stop();
+    }
+  });
+});
