@@ -3,6 +3,7 @@ import type { OutgoingMessage } from '../contract/messages';
 import type { BalanceOutcome } from '../domain/balance/outcome';
 import { reservationEvent } from '../domain/balance-operations/reservation-events';
 import type { ExpiredReservation, ReservationExpiryStore } from '../handlers/balance-operations/ports';
+import { pollLoop, type PollLoop } from './poll-loop';
 
 /**
  * Releases reservations nobody committed or released when their time to live ends, once across worker
@@ -27,9 +28,7 @@ export interface ReservationExpiryDeps {
   realNow?: () => number;
 }
 
-export interface ReservationExpiry {
-  start(): void;
-  stop(): Promise<void>;
+export interface ReservationExpiry extends PollLoop {
   /** One pass over the due subscriptions; returns how many reservations were released. */
   tick(): Promise<number>;
 }
@@ -51,9 +50,6 @@ export function expiryEvent(expiry: ExpiredReservation): OutgoingMessage {
 export function createReservationExpiry(deps: ReservationExpiryDeps): ReservationExpiry {
   const { store, settings, log } = deps;
   const realNow = deps.realNow ?? Date.now;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
 
   async function flushOutbox(gpsi: string): Promise<void> {
     for (const { token, expiry } of await store.pending(gpsi)) {
@@ -87,27 +83,5 @@ export function createReservationExpiry(deps: ReservationExpiryDeps): Reservatio
     return released;
   }
 
-  function loop(): void {
-    if (stopped) return;
-    running = tick()
-      .catch((error: unknown) => log.error({ err: error }, 'reservation expiry tick failed'))
-      .finally(() => {
-        running = undefined;
-        if (!stopped) timer = setTimeout(loop, settings.pollIntervalMs);
-      });
-  }
-
-  return {
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      loop();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-    tick,
-  };
+  return { ...pollLoop(tick, settings.pollIntervalMs, log, 'reservation expiry tick failed'), tick };
 }

@@ -4,6 +4,7 @@ import type { ExpiredReservation, ReservationExpiryStore, ReservationFacts, Rese
 import { decodeOutcome } from './balance-outcome';
 import { reservationDueKey, subscriberKeys } from './keys';
 import { checkRecordFormat, FORMAT_FIELD } from './record-format';
+import { commandContext } from './command-context';
 import { runScript } from './scripts';
 import type { RedisScriptName } from './scripts.generated';
 
@@ -36,19 +37,7 @@ export function createRedisReservationStore(redis: Redis | Cluster, settings: Re
 
   async function run(script: RedisScriptName, meta: CommandMeta, payload: unknown): Promise<ReservationOutcome> {
     const keys = subscriberKeys(settings.keyPrefix, meta.gpsi);
-    const context = {
-      gpsi: meta.gpsi,
-      visible: meta.visibleCustomerIds ?? [meta.wholesaleCustomerId],
-      commandId: meta.commandId,
-      correlationId: meta.correlationId,
-      operation: meta.operation,
-      at: meta.at,
-      atMs: Date.parse(meta.at),
-      ttl: settings.outcomeTtlSeconds,
-      retention: settings.ledgerRetention,
-      fp: meta.fingerprint,
-      refuseNew: meta.refuseNew,
-    };
+    const context = commandContext(meta, settings);
     const [json, replayed, facts] = await runScript<ScriptReply>(
       redis,
       script,

@@ -1,20 +1,11 @@
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
 import type { ThresholdLevels } from '../../domain/balance/thresholds';
 import type { Milli } from '../../domain/balance/units';
+import type { ReservationShown } from '../../domain/balance-operations/reservation-events';
 import type { CommandMeta } from '../balance/ports';
 
 /** A reservation as its command's record keeps it. */
-export interface ReservationFacts {
-  reservationId: string;
-  subBalanceInstId: string;
-  /** The amount held. */
-  amount: Milli;
-  /** When its time to live ends (ISO 8601, real time). */
-  expiresAt: string;
-  /** A commit's: the amount used, and what was taken from the sub-balance (used, or less when less remained). */
-  used?: Milli;
-  charged?: Milli;
-}
+export type ReservationFacts = ReservationShown;
 
 export interface ReservationOutcome extends BalanceOutcome {
   reservation: ReservationFacts;

@@ -5,16 +5,9 @@
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
 -- ARGV: context JSON, {reservationId, used, thresholds: {bucketRefId: [percent...]}} JSON
 -- @include balance
-local ctx = cjson.decode(ARGV[1])
-local recorded = replay(KEYS[4], ctx, KEYS[1])
-if recorded then return recorded end
-local p = cjson.decode(ARGV[2])
-local facts = subscriptionFacts(KEYS[1])
-local refused = precondition(facts, ctx.gpsi, ctx.visible)
-if refused then return finish(KEYS[4], ctx, { error = refused }) end
-local function invalid(code, path, reason)
-  return finish(KEYS[4], ctx, { error = { code = code, message = 'The command is invalid: ' .. path .. ' ' .. reason, problems = { { path = path, reason = reason } } } })
-end
+local answer, ctx, p, facts = reservationCommand(KEYS, ARGV)
+if answer then return answer end
+local function invalid(code, path, reason) return reservationRefusal(KEYS[4], ctx, code, path, reason) end
 local r = reservationRead(KEYS[5], p.reservationId)
 if not r then return invalid('NOT_FOUND', 'reservationId', 'names no held reservation (committed, released, expired or never made)') end
 local used = tonumber(p.used)

@@ -3,16 +3,9 @@
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
 -- ARGV: context JSON, {reservationId, subBalanceInstId, amount, expiresAt} JSON
 -- @include balance
-local ctx = cjson.decode(ARGV[1])
-local recorded = replay(KEYS[4], ctx, KEYS[1])
-if recorded then return recorded end
-local p = cjson.decode(ARGV[2])
-local facts = subscriptionFacts(KEYS[1])
-local refused = precondition(facts, ctx.gpsi, ctx.visible)
-if refused then return finish(KEYS[4], ctx, { error = refused }) end
-local function invalid(code, path, reason)
-  return finish(KEYS[4], ctx, { error = { code = code, message = 'The command is invalid: ' .. path .. ' ' .. reason, problems = { { path = path, reason = reason } } } })
-end
+local answer, ctx, p, facts = reservationCommand(KEYS, ARGV)
+if answer then return answer end
+local function invalid(code, path, reason) return reservationRefusal(KEYS[4], ctx, code, path, reason) end
 if reservationRead(KEYS[5], p.reservationId) then return invalid('CONFLICT', 'reservationId', 'names a reservation already held') end
 readBalances(KEYS[2])
 keepOwnerMark(facts[FACT_CUSTOMER])

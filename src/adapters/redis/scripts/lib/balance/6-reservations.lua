@@ -61,3 +61,21 @@ end
 local function reservationFacts(r, used, charged)
   return { id = r.id, n = r.seq, a = fmt(r.amount), e = fmt(r.expiresAt), u = used and fmt(used) or nil, x = charged and fmt(charged) or nil }
 end
+
+-- The start of every reservation command: a recorded outcome is replayed, then the precondition. Returns
+-- the answer to give at once, or nil with the context, the payload and the subscription's facts.
+-- KEYS as every reservation command has them: subscription, balances, ledger, done(commandId), reservations.
+local function reservationCommand(keys, argv)
+  local ctx = cjson.decode(argv[1])
+  local recorded = replay(keys[4], ctx, keys[1])
+  if recorded then return recorded end
+  local facts = subscriptionFacts(keys[1])
+  local refused = precondition(facts, ctx.gpsi, ctx.visible)
+  if refused then return finish(keys[4], ctx, { error = refused }) end
+  return nil, ctx, cjson.decode(argv[2]), facts
+end
+
+-- A refusal naming one field, recorded like every outcome.
+local function reservationRefusal(doneKey, ctx, code, path, reason)
+  return finish(doneKey, ctx, { error = { code = code, message = 'The command is invalid: ' .. path .. ' ' .. reason, problems = { { path = path, reason = reason } } } })
+end
