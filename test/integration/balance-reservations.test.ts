@@ -84,12 +84,12 @@ return cjson.encode(out)`;
   it('keeps granted = used + reserved + available, and the ledger summing to the balance, over random histories through the scripts', async () => {
     type Step = { kind: 'reserve'; amount: number } | { kind: 'commit' | 'release'; pick: number; usedShare: number } | { kind: 'Add' | 'Subtract'; amount: number };
     const step: fc.Arbitrary<Step> = fc.oneof(
-      fc.record({ kind: fc.constant('reserve' as const), amount: fc.integer({ min: 1, max: 3000 }).map((n) => n * 1000) }),
+      fc.record({ kind: fc.constant('reserve' as const), amount: fc.integer({ min: 1, max: 4000 }).map((n) => n * 1000) }),
       fc.record({ kind: fc.constantFrom('commit' as const, 'release' as const), pick: fc.nat(), usedShare: fc.double({ min: 0, max: 1, noNaN: true }) }),
-      fc.record({ kind: fc.constantFrom('Add' as const, 'Subtract' as const), amount: fc.integer({ min: 1, max: 2000 }).map((n) => n * 1000) }),
+      fc.record({ kind: fc.constantFrom('Add' as const, 'Subtract' as const), amount: fc.integer({ min: 1, max: 4000 }).map((n) => n * 1000) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+      fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 16 }), async (steps) => {
         const sub = await createActiveSubscription(balance.subscriptions);
         const id = dataOf(sub);
         const meta = (operation: string): CommandMeta => {
@@ -147,7 +147,7 @@ return cjson.encode(out)`;
         expect(sum).toBe(stored!.remaining);
         expect(ledger.filter((e) => e.operation === 'CommitReservation').every((e) => e.change === 'Subtract')).toBe(true);
       }),
-      { numRuns: 30 },
+      { numRuns: 60 },
     );
   });
 

@@ -78,6 +78,7 @@ describe('reservation rules', () => {
 
   it('refuses a reservation above what is available and a use above what was reserved, naming both figures', () => {
     expect(reserveAmounts({ remaining: 10_000, purchased: 0, reserved: 7_500 }, 3_000)).toEqual({ reason: 'exceeds the available balance (requested 3, available 2.5)' });
+    expect(reserveAmounts({ remaining: 10_000, purchased: 0, reserved: 7_500 }, 2_500)).toEqual({ remaining: 10_000, purchased: 0, reserved: 10_000 });
     expect(overUse(2_000, 2_001)).toBe('exceeds the reserved amount (used 2.001, reserved 2)');
     expect(overUse(2_000, 2_000)).toBeUndefined();
   });
