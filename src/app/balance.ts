@@ -7,7 +7,8 @@ import { createRedisBalanceStore } from '../adapters/redis/balance-store';
 import type { RedisClient } from '../adapters/redis/client';
 import { createRedisRenewalStore } from '../adapters/redis/renewal-store';
 import { createRedisReservationExpiryStore, createRedisReservationStore } from '../adapters/redis/reservation-store';
-import type { ReservationStore } from '../handlers/balance-operations/ports';
+import type { ReservationStore, TopupReferences } from '../handlers/balance-operations/ports';
+import { createRedisTopupReferences } from '../adapters/redis/topup-references';
 import { createReservationExpiry, type ReservationExpiry } from '../schedulers/reservation-expiry';
 import { createRedisSubscriptionStore, type SubscriptionStore } from '../adapters/redis/subscription-store';
 import type { BalanceStore } from '../handlers/balance/ports';
@@ -20,6 +21,7 @@ export interface BalanceComponents {
   subscriptions: SubscriptionStore;
   balances: BalanceStore;
   reservations: ReservationStore;
+  topupReferences: TopupReferences;
 }
 
 export function createBalanceComponents(deps: { config: ServiceConfig; catalog: Catalog; redis: RedisClient }): BalanceComponents {
@@ -35,6 +37,7 @@ export function createBalanceComponents(deps: { config: ServiceConfig; catalog: 
     subscriptions: createRedisSubscriptionStore({ redis, catalog, clock, settings }),
     balances: createRedisBalanceStore(redis, { ...settings, clock }),
     reservations: createRedisReservationStore(redis, settings),
+    topupReferences: createRedisTopupReferences(redis, settings),
   };
 }
 

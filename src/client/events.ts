@@ -28,6 +28,8 @@ export const EVENT_RECORDS = [
   'wholesale.balance.v1.ReservationCommitted',
   'wholesale.balance.v1.ReservationReleased',
   'wholesale.balance.v1.ReservationExpired',
+  'wholesale.balance.v1.BalanceToppedUp',
+  'wholesale.balance.v1.BalanceAdjusted',
 ] as const satisfies readonly RecordName[];
 
 export type EventRecordName = (typeof EVENT_RECORDS)[number];

@@ -32,6 +32,8 @@ export const OPERATIONS = {
   reserveBalance: balance('ReserveBalance'),
   commitReservation: balance('CommitReservation'),
   releaseReservation: balance('ReleaseReservation'),
+  topupBalance: balance('TopupBalance'),
+  adjustBalance: balance('AdjustBalance'),
 } as const satisfies Record<string, OperationSpec>;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -142,6 +142,14 @@ export class WholesaleClient {
     return this.call('releaseReservation', input, options);
   }
 
+  topupBalance(input: OperationInput<'topupBalance'>, options?: CallOptions) {
+    return this.call('topupBalance', input, options);
+  }
+
+  adjustBalance(input: OperationInput<'adjustBalance'>, options?: CallOptions) {
+    return this.call('adjustBalance', input, options);
+  }
+
   /**
    * Sends one command and awaits its reply. Rejects with ServiceReplyError (an ErrorReply: code, message,
    * problems), RequestTimeoutError, ClientClosedError, or the Kafka/registry failure that kept it from being sent.

@@ -450,6 +450,64 @@ export interface AddBucketsReplyInput {
   balances?: BalanceInput[];
 }
 
+/** Credit or debit a sub-balance with a reason code (beyond the spec; TMF654 AdjustBalance). */
+export interface AdjustBalance {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subBalanceInstId: string;
+  /** Must match the sub-balance's. */
+  subBalanceType: string;
+  /** Must match the sub-balance's. */
+  unitType: string;
+  /** Credit or Debit. */
+  action: string;
+  /** Above zero, at most 3 decimals; a Debit at most the available balance. */
+  amount: number;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** Free text for the record, at most 200 characters. */
+  note: string | null;
+}
+
+/** Credit or debit a sub-balance with a reason code (beyond the spec; TMF654 AdjustBalance). */
+export interface AdjustBalanceInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subBalanceInstId: string;
+  /** Must match the sub-balance's. */
+  subBalanceType: string;
+  /** Must match the sub-balance's. */
+  unitType: string;
+  /** Credit or Debit. */
+  action: string;
+  /** Above zero, at most 3 decimals; a Debit at most the available balance. */
+  amount: number;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** Free text for the record, at most 200 characters. */
+  note?: string | null;
+}
+
+/** Reply to AdjustBalance: status Success, the reason code and the balances after it. */
+export interface AdjustBalanceReply {
+  /** Success. */
+  status: string;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** The balances after the change (beyond the spec). */
+  balances: Balance[];
+}
+
+/** Reply to AdjustBalance: status Success, the reason code and the balances after it. */
+export interface AdjustBalanceReplyInput {
+  /** Success. */
+  status: string;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
 /** Balance object (service-spec 2.10). */
 export interface Balance {
   /** Main. */
@@ -490,6 +548,50 @@ export interface BalanceActionInput {
   quantity: number;
   /** Must match the sub-balance's. */
   unitType: string;
+}
+
+/** A sub-balance was adjusted with a reason code (an Add or Subtract in changes). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceAdjusted {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** Free text for the record, at most 200 characters. */
+  note: string | null;
+  /** Every sub-balance concerned, before and after. */
+  changes: SubBalanceChange[];
+}
+
+/** A sub-balance was adjusted with a reason code (an Add or Subtract in changes). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceAdjustedInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** Free text for the record, at most 200 characters. */
+  note?: string | null;
+  /** Every sub-balance concerned, before and after. */
+  changes?: SubBalanceChangeInput[];
 }
 
 /** Amounts of one sub-balance, in its unitType. */
@@ -628,6 +730,50 @@ export interface BalanceThresholdReachedInput {
   thresholdPercent: number;
   /** The sub-balance's amounts right after the change that reached the threshold. */
   balance: BalanceAmountsInput;
+}
+
+/** A sub-balance was topped up under a payment or voucher reference (an Add in changes). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceToppedUp {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** The payment's or voucher's reference, 1 to 64 letters, digits, . _ : -: the top-up is applied once per reference and wholesale customer (the same reference again replays the first answer; another amount or number under it is CONFLICT). */
+  reference: string;
+  /** PAYMENT or VOUCHER. */
+  referenceType: string;
+  /** Every sub-balance concerned, before and after. */
+  changes: SubBalanceChange[];
+}
+
+/** A sub-balance was topped up under a payment or voucher reference (an Add in changes). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceToppedUpInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** The payment's or voucher's reference, 1 to 64 letters, digits, . _ : -: the top-up is applied once per reference and wholesale customer (the same reference again replays the first answer; another amount or number under it is CONFLICT). */
+  reference: string;
+  /** PAYMENT or VOUCHER. */
+  referenceType: string;
+  /** Every sub-balance concerned, before and after. */
+  changes?: SubBalanceChangeInput[];
 }
 
 /** Validity ends came: the sub-balances of dated buckets whose validFor ended were removed (Expired), purchased credit whose end came was taken off (CreditExpired). Published once per subscription and end by the scheduler. Billing event; key = gpsi; CloudEvents binary headers. */
@@ -1512,6 +1658,47 @@ export interface SwapPrimaryBucketReplyInput {
   balances?: BalanceInput[];
 }
 
+/** Credit a sub-balance once per payment or voucher reference (beyond the spec; TMF654 TopupBalance). The credit is purchased credit, with the catalog's validity. */
+export interface TopupBalance {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subBalanceInstId: string;
+  /** Must match the sub-balance's. */
+  subBalanceType: string;
+  /** Must match the sub-balance's. */
+  unitType: string;
+  /** Above zero, at most 3 decimals. */
+  amount: number;
+  /** The payment's or voucher's reference, 1 to 64 letters, digits, . _ : -: the top-up is applied once per reference and wholesale customer (the same reference again replays the first answer; another amount or number under it is CONFLICT). */
+  reference: string;
+  /** PAYMENT or VOUCHER. */
+  referenceType: string;
+}
+
+/** Reply to TopupBalance: status Success, the reference and the balances after it. */
+export interface TopupBalanceReply {
+  /** Success. */
+  status: string;
+  /** The payment's or voucher's reference, 1 to 64 letters, digits, . _ : -: the top-up is applied once per reference and wholesale customer (the same reference again replays the first answer; another amount or number under it is CONFLICT). */
+  reference: string;
+  /** PAYMENT or VOUCHER. */
+  referenceType: string;
+  /** The balances after the change (beyond the spec). */
+  balances: Balance[];
+}
+
+/** Reply to TopupBalance: status Success, the reference and the balances after it. */
+export interface TopupBalanceReplyInput {
+  /** Success. */
+  status: string;
+  /** The payment's or voucher's reference, 1 to 64 letters, digits, . _ : -: the top-up is applied once per reference and wholesale customer (the same reference again replays the first answer; another amount or number under it is CONFLICT). */
+  reference: string;
+  /** PAYMENT or VOUCHER. */
+  referenceType: string;
+  /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
 /** Add to or subtract from sub-balances, all or nothing (service-spec 2.10). */
 export interface UpdateBalances {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
@@ -2129,11 +2316,15 @@ export interface ContractRecords {
   'np.portin.v1.request.PortInfo': RequestPortInfo;
   'wholesale.balance.v1.AddBuckets': AddBuckets;
   'wholesale.balance.v1.AddBucketsReply': AddBucketsReply;
+  'wholesale.balance.v1.AdjustBalance': AdjustBalance;
+  'wholesale.balance.v1.AdjustBalanceReply': AdjustBalanceReply;
   'wholesale.balance.v1.Balance': Balance;
   'wholesale.balance.v1.BalanceAction': BalanceAction;
+  'wholesale.balance.v1.BalanceAdjusted': BalanceAdjusted;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmounts;
   'wholesale.balance.v1.BalanceReserved': BalanceReserved;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReached;
+  'wholesale.balance.v1.BalanceToppedUp': BalanceToppedUp;
   'wholesale.balance.v1.BalancesExpired': BalancesExpired;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewed;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdated;
@@ -2162,6 +2353,8 @@ export interface ContractRecords {
   'wholesale.balance.v1.SubscriptionCancelled': SubscriptionCancelled;
   'wholesale.balance.v1.SwapPrimaryBucket': SwapPrimaryBucket;
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReply;
+  'wholesale.balance.v1.TopupBalance': TopupBalance;
+  'wholesale.balance.v1.TopupBalanceReply': TopupBalanceReply;
   'wholesale.balance.v1.UpdateBalances': UpdateBalances;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReply;
   'wholesale.balance.v1.ValidFor': ValidFor;
@@ -2214,11 +2407,15 @@ export interface ContractInputs {
   'np.portin.v1.request.PortInfo': RequestPortInfoInput;
   'wholesale.balance.v1.AddBuckets': AddBuckets;
   'wholesale.balance.v1.AddBucketsReply': AddBucketsReplyInput;
+  'wholesale.balance.v1.AdjustBalance': AdjustBalanceInput;
+  'wholesale.balance.v1.AdjustBalanceReply': AdjustBalanceReplyInput;
   'wholesale.balance.v1.Balance': BalanceInput;
   'wholesale.balance.v1.BalanceAction': BalanceActionInput;
+  'wholesale.balance.v1.BalanceAdjusted': BalanceAdjustedInput;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmountsInput;
   'wholesale.balance.v1.BalanceReserved': BalanceReservedInput;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReachedInput;
+  'wholesale.balance.v1.BalanceToppedUp': BalanceToppedUpInput;
   'wholesale.balance.v1.BalancesExpired': BalancesExpiredInput;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewedInput;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdatedInput;
@@ -2247,6 +2444,8 @@ export interface ContractInputs {
   'wholesale.balance.v1.SubscriptionCancelled': SubscriptionCancelledInput;
   'wholesale.balance.v1.SwapPrimaryBucket': SwapPrimaryBucket;
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReplyInput;
+  'wholesale.balance.v1.TopupBalance': TopupBalance;
+  'wholesale.balance.v1.TopupBalanceReply': TopupBalanceReplyInput;
   'wholesale.balance.v1.UpdateBalances': UpdateBalancesInput;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReplyInput;
   'wholesale.balance.v1.ValidFor': ValidFor;

@@ -30,4 +30,6 @@ export const ROUTES: readonly GatewayRoute[] = [
   { operation: 'reserveBalance', method: 'POST', path: '/balances/reservations', input: 'body', tag: 'Balances', summary: 'Hold an amount of one sub-balance for a charging session, with a time to live (beyond the spec)' },
   { operation: 'commitReservation', method: 'POST', path: '/balances/reservations/commits', input: 'body', tag: 'Balances', summary: 'End a reservation with the amount used; the rest is released (beyond the spec)' },
   { operation: 'releaseReservation', method: 'POST', path: '/balances/reservations/releases', input: 'body', tag: 'Balances', summary: 'End a reservation without use (beyond the spec)' },
+  { operation: 'topupBalance', method: 'POST', path: '/balances/top-ups', input: 'body', tag: 'Balances', summary: 'Credit a sub-balance once per payment or voucher reference (beyond the spec)' },
+  { operation: 'adjustBalance', method: 'POST', path: '/balances/adjustments', input: 'body', tag: 'Balances', summary: 'Credit or debit a sub-balance with a reason code (beyond the spec)' },
 ];

@@ -2,7 +2,7 @@ import type { HandlerRegistration } from '../contract/handlers';
 import type { Catalog } from '../domain/catalog/catalog';
 import { createBalanceHandlers } from './balance';
 import { createBalanceOperationHandlers } from './balance-operations';
-import type { ReservationStore } from './balance-operations/ports';
+import type { ReservationStore, TopupReferences } from './balance-operations/ports';
 import type { BalanceStore } from './balance/ports';
 import { createPortInHandlers, type PortInDeps } from './portin';
 
@@ -11,11 +11,12 @@ export interface HandlerDeps {
   catalog: Catalog;
   balances: BalanceStore;
   reservations: ReservationStore;
+  topupReferences: TopupReferences;
   /** Port-in store, settings and the subscription lifecycle (src/app/portin.ts). */
   portin: PortInDeps;
 }
 
 export function createHandlers(deps: HandlerDeps): HandlerRegistration[] {
   return [...createPortInHandlers(deps.portin), ...createBalanceHandlers({ balances: deps.balances, catalog: deps.catalog }),
-    ...createBalanceOperationHandlers({ reservations: deps.reservations, catalog: deps.catalog })];
+    ...createBalanceOperationHandlers({ reservations: deps.reservations, balances: deps.balances, references: deps.topupReferences, catalog: deps.catalog })];
 }

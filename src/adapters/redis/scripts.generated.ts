@@ -2,40 +2,40 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_5cc2c4544197' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_5cc2c4544197' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_5cc2c4544197' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_5cc2c4544197' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_5cc2c4544197' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_5cc2c4544197' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_5cc2c4544197' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_5cc2c4544197' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_5cc2c4544197' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_5cc2c4544197' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_5cc2c4544197' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_5cc2c4544197' },
-  portinRead: { numberOfKeys: 3, functionName: 'portinRead_5cc2c4544197' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_5cc2c4544197' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_5cc2c4544197' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_5cc2c4544197' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_5cc2c4544197' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_5cc2c4544197' },
-  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_5cc2c4544197' },
-  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_5cc2c4544197' },
-  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_5cc2c4544197' },
-  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_5cc2c4544197' },
-  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_5cc2c4544197' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_5cc2c4544197' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_5cc2c4544197' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_5cc2c4544197' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_cc76c69101bf' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_cc76c69101bf' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_cc76c69101bf' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_cc76c69101bf' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_cc76c69101bf' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_cc76c69101bf' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_cc76c69101bf' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_cc76c69101bf' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_cc76c69101bf' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_cc76c69101bf' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_cc76c69101bf' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_cc76c69101bf' },
+  portinRead: { numberOfKeys: 3, functionName: 'portinRead_cc76c69101bf' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_cc76c69101bf' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_cc76c69101bf' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_cc76c69101bf' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_cc76c69101bf' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_cc76c69101bf' },
+  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_cc76c69101bf' },
+  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_cc76c69101bf' },
+  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_cc76c69101bf' },
+  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_cc76c69101bf' },
+  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_cc76c69101bf' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_cc76c69101bf' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_cc76c69101bf' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_cc76c69101bf' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_5cc2c4544197',
-  code: `#!lua name=wholesale_5cc2c4544197
+  name: 'wholesale_cc76c69101bf',
+  code: `#!lua name=wholesale_cc76c69101bf
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
 -- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
@@ -558,7 +558,7 @@ local function commandRecord(balKey, ctx, changes, extra, facts)
 end
 
 -- Reservations, mirroring src/domain/balance-operations/reservation-rules.ts (checked against it by
--- test/integration/balance-reservations.test.ts). A reservation holds part of a sub-balance's remaining
+-- test/integration/balance-operations.test.ts). A reservation holds part of a sub-balance's remaining
 -- balance; the sum held per sub-balance is the balances hash's field <seq>r (absent = 0), beside its row, so
 -- every script that reads the hash sees it (a Subtract may not take what is held).
 -- A held reservation is a field of the subscription's reservations hash: id -> positional text
@@ -640,7 +640,7 @@ local function reservationRefusal(doneKey, ctx, code, path, reason)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('admissionTake_cc76c69101bf', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -808,7 +808,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('balancesExpire_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -842,7 +842,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('balancesRenew_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -886,7 +886,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_5cc2c4544197', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_cc76c69101bf', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -908,7 +908,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -1007,7 +1007,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -1030,7 +1030,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -1073,7 +1073,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_5cc2c4544197', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_cc76c69101bf', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -1089,7 +1089,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_cc76c69101bf', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -1102,7 +1102,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_cc76c69101bf', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -1128,7 +1128,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_5cc2c4544197', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_cc76c69101bf', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1145,7 +1145,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_cc76c69101bf', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1161,7 +1161,7 @@ return 0
 
 end)
 -- portinRead-3.lua
-redis.register_function{function_name = 'portinRead_5cc2c4544197', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinRead_cc76c69101bf', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   What a change of a number's port-in request starts from, in one step: the outcome recorded for its cause
   (a replay answers it), the number's current request (the plan's input) and its subscription's status
@@ -1179,7 +1179,7 @@ return {
 
 end}
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_cc76c69101bf', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1192,7 +1192,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_cc76c69101bf', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1205,7 +1205,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('portinWrite_cc76c69101bf', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1245,7 +1245,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('primarySwap_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1281,7 +1281,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_cc76c69101bf', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1291,7 +1291,7 @@ return due
 
 end)
 -- reservationCommit-5.lua
-redis.register_function('reservationCommit_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('reservationCommit_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- CommitReservation: ends a held reservation, taking the amount used (at most the amount held) from the
 -- sub-balance as usage (the grant first, then purchased credit: commitAmounts); the rest is released. The
@@ -1335,7 +1335,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { res = reserva
 
 end)
 -- reservationRelease-5.lua
-redis.register_function('reservationRelease_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('reservationRelease_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- ReleaseReservation: ends a held reservation without use; the amounts stay, only the hold goes.
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
@@ -1354,7 +1354,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationF
 
 end)
 -- reservationReserve-5.lua
-redis.register_function('reservationReserve_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('reservationReserve_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- ReserveBalance: holds \`amount\` of one sub-balance until \`expiresAt\` (real epoch ms), refused when more
 -- than is available (remaining − reserved). Recorded under the command id like every change (replay, CONFLICT).
@@ -1379,7 +1379,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationF
 
 end)
 -- reservationsExpire-4.lua
-redis.register_function('reservationsExpire_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('reservationsExpire_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- Releases every reservation of a subscription whose time is up (expiresAt <= now), once: a second run
 -- (another instance, a retry) finds them gone. Each release goes to the subscription's reservation outbox
@@ -1414,7 +1414,7 @@ return { #expired, nextAt and fmt(nextAt) or '' }
 
 end)
 -- reservationsReschedule-1.lua
-redis.register_function('reservationsReschedule_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('reservationsReschedule_cc76c69101bf', function(KEYS, ARGV)
 -- After an expiry pass: puts a claimed subscription back in the reservation due-set at its next expiry, or
 -- takes it out when none is left. A reservation made since the claim lowered the entry (ZADD LT) below the
 -- lease: then the earlier of the two stays.
@@ -1430,7 +1430,7 @@ return 1
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1473,7 +1473,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_cc76c69101bf', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1498,7 +1498,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_5cc2c4544197', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_cc76c69101bf', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds

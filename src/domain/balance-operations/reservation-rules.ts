@@ -2,7 +2,7 @@ import { applyQuantity } from '../balance/arithmetic';
 import { fromMilli, type Milli } from '../balance/units';
 
 // Reservations for real-time charging, pure: the source of truth of the rules that
-// scripts/lib/balance/6-reservations.lua applies atomically in Redis (test/integration/balance-reservations.test.ts
+// scripts/lib/balance/6-reservations.lua applies atomically in Redis (test/integration/balance-operations.test.ts
 // runs both on the same inputs). A reservation holds part of one sub-balance's remaining balance: the held
 // units stay in `remaining` until a commit uses them, and `reserved` (the sum of the sub-balance's live
 // reservations) is what no other reservation or Subtract may take. Change a rule here first.

@@ -42,3 +42,9 @@ export interface ReservationExpiryStore {
   /** Back in the due-set at `nextAtMs`, or out of it when undefined (unless a reservation since brought it forward). */
   reschedule(gpsi: string, claimedUntilMs: number, nextAtMs: number | undefined): Promise<void>;
 }
+
+/** Which subscription a top-up reference was first used for (one key per reference, outside the subscriptions' slots). */
+export interface TopupReferences {
+  /** Records `gpsi` as the reference's holder unless one is recorded; answers the holder. */
+  claim(wholesaleCustomerId: string, reference: string, gpsi: string): Promise<string>;
+}

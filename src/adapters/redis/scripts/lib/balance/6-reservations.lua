@@ -1,5 +1,5 @@
 -- Reservations, mirroring src/domain/balance-operations/reservation-rules.ts (checked against it by
--- test/integration/balance-reservations.test.ts). A reservation holds part of a sub-balance's remaining
+-- test/integration/balance-operations.test.ts). A reservation holds part of a sub-balance's remaining
 -- balance; the sum held per sub-balance is the balances hash's field <seq>r (absent = 0), beside its row, so
 -- every script that reads the hash sees it (a Subtract may not take what is held).
 -- A held reservation is a field of the subscription's reservations hash: id -> positional text

@@ -20,13 +20,14 @@ import { createActiveSubscription, type TestSubscription } from '../support/subs
 import { useService } from '../support/service-fixture';
 
 /**
- * Reservations (issue 49): the rules' two copies against each other on a real Redis, the invariant over
- * random histories through the real scripts, and the three commands and the expiry end to end over Kafka.
+ * The balance operations of issue 49. Reservations: the rules' two copies against each other on a real
+ * Redis, the invariant over random histories through the real scripts, and the three commands and the
+ * expiry end to end over Kafka. Top-up once per reference and adjustment with a reason code over Kafka.
  */
 const ERROR_REPLY = 'wholesale.common.v1.ErrorReply';
 const balanceLib = readLuaSources().libs.find((lib) => lib.name === 'balance')!;
 
-describe('reservations over the real stack', () => {
+describe('balance operations of issue 49 over the real stack', () => {
   let client: BalanceClient;
   let balance: BalanceComponents;
   let redis: Redis;
@@ -235,5 +236,52 @@ return cjson.encode(out)`;
     } finally {
       await other.stop();
     }
+  });
+
+  it('tops up once per reference: the same reference replays, another amount or number under it is CONFLICT', async () => {
+    const sub = await createActiveSubscription(balance.subscriptions);
+    const other = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: sub.wholesaleCustomerId });
+    const id = dataOf(sub);
+    const reference = `pay-${randomUUID()}`;
+    const topup = { gpsi: sub.gpsi, subBalanceInstId: id, subBalanceType: 'On-Net Data', unitType: 'MB', amount: 250.5, reference, referenceType: 'PAYMENT' };
+    const first = await client.send('TopupBalance', topup, sub.wholesaleCustomerId);
+    expect(first.recordName).toBe(balanceRecord('TopupBalanceReply'));
+    expect(first.value).toMatchObject({ status: 'Success', reference, referenceType: 'PAYMENT' });
+    expect(subBalance(first, id)).toMatchObject({ remainingBalance: 5370.5, purchasedBalance: 250.5, availableBalance: 5370.5 });
+    // Sent again under a new correlation id (a partner's retry after a lost reply): the first answer, nothing added.
+    const again = await client.send('TopupBalance', topup, sub.wholesaleCustomerId);
+    expect(again.value).toEqual(first.value);
+    errorOf(await client.send('TopupBalance', { ...topup, amount: 300 }, sub.wholesaleCustomerId), 'CONFLICT');
+    const elsewhere = errorOf(await client.send('TopupBalance', { ...topup, gpsi: other.gpsi, subBalanceInstId: dataOf(other) }, sub.wholesaleCustomerId), 'CONFLICT');
+    expect(elsewhere.problems).toEqual([{ path: 'reference', reason: 'was already used for another subscription' }]);
+    const query = await client.send('QueryBalances', { gpsi: sub.gpsi }, sub.wholesaleCustomerId);
+    expect(subBalance(query, id)).toMatchObject({ remainingBalance: 5370.5 });
+    await client.event((e) => e.recordName === balanceRecord('BalanceToppedUp') && e.value.reference === reference);
+    const events = client.events.filter((e) => e.recordName === balanceRecord('BalanceToppedUp') && e.value.reference === reference);
+    // The replay publishes the same event under the same id.
+    expect(new Set(events.map((e) => e.headers.ce_id)).size).toBe(1);
+    expect(events[0]!.value).toMatchObject({ referenceType: 'PAYMENT', changes: [expect.objectContaining({ change: 'Add', quantity: 250.5 })] });
+    const invalid = errorOf(await client.send('TopupBalance', { ...topup, reference: 'a b', referenceType: 'CASH', amount: -1 }, sub.wholesaleCustomerId), 'BAD_REQUEST');
+    expect(invalid.problems.map((p) => p.path).sort()).toEqual(['amount', 'reference', 'referenceType']);
+  });
+
+  it('adjusts with a reason code kept in the ledger and the event; a Debit may not take what is reserved', async () => {
+    const sub = await createActiveSubscription(balance.subscriptions);
+    const id = dataOf(sub);
+    const adjust = { gpsi: sub.gpsi, subBalanceInstId: id, subBalanceType: 'On-Net Data', unitType: 'MB', action: 'Debit', amount: 120, reasonCode: 'CORRECTION', note: 'double-rated session' };
+    const correlationId = randomUUID();
+    const debited = await client.send('AdjustBalance', adjust, sub.wholesaleCustomerId, correlationId);
+    expect(debited.value).toMatchObject({ status: 'Success', reasonCode: 'CORRECTION' });
+    expect(subBalance(debited, id)).toMatchObject({ remainingBalance: 5000 });
+    const event = await client.event((e) => e.recordName === balanceRecord('BalanceAdjusted') && e.value.correlationId === correlationId);
+    expect(event.value).toMatchObject({ reasonCode: 'CORRECTION', note: 'double-rated session' });
+    expect(event.value.changes).toEqual([expect.objectContaining({ change: 'Subtract', quantity: 120 })]);
+    const history = await client.send('QueryBalanceHistory', { gpsi: sub.gpsi, limit: 1 }, sub.wholesaleCustomerId);
+    expect(history.value.entries[0]).toMatchObject({ operation: 'AdjustBalance/CORRECTION', change: 'Subtract', quantity: 120 });
+    await client.send('ReserveBalance', { gpsi: sub.gpsi, reservationId: 'held', subBalanceInstId: id, amount: 4900, ttlSeconds: 300 }, sub.wholesaleCustomerId);
+    const refused = errorOf(await client.send('AdjustBalance', { ...adjust, amount: 101, reasonCode: 'GOODWILL' }, sub.wholesaleCustomerId), 'BAD_REQUEST');
+    expect(refused.problems[0]!.reason).toBe('would take the remaining balance below what is reserved (remaining 5000, reserved 4900)');
+    const credited = await client.send('AdjustBalance', { ...adjust, action: 'Credit', amount: 10, reasonCode: 'GOODWILL', note: null }, sub.wholesaleCustomerId);
+    expect(subBalance(credited, id)).toMatchObject({ remainingBalance: 5010, reservedBalance: 4900, availableBalance: 110 });
   });
 });
