@@ -15,6 +15,7 @@ import { availableOf, commitAmounts, releaseAmounts, reserveAmounts, type Held }
 import { commandIdOf } from '../../src/pipeline/command-processor';
 import { createReservationExpiry } from '../../src/schedulers/reservation-expiry';
 import { balanceComponentsOf, BalanceClient, balanceRecord } from '../support/balance-client';
+import { request, startTestGateway } from '../support/gateway';
 import type { Reply } from '../support/harness';
 import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
 import { useService } from '../support/service-fixture';
@@ -283,5 +284,27 @@ return cjson.encode(out)`;
     expect(refused.problems[0]!.reason).toBe('would take the remaining balance below what is reserved (remaining 5000, reserved 4900)');
     const credited = await client.send('AdjustBalance', { ...adjust, action: 'Credit', amount: 10, reasonCode: 'GOODWILL', note: null }, sub.wholesaleCustomerId);
     expect(subBalance(credited, id)).toMatchObject({ remainingBalance: 5010, reservedBalance: 4900, availableBalance: 110 });
+  });
+
+  it('reserves and commits over HTTP through the gateway, a retry with the same X-Correlation-Id answered the same', async () => {
+    const sub = await createActiveSubscription(balance.subscriptions);
+    const id = dataOf(sub);
+    const gateway = await startTestGateway(fx.config);
+    try {
+      const headers = { wholesaleCustomerId: sub.wholesaleCustomerId };
+      const reserved = await request(gateway.url, 'POST', '/balances/reservations', { headers, body: { gpsi: sub.gpsi, reservationId: 'http-1', subBalanceInstId: id, amount: 64, ttlSeconds: 60 } });
+      expect(reserved.status).toBe(200);
+      expect(reserved.body).toMatchObject({ status: 'Success', reservationId: 'http-1', reservedAmount: 64 });
+      const commit = { headers: { ...headers, 'X-Correlation-Id': randomUUID() }, body: { gpsi: sub.gpsi, reservationId: 'http-1', usedAmount: 40 } };
+      const committed = await request(gateway.url, 'POST', '/balances/reservations/commits', commit);
+      expect(committed.status).toBe(200);
+      expect(committed.body).toMatchObject({ usedAmount: 40, chargedAmount: 40 });
+      const retried = await request(gateway.url, 'POST', '/balances/reservations/commits', commit);
+      expect(retried.body).toEqual(committed.body);
+      const balances = await request(gateway.url, 'GET', '/balances', { headers, query: { gpsi: sub.gpsi } });
+      expect(subBalance({ value: balances.body } as Reply, id)).toMatchObject({ remainingBalance: 5080, reservedBalance: 0, availableBalance: 5080 });
+    } finally {
+      await gateway.close();
+    }
   });
 });
