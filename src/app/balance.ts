@@ -7,7 +7,8 @@ import { createRedisBalanceStore } from '../adapters/redis/balance-store';
 import type { RedisClient } from '../adapters/redis/client';
 import { createRedisRenewalStore } from '../adapters/redis/renewal-store';
 import { createRedisReservationExpiryStore, createRedisReservationStore } from '../adapters/redis/reservation-store';
-import type { ReservationStore, TopupReferences } from '../handlers/balance-operations/ports';
+import type { ReservationStore, TopupReferences, TransferStore } from '../handlers/balance-operations/ports';
+import { createRedisTransferStore } from '../adapters/redis/transfer-store';
 import { createRedisTopupReferences } from '../adapters/redis/topup-references';
 import { createReservationExpiry, type ReservationExpiry } from '../schedulers/reservation-expiry';
 import { createRedisSubscriptionStore, type SubscriptionStore } from '../adapters/redis/subscription-store';
@@ -22,6 +23,7 @@ export interface BalanceComponents {
   balances: BalanceStore;
   reservations: ReservationStore;
   topupReferences: TopupReferences;
+  transfers: TransferStore;
 }
 
 export function createBalanceComponents(deps: { config: ServiceConfig; catalog: Catalog; redis: RedisClient }): BalanceComponents {
@@ -38,6 +40,7 @@ export function createBalanceComponents(deps: { config: ServiceConfig; catalog: 
     balances: createRedisBalanceStore(redis, { ...settings, clock }),
     reservations: createRedisReservationStore(redis, settings),
     topupReferences: createRedisTopupReferences(redis, settings),
+    transfers: createRedisTransferStore(redis, settings),
   };
 }
 

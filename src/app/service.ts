@@ -105,7 +105,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const redis = createRedisClient(config.redis);
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
-  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, reservations: balance.reservations, topupReferences: balance.topupReferences, portin }).map((h) => [h.commandRecord, h]));
+  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, reservations: balance.reservations, topupReferences: balance.topupReferences, transfers: balance.transfers, portin }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
   const deadLetters = deadLetterSink(config);
   const routing = eventRouting(config, access.hierarchy);

@@ -30,6 +30,7 @@ export const EVENT_RECORDS = [
   'wholesale.balance.v1.ReservationExpired',
   'wholesale.balance.v1.BalanceToppedUp',
   'wholesale.balance.v1.BalanceAdjusted',
+  'wholesale.balance.v1.BalanceTransferred',
 ] as const satisfies readonly RecordName[];
 
 export type EventRecordName = (typeof EVENT_RECORDS)[number];

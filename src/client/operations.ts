@@ -34,6 +34,7 @@ export const OPERATIONS = {
   releaseReservation: balance('ReleaseReservation'),
   topupBalance: balance('TopupBalance'),
   adjustBalance: balance('AdjustBalance'),
+  transferBalance: balance('TransferBalance'),
 } as const satisfies Record<string, OperationSpec>;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -150,6 +150,10 @@ export class WholesaleClient {
     return this.call('adjustBalance', input, options);
   }
 
+  transferBalance(input: OperationInput<'transferBalance'>, options?: CallOptions) {
+    return this.call('transferBalance', input, options);
+  }
+
   /**
    * Sends one command and awaits its reply. Rejects with ServiceReplyError (an ErrorReply: code, message,
    * problems), RequestTimeoutError, ClientClosedError, or the Kafka/registry failure that kept it from being sent.

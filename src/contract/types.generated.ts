@@ -776,6 +776,50 @@ export interface BalanceToppedUpInput {
   changes?: SubBalanceChangeInput[];
 }
 
+/** An amount moved from a sub-balance of this subscription (gpsi) to one of another (toGpsi). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceTransferred {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** The transfer's id (its command id): the ledger entries and the event of both numbers name it. */
+  transferId: string;
+  toGpsi: string;
+  amount: number;
+  /** The source's Subtract, then the target's Add. */
+  changes: SubBalanceChange[];
+}
+
+/** An amount moved from a sub-balance of this subscription (gpsi) to one of another (toGpsi). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceTransferredInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** The transfer's id (its command id): the ledger entries and the event of both numbers name it. */
+  transferId: string;
+  toGpsi: string;
+  amount: number;
+  /** The source's Subtract, then the target's Add. */
+  changes?: SubBalanceChangeInput[];
+}
+
 /** Validity ends came: the sub-balances of dated buckets whose validFor ended were removed (Expired), purchased credit whose end came was taken off (CreditExpired). Published once per subscription and end by the scheduler. Billing event; key = gpsi; CloudEvents binary headers. */
 export interface BalancesExpired {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
@@ -1699,6 +1743,44 @@ export interface TopupBalanceReplyInput {
   balances?: BalanceInput[];
 }
 
+/** Move an amount from a sub-balance of one subscription to one of another of the same partner, all or nothing and exactly once (beyond the spec; TMF654 TransferBalance). */
+export interface TransferBalance {
+  /** GPSI/MSISDN of the subscription to transfer from, 11 to 15 digits. */
+  gpsi: string;
+  /** The sub-balance to transfer from. */
+  subBalanceInstId: string;
+  /** The subscription to transfer to: another of the same wholesale customer (or one below it). */
+  toGpsi: string;
+  /** The sub-balance to transfer to: of the same subBalanceType and unitType. */
+  toSubBalanceInstId: string;
+  /** Above zero, at most 3 decimals, at most the source's availableBalance. */
+  amount: number;
+}
+
+/** Reply to TransferBalance: status Success once the amount left the source and reached the target. */
+export interface TransferBalanceReply {
+  /** Success. */
+  status: string;
+  /** The transfer's id (its command id): the ledger entries and the event of both numbers name it. */
+  transferId: string;
+  toGpsi: string;
+  amount: number;
+  /** The source subscription's balances after the transfer's debit. */
+  balances: Balance[];
+}
+
+/** Reply to TransferBalance: status Success once the amount left the source and reached the target. */
+export interface TransferBalanceReplyInput {
+  /** Success. */
+  status: string;
+  /** The transfer's id (its command id): the ledger entries and the event of both numbers name it. */
+  transferId: string;
+  toGpsi: string;
+  amount: number;
+  /** The source subscription's balances after the transfer's debit. */
+  balances?: BalanceInput[];
+}
+
 /** Add to or subtract from sub-balances, all or nothing (service-spec 2.10). */
 export interface UpdateBalances {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
@@ -2325,6 +2407,7 @@ export interface ContractRecords {
   'wholesale.balance.v1.BalanceReserved': BalanceReserved;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReached;
   'wholesale.balance.v1.BalanceToppedUp': BalanceToppedUp;
+  'wholesale.balance.v1.BalanceTransferred': BalanceTransferred;
   'wholesale.balance.v1.BalancesExpired': BalancesExpired;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewed;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdated;
@@ -2355,6 +2438,8 @@ export interface ContractRecords {
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReply;
   'wholesale.balance.v1.TopupBalance': TopupBalance;
   'wholesale.balance.v1.TopupBalanceReply': TopupBalanceReply;
+  'wholesale.balance.v1.TransferBalance': TransferBalance;
+  'wholesale.balance.v1.TransferBalanceReply': TransferBalanceReply;
   'wholesale.balance.v1.UpdateBalances': UpdateBalances;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReply;
   'wholesale.balance.v1.ValidFor': ValidFor;
@@ -2416,6 +2501,7 @@ export interface ContractInputs {
   'wholesale.balance.v1.BalanceReserved': BalanceReservedInput;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReachedInput;
   'wholesale.balance.v1.BalanceToppedUp': BalanceToppedUpInput;
+  'wholesale.balance.v1.BalanceTransferred': BalanceTransferredInput;
   'wholesale.balance.v1.BalancesExpired': BalancesExpiredInput;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewedInput;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdatedInput;
@@ -2446,6 +2532,8 @@ export interface ContractInputs {
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReplyInput;
   'wholesale.balance.v1.TopupBalance': TopupBalance;
   'wholesale.balance.v1.TopupBalanceReply': TopupBalanceReplyInput;
+  'wholesale.balance.v1.TransferBalance': TransferBalance;
+  'wholesale.balance.v1.TransferBalanceReply': TransferBalanceReplyInput;
   'wholesale.balance.v1.UpdateBalances': UpdateBalancesInput;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReplyInput;
   'wholesale.balance.v1.ValidFor': ValidFor;

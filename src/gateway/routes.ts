@@ -32,4 +32,5 @@ export const ROUTES: readonly GatewayRoute[] = [
   { operation: 'releaseReservation', method: 'POST', path: '/balances/reservations/releases', input: 'body', tag: 'Balances', summary: 'End a reservation without use (beyond the spec)' },
   { operation: 'topupBalance', method: 'POST', path: '/balances/top-ups', input: 'body', tag: 'Balances', summary: 'Credit a sub-balance once per payment or voucher reference (beyond the spec)' },
   { operation: 'adjustBalance', method: 'POST', path: '/balances/adjustments', input: 'body', tag: 'Balances', summary: 'Credit or debit a sub-balance with a reason code (beyond the spec)' },
+  { operation: 'transferBalance', method: 'POST', path: '/balances/transfers', input: 'body', tag: 'Balances', summary: 'Move an amount to another subscription of the same partner, all or nothing, exactly once (beyond the spec)' },
 ];

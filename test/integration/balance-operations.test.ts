@@ -12,7 +12,7 @@ import type { CommandMeta } from '../../src/handlers/balance/ports';
 import { deterministicId } from '../../src/domain/balance/billing-events';
 import { applyQuantity } from '../../src/domain/balance/arithmetic';
 import { availableOf, commitAmounts, releaseAmounts, reserveAmounts, type Held } from '../../src/domain/balance-operations/reservation-rules';
-import { commandIdOf } from '../../src/pipeline/command-processor';
+import { commandIdOf, fingerprintOf } from '../../src/pipeline/command-processor';
 import { createReservationExpiry } from '../../src/schedulers/reservation-expiry';
 import { balanceComponentsOf, BalanceClient, balanceRecord } from '../support/balance-client';
 import { request, startTestGateway } from '../support/gateway';
@@ -306,5 +306,51 @@ return cjson.encode(out)`;
     } finally {
       await gateway.close();
     }
+  });
+
+  it('transfers all or nothing and exactly once between two numbers, taken over by the next worker after an interruption at every step', async () => {
+    const from = await createActiveSubscription(balance.subscriptions);
+    const to = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: from.wholesaleCustomerId });
+    const customer = from.wholesaleCustomerId;
+    const remainingOf = async (sub: TestSubscription) =>
+      (await balance.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId])).balances.find((b) => b.subBalanceInstId === dataOf(sub))!.remaining;
+    // The steps a worker got through before it died (0 to all 3); the command is then delivered again.
+    for (const stepsDone of [0, 1, 2, 3]) {
+      const amount = 10 + stepsDone;
+      const command = { gpsi: from.gpsi, subBalanceInstId: dataOf(from), toGpsi: to.gpsi, toSubBalanceInstId: dataOf(to), amount };
+      const correlationId = randomUUID();
+      const meta: CommandMeta = {
+        gpsi: from.gpsi, wholesaleCustomerId: customer, commandId: commandIdOf(customer, 'TransferBalance', correlationId), correlationId,
+        operation: 'TransferBalance', at: new Date().toISOString(), fingerprint: fingerprintOf(command),
+      };
+      if (stepsDone >= 1) await balance.transfers.debit(meta, { subBalanceInstId: dataOf(from), amount: amount * 1000 });
+      if (stepsDone >= 2) await balance.transfers.credit(meta, to.gpsi, { subBalanceInstId: dataOf(to), subBalanceType: 'On-Net Data', unitType: 'MB', amount: amount * 1000 });
+      if (stepsDone >= 3) await balance.transfers.settle(meta, true);
+      const reply = await client.send('TransferBalance', command, customer, correlationId);
+      expect(reply.value).toMatchObject({ status: 'Success', transferId: meta.commandId, toGpsi: to.gpsi, amount });
+      expect(subBalance(reply, dataOf(from))).toMatchObject({ remainingBalance: 5120 - [10, 11, 12, 13].slice(0, stepsDone + 1).reduce((a, b) => a + b, 0) });
+    }
+    // Each of the four moved once: 46 MB from one to the other, nothing lost or doubled.
+    expect(await remainingOf(from)).toBe(5_074_000);
+    expect(await remainingOf(to)).toBe(5_166_000);
+    const ledgerOf = async (sub: TestSubscription) => (await balance.balances.history(sub.gpsi, [customer], 50)).filter((e) => e.operation === 'TransferBalance').map((e) => [e.change, e.quantity]);
+    expect((await ledgerOf(from)).sort()).toEqual([['Subtract', 10_000], ['Subtract', 11_000], ['Subtract', 12_000], ['Subtract', 13_000]]);
+    expect((await ledgerOf(to)).sort()).toEqual([['Add', 10_000], ['Add', 11_000], ['Add', 12_000], ['Add', 13_000]]);
+    const event = await client.event((e) => e.recordName === balanceRecord('BalanceTransferred') && e.value.gpsi === from.gpsi && e.value.amount === 13);
+    expect(event.value.changes.map((c: { change: string; subBalanceInstId: string }) => [c.change, c.subBalanceInstId])).toEqual([['Subtract', dataOf(from)], ['Add', dataOf(to)]]);
+
+    // A target that refuses: the debit is reversed, all or nothing; sent again, the same answer and nothing more.
+    const refused = { gpsi: from.gpsi, subBalanceInstId: dataOf(from), toGpsi: to.gpsi, toSubBalanceInstId: `${to.gpsi}-1`, amount: 5 };
+    const correlationId = randomUUID();
+    const first = errorOf(await client.send('TransferBalance', refused, customer, correlationId), 'CONFLICT');
+    expect(first.problems).toEqual([{ path: 'toSubBalanceInstId', reason: 'toSubBalanceInstId is On-Net Voice in Min, not On-Net Data in MB' }]);
+    expect(errorOf(await client.send('TransferBalance', refused, customer, correlationId), 'CONFLICT')).toEqual(first);
+    expect(await remainingOf(from)).toBe(5_074_000);
+    expect(await remainingOf(to)).toBe(5_166_000);
+    // A number of another customer is refused the same way.
+    const stranger = await createActiveSubscription(balance.subscriptions);
+    errorOf(await client.send('TransferBalance', { ...refused, toGpsi: stranger.gpsi, toSubBalanceInstId: dataOf(stranger) }, customer), 'CONFLICT');
+    expect(await remainingOf(from)).toBe(5_074_000);
+    expect(await remainingOf(stranger)).toBe(5_120_000);
   });
 });

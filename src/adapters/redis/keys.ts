@@ -25,6 +25,10 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
     reservations: `${base}:reservations`,
     /** List: expired reservations whose ReservationExpired event is not yet published. */
     reservationOutbox: `${base}:reservation-outbox`,
+    /** Hash: transfers from this subscription, by transfer id (scripts/lib/balance/7-transfers.lua). */
+    transfers: `${base}:transfers`,
+    /** Hash: transfers to this subscription, by transfer id: credited (with its ledger row) or refused. */
+    transferCredits: `${base}:transfer-credits`,
     /** String: the recorded outcome of one command on this subscription (TTL), for redelivery. */
     commandOutcome: (commandId: string) => `${base}:done:${commandId}`,
   };

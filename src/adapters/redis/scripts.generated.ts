@@ -2,40 +2,43 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_cc76c69101bf' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_cc76c69101bf' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_cc76c69101bf' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_cc76c69101bf' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_cc76c69101bf' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_cc76c69101bf' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_cc76c69101bf' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_cc76c69101bf' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_cc76c69101bf' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_cc76c69101bf' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_cc76c69101bf' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_cc76c69101bf' },
-  portinRead: { numberOfKeys: 3, functionName: 'portinRead_cc76c69101bf' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_cc76c69101bf' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_cc76c69101bf' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_cc76c69101bf' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_cc76c69101bf' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_cc76c69101bf' },
-  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_cc76c69101bf' },
-  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_cc76c69101bf' },
-  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_cc76c69101bf' },
-  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_cc76c69101bf' },
-  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_cc76c69101bf' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_cc76c69101bf' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_cc76c69101bf' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_cc76c69101bf' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_98883fc18ddd' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_98883fc18ddd' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_98883fc18ddd' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_98883fc18ddd' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_98883fc18ddd' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_98883fc18ddd' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_98883fc18ddd' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_98883fc18ddd' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_98883fc18ddd' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_98883fc18ddd' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_98883fc18ddd' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_98883fc18ddd' },
+  portinRead: { numberOfKeys: 3, functionName: 'portinRead_98883fc18ddd' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_98883fc18ddd' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_98883fc18ddd' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_98883fc18ddd' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_98883fc18ddd' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_98883fc18ddd' },
+  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_98883fc18ddd' },
+  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_98883fc18ddd' },
+  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_98883fc18ddd' },
+  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_98883fc18ddd' },
+  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_98883fc18ddd' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_98883fc18ddd' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_98883fc18ddd' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_98883fc18ddd' },
+  transferCredit: { numberOfKeys: 4, functionName: 'transferCredit_98883fc18ddd' },
+  transferDebit: { numberOfKeys: 5, functionName: 'transferDebit_98883fc18ddd' },
+  transferSettle: { numberOfKeys: 4, functionName: 'transferSettle_98883fc18ddd' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_cc76c69101bf',
-  code: `#!lua name=wholesale_cc76c69101bf
+  name: 'wholesale_98883fc18ddd',
+  code: `#!lua name=wholesale_98883fc18ddd
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
 -- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
@@ -639,8 +642,27 @@ local function reservationRefusal(doneKey, ctx, code, path, reason)
   return finish(doneKey, ctx, { error = { code = code, message = 'The command is invalid: ' .. path .. ' ' .. reason, problems = { { path = path, reason = reason } } } })
 end
 
+-- Transfers between two subscriptions of one partner, which live in different Cluster slots: no script
+-- holds both, so a transfer is three steps, each atomic and idempotent under the transfer's id (its
+-- command id) — transferDebit (source), transferCredit (target), transferSettle (source) — and whichever
+-- worker runs the command (a redelivery after a crash) runs all three again: each does its part once.
+-- The source's transfers hash: id -> format|state|seq|amount|purchasedTaken (format 1; state pending,
+-- completed or reversed; purchasedTaken: the part of the debit that was purchased credit, given back as
+-- such by a reversal). The target's credits hash: id -> format|credited|<ledger row> or format|refused|<reason>.
+local TRANSFER_FORMAT = '1'
+
+local function transferRead(key, id)
+  local text = redis.call('HGET', key, id)
+  if not text then return nil end
+  local f = split(text, '|')
+  if f[1] ~= TRANSFER_FORMAT then
+    error('stored transfer of format ' .. tostring(f[1]) .. ': newer than this worker reads (up to ' .. TRANSFER_FORMAT .. ')')
+  end
+  return f
+end
+
 -- admissionTake-1.lua
-redis.register_function('admissionTake_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('admissionTake_98883fc18ddd', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -808,7 +830,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('balancesExpire_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -842,7 +864,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('balancesRenew_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -886,7 +908,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_cc76c69101bf', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_98883fc18ddd', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -908,7 +930,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -1007,7 +1029,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -1030,7 +1052,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -1073,7 +1095,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_cc76c69101bf', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_98883fc18ddd', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -1089,7 +1111,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_98883fc18ddd', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -1102,7 +1124,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_98883fc18ddd', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -1128,7 +1150,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_cc76c69101bf', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_98883fc18ddd', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1145,7 +1167,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_98883fc18ddd', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1161,7 +1183,7 @@ return 0
 
 end)
 -- portinRead-3.lua
-redis.register_function{function_name = 'portinRead_cc76c69101bf', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinRead_98883fc18ddd', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   What a change of a number's port-in request starts from, in one step: the outcome recorded for its cause
   (a replay answers it), the number's current request (the plan's input) and its subscription's status
@@ -1179,7 +1201,7 @@ return {
 
 end}
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_98883fc18ddd', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1192,7 +1214,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_98883fc18ddd', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1205,7 +1227,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('portinWrite_98883fc18ddd', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1245,7 +1267,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('primarySwap_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1281,7 +1303,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_98883fc18ddd', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1291,7 +1313,7 @@ return due
 
 end)
 -- reservationCommit-5.lua
-redis.register_function('reservationCommit_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('reservationCommit_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- CommitReservation: ends a held reservation, taking the amount used (at most the amount held) from the
 -- sub-balance as usage (the grant first, then purchased credit: commitAmounts); the rest is released. The
@@ -1335,7 +1357,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { res = reserva
 
 end)
 -- reservationRelease-5.lua
-redis.register_function('reservationRelease_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('reservationRelease_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- ReleaseReservation: ends a held reservation without use; the amounts stay, only the hold goes.
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
@@ -1354,7 +1376,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationF
 
 end)
 -- reservationReserve-5.lua
-redis.register_function('reservationReserve_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('reservationReserve_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- ReserveBalance: holds \`amount\` of one sub-balance until \`expiresAt\` (real epoch ms), refused when more
 -- than is available (remaining − reserved). Recorded under the command id like every change (replay, CONFLICT).
@@ -1379,7 +1401,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationF
 
 end)
 -- reservationsExpire-4.lua
-redis.register_function('reservationsExpire_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('reservationsExpire_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- Releases every reservation of a subscription whose time is up (expiresAt <= now), once: a second run
 -- (another instance, a retry) finds them gone. Each release goes to the subscription's reservation outbox
@@ -1414,7 +1436,7 @@ return { #expired, nextAt and fmt(nextAt) or '' }
 
 end)
 -- reservationsReschedule-1.lua
-redis.register_function('reservationsReschedule_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('reservationsReschedule_98883fc18ddd', function(KEYS, ARGV)
 -- After an expiry pass: puts a claimed subscription back in the reservation due-set at its next expiry, or
 -- takes it out when none is left. A reservation made since the claim lowered the entry (ZADD LT) below the
 -- lease: then the earlier of the two stays.
@@ -1430,7 +1452,7 @@ return 1
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1473,7 +1495,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_98883fc18ddd', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1498,7 +1520,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_cc76c69101bf', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_98883fc18ddd', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds
@@ -1520,6 +1542,110 @@ if not status or status == 'CANCELLED' then
 end
 redis.call('SET', KEYS[5], created, 'EX', tonumber(ARGV[2]))
 return created
+
+end)
+-- transferCredit-4.lua
+redis.register_function('transferCredit_98883fc18ddd', function(KEYS, ARGV)
+hash = emptyHash()
+-- TransferBalance, step 2 on the target: adds the amount to the sub-balance (as purchased credit, an Add),
+-- or refuses (no ACTIVE subscription of the same owner, no such sub-balance, another type or unit, above
+-- the maximum), once per transfer id: a second call answers what the first did.
+-- KEYS: subscription, balances, ledger, credits
+-- ARGV: context JSON (gpsi = the target, visible, commandId = transfer id, correlationId, operation, at, retention), {subBalanceInstId, subBalanceType, unitType, amount} JSON
+-- Returns { 'credited', ledger row } or { 'refused', reason }.
+local ctx, p = cjson.decode(ARGV[1]), cjson.decode(ARGV[2])
+local done = transferRead(KEYS[4], ctx.commandId)
+if done then return { done[2], done[3] } end
+local function refuse(reason)
+  redis.call('HSET', KEYS[4], ctx.commandId, table.concat({ TRANSFER_FORMAT, 'refused', reason }, '|'))
+  return { 'refused', reason }
+end
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
+if refused then return refuse(refused.message) end
+readBalances(KEYS[2])
+keepOwnerMark(facts[FACT_CUSTOMER])
+local b = balanceLookup(ctx.gpsi)(p.subBalanceInstId)
+if not b then return refuse('toSubBalanceInstId names no sub-balance of ' .. ctx.gpsi) end
+if b.subBalanceType ~= p.subBalanceType or b.unitType ~= p.unitType then
+  return refuse('toSubBalanceInstId is ' .. b.subBalanceType .. ' in ' .. b.unitType .. ', not ' .. p.subBalanceType .. ' in ' .. p.unitType)
+end
+local amount = tonumber(p.amount)
+if tonumber(b.remaining) + amount > MAX_MILLI then return refuse('would take the remaining balance of ' .. b.subBalanceInstId .. ' above ' .. units(MAX_MILLI)) end
+local before = amountsOf(b)
+b.remaining, b.purchased = fmt(tonumber(b.remaining) + amount), fmt(tonumber(b.purchased or '0') + amount)
+saveBalance(b)
+writeBalances(KEYS[2])
+local changes = { change('Add', b, before, amountsOf(b), fmt(amount)) }
+appendLedger(KEYS[3], ctx, changes)
+local row = ledgerChange(changes[1])
+redis.call('HSET', KEYS[4], ctx.commandId, table.concat({ TRANSFER_FORMAT, 'credited', row }, '|'))
+return { 'credited', row }
+
+end)
+-- transferDebit-5.lua
+redis.register_function('transferDebit_98883fc18ddd', function(KEYS, ARGV)
+hash = emptyHash()
+-- TransferBalance, step 1 on the source: takes the amount from the sub-balance (a Subtract: the grant first,
+-- never below what reservations hold), records the transfer as pending, and the command's outcome, in one step.
+-- KEYS: subscription, balances, ledger, done(commandId = transfer id), transfers
+-- ARGV: context JSON, {subBalanceInstId, amount} JSON
+local answer, ctx, p, facts = reservationCommand(KEYS, ARGV)
+if answer then return answer end
+local function invalid(path, reason) return reservationRefusal(KEYS[4], ctx, 'BAD_REQUEST', path, reason) end
+readBalances(KEYS[2])
+keepOwnerMark(facts[FACT_CUSTOMER])
+local b = balanceLookup(ctx.gpsi)(p.subBalanceInstId)
+if not b then return invalid('subBalanceInstId', 'names no sub-balance of this subscription') end
+local amount, remaining, purchased = tonumber(p.amount), tonumber(b.remaining), tonumber(b.purchased or '0')
+local held = reservedOf(b.seq)
+if remaining - amount < held then
+  return invalid('amount', 'exceeds the available balance (requested ' .. units(amount) .. ', available ' .. units(availableOf(remaining, held)) .. ')')
+end
+local before = amountsOf(b)
+local taken = math.max(0, amount - (remaining - purchased)) -- the grant first, then purchased credit
+b.remaining, b.purchased = fmt(remaining - amount), fmt(purchased - taken)
+if purchased - taken == 0 then b.purchasedUntil = nil end
+saveBalance(b)
+writeBalances(KEYS[2])
+local changes = { change('Subtract', b, before, amountsOf(b), fmt(amount)) }
+appendLedger(KEYS[3], ctx, changes)
+redis.call('HSET', KEYS[5], ctx.commandId, table.concat({ TRANSFER_FORMAT, 'pending', b.seq, fmt(amount), fmt(taken) }, '|'))
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, {}, facts), facts)
+
+end)
+-- transferSettle-4.lua
+redis.register_function('transferSettle_98883fc18ddd', function(KEYS, ARGV)
+hash = emptyHash()
+-- TransferBalance, step 3 on the source: a credited transfer is completed; a refused one is reversed (the
+-- amount given back as it was taken: the purchased part as purchased credit), once: a settled transfer
+-- answers its state.
+-- KEYS: subscription, balances, ledger, transfers
+-- ARGV: context JSON (gpsi = the source, commandId = transfer id, correlationId, at, retention), credited ('1' or '0')
+-- Returns { state, ledger row of the reversal or '' }.
+local ctx = cjson.decode(ARGV[1])
+local t = transferRead(KEYS[4], ctx.commandId)
+if not t then return { 'unknown', '' } end
+if t[2] ~= 'pending' then return { t[2], t[6] or '' } end
+if ARGV[2] == '1' then
+  redis.call('HSET', KEYS[4], ctx.commandId, table.concat({ TRANSFER_FORMAT, 'completed', t[3], t[4], t[5] }, '|'))
+  return { 'completed', '' }
+end
+readBalances(KEYS[2])
+local b = balanceLookup(ctx.gpsi)(ctx.gpsi .. '-' .. t[3])
+local row = ''
+if b then
+  local before, amount, taken = amountsOf(b), tonumber(t[4]), tonumber(t[5])
+  b.remaining, b.purchased = fmt(tonumber(b.remaining) + amount), fmt(tonumber(b.purchased or '0') + taken)
+  saveBalance(b)
+  writeBalances(KEYS[2])
+  local changes = { change('Add', b, before, amountsOf(b), fmt(amount)) }
+  ctx.operation = 'TransferReversal'
+  appendLedger(KEYS[3], ctx, changes)
+  row = ledgerChange(changes[1])
+end
+redis.call('HSET', KEYS[4], ctx.commandId, table.concat({ TRANSFER_FORMAT, 'reversed', t[3], t[4], t[5], row }, '|'))
+return { 'reversed', row }
 
 end)
 `,

@@ -12,3 +12,8 @@ export const CREDIT_COMMANDS = ['TopupBalance', 'AdjustBalance'] as const;
 export type CreditCommand = (typeof CREDIT_COMMANDS)[number];
 export const CREDIT_EVENTS = ['BalanceToppedUp', 'BalanceAdjusted'] as const;
 export type CreditEvent = (typeof CREDIT_EVENTS)[number];
+
+/** A transfer between two subscriptions of one partner (three idempotent steps, see transfer-handler.ts). */
+export const TRANSFER_COMMANDS = ['TransferBalance'] as const;
+export const TRANSFER_EVENTS = ['BalanceTransferred'] as const;
+export type TransferEvent = (typeof TRANSFER_EVENTS)[number];

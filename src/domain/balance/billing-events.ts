@@ -3,7 +3,7 @@ import type { OutgoingMessage } from '../../contract/messages';
 import { totalOf, type Amounts, type ShownSubBalance, type SubBalance, type SubBalanceChange } from './model';
 import type { BalanceOutcome } from './outcome';
 import { balanceRecord, type BillingEvent } from './records';
-import type { CreditEvent, ReservationEvent } from '../balance-operations/records';
+import type { CreditEvent, ReservationEvent, TransferEvent } from '../balance-operations/records';
 import { fromMilli } from './units';
 
 // Billing events (wholesale.balance.events.v1, key = gpsi, CloudEvents binary headers), built from a
@@ -92,7 +92,7 @@ function specificFields(type: Exclude<BillingEvent, 'BalanceThresholdReached'>, 
 }
 
 /** An event on the balance events topic with the fields every billing event starts with. */
-export function balanceEvent(type: BillingEvent | ReservationEvent | CreditEvent, outcome: BalanceOutcome, id: string, fields: Record<string, unknown>): OutgoingMessage {
+export function balanceEvent(type: BillingEvent | ReservationEvent | CreditEvent | TransferEvent, outcome: BalanceOutcome, id: string, fields: Record<string, unknown>): OutgoingMessage {
   const s = outcome.subscription;
   return {
     topic: 'balanceEvents',

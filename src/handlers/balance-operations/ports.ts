@@ -1,3 +1,4 @@
+import type { SubBalanceChange } from '../../domain/balance/model';
 import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
 import type { ThresholdLevels } from '../../domain/balance/thresholds';
 import type { Milli } from '../../domain/balance/units';
@@ -47,4 +48,17 @@ export interface ReservationExpiryStore {
 export interface TopupReferences {
   /** Records `gpsi` as the reference's holder unless one is recorded; answers the holder. */
   claim(wholesaleCustomerId: string, reference: string, gpsi: string): Promise<string>;
+}
+
+/**
+ * A transfer's three steps (src/adapters/redis/transfer-store.ts), each atomic and idempotent under the
+ * transfer's id (the command id): run again after a crash, each does its part once.
+ */
+export interface TransferStore {
+  /** Step 1, the source: takes the amount, records the transfer pending and the command's outcome (refusals thrown, recorded). */
+  debit(meta: CommandMeta, debit: { subBalanceInstId: string; amount: Milli }): Promise<BalanceOutcome>;
+  /** Step 2, the target: adds the amount (its change), or refuses (why); the same answer every time. */
+  credit(meta: CommandMeta, toGpsi: string, credit: { subBalanceInstId: string; subBalanceType: string; unitType: string; amount: Milli }): Promise<{ credited: true; change: SubBalanceChange } | { credited: false; reason: string }>;
+  /** Step 3, the source: completed when credited, else reversed (the amount given back); a settled transfer answers its state. */
+  settle(meta: CommandMeta, credited: boolean): Promise<'completed' | 'reversed'>;
 }
