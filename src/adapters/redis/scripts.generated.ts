@@ -2,43 +2,43 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_98883fc18ddd' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_98883fc18ddd' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_98883fc18ddd' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_98883fc18ddd' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_98883fc18ddd' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_98883fc18ddd' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_98883fc18ddd' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_98883fc18ddd' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_98883fc18ddd' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_98883fc18ddd' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_98883fc18ddd' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_98883fc18ddd' },
-  portinRead: { numberOfKeys: 3, functionName: 'portinRead_98883fc18ddd' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_98883fc18ddd' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_98883fc18ddd' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_98883fc18ddd' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_98883fc18ddd' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_98883fc18ddd' },
-  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_98883fc18ddd' },
-  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_98883fc18ddd' },
-  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_98883fc18ddd' },
-  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_98883fc18ddd' },
-  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_98883fc18ddd' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_98883fc18ddd' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_98883fc18ddd' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_98883fc18ddd' },
-  transferCredit: { numberOfKeys: 4, functionName: 'transferCredit_98883fc18ddd' },
-  transferDebit: { numberOfKeys: 5, functionName: 'transferDebit_98883fc18ddd' },
-  transferSettle: { numberOfKeys: 4, functionName: 'transferSettle_98883fc18ddd' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_751f899be329' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_751f899be329' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_751f899be329' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_751f899be329' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_751f899be329' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_751f899be329' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_751f899be329' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_751f899be329' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_751f899be329' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_751f899be329' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_751f899be329' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_751f899be329' },
+  portinRead: { numberOfKeys: 3, functionName: 'portinRead_751f899be329' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_751f899be329' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_751f899be329' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_751f899be329' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_751f899be329' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_751f899be329' },
+  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_751f899be329' },
+  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_751f899be329' },
+  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_751f899be329' },
+  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_751f899be329' },
+  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_751f899be329' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_751f899be329' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_751f899be329' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_751f899be329' },
+  transferCredit: { numberOfKeys: 4, functionName: 'transferCredit_751f899be329' },
+  transferDebit: { numberOfKeys: 5, functionName: 'transferDebit_751f899be329' },
+  transferSettle: { numberOfKeys: 4, functionName: 'transferSettle_751f899be329' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_98883fc18ddd',
-  code: `#!lua name=wholesale_98883fc18ddd
+  name: 'wholesale_751f899be329',
+  code: `#!lua name=wholesale_751f899be329
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
 -- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
@@ -603,14 +603,19 @@ local function releaseAmounts(reserved, held)
   return math.max(0, reserved - held)
 end
 
--- A held reservation, or nil; stops on a format this worker cannot read.
-local function reservationRead(resKey, id)
-  local text = redis.call('HGET', resKey, id)
+-- A hash field's positional text (format first) as its fields, or nil; stops on a format this worker cannot read.
+local function formattedRead(key, field, format, what)
+  local text = redis.call('HGET', key, field)
   if not text then return nil end
   local f = split(text, '|')
-  if f[1] ~= RESERVATION_FORMAT then
-    error('stored reservation of format ' .. tostring(f[1]) .. ': newer than this worker reads (up to ' .. RESERVATION_FORMAT .. ')')
-  end
+  if f[1] ~= format then error('stored ' .. what .. ' of format ' .. tostring(f[1]) .. ': newer than this worker reads (up to ' .. format .. ')') end
+  return f
+end
+
+-- A held reservation, or nil.
+local function reservationRead(resKey, id)
+  local f = formattedRead(resKey, id, RESERVATION_FORMAT, 'reservation')
+  if not f then return nil end
   return { id = id, seq = f[2], amount = tonumber(f[3]), expiresAt = tonumber(f[4]) }
 end
 
@@ -624,10 +629,10 @@ local function reservationFacts(r, used, charged)
   return { id = r.id, n = r.seq, a = fmt(r.amount), e = fmt(r.expiresAt), u = used and fmt(used) or nil, x = charged and fmt(charged) or nil }
 end
 
--- The start of every reservation command: a recorded outcome is replayed, then the precondition. Returns
+-- The start of every reservation and transfer command: a recorded outcome is replayed, then the precondition. Returns
 -- the answer to give at once, or nil with the context, the payload and the subscription's facts.
--- KEYS as every reservation command has them: subscription, balances, ledger, done(commandId), reservations.
-local function reservationCommand(keys, argv)
+-- KEYS as those commands have them: subscription, balances, ledger, done(commandId), then their own.
+local function commandStart(keys, argv)
   local ctx = cjson.decode(argv[1])
   local recorded = replay(keys[4], ctx, keys[1])
   if recorded then return recorded end
@@ -638,7 +643,7 @@ local function reservationCommand(keys, argv)
 end
 
 -- A refusal naming one field, recorded like every outcome.
-local function reservationRefusal(doneKey, ctx, code, path, reason)
+local function fieldRefusal(doneKey, ctx, code, path, reason)
   return finish(doneKey, ctx, { error = { code = code, message = 'The command is invalid: ' .. path .. ' ' .. reason, problems = { { path = path, reason = reason } } } })
 end
 
@@ -652,17 +657,11 @@ end
 local TRANSFER_FORMAT = '1'
 
 local function transferRead(key, id)
-  local text = redis.call('HGET', key, id)
-  if not text then return nil end
-  local f = split(text, '|')
-  if f[1] ~= TRANSFER_FORMAT then
-    error('stored transfer of format ' .. tostring(f[1]) .. ': newer than this worker reads (up to ' .. TRANSFER_FORMAT .. ')')
-  end
-  return f
+  return formattedRead(key, id, TRANSFER_FORMAT, 'transfer')
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('admissionTake_751f899be329', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -830,7 +829,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('balancesExpire_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -864,7 +863,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('balancesRenew_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -908,7 +907,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_98883fc18ddd', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_751f899be329', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -930,7 +929,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -1029,7 +1028,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -1052,7 +1051,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -1095,7 +1094,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_98883fc18ddd', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_751f899be329', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active subscription of the
 -- caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -1111,7 +1110,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_751f899be329', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -1124,7 +1123,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_751f899be329', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -1150,7 +1149,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_98883fc18ddd', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_751f899be329', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1167,7 +1166,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_751f899be329', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1183,7 +1182,7 @@ return 0
 
 end)
 -- portinRead-3.lua
-redis.register_function{function_name = 'portinRead_98883fc18ddd', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinRead_751f899be329', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   What a change of a number's port-in request starts from, in one step: the outcome recorded for its cause
   (a replay answers it), the number's current request (the plan's input) and its subscription's status
@@ -1201,7 +1200,7 @@ return {
 
 end}
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_751f899be329', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1214,7 +1213,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_751f899be329', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1227,7 +1226,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('portinWrite_751f899be329', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1267,7 +1266,7 @@ return {'written', ARGV[7]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('primarySwap_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1303,7 +1302,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_751f899be329', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1313,7 +1312,7 @@ return due
 
 end)
 -- reservationCommit-5.lua
-redis.register_function('reservationCommit_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('reservationCommit_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- CommitReservation: ends a held reservation, taking the amount used (at most the amount held) from the
 -- sub-balance as usage (the grant first, then purchased credit: commitAmounts); the rest is released. The
@@ -1321,9 +1320,9 @@ hash = emptyHash()
 -- as UpdateBalances does.
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
 -- ARGV: context JSON, {reservationId, used, thresholds: {bucketRefId: [percent...]}} JSON
-local answer, ctx, p, facts = reservationCommand(KEYS, ARGV)
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
 if answer then return answer end
-local function invalid(code, path, reason) return reservationRefusal(KEYS[4], ctx, code, path, reason) end
+local function invalid(code, path, reason) return fieldRefusal(KEYS[4], ctx, code, path, reason) end
 local r = reservationRead(KEYS[5], p.reservationId)
 if not r then return invalid('NOT_FOUND', 'reservationId', 'names no held reservation (committed, released, expired or never made)') end
 local used = tonumber(p.used)
@@ -1357,14 +1356,14 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { res = reserva
 
 end)
 -- reservationRelease-5.lua
-redis.register_function('reservationRelease_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('reservationRelease_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- ReleaseReservation: ends a held reservation without use; the amounts stay, only the hold goes.
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
 -- ARGV: context JSON, {reservationId} JSON
-local answer, ctx, p, facts = reservationCommand(KEYS, ARGV)
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
 if answer then return answer end
-local function invalid(code, path, reason) return reservationRefusal(KEYS[4], ctx, code, path, reason) end
+local function invalid(code, path, reason) return fieldRefusal(KEYS[4], ctx, code, path, reason) end
 local r = reservationRead(KEYS[5], p.reservationId)
 if not r then return invalid('NOT_FOUND', 'reservationId', 'names no held reservation (committed, released, expired or never made)') end
 readBalances(KEYS[2])
@@ -1376,15 +1375,15 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationF
 
 end)
 -- reservationReserve-5.lua
-redis.register_function('reservationReserve_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('reservationReserve_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- ReserveBalance: holds \`amount\` of one sub-balance until \`expiresAt\` (real epoch ms), refused when more
 -- than is available (remaining − reserved). Recorded under the command id like every change (replay, CONFLICT).
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
 -- ARGV: context JSON, {reservationId, subBalanceInstId, amount, expiresAt} JSON
-local answer, ctx, p, facts = reservationCommand(KEYS, ARGV)
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
 if answer then return answer end
-local function invalid(code, path, reason) return reservationRefusal(KEYS[4], ctx, code, path, reason) end
+local function invalid(code, path, reason) return fieldRefusal(KEYS[4], ctx, code, path, reason) end
 if reservationRead(KEYS[5], p.reservationId) then return invalid('CONFLICT', 'reservationId', 'names a reservation already held') end
 readBalances(KEYS[2])
 keepOwnerMark(facts[FACT_CUSTOMER])
@@ -1401,7 +1400,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationF
 
 end)
 -- reservationsExpire-4.lua
-redis.register_function('reservationsExpire_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('reservationsExpire_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- Releases every reservation of a subscription whose time is up (expiresAt <= now), once: a second run
 -- (another instance, a retry) finds them gone. Each release goes to the subscription's reservation outbox
@@ -1436,7 +1435,7 @@ return { #expired, nextAt and fmt(nextAt) or '' }
 
 end)
 -- reservationsReschedule-1.lua
-redis.register_function('reservationsReschedule_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('reservationsReschedule_751f899be329', function(KEYS, ARGV)
 -- After an expiry pass: puts a claimed subscription back in the reservation due-set at its next expiry, or
 -- takes it out when none is left. A reservation made since the claim lowered the entry (ZADD LT) below the
 -- lease: then the earlier of the two stays.
@@ -1452,7 +1451,7 @@ return 1
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1495,7 +1494,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1520,7 +1519,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_751f899be329', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds
@@ -1545,7 +1544,7 @@ return created
 
 end)
 -- transferCredit-4.lua
-redis.register_function('transferCredit_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('transferCredit_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- TransferBalance, step 2 on the target: adds the amount to the sub-balance (as purchased credit, an Add),
 -- or refuses (no ACTIVE subscription of the same owner, no such sub-balance, another type or unit, above
@@ -1584,15 +1583,15 @@ return { 'credited', row }
 
 end)
 -- transferDebit-5.lua
-redis.register_function('transferDebit_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('transferDebit_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- TransferBalance, step 1 on the source: takes the amount from the sub-balance (a Subtract: the grant first,
 -- never below what reservations hold), records the transfer as pending, and the command's outcome, in one step.
 -- KEYS: subscription, balances, ledger, done(commandId = transfer id), transfers
 -- ARGV: context JSON, {subBalanceInstId, amount} JSON
-local answer, ctx, p, facts = reservationCommand(KEYS, ARGV)
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
 if answer then return answer end
-local function invalid(path, reason) return reservationRefusal(KEYS[4], ctx, 'BAD_REQUEST', path, reason) end
+local function invalid(path, reason) return fieldRefusal(KEYS[4], ctx, 'BAD_REQUEST', path, reason) end
 readBalances(KEYS[2])
 keepOwnerMark(facts[FACT_CUSTOMER])
 local b = balanceLookup(ctx.gpsi)(p.subBalanceInstId)
@@ -1615,7 +1614,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, {}, facts), fac
 
 end)
 -- transferSettle-4.lua
-redis.register_function('transferSettle_98883fc18ddd', function(KEYS, ARGV)
+redis.register_function('transferSettle_751f899be329', function(KEYS, ARGV)
 hash = emptyHash()
 -- TransferBalance, step 3 on the source: a credited transfer is completed; a refused one is reversed (the
 -- amount given back as it was taken: the purchased part as purchased credit), once: a settled transfer

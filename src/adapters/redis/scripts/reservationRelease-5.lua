@@ -2,9 +2,9 @@
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
 -- ARGV: context JSON, {reservationId} JSON
 -- @include balance
-local answer, ctx, p, facts = reservationCommand(KEYS, ARGV)
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
 if answer then return answer end
-local function invalid(code, path, reason) return reservationRefusal(KEYS[4], ctx, code, path, reason) end
+local function invalid(code, path, reason) return fieldRefusal(KEYS[4], ctx, code, path, reason) end
 local r = reservationRead(KEYS[5], p.reservationId)
 if not r then return invalid('NOT_FOUND', 'reservationId', 'names no held reservation (committed, released, expired or never made)') end
 readBalances(KEYS[2])

@@ -3,9 +3,9 @@
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
 -- ARGV: context JSON, {reservationId, subBalanceInstId, amount, expiresAt} JSON
 -- @include balance
-local answer, ctx, p, facts = reservationCommand(KEYS, ARGV)
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
 if answer then return answer end
-local function invalid(code, path, reason) return reservationRefusal(KEYS[4], ctx, code, path, reason) end
+local function invalid(code, path, reason) return fieldRefusal(KEYS[4], ctx, code, path, reason) end
 if reservationRead(KEYS[5], p.reservationId) then return invalid('CONFLICT', 'reservationId', 'names a reservation already held') end
 readBalances(KEYS[2])
 keepOwnerMark(facts[FACT_CUSTOMER])

@@ -3,9 +3,9 @@
 -- KEYS: subscription, balances, ledger, done(commandId = transfer id), transfers
 -- ARGV: context JSON, {subBalanceInstId, amount} JSON
 -- @include balance
-local answer, ctx, p, facts = reservationCommand(KEYS, ARGV)
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
 if answer then return answer end
-local function invalid(path, reason) return reservationRefusal(KEYS[4], ctx, 'BAD_REQUEST', path, reason) end
+local function invalid(path, reason) return fieldRefusal(KEYS[4], ctx, 'BAD_REQUEST', path, reason) end
 readBalances(KEYS[2])
 keepOwnerMark(facts[FACT_CUSTOMER])
 local b = balanceLookup(ctx.gpsi)(p.subBalanceInstId)

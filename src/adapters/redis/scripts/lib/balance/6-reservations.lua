@@ -41,14 +41,19 @@ local function releaseAmounts(reserved, held)
   return math.max(0, reserved - held)
 end
 
--- A held reservation, or nil; stops on a format this worker cannot read.
-local function reservationRead(resKey, id)
-  local text = redis.call('HGET', resKey, id)
+-- A hash field's positional text (format first) as its fields, or nil; stops on a format this worker cannot read.
+local function formattedRead(key, field, format, what)
+  local text = redis.call('HGET', key, field)
   if not text then return nil end
   local f = split(text, '|')
-  if f[1] ~= RESERVATION_FORMAT then
-    error('stored reservation of format ' .. tostring(f[1]) .. ': newer than this worker reads (up to ' .. RESERVATION_FORMAT .. ')')
-  end
+  if f[1] ~= format then error('stored ' .. what .. ' of format ' .. tostring(f[1]) .. ': newer than this worker reads (up to ' .. format .. ')') end
+  return f
+end
+
+-- A held reservation, or nil.
+local function reservationRead(resKey, id)
+  local f = formattedRead(resKey, id, RESERVATION_FORMAT, 'reservation')
+  if not f then return nil end
   return { id = id, seq = f[2], amount = tonumber(f[3]), expiresAt = tonumber(f[4]) }
 end
 
@@ -62,10 +67,10 @@ local function reservationFacts(r, used, charged)
   return { id = r.id, n = r.seq, a = fmt(r.amount), e = fmt(r.expiresAt), u = used and fmt(used) or nil, x = charged and fmt(charged) or nil }
 end
 
--- The start of every reservation command: a recorded outcome is replayed, then the precondition. Returns
+-- The start of every reservation and transfer command: a recorded outcome is replayed, then the precondition. Returns
 -- the answer to give at once, or nil with the context, the payload and the subscription's facts.
--- KEYS as every reservation command has them: subscription, balances, ledger, done(commandId), reservations.
-local function reservationCommand(keys, argv)
+-- KEYS as those commands have them: subscription, balances, ledger, done(commandId), then their own.
+local function commandStart(keys, argv)
   local ctx = cjson.decode(argv[1])
   local recorded = replay(keys[4], ctx, keys[1])
   if recorded then return recorded end
@@ -76,6 +81,6 @@ local function reservationCommand(keys, argv)
 end
 
 -- A refusal naming one field, recorded like every outcome.
-local function reservationRefusal(doneKey, ctx, code, path, reason)
+local function fieldRefusal(doneKey, ctx, code, path, reason)
   return finish(doneKey, ctx, { error = { code = code, message = 'The command is invalid: ' .. path .. ' ' .. reason, problems = { { path = path, reason = reason } } } })
 end

@@ -8,11 +8,5 @@
 local TRANSFER_FORMAT = '1'
 
 local function transferRead(key, id)
-  local text = redis.call('HGET', key, id)
-  if not text then return nil end
-  local f = split(text, '|')
-  if f[1] ~= TRANSFER_FORMAT then
-    error('stored transfer of format ' .. tostring(f[1]) .. ': newer than this worker reads (up to ' .. TRANSFER_FORMAT .. ')')
-  end
-  return f
+  return formattedRead(key, id, TRANSFER_FORMAT, 'transfer')
 end
