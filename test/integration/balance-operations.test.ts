@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { readLuaSources } from '../../scripts/generate-redis-scripts';
 import type { BalanceComponents } from '../../src/app/balance';
@@ -18,6 +17,7 @@ import { balanceComponentsOf, BalanceClient, balanceRecord } from '../support/ba
 import { request, startTestGateway } from '../support/gateway';
 import type { Reply } from '../support/harness';
 import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
+import { redisTopologies } from '../support/redis-topologies';
 import { useService } from '../support/service-fixture';
 
 /**
@@ -28,18 +28,18 @@ import { useService } from '../support/service-fixture';
 const ERROR_REPLY = 'wholesale.common.v1.ErrorReply';
 const balanceLib = readLuaSources().libs.find((lib) => lib.name === 'balance')!;
 
-describe('balance operations of issue 49 over the real stack', () => {
+describe.each(redisTopologies())('balance operations of issue 49 over the real stack (Redis $name)', (topology) => {
   let client: BalanceClient;
   let balance: BalanceComponents;
-  let redis: Redis;
-  const fx = useService({ env: { BALANCE_RENEWAL_POLL_MS: '100' } });
+  const fx = useService({ env: async () => ({ ...(await topology.env()), BALANCE_RENEWAL_POLL_MS: '100' }) });
 
   beforeAll(async () => {
     client = fx.track(await BalanceClient.start(fx.config));
     balance = balanceComponentsOf(fx.service, fx.config);
-    redis = new Redis(process.env.REDIS_URL!);
   });
-  afterAll(() => redis.disconnect());
+  afterAll(async () => {
+    await topology.stop();
+  });
 
   const dataOf = (sub: TestSubscription) => `${sub.gpsi}-4`; // WP-BASIC's On-Net Data, 5120 MB
   const subBalance = (reply: Reply, id: string) =>
@@ -67,7 +67,7 @@ return cjson.encode(out)`;
     await fc.assert(
       fc.asyncProperty(fc.array(input, { minLength: 1, maxLength: 50 }), async (cases) => {
         const lua = JSON.parse(
-          (await redis.eval(`${balanceLib.source}\n${balanceLib.onCall.join('\n')}\n${body}`, 0, JSON.stringify(cases))) as string,
+          (await fx.service.redis.eval(`${balanceLib.source}\n${balanceLib.onCall.join('\n')}\n${body}`, 0, JSON.stringify(cases))) as string,
         ) as { reserved: number | null; reason: string | null; commit: number[]; released: number; available: number }[];
         cases.forEach((c, i) => {
           const b: Held = { remaining: c.remaining, purchased: c.purchased, reserved: c.reserved };
@@ -233,7 +233,7 @@ return cjson.encode(out)`;
       expect(expiries()).toHaveLength(1);
       errorOf(await client.send('CommitReservation', { gpsi: sub.gpsi, reservationId, usedAmount: 1 }, sub.wholesaleCustomerId), 'NOT_FOUND');
       const keys = subscriberKeys(fx.config.redis.keyPrefix, sub.gpsi);
-      expect(await redis.exists(keys.reservations, keys.reservationOutbox)).toBe(0);
+      expect(await fx.service.redis.exists(keys.reservations, keys.reservationOutbox)).toBe(0);
     } finally {
       await other.stop();
     }
