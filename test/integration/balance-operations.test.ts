@@ -17,6 +17,7 @@ import { balanceComponentsOf, BalanceClient, balanceRecord } from '../support/ba
 import { request, startTestGateway } from '../support/gateway';
 import type { Reply } from '../support/harness';
 import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
+import { createPreviousRelease } from '../support/previous-release';
 import { redisTopologies } from '../support/redis-topologies';
 import { useService } from '../support/service-fixture';
 
@@ -352,5 +353,23 @@ return cjson.encode(out)`;
     errorOf(await client.send('TransferBalance', { ...refused, toGpsi: stranger.gpsi, toSubBalanceInstId: dataOf(stranger) }, customer), 'CONFLICT');
     expect(await remainingOf(from)).toBe(5_074_000);
     expect(await remainingOf(stranger)).toBe(5_120_000);
+  });
+
+  it('a worker of the release before reads and changes balances holding reservations (the <n>r field it does not know)', async () => {
+    const previous = createPreviousRelease({ config: fx.config, catalog: fx.service.catalog, redis: fx.service.redis });
+    const sub = await createActiveSubscription(balance.subscriptions);
+    const id = dataOf(sub);
+    const meta = (operation: string): CommandMeta => {
+      const correlationId = randomUUID();
+      return { gpsi: sub.gpsi, wholesaleCustomerId: sub.wholesaleCustomerId, commandId: commandIdOf(sub.wholesaleCustomerId, operation, correlationId), correlationId, operation, at: new Date().toISOString() };
+    };
+    await balance.reservations.reserve(meta('ReserveBalance'), { reservationId: 'r-1', subBalanceInstId: id, amount: 1_000_000, expiresAtMs: Date.now() + 600_000 });
+    const visible = [sub.wholesaleCustomerId];
+    const current = await balance.balances.queryBalances(sub.gpsi, visible);
+    expect(current.balances.find((b) => b.subBalanceInstId === id)).toMatchObject({ remaining: 5_120_000, reserved: 1_000_000 });
+    expect((await previous.balances.queryBalances(sub.gpsi, visible)).balances).toEqual(current.balances.map(({ reserved: _reserved, ...b }) => b));
+    const add = { subBalanceInstId: id, subBalanceType: 'On-Net Data', unitType: 'MB', action: 'Add' as const, quantity: 5_000 };
+    await previous.balances.updateBalances(meta('UpdateBalances'), { actions: [add], problems: [] });
+    expect((await balance.balances.queryBalances(sub.gpsi, visible)).balances.find((b) => b.subBalanceInstId === id)).toMatchObject({ remaining: 5_125_000, reserved: 1_000_000 });
   });
 });
