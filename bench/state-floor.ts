@@ -32,7 +32,7 @@ export async function stateFloor(config: ServiceConfig, workload: MixedWorkload,
   const redis = createRedisClient({ urls: config.redis.urls, cluster: false });
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
-  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, portin }).map((h) => [h.commandRecord, h]));
+  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, reservations: balance.reservations, topupReferences: balance.topupReferences, transfers: balance.transfers, portin }).map((h) => [h.commandRecord, h]));
   const log = pino({ level: 'silent' });
   const { authorizer } = createAccessControl(config, log);
   const admission = createRedisAdmission(redis, config.redis.keyPrefix, config.rateLimit, {

@@ -6,6 +6,11 @@ import type { PublishEvents } from '../pipeline/event-publisher';
 import { createRedisBalanceStore } from '../adapters/redis/balance-store';
 import type { RedisClient } from '../adapters/redis/client';
 import { createRedisRenewalStore } from '../adapters/redis/renewal-store';
+import { createRedisReservationExpiryStore, createRedisReservationStore } from '../adapters/redis/reservation-store';
+import type { ReservationStore, TopupReferences, TransferStore } from '../handlers/balance-operations/ports';
+import { createRedisTransferStore } from '../adapters/redis/transfer-store';
+import { createRedisTopupReferences } from '../adapters/redis/topup-references';
+import { createReservationExpiry, type ReservationExpiry } from '../schedulers/reservation-expiry';
 import { createRedisSubscriptionStore, type SubscriptionStore } from '../adapters/redis/subscription-store';
 import type { BalanceStore } from '../handlers/balance/ports';
 import { createRenewalScheduler, type RenewalScheduler } from '../schedulers/balance-renewal';
@@ -16,6 +21,9 @@ export interface BalanceComponents {
   /** The SubscriptionLifecycle port-in uses. */
   subscriptions: SubscriptionStore;
   balances: BalanceStore;
+  reservations: ReservationStore;
+  topupReferences: TopupReferences;
+  transfers: TransferStore;
 }
 
 export function createBalanceComponents(deps: { config: ServiceConfig; catalog: Catalog; redis: RedisClient }): BalanceComponents {
@@ -30,6 +38,9 @@ export function createBalanceComponents(deps: { config: ServiceConfig; catalog: 
     clock,
     subscriptions: createRedisSubscriptionStore({ redis, catalog, clock, settings }),
     balances: createRedisBalanceStore(redis, { ...settings, clock }),
+    reservations: createRedisReservationStore(redis, settings),
+    topupReferences: createRedisTopupReferences(redis, settings),
+    transfers: createRedisTransferStore(redis, settings),
   };
 }
 
@@ -52,5 +63,16 @@ export function createBalanceRenewals(deps: {
     publish: deps.publish,
     log: deps.log.child({ component: 'balance-renewal' }),
     settings: config.balance.renewal,
+  });
+}
+
+/** The reservation expiry scheduler, on the renewal scheduler's poll, batch and lease settings. */
+export function createReservationExpiries(deps: { config: ServiceConfig; redis: RedisClient; publish: PublishEvents; log: Logger }): ReservationExpiry {
+  const { pollIntervalMs, batchSize, leaseMs } = deps.config.balance.renewal;
+  return createReservationExpiry({
+    store: createRedisReservationExpiryStore(deps.redis, { keyPrefix: deps.config.redis.keyPrefix }),
+    publish: deps.publish,
+    log: deps.log.child({ component: 'reservation-expiry' }),
+    settings: { pollIntervalMs, batchSize, leaseMs },
   });
 }

@@ -17,7 +17,7 @@ import { envelopeRules } from '../pipeline/envelope';
 import type { InboundRecord, Outbound, RecordPosition, Refused } from '../contract/transport';
 import { createEventEncoder, createEventPublisher } from '../pipeline/event-publisher';
 import { commandConsumerSettings, createBatchWorker } from './batch-loop';
-import { createBalanceComponents, createBalanceRenewals } from './balance';
+import { createBalanceComponents, createBalanceRenewals, createReservationExpiries } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
 import { createPortOutNpProcessor } from '../handlers/port-out';
@@ -110,7 +110,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const portout = createPortOutComponents({ config, redis });
-  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, portin, portout }).map((h) => [h.commandRecord, h]));
+  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, reservations: balance.reservations, topupReferences: balance.topupReferences, transfers: balance.transfers, portin, portout }).map((h) => [h.commandRecord, h]));
   const clock = options.clock ?? (() => new Date());
   const deadLetters = deadLetterSink(config);
   const routing = eventRouting(config, access.hierarchy);
@@ -218,6 +218,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     log,
   });
   renewals.start();
+  const reservationExpiries = createReservationExpiries({ config, redis, publish, log });
+  reservationExpiries.start();
   const expiry = createPortInExpiry({ portin, config, publish, log, clock });
   expiry.start();
   const portOutDeadlines = createPortOutDeadlines({ portout, config, publish, log, clock });
@@ -229,6 +231,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     (stopped ??= (async () => {
       await partnerCommandTopics.stop();
       await renewals.stop();
+      await reservationExpiries.stop();
       await expiry.stop();
       await portOutDeadlines.stop();
       await worker.stop();

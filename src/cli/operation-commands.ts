@@ -28,9 +28,21 @@ export function parsePositiveInteger(raw: string): number {
   return value;
 }
 
+/** A quantity as a number (the service checks its range and decimals and lists every problem). */
+function parseNumber(raw: string): number {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value)) throw new InvalidArgumentError('expected a number');
+  return value;
+}
+
 const collect = (raw: string, previous: unknown): string[] => [...((previous as string[] | undefined) ?? []), ...raw.split(',').map((s) => s.trim()).filter(Boolean)];
 
 const gpsi: FieldFlag = { flags: '--gpsi <gpsi>', description: 'the number (GPSI/MSISDN, 11 to 15 digits)', field: 'gpsi' };
+const reservationId: FieldFlag = { flags: '--reservation <id>', description: "the reservation's id (the charging session's)", field: 'reservationId' };
+const subBalance: FieldFlag = { flags: '--sub-balance <id>', description: 'the sub-balance (subBalanceInstId)', field: 'subBalanceInstId' };
+const subBalanceType: FieldFlag = { flags: '--type <subBalanceType>', description: "the sub-balance's type (On-Net Data…)", field: 'subBalanceType' };
+const unitType: FieldFlag = { flags: '--unit <unitType>', description: "the sub-balance's unit (MB…)", field: 'unitType' };
+const amount: FieldFlag = { flags: '--amount <n>', description: 'the amount (above zero, at most 3 decimals)', field: 'amount', parse: (raw) => parseNumber(raw) };
 const partnerTransactionId: FieldFlag = { flags: '--partner-transaction-id <id>', description: "the partner's transaction id of the create", field: 'partnerTransactionId' };
 const portOrderId: FieldFlag = { flags: '--port-order-id <id>', description: 'the port order id the NP application assigned', field: 'portOrderId' };
 const desiredDueDate: FieldFlag = {
@@ -122,6 +134,47 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
     summary: 'the balance ledger of a subscription, newest first',
     fields: [gpsi, { flags: '--limit <n>', description: 'entries wanted (1 to 500; default 50)', field: 'limit', parse: (raw) => parsePositiveInteger(raw) }],
     example: 'wholesale balance history --gpsi 19459986891 --limit 10',
+  },
+  {
+    group: 'balance',
+    name: 'reserve',
+    operation: 'reserveBalance',
+    summary: 'hold an amount of one sub-balance for a charging session, until committed, released or its time to live ends',
+    fields: [gpsi, reservationId, subBalance, amount, { flags: '--ttl <seconds>', description: 'time to live (1 to 86400)', field: 'ttlSeconds', parse: (raw) => parsePositiveInteger(raw) }],
+    example: 'wholesale balance reserve --gpsi 19459986891 --reservation session-1 --sub-balance 19459986891-4 --amount 50 --ttl 300',
+  },
+  {
+    group: 'balance',
+    name: 'commit',
+    operation: 'commitReservation',
+    summary: 'end a reservation with the amount used; the rest is released',
+    fields: [gpsi, reservationId, { flags: '--used <n>', description: 'the amount used (0 to the amount reserved)', field: 'usedAmount', parse: parseNumber }],
+    example: 'wholesale balance commit --gpsi 19459986891 --reservation session-1 --used 42.5',
+  },
+  { group: 'balance', name: 'release', operation: 'releaseReservation', summary: 'end a reservation without use', fields: [gpsi, reservationId], example: 'wholesale balance release --gpsi 19459986891 --reservation session-1' },
+  {
+    group: 'balance',
+    name: 'top-up',
+    operation: 'topupBalance',
+    summary: 'credit a sub-balance once per payment or voucher reference (type and unit with --data or the flags)',
+    fields: [gpsi, subBalance, subBalanceType, unitType, amount, { flags: '--reference <ref>', description: 'the payment or voucher reference', field: 'reference' }, { flags: '--reference-type <type>', description: 'PAYMENT or VOUCHER', field: 'referenceType' }],
+    example: "wholesale balance top-up --gpsi 19459986891 --sub-balance 19459986891-4 --type 'On-Net Data' --unit MB --amount 1024 --reference PAY-1 --reference-type PAYMENT",
+  },
+  {
+    group: 'balance',
+    name: 'adjust',
+    operation: 'adjustBalance',
+    summary: 'credit or debit a sub-balance with a reason code',
+    fields: [gpsi, subBalance, subBalanceType, unitType, amount, { flags: '--action <action>', description: 'Credit or Debit', field: 'action' }, { flags: '--reason <code>', description: 'CUSTOMER_CARE, GOODWILL or CORRECTION', field: 'reasonCode' }, { flags: '--note <text>', description: 'free text for the record', field: 'note' }],
+    example: "wholesale balance adjust --gpsi 19459986891 --sub-balance 19459986891-4 --type 'On-Net Data' --unit MB --action Credit --amount 100 --reason GOODWILL",
+  },
+  {
+    group: 'balance',
+    name: 'transfer',
+    operation: 'transferBalance',
+    summary: 'move an amount to a sub-balance of another subscription of the same partner, all or nothing',
+    fields: [gpsi, subBalance, { flags: '--to-gpsi <gpsi>', description: 'the number to transfer to', field: 'toGpsi' }, { flags: '--to-sub-balance <id>', description: 'the sub-balance to transfer to', field: 'toSubBalanceInstId' }, amount],
+    example: 'wholesale balance transfer --gpsi 19459986891 --sub-balance 19459986891-4 --to-gpsi 19459986892 --to-sub-balance 19459986892-4 --amount 500',
   },
 ];
 

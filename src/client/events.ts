@@ -26,6 +26,13 @@ export const EVENT_RECORDS = [
   'wholesale.balance.v1.BalancesExpired',
   'wholesale.portin.v1.PortOutEvent',
   'wholesale.balance.v1.SubscriptionPortedOut',
+  'wholesale.balance.v1.BalanceReserved',
+  'wholesale.balance.v1.ReservationCommitted',
+  'wholesale.balance.v1.ReservationReleased',
+  'wholesale.balance.v1.ReservationExpired',
+  'wholesale.balance.v1.BalanceToppedUp',
+  'wholesale.balance.v1.BalanceAdjusted',
+  'wholesale.balance.v1.BalanceTransferred',
 ] as const satisfies readonly RecordName[];
 
 export type EventRecordName = (typeof EVENT_RECORDS)[number];

@@ -32,6 +32,12 @@ export const OPERATIONS = {
   queryBalances: balance('QueryBalances'),
   updateBalances: balance('UpdateBalances'),
   queryBalanceHistory: balance('QueryBalanceHistory'),
+  reserveBalance: balance('ReserveBalance'),
+  commitReservation: balance('CommitReservation'),
+  releaseReservation: balance('ReleaseReservation'),
+  topupBalance: balance('TopupBalance'),
+  adjustBalance: balance('AdjustBalance'),
+  transferBalance: balance('TransferBalance'),
 } as const satisfies Record<string, OperationSpec>;
 
 export type OperationName = keyof typeof OPERATIONS;

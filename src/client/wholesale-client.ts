@@ -145,6 +145,30 @@ export class WholesaleClient {
     return this.call('queryBalanceHistory', input, options);
   }
 
+  reserveBalance(input: OperationInput<'reserveBalance'>, options?: CallOptions) {
+    return this.call('reserveBalance', input, options);
+  }
+
+  commitReservation(input: OperationInput<'commitReservation'>, options?: CallOptions) {
+    return this.call('commitReservation', input, options);
+  }
+
+  releaseReservation(input: OperationInput<'releaseReservation'>, options?: CallOptions) {
+    return this.call('releaseReservation', input, options);
+  }
+
+  topupBalance(input: OperationInput<'topupBalance'>, options?: CallOptions) {
+    return this.call('topupBalance', input, options);
+  }
+
+  adjustBalance(input: OperationInput<'adjustBalance'>, options?: CallOptions) {
+    return this.call('adjustBalance', input, options);
+  }
+
+  transferBalance(input: OperationInput<'transferBalance'>, options?: CallOptions) {
+    return this.call('transferBalance', input, options);
+  }
+
   /**
    * Sends one command and awaits its reply. Rejects with ServiceReplyError (an ErrorReply: code, message,
    * problems), RequestTimeoutError, ClientClosedError, or the Kafka/registry failure that kept it from being sent.

@@ -560,6 +560,64 @@ export interface AddBucketsReplyInput {
   balances?: BalanceInput[];
 }
 
+/** Credit or debit a sub-balance with a reason code (beyond the spec; TMF654 AdjustBalance). */
+export interface AdjustBalance {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subBalanceInstId: string;
+  /** Must match the sub-balance's. */
+  subBalanceType: string;
+  /** Must match the sub-balance's. */
+  unitType: string;
+  /** Credit or Debit. */
+  action: string;
+  /** Above zero, at most 3 decimals; a Debit at most the available balance. */
+  amount: number;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** Free text for the record, at most 200 characters. */
+  note: string | null;
+}
+
+/** Credit or debit a sub-balance with a reason code (beyond the spec; TMF654 AdjustBalance). */
+export interface AdjustBalanceInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subBalanceInstId: string;
+  /** Must match the sub-balance's. */
+  subBalanceType: string;
+  /** Must match the sub-balance's. */
+  unitType: string;
+  /** Credit or Debit. */
+  action: string;
+  /** Above zero, at most 3 decimals; a Debit at most the available balance. */
+  amount: number;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** Free text for the record, at most 200 characters. */
+  note?: string | null;
+}
+
+/** Reply to AdjustBalance: status Success, the reason code and the balances after it. */
+export interface AdjustBalanceReply {
+  /** Success. */
+  status: string;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** The balances after the change (beyond the spec). */
+  balances: Balance[];
+}
+
+/** Reply to AdjustBalance: status Success, the reason code and the balances after it. */
+export interface AdjustBalanceReplyInput {
+  /** Success. */
+  status: string;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
 /** Balance object (service-spec 2.10). */
 export interface Balance {
   /** Main. */
@@ -602,6 +660,50 @@ export interface BalanceActionInput {
   unitType: string;
 }
 
+/** A sub-balance was adjusted with a reason code (an Add or Subtract in changes). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceAdjusted {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** Free text for the record, at most 200 characters. */
+  note: string | null;
+  /** Every sub-balance concerned, before and after. */
+  changes: SubBalanceChange[];
+}
+
+/** A sub-balance was adjusted with a reason code (an Add or Subtract in changes). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceAdjustedInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** CUSTOMER_CARE, GOODWILL or CORRECTION; kept in the ledger (operation AdjustBalance/<reasonCode>) and the event. */
+  reasonCode: string;
+  /** Free text for the record, at most 200 characters. */
+  note?: string | null;
+  /** Every sub-balance concerned, before and after. */
+  changes?: SubBalanceChangeInput[];
+}
+
 /** Amounts of one sub-balance, in its unitType. */
 export interface BalanceAmounts {
   /** What is left to use; never below zero. */
@@ -628,6 +730,52 @@ export interface BalanceAmountsInput {
   totalBalance: number;
   /** The part of remainingBalance bought with UpdateBalances Add, kept apart from the allocation (usage draws on the allocation first); 0 from producers before purchased credit. */
   purchasedBalance?: number;
+}
+
+/** An amount of a sub-balance was reserved for a charging session. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceReserved {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
+/** An amount of a sub-balance was reserved for a charging session. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceReservedInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
 }
 
 /** A sub-balance reached a usage threshold of its catalog bucket (e.g. 80 % or 100 % of the cycle's grant used). Billing and partner event; key = gpsi; CloudEvents binary headers; published with the BalancesUpdated of the change that reached it, from the same atomic step. */
@@ -692,6 +840,94 @@ export interface BalanceThresholdReachedInput {
   thresholdPercent: number;
   /** The sub-balance's amounts right after the change that reached the threshold. */
   balance: BalanceAmountsInput;
+}
+
+/** A sub-balance was topped up under a payment or voucher reference (an Add in changes). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceToppedUp {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** The payment's or voucher's reference, 1 to 64 letters, digits, . _ : -: the top-up is applied once per reference and wholesale customer (the same reference again replays the first answer; another amount or number under it is CONFLICT). */
+  reference: string;
+  /** PAYMENT or VOUCHER. */
+  referenceType: string;
+  /** Every sub-balance concerned, before and after. */
+  changes: SubBalanceChange[];
+}
+
+/** A sub-balance was topped up under a payment or voucher reference (an Add in changes). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceToppedUpInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** The payment's or voucher's reference, 1 to 64 letters, digits, . _ : -: the top-up is applied once per reference and wholesale customer (the same reference again replays the first answer; another amount or number under it is CONFLICT). */
+  reference: string;
+  /** PAYMENT or VOUCHER. */
+  referenceType: string;
+  /** Every sub-balance concerned, before and after. */
+  changes?: SubBalanceChangeInput[];
+}
+
+/** An amount moved from a sub-balance of this subscription (gpsi) to one of another (toGpsi). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceTransferred {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** The transfer's id (its command id): the ledger entries and the event of both numbers name it. */
+  transferId: string;
+  toGpsi: string;
+  amount: number;
+  /** The source's Subtract, then the target's Add. */
+  changes: SubBalanceChange[];
+}
+
+/** An amount moved from a sub-balance of this subscription (gpsi) to one of another (toGpsi). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface BalanceTransferredInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** The transfer's id (its command id): the ledger entries and the event of both numbers name it. */
+  transferId: string;
+  toGpsi: string;
+  amount: number;
+  /** The source's Subtract, then the target's Add. */
+  changes?: SubBalanceChangeInput[];
 }
 
 /** Validity ends came: the sub-balances of dated buckets whose validFor ended were removed (Expired), purchased credit whose end came was taken off (CreditExpired). Published once per subscription and end by the scheduler. Billing event; key = gpsi; CloudEvents binary headers. */
@@ -922,6 +1158,52 @@ export interface CancelBucketsReplyInput {
   balances?: BalanceInput[];
 }
 
+/** End a held reservation with the amount actually used (at most the amount reserved); the rest is released (beyond the spec). */
+export interface CommitReservation {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  /** The reservation's id, chosen by the charging system (for example its session id): 1 to 64 letters, digits, . _ : -; unique among the subscription's held reservations. */
+  reservationId: string;
+  /** Zero or more, at most 3 decimals, at most the amount reserved. */
+  usedAmount: number;
+}
+
+/** Reply to CommitReservation: status Success, the amount used and charged, and the balances after it. */
+export interface CommitReservationReply {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  usedAmount: number;
+  /** What was taken from the sub-balance: usedAmount, or what remained when less did. */
+  chargedAmount: number;
+  /** The balances after the change (beyond the spec). */
+  balances: Balance[];
+}
+
+/** Reply to CommitReservation: status Success, the amount used and charged, and the balances after it. */
+export interface CommitReservationReplyInput {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  usedAmount: number;
+  /** What was taken from the sub-balance: usedAmount, or what remained when less did. */
+  chargedAmount: number;
+  /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
 export interface LedgerEntry {
   /** ISO 8601 time of the change. */
   at: string;
@@ -1078,6 +1360,236 @@ export interface QueryBalancesReplyInput {
   balances: BalanceInput[];
 }
 
+/** End a held reservation without use (beyond the spec). */
+export interface ReleaseReservation {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  /** The reservation's id, chosen by the charging system (for example its session id): 1 to 64 letters, digits, . _ : -; unique among the subscription's held reservations. */
+  reservationId: string;
+}
+
+/** Reply to ReleaseReservation: status Success, the reservation released and the balances after it. */
+export interface ReleaseReservationReply {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  /** The balances after the change (beyond the spec). */
+  balances: Balance[];
+}
+
+/** Reply to ReleaseReservation: status Success, the reservation released and the balances after it. */
+export interface ReleaseReservationReplyInput {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
+/** A reservation was committed: the amount used was taken from the sub-balance (a Subtract in changes), the rest released. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationCommitted {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  usedAmount: number;
+  /** What was taken from the sub-balance. */
+  chargedAmount: number;
+  /** Every sub-balance concerned, before and after. */
+  changes: SubBalanceChange[];
+}
+
+/** A reservation was committed: the amount used was taken from the sub-balance (a Subtract in changes), the rest released. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationCommittedInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  usedAmount: number;
+  /** What was taken from the sub-balance. */
+  chargedAmount: number;
+  /** Every sub-balance concerned, before and after. */
+  changes?: SubBalanceChangeInput[];
+}
+
+/** A reservation nobody committed or released was released when its time to live ended (by the scheduler, once). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationExpired {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
+/** A reservation nobody committed or released was released when its time to live ended (by the scheduler, once). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationExpiredInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
+/** A reservation was released without use. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationReleased {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
+/** A reservation was released without use. Billing event; key = gpsi; CloudEvents binary headers. */
+export interface ReservationReleasedInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the change. */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+}
+
+/** Hold an amount of one sub-balance for a charging session until it is committed, released or its time to live ends (beyond the spec; TMF654 ReserveBalance). */
+export interface ReserveBalance {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  /** The reservation's id, chosen by the charging system (for example its session id): 1 to 64 letters, digits, . _ : -; unique among the subscription's held reservations. */
+  reservationId: string;
+  /** The sub-balance to hold from. */
+  subBalanceInstId: string;
+  /** Above zero, at most 3 decimals, at most the sub-balance's availableBalance. */
+  amount: number;
+  /** Seconds until an uncommitted reservation is released, 1 to 86400. */
+  ttlSeconds: number;
+}
+
+/** Reply to ReserveBalance: status Success, the reservation held and the balances after it. */
+export interface ReserveBalanceReply {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  /** The balances after the change (beyond the spec). */
+  balances: Balance[];
+}
+
+/** Reply to ReserveBalance: status Success, the reservation held and the balances after it. */
+export interface ReserveBalanceReplyInput {
+  /** Success. */
+  status: string;
+  reservationId: string;
+  /** The sub-balance the reservation holds from. */
+  subBalanceInstId: string;
+  /** The amount the reservation held. */
+  reservedAmount: number;
+  /** ISO 8601 time its time to live ends. */
+  expiresAt: string;
+  /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
 /** Sub-balance object (service-spec 2.10). */
 export interface SubBalance {
   subBalanceInstId: string;
@@ -1098,6 +1610,10 @@ export interface SubBalance {
   validFor: ValidFor | null;
   /** ISO 8601 end of the purchased credit (catalog purchasedCredit validity; a top-up extends it); null: it has none. Beyond the spec. */
   purchasedValidUntil: string | null;
+  /** The part of remainingBalance held by live reservations (ReserveBalance). Beyond the spec. */
+  reservedBalance: number;
+  /** remainingBalance - reservedBalance (never below 0): what may still be reserved or used. Null in replies from before reservations. Beyond the spec. */
+  availableBalance: number | null;
 }
 
 /** Sub-balance object (service-spec 2.10). */
@@ -1120,6 +1636,10 @@ export interface SubBalanceInput {
   validFor?: ValidFor | null;
   /** ISO 8601 end of the purchased credit (catalog purchasedCredit validity; a top-up extends it); null: it has none. Beyond the spec. */
   purchasedValidUntil?: string | null;
+  /** The part of remainingBalance held by live reservations (ReserveBalance). Beyond the spec. */
+  reservedBalance?: number;
+  /** remainingBalance - reservedBalance (never below 0): what may still be reserved or used. Null in replies from before reservations. Beyond the spec. */
+  availableBalance?: number | null;
 }
 
 /** What happened to one sub-balance. */
@@ -1329,6 +1849,85 @@ export interface SwapPrimaryBucketReplyInput {
   /** Success. */
   status: string;
   /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
+/** Credit a sub-balance once per payment or voucher reference (beyond the spec; TMF654 TopupBalance). The credit is purchased credit, with the catalog's validity. */
+export interface TopupBalance {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subBalanceInstId: string;
+  /** Must match the sub-balance's. */
+  subBalanceType: string;
+  /** Must match the sub-balance's. */
+  unitType: string;
+  /** Above zero, at most 3 decimals. */
+  amount: number;
+  /** The payment's or voucher's reference, 1 to 64 letters, digits, . _ : -: the top-up is applied once per reference and wholesale customer (the same reference again replays the first answer; another amount or number under it is CONFLICT). */
+  reference: string;
+  /** PAYMENT or VOUCHER. */
+  referenceType: string;
+}
+
+/** Reply to TopupBalance: status Success, the reference and the balances after it. */
+export interface TopupBalanceReply {
+  /** Success. */
+  status: string;
+  /** The payment's or voucher's reference, 1 to 64 letters, digits, . _ : -: the top-up is applied once per reference and wholesale customer (the same reference again replays the first answer; another amount or number under it is CONFLICT). */
+  reference: string;
+  /** PAYMENT or VOUCHER. */
+  referenceType: string;
+  /** The balances after the change (beyond the spec). */
+  balances: Balance[];
+}
+
+/** Reply to TopupBalance: status Success, the reference and the balances after it. */
+export interface TopupBalanceReplyInput {
+  /** Success. */
+  status: string;
+  /** The payment's or voucher's reference, 1 to 64 letters, digits, . _ : -: the top-up is applied once per reference and wholesale customer (the same reference again replays the first answer; another amount or number under it is CONFLICT). */
+  reference: string;
+  /** PAYMENT or VOUCHER. */
+  referenceType: string;
+  /** The balances after the change (beyond the spec). */
+  balances?: BalanceInput[];
+}
+
+/** Move an amount from a sub-balance of one subscription to one of another of the same partner, all or nothing and exactly once (beyond the spec; TMF654 TransferBalance). */
+export interface TransferBalance {
+  /** GPSI/MSISDN of the subscription to transfer from, 11 to 15 digits. */
+  gpsi: string;
+  /** The sub-balance to transfer from. */
+  subBalanceInstId: string;
+  /** The subscription to transfer to: another of the same wholesale customer (or one below it). */
+  toGpsi: string;
+  /** The sub-balance to transfer to: of the same subBalanceType and unitType. */
+  toSubBalanceInstId: string;
+  /** Above zero, at most 3 decimals, at most the source's availableBalance. */
+  amount: number;
+}
+
+/** Reply to TransferBalance: status Success once the amount left the source and reached the target. */
+export interface TransferBalanceReply {
+  /** Success. */
+  status: string;
+  /** The transfer's id (its command id): the ledger entries and the event of both numbers name it. */
+  transferId: string;
+  toGpsi: string;
+  amount: number;
+  /** The source subscription's balances after the transfer's debit. */
+  balances: Balance[];
+}
+
+/** Reply to TransferBalance: status Success once the amount left the source and reached the target. */
+export interface TransferBalanceReplyInput {
+  /** Success. */
+  status: string;
+  /** The transfer's id (its command id): the ledger entries and the event of both numbers name it. */
+  transferId: string;
+  toGpsi: string;
+  amount: number;
+  /** The source subscription's balances after the transfer's debit. */
   balances?: BalanceInput[];
 }
 
@@ -2139,10 +2738,16 @@ export interface ContractRecords {
   'np.portin.v1.request.PortInfo': RequestPortInfo;
   'wholesale.balance.v1.AddBuckets': AddBuckets;
   'wholesale.balance.v1.AddBucketsReply': AddBucketsReply;
+  'wholesale.balance.v1.AdjustBalance': AdjustBalance;
+  'wholesale.balance.v1.AdjustBalanceReply': AdjustBalanceReply;
   'wholesale.balance.v1.Balance': Balance;
   'wholesale.balance.v1.BalanceAction': BalanceAction;
+  'wholesale.balance.v1.BalanceAdjusted': BalanceAdjusted;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmounts;
+  'wholesale.balance.v1.BalanceReserved': BalanceReserved;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReached;
+  'wholesale.balance.v1.BalanceToppedUp': BalanceToppedUp;
+  'wholesale.balance.v1.BalanceTransferred': BalanceTransferred;
   'wholesale.balance.v1.BalancesExpired': BalancesExpired;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewed;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdated;
@@ -2150,12 +2755,21 @@ export interface ContractRecords {
   'wholesale.balance.v1.BucketsCancelled': BucketsCancelled;
   'wholesale.balance.v1.CancelBuckets': CancelBuckets;
   'wholesale.balance.v1.CancelBucketsReply': CancelBucketsReply;
+  'wholesale.balance.v1.CommitReservation': CommitReservation;
+  'wholesale.balance.v1.CommitReservationReply': CommitReservationReply;
   'wholesale.balance.v1.LedgerEntry': LedgerEntry;
   'wholesale.balance.v1.PrimaryBucketSwapped': PrimaryBucketSwapped;
   'wholesale.balance.v1.QueryBalanceHistory': QueryBalanceHistory;
   'wholesale.balance.v1.QueryBalanceHistoryReply': QueryBalanceHistoryReply;
   'wholesale.balance.v1.QueryBalances': QueryBalances;
   'wholesale.balance.v1.QueryBalancesReply': QueryBalancesReply;
+  'wholesale.balance.v1.ReleaseReservation': ReleaseReservation;
+  'wholesale.balance.v1.ReleaseReservationReply': ReleaseReservationReply;
+  'wholesale.balance.v1.ReservationCommitted': ReservationCommitted;
+  'wholesale.balance.v1.ReservationExpired': ReservationExpired;
+  'wholesale.balance.v1.ReservationReleased': ReservationReleased;
+  'wholesale.balance.v1.ReserveBalance': ReserveBalance;
+  'wholesale.balance.v1.ReserveBalanceReply': ReserveBalanceReply;
   'wholesale.balance.v1.SubBalance': SubBalance;
   'wholesale.balance.v1.SubBalanceChange': SubBalanceChange;
   'wholesale.balance.v1.SubscriptionActivated': SubscriptionActivated;
@@ -2163,6 +2777,10 @@ export interface ContractRecords {
   'wholesale.balance.v1.SubscriptionPortedOut': SubscriptionPortedOut;
   'wholesale.balance.v1.SwapPrimaryBucket': SwapPrimaryBucket;
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReply;
+  'wholesale.balance.v1.TopupBalance': TopupBalance;
+  'wholesale.balance.v1.TopupBalanceReply': TopupBalanceReply;
+  'wholesale.balance.v1.TransferBalance': TransferBalance;
+  'wholesale.balance.v1.TransferBalanceReply': TransferBalanceReply;
   'wholesale.balance.v1.UpdateBalances': UpdateBalances;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReply;
   'wholesale.balance.v1.ValidFor': ValidFor;
@@ -2226,10 +2844,16 @@ export interface ContractInputs {
   'np.portin.v1.request.PortInfo': RequestPortInfoInput;
   'wholesale.balance.v1.AddBuckets': AddBuckets;
   'wholesale.balance.v1.AddBucketsReply': AddBucketsReplyInput;
+  'wholesale.balance.v1.AdjustBalance': AdjustBalanceInput;
+  'wholesale.balance.v1.AdjustBalanceReply': AdjustBalanceReplyInput;
   'wholesale.balance.v1.Balance': BalanceInput;
   'wholesale.balance.v1.BalanceAction': BalanceActionInput;
+  'wholesale.balance.v1.BalanceAdjusted': BalanceAdjustedInput;
   'wholesale.balance.v1.BalanceAmounts': BalanceAmountsInput;
+  'wholesale.balance.v1.BalanceReserved': BalanceReservedInput;
   'wholesale.balance.v1.BalanceThresholdReached': BalanceThresholdReachedInput;
+  'wholesale.balance.v1.BalanceToppedUp': BalanceToppedUpInput;
+  'wholesale.balance.v1.BalanceTransferred': BalanceTransferredInput;
   'wholesale.balance.v1.BalancesExpired': BalancesExpiredInput;
   'wholesale.balance.v1.BalancesRenewed': BalancesRenewedInput;
   'wholesale.balance.v1.BalancesUpdated': BalancesUpdatedInput;
@@ -2237,12 +2861,21 @@ export interface ContractInputs {
   'wholesale.balance.v1.BucketsCancelled': BucketsCancelledInput;
   'wholesale.balance.v1.CancelBuckets': CancelBuckets;
   'wholesale.balance.v1.CancelBucketsReply': CancelBucketsReplyInput;
+  'wholesale.balance.v1.CommitReservation': CommitReservation;
+  'wholesale.balance.v1.CommitReservationReply': CommitReservationReplyInput;
   'wholesale.balance.v1.LedgerEntry': LedgerEntryInput;
   'wholesale.balance.v1.PrimaryBucketSwapped': PrimaryBucketSwappedInput;
   'wholesale.balance.v1.QueryBalanceHistory': QueryBalanceHistoryInput;
   'wholesale.balance.v1.QueryBalanceHistoryReply': QueryBalanceHistoryReplyInput;
   'wholesale.balance.v1.QueryBalances': QueryBalances;
   'wholesale.balance.v1.QueryBalancesReply': QueryBalancesReplyInput;
+  'wholesale.balance.v1.ReleaseReservation': ReleaseReservation;
+  'wholesale.balance.v1.ReleaseReservationReply': ReleaseReservationReplyInput;
+  'wholesale.balance.v1.ReservationCommitted': ReservationCommittedInput;
+  'wholesale.balance.v1.ReservationExpired': ReservationExpiredInput;
+  'wholesale.balance.v1.ReservationReleased': ReservationReleasedInput;
+  'wholesale.balance.v1.ReserveBalance': ReserveBalance;
+  'wholesale.balance.v1.ReserveBalanceReply': ReserveBalanceReplyInput;
   'wholesale.balance.v1.SubBalance': SubBalanceInput;
   'wholesale.balance.v1.SubBalanceChange': SubBalanceChangeInput;
   'wholesale.balance.v1.SubscriptionActivated': SubscriptionActivatedInput;
@@ -2250,6 +2883,10 @@ export interface ContractInputs {
   'wholesale.balance.v1.SubscriptionPortedOut': SubscriptionPortedOutInput;
   'wholesale.balance.v1.SwapPrimaryBucket': SwapPrimaryBucket;
   'wholesale.balance.v1.SwapPrimaryBucketReply': SwapPrimaryBucketReplyInput;
+  'wholesale.balance.v1.TopupBalance': TopupBalance;
+  'wholesale.balance.v1.TopupBalanceReply': TopupBalanceReplyInput;
+  'wholesale.balance.v1.TransferBalance': TransferBalance;
+  'wholesale.balance.v1.TransferBalanceReply': TransferBalanceReplyInput;
   'wholesale.balance.v1.UpdateBalances': UpdateBalancesInput;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReplyInput;
   'wholesale.balance.v1.ValidFor': ValidFor;

@@ -49,4 +49,10 @@ export const ROUTES: readonly GatewayRoute[] = [
   { operation: 'queryBalances', method: 'GET', path: '/balances', input: 'query', tag: 'Balances', summary: 'Query the balances of an active subscription (spec 2.10)' },
   { operation: 'updateBalances', method: 'PATCH', path: '/balances', input: 'body', tag: 'Balances', summary: 'Add to or subtract from sub-balances, all or nothing (spec 2.10)' },
   { operation: 'queryBalanceHistory', method: 'GET', path: '/balances/history', input: 'query', tag: 'Balances', summary: 'The balance ledger of an active subscription, newest first (beyond the spec)' },
+  { operation: 'reserveBalance', method: 'POST', path: '/balances/reservations', input: 'body', tag: 'Balances', summary: 'Hold an amount of one sub-balance for a charging session, with a time to live (beyond the spec)' },
+  { operation: 'commitReservation', method: 'POST', path: '/balances/reservations/commits', input: 'body', tag: 'Balances', summary: 'End a reservation with the amount used; the rest is released (beyond the spec)' },
+  { operation: 'releaseReservation', method: 'POST', path: '/balances/reservations/releases', input: 'body', tag: 'Balances', summary: 'End a reservation without use (beyond the spec)' },
+  { operation: 'topupBalance', method: 'POST', path: '/balances/top-ups', input: 'body', tag: 'Balances', summary: 'Credit a sub-balance once per payment or voucher reference (beyond the spec)' },
+  { operation: 'adjustBalance', method: 'POST', path: '/balances/adjustments', input: 'body', tag: 'Balances', summary: 'Credit or debit a sub-balance with a reason code (beyond the spec)' },
+  { operation: 'transferBalance', method: 'POST', path: '/balances/transfers', input: 'body', tag: 'Balances', summary: 'Move an amount to another subscription of the same partner, all or nothing, exactly once (beyond the spec)' },
 ];

@@ -1,6 +1,8 @@
 import type { HandlerRegistration } from '../contract/handlers';
 import type { Catalog } from '../domain/catalog/catalog';
 import { createBalanceHandlers } from './balance';
+import { createBalanceOperationHandlers } from './balance-operations';
+import type { ReservationStore, TopupReferences, TransferStore } from './balance-operations/ports';
 import type { BalanceStore } from './balance/ports';
 import { createPortInHandlers, type PortInDeps } from './portin';
 import { createPortOutHandlers, type PortOutDeps } from './port-out';
@@ -10,6 +12,9 @@ import { createFocHandlers } from './foc';
 export interface HandlerDeps {
   catalog: Catalog;
   balances: BalanceStore;
+  reservations: ReservationStore;
+  topupReferences: TopupReferences;
+  transfers: TransferStore;
   /** Port-in store, settings and the subscription lifecycle (src/app/portin.ts). */
   portin: PortInDeps;
   /** Port-out store, settings and the subscription's end (src/app/port-out.ts); without it, no port-out commands. */
@@ -22,5 +27,6 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistration[] {
     ...createFocHandlers(deps.portin),
     ...(deps.portout ? createPortOutHandlers(deps.portout) : []),
     ...createBalanceHandlers({ balances: deps.balances, catalog: deps.catalog }),
+    ...createBalanceOperationHandlers({ reservations: deps.reservations, balances: deps.balances, references: deps.topupReferences, transfers: deps.transfers, catalog: deps.catalog }),
   ];
 }

@@ -5,6 +5,7 @@ import type { BillingClock } from '../domain/balance/clock';
 import type { BalanceOutcome } from '../domain/balance/outcome';
 import type { OutgoingMessage } from '../contract/messages';
 import type { RenewalState, RenewalStore } from '../handlers/balance/ports';
+import { pollLoop } from './poll-loop';
 
 /**
  * The bill-cycle renewal and validity-expiry scheduler, run inside every worker instance. Subscriptions
@@ -54,9 +55,6 @@ export const renewalEvent = (outcome: BalanceOutcome): OutgoingMessage =>
 export function createRenewalScheduler(deps: RenewalSchedulerDeps): RenewalScheduler {
   const { store, clock, settings, log } = deps;
   const realNow = deps.realNow ?? Date.now;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
 
   async function flushOutbox(gpsi: string): Promise<void> {
     for (const { token, outcome } of await store.pending(gpsi)) {
@@ -121,27 +119,5 @@ export function createRenewalScheduler(deps: RenewalSchedulerDeps): RenewalSched
     return renewed;
   }
 
-  function loop(): void {
-    if (stopped) return;
-    running = tick()
-      .catch((error: unknown) => log.error({ err: error }, 'balance renewal tick failed'))
-      .finally(() => {
-        running = undefined;
-        if (!stopped) timer = setTimeout(loop, settings.pollIntervalMs);
-      });
-  }
-
-  return {
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      loop();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-    tick,
-  };
+  return { ...pollLoop(tick, settings.pollIntervalMs, log, 'balance renewal tick failed'), tick };
 }

@@ -62,12 +62,12 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       expect(reply.value.balances).toHaveLength(1);
       expect(reply.value.balances[0].balanceType).toBe('Main');
       expect(subBalances(reply)).toEqual([
-        { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Voice', remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, unitType: 'Min', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
-        { subBalanceInstId: `${sub.gpsi}-2`, subBalanceType: 'On-Net SMS', remainingBalance: 1000, allocatedBalance: 1000, rollOverBalance: 0, totalBalance: 1000, unitType: 'SMS', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
-        { subBalanceInstId: `${sub.gpsi}-3`, subBalanceType: 'On-Net MMS', remainingBalance: 100, allocatedBalance: 100, rollOverBalance: 0, totalBalance: 100, unitType: 'MMS', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
-        { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, unitType: 'MB', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
-        { subBalanceInstId: `${sub.gpsi}-5`, subBalanceType: 'On-Net SMS', remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, unitType: 'SMS', bucketRefId: '2000004', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
-        { subBalanceInstId: `${sub.gpsi}-6`, subBalanceType: 'On-Net MMS', remainingBalance: 50, allocatedBalance: 50, rollOverBalance: 0, totalBalance: 50, unitType: 'MMS', bucketRefId: '2000004', purchasedBalance: 0, validFor: null, purchasedValidUntil: null },
+        { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Voice', remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, unitType: 'Min', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 500 },
+        { subBalanceInstId: `${sub.gpsi}-2`, subBalanceType: 'On-Net SMS', remainingBalance: 1000, allocatedBalance: 1000, rollOverBalance: 0, totalBalance: 1000, unitType: 'SMS', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 1000 },
+        { subBalanceInstId: `${sub.gpsi}-3`, subBalanceType: 'On-Net MMS', remainingBalance: 100, allocatedBalance: 100, rollOverBalance: 0, totalBalance: 100, unitType: 'MMS', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 100 },
+        { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, unitType: 'MB', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 5120 },
+        { subBalanceInstId: `${sub.gpsi}-5`, subBalanceType: 'On-Net SMS', remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, unitType: 'SMS', bucketRefId: '2000004', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 500 },
+        { subBalanceInstId: `${sub.gpsi}-6`, subBalanceType: 'On-Net MMS', remainingBalance: 50, allocatedBalance: 50, rollOverBalance: 0, totalBalance: 50, unitType: 'MMS', bucketRefId: '2000004', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 50 },
       ]);
     });
 

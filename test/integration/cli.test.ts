@@ -111,7 +111,7 @@ describe('wholesale CLI as a child process against the real stack', () => {
     expect(rows.map((s) => s.bucketRefId)).not.toContain('2000002');
     const table = await cli('balance', 'query', '--gpsi', gpsi);
     expect(table.code).toBe(EXIT.SUCCESS);
-    expect(table.stdout).toMatch(/ {4}subBalanceInstId +subBalanceType +remainingBalance +allocatedBalance +rollOverBalance +totalBalance +unitType +bucketRefId +purchasedBalance +validFor\.startDateTime +validFor\.endDateTime +purchasedValidUntil\n/);
+    expect(table.stdout).toMatch(/ {4}subBalanceInstId +subBalanceType +remainingBalance +allocatedBalance +rollOverBalance +totalBalance +unitType +bucketRefId +purchasedBalance +validFor\.startDateTime +validFor\.endDateTime +purchasedValidUntil +reservedBalance +availableBalance\n/);
     expect(table.stdout).toContain(`${data.subBalanceInstId} `);
     const history = json((await cli('--json', 'balance', 'history', '--gpsi', gpsi, '--limit', '2')).stdout);
     expect(history.entries).toHaveLength(2);

@@ -94,12 +94,13 @@ describe('command schema versions against the running service', () => {
 });
 
 /**
- * Issue 19 grew the balance replies and billing events (purchasedBalance, validFor, purchasedValidUntil):
+ * Issue 19 grew the balance replies and billing events (purchasedBalance, validFor, purchasedValidUntil), and
+ * issue 49 the replies' sub-balances (reservedBalance, availableBalance):
  * each record as it was before — the same schema without those fields — is registered first, as the
  * previous release left it; today's must pass the registry's BACKWARD rule over it, and a record written
  * with the old version reads with the new fields' defaults.
  */
-const ISSUE_19_FIELDS = new Set(['purchasedBalance', 'validFor', 'purchasedValidUntil']);
+const ISSUE_19_FIELDS = new Set(['purchasedBalance', 'validFor', 'purchasedValidUntil', 'reservedBalance', 'availableBalance']);
 const withoutIssue19 = (node: unknown): unknown => {
   if (Array.isArray(node)) return node.map(withoutIssue19);
   if (node === null || typeof node !== 'object') return node;
@@ -137,7 +138,7 @@ describe('balance replies and billing events after issue 19 against the previous
     await codec.register(config.topics.balanceReplies, reply, balanceRecord('QueryBalancesReply'));
     const subBalance = { subBalanceInstId: '1-1', subBalanceType: 'On-Net Data', remainingBalance: 5, allocatedBalance: 5, rollOverBalance: 0, totalBalance: 5, unitType: 'MB', bucketRefId: null };
     const read = await codec.decode(await registry.encode(oldReplyId, { status: 'Success', balances: [{ balanceType: 'Main', subBalances: [subBalance] }] }));
-    expect(read.value.balances).toEqual([{ balanceType: 'Main', subBalances: [{ ...subBalance, purchasedBalance: 0, validFor: null, purchasedValidUntil: null }] }]);
+    expect(read.value.balances).toEqual([{ balanceType: 'Main', subBalances: [{ ...subBalance, purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: null }] }]);
   });
 });
 

@@ -98,22 +98,27 @@ function addDates(balance: SubBalance, text: string): void {
   if (present(purchasedUntil)) balance.purchasedUntil = Number(purchasedUntil);
 }
 
-/** A balances-hash field's instance number and whether it is the dates field (`<seq>v`); undefined: not a sub-balance's (the owner mark). */
-function fieldOf(name: string): { seq: string; dates: boolean } | undefined {
-  const dates = name.endsWith('v');
-  const digits = dates ? name.length - 1 : name.length;
+/**
+ * A balances-hash field's instance number and which of its fields it is: the row, its dates (`<seq>v`) or
+ * the sum its reservations hold (`<seq>r`, 6-reservations.lua); undefined: not a sub-balance's (the owner mark).
+ */
+function fieldOf(name: string): { seq: string; part: 'row' | 'dates' | 'reserved' } | undefined {
+  const last = name.charCodeAt(name.length - 1);
+  const part = last === 118 ? 'dates' : last === 114 ? 'reserved' : 'row'; // v, r
+  const digits = part === 'row' ? name.length : name.length - 1;
   if (digits === 0) return undefined;
   for (let i = 0; i < digits; i++) {
     const c = name.charCodeAt(i);
     if (c < 48 || c > 57) return undefined;
   }
-  return { seq: dates ? name.slice(0, digits) : name, dates };
+  return { seq: part === 'row' ? name : name.slice(0, digits), part };
 }
 
 /** Collects a balances hash's fields, in any order, into its sub-balances in instance order. */
 class BalanceRows {
   private readonly bySeq = new Map<string, SubBalance>();
   private readonly dated: [string, string][] = [];
+  private readonly held: [string, string][] = [];
 
   constructor(private readonly gpsi: string) {}
 
@@ -121,7 +126,8 @@ class BalanceRows {
     if (name === FORMAT_FIELD) return checkRecordFormat(value, 'balances hash');
     const field = fieldOf(name);
     if (!field) return;
-    if (field.dates) this.dated.push([field.seq, value]);
+    if (field.part === 'dates') this.dated.push([field.seq, value]);
+    else if (field.part === 'reserved') this.held.push([field.seq, value]);
     else this.bySeq.set(field.seq, rowBalance(this.gpsi, field.seq, value));
   }
 
@@ -129,6 +135,10 @@ class BalanceRows {
     for (const [seq, text] of this.dated) {
       const balance = this.bySeq.get(seq);
       if (balance) addDates(balance, text);
+    }
+    for (const [seq, text] of this.held) {
+      const balance = this.bySeq.get(seq);
+      if (balance) balance.reserved = Number(text);
     }
     const ordered = [...this.bySeq.entries()].sort(([a], [b]) => Number(a) - Number(b));
     return ordered.map(([, balance]) => balance);
@@ -155,7 +165,7 @@ export function decodeBalanceHash(gpsi: string, hash: Readonly<Record<string, st
 
 /**
  * A command record's balances (replyRows in scripts/lib/balance/): sub-balances joined by ';', each
- *   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil]]
+ *   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil[|reserved]]]
  * with an empty field absent, an empty bucketRefId the row before's, and the unitType the subBalanceType's
  * (the catalog allows no other); in the hash's order, returned in instance order.
  */
@@ -178,6 +188,7 @@ export function decodeReplyRows(gpsi: string, text: string): ShownSubBalance[] {
     };
     if (present(v[8])) balance.validFor = { start: present(v[7]) ? Number(v[7]) : NaN, end: Number(v[8]) };
     if (present(v[9])) balance.purchasedUntil = Number(v[9]);
+    if (present(v[10])) balance.reserved = milliOf(v[10]);
     return { seq: Number(v[0]), balance };
   });
   return shown.sort((a, b) => a.seq - b.seq).map(({ balance }) => balance);

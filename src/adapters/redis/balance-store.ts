@@ -12,6 +12,7 @@ import { decodeBalanceHash, decodeOutcome, decodeRead } from './balance-outcome'
 import { ledgerHistory } from './ledger-entry';
 import { BALANCES_OWNER_FIELD, renewalDueKey, SUBSCRIPTION_STATUS, subscriberKeys } from './keys';
 import { timedRedisCall } from './call-timing';
+import { commandContext } from './command-context';
 import { runScript } from './scripts';
 import { seedArgs } from './seed-args';
 import type { RedisScriptName } from './scripts.generated';
@@ -66,20 +67,7 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
   /** One script call; `zone`: the time zone the payload's dates were computed in, checked by the script. */
   async function run(script: RedisScriptName, meta: CommandMeta, payload: unknown, zone?: string): Promise<BalanceOutcome | { wrongZone: string }> {
     const keys = keysOf(meta.gpsi);
-    const context = {
-      gpsi: meta.gpsi,
-      visible: meta.visibleCustomerIds ?? [meta.wholesaleCustomerId],
-      commandId: meta.commandId,
-      correlationId: meta.correlationId,
-      operation: meta.operation,
-      at: meta.at,
-      atMs: Date.parse(meta.at),
-      ttl: settings.outcomeTtlSeconds,
-      retention: settings.ledgerRetention,
-      fp: meta.fingerprint,
-      refuseNew: meta.refuseNew,
-      zone,
-    };
+    const context = commandContext(meta, settings, zone);
     const [json, replayed, facts] = await runScript<ScriptReply>(
       redis,
       script,

@@ -21,6 +21,14 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
     ledger: `${base}:ledger`,
     /** List: renewal outcomes whose BalancesRenewed event is not yet published. */
     renewalOutbox: `${base}:renewal-outbox`,
+    /** Hash: reservation id → the held reservation (format|seq|amount|expiresAt; scripts/lib/balance/6-reservations.lua). */
+    reservations: `${base}:reservations`,
+    /** List: expired reservations whose ReservationExpired event is not yet published. */
+    reservationOutbox: `${base}:reservation-outbox`,
+    /** Hash: transfers from this subscription, by transfer id (scripts/lib/balance/7-transfers.lua). */
+    transfers: `${base}:transfers`,
+    /** Hash: transfers to this subscription, by transfer id: credited (with its ledger row) or refused. */
+    transferCredits: `${base}:transfer-credits`,
     /** String: the recorded outcome of one command on this subscription (TTL), for redelivery. */
     commandOutcome: (commandId: string) => `${base}:done:${commandId}`,
   };
@@ -36,6 +44,8 @@ export const BALANCES_OWNER_FIELD = 'o';
 /** Sorted set of gpsi by the real time (epoch ms) of their next renewal. One global key, touched alone. */
 export const renewalDueKey = (prefix: string): string => `${prefix}balance:renewal-due`;
 
+/** Sorted set of gpsi by the real time (epoch ms) of their first reservation's end. One global key, touched alone. */
+export const reservationDueKey = (prefix: string): string => `${prefix}balance:reservation-due`;
 
 export const SUBSCRIPTION_STATUS = { PENDING: 'PENDING', ACTIVE: 'ACTIVE', CANCELLED: 'CANCELLED', PORTED_OUT: 'PORTED_OUT' } as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUS)[keyof typeof SUBSCRIPTION_STATUS];

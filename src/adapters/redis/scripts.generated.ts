@@ -2,38 +2,46 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_462401580741' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_462401580741' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_462401580741' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_462401580741' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_462401580741' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_462401580741' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_462401580741' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_462401580741' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_462401580741' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_462401580741' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_462401580741' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_462401580741' },
-  portinRead: { numberOfKeys: 3, functionName: 'portinRead_462401580741' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_462401580741' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_462401580741' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_462401580741' },
-  portoutRead: { numberOfKeys: 3, functionName: 'portoutRead_462401580741' },
-  portoutWrite: { numberOfKeys: 3, functionName: 'portoutWrite_462401580741' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_462401580741' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_462401580741' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_462401580741' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_462401580741' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_462401580741' },
-  subscriptionPortOut: { numberOfKeys: 4, functionName: 'subscriptionPortOut_462401580741' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_b1dfa0769851' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_b1dfa0769851' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_b1dfa0769851' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_b1dfa0769851' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_b1dfa0769851' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_b1dfa0769851' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_b1dfa0769851' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_b1dfa0769851' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_b1dfa0769851' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_b1dfa0769851' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_b1dfa0769851' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_b1dfa0769851' },
+  portinRead: { numberOfKeys: 3, functionName: 'portinRead_b1dfa0769851' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_b1dfa0769851' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_b1dfa0769851' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_b1dfa0769851' },
+  portoutRead: { numberOfKeys: 3, functionName: 'portoutRead_b1dfa0769851' },
+  portoutWrite: { numberOfKeys: 3, functionName: 'portoutWrite_b1dfa0769851' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_b1dfa0769851' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_b1dfa0769851' },
+  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_b1dfa0769851' },
+  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_b1dfa0769851' },
+  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_b1dfa0769851' },
+  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_b1dfa0769851' },
+  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_b1dfa0769851' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_b1dfa0769851' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_b1dfa0769851' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_b1dfa0769851' },
+  subscriptionPortOut: { numberOfKeys: 4, functionName: 'subscriptionPortOut_b1dfa0769851' },
+  transferCredit: { numberOfKeys: 4, functionName: 'transferCredit_b1dfa0769851' },
+  transferDebit: { numberOfKeys: 5, functionName: 'transferDebit_b1dfa0769851' },
+  transferSettle: { numberOfKeys: 4, functionName: 'transferSettle_b1dfa0769851' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_462401580741',
-  code: `#!lua name=wholesale_462401580741
+  name: 'wholesale_b1dfa0769851',
+  code: `#!lua name=wholesale_b1dfa0769851
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
 -- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
@@ -373,6 +381,7 @@ end
 local function removeBalance(b, kind)
   delField(b.seq)
   delField(b.seq .. 'v')
+  delField(b.seq .. 'r') -- what reservations held on it goes with it
   return change(kind, b, amountsOf(b), nil, nil)
 end
 
@@ -495,8 +504,8 @@ local SHOWN_FIELDS = '^([^|]*)|[^|]*(|[^|]*)|[^|]*(|[^|]*|[^|]*|[^|]*)|[^|]*|[^|
 
 -- Every sub-balance of the hash as a command's reply shows it, in the hash's order, joined by ';' (the
 -- catalog keeps '|' and ';' out of a bucketRefId):
---   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil]]
--- (the amounts without a whole unit's zeros: kiloZeros)
+--   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil[|reserved]]]
+-- (reserved: the sum held by reservations, 6-reservations.lua; the amounts without a whole unit's zeros: kiloZeros)
 -- — without what only the service reads (bucketKind, rolloverCap, endCycle, alerted, firstCycle), nor the
 -- unitType, which the catalog makes the subBalanceType's own (UNIT_BY_SUB_BALANCE_TYPE): 18 of a row's
 -- ~60 bytes, in every 24 h record. The bucketRefId is left empty when the row before has it too (a
@@ -505,9 +514,11 @@ local SHOWN_FIELDS = '^([^|]*)|[^|]*(|[^|]*)|[^|]*(|[^|]*|[^|]*|[^|]*)|[^|]*|[^|
 local function replyRows(balKey)
   if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
   if not hash.loaded then readBalances(balKey) end
-  local dated = {}
+  local dated, held = {}, {}
   for _, field in ipairs(hash.order) do
-    if string.byte(field, -1) == 118 and field ~= FORMAT_FIELD and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+    local last = string.byte(field, -1)
+    if last == 118 and field ~= FORMAT_FIELD and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+    if last == 114 and hash.values[field] then held[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>r: reserved
   end
   local pieces, n, previous = {}, 0, nil
   for _, seq in ipairs(hash.order) do
@@ -516,8 +527,14 @@ local function replyRows(balKey)
       local bucket, subBalanceType, amounts, purchased = string.match(value, SHOWN_FIELDS)
       pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4], pieces[n + 5] = seq, '|', bucket == previous and '' or bucket, subBalanceType, kiloZeros(amounts, '|')
       n = n + 5
-      local dates = dated[seq]
-      if dates then
+      local dates, reserved = dated[seq], held[seq]
+      if reserved then
+        -- the dates padded to their three fields, so the reserved amount is the 11th
+        local padded = dates or ''
+        padded = padded .. string.rep('|', 2 - select(2, string.gsub(padded, '|', '|')))
+        pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4], pieces[n + 5], pieces[n + 6] = '|', kiloZeros(purchased, '|'), '|', padded, '|', kiloZeros(reserved, '|')
+        n = n + 6
+      elseif dates then
         pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4] = '|', kiloZeros(purchased, '|'), '|', dates
         n = n + 4
       elseif purchased ~= '' then
@@ -551,8 +568,108 @@ local function commandRecord(balKey, ctx, changes, extra, facts)
   return record
 end
 
+-- Reservations, mirroring src/domain/balance-operations/reservation-rules.ts (checked against it by
+-- test/integration/balance-operations.test.ts). A reservation holds part of a sub-balance's remaining
+-- balance; the sum held per sub-balance is the balances hash's field <seq>r (absent = 0), beside its row, so
+-- every script that reads the hash sees it (a Subtract may not take what is held).
+-- A held reservation is a field of the subscription's reservations hash: id -> positional text
+--   format|seq|amount|expiresAt
+-- (format 1; amount in milli-units; expiresAt real epoch ms). Only reservationRead and the scripts below
+-- write or read it.
+local RESERVATION_FORMAT = '1'
+
+local function reservedOf(seq)
+  return tonumber(hash.values[seq .. 'r'] or '0')
+end
+
+-- Sets the sum held on a sub-balance (written by writeBalances); 0 removes the field.
+local function setReserved(seq, reserved)
+  if reserved > 0 then setField(seq .. 'r', fmt(reserved)) else delField(seq .. 'r') end
+end
+
+local function availableOf(remaining, reserved)
+  return math.max(0, remaining - reserved)
+end
+
+-- Mirrors reserveAmounts: nil and the reason when more than is available.
+local function reserveAmounts(remaining, reserved, amount)
+  local available = availableOf(remaining, reserved)
+  if amount > available then
+    return nil, 'exceeds the available balance (requested ' .. units(amount) .. ', available ' .. units(available) .. ')'
+  end
+  return reserved + amount
+end
+
+-- Mirrors commitAmounts: remaining, purchased, reserved after, and what was charged.
+local function commitAmounts(remaining, purchased, reserved, held, used)
+  local charged = math.min(used, remaining)
+  local granted = remaining - purchased
+  return remaining - charged, purchased - math.max(0, charged - granted), math.max(0, reserved - held), charged
+end
+
+local function releaseAmounts(reserved, held)
+  return math.max(0, reserved - held)
+end
+
+-- A hash field's positional text (format first) as its fields, or nil; stops on a format this worker cannot read.
+local function formattedRead(key, field, format, what)
+  local text = redis.call('HGET', key, field)
+  if not text then return nil end
+  local f = split(text, '|')
+  if f[1] ~= format then error('stored ' .. what .. ' of format ' .. tostring(f[1]) .. ': newer than this worker reads (up to ' .. format .. ')') end
+  return f
+end
+
+-- A held reservation, or nil.
+local function reservationRead(resKey, id)
+  local f = formattedRead(resKey, id, RESERVATION_FORMAT, 'reservation')
+  if not f then return nil end
+  return { id = id, seq = f[2], amount = tonumber(f[3]), expiresAt = tonumber(f[4]) }
+end
+
+local function reservationWrite(resKey, r)
+  redis.call('HSET', resKey, r.id, table.concat({ RESERVATION_FORMAT, r.seq, fmt(r.amount), fmt(r.expiresAt) }, '|'))
+end
+
+-- What a reservation command's record adds (decodeReservation in reservation-store.ts): id, seq, amount held,
+-- expiry, and for a commit the amount used and the amount charged.
+local function reservationFacts(r, used, charged)
+  return { id = r.id, n = r.seq, a = fmt(r.amount), e = fmt(r.expiresAt), u = used and fmt(used) or nil, x = charged and fmt(charged) or nil }
+end
+
+-- The start of every reservation and transfer command: a recorded outcome is replayed, then the precondition. Returns
+-- the answer to give at once, or nil with the context, the payload and the subscription's facts.
+-- KEYS as those commands have them: subscription, balances, ledger, done(commandId), then their own.
+local function commandStart(keys, argv)
+  local ctx = cjson.decode(argv[1])
+  local recorded = replay(keys[4], ctx, keys[1])
+  if recorded then return recorded end
+  local facts = subscriptionFacts(keys[1])
+  local refused = precondition(facts, ctx.gpsi, ctx.visible)
+  if refused then return finish(keys[4], ctx, { error = refused }) end
+  return nil, ctx, cjson.decode(argv[2]), facts
+end
+
+-- A refusal naming one field, recorded like every outcome.
+local function fieldRefusal(doneKey, ctx, code, path, reason)
+  return finish(doneKey, ctx, { error = { code = code, message = 'The command is invalid: ' .. path .. ' ' .. reason, problems = { { path = path, reason = reason } } } })
+end
+
+-- Transfers between two subscriptions of one partner, which live in different Cluster slots: no script
+-- holds both, so a transfer is three steps, each atomic and idempotent under the transfer's id (its
+-- command id) — transferDebit (source), transferCredit (target), transferSettle (source) — and whichever
+-- worker runs the command (a redelivery after a crash) runs all three again: each does its part once.
+-- The source's transfers hash: id -> format|state|seq|amount|purchasedTaken (format 1; state pending,
+-- completed or reversed; purchasedTaken: the part of the debit that was purchased credit, given back as
+-- such by a reversal). The target's credits hash: id -> format|credited|<ledger row> or format|refused|<reason>.
+local TRANSFER_FORMAT = '1'
+
+local function transferRead(key, id)
+  return formattedRead(key, id, TRANSFER_FORMAT, 'transfer')
+end
+
 -- admissionTake-1.lua
-redis.register_function('admissionTake_462401580741', function(KEYS, ARGV)
+redis.register_function('admissionTake_b1dfa0769851', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -720,7 +837,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_462401580741', function(KEYS, ARGV)
+redis.register_function('balancesExpire_b1dfa0769851', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -754,7 +871,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_462401580741', function(KEYS, ARGV)
+redis.register_function('balancesRenew_b1dfa0769851', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -798,7 +915,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_462401580741', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_b1dfa0769851', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -820,7 +937,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_462401580741', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_b1dfa0769851', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -876,8 +993,11 @@ for i, a in ipairs(payload.actions) do
     if fits and a.action ~= cjson.null and a.quantity ~= cjson.null then
       local remaining, quantity = tonumber(b.remaining), tonumber(a.quantity)
       local after = a.action == 'Subtract' and remaining - quantity or remaining + quantity
+      local held = tonumber(hash.values[b.seq .. 'r'] or '0') -- reserved (6-reservations.lua): not for a Subtract to take
       if after < 0 then
         problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance below zero (remaining ' .. units(remaining) .. ')' }
+      elseif a.action == 'Subtract' and after < held then
+        problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance below what is reserved (remaining ' .. units(remaining) .. ', reserved ' .. units(held) .. ')' }
       elseif after > MAX_MILLI then
         problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance above ' .. units(MAX_MILLI) }
       else
@@ -916,7 +1036,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_462401580741', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_b1dfa0769851', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -939,7 +1059,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_462401580741', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_b1dfa0769851', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -982,7 +1102,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_462401580741', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_b1dfa0769851', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active (or ported-out) subscription
 -- of the caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -1000,7 +1120,7 @@ return entries
 
 end}
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_462401580741', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_b1dfa0769851', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -1013,7 +1133,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_462401580741', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_b1dfa0769851', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -1039,7 +1159,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_462401580741', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_b1dfa0769851', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1056,7 +1176,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_462401580741', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_b1dfa0769851', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1072,7 +1192,7 @@ return 0
 
 end)
 -- portinRead-3.lua
-redis.register_function{function_name = 'portinRead_462401580741', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinRead_b1dfa0769851', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   What a change of a number's port-in request starts from, in one step: the outcome recorded for its cause
   (a replay answers it), the number's current request (the plan's input) and its subscription's status
@@ -1090,7 +1210,7 @@ return {
 
 end}
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_462401580741', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_b1dfa0769851', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1103,7 +1223,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_462401580741', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_b1dfa0769851', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1116,7 +1236,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_462401580741', function(KEYS, ARGV)
+redis.register_function('portinWrite_b1dfa0769851', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1156,7 +1276,7 @@ return {'written', ARGV[7]}
 
 end)
 -- portoutRead-3.lua
-redis.register_function('portoutRead_462401580741', function(KEYS, ARGV)
+redis.register_function('portoutRead_b1dfa0769851', function(KEYS, ARGV)
 --[[
   What a port-out change starts from, in one step: the outcome recorded for its cause (a replay answers
   it), the number's current port-out (JSON) and its subscription's status, owner and subscriber.
@@ -1172,7 +1292,7 @@ return {
 
 end)
 -- portoutWrite-3.lua
-redis.register_function('portoutWrite_462401580741', function(KEYS, ARGV)
+redis.register_function('portoutWrite_b1dfa0769851', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-out, atomically, and records the cause's outcome with it.
   KEYS[1] the number's port-out (string, JSON)   KEYS[2] its history (hash: portOutId -> JSON)
@@ -1200,7 +1320,7 @@ return {'written', ARGV[5]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_462401580741', function(KEYS, ARGV)
+redis.register_function('primarySwap_b1dfa0769851', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1236,7 +1356,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_462401580741', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_b1dfa0769851', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1245,8 +1365,147 @@ for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
 return due
 
 end)
+-- reservationCommit-5.lua
+redis.register_function('reservationCommit_b1dfa0769851', function(KEYS, ARGV)
+hash = emptyHash()
+-- CommitReservation: ends a held reservation, taking the amount used (at most the amount held) from the
+-- sub-balance as usage (the grant first, then purchased credit: commitAmounts); the rest is released. The
+-- usage goes to the ledger (a Subtract of operation CommitReservation) and reports usage thresholds reached,
+-- as UpdateBalances does.
+-- KEYS: subscription, balances, ledger, done(commandId), reservations
+-- ARGV: context JSON, {reservationId, used, thresholds: {bucketRefId: [percent...]}} JSON
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
+if answer then return answer end
+local function invalid(code, path, reason) return fieldRefusal(KEYS[4], ctx, code, path, reason) end
+local r = reservationRead(KEYS[5], p.reservationId)
+if not r then return invalid('NOT_FOUND', 'reservationId', 'names no held reservation (committed, released, expired or never made)') end
+local used = tonumber(p.used)
+if used > r.amount then
+  return invalid('BAD_REQUEST', 'usedAmount', 'exceeds the reserved amount (used ' .. units(used) .. ', reserved ' .. units(r.amount) .. ')')
+end
+readBalances(KEYS[2])
+keepOwnerMark(facts[FACT_CUSTOMER])
+local b = balanceLookup(ctx.gpsi)(ctx.gpsi .. '-' .. r.seq)
+redis.call('HDEL', KEYS[5], r.id)
+if not b then
+  -- its bucket was cancelled meanwhile: nothing left to charge
+  setReserved(r.seq, 0)
+  writeBalances(KEYS[2])
+  return invalid('CONFLICT', 'reservationId', 'holds part of a sub-balance that no longer exists; released')
+end
+local before = amountsOf(b)
+local remaining, purchased, reserved, charged = commitAmounts(tonumber(b.remaining), tonumber(b.purchased or '0'), reservedOf(b.seq), r.amount, used)
+setReserved(b.seq, reserved)
+local changes, reached = {}, {}
+if charged > 0 then
+  b.remaining, b.purchased = fmt(remaining), fmt(purchased)
+  if purchased == 0 then b.purchasedUntil = nil end
+  changes[1] = change('Subtract', b, before, amountsOf(b), fmt(charged))
+  markThresholds(b, (p.thresholds or {})[b.bucketRefId], reached)
+  saveBalance(b)
+end
+writeBalances(KEYS[2])
+appendLedger(KEYS[3], ctx, changes)
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { res = reservationFacts(r, used, charged), thresholds = reached }, facts), facts)
+
+end)
+-- reservationRelease-5.lua
+redis.register_function('reservationRelease_b1dfa0769851', function(KEYS, ARGV)
+hash = emptyHash()
+-- ReleaseReservation: ends a held reservation without use; the amounts stay, only the hold goes.
+-- KEYS: subscription, balances, ledger, done(commandId), reservations
+-- ARGV: context JSON, {reservationId} JSON
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
+if answer then return answer end
+local function invalid(code, path, reason) return fieldRefusal(KEYS[4], ctx, code, path, reason) end
+local r = reservationRead(KEYS[5], p.reservationId)
+if not r then return invalid('NOT_FOUND', 'reservationId', 'names no held reservation (committed, released, expired or never made)') end
+readBalances(KEYS[2])
+keepOwnerMark(facts[FACT_CUSTOMER])
+setReserved(r.seq, releaseAmounts(reservedOf(r.seq), r.amount))
+writeBalances(KEYS[2])
+redis.call('HDEL', KEYS[5], r.id)
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationFacts(r) }, facts), facts)
+
+end)
+-- reservationReserve-5.lua
+redis.register_function('reservationReserve_b1dfa0769851', function(KEYS, ARGV)
+hash = emptyHash()
+-- ReserveBalance: holds \`amount\` of one sub-balance until \`expiresAt\` (real epoch ms), refused when more
+-- than is available (remaining − reserved). Recorded under the command id like every change (replay, CONFLICT).
+-- KEYS: subscription, balances, ledger, done(commandId), reservations
+-- ARGV: context JSON, {reservationId, subBalanceInstId, amount, expiresAt} JSON
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
+if answer then return answer end
+local function invalid(code, path, reason) return fieldRefusal(KEYS[4], ctx, code, path, reason) end
+if reservationRead(KEYS[5], p.reservationId) then return invalid('CONFLICT', 'reservationId', 'names a reservation already held') end
+readBalances(KEYS[2])
+keepOwnerMark(facts[FACT_CUSTOMER])
+local b = balanceLookup(ctx.gpsi)(p.subBalanceInstId)
+if not b then return invalid('BAD_REQUEST', 'subBalanceInstId', 'names no sub-balance of this subscription') end
+local amount = tonumber(p.amount)
+local reserved, reason = reserveAmounts(tonumber(b.remaining), reservedOf(b.seq), amount)
+if not reserved then return invalid('BAD_REQUEST', 'amount', reason) end
+setReserved(b.seq, reserved)
+writeBalances(KEYS[2])
+local r = { id = p.reservationId, seq = b.seq, amount = amount, expiresAt = tonumber(p.expiresAt) }
+reservationWrite(KEYS[5], r)
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationFacts(r) }, facts), facts)
+
+end)
+-- reservationsExpire-4.lua
+redis.register_function('reservationsExpire_b1dfa0769851', function(KEYS, ARGV)
+hash = emptyHash()
+-- Releases every reservation of a subscription whose time is up (expiresAt <= now), once: a second run
+-- (another instance, a retry) finds them gone. Each release goes to the subscription's reservation outbox
+-- (published as ReservationExpired, then removed) in the same step. A subscription no longer ACTIVE loses
+-- its reservations without events.
+-- KEYS: subscription, balances, reservations, reservation outbox
+-- ARGV: now (real epoch ms), now (ISO 8601)
+-- Returns { expired count, the next expiry among those left ('' = none) }.
+local now = tonumber(ARGV[1])
+local facts = subscriptionFacts(KEYS[1])
+if facts[FACT_STATUS] ~= 'ACTIVE' then
+  redis.call('DEL', KEYS[3])
+  return { 0, '' }
+end
+local flat = redis.call('HGETALL', KEYS[3])
+local expired, nextAt = {}, nil
+for i = 1, #flat, 2 do
+  local r = reservationRead(KEYS[3], flat[i])
+  if r.expiresAt <= now then expired[#expired + 1] = r
+  elseif not nextAt or r.expiresAt < nextAt then nextAt = r.expiresAt end
+end
+if #expired > 0 then
+  readBalances(KEYS[2])
+  for _, r in ipairs(expired) do
+    setReserved(r.seq, releaseAmounts(reservedOf(r.seq), r.amount))
+    redis.call('HDEL', KEYS[3], r.id)
+    redis.call('RPUSH', KEYS[4], cjson.encode({ v = FORMAT, t = ARGV[2], f = { facts[1], facts[2], facts[3], facts[4], facts[5] }, res = reservationFacts(r) }))
+  end
+  writeBalances(KEYS[2])
+end
+return { #expired, nextAt and fmt(nextAt) or '' }
+
+end)
+-- reservationsReschedule-1.lua
+redis.register_function('reservationsReschedule_b1dfa0769851', function(KEYS, ARGV)
+-- After an expiry pass: puts a claimed subscription back in the reservation due-set at its next expiry, or
+-- takes it out when none is left. A reservation made since the claim lowered the entry (ZADD LT) below the
+-- lease: then the earlier of the two stays.
+-- KEYS: reservation due-set   ARGV: gpsi, the lease score it was claimed with, next expiry ('' = none)
+local current = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
+local claimed, nextAt = tonumber(ARGV[2]), tonumber(ARGV[3])
+if current == nil or current == claimed then
+  if nextAt then redis.call('ZADD', KEYS[1], nextAt, ARGV[1]) elseif current then redis.call('ZREM', KEYS[1], ARGV[1]) end
+elseif nextAt then
+  redis.call('ZADD', KEYS[1], 'LT', nextAt, ARGV[1])
+end
+return 1
+
+end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_462401580741', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_b1dfa0769851', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1289,7 +1548,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_462401580741', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_b1dfa0769851', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1314,7 +1573,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_462401580741', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_b1dfa0769851', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds
@@ -1339,7 +1598,7 @@ return created
 
 end)
 -- subscriptionPortOut-4.lua
-redis.register_function('subscriptionPortOut_462401580741', function(KEYS, ARGV)
+redis.register_function('subscriptionPortOut_b1dfa0769851', function(KEYS, ARGV)
 hash = emptyHash()
 -- Port-out: ACTIVE -> PORTED_OUT, the subscription ends in one atomic step, so a balance change either
 -- ran before it (and shows in what is closed) or is refused after it. Every sub-balance is closed (a
@@ -1364,6 +1623,110 @@ appendLedger(KEYS[3], ctx, changes)
 local encoded = cjson.encode(success(KEYS[1], KEYS[2], ctx, changes, { causeId = ctx.causeId, reason = 'PORTED_OUT' }))
 redis.call('SET', KEYS[4], encoded)
 return { encoded, 0 }
+
+end)
+-- transferCredit-4.lua
+redis.register_function('transferCredit_b1dfa0769851', function(KEYS, ARGV)
+hash = emptyHash()
+-- TransferBalance, step 2 on the target: adds the amount to the sub-balance (as purchased credit, an Add),
+-- or refuses (no ACTIVE subscription of the same owner, no such sub-balance, another type or unit, above
+-- the maximum), once per transfer id: a second call answers what the first did.
+-- KEYS: subscription, balances, ledger, credits
+-- ARGV: context JSON (gpsi = the target, visible, commandId = transfer id, correlationId, operation, at, retention), {subBalanceInstId, subBalanceType, unitType, amount} JSON
+-- Returns { 'credited', ledger row } or { 'refused', reason }.
+local ctx, p = cjson.decode(ARGV[1]), cjson.decode(ARGV[2])
+local done = transferRead(KEYS[4], ctx.commandId)
+if done then return { done[2], done[3] } end
+local function refuse(reason)
+  redis.call('HSET', KEYS[4], ctx.commandId, table.concat({ TRANSFER_FORMAT, 'refused', reason }, '|'))
+  return { 'refused', reason }
+end
+local facts = subscriptionFacts(KEYS[1])
+local refused = precondition(facts, ctx.gpsi, ctx.visible)
+if refused then return refuse(refused.message) end
+readBalances(KEYS[2])
+keepOwnerMark(facts[FACT_CUSTOMER])
+local b = balanceLookup(ctx.gpsi)(p.subBalanceInstId)
+if not b then return refuse('toSubBalanceInstId names no sub-balance of ' .. ctx.gpsi) end
+if b.subBalanceType ~= p.subBalanceType or b.unitType ~= p.unitType then
+  return refuse('toSubBalanceInstId is ' .. b.subBalanceType .. ' in ' .. b.unitType .. ', not ' .. p.subBalanceType .. ' in ' .. p.unitType)
+end
+local amount = tonumber(p.amount)
+if tonumber(b.remaining) + amount > MAX_MILLI then return refuse('would take the remaining balance of ' .. b.subBalanceInstId .. ' above ' .. units(MAX_MILLI)) end
+local before = amountsOf(b)
+b.remaining, b.purchased = fmt(tonumber(b.remaining) + amount), fmt(tonumber(b.purchased or '0') + amount)
+saveBalance(b)
+writeBalances(KEYS[2])
+local changes = { change('Add', b, before, amountsOf(b), fmt(amount)) }
+appendLedger(KEYS[3], ctx, changes)
+local row = ledgerChange(changes[1])
+redis.call('HSET', KEYS[4], ctx.commandId, table.concat({ TRANSFER_FORMAT, 'credited', row }, '|'))
+return { 'credited', row }
+
+end)
+-- transferDebit-5.lua
+redis.register_function('transferDebit_b1dfa0769851', function(KEYS, ARGV)
+hash = emptyHash()
+-- TransferBalance, step 1 on the source: takes the amount from the sub-balance (a Subtract: the grant first,
+-- never below what reservations hold), records the transfer as pending, and the command's outcome, in one step.
+-- KEYS: subscription, balances, ledger, done(commandId = transfer id), transfers
+-- ARGV: context JSON, {subBalanceInstId, amount} JSON
+local answer, ctx, p, facts = commandStart(KEYS, ARGV)
+if answer then return answer end
+local function invalid(path, reason) return fieldRefusal(KEYS[4], ctx, 'BAD_REQUEST', path, reason) end
+readBalances(KEYS[2])
+keepOwnerMark(facts[FACT_CUSTOMER])
+local b = balanceLookup(ctx.gpsi)(p.subBalanceInstId)
+if not b then return invalid('subBalanceInstId', 'names no sub-balance of this subscription') end
+local amount, remaining, purchased = tonumber(p.amount), tonumber(b.remaining), tonumber(b.purchased or '0')
+local held = reservedOf(b.seq)
+if remaining - amount < held then
+  return invalid('amount', 'exceeds the available balance (requested ' .. units(amount) .. ', available ' .. units(availableOf(remaining, held)) .. ')')
+end
+local before = amountsOf(b)
+local taken = math.max(0, amount - (remaining - purchased)) -- the grant first, then purchased credit
+b.remaining, b.purchased = fmt(remaining - amount), fmt(purchased - taken)
+if purchased - taken == 0 then b.purchasedUntil = nil end
+saveBalance(b)
+writeBalances(KEYS[2])
+local changes = { change('Subtract', b, before, amountsOf(b), fmt(amount)) }
+appendLedger(KEYS[3], ctx, changes)
+redis.call('HSET', KEYS[5], ctx.commandId, table.concat({ TRANSFER_FORMAT, 'pending', b.seq, fmt(amount), fmt(taken) }, '|'))
+return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, {}, facts), facts)
+
+end)
+-- transferSettle-4.lua
+redis.register_function('transferSettle_b1dfa0769851', function(KEYS, ARGV)
+hash = emptyHash()
+-- TransferBalance, step 3 on the source: a credited transfer is completed; a refused one is reversed (the
+-- amount given back as it was taken: the purchased part as purchased credit), once: a settled transfer
+-- answers its state.
+-- KEYS: subscription, balances, ledger, transfers
+-- ARGV: context JSON (gpsi = the source, commandId = transfer id, correlationId, at, retention), credited ('1' or '0')
+-- Returns { state, ledger row of the reversal or '' }.
+local ctx = cjson.decode(ARGV[1])
+local t = transferRead(KEYS[4], ctx.commandId)
+if not t then return { 'unknown', '' } end
+if t[2] ~= 'pending' then return { t[2], t[6] or '' } end
+if ARGV[2] == '1' then
+  redis.call('HSET', KEYS[4], ctx.commandId, table.concat({ TRANSFER_FORMAT, 'completed', t[3], t[4], t[5] }, '|'))
+  return { 'completed', '' }
+end
+readBalances(KEYS[2])
+local b = balanceLookup(ctx.gpsi)(ctx.gpsi .. '-' .. t[3])
+local row = ''
+if b then
+  local before, amount, taken = amountsOf(b), tonumber(t[4]), tonumber(t[5])
+  b.remaining, b.purchased = fmt(tonumber(b.remaining) + amount), fmt(tonumber(b.purchased or '0') + taken)
+  saveBalance(b)
+  writeBalances(KEYS[2])
+  local changes = { change('Add', b, before, amountsOf(b), fmt(amount)) }
+  ctx.operation = 'TransferReversal'
+  appendLedger(KEYS[3], ctx, changes)
+  row = ledgerChange(changes[1])
+end
+redis.call('HSET', KEYS[4], ctx.commandId, table.concat({ TRANSFER_FORMAT, 'reversed', t[3], t[4], t[5], row }, '|'))
+return { 'reversed', row }
 
 end)
 `,

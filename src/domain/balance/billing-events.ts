@@ -3,6 +3,7 @@ import type { OutgoingMessage } from '../../contract/messages';
 import { totalOf, type Amounts, type ShownSubBalance, type SubBalance, type SubBalanceChange } from './model';
 import type { BalanceOutcome } from './outcome';
 import { balanceRecord, type BillingEvent } from './records';
+import type { CreditEvent, ReservationEvent, TransferEvent } from '../balance-operations/records';
 import { fromMilli } from './units';
 
 // Billing events (wholesale.balance.events.v1, key = gpsi, CloudEvents binary headers), built from a
@@ -33,7 +34,10 @@ const wireDates = (b: Pick<SubBalance, 'validFor' | 'purchasedUntil'>) => ({
   purchasedValidUntil: b.purchasedUntil === undefined ? null : iso(b.purchasedUntil),
 });
 
-/** A sub-balance as service-spec 2.10 shows it, plus the bucket it belongs to, its validity and its purchased credit's end. */
+/**
+ * A sub-balance as service-spec 2.10 shows it, plus the bucket it belongs to, its validity, its purchased
+ * credit's end, and what reservations hold of it (reserved; available = remaining − reserved).
+ */
 export const wireSubBalance = (b: ShownSubBalance) => ({
   subBalanceInstId: b.subBalanceInstId,
   subBalanceType: b.subBalanceType,
@@ -41,6 +45,8 @@ export const wireSubBalance = (b: ShownSubBalance) => ({
   unitType: b.unitType,
   bucketRefId: b.bucketRefId,
   ...wireDates(b),
+  reservedBalance: fromMilli(b.reserved ?? 0),
+  availableBalance: fromMilli(Math.max(0, b.remaining - (b.reserved ?? 0))),
 });
 
 export const wireChange = (c: SubBalanceChange) => ({
@@ -87,7 +93,7 @@ function specificFields(type: Exclude<BillingEvent, 'BalanceThresholdReached'>, 
 }
 
 /** An event on the balance events topic with the fields every billing event starts with. */
-function balanceEvent(type: BillingEvent, outcome: BalanceOutcome, id: string, fields: Record<string, unknown>): OutgoingMessage {
+export function balanceEvent(type: BillingEvent | ReservationEvent | CreditEvent | TransferEvent, outcome: BalanceOutcome, id: string, fields: Record<string, unknown>): OutgoingMessage {
   const s = outcome.subscription;
   return {
     topic: 'balanceEvents',

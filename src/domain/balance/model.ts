@@ -34,12 +34,14 @@ export interface SubBalance extends Amounts {
   validFor?: ValidFor;
   /** When the purchased credit expires (billing epoch ms; catalog purchasedCredit validity); absent = never or none held. */
   purchasedUntil?: number;
+  /** Sum held by live reservations (domain/balance-operations/reservation-rules.ts); absent = none. Part of remaining. */
+  reserved?: Milli;
   /** Highest usage threshold (percent) already reported this bill cycle; absent = none (see thresholds.ts). */
   alertedPercent?: number;
 }
 
 /** A sub-balance as replies and billing events show it: without what only the service reads. */
-export type ShownSubBalance = Pick<SubBalance, 'subBalanceInstId' | 'bucketRefId' | 'subBalanceType' | 'unitType' | 'allocated' | 'remaining' | 'rollover' | 'purchased' | 'validFor' | 'purchasedUntil'>;
+export type ShownSubBalance = Pick<SubBalance, 'subBalanceInstId' | 'bucketRefId' | 'subBalanceType' | 'unitType' | 'allocated' | 'remaining' | 'rollover' | 'purchased' | 'validFor' | 'purchasedUntil' | 'reserved'>;
 
 /** What happened to one sub-balance; ledger entries and billing events both carry these. */
 /**

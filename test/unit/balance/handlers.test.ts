@@ -174,6 +174,8 @@ describe('balance handlers', () => {
               bucketRefId: '1000001',
               validFor: null,
               purchasedValidUntil: null,
+              reservedBalance: 0,
+              availableBalance: 5119.5,
             },
           ],
         },

@@ -121,6 +121,12 @@ describe('wholesale CLI', () => {
       ['balance', 'query'],
       ['balance', 'update'],
       ['balance', 'history'],
+      ['balance', 'reserve'],
+      ['balance', 'commit'],
+      ['balance', 'release'],
+      ['balance', 'top-up'],
+      ['balance', 'adjust'],
+      ['balance', 'transfer'],
     ];
     for (const command of commands) expect(await cli.run(...command, '--gpsi', '19459986891')).toBe(EXIT.SUCCESS);
     expect(cli.calls.map((c) => c.operation)).toEqual([
@@ -135,6 +141,12 @@ describe('wholesale CLI', () => {
       'queryBalances',
       'updateBalances',
       'queryBalanceHistory',
+      'reserveBalance',
+      'commitReservation',
+      'releaseReservation',
+      'topupBalance',
+      'adjustBalance',
+      'transferBalance',
     ]);
   });
 

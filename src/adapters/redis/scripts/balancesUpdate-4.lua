@@ -54,8 +54,11 @@ for i, a in ipairs(payload.actions) do
     if fits and a.action ~= cjson.null and a.quantity ~= cjson.null then
       local remaining, quantity = tonumber(b.remaining), tonumber(a.quantity)
       local after = a.action == 'Subtract' and remaining - quantity or remaining + quantity
+      local held = tonumber(hash.values[b.seq .. 'r'] or '0') -- reserved (6-reservations.lua): not for a Subtract to take
       if after < 0 then
         problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance below zero (remaining ' .. units(remaining) .. ')' }
+      elseif a.action == 'Subtract' and after < held then
+        problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance below what is reserved (remaining ' .. units(remaining) .. ', reserved ' .. units(held) .. ')' }
       elseif after > MAX_MILLI then
         problems[#problems + 1] = { path = at .. '.quantity', reason = 'would take the remaining balance above ' .. units(MAX_MILLI) }
       else

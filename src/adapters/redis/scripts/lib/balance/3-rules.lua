@@ -76,5 +76,6 @@ end
 local function removeBalance(b, kind)
   delField(b.seq)
   delField(b.seq .. 'v')
+  delField(b.seq .. 'r') -- what reservations held on it goes with it
   return change(kind, b, amountsOf(b), nil, nil)
 end

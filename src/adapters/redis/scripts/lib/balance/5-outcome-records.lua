@@ -56,8 +56,8 @@ local SHOWN_FIELDS = '^([^|]*)|[^|]*(|[^|]*)|[^|]*(|[^|]*|[^|]*|[^|]*)|[^|]*|[^|
 
 -- Every sub-balance of the hash as a command's reply shows it, in the hash's order, joined by ';' (the
 -- catalog keeps '|' and ';' out of a bucketRefId):
---   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil]]
--- (the amounts without a whole unit's zeros: kiloZeros)
+--   seq|bucketRefId|subBalanceType|allocated|remaining|rollover[|purchased[|validFrom|validUntil|purchasedUntil[|reserved]]]
+-- (reserved: the sum held by reservations, 6-reservations.lua; the amounts without a whole unit's zeros: kiloZeros)
 -- — without what only the service reads (bucketKind, rolloverCap, endCycle, alerted, firstCycle), nor the
 -- unitType, which the catalog makes the subBalanceType's own (UNIT_BY_SUB_BALANCE_TYPE): 18 of a row's
 -- ~60 bytes, in every 24 h record. The bucketRefId is left empty when the row before has it too (a
@@ -66,9 +66,11 @@ local SHOWN_FIELDS = '^([^|]*)|[^|]*(|[^|]*)|[^|]*(|[^|]*|[^|]*|[^|]*)|[^|]*|[^|
 local function replyRows(balKey)
   if next(hash.sets) ~= nil or next(hash.dels) ~= nil then error('balance writes pending: call writeBalances first') end
   if not hash.loaded then readBalances(balKey) end
-  local dated = {}
+  local dated, held = {}, {}
   for _, field in ipairs(hash.order) do
-    if string.byte(field, -1) == 118 and field ~= FORMAT_FIELD and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+    local last = string.byte(field, -1)
+    if last == 118 and field ~= FORMAT_FIELD and hash.values[field] then dated[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>v
+    if last == 114 and hash.values[field] then held[string.sub(field, 1, -2)] = hash.values[field] end -- <seq>r: reserved
   end
   local pieces, n, previous = {}, 0, nil
   for _, seq in ipairs(hash.order) do
@@ -77,8 +79,14 @@ local function replyRows(balKey)
       local bucket, subBalanceType, amounts, purchased = string.match(value, SHOWN_FIELDS)
       pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4], pieces[n + 5] = seq, '|', bucket == previous and '' or bucket, subBalanceType, kiloZeros(amounts, '|')
       n = n + 5
-      local dates = dated[seq]
-      if dates then
+      local dates, reserved = dated[seq], held[seq]
+      if reserved then
+        -- the dates padded to their three fields, so the reserved amount is the 11th
+        local padded = dates or ''
+        padded = padded .. string.rep('|', 2 - select(2, string.gsub(padded, '|', '|')))
+        pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4], pieces[n + 5], pieces[n + 6] = '|', kiloZeros(purchased, '|'), '|', padded, '|', kiloZeros(reserved, '|')
+        n = n + 6
+      elseif dates then
         pieces[n + 1], pieces[n + 2], pieces[n + 3], pieces[n + 4] = '|', kiloZeros(purchased, '|'), '|', dates
         n = n + 4
       elseif purchased ~= '' then

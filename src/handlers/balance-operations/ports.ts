@@ -1,0 +1,64 @@
+import type { SubBalanceChange } from '../../domain/balance/model';
+import type { BalanceOutcome, SubscriptionFacts } from '../../domain/balance/outcome';
+import type { ThresholdLevels } from '../../domain/balance/thresholds';
+import type { Milli } from '../../domain/balance/units';
+import type { ReservationShown } from '../../domain/balance-operations/reservation-events';
+import type { CommandMeta } from '../balance/ports';
+
+/** A reservation as its command's record keeps it. */
+export type ReservationFacts = ReservationShown;
+
+export interface ReservationOutcome extends BalanceOutcome {
+  reservation: ReservationFacts;
+}
+
+/**
+ * What the reservation handlers need from the state store (Redis Lua scripts in
+ * src/adapters/redis/reservation-store.ts). Each call is one atomic step that checks the precondition (an
+ * ACTIVE subscription the caller can see) and records its outcome under the command id, refusals too.
+ */
+export interface ReservationStore {
+  reserve(meta: CommandMeta, reservation: { reservationId: string; subBalanceInstId: string; amount: Milli; expiresAtMs: number }): Promise<ReservationOutcome>;
+  /** `thresholds`: usage levels by bucket, reported as UpdateBalances does for the usage committed. */
+  commit(meta: CommandMeta, commit: { reservationId: string; used: Milli }, thresholds: ThresholdLevels): Promise<ReservationOutcome>;
+  release(meta: CommandMeta, reservationId: string): Promise<ReservationOutcome>;
+}
+
+/** A reservation released by the scheduler when its time to live ended. */
+export interface ExpiredReservation {
+  /** When it was released (ISO 8601). */
+  at: string;
+  subscription: Pick<SubscriptionFacts, 'gpsi' | 'subscriptionId' | 'subscriberId' | 'wholesaleCustomerId' | 'wholesalePlanId'>;
+  reservation: ReservationFacts;
+}
+
+/** What the reservation expiry scheduler (src/schedulers/reservation-expiry.ts) needs from storage. */
+export interface ReservationExpiryStore {
+  /** Due subscriptions, each claimed until `leaseUntilMs`. */
+  claimDue(nowMs: number, leaseUntilMs: number, limit: number): Promise<string[]>;
+  /** Releases what has ended by `nowMs`, once; the next end among those left. */
+  expire(gpsi: string, nowMs: number): Promise<{ expired: number; nextAtMs?: number }>;
+  pending(gpsi: string): Promise<{ token: string; expiry: ExpiredReservation }[]>;
+  acknowledge(gpsi: string, token: string): Promise<void>;
+  /** Back in the due-set at `nextAtMs`, or out of it when undefined (unless a reservation since brought it forward). */
+  reschedule(gpsi: string, claimedUntilMs: number, nextAtMs: number | undefined): Promise<void>;
+}
+
+/** Which subscription a top-up reference was first used for (one key per reference, outside the subscriptions' slots). */
+export interface TopupReferences {
+  /** Records `gpsi` as the reference's holder unless one is recorded; answers the holder. */
+  claim(wholesaleCustomerId: string, reference: string, gpsi: string): Promise<string>;
+}
+
+/**
+ * A transfer's three steps (src/adapters/redis/transfer-store.ts), each atomic and idempotent under the
+ * transfer's id (the command id): run again after a crash, each does its part once.
+ */
+export interface TransferStore {
+  /** Step 1, the source: takes the amount, records the transfer pending and the command's outcome (refusals thrown, recorded). */
+  debit(meta: CommandMeta, debit: { subBalanceInstId: string; amount: Milli }): Promise<BalanceOutcome>;
+  /** Step 2, the target: adds the amount (its change), or refuses (why); the same answer every time. */
+  credit(meta: CommandMeta, toGpsi: string, credit: { subBalanceInstId: string; subBalanceType: string; unitType: string; amount: Milli }): Promise<{ credited: true; change: SubBalanceChange } | { credited: false; reason: string }>;
+  /** Step 3, the source: completed when credited, else reversed (the amount given back); a settled transfer answers its state. */
+  settle(meta: CommandMeta, credited: boolean): Promise<'completed' | 'reversed'>;
+}
