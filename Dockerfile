@@ -19,7 +19,8 @@ COPY schemas ./schemas
 COPY src ./src
 RUN npm run build
 
-# 2. Production dependencies only (none of them has an install script or a native part).
+# 2. Production dependencies only (none has an install script; the Snappy and LZ4 codecs, `snappy` and
+#    `lz4-napi`, come with prebuilt native parts as optional packages per platform, glibc's here).
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
