@@ -22,9 +22,9 @@ import { BEYOND_BOUND } from './codecs/inflation-errors';
  * Snappy and LZ4 by the sizes their framings declare (codecs/): a Snappy batch is refused before inflating
  * when its chunks declare more, an LZ4 one when its frame's content size does, else block by block with a
  * running total. They inflate with the `snappy` and `lz4-napi` packages, not the client's WebAssembly
- * codecs, which inflate a whole frame in one call and abort the module on bad input (a panic in
- * WebAssembly leaks what it allocated). A batch beyond the bound, or that does not inflate, makes the codec throw
- * `BatchRefused` — which fails the whole fetch (every partition of it, and the good batches before the
+ * codecs, which inflate a whole frame in one call and trap on bad input (a panic in WebAssembly leaks what
+ * it allocated). A batch beyond the bound, or that does not inflate, makes the codec throw `BatchRefused`
+ * — which fails the whole fetch (every partition of it, and the good batches before the
  * refused one, which are never delivered) and is not retried: the consumer then finds the batch
  * (refused-batch-locator.ts) and hands on one placeholder for it (refused-batch.ts), which the worker
  * dead-letters; the partition goes on past it.
