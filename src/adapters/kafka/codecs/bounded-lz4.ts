@@ -9,6 +9,13 @@ import { lz4FrameOf } from './lz4-frame';
 // to as a 4-byte little-endian prefix, and a linked block's 64 KiB window as a dictionary.
 
 const WINDOW_BYTES = 64 * 1024;
+/**
+ * No LZ4 block inflates to more than 255 times its size (a match-length byte of 255 is the best a byte
+ * does). The decoder allocates what the prefix says for every block, so the prefix is the smaller of
+ * this and the frame's block size: a frame of a hundred thousand 1-byte blocks declaring 4 MiB each
+ * would otherwise cost 4 MiB of allocating per block (minutes of CPU for one 1 MB batch).
+ */
+const MAX_RATIO = 255;
 
 export function inflateLz4(compressed: Buffer, { maxOutputLength }: { maxOutputLength: number }): Buffer {
   const frame = lz4FrameOf(compressed);
@@ -29,7 +36,7 @@ export function inflateLz4(compressed: Buffer, { maxOutputLength }: { maxOutputL
 
 function inflateBlock(block: Buffer, blockMaxBytes: number, window: Buffer | undefined): Buffer {
   const sizePrefixed = Buffer.allocUnsafe(4 + block.length);
-  sizePrefixed.writeUInt32LE(blockMaxBytes, 0);
+  sizePrefixed.writeUInt32LE(Math.min(blockMaxBytes, block.length * MAX_RATIO), 0);
   block.copy(sizePrefixed, 4);
   return window === undefined ? uncompressSync(sizePrefixed) : uncompressSync(sizePrefixed, window);
 }

@@ -114,6 +114,22 @@ describe('inflateLz4', () => {
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(MAX + 4096 * KIB + 1024 * KIB);
   });
 
+  it('inflates a frame of 20,000 one-byte blocks declaring 4 MiB each without allocating 4 MiB per block (≈ 20 s when it did)', () => {
+    const tiny = compressSync(Buffer.alloc(0)).subarray(4); // one token: no literals, no match
+    const blocks = Array.from({ length: 20_000 }, () => [Buffer.from(Uint32Array.of(tiny.length).buffer), tiny]).flat();
+    const frame = Buffer.concat([Buffer.from([0x04, 0x22, 0x4d, 0x18, 0x60, 0x70, 0x00]), ...blocks, Buffer.alloc(4)]);
+    const began = performance.now();
+    expect(inflateLz4(frame, { maxOutputLength: MAX }).length).toBe(0);
+    expect(performance.now() - began).toBeLessThan(5000);
+  });
+
+  it('inflates a block at the most LZ4 expands (near 255:1) whole', () => {
+    const zeros = Buffer.alloc(64 * KIB);
+    const frame = frameOf(zeros);
+    expect(zeros.length / lz4FrameOf(frame).blocks[0]!.bytes.length).toBeGreaterThan(240);
+    expectSameBytes(inflateLz4(frame, { maxOutputLength: MAX }), zeros);
+  });
+
   it('fails, not beyond the bound, when blocks do not inflate or do not add up to the content size', () => {
     const corrupt = frameOf(data.subarray(0, 1000));
     corrupt.fill(0xff, 12, 30);
