@@ -8,11 +8,12 @@ import { HEADER } from '../../src/contract/headers';
 import { balanceComponentsOf, balanceRecord } from '../support/balance-client';
 import { createActiveSubscription, type TestSubscription } from '../support/subscriptions';
 import { useService } from '../support/service-fixture';
+import { xerialSnappy } from '../support/xerial-snappy';
 
 // Partners' producers as they exist, with each of Kafka's four codecs: @platformatic/kafka's producer with
 // `compression` gzip, snappy, lz4 and zstd (its own WebAssembly Snappy and LZ4, raw Snappy and LZ4 frames),
 // and kafkajs with gzip, and Snappy and LZ4 through the codec plug-ins partners install (kafkajs-snappy,
-// @2l/kafkajs-lz4). Each sends one compressed batch of UpdateBalances to a subscription of its own; each
+// @2l/kafkajs-lz4), and Snappy in the xerial framing Kafka's Java producer writes. Each sends one compressed batch of UpdateBalances to a subscription of its own; each
 // command gets its Success reply and each Add is in Redis.
 jest.setTimeout(120_000);
 
@@ -33,10 +34,14 @@ interface PartnerProducer {
 const COMMANDS_PER_BATCH = 5;
 const ADDED_MB = 3;
 const KAFKAJS_CODECS: Partial<Record<Codec, CompressionTypes>> = { gzip: CompressionTypes.GZIP, snappy: CompressionTypes.Snappy, lz4: CompressionTypes.LZ4 };
-const PARTNERS: { client: 'platformatic' | 'kafkajs'; codec: Codec }[] = [
+type Client = 'platformatic' | 'kafkajs' | 'java-framed';
+const PARTNERS: { client: Client; codec: Codec }[] = [
   ...(['gzip', 'snappy', 'lz4', 'zstd'] as const).map((codec) => ({ client: 'platformatic' as const, codec })),
   ...(['gzip', 'snappy', 'lz4'] as const).map((codec) => ({ client: 'kafkajs' as const, codec })),
+  { client: 'java-framed', codec: 'snappy' },
 ];
+/** A kafkajs codec writing Snappy as Kafka's Java producer does. */
+const xerialCodec = () => ({ compress: async (encoder: { buffer: Buffer }) => xerialSnappy(encoder.buffer), decompress: async () => Buffer.alloc(0) });
 
 describe("partners' producers with each of Kafka's codecs", () => {
   const fx = useService({ requester: true });
@@ -54,11 +59,21 @@ describe("partners' producers with each of Kafka's codecs", () => {
     };
   }
 
-  async function kafkajsProducer(kafka: Kafka, codec: Codec): Promise<PartnerProducer> {
+  /** kafkajs with `codec`; `java-framed`: its Snappy codec swapped for the xerial one while it sends (codecs are kafkajs-wide). */
+  async function kafkajsProducer(kafka: Kafka, codec: Codec, javaFramed: boolean): Promise<PartnerProducer> {
     const producer: KafkajsProducer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
+    const codecs = CompressionCodecs as unknown as Record<number, () => unknown>;
     return {
-      send: (topic, messages) => producer.send({ topic, acks: -1, compression: KAFKAJS_CODECS[codec]!, messages }),
+      send: async (topic, messages) => {
+        const plugIn = codecs[CompressionTypes.Snappy]!;
+        if (javaFramed) codecs[CompressionTypes.Snappy] = xerialCodec;
+        try {
+          return await producer.send({ topic, acks: -1, compression: KAFKAJS_CODECS[codec]!, messages });
+        } finally {
+          codecs[CompressionTypes.Snappy] = plugIn;
+        }
+      },
       close: () => producer.disconnect(),
     };
   }
@@ -70,7 +85,7 @@ describe("partners' producers with each of Kafka's codecs", () => {
     const kafka = new Kafka({ clientId: 'codec-partner', brokers: fx.config.kafka.brokers, logLevel: logLevel.NOTHING });
     const { subscriptions: store } = balanceComponentsOf(fx.service, fx.config);
     for (const { client, codec } of PARTNERS) {
-      producers.push(client === 'platformatic' ? platformaticProducer(codec) : await kafkajsProducer(kafka, codec));
+      producers.push(client === 'platformatic' ? platformaticProducer(codec) : await kafkajsProducer(kafka, codec, client === 'java-framed'));
       subscriptions.set(`${client} ${codec}`, await createActiveSubscription(store));
     }
   });
@@ -95,10 +110,11 @@ describe("partners' producers with each of Kafka's codecs", () => {
             headers: { [HEADER.correlationId]: id, [HEADER.wholesaleCustomerId]: sub.wholesaleCustomerId! },
           })),
         );
-        await producers[index]!.send(topic, messages);
-        return { partner: `${client} ${codec}`, sub, ids };
+        return { partner: `${client} ${codec}`, sub, ids, messages, producer: producers[index]! };
       }),
     );
+    // one after another: the java-framed partner swaps kafkajs's Snappy codec while it sends
+    for (const { producer, messages } of sent) await producer.send(topic, messages);
 
     const answered = await Promise.all(
       sent.map(async ({ partner, ids }) => {
