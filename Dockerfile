@@ -11,7 +11,8 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 #    --ignore-scripts also leaves out the `node` dev dependency's binary: the image's own Node builds. It skips
 #    the postinstall too, so the fixes in patches/ are applied here by hand (docs/decisions/kafka-client.md),
 #    before the dev dependencies are pruned: what is left is the production dependencies, patched (none of
-#    them has an install script or a native part).
+#    them has an install script; the Snappy and LZ4 codecs, `snappy` and `lz4-napi`, come with prebuilt native
+#    parts as optional packages per platform, glibc's here).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -43,9 +43,8 @@ function guardedView(
 
 /**
  * The batch loop over `processors` (topic → processor) with the configured concurrency and commit interval.
- * Compressed batches (gzip, zstd) are inflated within MAX_DECOMPRESSED_BATCH_BYTES; Snappy and LZ4 batches
- * are refused; a batch refused is dead-lettered (one placeholder for all its records) before any processor
- * sees it.
+ * Compressed batches (gzip, Snappy, LZ4, zstd) are inflated within MAX_DECOMPRESSED_BATCH_BYTES; a batch
+ * refused is dead-lettered (one placeholder for all its records) before any processor sees it.
  */
 export function createBatchWorker(
   config: ServiceConfig,

@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { compressionsAlgorithms } from '@platformatic/kafka';
 import { BatchRefused } from './refused-batch';
+import { inflateLz4 } from './codecs/bounded-lz4';
+import { inflateSnappy } from './codecs/bounded-snappy';
+import { BEYOND_BOUND } from './codecs/inflation-errors';
 
 /**
  * The decompression of fetched record batches, bounded. @platformatic/kafka inflates a compressed batch
@@ -15,10 +18,13 @@ import { BatchRefused } from './refused-batch';
  * left as it is. The plan is a bound option upstream; the day the client has one, use it instead
  * (test/unit/adapters/bounded-codecs.test.ts fails that day).
  *
- * gzip and zstd inflate with Node's zlib, at most `maxInflatedBytes`; Snappy and LZ4 have no bounded
- * decompressor here (the client's are one-shot WebAssembly calls), so their batches are refused, as the
- * kafkajs version refused them. A batch beyond the bound, or that does not inflate, makes the codec throw
- * `BatchRefused` — which fails the whole fetch (every partition of it, and the good batches before the
+ * All four codecs inflate at most `maxInflatedBytes`: gzip and zstd with Node's zlib (`maxOutputLength`);
+ * Snappy and LZ4 by the sizes their framings declare (codecs/): a Snappy batch is refused before inflating
+ * when its chunks declare more, an LZ4 one when its frame's content size does, else block by block with a
+ * running total. They inflate with the `snappy` and `lz4-napi` packages, not the client's WebAssembly
+ * codecs, which inflate a whole frame in one call and trap on bad input (a panic in WebAssembly leaks what
+ * it allocated). A batch beyond the bound, or that does not inflate, makes the codec throw `BatchRefused`
+ * — which fails the whole fetch (every partition of it, and the good batches before the
  * refused one, which are never delivered) and is not retried: the consumer then finds the batch
  * (refused-batch-locator.ts) and hands on one placeholder for it (refused-batch.ts), which the worker
  * dead-letters; the partition goes on past it.
@@ -39,8 +45,6 @@ const bytesOf = (data: CompressedInput): Buffer => (Buffer.isBuffer(data) ? data
 /** Names the compressed bytes: a probe that fetches the same batch again refuses the same fingerprint. */
 export const fingerprintOf = (compressed: Buffer): string => createHash('sha1').update(compressed).digest('hex');
 
-const TOO_LARGE = 'ERR_BUFFER_TOO_LARGE';
-
 /** The decompressors of this process's client, bounded as above (one function per codec, made from the options). */
 export function boundedDecompressors({ maxInflatedBytes, onRefused }: BoundedCodecOptions): Record<'gzip' | 'snappy' | 'lz4' | 'zstd', Decompress> {
   const refuse = (detail: string, compressed: Buffer): never => {
@@ -54,18 +58,19 @@ export function boundedDecompressors({ maxInflatedBytes, onRefused }: BoundedCod
       try {
         return inflate(compressed, { maxOutputLength: maxInflatedBytes });
       } catch (error) {
-        const tooLarge = (error as NodeJS.ErrnoException).code === TOO_LARGE;
+        const tooLarge = (error as NodeJS.ErrnoException).code === BEYOND_BOUND;
         return refuse(
           tooLarge ? `${name} batch inflates beyond ${maxInflatedBytes} bytes (MAX_DECOMPRESSED_BATCH_BYTES)` : `${name} batch does not inflate: ${(error as Error).message}`,
           compressed,
         );
       }
     };
-  const refused =
-    (name: string): Decompress =>
-    (data) =>
-      refuse(`${name} batch: this worker has no ${name} codec`, bytesOf(data));
-  return { gzip: bounded('gzip', gunzipSync), zstd: bounded('zstd', zstdDecompressSync), snappy: refused('snappy'), lz4: refused('lz4') };
+  return {
+    gzip: bounded('gzip', gunzipSync),
+    zstd: bounded('zstd', zstdDecompressSync),
+    snappy: bounded('snappy', inflateSnappy),
+    lz4: bounded('lz4', inflateLz4),
+  };
 }
 
 /**

@@ -1,6 +1,8 @@
 import { connect } from 'node:net';
 import { createGzip } from 'node:zlib';
 import { CompressionCodecs, CompressionTypes, type Producer } from 'kafkajs';
+import { compressFrameSync } from 'lz4-napi';
+import { compressSync as snappyCompressSync } from 'snappy';
 import { varint } from '../../support/avro-bytes';
 import { produceModules } from '../../support/kafkajs-produce';
 
@@ -9,6 +11,8 @@ import { produceModules } from '../../support/kafkajs-produce';
 // while a bomb is sent, that codec hands kafkajs the bomb's bytes instead (the test process only), and
 // kafkajs writes them into a valid batch (record count 1, CRC over the bytes as sent). Neither side holds
 // the inflated record: the gzip stream is fed in chunks, the zstd frame is written by hand with RLE blocks.
+// Snappy (≈ 21:1 at best) and LZ4 (≈ 255:1) cannot carry 300 MB in a batch the broker accepts (1 MB), so
+// their bombs are smaller and made whole, in the test process only, with the codecs' own packages.
 
 /**
  * The record's bytes before its value (length, attributes, timestamp and offset deltas, null key, value
@@ -57,6 +61,20 @@ export function zstdBomb(inflatedBytes: number): Buffer {
   }
   return Buffer.concat(parts);
 }
+
+/** One record of `inflatedBytes` zeros, whole: what the Snappy and LZ4 bombs compress. */
+function zeroRecord(inflatedBytes: number): Buffer {
+  const head = recordHead(inflatedBytes);
+  const record = Buffer.alloc(head.length + inflatedBytes + 1);
+  head.copy(record);
+  return record;
+}
+
+/** Raw Snappy of one record of `inflatedBytes` zeros (16 MB is ≈ 770 KB). */
+export const snappyBomb = (inflatedBytes: number): Buffer => snappyCompressSync(zeroRecord(inflatedBytes));
+
+/** An LZ4 frame (independent 4 MiB blocks, no content size: the running bound's case) of one record of `inflatedBytes` zeros (200 MB is ≈ 820 KB). */
+export const lz4Bomb = (inflatedBytes: number): Buffer => compressFrameSync(zeroRecord(inflatedBytes));
 
 type Codecs = Record<number, () => unknown>;
 

@@ -15,7 +15,7 @@ import { BatchRefused } from '../../../src/adapters/kafka/refused-batch';
 /**
  * The bounded codecs, through the codec table of @platformatic/kafka as its batch decoding reads it (by
  * the batch's compression bits: gzip 1, snappy 2, lz4 3, zstd 4), on real compressed bytes made with
- * Node's zlib and the client's own compressors.
+ * Node's zlib and the client's own compressors (the framings' own cases: ./codecs/).
  */
 const MAX = 64 * 1024;
 const GZIP_LIMIT = `gzip batch inflates beyond ${MAX} bytes (MAX_DECOMPRESSED_BATCH_BYTES)`;
@@ -87,11 +87,15 @@ describe('bounded codecs', () => {
     expect(refusalOf(() => byBitmask[GZIP]!.decompressSync(truncated)).detail).toMatch(/^gzip batch does not inflate: /);
   });
 
-  it('refuse every snappy and lz4 batch, however small: no bounded decompressor for them', () => {
+  it('inflate snappy and lz4 batches the client compressed, within the bound, and refuse one byte beyond', () => {
+    const records = Buffer.from(Array.from({ length: MAX + 1 }, (_, i) => i % 253));
     for (const [bitmask, name] of [[SNAPPY, 'snappy'], [LZ4, 'lz4']] as const) {
-      const compressed = byBitmask[bitmask]!.compressSync(Buffer.from('a small record'));
-      const refusal = refusalOf(() => byBitmask[bitmask]!.decompressSync(compressed));
-      expect([refusal.detail, refusal.fingerprint]).toEqual([`${name} batch: this worker has no ${name} codec`, sha1(compressed)]);
+      const within = byBitmask[bitmask]!.compressSync(records.subarray(0, MAX));
+      expect(byBitmask[bitmask]!.decompressSync({ buffer: within }).equals(records.subarray(0, MAX))).toBe(true);
+      const beyond = byBitmask[bitmask]!.compressSync(records);
+      const refusal = refusalOf(() => byBitmask[bitmask]!.decompressSync(beyond));
+      expect([refusal.detail, refusal.fingerprint]).toEqual([`${name} batch inflates beyond ${MAX} bytes (MAX_DECOMPRESSED_BATCH_BYTES)`, sha1(beyond)]);
+      expect(refusalOf(() => byBitmask[bitmask]!.decompressSync(Buffer.from(`not ${name} at all`))).detail).toMatch(new RegExp(`^${name} batch does not inflate: .+`));
     }
   });
 
