@@ -11,7 +11,7 @@ export type ConsumedRecord = Pick<Message<Buffer, Buffer, Buffer, Buffer>, 'key'
  */
 export const headersOf = (record: Pick<ConsumedRecord, 'headerEntries'>): RecordHeaders | undefined => {
   if (record.headerEntries.length === 0) return undefined;
-  const headers: RecordHeaders = Object.create(null);
+  const headers = Object.create(null) as RecordHeaders;
   for (const [name, value] of record.headerEntries) {
     const key = name.toString();
     const previous = headers[key];

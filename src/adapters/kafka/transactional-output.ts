@@ -95,6 +95,7 @@ export class TransactionalOutput implements TransactionalOutputs {
   send(unit: OutputUnit): Promise<void> {
     if (unit.messages.length === 0 && !unit.offsets) return Promise.resolve();
     return new Promise((resolve, reject) => {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- it forwards the producer's failure as it came
       this.pending.push({ unit, settle: (error) => (error === undefined ? resolve() : reject(error)) });
       if (!this.flushing) setImmediate(() => void this.flush());
     });
@@ -216,7 +217,7 @@ export class TransactionalOutput implements TransactionalOutputs {
   /** Dead letters go to our own topic: a refusal there is a deployment fault, and the unit fails (retried). */
   private async placeOnly(messages: Outbound[]): Promise<Placed[]> {
     const { groups, refused } = await byPartition(messages, this.countOf);
-    if (refused.length > 0) throw new Error(`the dead-letter topic refused ${refused.length} message(s): ${refused[0]!.reason}`);
+    if (refused.length > 0) throw new Error(`the dead-letter topic refused ${refused.length} message(s): ${refused[0].reason}`);
     return [...groups.values()].flat();
   }
 
@@ -261,7 +262,7 @@ export class TransactionalOutput implements TransactionalOutputs {
       else runs.set(key, [p]);
     }
     const callers = [...runs].flatMap(([key, messages]) =>
-      chunkByBytes(messages, MAX_SEND_BYTES).map((chunk) => ({ runs: [{ key, topic: chunk[0]!.topic, messages: chunk, bytes: chunk.reduce((n, m) => n + outboundBytes(m), 0) }] })),
+      chunkByBytes(messages, MAX_SEND_BYTES).map((chunk) => ({ runs: [{ key, topic: chunk[0].topic, messages: chunk, bytes: chunk.reduce((n, m) => n + outboundBytes(m), 0) }] })),
     );
     for (const call of packCalls(callers, MAX_SEND_BYTES)) {
       const messages = call.flatMap((c) => c.runs.flatMap((run) => run.messages));

@@ -7,6 +7,12 @@ import {
   checkQueryBalances,
   checkSwapPrimary,
   checkUpdateEnvelope,
+  type AddBucketsCommand,
+  type CancelBucketsCommand,
+  type QueryBalanceHistoryCommand,
+  type QueryBalancesCommand,
+  type SwapPrimaryBucketCommand,
+  type UpdateBalancesCommand,
 } from '../../domain/balance/validation';
 import type { HandlerRegistration } from '../../contract/handlers';
 import { createAddBuckets, createCancelBuckets, createSwapPrimaryBucket } from './bucket-handlers';
@@ -28,12 +34,12 @@ type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'readOnly'>;
  */
 export function createBalanceHandlers(deps: BalanceHandlerDeps): HandlerRegistration[] {
   const parts: Record<BalanceCommand, Parts> = {
-    AddBuckets: { handle: createAddBuckets(deps), validate: (c) => checkAddBuckets(c, deps.catalog).problems },
-    SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: (c) => checkSwapPrimary(c, deps.catalog).problems },
-    CancelBuckets: { handle: createCancelBuckets(deps), validate: (c) => checkCancelBuckets(c).problems },
-    QueryBalances: { handle: createQueryBalances(deps), validate: (c) => checkQueryBalances(c).problems, readOnly: true },
-    UpdateBalances: { handle: createUpdateBalances(deps), validate: (c) => checkUpdateEnvelope(c).problems },
-    QueryBalanceHistory: { handle: createQueryBalanceHistory(deps), validate: (c) => checkHistory(c).problems, readOnly: true },
+    AddBuckets: { handle: createAddBuckets(deps), validate: (c: AddBucketsCommand) => checkAddBuckets(c, deps.catalog).problems },
+    SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: (c: SwapPrimaryBucketCommand) => checkSwapPrimary(c, deps.catalog).problems },
+    CancelBuckets: { handle: createCancelBuckets(deps), validate: (c: CancelBucketsCommand) => checkCancelBuckets(c).problems },
+    QueryBalances: { handle: createQueryBalances(deps), validate: (c: QueryBalancesCommand) => checkQueryBalances(c).problems, readOnly: true },
+    UpdateBalances: { handle: createUpdateBalances(deps), validate: (c: UpdateBalancesCommand) => checkUpdateEnvelope(c).problems },
+    QueryBalanceHistory: { handle: createQueryBalanceHistory(deps), validate: (c: QueryBalanceHistoryCommand) => checkHistory(c).problems, readOnly: true },
   };
   return BALANCE_COMMANDS.map((name) => ({
     domain: 'balance',
