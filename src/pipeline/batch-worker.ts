@@ -182,8 +182,8 @@ export class BatchWorker {
     const pending = batch.messages.filter((m) => !done.has(m.offset));
     const isDone = (m: InboundRecord) => done.has(m.offset);
     // Resolves the contiguous prefix of done records: the partition is held from the first one not done.
-    // Records only become done, so the prefix is walked once per batch, not once per slice (a batch of
-    // 130,000 records in slices of 256 was 33 million lookups).
+    // Records only become done, so the prefix is walked once per batch, not once per slice (per slice, a
+    // batch of 130,000 records in slices of 256 would cost 33 million lookups).
     let doneUpTo = 0;
     const firstNotDone = () => {
       while (doneUpTo < batch.messages.length && isDone(batch.messages[doneUpTo])) doneUpTo++;

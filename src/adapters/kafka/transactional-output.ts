@@ -38,9 +38,9 @@ export const TRANSACTION_STALL_MS = 30_000;
 /**
  * Retries of one call of a transaction inside the client. Each transaction's first call finds the previous one
  * still being completed (the coordinator writes its markers after answering its commit: CONCURRENT_TRANSACTIONS),
- * so that is retried at once, a few ms apart — with the client's usual 500 ms, a transaction took 546 ms
- * instead of 22 and the service served 150 commands/s. Anything else is retried 250 ms apart, a short while:
- * a call retried in the client keeps its first target (an offset commit kept going to a coordinator that had
+ * so that is retried at once, a few ms apart — with the client's usual 500 ms a transaction takes 546 ms
+ * instead of 22 (150 commands/s, measured). Anything else is retried 250 ms apart, a short while: a call
+ * retried in the client keeps its first target (an offset commit keeps going to a coordinator that has
  * died: a 10 s pause), while a transaction that fails is begun again here on a fresh producer that looks
  * everything up again.
  */
