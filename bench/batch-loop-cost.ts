@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { BatchConsumer, BatchContext, InboundRecord, OutboundSender } from '../src/contract/transport';
+import type { BatchConsumer, BatchContext, OutboundSender } from '../src/contract/transport';
 import { BatchWorker } from '../src/pipeline/batch-worker';
 
 /**
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   });
   await worker.run();
   const batchOf = (records: number): BatchContext => {
-    const messages = Array.from({ length: records }, (_, i) => ({ offset: String(i), key: null, value: null, headers: {}, timestamp: '0' }) as unknown as InboundRecord);
+    const messages = Array.from({ length: records }, (_, i) => ({ offset: String(i), key: null, value: null, headers: {}, timestamp: '0' }));
     let resolved = '';
     return {
       batch: { topic: 'commands', partition: 0, messages },

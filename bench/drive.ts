@@ -30,8 +30,8 @@ export interface DriveResult {
 
 export function summarize(samples: number[]): Latencies {
   const sorted = Float64Array.from(samples).sort();
-  const at = (q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!);
-  return { count: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1]! : NaN };
+  const at = (q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
+  return { count: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1] : NaN };
 }
 
 const CALL_TIMEOUT_MS = 30_000;
@@ -39,7 +39,7 @@ const CALL_TIMEOUT_MS = 30_000;
 /** Sends one planned call; resolves with its outcome (never rejects). */
 async function send(client: WholesaleClient, call: PlannedCall): Promise<string> {
   try {
-    await client.call(call.operation, call.input as never, { wholesaleCustomerId: call.customer, timeoutMs: CALL_TIMEOUT_MS });
+    await client.call(call.operation, call.input, { wholesaleCustomerId: call.customer, timeoutMs: CALL_TIMEOUT_MS });
     return 'Success';
   } catch (error) {
     if (error instanceof ServiceReplyError) return error.code;

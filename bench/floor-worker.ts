@@ -109,7 +109,7 @@ async function runFloorWorker(name: string, answerer: (wiring: FloorWiring) => F
 /** Runs a floor worker as its process's entry point. */
 export function startFloorWorker(name: string, answerer: (wiring: FloorWiring) => FloorAnswer | Promise<FloorAnswer>): void {
   runFloorWorker(name, answerer).catch((error) => {
-    process.stderr.write(`${name} failed to start: ${error?.stack ?? error}\n`);
+    process.stderr.write(`${name} failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);
   });
 }

@@ -74,7 +74,7 @@ export async function measureForgedFlood(context: BenchContext, options: Omit<Sc
       topic: scenario.config.topics.balanceCommands,
       ratePerSecond: floodRate,
       validToken: await context.tokenProvider(),
-      customer: BENCH_CUSTOMERS[0]!,
+      customer: BENCH_CUSTOMERS[0],
     });
     const underFlood = await scenario.atRate(validRate).finally(async () => {
       reached = await flood.stop();

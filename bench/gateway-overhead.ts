@@ -32,7 +32,7 @@ const PARTNER = '100000108464';
 const ROOT = join(__dirname, '..');
 
 const gpsi = () => `1${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}42`;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** Calls `send` RATE times a second for `seconds`; the latencies (ms, from the scheduled time) of those after the warm-up. */
 async function openLoop(seconds: number, warmupSeconds: number, send: () => Promise<void>): Promise<{ latencies: number[]; failed: number; firstError?: string }> {
@@ -70,7 +70,7 @@ const summary = (name: string, run: { latencies: number[]; failed: number; first
   p50: +percentile(run.latencies, 50).toFixed(2),
   p90: +percentile(run.latencies, 90).toFixed(2),
   p99: +percentile(run.latencies, 99).toFixed(2),
-  max: +run.latencies[run.latencies.length - 1]!.toFixed(2),
+  max: +run.latencies[run.latencies.length - 1].toFixed(2),
   ...(run.firstError ? { firstError: run.firstError } : {}),
 });
 
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let buffered = '';
-      gateway.stdout!.on('data', (chunk: Buffer) => {
+      gateway.stdout.on('data', (chunk: Buffer) => {
         buffered += chunk.toString();
         const line = buffered.split('\n').find((l) => l.includes('"gateway started"'));
         if (line) resolve((JSON.parse(line) as { port: number }).port);

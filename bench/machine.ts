@@ -20,7 +20,7 @@ export const loadAverage = (): string => readFileSync('/proc/loadavg', 'utf8').s
 
 /** Busy and total jiffies of the whole machine (first line of /proc/stat). */
 function machineTicks(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
   const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
   return { busy: total - idle, total };

@@ -15,7 +15,7 @@ export async function commandStats(redis: Redis): Promise<CommandStats> {
   const info = await redis.info('commandstats');
   const stats: CommandStats = {};
   for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
-    stats[match[1]!] = { calls: Number(match[2]), usec: Number(match[3]) };
+    stats[match[1]] = { calls: Number(match[2]), usec: Number(match[3]) };
   }
   return stats;
 }
@@ -125,8 +125,8 @@ const tagOf = (key: string | undefined) => /\{[^}]*\}/.exec(key ?? '')?.[0] ?? k
 export function parseMonitorLine(line: string): { source: string; args: string[] } | undefined {
   const head = /^\+[\d.]+ \[\d+ ([^\]]+)\] /.exec(line);
   if (!head) return undefined;
-  const args = [...line.slice(head[0].length).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
-  return { source: head[1]!, args };
+  const args = [...line.slice(head[0].length).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
+  return { source: head[1], args };
 }
 
 /**
@@ -202,7 +202,7 @@ export function redisBenchmark(host: string, port: number, options: { requests: 
   const result: Record<string, number> = {};
   for (const line of run.stdout.split('\n')) {
     const match = /^"([^"]+)","([\d.]+)"/.exec(line);
-    if (match) result[match[1]!] = Number(match[2]);
+    if (match) result[match[1]] = Number(match[2]);
   }
   return result;
 }

@@ -52,7 +52,7 @@ function table(header: string[], rows: string[][]): string {
 const cpuCell = (p: PhaseResult | undefined, name: string) => n2(p?.cpu[name]);
 /** CPU milliseconds a process spent per reply over the measured window. */
 export const cpuMsPerCommand = (p: PhaseResult | undefined, name: string): number | undefined =>
-  p && p.throughput > 0 && p.cpu[name] !== undefined ? (p.cpu[name]! / p.throughput) * 1000 : undefined;
+  p && p.throughput > 0 && p.cpu[name] !== undefined ? (p.cpu[name] / p.throughput) * 1000 : undefined;
 const msPerCommand = (p: PhaseResult | undefined, name: string) => n2(cpuMsPerCommand(p, name));
 
 const outcomeText = (outcomes: Record<string, number>) =>

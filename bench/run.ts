@@ -249,7 +249,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (error) => {
-    process.stderr.write(`bench failed: ${error?.stack ?? error}\n`);
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);
   },
 );

@@ -127,7 +127,7 @@ export class Scenario {
       return new Scenario(context, options, config, env, workers, client, (performance.now() - began) / 1000);
     } catch (error) {
       await Promise.all(workers.map((w) => w.stop()));
-      throw new Error(`${options.name}: workers did not start (logs: ${workers.map((w) => w.logFile).join(', ')}): ${(error as Error).message}`);
+      throw new Error(`${options.name}: workers did not start (logs: ${workers.map((w) => w.logFile).join(', ')}): ${(error as Error).message}`, { cause: error });
     }
   }
 
@@ -213,7 +213,7 @@ export class Scenario {
     }
     for (const rate of options.rates ?? []) {
       result.rates[rate] = await this.atRate(rate);
-      const { latency } = result.rates[rate]!;
+      const { latency } = result.rates[rate];
       context.progress(`${options.name}: ${rate}/s → p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms`);
     }
     if (options.monitorRate) result.roundTrips = await this.roundTrips(options.monitorRate);

@@ -37,7 +37,7 @@ async function redisCpuSeconds(redis: RedisClient): Promise<number> {
 async function commandStats(redis: RedisClient): Promise<Map<string, { calls: number; usec: number }>> {
   const stats = new Map<string, { calls: number; usec: number }>();
   for (const [, name, calls, usec] of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
-    if (!/^(info|config)/.test(name!)) stats.set(name!, { calls: Number(calls), usec: Number(usec) });
+    if (!/^(info|config)/.test(name)) stats.set(name, { calls: Number(calls), usec: Number(usec) });
   }
   return stats;
 }

@@ -21,7 +21,7 @@ export const BENCH_CUSTOMERS = Array.from({ length: CUSTOMERS }, (_, i) => `BENC
 /** The i-th benchmark subscription: the numbers and customers are derived, so nothing needs storing. */
 export const benchSubscription = (i: number): BenchSubscription => ({
   gpsi: `1800${String(i).padStart(9, '0')}`,
-  customer: BENCH_CUSTOMERS[i % CUSTOMERS]!,
+  customer: BENCH_CUSTOMERS[i % CUSTOMERS],
 });
 
 export interface SeedSettings {

@@ -48,7 +48,7 @@ function shuffledSlots(random: () => number): Slot[] {
   const slots = (Object.entries(MIX) as [Slot, number][]).flatMap(([slot, count]) => Array<Slot>(count).fill(slot));
   for (let i = slots.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    [slots[i], slots[j]] = [slots[j]!, slots[i]!];
+    [slots[i], slots[j]] = [slots[j], slots[i]];
   }
   return slots;
 }
@@ -76,14 +76,14 @@ export class MixedWorkload {
   }
 
   next(): PlannedCall {
-    const slot = this.slots[this.position++ % this.slots.length]!;
+    const slot = this.slots[this.position++ % this.slots.length];
     const call = this.plan(slot);
     this.counts[call.operation] = (this.counts[call.operation] ?? 0) + 1;
     return call;
   }
 
   private pick(): BenchSubscription {
-    return this.subscriptions[Math.floor(this.random() * this.subscriptions.length)]!;
+    return this.subscriptions[Math.floor(this.random() * this.subscriptions.length)];
   }
 
   private plan(slot: Slot): PlannedCall {

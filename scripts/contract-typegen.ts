@@ -8,12 +8,35 @@ import type { AvroRecordSchema } from '../src/adapters/registry/schemas';
 // encoding). `ContractRecords` / `ContractInputs` map each record's full name to those types.
 // A record defined in several files (each .avsc is self-contained) must be defined identically.
 
-type AvroType = string | AvroType[] | { type: string; [key: string]: any };
+type AvroType = string | AvroType[] | AvroObjectType;
+
+interface AvroField {
+  name: string;
+  type: AvroType;
+  doc?: string;
+  default?: unknown;
+}
+
+/**
+ * A type written as an object. Which attributes it has follows from `type` (items for an array, fields for
+ * a record…); the generator reads each only under its `type`, and the registry has checked the schemas.
+ */
+interface AvroObjectType {
+  type: AvroType;
+  name: string;
+  namespace?: string;
+  doc?: string;
+  items: AvroType;
+  values: AvroType;
+  fields: AvroField[];
+  symbols: string[];
+  size: number;
+}
 
 interface NamedDef {
   fullName: string;
   kind: 'record' | 'enum' | 'fixed';
-  schema: any;
+  schema: AvroObjectType;
   /** Namespace its field types resolve relative names in. */
   namespace: string;
 }
@@ -57,7 +80,7 @@ function collectNamed(schemas: Iterable<AvroRecordSchema>): Map<string, NamedDef
     }
     if (typeof type.type === 'object' || Array.isArray(type.type)) visit(type.type, namespace);
   };
-  for (const schema of schemas) visit(schema as AvroType, schema.namespace ?? '');
+  for (const schema of schemas) visit(schema as unknown as AvroObjectType, schema.namespace ?? '');
   return named;
 }
 
@@ -102,7 +125,7 @@ export function generateContractTypes(schemas: Iterable<AvroRecordSchema>, heade
     const memo = inputMemo.get(def.fullName);
     if (memo !== undefined) return memo;
     inputMemo.set(def.fullName, false); // a recursive reference contributes nothing new
-    const result = def.schema.fields.some((field: any) => 'default' in field || typeMentionsInput(field.type, def.namespace));
+    const result = def.schema.fields.some((field) => 'default' in field || typeMentionsInput(field.type, def.namespace));
     inputMemo.set(def.fullName, result);
     return result;
   };
@@ -142,7 +165,7 @@ export function generateContractTypes(schemas: Iterable<AvroRecordSchema>, heade
         return refName(resolve(qualify(type.name, type.namespace ?? namespace), ''), input);
       default:
         // A primitive with attributes (e.g. a logical type): avsc without logical types yields the underlying type.
-        return typeof type.type === 'string' ? tsType(type.type, namespace, input) : tsType(type.type as AvroType, namespace, input);
+        return typeof type.type === 'string' ? tsType(type.type, namespace, input) : tsType(type.type, namespace, input);
     }
   };
 
@@ -164,7 +187,7 @@ export function generateContractTypes(schemas: Iterable<AvroRecordSchema>, heade
     const def = named.get(fullName) as NamedDef;
     if (def.kind === 'enum') {
       lines.push(...docComment(def.schema.doc, ''));
-      lines.push(`export type ${refName(def, false)} = ${def.schema.symbols.map((s: string) => JSON.stringify(s)).join(' | ')};`, '');
+      lines.push(`export type ${refName(def, false)} = ${def.schema.symbols.map((s) => JSON.stringify(s)).join(' | ')};`, '');
     } else if (def.kind === 'fixed') {
       lines.push(`/** Avro fixed of ${def.schema.size} bytes. */`, `export type ${refName(def, false)} = Buffer;`, '');
     } else {

@@ -75,7 +75,7 @@ export function readLuaSources(dir = SCRIPTS_DIR): LuaSources {
     let found = libs.get(name);
     if (!found) {
       const source = readLib(dir, name);
-      found = { name, source, onCall: [...source.matchAll(ON_CALL)].map((m) => m[1]!) };
+      found = { name, source, onCall: [...source.matchAll(ON_CALL)].map((m) => m[1]) };
       libs.set(name, found);
     }
     return found;
@@ -86,9 +86,9 @@ export function readLuaSources(dir = SCRIPTS_DIR): LuaSources {
       const match = SCRIPT_FILE.exec(file);
       if (!match) return [];
       const source = readFileSync(join(dir, file), 'utf8');
-      const includes = [...source.matchAll(INCLUDE)].map((m) => lib(m[1]!).name);
+      const includes = [...source.matchAll(INCLUDE)].map((m) => lib(m[1]).name);
       const flags = FLAGS.exec(source)?.[1]?.split(/[\s,]+/) ?? [];
-      return [{ name: match[1]!, numberOfKeys: Number(match[2]), body: source.replace(INCLUDE, ''), includes, flags }];
+      return [{ name: match[1], numberOfKeys: Number(match[2]), body: source.replace(INCLUDE, ''), includes, flags }];
     });
   return { scripts, libs: [...libs.values()].sort((a, b) => a.name.localeCompare(b.name)) };
 }

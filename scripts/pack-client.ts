@@ -36,7 +36,7 @@ export function requiredPackages(sources: readonly string[]): string[] {
   const names = new Set<string>();
   for (const source of sources) {
     for (const [, specifier] of source.matchAll(/require\("([^"./][^"]*)"\)/g)) {
-      const name = specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!;
+      const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
       if (!name.startsWith('node:') && !builtinModules.includes(name)) names.add(name);
     }
   }
@@ -61,7 +61,7 @@ function main(): void {
     main: 'dist/src/client/index.js',
     types: 'dist/src/client/index.d.ts',
     files: ['dist', 'README.md'],
-    dependencies: Object.fromEntries(needed.map((name) => [name, root.dependencies[name]!])),
+    dependencies: Object.fromEntries(needed.map((name) => [name, root.dependencies[name]])),
   };
   writeFileSync(join(PACKAGE, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   cpSync(join(ROOT, 'docs', 'client.md'), join(PACKAGE, 'README.md'));

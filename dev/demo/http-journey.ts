@@ -11,6 +11,9 @@ export interface HttpDemoOptions {
   print: (line: string) => void;
 }
 
+/** The part of a QueryBalances reply row the demo reads. */
+type BalanceRow = { subBalances: { subBalanceType: string; subBalanceInstId: string }[] };
+
 export async function runHttpDemo(options: HttpDemoOptions): Promise<void> {
   const { baseUrl, print } = options;
   const call = async (method: string, path: string, init: { body?: unknown; token?: string; correlationId?: string } = {}) => {
@@ -19,7 +22,7 @@ export async function runHttpDemo(options: HttpDemoOptions): Promise<void> {
     if (init.correlationId) headers['x-correlation-id'] = init.correlationId;
     print(`  → ${method} ${path}${init.body === undefined ? '' : ` ${JSON.stringify(init.body)}`}${init.correlationId ? ` (X-Correlation-Id ${init.correlationId})` : ''}`);
     const response = await fetch(new URL(path, baseUrl), { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
-    const body = (await response.json()) as Record<string, any>;
+    const body = (await response.json()) as Record<string, unknown>;
     const text = JSON.stringify(body);
     print(`  ← ${response.status} ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`);
     return body;
@@ -29,7 +32,7 @@ export async function runHttpDemo(options: HttpDemoOptions): Promise<void> {
   print('  (a token that is not one: refused with 401 before anything is sent, where the gateway verifies tokens)');
   await call('POST', '/portins/eligibility', { body: { gpsi: options.gpsi }, token: 'not-a-token' });
   const balances = await call('GET', `/balances?gpsi=${options.gpsi}`);
-  const sub = (balances.balances as any[] | undefined)?.flatMap((b) => b.subBalances).find((s) => s.subBalanceType === 'On-Net Data');
+  const sub = (balances.balances as BalanceRow[] | undefined)?.flatMap((b) => b.subBalances).find((s) => s.subBalanceType === 'On-Net Data');
   if (!sub) return;
   const change = { gpsi: options.gpsi, balances: [{ subBalanceInstId: sub.subBalanceInstId, subBalanceType: 'On-Net Data', unitType: 'MB', action: 'Subtract', quantity: 10 }] };
   const correlationId = `demo-${Date.now()}`;

@@ -52,7 +52,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    process.stderr.write(`\ndemo failed: ${error?.message ?? error}\n`);
+    process.stderr.write(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   },
 );

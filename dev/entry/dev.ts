@@ -80,11 +80,16 @@ async function main(): Promise<void> {
     await stack.stop();
     process.exit(0);
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  const shutdownOnSignal = () =>
+    void shutdown().catch((error: unknown) => {
+      process.stderr.write(`dev mode failed to stop: ${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exit(1);
+    });
+  process.once('SIGINT', shutdownOnSignal);
+  process.once('SIGTERM', shutdownOnSignal);
 }
 
 main().catch((error) => {
-  process.stderr.write(error instanceof ConfigError ? `configuration error: ${error.message}\n` : `dev mode failed: ${error?.stack ?? error}\n`);
+  process.stderr.write(error instanceof ConfigError ? `configuration error: ${error.message}\n` : `dev mode failed: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

@@ -25,11 +25,12 @@ async function main(): Promise<void> {
   await simulator.joined;
   log.info({ topics: config.topics, timeScale: config.timeScale }, 'NP simulator started');
   const shutdown = () => simulator.stop().then(() => tracing.shutdown()).then(() => process.exit(0), () => process.exit(1));
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  // shutdown settles both ways into an exit, so nothing is left to handle
+  process.once('SIGTERM', () => void shutdown());
+  process.once('SIGINT', () => void shutdown());
 }
 
 main().catch((error) => {
-  process.stderr.write(`NP simulator failed to start: ${error?.stack ?? error}\n`);
+  process.stderr.write(`NP simulator failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

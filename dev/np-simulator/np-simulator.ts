@@ -67,7 +67,7 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   const sendInOrder = (recordName: string, key: string, value: Record<string, unknown>, cause: Context) => {
     const sent = (sendChains.get(key) ?? Promise.resolve())
       .then(() => send(recordName, key, value, cause))
-      .catch((error) => log.error({ err: error, recordName }, 'NP response not sent'));
+      .catch((error: unknown) => log.error({ err: error, recordName }, 'NP response not sent'));
     sendChains.set(key, sent);
     void sent.then(() => {
       if (sendChains.get(key) === sent) sendChains.delete(key);

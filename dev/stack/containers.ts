@@ -46,13 +46,13 @@ export async function startContainerComponent(component: Component, tc: Testcont
       // and outside the container.
       const [port] = await allocatePorts({ count: 1 });
       const properties = {
-        ...brokerProperties({ nodeId: 1, host: 'localhost', port: port!, controllerPort: 9093, voters: [{ nodeId: 1, host: 'localhost', controllerPort: 9093 }], logDir: '/tmp/kraft-combined-logs' }),
+        ...brokerProperties({ nodeId: 1, host: 'localhost', port: port, controllerPort: 9093, voters: [{ nodeId: 1, host: 'localhost', controllerPort: 9093 }], logDir: '/tmp/kraft-combined-logs' }),
         listeners: `PLAINTEXT://0.0.0.0:${port},CONTROLLER://0.0.0.0:9093`,
         'advertised.listeners': `PLAINTEXT://${host}:${port}`,
       };
       const container = await new tc.GenericContainer(IMAGES.kafka)
         .withEnvironment({ ...kafkaImageEnvironment(properties), CLUSTER_ID: randomClusterId(randomBytes) })
-        .withExposedPorts({ container: port!, host: port! })
+        .withExposedPorts({ container: port, host: port })
         .withWaitStrategy(tc.Wait.forLogMessage(/Kafka Server started/))
         .withStartupTimeout(120_000)
         .start();

@@ -83,7 +83,7 @@ async function chooseStarter(config: StackConfig, missing: readonly Component[])
 async function startAll(components: readonly Component[], starter: ServerStarter): Promise<Map<Component, ProvidedServer>> {
   const results = await Promise.allSettled(components.map((c) => starter(c)));
   const started = new Map<Component, ProvidedServer>();
-  results.forEach((result, i) => result.status === 'fulfilled' && started.set(components[i]!, result.value));
+  results.forEach((result, i) => result.status === 'fulfilled' && started.set(components[i], result.value));
   const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (failure) {
     await Promise.allSettled([...started.values()].map((server) => server.stop()));

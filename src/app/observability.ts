@@ -17,7 +17,7 @@ import type { RecordOutcome } from '../pipeline/batch-worker';
  */
 export interface Observability {
   readonly metrics: ServiceMetrics;
-  readiness(): Promise<ReadinessReport>;
+  readiness: () => Promise<ReadinessReport>;
   /** The port the HTTP side port listens on, once started (undefined when it is off). */
   readonly httpPort: number | undefined;
   recordOutcome(outcome: RecordOutcome, durationMs: number, message: InboundRecord): void;

@@ -153,7 +153,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const encodeEvents = createEventEncoder({ codec, routing, serviceName: config.serviceName });
   // The schedulers' events go through the same door as the batch loop's outputs (in a transaction of their own).
   const publish = createEventPublisher(encodeEvents, async (messages) => {
-    const refusal = (refused: Refused<Outbound>[]) => new Error(`Kafka refused ${refused.length} event(s): ${refused[0]!.reason}`);
+    const refusal = (refused: Refused<Outbound>[]) => new Error(`Kafka refused ${refused.length} event(s): ${refused[0].reason}`);
     if (transport.transactions) {
       return transport.transactions.send({ messages, replaceRefused: (refused) => { throw refusal(refused); } });
     }

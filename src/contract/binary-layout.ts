@@ -85,7 +85,7 @@ export class BinaryReader {
   }
 
   tagged(): Buffer | string | null {
-    const tag = this.u8();
+    const tag = this.u8() as Tag; // any byte: one that is no tag falls through to the throw
     if (tag === Tag.Null) return null;
     if (tag === Tag.Bytes) return this.bytes();
     if (tag === Tag.Text) return this.text();

@@ -31,7 +31,7 @@ export interface CommandContext {
    * it (a partner sees its brands' records; a brand not its sibling's). Answer NOT_FOUND for an invisible
    * record, exactly as for a missing one, so the reply never hints that it exists.
    */
-  canSee(owner: string | null | undefined): boolean;
+  canSee: (owner: string | null | undefined) => boolean;
   /** The acting node and every node below it: for the same check inside a Lua script (membership). */
   readonly visibleCustomerIds: readonly string[];
   /** The handler's clock: use this, never `new Date()`, so tests and replays are deterministic. */
@@ -67,6 +67,7 @@ export interface HandlerResult<Reply extends object = Record<string, unknown>> {
 }
 
 /** Throw a ServiceError (src/contract/errors.ts) for an error reply; anything else thrown becomes INTERNAL. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- one registry holds handlers of every command type; the pipeline checks each command against its schema first
 export type Handler<Command = any, Reply extends object = Record<string, unknown>> = (
   command: Command,
   context: CommandContext,
@@ -83,6 +84,7 @@ export interface HandlerRegistration {
    * with its problems together with any header problems, so the requester sees every problem at once.
    * `now` is the worker's clock, for rules that depend on the date (a due date no earlier than…).
    */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each registration validates its own command type, which the registry cannot name
   validate?: (command: any, now: Date) => FieldProblem[];
   /**
    * The problems that depend on when or where the command is handled, not on the command alone: a due date
@@ -90,6 +92,7 @@ export interface HandlerRegistration {
    * `validate`'s; but a change with only these goes on to its handler with them as `refuseNew`, so that a
    * redelivery of a change applied when they did not hold answers its recorded outcome.
    */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as validate: each registration names its own command type
   situation?: (command: any, now: Date) => FieldProblem[];
   /**
    * The handler changes nothing (a query): a redelivery simply runs it again and answers from the current

@@ -46,7 +46,7 @@ const byteLength = (value: string | Buffer): number => (Buffer.isBuffer(value) ?
 /** Bytes a message takes on the wire, near enough to keep a send below the broker's batch limit. */
 export function outboundBytes(message: Outbound): number {
   let bytes = 64 + (message.key === null ? 0 : byteLength(message.key)) + (message.value?.length ?? 0);
-  for (const name in message.headers) bytes += Buffer.byteLength(name) + byteLength(message.headers[name]!);
+  for (const name in message.headers) bytes += Buffer.byteLength(name) + byteLength(message.headers[name]);
   return bytes;
 }
 

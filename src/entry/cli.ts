@@ -15,7 +15,7 @@ const tracing = startTracingIfExported(loadTracingSettings(process.env, 'wholesa
 tracing.then(() => runCli(process.argv.slice(2), { io: processIo })).then(
   async (code) => (await tracing).shutdown().finally(() => process.exit(code)),
   (error) => {
-    process.stderr.write(`wholesale: ${error?.stack ?? error}\n`);
+    process.stderr.write(`wholesale: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);
   },
 );

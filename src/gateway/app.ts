@@ -95,7 +95,7 @@ function routeOf(route: GatewayRoute, deps: GatewayDeps) {
       tags: [route.tag],
       headers: HEADERS,
       [input]: deps.schemas.command[route.operation],
-      response: { 200: { ...deps.schemas.reply[route.operation], description: `Success. ${String(deps.schemas.reply[route.operation].description ?? '')}` }, ...errorResponses(route.input === 'body') },
+      response: { 200: { ...deps.schemas.reply[route.operation], description: `Success. ${(deps.schemas.reply[route.operation].description as string | undefined) ?? ''}` }, ...errorResponses(route.input === 'body') },
     },
     handler: async (request: FastifyRequest) => {
       const requester = await deps.requesters.forPartner(request.caller!.partnerId);
@@ -115,6 +115,7 @@ function routeOf(route: GatewayRoute, deps: GatewayDeps) {
  */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it sets Fastify's logger type parameter, so the instance is a plain FastifyInstance
     ...(deps.log ? { loggerInstance: deps.log as FastifyBaseLogger } : {}),
     bodyLimit: deps.bodyLimitBytes,
     requestIdHeader: 'x-correlation-id',
@@ -127,7 +128,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
-      done(null, secureJson.parse(body as string, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      done(null, secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {
       done(new GatewayError('BAD_REQUEST', 'The body is not valid JSON; nothing was sent', [{ path: '', reason: (error as Error).message }]), undefined);
     }

@@ -28,8 +28,8 @@ export function forHttp(schema: unknown): unknown {
   if (!Array.isArray(oneOf)) return out;
   const branches = oneOf.map(forHttp) as JsonSchema[];
   const nonNull = branches.filter((branch) => branch.type !== 'null');
-  if (branches.length === 2 && nonNull.length === 1 && typeof nonNull[0]!.type === 'string') {
-    return { ...nonNull[0], ...out, type: [nonNull[0]!.type, 'null'] };
+  if (branches.length === 2 && nonNull.length === 1 && typeof nonNull[0].type === 'string') {
+    return { ...nonNull[0], ...out, type: [nonNull[0].type, 'null'] };
   }
   return { ...out, oneOf: branches };
 }

@@ -87,13 +87,15 @@ function fromFastify(error: FastifyLikeError, operation: string | null): HttpErr
     const problems = problemsOf(error.validation);
     return { statusCode: 400, body: errorBody('BAD_REQUEST', `The request's ${where} do not fit the command's schema: ${problems.length} problem(s); nothing was sent`, problems, operation) };
   }
+  if (error.code === undefined) return undefined;
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { statusCode: 413, body: errorBody('PAYLOAD_TOO_LARGE', `${error.message}; nothing was sent`, [], operation) };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { statusCode: 415, body: errorBody('UNSUPPORTED_MEDIA_TYPE', 'Send the command as Content-Type: application/json; nothing was sent', [], operation) };
+    default:
+      return undefined;
   }
-  return undefined;
 }
 
 /** Any failure of a request as its status and ErrorReply body; `operation` is the command's record name when known. */

@@ -12,7 +12,7 @@ export async function openApiDocument(): Promise<object> {
   const app = await buildGateway({ schemas: await loadContractSchemas(), resolveCaller: unused, requesters: { forPartner: unused }, bodyLimitBytes: 1024, rateLimit: { max: 0, windowMs: 1000 } });
   try {
     await app.ready();
-    return app.swagger() as object;
+    return app.swagger();
   } finally {
     await app.close();
   }

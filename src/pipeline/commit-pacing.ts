@@ -4,7 +4,7 @@ import type { BatchContext } from '../contract/transport';
 /**
  * The batch worker's commit pacing (at least once): resolved offsets are committed at most every
  * `intervalMs` (0: after every batch) — by the next batch that ends after the interval, or by a timer when
- * none comes — and always before the worker leaves the group. Under load a commit per batch was as many
+ * none comes — and always before the worker leaves the group. Under load a commit per batch would be as many
  * Kafka requests as the replies themselves; a redelivery after a crash is answered from the changes'
  * recorded outcomes, so the interval bounds only how much is replayed.
  */

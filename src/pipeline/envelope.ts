@@ -61,6 +61,7 @@ const isPrintableAscii = (buffer: Buffer): boolean => buffer.every((byte) => byt
  */
 export const MAX_ECHOED_CORRELATION_BYTES = 1024;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 function isEchoable(raw: Buffer): boolean {

@@ -41,10 +41,10 @@ export async function routeOutgoing(
   headers: Record<string, string>,
 ): Promise<Outbound[]> {
   const [own, ...copies] = topicsOf(routing, message);
-  const value = await encode(own!, message.recordName, message.value);
+  const value = await encode(own, message.recordName, message.value);
   const traced = withTraceHeaders(headers);
   const described = 'ce_id' in headers ? { ...traced, ce_dataschema: dataSchemaUrl(routing.dataSchemaBaseUrl, value) } : traced;
-  return [own!, ...copies].map((topic) => ({ topic, key: message.key, value, headers: described }));
+  return [own, ...copies].map((topic) => ({ topic, key: message.key, value, headers: described }));
 }
 
 /** The registry address of the writer schema of a Confluent wire-format value (magic byte, then a 4-byte schema id). */

@@ -61,11 +61,11 @@ export class HeldPartitions {
     const previous = this.held.get(key);
     clearTimeout(previous?.resume);
     const { initial, max } = this.options.backoffMs;
-    const again = previous?.offset === rest[0]!.offset;
+    const again = previous?.offset === rest[0].offset;
     const held: HeldPartition = {
       topic,
       partition,
-      offset: rest[0]!.offset,
+      offset: rest[0].offset,
       done: new Set(rest.filter(isDone).map((m) => m.offset)),
       attempts: again ? previous.attempts + 1 : 1,
       since: again ? previous.since : Date.now(),

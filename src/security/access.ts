@@ -36,7 +36,7 @@ export interface CustomerScope {
   /** The effective node and every node below it: for membership checks inside Lua scripts. */
   readonly visibleCustomerIds: readonly string[];
   /** True when a record owned by `owner` lies in the effective node's subtree. */
-  canSee(owner: string | null | undefined): boolean;
+  canSee: (owner: string | null | undefined) => boolean;
 }
 
 export interface Authorizer {

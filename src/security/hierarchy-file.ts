@@ -7,12 +7,12 @@ export function loadHierarchyFile(file: string): CustomerHierarchy {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new Error(`CUSTOMERS_FILE ${file}: cannot read JSON: ${(error as Error).message}`);
+    throw new Error(`CUSTOMERS_FILE ${file}: cannot read JSON: ${(error as Error).message}`, { cause: error });
   }
   try {
     return CustomerHierarchy.parse(raw);
   } catch (error) {
-    if (error instanceof HierarchyError) throw new Error(`CUSTOMERS_FILE ${file}: ${error.message}`);
+    if (error instanceof HierarchyError) throw new Error(`CUSTOMERS_FILE ${file}: ${error.message}`, { cause: error });
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { errors, jwtVerify, type JWTVerifyGetKey, type KeyLike } from 'jose';
+import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type KeyLike } from 'jose';
 import { RetriableError, ServiceError } from '../contract/errors';
 import type { JwtAuthSettings } from '../config/auth';
 import type { Authenticator, Caller } from './access';
@@ -52,7 +52,7 @@ export function createJwtAuthenticator(settings: JwtAuthSettings, keys: TokenKey
         requiredClaims: ['exp'],
         currentDate: now,
       };
-      let payload;
+      let payload: JWTPayload;
       try {
         ({ payload } = typeof keys.key === 'function' ? await jwtVerify(token, keys.key, options) : await jwtVerify(token, keys.key, options));
       } catch (error) {

@@ -19,7 +19,7 @@ export function readJwksFile(file: string): JSONWebKeySet {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new Error(`AUTH_JWKS_FILE ${file}: cannot read a JSON key set: ${(error as Error).message}`);
+    throw new Error(`AUTH_JWKS_FILE ${file}: cannot read a JSON key set: ${(error as Error).message}`, { cause: error });
   }
   const keys = (parsed as JSONWebKeySet | null)?.keys;
   if (!Array.isArray(keys) || keys.length === 0) throw new Error(`AUTH_JWKS_FILE ${file}: expected {"keys": [...]} with at least one public key`);

@@ -88,7 +88,7 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd; LZ4 200 MB, Sna
       }
       // a zstd batch that is no bomb: one record of 100 bytes, a valid frame like any partner's zstd batch
       sent.push({ kind: 'zstd, 100 bytes', topic: topics.npResponses, partition: 2, offset: await sendBomb(producer, topics.npResponses, 2, CompressionTypes.ZSTD, zstdBomb(SMALL_ZSTD_BYTES)) });
-      const floodBase = await sendEmptyRecords(config.kafka.brokers[0]!, topics.balanceCommands, 2, CompressionTypes.GZIP, FLOOD_RECORDS);
+      const floodBase = await sendEmptyRecords(config.kafka.brokers[0], topics.balanceCommands, 2, CompressionTypes.GZIP, FLOOD_RECORDS);
       sent.push({ kind: 'gzip flood', topic: topics.balanceCommands, partition: 2, offset: String(Number(floodBase) + FLOOD_RECORDS - 1) });
     } finally {
       await producer.disconnect();
@@ -101,7 +101,7 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd; LZ4 200 MB, Sna
     const rssAfter = worker.rssBytes();
     // Then the large batch, apart: its 150,000 decoded records (≈ 185 bytes each, live until the batch is
     // done) and their garbage lift the RSS high-water mark above the bound asserted for the bombs.
-    await sendEmptyRecords(config.kafka.brokers[0]!, topics.balanceCommands, 3, CompressionTypes.GZIP, LARGE_BATCH_RECORDS);
+    await sendEmptyRecords(config.kafka.brokers[0], topics.balanceCommands, 3, CompressionTypes.GZIP, LARGE_BATCH_RECORDS);
     const largeBegan = Date.now();
     await worker.whileRunning(load.settled(180_000)); // ≈ 5 s here (35 s recording every refusal)
     const largeSeconds = (Date.now() - largeBegan) / 1000;

@@ -90,7 +90,7 @@ describe('Kafka broker stopped for 10 s under load, then started again', () => {
 });
 
 /** A three-broker cluster of the enclosing describe's own, started before its test and stopped after it with the run. */
-function ownThreeBrokerCluster(): { cluster(): KafkaCluster; started(run: Run): Run } {
+function ownThreeBrokerCluster(): { cluster: () => KafkaCluster; started: (run: Run) => Run } {
   let cluster: KafkaCluster | undefined;
   let run: Run | undefined;
   beforeAll(async () => {

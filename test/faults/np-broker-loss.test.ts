@@ -123,7 +123,7 @@ describe('NP responses while the Kafka broker is stopped 10 s and started again'
       }
       // Tells an event the test's reader missed from one the topic never got: the next step of a diagnosis.
       const onTopic = await drainTopic(config.kafka.brokers, config.topics.portinEvents);
-      const idsOf = (records: { headers?: Record<string, unknown> }[]) => new Set(records.map((r) => String(r.headers?.ce_id ?? '')));
+      const idsOf = (records: { headers?: Record<string, unknown> }[]) => new Set(records.map((r) => String((r.headers?.ce_id as string | Buffer | undefined) ?? '')));
       for (const gpsi of problems.map((problem) => /(\d{8,15}): \{/.exec(problem)?.[1] ?? '')) {
         const topicIds = idsOf(onTopic.filter((r) => r.key?.toString() === gpsi));
         console.log(`${gpsi}: the reader saw ${idsOf(rig.portEvents(gpsi)).size} event ids, the events topic holds ${topicIds.size}`);

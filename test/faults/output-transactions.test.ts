@@ -73,23 +73,23 @@ describe('exactly-once outputs while partitions move', () => {
     const commands = 4000;
     const { config, load } = await prepare(commands);
     const [zombie, other] = await Promise.all([WorkerProcess.start(workerEnv(config), 'worker-zombie'), WorkerProcess.start(workerEnv(config), 'worker-other')]);
-    workers.push(zombie!, other!);
+    workers.push(zombie, other);
     const sending = load.send();
-    await until('both working and a quarter answered', () => zombie!.handled.length > 0 && other!.handled.length > 0 && load.replied >= commands * 0.25);
-    const zombieBefore = zombie!.handled.length;
-    zombie!.child.kill('SIGSTOP');
+    await until('both working and a quarter answered', () => zombie.handled.length > 0 && other.handled.length > 0 && load.replied >= commands * 0.25);
+    const zombieBefore = zombie.handled.length;
+    zombie.child.kill('SIGSTOP');
     const pausedAt = Date.now();
-    const otherBefore = other!.handled.length;
+    const otherBefore = other.handled.length;
     // the other takes the zombie's partitions once its session ends, and works on them a while
     await sleep(SESSION_TIMEOUT_MS + 5_000);
-    const otherTookOver = other!.handled.length - otherBefore;
-    zombie!.child.kill('SIGCONT');
+    const otherTookOver = other.handled.length - otherBefore;
+    zombie.child.kill('SIGCONT');
     const pausedMs = Date.now() - pausedAt;
     await sending;
-    await other!.whileRunning(load.settled(120_000));
+    await other.whileRunning(load.settled(120_000));
     const tally = await load.tally();
     report('a zombie worker resumes after its session', tally, [
-      `paused ${(pausedMs / 1000).toFixed(1)} s (session ${SESSION_TIMEOUT_MS / 1000} s) after handling ${zombieBefore}; the other handled ${otherTookOver} meanwhile (${other!.outcomes().REPLAYED ?? 0} replayed in all); the zombie handled ${zombie!.handled.length - zombieBefore} after it resumed`,
+      `paused ${(pausedMs / 1000).toFixed(1)} s (session ${SESSION_TIMEOUT_MS / 1000} s) after handling ${zombieBefore}; the other handled ${otherTookOver} meanwhile (${other.outcomes().REPLAYED ?? 0} replayed in all); the zombie handled ${zombie.handled.length - zombieBefore} after it resumed`,
       ...tallyExtras(tally),
       seconds(began),
     ]);

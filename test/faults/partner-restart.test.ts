@@ -117,7 +117,7 @@ describe('a worker restart is invisible to a partner that keeps to its rate', ()
             workers.push(restarted);
             const restart: (typeof restarts)[number] = { killedAt, startedAt };
             restarts.push(restart);
-            void restarted.handledMoreThan(0, 120_000).then(() => (restart.firstAnswerMs = restarted.handled[0]!.at - restart.startedAt), () => undefined);
+            void restarted.handledMoreThan(0, 120_000).then(() => (restart.firstAnswerMs = restarted.handled[0].at - restart.startedAt), () => undefined);
           })();
         }
         if (Date.now() - start > 300_000) throw new Error(`not all answered: ${answers.size} of ${planned.length}, ${killIndex} kills`);
@@ -136,7 +136,7 @@ describe('a worker restart is invisible to a partner that keeps to its rate', ()
       for (const list of answers.values()) for (const a of list) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
       const toSuccess = planned
         .map((c) => (answers.get(c.correlationId) ?? []).find((a) => a.status === 'Success'))
-        .map((a, i) => (a ? a.at - firstSent.get(planned[i]!.correlationId)! : Infinity))
+        .map((a, i) => (a ? a.at - firstSent.get(planned[i].correlationId)! : Infinity))
         .sort((a, b) => a - b);
       const replyRecords = [...answers.values()].reduce((sum, list) => sum + list.length, 0);
       report('partner restart', tally, [

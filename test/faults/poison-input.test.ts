@@ -120,7 +120,7 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     // token: a poison record the worker wrongly accepted would answer Success and change a balance (both fail
     // the test), not NOT_FOUND for a number that has no subscription.
     const targets = load.targets;
-    const target = () => targets[randomInt(targets.length)]!;
+    const target = () => targets[randomInt(targets.length)];
     const update = (t = target()) =>
       codec.encode(topics.balanceCommands, 'wholesale.balance.v1.UpdateBalances', {
         gpsi: t.gpsi,
@@ -139,7 +139,7 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     const small: Poison[] = [
       // 10,000 random byte strings over the command topics and the NP responses; a third carry a correlation id
       ...Array.from({ length: 10_000 }, (_, i) => {
-        const raw = { kind: 'random bytes', topic: commandTopics[i % commandTopics.length]!, key: i % 5 === 0 ? null : gpsi(), value: randomBytes(randomInt(300)) };
+        const raw = { kind: 'random bytes', topic: commandTopics[i % commandTopics.length], key: i % 5 === 0 ? null : gpsi(), value: randomBytes(randomInt(300)) };
         // the others carry the partner's token (else they would be refused unread) but no correlation id
         return i % 3 === 0 ? withId(raw) : { ...raw, headers: { [HEADER.authorization]: bearer, [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } };
       }),
@@ -250,7 +250,7 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     await again.disconnect();
     const laterGrowth = rssAfterRounds.at(-1)! - rssAfter;
     /** From the fourth later round to the eighth: four rounds, ≈ 72 MB of records, after the heap settled. */
-    const settledGrowth = rssAfterRounds[7]! - rssAfterRounds[3]!;
+    const settledGrowth = rssAfterRounds[7] - rssAfterRounds[3];
     const total = [...byKind.values()].reduce((sum, c) => ({ sent: sum.sent + c.sent, dlq: sum.dlq + c.dlq, errors: sum.errors + c.errors, unaccounted: sum.unaccounted + c.unaccounted }), { sent: 0, dlq: 0, errors: 0, unaccounted: 0 });
     report('poison and hostile input', tally, [
       `poison sent ${total.sent} in ${(poisonSentMs / 1000).toFixed(1)} s: dead-lettered ${total.dlq}, refused (BAD_REQUEST, UNAUTHORIZED, FORBIDDEN) ${total.errors}, other answers ${JSON.stringify(Object.fromEntries(otherStatuses))}, unaccounted ${total.unaccounted}`,

@@ -53,8 +53,8 @@ interface Footprint {
   /** Reply records of its correlation id. */
   replies: number;
   replyStatus: unknown;
-  /** The reply's due date is the one asked for (none asked: the reply's own default). */
-  replyDueDate: 'as asked' | unknown;
+  /** The reply's due date: 'as asked' when it is the one asked for, else the reply's own (none asked: its default). */
+  replyDueDate: unknown;
   portStatus: string;
   /** Entries of the number's history of requests: a request written again over the first moves it there. */
   otherRequests: number;

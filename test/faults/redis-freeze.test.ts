@@ -35,7 +35,7 @@ async function groupMembers(brokers: string[], groupId: string): Promise<{ state
   await admin.connect();
   try {
     const { groups } = await admin.describeGroups([groupId]);
-    return { state: groups[0]!.state, members: groups[0]!.members.length };
+    return { state: groups[0].state, members: groups[0].members.length };
   } finally {
     await admin.disconnect();
   }

@@ -65,7 +65,7 @@ describe('a registry schema the decoder cannot parse', () => {
         for (let partition = 0; partition < PARTITIONS; partition++) {
           const headers = await partnerHeaders(randomUUID());
           const [ack] = await partner.send({ topic, acks: -1, messages: [{ partition, key: `k${partition}`, value: Buffer.concat([wireHeader(id), avroString('15550001111')]), headers }] });
-          sent.push({ kind, topic, partition, offset: ack!.baseOffset! });
+          sent.push({ kind, topic, partition, offset: ack.baseOffset! });
         }
       }
     }

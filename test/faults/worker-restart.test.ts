@@ -31,35 +31,35 @@ async function stopAndRestart(signal: 'SIGKILL' | 'SIGTERM') {
     // group committed, so the kill leaves handled work uncommitted (a kill right after a commit would leave
     // none, and the redelivery would go untested)
     for (const deadline = Date.now() + 30_000; ; ) {
-      await workers[0]!.handledMoreThan(workers[0]!.handled.length, 30_000);
+      await workers[0].handledMoreThan(workers[0].handled.length, 30_000);
       if (signal === 'SIGTERM') break;
       const { committed } = await groupProgress(config.kafka.brokers, config.groupId, config.topics.balanceCommands);
-      if (workers[0]!.handled.length > committed) break;
-      if (Date.now() > deadline) throw new Error(`no moment with handled-but-uncommitted records within 30 s (handled ${workers[0]!.handled.length}, committed ${committed})`);
+      if (workers[0].handled.length > committed) break;
+      if (Date.now() > deadline) throw new Error(`no moment with handled-but-uncommitted records within 30 s (handled ${workers[0].handled.length}, committed ${committed})`);
     }
     const repliedAtSignal = load.replied;
-    const exitCode = await workers[0]!.signal(signal);
+    const exitCode = await workers[0].signal(signal);
     const afterStop = await groupProgress(config.kafka.brokers, config.groupId, config.topics.balanceCommands);
     workers.push(await WorkerProcess.start(workerEnv(config), 'worker-2'));
     await sending;
-    await workers[1]!.whileRunning(load.settled(120_000));
+    await workers[1].whileRunning(load.settled(120_000));
     const tally = await load.tally();
     const [first, second] = workers.map((w) => w.outcomes());
-    const handledFirst = workers[0]!.handled.length;
-    const replayed = second!.REPLAYED ?? 0;
+    const handledFirst = workers[0].handled.length;
+    const replayed = second.REPLAYED ?? 0;
     // redelivered: what the second worker handled at or below the first's last handled offset of each partition
     const lastOfFirst = new Map<number, bigint>();
-    for (const h of workers[0]!.handled) lastOfFirst.set(h.partition, BigInt(h.offset));
-    const redelivered = workers[1]!.handled.filter((h) => lastOfFirst.has(h.partition) && BigInt(h.offset) <= lastOfFirst.get(h.partition)!).length;
+    for (const h of workers[0].handled) lastOfFirst.set(h.partition, BigInt(h.offset));
+    const redelivered = workers[1].handled.filter((h) => lastOfFirst.has(h.partition) && BigInt(h.offset) <= lastOfFirst.get(h.partition)!).length;
     const line = report(`worker ${signal}`, tally, [
       `signal at ${repliedAtSignal} replies, exit ${exitCode}`,
       `first worker handled ${handledFirst}, committed ${afterStop.committed} of ${afterStop.end} sent by then (${handledFirst - afterStop.committed} handled but not committed)`,
-      `second worker handled ${workers[1]!.handled.length} (${redelivered} redelivered, ${replayed} replayed)`,
+      `second worker handled ${workers[1].handled.length} (${redelivered} redelivered, ${replayed} replayed)`,
       ...tallyExtras(tally),
       `${seconds(began)}`,
     ]);
     expectExactlyOnce(tally, LOAD.commands);
-    return { tally, first: first!, second: second!, handledFirst, handledSecond: workers[1]!.handled.length, replayed, redelivered, afterStop, exitCode, line };
+    return { tally, first: first, second: second, handledFirst, handledSecond: workers[1].handled.length, replayed, redelivered, afterStop, exitCode, line };
   } finally {
     await Promise.all(workers.map((w) => w.signal('SIGKILL')));
     await load.stop();

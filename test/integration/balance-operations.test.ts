@@ -73,11 +73,11 @@ return cjson.encode(out)`;
         cases.forEach((c, i) => {
           const b: Held = { remaining: c.remaining, purchased: c.purchased, reserved: c.reserved };
           const reserved = reserveAmounts(b, c.amount);
-          expect(lua[i]!.reserved ?? { reason: lua[i]!.reason }).toEqual('reason' in reserved ? { reason: reserved.reason } : reserved.reserved);
+          expect(lua[i].reserved ?? { reason: lua[i].reason }).toEqual('reason' in reserved ? { reason: reserved.reason } : reserved.reserved);
           const committed = commitAmounts(b, c.held, c.used);
-          expect(lua[i]!.commit).toEqual([committed.remaining, committed.purchased, committed.reserved, committed.charged]);
-          expect(lua[i]!.released).toBe(releaseAmounts(b, c.held).reserved);
-          expect(lua[i]!.available).toBe(availableOf(b));
+          expect(lua[i].commit).toEqual([committed.remaining, committed.purchased, committed.reserved, committed.charged]);
+          expect(lua[i].released).toBe(releaseAmounts(b, c.held).reserved);
+          expect(lua[i].available).toBe(availableOf(b));
         });
       }),
       { numRuns: 40 },
@@ -118,12 +118,12 @@ return cjson.encode(out)`;
             if (live.length === 0) continue;
             const [r] = live.splice(s.pick % live.length, 1);
             if (s.kind === 'release') {
-              await balance.reservations.release(meta('ReleaseReservation'), r!.id);
-              model = releaseAmounts(model, r!.amount);
+              await balance.reservations.release(meta('ReleaseReservation'), r.id);
+              model = releaseAmounts(model, r.amount);
             } else {
-              const usedNow = Math.floor((r!.amount * s.usedShare) / 1000) * 1000;
-              const outcome = await balance.reservations.commit(meta('CommitReservation'), { reservationId: r!.id, used: usedNow }, {});
-              const { charged, ...after } = commitAmounts(model, r!.amount, usedNow);
+              const usedNow = Math.floor((r.amount * s.usedShare) / 1000) * 1000;
+              const outcome = await balance.reservations.commit(meta('CommitReservation'), { reservationId: r.id, used: usedNow }, {});
+              const { charged, ...after } = commitAmounts(model, r.amount, usedNow);
               expect(outcome.reservation.charged).toBe(charged);
               used += charged;
               model = after;
@@ -142,12 +142,12 @@ return cjson.encode(out)`;
           }
         }
         const [stored] = (await balance.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId])).balances.filter((b) => b.subBalanceInstId === id);
-        expect({ remaining: stored!.remaining, purchased: stored!.purchased, reserved: stored!.reserved ?? 0 }).toEqual(model);
+        expect({ remaining: stored.remaining, purchased: stored.purchased, reserved: stored.reserved ?? 0 }).toEqual(model);
         expect(granted).toBe(used + model.reserved + availableOf(model));
         // The ledger sums to the balance: the grant, plus every Add, minus every Subtract (usage and commits).
         const ledger = (await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 500)).filter((e) => e.subBalanceInstId === id);
         const sum = ledger.reduce((total, e) => total + (e.change === 'Created' ? e.after!.remaining : e.change === 'Add' ? e.quantity! : e.change === 'Subtract' ? -e.quantity! : 0), 0);
-        expect(sum).toBe(stored!.remaining);
+        expect(sum).toBe(stored.remaining);
         expect(ledger.filter((e) => e.operation === 'CommitReservation').every((e) => e.change === 'Subtract')).toBe(true);
       }),
       { numRuns: 60 },
@@ -178,7 +178,7 @@ return cjson.encode(out)`;
     expect(tooMuch.problems).toEqual([{ path: 'amount', reason: 'exceeds the available balance (requested 4120, available 4119.5)' }]);
     // A Subtract may not take what is held.
     const usage = { subBalanceInstId: id, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Subtract', quantity: 4200, unitType: 'MB' };
-    expect(errorOf(await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [usage] }, sub.wholesaleCustomerId), 'BAD_REQUEST').problems[0]!.reason).toBe(
+    expect(errorOf(await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [usage] }, sub.wholesaleCustomerId), 'BAD_REQUEST').problems[0].reason).toBe(
       'would take the remaining balance below what is reserved (remaining 5120, reserved 1000.5)',
     );
 
@@ -262,7 +262,7 @@ return cjson.encode(out)`;
     const events = client.events.filter((e) => e.recordName === balanceRecord('BalanceToppedUp') && e.value.reference === reference);
     // The replay publishes the same event under the same id.
     expect(new Set(events.map((e) => e.headers.ce_id)).size).toBe(1);
-    expect(events[0]!.value).toMatchObject({ referenceType: 'PAYMENT', changes: [expect.objectContaining({ change: 'Add', quantity: 250.5 })] });
+    expect(events[0].value).toMatchObject({ referenceType: 'PAYMENT', changes: [expect.objectContaining({ change: 'Add', quantity: 250.5 })] });
     const invalid = errorOf(await client.send('TopupBalance', { ...topup, reference: 'a b', referenceType: 'CASH', amount: -1 }, sub.wholesaleCustomerId), 'BAD_REQUEST');
     expect(invalid.problems.map((p) => p.path).sort()).toEqual(['amount', 'reference', 'referenceType']);
   });
@@ -282,7 +282,7 @@ return cjson.encode(out)`;
     expect(history.value.entries[0]).toMatchObject({ operation: 'AdjustBalance/CORRECTION', change: 'Subtract', quantity: 120 });
     await client.send('ReserveBalance', { gpsi: sub.gpsi, reservationId: 'held', subBalanceInstId: id, amount: 4900, ttlSeconds: 300 }, sub.wholesaleCustomerId);
     const refused = errorOf(await client.send('AdjustBalance', { ...adjust, amount: 101, reasonCode: 'GOODWILL' }, sub.wholesaleCustomerId), 'BAD_REQUEST');
-    expect(refused.problems[0]!.reason).toBe('would take the remaining balance below what is reserved (remaining 5000, reserved 4900)');
+    expect(refused.problems[0].reason).toBe('would take the remaining balance below what is reserved (remaining 5000, reserved 4900)');
     const credited = await client.send('AdjustBalance', { ...adjust, action: 'Credit', amount: 10, reasonCode: 'GOODWILL', note: null }, sub.wholesaleCustomerId);
     expect(subBalance(credited, id)).toMatchObject({ remainingBalance: 5010, reservedBalance: 4900, availableBalance: 110 });
   });

@@ -289,7 +289,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
         const first = await ny.balances.addBuckets(meta(sub, { operation: 'AddBuckets', at }), { bucketRefIds: ['2000001'], seeds: [seed] });
         const second = await ny.balances.addBuckets(meta(sub, { operation: 'AddBuckets', at, commandId: randomUUID() }), { bucketRefIds: ['2000001'], seeds: [seed] });
         const validFor = { start: Date.parse(at), end };
-        expect([first.changes[0]!.validFor, second.changes[0]!.validFor]).toEqual([validFor, validFor]);
+        expect([first.changes[0].validFor, second.changes[0].validFor]).toEqual([validFor, validFor]);
         expect(calls).toHaveLength(3); // the first command twice (UTC guessed, New York answered), the second once
       } finally {
         observeRedisCalls(redis, () => undefined);
@@ -579,7 +579,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
           const hash: Record<string, string> = { [BALANCES_OWNER_FIELD]: sub.wholesaleCustomerId };
           rows.forEach((r, i) => {
             const [allocated, remaining, rollover, cap, endCycle] = r.amounts;
-            const fields = [r.bucketRefId, r.bucketRefId === '1000001' ? 'P' : 'A', r.type, UNIT_BY_SUB_BALANCE_TYPE[r.type]!, allocated, remaining, rollover, cap, endCycle, r.alerted, r.firstCycle, r.purchased];
+            const fields = [r.bucketRefId, r.bucketRefId === '1000001' ? 'P' : 'A', r.type, UNIT_BY_SUB_BALANCE_TYPE[r.type], allocated, remaining, rollover, cap, endCycle, r.alerted, r.firstCycle, r.purchased];
             hash[String(i + 1)] = fields.join('|').replace(/\|+$/, '');
             const dates = r.dates?.join('|').replace(/\|+$/, '');
             if (dates) hash[`${i + 1}v`] = dates;
@@ -618,7 +618,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(await renewals.renew(sub.gpsi, { at: nextRenewalAt!, cycleStart: nextRenewalAt!, nextRenewalAt: '2999-01-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` })).toBe('renewed');
       expect(await redis.hget(keys.balances, BALANCES_OWNER_FIELD)).toBe(sub.wholesaleCustomerId);
       const [outcome] = await redis.lrange(keys.renewalOutbox, 0, -1);
-      expect(JSON.parse(outcome!).b).not.toContain(BALANCES_OWNER_FIELD);
+      expect(JSON.parse(outcome).b).not.toContain(BALANCES_OWNER_FIELD);
     });
 
     it('a partial first cycle: WP-UNL prorated by the days left, and neither it nor a full first allocation rolls over', async () => {

@@ -17,7 +17,7 @@ type Expected = { kind: 'reject'; code: string } | { kind: 'eligible' } | { kind
 function callFor(i: number): { gpsi: string; expected: Expected } {
   if (i % 10 === 9) return { gpsi: `12ab${i}`, expected: { kind: 'bad' } };
   if (i % 2 === 0) {
-    const prefix = PREFIXES[i % PREFIXES.length] as string;
+    const prefix = PREFIXES[i % PREFIXES.length];
     return { gpsi: `${prefix}${randomDigits(7)}`, expected: { kind: 'reject', code: `R${prefix}` } };
   }
   return { gpsi: `17${randomDigits(9)}`, expected: { kind: 'eligible' } };
@@ -51,7 +51,7 @@ describe('WholesaleClient under load', () => {
       console.log(`${CALLS} concurrent calls from one client (${round}) resolved in ${elapsedMs.toFixed(0)} ms (${((CALLS / elapsedMs) * 1000).toFixed(0)} calls/s; the service runs in the same process)`);
 
       const mismatches = outcomes.flatMap((outcome, i) => {
-        const { expected, gpsi } = calls[i]!;
+        const { expected, gpsi } = calls[i];
         const ok =
           expected.kind === 'bad'
             ? outcome.error instanceof ServiceReplyError && outcome.error.code === 'BAD_REQUEST'

@@ -23,9 +23,8 @@ describe('events conform to CloudEvents 1.0 (Kafka binding, binary mode)', () =>
     balance = balanceComponentsOf(fx.service, fx.config);
   });
 
-  type KafkaRecord = Parameters<typeof Kafka.toEvent>[0];
   const toEvent = (message: { key: string; value: Buffer; headers: Record<string, string> }): CloudEvent<unknown> =>
-    Kafka.toEvent({ ...message, body: message.value } as unknown as KafkaRecord) as CloudEvent<unknown>;
+    Kafka.toEvent({ ...message, body: message.value }) as CloudEvent<unknown>;
   const asCloudEvent = (record: Reply): CloudEvent<unknown> => toEvent({ key: record.key ?? '', value: record.rawValue!, headers: record.headers });
 
   it('a billing event passes the library validation and its dataschema resolves to the writer schema', async () => {

@@ -48,10 +48,10 @@ describe('npm run demo', () => {
     expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .*\d{9}00 portStatus CANCEL_PENDING → CANCELLED/);
     expect(run.stdout).toMatch(/\nDone: \d+ events seen for \d+\./);
     // the HTTP part: the port-in read back over HTTP, and the retried change answered with the same reply
-    expect(run.stdout).toMatch(/→ GET \/portins\?gpsi=\d+\n  ← 200 \{"status":"Success"/);
+    expect(run.stdout).toMatch(/→ GET \/portins\?gpsi=\d+\n {2}← 200 \{"status":"Success"/);
     const patched = run.stdout.split('\n').filter((_line, i, lines) => lines[i - 1]?.startsWith('  → PATCH /balances'));
     expect(patched).toHaveLength(2);
-    expect(patched[0]).toMatch(/^  ← 200 /);
+    expect(patched[0]).toMatch(/^ {2}← 200 /);
     expect(patched[1]).toBe(patched[0]);
   });
 });

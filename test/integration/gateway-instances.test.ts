@@ -98,7 +98,7 @@ describe('two gateways and two workers', () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'gateway-keys-'));
     const jwksFile = join(dir, 'jwks.json');
-    copyFileSync(auth.env.AUTH_JWKS_FILE!, jwksFile);
+    copyFileSync(auth.env.AUTH_JWKS_FILE, jwksFile);
     const cut = await start('gw-cut', { KAFKA_BROKERS: '127.0.0.1:1', AUTH_JWKS_FILE: jwksFile, READINESS_CACHE_MS: '0', READINESS_PROBE_TIMEOUT_MS: '1000' });
     try {
       expect((await request(cut.url, 'GET', '/readyz')).body.failed).toEqual(['kafka']);

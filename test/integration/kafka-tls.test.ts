@@ -128,7 +128,7 @@ describe('Kafka over TLS', () => {
   });
 
   it('KAFKA_TLS_SERVERNAME: a broker reached by a name its certificate lacks is refused, unless the name to verify is one it has', async () => {
-    const byLocalhost = { KAFKA_BROKERS: `localhost:${kafka.tlsBrokers![0]!.split(':')[1]}`, KAFKA_TLS_CA_FILE: pki.ca.certFile };
+    const byLocalhost = { KAFKA_BROKERS: `localhost:${kafka.tlsBrokers![0].split(':')[1]}`, KAFKA_TLS_CA_FILE: pki.ca.certFile };
     await expectRefusal(byLocalhost, /Host: localhost\. is not in the cert's altnames/);
     expect(await brokerCount({ ...byLocalhost, KAFKA_TLS_SERVERNAME: pki.brokerName })).toBe(1);
     await expectRefusal({ ...byLocalhost, KAFKA_TLS_SERVERNAME: 'other.wholesale.test' }, /Host: other\.wholesale\.test\. is not in the cert's altnames/);

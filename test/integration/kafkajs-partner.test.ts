@@ -52,7 +52,7 @@ describe('a partner on plain kafkajs, against the service on its new client', ()
       numbers.map(async (gpsi, i) => ({
         key: gpsi,
         value: await encoder.encode(fx.config.topics.portinCommands, 'wholesale.portin.v1.CheckPortInEligibility', { gpsi }),
-        headers: { [HEADER.correlationId]: ids[i]! },
+        headers: { [HEADER.correlationId]: ids[i] },
       })),
     );
     await producer.send({ topic: fx.config.topics.portinCommands, acks: -1, compression: CompressionTypes.GZIP, messages });

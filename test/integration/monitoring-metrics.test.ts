@@ -27,7 +27,7 @@ function metricsSelectedBy(expr: string): string[] {
 function exposedNames(text: string): Set<string> {
   const names = new Set<string>();
   for (const [, name, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
-    names.add(name!);
+    names.add(name);
     if (type === 'histogram') ['_bucket', '_sum', '_count'].forEach((suffix) => names.add(`${name}${suffix}`));
     if (type === 'summary') ['_sum', '_count'].forEach((suffix) => names.add(`${name}${suffix}`));
   }

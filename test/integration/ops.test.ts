@@ -44,7 +44,7 @@ describe('HTTP side port: health, readiness and metrics of a running worker', ()
     expect(ready.body.ready).toBe(true);
     expect(Object.keys(ready.body.checks).sort()).toEqual(['consumer', 'kafka', 'redis', 'registry']);
     expect(Object.values(ready.body.checks).every((check) => check.ok)).toBe(true);
-    expect(ready.body.checks.consumer!.detail).toMatch(/^[1-9]\d* partition\(s\) assigned$/);
+    expect(ready.body.checks.consumer.detail).toMatch(/^[1-9]\d* partition\(s\) assigned$/);
     expect((await httpGet(port, '/nope')).status).toBe(404);
   });
 
@@ -116,8 +116,8 @@ describe('readiness follows Redis', () => {
         return answer.status === 503 ? answer : undefined;
       });
       expect(down.body).toMatchObject({ ready: false, failed: ['redis'] });
-      expect(down.body.checks.redis!.ok).toBe(false);
-      expect(down.body.checks.redis!.detail).toBeTruthy();
+      expect(down.body.checks.redis.ok).toBe(false);
+      expect(down.body.checks.redis.detail).toBeTruthy();
       // Liveness is not readiness: the process is fine, only a dependency is away.
       expect((await httpGet(port, '/healthz')).status).toBe(200);
 
@@ -141,13 +141,13 @@ describe('logs an operator can follow', () => {
       await service.joined;
       const startup = lines.filter((l) => l.msg === 'effective configuration');
       expect(startup).toHaveLength(1);
-      expect(startup[0]!.config).toMatchObject({ groupId: config.groupId, topics: config.topics, kafka: { brokers: config.kafka.brokers } });
+      expect(startup[0].config).toMatchObject({ groupId: config.groupId, topics: config.topics, kafka: { brokers: config.kafka.brokers } });
 
       const ids = [randomUUID(), randomUUID(), randomUUID()];
       await requester.send('portinCommands', ELIGIBILITY, { gpsi: randomGpsi() }, { correlationId: ids[0] });
       await requester.send('portinCommands', ELIGIBILITY, { gpsi: 'bad' }, { correlationId: ids[1] });
-      const poisonReply = requester.awaitReply(ids[2]!);
-      await requester.sendRaw(config.topics.portinCommands, { key: 'k', value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: ids[2]! } });
+      const poisonReply = requester.awaitReply(ids[2]);
+      await requester.sendRaw(config.topics.portinCommands, { key: 'k', value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: ids[2] } });
       await poisonReply;
       const handled = await until('three command lines', async () => {
         const found = lines.filter((l) => l.msg === 'command handled' && ids.includes(l.correlationId));

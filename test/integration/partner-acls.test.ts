@@ -81,7 +81,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
    */
   const clientOfAKeepingAnswers = () => {
     const answers: string[] = [];
-    const client = broker.client(broker.partners[A]!, {
+    const client = broker.client(broker.partners[A], {
       logLevel: logLevel.DEBUG,
       logCreator: () => (entry) => {
         const type = (entry.log.error as { type?: string } | undefined)?.type;
@@ -96,7 +96,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     broker = await startAclBroker({ partnerIds: [A, B] });
     const ready = Date.now();
     for (const partnerId of [A, B]) {
-      const added = await admin(['partner', 'add', partnerId, '--principal', principalOf(broker.partners[partnerId]!)]);
+      const added = await admin(['partner', 'add', partnerId, '--principal', principalOf(broker.partners[partnerId])]);
       expect(added).toMatchObject({ code: 0 });
     }
     // The service (a super user) creates its own topics and puts one record on every topic.
@@ -106,7 +106,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     await producer.connect();
     await producer.sendBatch({ topicMessages: [...Object.values(OPERATOR), ...topicsOf(A), ...topicsOf(B)].map((topic) => ({ topic, messages: [{ key: 'k', value: 'from the service' }] })) });
     await producer.disconnect();
-    asA = broker.client(broker.partners[A]!);
+    asA = broker.client(broker.partners[A]);
     producerA = asA.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } });
     await producerA.connect();
     console.log(`ACL broker ready in ${((ready - began) / 1000).toFixed(1)} s; partners provisioned and records written in ${((Date.now() - ready) / 1000).toFixed(1)} s`);
@@ -132,15 +132,15 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     ['a group in B\'s namespace', () => groupOfA('probe').replace(A, B)],
   ])('A using %s is refused by the broker', async (_name, group) => {
     const { client, answers } = clientOfAKeepingAnswers();
-    expect(await readAs(client, [topicsOf(A)[0]!], group())).toBe('Failed to find group coordinator');
+    expect(await readAs(client, [topicsOf(A)[0]], group())).toBe('Failed to find group coordinator');
     expect(answers).toContain('GROUP_AUTHORIZATION_FAILED');
   });
 
   it('A writes the two shared command topics and its own two', async () => {
     expect(await writeAs(producerA, OPERATOR.portinCommands)).toBe('written');
     expect(await writeAs(producerA, OPERATOR.balanceCommands)).toBe('written');
-    expect(await writeAs(producerA, ownCommandTopics(A)[0]!)).toBe('written');
-    expect(await writeAs(producerA, ownCommandTopics(A)[1]!)).toBe('written');
+    expect(await writeAs(producerA, ownCommandTopics(A)[0])).toBe('written');
+    expect(await writeAs(producerA, ownCommandTopics(A)[1])).toBe('written');
   });
 
   it('A writes its own command topic in a transaction under a transactional id of its namespace; under B\'s the broker refuses', async () => {
@@ -150,7 +150,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
       try {
         await producer.connect();
         const transaction = await producer.transaction();
-        await transaction.send({ topic: ownCommandTopics(A)[0]!, messages: [{ key: 'probe', value: 'in a transaction' }] });
+        await transaction.send({ topic: ownCommandTopics(A)[0], messages: [{ key: 'probe', value: 'in a transaction' }] });
         await transaction.commit();
         return 'committed';
       } catch (error) {
@@ -182,7 +182,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
   it('`admin partner add` a second time changes nothing; `admin partner list` shows both partners', async () => {
     const rulesAndTopics = () => withAdmin(broker.connection(broker.service), async (client) => ({ rules: await describeRules(client), topics: (await client.listTopics()).sort() }));
     const before = await rulesAndTopics();
-    const again = await admin(['partner', 'add', A, '--principal', principalOf(broker.partners[A]!)]);
+    const again = await admin(['partner', 'add', A, '--principal', principalOf(broker.partners[A])]);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ partner: A, createdRules: [], createdTopics: [] });
     expect(JSON.parse(again.stdout).rules).toHaveLength(13);
@@ -190,8 +190,8 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
 
     const listed = await admin(['partner', 'list']);
     expect(JSON.parse(listed.stdout).partners).toEqual([
-      { partnerId: A, principals: [principalOf(broker.partners[A]!)], topics: topicsOf(A).sort() },
-      { partnerId: B, principals: [principalOf(broker.partners[B]!)], topics: topicsOf(B).sort() },
+      { partnerId: A, principals: [principalOf(broker.partners[A])], topics: topicsOf(A).sort() },
+      { partnerId: B, principals: [principalOf(broker.partners[B])], topics: topicsOf(B).sort() },
     ]);
   });
 
@@ -229,7 +229,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     await until('A\'s read refused', async () => ((await readAs(asA, topicsOf(A), groupOfA('after'))) === 'read' ? undefined : true));
     expect(await readAs(asA, topicsOf(A), groupOfA('after'))).toBe('TOPIC_AUTHORIZATION_FAILED');
     expect(await writeAs(producerA, OPERATOR.portinCommands)).toBe('TOPIC_AUTHORIZATION_FAILED');
-    expect(await readAs(broker.client(broker.partners[B]!), topicsOf(B), `${partnerNamespace(PREFIX, B)}still-${randomUUID().slice(0, 8)}`, 4)).toBe('read');
+    expect(await readAs(broker.client(broker.partners[B]), topicsOf(B), `${partnerNamespace(PREFIX, B)}still-${randomUUID().slice(0, 8)}`, 4)).toBe('read');
 
     const deleted = await admin(['partner', 'remove', A, '--delete-topics']);
     expect(JSON.parse(deleted.stdout)).toMatchObject({ deletedRules: [], deletedTopics: topicsOf(A).sort() });

@@ -18,6 +18,7 @@ import { xerialSnappy } from '../support/xerial-snappy';
 jest.setTimeout(120_000);
 
 // kafkajs-snappy ships no types: a kafkajs codec factory
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a package without types, loaded as the CommonJS module it is
 const SnappyCodec = require('kafkajs-snappy') as () => unknown;
 
 type Codec = 'gzip' | 'snappy' | 'lz4' | 'zstd';
@@ -66,7 +67,7 @@ describe("partners' producers with each of Kafka's codecs", () => {
     const codecs = CompressionCodecs as unknown as Record<number, () => unknown>;
     return {
       send: async (topic, messages) => {
-        const plugIn = codecs[CompressionTypes.Snappy]!;
+        const plugIn = codecs[CompressionTypes.Snappy];
         if (javaFramed) codecs[CompressionTypes.Snappy] = xerialCodec;
         try {
           return await producer.send({ topic, acks: -1, compression: KAFKAJS_CODECS[codec]!, messages });
@@ -107,10 +108,10 @@ describe("partners' producers with each of Kafka's codecs", () => {
           ids.map(async (id) => ({
             key: sub.gpsi,
             value: await encoder.encode(topic, balanceRecord('UpdateBalances'), { gpsi: sub.gpsi, balances: [add] }),
-            headers: { [HEADER.correlationId]: id, [HEADER.wholesaleCustomerId]: sub.wholesaleCustomerId! },
+            headers: { [HEADER.correlationId]: id, [HEADER.wholesaleCustomerId]: sub.wholesaleCustomerId },
           })),
         );
-        return { partner: `${client} ${codec}`, sub, ids, messages, producer: producers[index]! };
+        return { partner: `${client} ${codec}`, sub, ids, messages, producer: producers[index] };
       }),
     );
     // one after another: the java-framed partner swaps kafkajs's Snappy codec while it sends
@@ -127,7 +128,7 @@ describe("partners' producers with each of Kafka's codecs", () => {
     const { balances } = balanceComponentsOf(fx.service, fx.config);
     const data = await Promise.all(
       sent.map(async ({ partner, sub }) => {
-        const { balances: subBalances } = await balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId!]);
+        const { balances: subBalances } = await balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId]);
         const dataBalance = subBalances.find((b) => b.subBalanceInstId === `${sub.gpsi}-4`);
         return [partner, dataBalance && fromMilli(dataBalance.remaining)];
       }),

@@ -136,7 +136,7 @@ describe("partners' own command topics: one partner's open transaction stalls no
       headers: { [HEADER.correlationId]: correlationId, [HEADER.authorization]: `Bearer ${await auth.signer.sign('alpha')}` },
     });
     const [reply] = await eventually('the answer to alpha on gamma\'s topic', () => (repliesTo([correlationId]).length > 0 ? repliesTo([correlationId]) : undefined), 20_000);
-    expect([reply!.topic, reply!.headers[HEADER.status], reply!.value.error?.code]).toEqual([alpha.balanceReplies, 'FORBIDDEN', 'FORBIDDEN']);
+    expect([reply.topic, reply.headers[HEADER.status], reply.value.error?.code]).toEqual([alpha.balanceReplies, 'FORBIDDEN', 'FORBIDDEN']);
     expect(fx.service.consumedTopics).toEqual(expect.arrayContaining([alpha.balanceCommands, beta.portinCommands, gamma.balanceCommands]));
   });
 });

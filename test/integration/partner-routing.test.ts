@@ -92,8 +92,8 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
     const betaUpdate = await send('UpdateBalances', updateOf(betaSub), await token('beta'));
     expect([alphaQuery, alphaUpdate].map((r) => [r.topic, r.headers[HEADER.status]])).toEqual([[alphaTopics.balanceReplies, 'Success'], [alphaTopics.balanceReplies, 'Success']]);
     expect([betaQuery, betaUpdate].map((r) => [r.topic, r.headers[HEADER.status]])).toEqual([[betaTopics.balanceReplies, 'Success'], [betaTopics.balanceReplies, 'Success']]);
-    const alphaIds = [alphaQuery, alphaUpdate].map((r) => r.headers[HEADER.correlationId]!);
-    const betaIds = [betaQuery, betaUpdate].map((r) => r.headers[HEADER.correlationId]!);
+    const alphaIds = [alphaQuery, alphaUpdate].map((r) => r.headers[HEADER.correlationId]);
+    const betaIds = [betaQuery, betaUpdate].map((r) => r.headers[HEADER.correlationId]);
     // Each BalancesUpdated event on the operator's topic (billing, unchanged) and on its partner's, same ce_id.
     await eventually('both copies of both events', () => carrying([...alphaIds, ...betaIds]).filter((r) => r.recordName.endsWith('BalancesUpdated')).length === 4);
     const alphaEvents = carrying(alphaIds).filter((r) => r.recordName.endsWith('BalancesUpdated'));
@@ -117,7 +117,7 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
     // The next command of the same number, on the same partition, is handled after them: their outcome is sent by then.
     const after = await send('QueryBalances', { gpsi: betaSub.gpsi }, await token('beta'));
     expect([after.topic, after.headers[HEADER.status]]).toEqual([betaTopics.balanceReplies, 'Success']);
-    expect(onTopic(betaTopics.balanceReplies).filter((r) => refused.includes(r.headers[HEADER.correlationId]!))).toEqual([]);
+    expect(onTopic(betaTopics.balanceReplies).filter((r) => refused.includes(r.headers[HEADER.correlationId]))).toEqual([]);
     expect(carrying(refused).filter((r) => r.topic !== fx.config.topics.deadLetters)).toEqual([]);
   });
 
@@ -185,7 +185,7 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
     const next = await last.reply;
     for (const [i, reply] of pending.entries()) {
       expect([reply.topic, reply.headers[HEADER.status]]).toEqual([alphaTopics.balanceReplies, 'BAD_REQUEST']);
-      expect(reply.value.error.problems).toEqual([{ path: `headers.${cases[i]![0]}`, reason: expect.any(String) }]);
+      expect(reply.value.error.problems).toEqual([{ path: `headers.${cases[i][0]}`, reason: expect.any(String) }]);
     }
     expect(pending.map((r) => r.value.error.problems[0].reason)).toEqual([
       expect.stringContaining(`own namespace ${prefix}alpha.`),

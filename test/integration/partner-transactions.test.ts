@@ -85,7 +85,7 @@ describe('a partner transaction: several aborted in one fetch', () => {
     const aborted = [...(await transaction(sub, [100, 100], 'abort')), ...(await transaction(sub, [1000, 1000], 'abort'))];
     const [committed] = await transaction(sub, [1], 'commit');
     await fx.restart();
-    await expectOnlyCommittedAnswered(committed!, aborted);
+    await expectOnlyCommittedAnswered(committed, aborted);
     expect((await dataRemaining(sub)) - before).toBe(1);
   });
 });
@@ -98,7 +98,7 @@ describe('a partner transaction: the abort marker in a later fetch', () => {
     const before = await dataRemaining(sub);
     const aborted = await transaction(sub, Array.from({ length: 20 }, () => 100), 'abort');
     const [committed] = await transaction(sub, [1], 'commit');
-    await expectOnlyCommittedAnswered(committed!, aborted);
+    await expectOnlyCommittedAnswered(committed, aborted);
     expect((await dataRemaining(sub)) - before).toBe(1);
   });
 });

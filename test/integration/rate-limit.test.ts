@@ -13,7 +13,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const NO_QUOTA = { quota: 0, windowSeconds: 60, buckets: 24 };
 const createRedisRateLimiter = (redis: RedisClient, prefix: string, rate: { perSecond: number; burst: number }) => {
   const admission = createRedisAdmission(redis, prefix, { ...rate, backlogSeconds: 120 }, NO_QUOTA);
-  return { admit: (partnerId: string, sentAtMs = Date.now()) => admission.admit(partnerId, false, sentAtMs), refund: admission.refund };
+  return { admit: (partnerId: string, sentAtMs = Date.now()) => admission.admit(partnerId, false, sentAtMs), refund: admission.refund.bind(admission) };
 };
 const rateLimitKey = admissionKey;
 /** Shuffled (Fisher–Yates with a fixed seed): records of several partitions are handled in no particular order. */
@@ -23,7 +23,7 @@ const shuffled = <T>(items: T[]): T[] => {
   for (let i = out.length - 1; i > 0; i--) {
     seed = (seed * 16807) % 2147483647;
     const j = seed % (i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
+    [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
 };
@@ -46,8 +46,8 @@ describe('per-partner rate limit', () => {
       const second = Math.floor(Date.now() / 1000) * 1000 - 5000; // every command "sent" in this one second, 5 s ago
       const sent = await Promise.all(Array.from({ length: 16 }, () => limiter.admit('p1', second + 500)));
       expect(sent.map((a) => a.allowed)).toEqual([...Array(15).fill(true), false]);
-      expect(sent[15]!.retryAfterMs).toBeGreaterThan(0);
-      expect(sent[15]!.retryAfterMs).toBeLessThanOrEqual(1000);
+      expect(sent[15].retryAfterMs).toBeGreaterThan(0);
+      expect(sent[15].retryAfterMs).toBeLessThanOrEqual(1000);
       expect((await limiter.admit('p2', second + 500)).allowed).toBe(true);
       // The next second of sending has room again; the key lives while a second can still be checked.
       expect((await limiter.admit('p1', second + 1500)).allowed).toBe(true);

@@ -60,7 +60,7 @@ describe('stored record formats across a rolling restart (the release before and
   /** On the WP-BASIC data allowance (instance 4); quantities in MB, one with a fraction (no `k`). */
   const update = (sub: TestSubscription, action: 'Add' | 'Subtract', quantity: number) =>
     checkUpdateActions([{ subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action, quantity, unitType: 'MB' }]);
-  const data = async (worker: Worker, sub: TestSubscription) => (await worker.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId])).balances[3]!;
+  const data = async (worker: Worker, sub: TestSubscription) => (await worker.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId])).balances[3];
 
   /** The same answers from both workers, whoever wrote the records. */
   const expectSameAnswers = async (sub: TestSubscription) => {
@@ -135,7 +135,7 @@ describe('stored record formats across a rolling restart (the release before and
     const keys = keysOf(sub);
     const visible = [sub.wholesaleCustomerId];
     const [newest] = await redis.lrange(keys.ledger, 0, 0);
-    await redis.lset(keys.ledger, 0, newest!.replace(/,2([;|])/, ',3$1'));
+    await redis.lset(keys.ledger, 0, newest.replace(/,2([;|])/, ',3$1'));
     await expect(current.balances.history(sub.gpsi, visible, 10)).rejects.toThrow('stored ledger entry of format 3');
     await expect(previous.balances.history(sub.gpsi, visible, 10)).resolves.toHaveLength(4 + 2 + 4);
 
@@ -147,7 +147,7 @@ describe('stored record formats across a rolling restart (the release before and
     await redis.hset(keys.subscription, 'v', '3');
     await expect(current.subscriptions.status(sub.gpsi)).rejects.toThrow('stored subscription of format 3');
     const [outboxed] = await redis.lrange(keys.renewalOutbox, 0, 0);
-    await redis.lset(keys.renewalOutbox, 0, outboxed!.replace('"v":2', '"v":3'));
+    await redis.lset(keys.renewalOutbox, 0, outboxed.replace('"v":2', '"v":3'));
     await expect(current.renewals.pending(sub.gpsi)).rejects.toThrow('stored balance record of format 3');
   });
 

@@ -43,7 +43,7 @@ describe('the reads that run no script', () => {
 
   /** Commands Redis ran while `call` ran, by name. */
   const commandsBy = async (call: () => Promise<unknown>) => {
-    const counts = async () => new Map([...(await probe.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
+    const counts = async () => new Map([...(await probe.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1], Number(m[2])]));
     const before = await counts();
     await call();
     const ran: Record<string, number> = {};

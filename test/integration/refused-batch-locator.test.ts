@@ -76,14 +76,14 @@ describe('a refused batch, located by one-batch probes', () => {
     const good = async (partition: number, label: string): Promise<bigint[]> => {
       const messages = [1, 2, 3].map((n) => ({ partition, value: `${label} ${n}` }));
       const [ack] = await producer.send({ topic, acks: -1, messages });
-      return [0n, 1n, 2n].map((n) => BigInt(ack!.baseOffset!) + n);
+      return [0n, 1n, 2n].map((n) => BigInt(ack.baseOffset!) + n);
     };
     try {
       sent.partitionOne = await good(1, 'partition one');
       sent.good.push(await good(0, 'before the bomb'));
       sent.bomb = BigInt(await sendBomb(producer, topic, 0, CompressionTypes.GZIP, bombs.gzip));
       sent.good.push(await good(0, 'after the bomb'));
-      const floodFirst = BigInt(await sendEmptyRecords(brokers[0]!, topic, 0, CompressionTypes.GZIP, FLOOD_RECORDS));
+      const floodFirst = BigInt(await sendEmptyRecords(brokers[0], topic, 0, CompressionTypes.GZIP, FLOOD_RECORDS));
       sent.flood = { first: floodFirst, last: floodFirst + BigInt(FLOOD_RECORDS) - 1n };
       sent.good.push(await good(0, 'after the flood'));
       sent.zstdBomb = BigInt(await sendBomb(producer, topic, 0, CompressionTypes.ZSTD, bombs.zstd));

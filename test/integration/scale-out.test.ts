@@ -45,7 +45,7 @@ function gpsisOverEveryPartition(): string[] {
   const byPartition = Array.from({ length: PARTITIONS }, () => [] as string[]);
   while (byPartition.some((list) => list.length < SUBSCRIPTIONS_PER_PARTITION)) {
     const gpsi = randomGpsi();
-    const list = byPartition[partitionOf(gpsi)]!;
+    const list = byPartition[partitionOf(gpsi)];
     if (list.length < SUBSCRIPTIONS_PER_PARTITION) list.push(gpsi);
   }
   return byPartition.flat();
@@ -74,7 +74,7 @@ describe('scale-out: two workers in one group on a Kafka cluster and a Redis Clu
       await Promise.all(workers.map((w) => w.joined));
     });
     requester = await TestRequester.start(config);
-    const balance = balanceComponentsOf(workers[0]!, config);
+    const balance = balanceComponentsOf(workers[0], config);
     subscriptions = await Promise.all(gpsisOverEveryPartition().map((gpsi) => createActiveSubscription(balance.subscriptions, { gpsi })));
   }, 300_000);
 
@@ -87,7 +87,7 @@ describe('scale-out: two workers in one group on a Kafka cluster and a Redis Clu
   }, 120_000);
 
   /** Partitions of every topic the group consumes (both command topics and NP responses). */
-  const partitionsConsumed = () => PARTITIONS * workers[0]!.consumedTopics.length;
+  const partitionsConsumed = () => PARTITIONS * workers[0].consumedTopics.length;
   const assigned = async (worker: RunningService) => sampleSum(await scrape(worker.httpPort!), 'wholesale_consumer_assigned_partitions');
   const handled = async (worker: RunningService, operation: string) => sampleSum(await scrape(worker.httpPort!), 'wholesale_commands_total', { operation, outcome: 'Success' });
 
@@ -116,7 +116,7 @@ describe('scale-out: two workers in one group on a Kafka cluster and a Redis Clu
   it('splits the partitions of the consumed topics between the two workers', async () => {
     const shares = await until('both workers assigned', async () => {
       const counts = await Promise.all(workers.map(assigned));
-      return counts[0]! > 0 && counts[1]! > 0 && counts[0]! + counts[1]! === partitionsConsumed() ? counts : undefined;
+      return counts[0] > 0 && counts[1] > 0 && counts[0] + counts[1] === partitionsConsumed() ? counts : undefined;
     }, { timeoutMs: 90_000 });
     expect(shares.reduce((a, b) => a + b)).toBe(partitionsConsumed());
   });
@@ -137,14 +137,14 @@ describe('scale-out: two workers in one group on a Kafka cluster and a Redis Clu
     }
     const perWorker = await Promise.all(workers.map((w) => handled(w, 'UpdateBalances')));
     expect(perWorker.every((count) => count > 0)).toBe(true);
-    expect(perWorker[0]! + perWorker[1]!).toBe(subscriptions.length * ADDS_PER_SUBSCRIPTION);
+    expect(perWorker[0] + perWorker[1]).toBe(subscriptions.length * ADDS_PER_SUBSCRIPTION);
   });
 
   it('keeps answering when one worker leaves: the other takes over every partition; final balances are exact (nothing lost or applied twice)', async () => {
     const leaving = workers.pop()!;
     await timed('worker 2 leaves, worker 1 rebalances', async () => {
       await leaving.stop();
-      await until('worker 1 owns every partition', async () => ((await assigned(workers[0]!)) === partitionsConsumed() ? true : undefined), { timeoutMs: 90_000 });
+      await until('worker 1 owns every partition', async () => ((await assigned(workers[0])) === partitionsConsumed() ? true : undefined), { timeoutMs: 90_000 });
     });
     const replies = await timed(`wave 2: ${subscriptions.length * (ADDS_PER_SUBSCRIPTION + 1)} commands on 1 worker`, () => wave((i) => 10 * (i + 1)));
     expectAllSucceeded(replies);

@@ -54,7 +54,7 @@ describe('two partners on one broker with ACLs: the demo journey for both at onc
     prepare: async (config) => {
       const settings = loadAdminConfig({ ...envFor(config), ...broker.env(broker.admin), TOPIC_PARTITIONS: '1', PARTNER_TOPIC_PREFIX: PREFIX });
       await withAdmin(broker.connection(broker.admin), async (admin) => {
-        for (const partner of PARTNERS) await addPartner(admin, settings, partner.id, principalOf(broker.partners[partner.id]!));
+        for (const partner of PARTNERS) await addPartner(admin, settings, partner.id, principalOf(broker.partners[partner.id]));
       });
     },
   });
@@ -81,7 +81,7 @@ describe('two partners on one broker with ACLs: the demo journey for both at onc
       PARTNERS.map(async (partner) => {
         const clientConfig = loadClientConfig({
           ...envFor(fx.config),
-          ...broker.env(broker.partners[partner.id]!),
+          ...broker.env(broker.partners[partner.id]),
           SCHEMA_REGISTRY_URL: fx.config.schemaRegistryUrl,
           CLIENT_ID: `partner-${partner.id}`,
           CLIENT_TIMEOUT_MS: '30000',

@@ -96,8 +96,8 @@ describe.each(['at-least-once', 'exactly-once'])('replies Kafka refuses for good
     });
     for (const [i, letter] of found.entries()) {
       expect(letter.headers[DLQ_HEADER.reason]).toBe('UNDELIVERABLE');
-      expect(letter.headers[DLQ_HEADER.targetTopic]).toBe(bad[i]!.target);
-      expect(letter.headers[DLQ_HEADER.detail]).toMatch(bad[i]!.reason);
+      expect(letter.headers[DLQ_HEADER.targetTopic]).toBe(bad[i].target);
+      expect(letter.headers[DLQ_HEADER.detail]).toMatch(bad[i].reason);
       expect(letter.headers[DLQ_HEADER.sourceTopic]).toBe(fx.config.topics.balanceCommands);
       // the reply itself, sealed like every dead letter, encoded as the requester would have read it
       expect(letter.headers[HEADER.status]).toBeUndefined();
@@ -106,7 +106,7 @@ describe.each(['at-least-once', 'exactly-once'])('replies Kafka refuses for good
       expect(decoded.recordName).toBe('wholesale.common.v1.ErrorReply');
       expect(decoded.value.status).toBe('NOT_FOUND');
       expect(originalHeader(original, HEADER.status)).toBe('NOT_FOUND');
-      expect(originalHeader(original, HEADER.correlationId)).toBe(bad[i]!.id);
+      expect(originalHeader(original, HEADER.correlationId)).toBe(bad[i].id);
     }
     expect(letters.filter((l) => refusedBeforeSending.includes(l.headers[DLQ_HEADER.correlationId] ?? ''))).toEqual([]);
 
@@ -123,7 +123,7 @@ describe.each(['at-least-once', 'exactly-once'])('replies Kafka refuses for good
       await until('all commands committed', async () => {
         const [offsets] = await admin.fetchOffsets({ groupId: fx.config.groupId, topics: [fx.config.topics.balanceCommands] });
         const ends = await admin.fetchTopicOffsets(fx.config.topics.balanceCommands);
-        const behind = ends.reduce((sum, end) => sum + Number(end.high) - Math.max(0, Number(offsets!.partitions.find((p) => p.partition === end.partition)?.offset ?? 0)), 0);
+        const behind = ends.reduce((sum, end) => sum + Number(end.high) - Math.max(0, Number(offsets.partitions.find((p) => p.partition === end.partition)?.offset ?? 0)), 0);
         return behind === 0 ? true : undefined;
       });
     } finally {

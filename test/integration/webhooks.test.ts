@@ -62,7 +62,7 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
   /** One real UpdateBalances of the partner's subscription: one BalancesUpdated event. Answers its correlation id. */
   const sendEvent = async (partner: { id: string; brand: string }): Promise<string> => {
     subscriptions[partner.id] ??= await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: partner.brand });
-    const sub = subscriptions[partner.id]!;
+    const sub = subscriptions[partner.id];
     const correlationId = randomUUID();
     const action = { subBalanceInstId: `${sub.gpsi}-1`, balanceType: 'Main', subBalanceType: 'On-Net Voice', action: 'Subtract', quantity: 1, unitType: 'Min' };
     const reply = await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [action] }, sub.wholesaleCustomerId, correlationId);
@@ -74,7 +74,7 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
     (await scrape(dispatcher.opsPort)).find((s) => s.name === 'wholesale_webhook_lag' && s.labels.partner === partnerId)?.value;
   const correlationOf = (webhook: ReceivedWebhook): string => JSON.parse(webhook.body).data.correlationId;
   /** The distinct events accepted, in the order first accepted. */
-  const acceptedIds = (partnerId: string): string[] => [...new Set(receivers[partnerId]!.accepted.map(correlationOf))];
+  const acceptedIds = (partnerId: string): string[] => [...new Set(receivers[partnerId].accepted.map(correlationOf))];
   const waitForAccepted = (partnerId: string, ids: string[], timeoutMs = 30_000) =>
     until(`${ids.length} deliveries to ${partnerId}`, async () => (ids.every((id) => acceptedIds(partnerId).includes(id)) ? true : undefined), { timeoutMs });
 
@@ -86,7 +86,7 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
     balance = balanceComponentsOf(fx.service, fx.config);
     for (const receiver of Object.values(receivers)) await receiver.start();
     for (const partnerId of [PARTNER_A.id, PARTNER_B.id]) {
-      const registered = await cli('set', partnerId, '--url', receivers[partnerId]!.url);
+      const registered = await cli('set', partnerId, '--url', receivers[partnerId].url);
       secrets[partnerId] = [registered.secrets[0].secret];
     }
     dispatcher = await startDispatcher();
@@ -104,8 +104,8 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/https/);
     const shown = await cli('show', PARTNER_A.id);
-    expect(shown).toMatchObject({ format: 1, partnerId: PARTNER_A.id, url: receivers[PARTNER_A.id]!.url });
-    expect(JSON.stringify(shown)).not.toContain(secrets[PARTNER_A.id]![0]);
+    expect(shown).toMatchObject({ format: 1, partnerId: PARTNER_A.id, url: receivers[PARTNER_A.id].url });
+    expect(JSON.stringify(shown)).not.toContain(secrets[PARTNER_A.id][0]);
   });
 
   it('delivers a number\'s events in order as CloudEvents (structured mode), each verified by its signature', async () => {
@@ -113,23 +113,23 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
     for (let i = 0; i < 5; i++) sent.push(await sendEvent(PARTNER_A));
     await waitForAccepted(PARTNER_A.id, sent);
     expect(acceptedIds(PARTNER_A.id).filter((id) => sent.includes(id))).toEqual(sent);
-    for (const webhook of receivers[PARTNER_A.id]!.accepted.filter((w) => sent.includes(correlationOf(w)))) {
+    for (const webhook of receivers[PARTNER_A.id].accepted.filter((w) => sent.includes(correlationOf(w)))) {
       expect(webhook.headers['content-type']).toBe('application/cloudevents+json');
-      const event = new Webhook(secrets[PARTNER_A.id]![0]!).verify(webhook.body, webhook.headers) as Record<string, any>;
-      expect(event).toMatchObject({ specversion: '1.0', id: webhook.headers['webhook-id'], type: 'wholesale.balance.v1.BalancesUpdated', subject: subscriptions[PARTNER_A.id]!.gpsi, datacontenttype: 'application/json' });
-      expect(event.data.gpsi).toBe(subscriptions[PARTNER_A.id]!.gpsi);
-      expect(() => new Webhook(secrets[PARTNER_B.id]![0]!).verify(webhook.body, webhook.headers)).toThrow();
+      const event = new Webhook(secrets[PARTNER_A.id][0]).verify(webhook.body, webhook.headers) as Record<string, any>;
+      expect(event).toMatchObject({ specversion: '1.0', id: webhook.headers['webhook-id'], type: 'wholesale.balance.v1.BalancesUpdated', subject: subscriptions[PARTNER_A.id].gpsi, datacontenttype: 'application/json' });
+      expect(event.data.gpsi).toBe(subscriptions[PARTNER_A.id].gpsi);
+      expect(() => new Webhook(secrets[PARTNER_B.id][0]).verify(webhook.body, webhook.headers)).toThrow();
     }
   });
 
   it('an endpoint down for a while loses nothing: once back, it gets every event, in order', async () => {
-    await receivers[PARTNER_A.id]!.stop();
+    await receivers[PARTNER_A.id].stop();
     const sent: string[] = [];
     for (let i = 0; i < 3; i++) sent.push(await sendEvent(PARTNER_A));
     await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS)); // down for OUTAGE_MS, within the retry period
     expect(acceptedIds(PARTNER_A.id).filter((id) => sent.includes(id))).toEqual([]);
     expect(await lagOf(PARTNER_A.id)).toBeGreaterThanOrEqual(3); // not committed while undelivered
-    await receivers[PARTNER_A.id]!.start();
+    await receivers[PARTNER_A.id].start();
     await waitForAccepted(PARTNER_A.id, sent);
     expect(acceptedIds(PARTNER_A.id).filter((id) => sent.includes(id))).toEqual(sent);
     await until('A\'s lag back to 0', async () => ((await lagOf(PARTNER_A.id)) === 0 ? true : undefined));
@@ -137,7 +137,7 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
   }, OUTAGE_MS + 60_000);
 
   it('a dead endpoint does not delay another partner; given up, its events go to dead letters and `redeliver` delivers them', async () => {
-    const deadA = receivers[PARTNER_A.id]!;
+    const deadA = receivers[PARTNER_A.id];
     deadA.answer = () => 503;
     const toA = [await sendEvent(PARTNER_A), await sendEvent(PARTNER_A)];
     await until('A\'s endpoint refusing', async () => (deadA.received.some((r) => r.status === 503 && toA.includes(correlationOf(r))) ? true : undefined));
@@ -163,17 +163,17 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
   it('rotation: during the grace period each delivery carries both signatures, and each secret verifies it', async () => {
     const rotated = await cli('rotate', PARTNER_B.id, '--grace', '1h');
     const [fresh, previous] = rotated.secrets.map((s: { secret: string }) => s.secret);
-    expect(previous).toBe(secrets[PARTNER_B.id]![0]);
+    expect(previous).toBe(secrets[PARTNER_B.id][0]);
     await new Promise((resolve) => setTimeout(resolve, 600)); // the dispatcher reads registrations every 200 ms here
     const id = await sendEvent(PARTNER_B);
     await waitForAccepted(PARTNER_B.id, [id]);
-    const webhook = receivers[PARTNER_B.id]!.accepted.find((w) => correlationOf(w) === id)!;
+    const webhook = receivers[PARTNER_B.id].accepted.find((w) => correlationOf(w) === id)!;
     expect(webhook.headers['webhook-signature'].split(' ')).toHaveLength(2);
     for (const secret of [fresh, previous]) expect(new Webhook(secret).verify(webhook.body, webhook.headers)).toMatchObject({ data: { correlationId: id } });
   });
 
   it('a dispatcher restart loses nothing; a delivery cut short is sent again with the same webhook-id', async () => {
-    const receiver = receivers[PARTNER_A.id]!;
+    const receiver = receivers[PARTNER_A.id];
     let release: (() => void) | undefined;
     receiver.answer = () => new Promise<number>((resolve) => (release = () => resolve(204)));
     const first = await sendEvent(PARTNER_A);
@@ -186,7 +186,7 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
     await waitForAccepted(PARTNER_A.id, [first, ...whileDown]);
     expect(acceptedIds(PARTNER_A.id).slice(-3)).toEqual([first, ...whileDown]);
     const byEvent = new Map<string, Set<string>>();
-    for (const webhook of receiver.received) byEvent.set(correlationOf(webhook), (byEvent.get(correlationOf(webhook)) ?? new Set()).add(webhook.headers['webhook-id']!));
+    for (const webhook of receiver.received) byEvent.set(correlationOf(webhook), (byEvent.get(correlationOf(webhook)) ?? new Set()).add(webhook.headers['webhook-id']));
     for (const ids of byEvent.values()) expect(ids.size).toBe(1); // duplicates only as the same event id
     expect(sampleSum(await scrape(dispatcher.opsPort), 'wholesale_webhook_delivered_total', { partner: PARTNER_A.id })).toBeGreaterThanOrEqual(3);
   });

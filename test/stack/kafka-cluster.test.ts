@@ -12,7 +12,7 @@ async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw new Error(`${name}: ${(error as Error).message} ${String((error as { cause?: Error }).cause?.message ?? '')}`);
+    throw new Error(`${name}: ${(error as Error).message} ${String((error as { cause?: Error }).cause?.message ?? '')}`, { cause: error });
   }
 }
 
@@ -53,10 +53,10 @@ describe('startKafkaCluster', () => {
       const topic = `cluster-default-${randomUUID()}`;
       await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: false });
       const { topics } = await eventually(() => admin.fetchTopicMetadata({ topics: [topic] }));
-      for (const partition of topics[0]!.partitions) expect(partition.replicas).toHaveLength(3);
+      for (const partition of topics[0].partitions) expect(partition.replicas).toHaveLength(3);
       const described = await eventually(() => admin.describeConfigs({ resources: [{ type: 2, name: topic }], includeSynonyms: false }));
       const [config] = described.resources;
-      expect(config!.configEntries.find((e) => e.configName === 'min.insync.replicas')?.configValue).toBe('2');
+      expect(config.configEntries.find((e) => e.configName === 'min.insync.replicas')?.configValue).toBe('2');
     } finally {
       await admin.disconnect();
     }
@@ -71,7 +71,7 @@ describe('startKafkaCluster', () => {
     await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 3 }], waitForLeaders: false });
     const { topics } = await eventually(() => admin.fetchTopicMetadata({ topics: [topic] }));
     await admin.disconnect();
-    const victim = topics[0]!.partitions.find((p) => p.partitionId === 0)!.leader;
+    const victim = topics[0].partitions.find((p) => p.partitionId === 0)!.leader;
 
     // The producer's own retry: kafkajs gives a non-idempotent producer 5 retries whatever the client says, too
     // few to outlast the fencing of a dead leader (4 s here) with backoff.
@@ -90,7 +90,7 @@ describe('startKafkaCluster', () => {
     const survivorAdmin = new Kafka({ clientId: 'cluster-test-admin', brokers: survivors, logLevel: logLevel.NOTHING }).admin();
     await survivorAdmin.connect();
     const after = await survivorAdmin.fetchTopicMetadata({ topics: [topic] });
-    for (const partition of after.topics[0]!.partitions) {
+    for (const partition of after.topics[0].partitions) {
       expect(partition.leader).not.toBe(victim);
       expect(partition.isr).not.toContain(victim);
     }

@@ -29,7 +29,7 @@ describe('provideStack', () => {
     } finally {
       await stack.stop();
     }
-    const logFile = /log (\S+apicurio\.log)/.exec(stack.describe())![1]!;
+    const logFile = /log (\S+apicurio\.log)/.exec(stack.describe())![1];
     expect(existsSync(logFile)).toBe(false); // its folder went with it
     await expect(fetch(`${stack.schemaRegistryUrl}/subjects`)).rejects.toThrow();
   });

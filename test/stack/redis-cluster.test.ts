@@ -41,7 +41,7 @@ describe('startRedisCluster', () => {
     expect(slots).toHaveLength(3);
     for (const [from, to, [, port]] of slots) {
       // A key whose slot lies in this master's range: ask the cluster for slots of candidate keys.
-      let key = '';
+      let key: string;
       for (let i = 0; ; i++) {
         const slot = Number(await client.cluster('KEYSLOT', `key-${i}`));
         if (slot >= from && slot <= to) {

@@ -36,6 +36,7 @@ function avroRecordOf(payload: unknown): string | undefined {
 
 export async function readAsyncApi(file: string): Promise<DocumentedContract> {
   const { document, diagnostics } = await fromFile(new Parser(), file).parse();
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- severity is spectral's own copy of the enum, which no import here names; 0 is Error
   const errors = diagnostics.filter((d) => d.severity === 0).map((d) => `${d.path.join('.')}: ${d.message}`);
   const contract: DocumentedContract = { channels: new Map(), correlationIds: new Map(), payloadFields: new Map(), operations: [], errors };
   if (!document) return contract;
@@ -47,7 +48,7 @@ export async function readAsyncApi(file: string): Promise<DocumentedContract> {
       if (!record) continue;
       records.add(record);
       contract.correlationIds.set(record, message.correlationId()?.location());
-      const { schema } = message.payload()!.json() as { schema: { fields?: { name: string }[] } };
+      const { schema } = message.payload()!.json<{ schema: { fields?: { name: string }[] } }>();
       contract.payloadFields.set(record, (schema.fields ?? []).map((f) => f.name));
     }
     contract.channels.set(channel.address() ?? channel.id(), records);
@@ -111,7 +112,7 @@ export function contractDrift(documented: DocumentedContract, code: CodeContract
     if (!configured.has(address)) problems.push(`channel ${address} is not a configured topic`);
   }
   for (const [commandRole, { replies }] of Object.entries(code.commandTopics)) {
-    for (const command of code.topicRecords[commandRole] ?? []) problems.push(...requestReplyDrift(documented, command, code.topics[commandRole]!, code.partnerTopics[replies]!, code.errorReply));
+    for (const command of code.topicRecords[commandRole] ?? []) problems.push(...requestReplyDrift(documented, command, code.topics[commandRole], code.partnerTopics[replies], code.errorReply));
   }
   return problems;
 }

@@ -17,13 +17,13 @@ export interface DocumentedVariable {
 /** The rows of the first table under the heading that names the loader in backticks (`loadConfig`). */
 export function tableFor(markdown: string, loaderName: string): DocumentedVariable[] {
   const sections = markdown.split(/^#{2,4} /m);
-  const section = sections.find((s) => s.split('\n', 1)[0]!.includes(`\`${loaderName}\``));
+  const section = sections.find((s) => s.split('\n', 1)[0].includes(`\`${loaderName}\``));
   if (!section) return [];
   return section
     .split('\n')
     .map((line) => /^\|\s*`([A-Z][A-Z0-9_]*)`\s*\|\s*([^|]*?)\s*\|/.exec(line))
     .filter((match): match is RegExpExecArray => match !== null)
-    .map(([, name, defaultCell]) => ({ name: name!, default: defaultCell! }));
+    .map(([, name, defaultCell]) => ({ name: name, default: defaultCell }));
 }
 
 /** Every variable the loader asks its EnvReader for, given an environment holding `base`. */
@@ -31,7 +31,7 @@ export function variablesRead(load: Loader, base: Record<string, string>): Set<s
   const read = new Set<string>();
   const prototype = EnvReader.prototype as unknown as Record<string, (variable: string, ...rest: unknown[]) => unknown>;
   const methods = Object.getOwnPropertyNames(prototype).filter((name) => name !== 'constructor' && typeof prototype[name] === 'function');
-  const originals = methods.map((name) => [name, prototype[name]!] as const);
+  const originals = methods.map((name) => [name, prototype[name]] as const);
   for (const [name, original] of originals) {
     prototype[name] = function (this: EnvReader, variable: string, ...rest: unknown[]) {
       read.add(variable);

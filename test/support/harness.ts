@@ -150,7 +150,7 @@ export class TopicReader {
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     await consumer.run({
       eachMessage: async ({ topic, message }) => {
-        let recordName = '';
+        let recordName: string;
         let value: Record<string, any> = {};
         try {
           const decoded = await codec.decode(message.value);

@@ -33,7 +33,7 @@ function resolveRelative(from: string, specifier: string): string {
 const packageOf = (specifier: string): string => {
   if (specifier.startsWith('node:')) return specifier;
   const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 };
 
 export function readImportGraph(folders: readonly string[]): ImportGraph {

@@ -18,7 +18,7 @@ type Kustomization = {
 
 const readDocuments = (file: string): Manifest[] =>
   parseAllDocuments(readFileSync(file, 'utf8')).map((document) => {
-    if (document.errors.length > 0) throw new Error(`${file}: ${document.errors[0]!.message}`);
+    if (document.errors.length > 0) throw new Error(`${file}: ${document.errors[0].message}`);
     return document.toJS() as Manifest;
   });
 

@@ -62,6 +62,7 @@ export function checkLedger(changes: readonly SubBalanceChange[], balances: read
         break;
       case 'Expired':
       case 'Removed':
+      case 'Closed':
         delta = -c.before!.remaining;
         break;
     }

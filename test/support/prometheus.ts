@@ -18,8 +18,8 @@ export function parseSamples(text: string): Sample[] {
   return text.split('\n').flatMap((line) => {
     const match = SAMPLE_LINE.exec(line.trim());
     if (!match || line.startsWith('#')) return [];
-    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(LABEL)].map(([, name, value]) => [name!, value!]));
-    return [{ name: match[1]!, labels, value: Number(match[3]) }];
+    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(LABEL)].map(([, name, value]) => [name, value]));
+    return [{ name: match[1], labels, value: Number(match[3]) }];
   });
 }
 

@@ -12,7 +12,7 @@ export function typeErrors(files: Record<string, string>, overrides: ts.Compiler
   host.fileExists = (name) => name in files || ts.sys.fileExists(name);
   host.directoryExists = (name) => Object.keys(files).some((file) => file.startsWith(`${name}/`)) || ts.sys.directoryExists(name);
   host.readFile = (name) => files[name] ?? readFile(name);
-  host.getSourceFile = (name, language) => (name in files ? ts.createSourceFile(name, files[name]!, language) : getSourceFile(name, language));
+  host.getSourceFile = (name, language) => (name in files ? ts.createSourceFile(name, files[name], language) : getSourceFile(name, language));
   const program = ts.createProgram(Object.keys(files), options, host);
   return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }

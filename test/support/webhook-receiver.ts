@@ -51,12 +51,14 @@ export class WebhookReceiver {
     const server = createServer({ key: this.certificate.key, cert: this.certificate.cert }, (request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', async () => {
+      const answer = async () => {
         const status = await this.answer();
         const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
         this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), status, at: Date.now() });
         response.writeHead(status).end();
-      });
+      };
+      // a failed answer drops the connection: the sender sees a delivery that failed
+      request.on('end', () => void answer().catch(() => response.destroy()));
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
     this.port = (server.address() as AddressInfo).port;

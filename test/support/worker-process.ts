@@ -129,7 +129,7 @@ export class WorkerProcess {
         reject(new Error(`${this.name}: no "${what}" within ${timeoutMs} ms; last output:\n${this.tail(40)}`));
       }, timeoutMs);
       this.waiters.add(waiter);
-      this.exited.then(() => {
+      void this.exited.then(() => {
         if (!this.waiters.has(waiter)) return;
         clearTimeout(timer);
         this.waiters.delete(waiter);

@@ -46,6 +46,6 @@ async function runMavenNow(args: readonly string[], cwd: string): Promise<void> 
   } catch (error) {
     const { stdout = '', stderr = '', code } = error as { stdout?: string; stderr?: string; code?: string | number };
     const hint = code === 'ENOENT' ? ' (Maven is not installed: apt-get install maven)' : '';
-    throw new Error(`mvn ${args.join(' ')} failed${hint}:\n${String(stdout).slice(-4000)}${String(stderr).slice(-4000)}`);
+    throw new Error(`mvn ${args.join(' ')} failed${hint}:\n${String(stdout).slice(-4000)}${String(stderr).slice(-4000)}`, { cause: error });
   }
 }

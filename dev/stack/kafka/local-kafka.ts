@@ -131,7 +131,7 @@ export function loggingConfiguration(flavour: KafkaLogging['flavour'], file: str
  */
 export async function startLocalKafka(options: LocalKafkaOptions = {}): Promise<LocalKafka> {
   const cluster = await startKafkaCluster({ ...options, brokers: 1 });
-  return cluster.nodes[0]!;
+  return cluster.nodes[0];
 }
 
 /**
@@ -155,7 +155,7 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
   const portsPerNode = 2 + wanted.length;
   const ports = await allocatePorts({ count: count * portsPerNode });
   const portOf = (i: number, name: keyof typeof optional): number | undefined => (optional[name] ? ports[i * portsPerNode + 2 + wanted.indexOf(name)] : undefined);
-  const voters = Array.from({ length: count }, (_, i) => ({ nodeId: i + 1, host: LOOPBACK, controllerPort: ports[i * portsPerNode + 1]! }));
+  const voters = Array.from({ length: count }, (_, i) => ({ nodeId: i + 1, host: LOOPBACK, controllerPort: ports[i * portsPerNode + 1] }));
   const clusterId = randomClusterId(randomBytes);
   // A restarted node is ready when every running peer lists it, not only itself: a client asking a peer
   // must find it too.
@@ -164,7 +164,7 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
     createNode(
       {
         ...voter,
-        port: ports[i * portsPerNode]!,
+        port: ports[i * portsPerNode],
         saslPort: portOf(i, 'sasl'),
         tls: options.tls && { ...options.tls, port: portOf(i, 'tls')!, mutualPort: portOf(i, 'mutualTls'), saslPort: portOf(i, 'saslTls') },
         voters,

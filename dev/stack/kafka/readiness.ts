@@ -19,7 +19,7 @@ export interface NodeReadiness {
  */
 export async function waitForKafkaNode(process: SupervisedProcess, readiness: NodeReadiness): Promise<void> {
   const { addresses, nodeId, timeoutMs, extraPorts = [] } = readiness;
-  const own = addresses[0]!;
+  const own = addresses[0];
   for (const port of [Number(own.split(':')[1]), ...extraPorts]) {
     await waitUntil(async () => ((await isPortOpen(port)) ? true : undefined), { what: `listening on port ${port}`, timeoutMs, process });
   }

@@ -43,7 +43,7 @@ export function redisServerArgs(port: number, dataDir: string, options: LocalRed
 /** One redis-server process on a free loopback port, data in its own temporary folder. Ready when PING answers. */
 export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<LocalRedis> {
   const offsets = options.clusterEnabled ? [CLUSTER_BUS_OFFSET] : [];
-  const port = options.port ?? (await allocatePorts({ count: 1, offsets }))[0]!;
+  const port = options.port ?? (await allocatePorts({ count: 1, offsets }))[0];
   const dir = createServerFolder(`redis-${port}`, options);
   const server = new LocalServer({
     spec: {

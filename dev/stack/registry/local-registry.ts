@@ -29,7 +29,7 @@ export interface LocalRegistry extends ServerControl {
  */
 export async function startLocalRegistry(options: LocalRegistryOptions = {}): Promise<LocalRegistry> {
   const jar = await apicurioRunnerJar(options.cacheDir ?? loadStackConfig().cacheDir);
-  const port = options.port ?? (await allocatePorts({ count: 1 }))[0]!;
+  const port = options.port ?? (await allocatePorts({ count: 1 }))[0];
   const dir = createServerFolder(`apicurio-${port}`, options);
   const tmp = join(dir, 'tmp');
   mkdirSync(tmp);

@@ -82,7 +82,7 @@ export function registerBoundedCodecs(options: BoundedCodecOptions): boolean {
   const decompressors = boundedDecompressors(options);
   for (const [name, decompress] of Object.entries(decompressors)) {
     try {
-      codecTable()[name]!.decompressSync = decompress;
+      codecTable()[name].decompressSync = decompress;
     } catch {
       // a frozen table: reported below
     }

@@ -7,11 +7,11 @@ export type ConsumedRecord = Pick<Message<Buffer, Buffer, Buffer, Buffer>, 'key'
 /**
  * A record's headers by name, every value of a repeated name kept in order. Linear in the headers: a
  * record may carry 150,000 values of one name (test/integration/hostile-input.test.ts), and copying the
- * array per value — as kafkajs's decoder did — blocks the event loop for minutes.
+ * array per value (kafkajs's decoder does) would block the event loop for minutes.
  */
 export const headersOf = (record: Pick<ConsumedRecord, 'headerEntries'>): RecordHeaders | undefined => {
   if (record.headerEntries.length === 0) return undefined;
-  const headers: RecordHeaders = Object.create(null);
+  const headers = Object.create(null) as RecordHeaders;
   for (const [name, value] of record.headerEntries) {
     const key = name.toString();
     const previous = headers[key];

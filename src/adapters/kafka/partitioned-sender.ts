@@ -164,7 +164,7 @@ export function createPartitionedSender(retrying: ProduceCall, countOf: Partitio
     if (!spanningCalls) return false;
     const sizes = groups.map(outboundBytesOf);
     if (sizes.some((bytes) => bytes > MAX_SEND_BYTES)) return false;
-    return spanningCalls.trySend(groups.map((group, i) => ({ key: `${group[0]!.partition}:${group[0]!.topic}`, topic: group[0]!.topic, messages: wire(group), bytes: sizes[i]! })));
+    return spanningCalls.trySend(groups.map((group, i) => ({ key: `${group[0].partition}:${group[0].topic}`, topic: group[0].topic, messages: wire(group), bytes: sizes[i] })));
   };
   /** Sends a run; when the broker refuses it for good, each message alone, so only the bad ones are refused. */
   const sendRun = async (run: Placed[], refused: Refused<Outbound>[]): Promise<void> => {
@@ -172,7 +172,7 @@ export function createPartitionedSender(retrying: ProduceCall, countOf: Partitio
       await retrying(wire(run));
     } catch (error) {
       if (!isSendRefusal(error)) throw error;
-      if (run.length === 1) return void refused.push({ message: run[0]!.original, reason: `${kafkaErrorType(error)}: ${errorText(error)}` });
+      if (run.length === 1) return void refused.push({ message: run[0].original, reason: `${kafkaErrorType(error)}: ${errorText(error)}` });
       for (const one of run) await sendRun([one], refused);
     }
   };

@@ -1,4 +1,4 @@
-import type { Consumer, Message, MessagesStream } from '@platformatic/kafka';
+import type { Message, MessagesStream } from '@platformatic/kafka';
 import type { InboundRecord } from '../../contract/transport';
 import type { KafkaConnection } from './connection';
 import { closeGroupConsumer, createGroupConsumer, isFatalConsumerError } from './group-consumer';
@@ -76,6 +76,7 @@ export function subscribeRecords(connection: KafkaConnection, options: RecordSub
   let restartTimer: NodeJS.Timeout | undefined;
 
   let settleJoined!: (error?: unknown) => void;
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- it forwards the consumer's failure as it came
   const joined = new Promise<void>((resolve, reject) => (settleJoined = (error) => (error === undefined ? resolve() : reject(error))));
   joined.catch(() => undefined); // a caller that never waits for the join must not see an unhandled rejection
 
@@ -226,7 +227,7 @@ export function subscribeRecords(connection: KafkaConnection, options: RecordSub
     await started.catch(() => undefined);
     // The records in hand finish (and commit) first; those still queued are read again by the next start.
     await Promise.allSettled([...inHand]);
-    await closeGroupConsumer(consumer as Consumer, connection);
+    await closeGroupConsumer(consumer, connection);
   };
 
   return { started, joined, stop };

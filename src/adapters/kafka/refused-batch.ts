@@ -46,7 +46,7 @@ export function batchRefusalIn(error: unknown, seen = new Set<unknown>()): Batch
   if (typeof error !== 'object' || error === null || seen.has(error)) return undefined;
   seen.add(error);
   const { cause, errors } = error as { cause?: unknown; errors?: unknown };
-  for (const inner of [cause, ...(Array.isArray(errors) ? errors : [])]) {
+  for (const inner of [cause, ...(Array.isArray(errors) ? (errors as unknown[]) : [])]) {
     const found = batchRefusalIn(inner, seen);
     if (found) return found;
   }

@@ -26,7 +26,7 @@ const byteLength = (value: string | Buffer): number => (Buffer.isBuffer(value) ?
 /** The fewest bytes a batch holding only this message can take (no compression on the service's producers). */
 export function leastBatchBytes(message: Outbound): number {
   let bytes = RECORD_BATCH_HEADER + RECORD_FIELDS_AT_LEAST + (message.key === null ? 0 : byteLength(message.key)) + (message.value?.length ?? 0);
-  for (const name in message.headers) bytes += 2 + Buffer.byteLength(name) + byteLength(message.headers[name]!);
+  for (const name in message.headers) bytes += 2 + Buffer.byteLength(name) + byteLength(message.headers[name]);
   return bytes;
 }
 

@@ -159,7 +159,7 @@ export function decodeBalanceRows(gpsi: string, flat: unknown): SubBalance[] {
 /** The balances hash as HGETALL reads it outside a script (ioredis answers an object). */
 export function decodeBalanceHash(gpsi: string, hash: Readonly<Record<string, string>>): SubBalance[] {
   const rows = new BalanceRows(gpsi);
-  for (const name of Object.keys(hash)) rows.add(name, hash[name]!);
+  for (const name of Object.keys(hash)) rows.add(name, hash[name]);
   return rows.balances();
 }
 
@@ -299,7 +299,7 @@ export function decodeOutcome(json: string, replayed: boolean, command?: Recordi
   const changes = (raw.c ?? raw.changeRows) !== undefined ? list<string>(raw.c ?? raw.changeRows).map((row) => decodeLedgerChange(String(row), subscription.gpsi)) : list<Raw>(raw.changes).map(decodeChange);
   const outcome: BalanceOutcome = {
     at: raw.t !== undefined ? new Date(Number(raw.t)).toISOString() : String(raw.at),
-    correlationId: String(raw.correlationId ?? command?.correlationId),
+    correlationId: String((raw.correlationId as string | undefined) ?? command?.correlationId),
     subscription,
     changes: typeof raw.r === 'string' ? namedByRows(changes, balances) : changes,
     balances,

@@ -164,7 +164,7 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
      */
     async queryBalances(gpsi, visibleCustomerIds) {
       const keys = keysOf(gpsi);
-      // timed under the name the script had, so the Redis call metrics keep their series
+      // timed as 'balancesQuery', the series the Redis call metrics keep for this read
       const marked = await timedRedisCall(redis, 'balancesQuery', () => redis.hgetall(keys.balances));
       const owner = marked[BALANCES_OWNER_FIELD];
       if (owner !== undefined) {

@@ -63,9 +63,9 @@ export function fromHash(hash: Record<string, string>): PortInRequest {
   const request = {
     ...Object.fromEntries(REQUIRED_FIELDS.map((name) => [name, hash[name]])),
     portOrderVersion: Number(hash.portOrderVersion),
-    portInfo: JSON.parse(hash.portInfo),
-    secrets: JSON.parse(hash.secrets),
-    createReply: JSON.parse(hash.createReply),
+    portInfo: JSON.parse(hash.portInfo) as PortInRequest['portInfo'],
+    secrets: JSON.parse(hash.secrets) as PortInRequest['secrets'],
+    createReply: JSON.parse(hash.createReply) as PortInRequest['createReply'],
   } as PortInRequest;
   for (const name of OPTIONAL_FIELDS) {
     if (typeof hash[name] === 'string') (request as unknown as Record<string, string>)[name] = hash[name];

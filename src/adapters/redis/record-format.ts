@@ -15,6 +15,6 @@ export function checkRecordFormat(marker: unknown, what: string): void {
   if (marker === undefined || marker === null || marker === '') return;
   const format = Number(marker);
   if (!Number.isInteger(format) || format < 1 || format > RECORD_FORMAT) {
-    throw new Error(`stored ${what} of format ${String(marker)}: newer than this worker reads (up to ${RECORD_FORMAT})`);
+    throw new Error(`stored ${what} of format ${typeof marker === 'string' ? marker : JSON.stringify(marker)}: newer than this worker reads (up to ${RECORD_FORMAT})`);
   }
 }

@@ -23,7 +23,7 @@ export const LETTER_FORMAT = 1;
 
 const fieldsOf = (flat: string[], id: string): Record<string, string> => {
   const fields: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]] = flat[i + 1]!;
   if (fields.format !== undefined && !(Number(fields.format) >= 1 && Number(fields.format) <= LETTER_FORMAT)) {
     throw new Error(`stored webhook entry ${id} of format ${fields.format}: newer than this reader reads (up to ${LETTER_FORMAT})`);
   }
@@ -32,7 +32,7 @@ const fieldsOf = (flat: string[], id: string): Record<string, string> => {
 
 const letterOf = (id: string, flat: string[]): StoredDeadLetter => {
   const fields = fieldsOf(flat, id);
-  return { id, event: JSON.parse(fields.event!) as WebhookEvent, reason: fields.reason ?? '', attempts: Number(fields.attempts ?? 0), failedAt: fields.failedAt ?? '' };
+  return { id, event: JSON.parse(fields.event) as WebhookEvent, reason: fields.reason ?? '', attempts: Number(fields.attempts ?? 0), failedAt: fields.failedAt ?? '' };
 };
 
 export class RedisWebhookStore implements RegistrationStore, DeadLetterStore {
@@ -86,7 +86,7 @@ export class RedisWebhookStore implements RegistrationStore, DeadLetterStore {
 
   async redeliveries(partnerId: string, count: number): Promise<{ id: string; event: WebhookEvent }[]> {
     const entries = await this.redis.xrange(webhookKeys(this.prefix, partnerId).redeliveries, '-', '+', 'COUNT', count);
-    return entries.map(([id, flat]) => ({ id, event: JSON.parse(fieldsOf(flat, id).event!) as WebhookEvent }));
+    return entries.map(([id, flat]) => ({ id, event: JSON.parse(fieldsOf(flat, id).event) as WebhookEvent }));
   }
 
   async redelivered(partnerId: string, id: string): Promise<void> {

@@ -27,7 +27,7 @@ class Cursor {
     let scale = 1;
     for (let i = 0; i < 10; i++) {
       if (this.pos >= this.buf.length) throw new OutOfBounds(`a number runs past the end at byte ${this.pos}`);
-      const byte = this.buf[this.pos++]!;
+      const byte = this.buf[this.pos++];
       value += (byte & 0x7f) * scale;
       if ((byte & 0x80) === 0) return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
       scale *= 128;
@@ -57,7 +57,7 @@ const FIXED_SIZE: Record<string, number> = { null: 0, boolean: 1, int: 1, long: 
 /** The fewest bytes a value of the type can take. */
 function minimumSize(type: AnyType, depth = 0): number {
   if (depth > MAX_DEPTH) return 0;
-  if (type.typeName in FIXED_SIZE) return FIXED_SIZE[type.typeName]!;
+  if (type.typeName in FIXED_SIZE) return FIXED_SIZE[type.typeName];
   if (type.typeName === 'fixed') return type.size ?? 0;
   if (type.typeName.startsWith('union')) return 1;
   if (type.underlyingType) return minimumSize(type.underlyingType, depth + 1);
@@ -111,7 +111,7 @@ function walk(type: AnyType, cursor: Cursor, depth: number): void {
     const branch = cursor.long();
     const branches = type.types ?? [];
     if (branch < 0 || branch >= branches.length) throw new OutOfBounds(`union branch ${branch} of ${branches.length}`);
-    return walk(branches[branch]!, cursor, depth + 1);
+    return walk(branches[branch], cursor, depth + 1);
   }
   if (type.underlyingType) return walk(type.underlyingType, cursor, depth + 1);
   for (const field of type.fields ?? []) walk(field.type, cursor, depth + 1);
@@ -119,7 +119,7 @@ function walk(type: AnyType, cursor: Cursor, depth: number): void {
 
 export function avroBoundsProblem(type: Type, body: Buffer): string | undefined {
   try {
-    walk(type as unknown as AnyType, new Cursor(body), 0);
+    walk(type, new Cursor(body), 0);
     return undefined;
   } catch (error) {
     if (error instanceof OutOfBounds) return error.message;

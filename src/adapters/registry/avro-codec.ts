@@ -14,7 +14,7 @@ export const asSchemaMismatch = (error: unknown): unknown =>
 const WIRE_HEADER_BYTES = 5;
 
 const httpStatusOf = (error: unknown): number | undefined =>
-  typeof error === 'object' && error !== null && 'status' in error ? Number((error as { status: unknown }).status) : undefined;
+  typeof error === 'object' && error !== null && 'status' in error ? Number((error).status) : undefined;
 
 /**
  * How a value written with one schema version is read as the version this code was built with (Avro schema

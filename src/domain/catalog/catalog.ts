@@ -99,7 +99,7 @@ function checkAllowance(problems: Problems, path: string, raw: unknown): void {
   }
   const expectedUnit = UNIT_BY_SUB_BALANCE_TYPE[String(raw.subBalanceType)];
   if (!expectedUnit) problems.add(`${path}.subBalanceType`, `must be one of ${Object.keys(UNIT_BY_SUB_BALANCE_TYPE).join(', ')}`);
-  else if (raw.unitType !== expectedUnit) problems.add(`${path}.unitType`, `must be ${expectedUnit} for ${raw.subBalanceType}`);
+  else if (raw.unitType !== expectedUnit) problems.add(`${path}.unitType`, `must be ${expectedUnit} for ${String(raw.subBalanceType)}`);
   const amount = toMilli(raw.amount);
   if ('reason' in amount) problems.add(`${path}.amount`, amount.reason);
 }

@@ -24,7 +24,7 @@ export const PORTOUT_NP_RESPONSE_RECORDS = {
 /** np.portin.requests.v1: the service's decision on a port-out. */
 export const PORTOUT_DECISION_RECORD = np('PortOutDecision');
 
-export const isPortOutResponse = (recordName: string): boolean => (Object.values(PORTOUT_NP_RESPONSE_RECORDS) as string[]).includes(recordName);
+export const isPortOutResponse = (recordName: string): boolean => Object.values<string>(PORTOUT_NP_RESPONSE_RECORDS).includes(recordName);
 
 export const PORTOUT_TOPOLOGY = {
   portinCommands: Object.values(PORTOUT_COMMAND_RECORDS).map((r) => r.command),

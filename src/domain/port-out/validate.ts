@@ -54,7 +54,7 @@ const instant = (value: unknown): string | undefined => {
 /** Reads a decoded port-out record of np.portin.responses.v1; the NP side is outside the service, so a malformed one is reported, never trusted. */
 export function parsePortOutResponse(recordName: string, raw: unknown): { ok: true; response: PortOutResponse } | { ok: false; problems: FieldProblem[] } {
   const trigger = recordName.slice(recordName.lastIndexOf('.') + 1);
-  if (!(Object.values(PORTOUT_NP_RESPONSE_RECORDS) as string[]).includes(recordName)) return { ok: false, problems: [{ path: '', reason: `${recordName} is no port-out record` }] };
+  if (!Object.values<string>(PORTOUT_NP_RESPONSE_RECORDS).includes(recordName)) return { ok: false, problems: [{ path: '', reason: `${recordName} is no port-out record` }] };
   const problems = new Problems();
   for (const name of ['responseId', 'sentAt'] as const) checkString(problems, name, field(raw, name), { ...TEXT, required: true });
   checkString(problems, 'gpsi', field(raw, 'gpsi'), { ...GPSI, required: true });

@@ -98,7 +98,7 @@ export function checkPortInfo(problems: Problems, path: string, value: unknown, 
     problems.add(path, 'must be an object');
     return undefined;
   }
-  return checkMembers(problems, path, value, PORT_INFO_MEMBERS, use) as PortInfo;
+  return checkMembers(problems, path, value, PORT_INFO_MEMBERS, use);
 }
 
 /**

@@ -210,7 +210,8 @@ function npDetails(response: NpResponse, current: PortInRequest): Partial<PortIn
     case 'CancelConfirmed':
       // the request ends for the reason its cancel was asked for (the partner's, or abandonment)
       return { reasonCode: current.reasonCode, reasonDescription: current.reasonDescription };
-    default:
+    case 'ActivationComplete':
+    case 'OrderIdAssigned':
       return {};
   }
 }

@@ -106,5 +106,5 @@ export function checkArray(problems: Problems, path: string, value: unknown, rul
     problems.add(path, `must have at most ${rule.maxItems} item(s)`);
     return undefined; // a hostile array is not walked item by item
   }
-  return value;
+  return value as unknown[];
 }

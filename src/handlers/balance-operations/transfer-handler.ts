@@ -20,7 +20,7 @@ export const createTransferBalance = (deps: { transfers: TransferStore }): Handl
     const t = accept(checkTransfer(command), context.wholesaleCustomerId);
     const meta = commandMeta(command.gpsi, context);
     const debit = await deps.transfers.debit(meta, { subBalanceInstId: t.subBalanceInstId, amount: t.amount });
-    const taken = debit.changes[0]!;
+    const taken = debit.changes[0];
     const credit = await deps.transfers.credit(meta, t.toGpsi, { subBalanceInstId: t.toSubBalanceInstId, subBalanceType: taken.subBalanceType, unitType: taken.unitType, amount: t.amount });
     const state = await deps.transfers.settle(meta, credit.credited);
     if (state === 'reversed' || !credit.credited) {

@@ -9,6 +9,12 @@ import {
   checkUpdateEnvelope,
   swapPrimaryCatalogProblems,
   swapPrimaryForm,
+  type AddBucketsCommand,
+  type CancelBucketsCommand,
+  type QueryBalanceHistoryCommand,
+  type QueryBalancesCommand,
+  type SwapPrimaryBucketCommand,
+  type UpdateBalancesCommand,
 } from '../../domain/balance/validation';
 import type { HandlerRegistration } from '../../contract/handlers';
 import { createAddBuckets, createCancelBuckets, createSwapPrimaryBucket } from './bucket-handlers';
@@ -32,12 +38,12 @@ type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'situation' | 're
  */
 export function createBalanceHandlers(deps: BalanceHandlerDeps): HandlerRegistration[] {
   const parts: Record<BalanceCommand, Parts> = {
-    AddBuckets: { handle: createAddBuckets(deps), validate: addBucketsForm, situation: (c) => addBucketsCatalogProblems(c, deps.catalog) },
-    SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: swapPrimaryForm, situation: (c) => swapPrimaryCatalogProblems(c, deps.catalog) },
-    CancelBuckets: { handle: createCancelBuckets(deps), validate: (c) => checkCancelBuckets(c).problems },
-    QueryBalances: { handle: createQueryBalances(deps), validate: (c) => checkQueryBalances(c).problems, readOnly: true },
-    UpdateBalances: { handle: createUpdateBalances(deps), validate: (c) => checkUpdateEnvelope(c).problems },
-    QueryBalanceHistory: { handle: createQueryBalanceHistory(deps), validate: (c) => checkHistory(c).problems, readOnly: true },
+    AddBuckets: { handle: createAddBuckets(deps), validate: addBucketsForm, situation: (c: AddBucketsCommand) => addBucketsCatalogProblems(c, deps.catalog) },
+    SwapPrimaryBucket: { handle: createSwapPrimaryBucket(deps), validate: swapPrimaryForm, situation: (c: SwapPrimaryBucketCommand) => swapPrimaryCatalogProblems(c, deps.catalog) },
+    CancelBuckets: { handle: createCancelBuckets(deps), validate: (c: CancelBucketsCommand) => checkCancelBuckets(c).problems },
+    QueryBalances: { handle: createQueryBalances(deps), validate: (c: QueryBalancesCommand) => checkQueryBalances(c).problems, readOnly: true },
+    UpdateBalances: { handle: createUpdateBalances(deps), validate: (c: UpdateBalancesCommand) => checkUpdateEnvelope(c).problems },
+    QueryBalanceHistory: { handle: createQueryBalanceHistory(deps), validate: (c: QueryBalanceHistoryCommand) => checkHistory(c).problems, readOnly: true },
   };
   return BALANCE_COMMANDS.map((name) => ({
     domain: 'balance',

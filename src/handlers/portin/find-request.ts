@@ -28,7 +28,7 @@ export async function findOwnedRequest(store: PortInStore, scope: Visibility, ke
   if (keys.partnerTransactionId !== undefined) {
     const ptid = keys.partnerTransactionId;
     const refs = await Promise.all(scope.visibleCustomerIds.map((owner) => store.findTransaction(owner, ptid)));
-    candidates = await Promise.all(refs.map((ref) => ref && store.byRequest(ref)));
+    candidates = await Promise.all(refs.map((ref) => (ref ? store.byRequest(ref) : Promise.resolve(undefined))));
   } else if (keys.portOrderId !== undefined) {
     const ref = await store.findPortOrder(keys.portOrderId);
     candidates = [ref && (await store.byRequest(ref))];

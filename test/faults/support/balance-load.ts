@@ -102,8 +102,8 @@ export class BalanceLoad {
       targets.push(balances.map((b) => ({ subscription, subBalanceInstId: b.subBalanceInstId, subBalanceType: b.subBalanceType, unitType: b.unitType })));
     }
     const commands = Array.from({ length: options.commands }, (_, i) => {
-      const ofSubscription = targets[i % targets.length]!;
-      return { ...ofSubscription[Math.floor(i / targets.length) % ofSubscription.length]!, correlationId: randomUUID() };
+      const ofSubscription = targets[i % targets.length];
+      return { ...ofSubscription[Math.floor(i / targets.length) % ofSubscription.length], correlationId: randomUUID() };
     });
     return new BalanceLoad(config, options, redis, balance, codec, commands, start, subscriptions);
   }
@@ -208,7 +208,7 @@ export class BalanceLoad {
     // the partner writes one partition per call too: kafkajs can drop part of a multi-broker call when a broker dies
     const { compression } = this.options;
     const sendPartition: ProduceCall = async (run) => {
-      await producer.send({ topic: run[0]!.topic, acks: -1, ...(compression === undefined ? {} : { compression }), messages: run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition })) });
+      await producer.send({ topic: run[0].topic, acks: -1, ...(compression === undefined ? {} : { compression }), messages: run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition })) });
     };
     const sender = createPartitionedSender(sendPartition, async () => this.config.kafka.topicPartitions);
     for (;;) {

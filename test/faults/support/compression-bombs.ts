@@ -91,7 +91,7 @@ export async function sendBomb(
   codecs[compression] = () => ({ compress: async () => compressed, decompress: async () => Buffer.alloc(0) });
   try {
     const [ack] = await producer.send({ topic, acks: -1, compression, messages: [{ partition, key: null, value: 'replaced by the bomb' }] });
-    return ack!.baseOffset!;
+    return ack.baseOffset!;
   } finally {
     codecs[compression] = registered!;
   }
@@ -128,5 +128,5 @@ export async function sendEmptyRecords(broker: string, topic: string, partition:
     socket.on('error', reject);
   });
   const parsed = await parseProduceResponse(await decodeProduceResponse(response));
-  return parsed.topics[0]!.partitions[0]!.baseOffset;
+  return parsed.topics[0].partitions[0].baseOffset;
 }

@@ -111,7 +111,7 @@ export const headerString = (message: KafkaMessage, name: string): string | unde
 export const leaderOfPartitionZero = (brokers: string[], topic: string): Promise<number> =>
   withTestAdmin(brokers, async (admin) => {
     const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-    return topics[0]!.partitions.find((p) => p.partitionId === 0)!.leader;
+    return topics[0].partitions.find((p) => p.partitionId === 0)!.leader;
   });
 
 /**
@@ -153,11 +153,11 @@ const kafkaAbs = (n: number): number => (n === -0x80000000 ? 0 : Math.abs(n));
 export const coordinatorOfGroup = (brokers: string[], groupId: string): Promise<number> =>
   withTestAdmin(brokers, async (admin) => {
     const { topics } = await admin.fetchTopicMetadata({ topics: ['__consumer_offsets'] });
-    const partitions = topics[0]!.partitions;
+    const partitions = topics[0].partitions;
     const partitionId = kafkaAbs(javaStringHash(groupId)) % partitions.length;
     return partitions.find((p) => p.partitionId === partitionId)!.leader;
   });
 
 /** The member ids of the group's members, as its coordinator knows them now. */
 export const groupMembers = (brokers: string[], groupId: string): Promise<string[]> =>
-  withTestAdmin(brokers, async (admin) => (await admin.describeGroups([groupId])).groups[0]!.members.map((member) => member.memberId).sort());
+  withTestAdmin(brokers, async (admin) => (await admin.describeGroups([groupId])).groups[0].members.map((member) => member.memberId).sort());

@@ -72,18 +72,18 @@ describe('decodeBalanceRows', () => {
   const MAIN = ['bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased'] as const;
   const DATES = ['validFrom', 'validUntil', 'purchasedUntil'] as const;
   const positional = (b: Record<string, string | undefined>, names: readonly string[], code: (name: string, v: string) => string = (_, v) => v) =>
-    names.map((name) => (b[name] === undefined ? '' : code(name, b[name]!))).join('|').replace(/\|+$/, '');
+    names.map((name) => (b[name] === undefined ? '' : code(name, b[name]))).join('|').replace(/\|+$/, '');
 
   it('reads any sub-balances from their rows as from the JSON objects of older records, fields in any order', () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }), fc.array(subBalance, { minLength: 8, maxLength: 8 }), (seqs, drawn) => {
         const flat: string[] = [];
         const hash: Record<string, string> = { o: 'C1' }; // the owner mark is not a sub-balance
-        const objects = seqs.map((seq, i) => ({ ...drawn[i]!, subBalanceInstId: `4915-${seq}` }));
+        const objects = seqs.map((seq, i) => ({ ...drawn[i], subBalanceInstId: `4915-${seq}` }));
         for (const [i, seq] of seqs.entries()) {
-          const b = drawn[i]!;
+          const b = drawn[i];
           const dates = positional(b, DATES);
-          const fields: [string, string][] = [[String(seq), positional(b, MAIN, (name, v) => (name === 'bucketKind' ? v[0]! : v))]];
+          const fields: [string, string][] = [[String(seq), positional(b, MAIN, (name, v) => (name === 'bucketKind' ? v[0] : v))]];
           if (dates !== '') fields.push([`${seq}v`, dates]);
           for (const [name, value] of fields.reverse()) {
             flat.push(name, value);

@@ -19,7 +19,7 @@ const fourPartitions = async () => 4;
  */
 type RetryingFake = { send: (record: { topic: string; acks?: number; messages: WireMessage[] }) => Promise<unknown> };
 type SpanningFake = { sendBatch: (batch: { topicMessages: { topic: string; messages: WireMessage[] }[] }) => Promise<unknown> };
-const retryingCall = (fake: RetryingFake): ProduceCall => async (messages) => void (await fake.send({ topic: messages[0]!.topic, acks: -1, messages }));
+const retryingCall = (fake: RetryingFake): ProduceCall => async (messages) => void (await fake.send({ topic: messages[0].topic, acks: -1, messages }));
 const spanningCall = (fake: SpanningFake): ProduceCall => async (messages) => {
   const byTopic = new Map<string, WireMessage[]>();
   for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
@@ -95,7 +95,7 @@ describe('byPartition', () => {
   it('without a spanning producer, makes one send call per topic-partition and run', async () => {
     const calls: { topic: string; partitions: Set<number | undefined> }[] = [];
     const producer = { send: async (record: { topic: string; messages: { partition?: number }[] }) => void calls.push({ topic: record.topic, partitions: new Set(record.messages.map((m) => m.partition)) }) };
-    const sender = createPartitionedSender(producer as never, fourPartitions);
+    const sender = createPartitionedSender(producer, fourPartitions);
     await sender.send(Array.from({ length: 100 }, (_, i) => message(100, i)));
     expect(calls.length).toBeGreaterThan(3);
     for (const call of calls) expect(call.partitions.size).toBe(1);
@@ -117,7 +117,7 @@ describe('refusals', () => {
   it('sends a run the broker refuses one message at a time: only the bad message is refused, the others are acknowledged in order', async () => {
     const acknowledged: string[] = [];
     const messages = [outbound('a', 'ok'), outbound('b', 'big'), outbound('c', 'ok')];
-    const refused = await createPartitionedSender(producerRefusingBig(acknowledged) as never, fourPartitions).send(messages);
+    const refused = await createPartitionedSender(producerRefusingBig(acknowledged), fourPartitions).send(messages);
     expect(acknowledged).toEqual(['a', 'c']);
     expect(refused).toEqual([{ message: messages[1], reason: 'MESSAGE_TOO_LARGE: Request failed' }]);
   });
@@ -131,7 +131,7 @@ describe('refusals', () => {
       return 2;
     };
     const messages = [outbound('a', 'ok', { topic: 'does.not.exist' }), outbound('b', 'ok', { partition: 7 }), outbound('c', 'ok', { partition: 1 })];
-    const refused = await createPartitionedSender(producerRefusingBig(acknowledged) as never, countOf).send(messages);
+    const refused = await createPartitionedSender(producerRefusingBig(acknowledged), countOf).send(messages);
     expect(acknowledged).toEqual(['c']);
     expect(refused).toEqual([
       { message: messages[0], reason: 'UNKNOWN_TOPIC_OR_PARTITION: topic does.not.exist cannot be written' },
@@ -210,7 +210,7 @@ describe('one call spanning partitions', () => {
   it('sends a batch for many topic-partitions in one call, each partition in order', async () => {
     const { calls, spanning, retrying } = producers();
     const messages = batch(100);
-    await createPartitionedSender(retrying as never, fourPartitions, spanning as never).send(messages);
+    await createPartitionedSender(retrying, fourPartitions, spanning).send(messages);
     expect(calls.spanning).toBe(1);
     expect(calls.retrying).toEqual([]);
     expect([...calls.acknowledged].sort()).toEqual(messages.map((m) => m.key).sort());
@@ -221,7 +221,7 @@ describe('one call spanning partitions', () => {
   it('after a failed spanning call (a broker away), sends everything again one topic-partition per call, and keeps to that for a while', async () => {
     const away = Object.assign(new Error('Connection error'), { retriable: true });
     const { calls, spanning, retrying } = producers(() => away);
-    const sender = createPartitionedSender(retrying as never, fourPartitions, spanning as never);
+    const sender = createPartitionedSender(retrying, fourPartitions, spanning);
     const messages = batch(100);
     await sender.send(messages);
     expect(calls.spanning).toBe(1);
@@ -236,7 +236,7 @@ describe('one call spanning partitions', () => {
     const tooLarge = Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('too large'), { apiId: 'MESSAGE_TOO_LARGE' }) });
     let failures = 1;
     const { calls, spanning, retrying } = producers(() => (failures-- > 0 ? tooLarge : undefined));
-    const sender = createPartitionedSender(retrying as never, fourPartitions, spanning as never);
+    const sender = createPartitionedSender(retrying, fourPartitions, spanning);
     await sender.send(batch(10));
     expect(calls.retrying.length).toBeGreaterThan(1);
     await sender.send(batch(10));
@@ -246,7 +246,7 @@ describe('one call spanning partitions', () => {
   it('sends a batch with a partition above the batch limit one topic-partition per call, in runs', async () => {
     const { calls, spanning, retrying } = producers();
     const big = Array.from({ length: 8 }, (_, i) => ({ ...message(MAX_SEND_BYTES / 4, i), topic: 't0', partition: 0 }));
-    await createPartitionedSender(retrying as never, fourPartitions, spanning as never).send([...big, ...batch(10)]);
+    await createPartitionedSender(retrying, fourPartitions, spanning).send([...big, ...batch(10)]);
     expect(calls.spanning).toBe(0);
     expect(calls.retrying.filter((c) => c.topic === 't0' && c.partitions.has(0)).length).toBeGreaterThan(1);
   });

@@ -25,7 +25,7 @@ describe('src/adapters/redis/scripts.generated.ts', () => {
   });
 
   it('names the library and its functions by their content, so two versions of the service can share a Redis', () => {
-    const changed = renderFunctionLibrary({ ...demo, scripts: [{ ...demo.scripts[0]!, body: 'return 2' }, demo.scripts[1]!] });
+    const changed = renderFunctionLibrary({ ...demo, scripts: [{ ...demo.scripts[0], body: 'return 2' }, demo.scripts[1]] });
     const same = renderFunctionLibrary(demo);
     expect(renderFunctionLibrary(demo).name).toBe(same.name);
     expect(changed.name).not.toBe(same.name);
@@ -36,6 +36,7 @@ describe('src/adapters/redis/scripts.generated.ts', () => {
   it('keeps the key count from the file name and every character of the source in the module', () => {
     const out = renderRedisScripts(demo);
     const compiled = { exports: {} as { REDIS_SCRIPTS?: Record<string, { numberOfKeys: number }>; REDIS_FUNCTION_LIBRARY?: { code: string } } };
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the generated module's text, which is what is tested
     new Function('exports', ts.transpileModule(out, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText)(compiled.exports);
     expect(compiled.exports.REDIS_SCRIPTS?.demoStep?.numberOfKeys).toBe(3);
     expect(compiled.exports.REDIS_FUNCTION_LIBRARY?.code).toBe(renderFunctionLibrary(demo).code);

@@ -58,8 +58,8 @@ function logOf(batches: Batch[]) {
     probed.push([offset, window]);
     const from = placed.findIndex((b) => b.last >= offset);
     if (from < 0) return { decoded: undefined };
-    const returned = [placed[from]!]; // the first batch whole, whatever the window
-    let bytes = placed[from]!.bytes;
+    const returned = [placed[from]]; // the first batch whole, whatever the window
+    let bytes = placed[from].bytes;
     for (const b of placed.slice(from + 1)) {
       if (bytes + b.bytes > window) break; // a partial batch is not decoded
       returned.push(b);
@@ -91,7 +91,7 @@ describe('firstRefused', () => {
     for (let before = 0; before < 30; before++)
       for (const size of [1, 50, 500]) {
         const log = logOf([...Array.from({ length: before }, (_, i) => ({ bytes: 10 + (i % 7) * 20, records: 1 + (i % 3) })), { bytes: size, records: 2, refused: 'ours' }, { bytes: 10, records: 1 }]);
-        const expected = log.placed[before]!.first;
+        const expected = log.placed[before].first;
         expect(await firstRefused(0n, 64 * 1024, log.probe)).toBe(expected);
         expect(log.probed.length).toBeLessThanOrEqual(2 * probeBudget(64n * 1024n));
       }

@@ -39,6 +39,7 @@ describe('batchRefusalIn', () => {
   it('finds one made by this module as loaded in another module registry (a test sandbox\'s)', () => {
     let foreign: Error | undefined;
     jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- isolateModules needs a require to load a second copy of the module
       const { BatchRefused: OtherBatchRefused } = require('../../../src/adapters/kafka/refused-batch') as typeof import('../../../src/adapters/kafka/refused-batch');
       foreign = new OtherBatchRefused(LIMIT, 'f00d');
     });

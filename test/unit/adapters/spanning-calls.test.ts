@@ -43,7 +43,7 @@ describe('SpanningCalls', () => {
     const acknowledged = await Promise.all([calls.trySend([run(0, 10, 'a1', 'a2'), run(1, 10, 'a3')]), calls.trySend([run(0, 10, 'b1')]), calls.trySend([run(1, 10, 'c1')])]);
     expect(acknowledged).toEqual([true, true, true]);
     expect(batches).toHaveLength(1);
-    const keys = (partition: number) => batches[0]!.filter((m) => m.partition === partition).map((m) => m.key);
+    const keys = (partition: number) => batches[0].filter((m) => m.partition === partition).map((m) => m.key);
     expect(keys(0)).toEqual(['a1', 'a2', 'b1']);
     expect(keys(1)).toEqual(['a3', 'c1']);
   });
@@ -54,7 +54,7 @@ describe('SpanningCalls', () => {
     const calls = new SpanningCalls(async (messages) => {
       const keys = (messages as Sent).map((m) => m.key);
       calls_.push(keys);
-      if (keys.includes('bad')) throw failure;
+      if (keys.includes('bad')) throw failure!;
     }, 1000);
     const tooLarge = Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('too large'), { apiId: 'MESSAGE_TOO_LARGE' }) });
     failure = tooLarge;

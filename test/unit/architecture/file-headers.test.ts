@@ -19,10 +19,10 @@ function detachedDocBlocks(file: string): string[] {
   const found: string[] = [];
   let codeSeen = false;
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+    const line = lines[i];
     if (line.startsWith('/**')) {
       let end = i;
-      while (end < lines.length && !lines[end]!.includes('*/')) end++;
+      while (end < lines.length && !lines[end].includes('*/')) end++;
       const next = lines[end + 1] ?? '';
       if (next.trim() === '' || (!codeSeen && next.startsWith('import '))) found.push(`${file}:${i + 1}`);
       i = end;

@@ -43,10 +43,10 @@ describe('reservation rules', () => {
             }
           } else if ((s.kind === 'commit' || s.kind === 'release') && live.length > 0) {
             const [held] = live.splice(s.pick % live.length, 1);
-            if (s.kind === 'release') b = releaseAmounts(b, held!);
+            if (s.kind === 'release') b = releaseAmounts(b, held);
             else {
-              const usedNow = Math.floor(held! * s.usedShare);
-              const { charged, ...after } = commitAmounts(b, held!, usedNow);
+              const usedNow = Math.floor(held * s.usedShare);
+              const { charged, ...after } = commitAmounts(b, held, usedNow);
               expect(charged).toBe(usedNow); // nothing outside a renewal lowers remaining under what is held
               used += charged;
               b = after;

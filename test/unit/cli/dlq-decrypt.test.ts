@@ -18,7 +18,7 @@ const line = (l: Outbound) =>
 async function run(args: string[], files: Record<string, string>, env: Record<string, string>) {
   const out: string[] = [];
   const err: string[] = [];
-  const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), readFile: async (p) => files[p]!, onInterrupt: () => () => undefined };
+  const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), readFile: async (p) => files[p], onInterrupt: () => () => undefined };
   const saved = { ...process.env };
   Object.assign(process.env, env);
   try {

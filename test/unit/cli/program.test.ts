@@ -28,7 +28,7 @@ function harness(answer: (call: Call) => Promise<object> = async () => ({ status
     stderr: (t) => void err.push(t),
     readFile: async (path) => {
       if (!(path in files)) throw new Error(`ENOENT: no such file, open '${path}'`);
-      return files[path] as string;
+      return files[path];
     },
     onInterrupt: (handler) => {
       interrupt = handler;
@@ -83,7 +83,7 @@ describe('wholesale CLI', () => {
   it('prints one JSON line with --json and uses the given correlation id', async () => {
     const cli = harness(async () => ({ status: 'Success', balances: [{ balanceType: 'Main', subBalances: [] }] }));
     expect(await cli.run('--json', '--correlation-id', 'TQA-1', 'balance', 'query', '--gpsi', '19459986891')).toBe(EXIT.SUCCESS);
-    expect(JSON.parse(cli.out[0] as string)).toEqual({ status: 'Success', balances: [{ balanceType: 'Main', subBalances: [] }] });
+    expect(JSON.parse(cli.out[0])).toEqual({ status: 'Success', balances: [{ balanceType: 'Main', subBalances: [] }] });
     expect(cli.calls[0]?.options?.correlationId).toBe('TQA-1');
     await cli.run('--token', 'jwt-1', '--customer', 'WC-9', 'balance', 'query', '--gpsi', '19459986891');
     expect(cli.configs[1]).toMatchObject({ token: 'jwt-1', wholesaleCustomerId: 'WC-9' });
@@ -169,7 +169,7 @@ describe('wholesale CLI', () => {
       throw new ServiceReplyError('queryPortIn', 'c-2', 'NOT_FOUND', 'no such request', []);
     });
     expect(await cli.run('--json', 'portin', 'query', '--gpsi', '19459986891')).toBe(EXIT.SERVICE_ERROR);
-    expect(JSON.parse(cli.err[0] as string)).toEqual({ error: { code: 'NOT_FOUND', message: 'no such request', problems: [] }, correlationId: 'c-2' });
+    expect(JSON.parse(cli.err[0])).toEqual({ error: { code: 'NOT_FOUND', message: 'no such request', problems: [] }, correlationId: 'c-2' });
   });
 
   it('exits 4 on a timeout, and passes --timeout through the configuration', async () => {

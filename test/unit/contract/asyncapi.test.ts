@@ -42,7 +42,7 @@ describe('asyncapi.yaml', () => {
       ...code,
       schemas: [...loadSchemas().keys(), 'wholesale.audit.v1.AuditRecord'],
       topics: { ...code.topics, auditEvents: 'wholesale.audit.events.v1' },
-      topicRecords: { ...code.topicRecords, portinCommands: [...code.topicRecords.portinCommands!, 'wholesale.portin.v1.PausePortIn'] },
+      topicRecords: { ...code.topicRecords, portinCommands: [...code.topicRecords.portinCommands, 'wholesale.portin.v1.PausePortIn'] },
     });
     expect(drift).toEqual(
       expect.arrayContaining([

@@ -22,7 +22,7 @@ describe('the Node version', () => {
   });
 
   it('the node dev dependency brings that major', () => {
-    expect(major(manifest.devDependencies.node!)).toBe(required);
+    expect(major(manifest.devDependencies.node)).toBe(required);
   });
 
   it('every stage of the image builds on that major', () => {
@@ -35,8 +35,8 @@ describe('the Node version', () => {
     expect(stages.length).toBeGreaterThan(0);
     for (const line of stages) {
       const [, base, name] = /^FROM (\S+) AS (\S+)$/.exec(line) ?? [];
-      expect([line, base === '${NODE_IMAGE}' || named.has(base!)]).toEqual([line, true]);
-      named.add(name!);
+      expect([line, base === '${NODE_IMAGE}' || named.has(base)]).toEqual([line, true]);
+      named.add(name);
     }
   });
 });

@@ -14,6 +14,6 @@ describe('the Avro schemas as JSON Schema for HTTP', () => {
     const address = { type: 'record', name: 'Address', fields: [{ name: 'city', type: 'string' }] };
     const avro = { type: 'record', name: 'R', namespace: 'n', fields: [{ name: 'home', type: address }, { name: 'work', type: ['null', 'Address'] }] };
     const inlined = inlineNamedTypes(avro) as { fields: { type: unknown }[] };
-    expect(inlined.fields[1]!.type).toEqual(['null', address]);
+    expect(inlined.fields[1].type).toEqual(['null', address]);
   });
 });

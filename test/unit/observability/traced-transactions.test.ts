@@ -19,8 +19,8 @@ describe('publish spans around the exactly-once door', () => {
     const door: TransactionalOutputs = {
       async send(unit) {
         const [tooLarge, refusedByBroker] = unit.messages;
-        unit.replaceRefused([{ message: tooLarge!, reason: 'larger than the topic takes' }]);
-        unit.replaceRefused([{ message: refusedByBroker!, reason: 'TOPIC_AUTHORIZATION_FAILED' }]);
+        unit.replaceRefused([{ message: tooLarge, reason: 'larger than the topic takes' }]);
+        unit.replaceRefused([{ message: refusedByBroker, reason: 'TOPIC_AUTHORIZATION_FAILED' }]);
       },
       close: async () => undefined,
     };

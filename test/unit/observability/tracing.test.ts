@@ -24,9 +24,9 @@ describe('tracing on', () => {
   it("continues a partner's traceparent (a Kafka header as kafkajs gives it) and hands on its own span", async () => {
     const headers = await inSpan('process', { parent: contextFromHeaders(partnerHeaders) }, async () => traceHeaders());
     const [span] = exporter.getFinishedSpans().filter((s) => s.name === 'process');
-    expect(span!.spanContext().traceId).toBe(PARTNER_TRACE);
-    expect(span!.parentSpanContext?.spanId).toBe('b7ad6b7169203331');
-    expect(headers.traceparent).toBe(`00-${PARTNER_TRACE}-${span!.spanContext().spanId}-01`);
+    expect(span.spanContext().traceId).toBe(PARTNER_TRACE);
+    expect(span.parentSpanContext?.spanId).toBe('b7ad6b7169203331');
+    expect(headers.traceparent).toBe(`00-${PARTNER_TRACE}-${span.spanContext().spanId}-01`);
   });
 
   it('puts trace_id and span_id on the log lines written inside a span, and none outside', async () => {
@@ -35,7 +35,7 @@ describe('tracing on', () => {
     await inSpan('logged', {}, async () => log.info('inside'));
     log.info('outside');
     const [span] = exporter.getFinishedSpans().filter((s) => s.name === 'logged');
-    expect(lines[0]).toMatchObject({ msg: 'inside', trace_id: span!.spanContext().traceId, span_id: span!.spanContext().spanId });
+    expect(lines[0]).toMatchObject({ msg: 'inside', trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId });
     expect(lines[1]).toMatchObject({ msg: 'outside' });
     expect(lines[1]).not.toHaveProperty('trace_id');
   });
@@ -43,6 +43,6 @@ describe('tracing on', () => {
   it('marks a span whose work failed as an error and rethrows', async () => {
     await expect(inSpan('failing', {}, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     const [span] = exporter.getFinishedSpans().filter((s) => s.name === 'failing');
-    expect(span!.status).toMatchObject({ code: 2, message: 'boom' });
+    expect(span.status).toMatchObject({ code: 2, message: 'boom' });
   });
 });

@@ -77,10 +77,10 @@ describe('BatchWorker observation', () => {
     await runBatch([message(0, 'a', 'c-0'), message(1, 'b', 'c-1'), message(2, 'c')]);
     const byOffset = Object.fromEntries(outcomes.map((o) => [o.position.offset, o]));
     expect(Object.keys(byOffset).sort()).toEqual(['0', '1', '2']);
-    expect(byOffset['0']!.outcome).toMatchObject({ outcome: 'Success', correlationId: 'c-0' });
-    expect(byOffset['1']!.outcome).toMatchObject({ outcome: 'DEAD_LETTER', correlationId: 'c-1' });
-    expect(byOffset['2']!.outcome).toMatchObject({ outcome: 'Applied', correlationId: positionalCorrelationId({ topic: TOPIC, partition: 0, offset: '2' }) });
-    expect(byOffset['1']!.message.timestamp).toBe('1700000000001');
+    expect(byOffset['0'].outcome).toMatchObject({ outcome: 'Success', correlationId: 'c-0' });
+    expect(byOffset['1'].outcome).toMatchObject({ outcome: 'DEAD_LETTER', correlationId: 'c-1' });
+    expect(byOffset['2'].outcome).toMatchObject({ outcome: 'Applied', correlationId: positionalCorrelationId({ topic: TOPIC, partition: 0, offset: '2' }) });
+    expect(byOffset['1'].message.timestamp).toBe('1700000000001');
     expect(sent.sort()).toEqual(['dlq', 'replies']);
   });
 

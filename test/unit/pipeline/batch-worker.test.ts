@@ -1,4 +1,4 @@
-import type { BatchConsumer, BatchContext, InboundRecord, Outbound, OutboundSender } from '../../../src/contract/transport';
+import type { BatchConsumer, BatchContext, Outbound, OutboundSender } from '../../../src/contract/transport';
 import pino from 'pino';
 import { RetriableError } from '../../../src/contract/errors';
 import { BatchWorker, type HeldPartition, type RecordProcessor } from '../../../src/pipeline/batch-worker';
@@ -30,7 +30,7 @@ class FakeKafka {
       this.eachBatch = eachBatch;
     },
     pause: (topics: { topic: string; partitions?: number[] }[]) => this.events.push(topics[0]?.partitions ? `pause ${topics[0].partitions.join(',')}` : 'pause'),
-    resume: (topics: { topic: string; partitions: number[] }[]) => this.events.push(`resume ${topics[0]!.partitions.join(',')}`),
+    resume: (topics: { topic: string; partitions: number[] }[]) => this.events.push(`resume ${topics[0].partitions.join(',')}`),
     disconnect: async () => {
       this.events.push('disconnect');
     },
@@ -55,7 +55,7 @@ class FakeKafka {
   }
 
   payload(partition: number, offsets: string[], keyOf: (offset: string) => string = (offset) => `k${offset}`): BatchContext {
-    const messages = offsets.map((offset) => ({ offset, key: Buffer.from(keyOf(offset)), value: Buffer.from(this.replyTopicOf(offset)), headers: {}, timestamp: '0' }) as unknown as InboundRecord);
+    const messages = offsets.map((offset) => ({ offset, key: Buffer.from(keyOf(offset)), value: Buffer.from(this.replyTopicOf(offset)), headers: {}, timestamp: '0' }));
     const uncommittedOffsets = () => ({
       topics: [...this.resolved]
         .filter(([p, offset]) => this.committed.get(p) !== offset)
@@ -169,7 +169,7 @@ describe('BatchWorker commits', () => {
     await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2']));
     expect(kafka.events).toEqual(['send 3', 'send 1', 'commit 0@3']);
     expect(kafka.sent.map((m) => [m.topic, m.key?.toString()])).toEqual([['replies', 'k0'], ['replies', 'k2'], ['dlq', 'k1']]);
-    expect(kafka.sent[2]!.headers).toEqual({ reason: 'UNKNOWN_TOPIC_OR_PARTITION: topic does.not.exist cannot be written', target: 'does.not.exist', source: '1' });
+    expect(kafka.sent[2].headers).toEqual({ reason: 'UNKNOWN_TOPIC_OR_PARTITION: topic does.not.exist cannot be written', target: 'does.not.exist', source: '1' });
   });
 
   it('stops working a batch whose partition was lost: no further record begun, nothing sent, nothing committed', async () => {
@@ -360,7 +360,7 @@ describe('BatchWorker handling a large batch in slices', () => {
         return Reflect.get(target, property, receiver);
       },
     });
-    await kafka.eachBatch!({ ...payload, batch: { ...payload.batch, messages } } as BatchContext);
+    await kafka.eachBatch!({ ...payload, batch: { ...payload.batch, messages } });
     expect(kafka.next(0)).toBe(String(records));
     expect(kafka.sent).toHaveLength(records);
     // Reading the batch to slice it and walking its done prefix once: a few reads per record. One walk per
@@ -370,7 +370,7 @@ describe('BatchWorker handling a large batch in slices', () => {
 
   it('a partition lost between slices: what was sent stays committed, nothing further is begun or sent', async () => {
     const kafka = new FakeKafka();
-    const send = kafka.sender.send;
+    const send = kafka.sender.send.bind(kafka.sender);
     kafka.sender = {
       send: async (messages) => {
         const refused = await send(messages);

@@ -330,7 +330,7 @@ describe('CommandProcessor access control', () => {
       expect(result.outcome).toBe('UNAUTHORIZED');
       expect(result.rejection).toEqual({ reason: 'UNAUTHORIZED', action: 'recorded' });
       expect(result.outbound.map((m) => [m.topic, m.headers['x-dlq-reason']])).toEqual([['t.deadLetters', 'UNAUTHENTICATED']]);
-      const letter = result.outbound[0]!;
+      const letter = result.outbound[0];
       expect(Object.keys(letter.headers).map((h) => h.toLowerCase())).not.toContain('authorization');
       // Sealed like every dead letter: inside, the original headers without the token, and no value at all.
       const opened = openDeadLetter({ ciphertext: letter.value!, nonce: Buffer.from(letter.headers['x-dlq-nonce'] as string, 'base64') }, 'k', sealContext('k', position), new Map([['k', Buffer.alloc(32, 1)]]));
@@ -600,7 +600,7 @@ describe('CommandProcessor access control', () => {
     const result = await processor.process({ key: null, value, headers: { 'X-Correlation-Id': 'c1' }, timestamp: '5' }, position, 'portin');
     expect(result.outcome).toBe('Success');
     expect(result.outbound.map((m) => m.topic)).toEqual(['t.portinReplies', 't.deadLetters']);
-    const letter = result.outbound[1]!;
+    const letter = result.outbound[1];
     expect(letter).toMatchObject({
       key: Buffer.from('14155550123'),
       headers: { 'x-dlq-reason': 'UNDELIVERABLE', 'x-dlq-target-topic': 't.balanceEvents', 'x-dlq-source-offset': '7', 'x-dlq-source-timestamp': '5', 'x-dlq-cipher': 'AES-256-GCM' },

@@ -42,7 +42,9 @@ function inputFor(trigger: PortOutTrigger): PortOutInput {
       return { trigger, gpsi: GPSI, portOutId: 'PO-2', gainingProvider: 'OTHER', owner: { wholesaleCustomerId: 'WC-1' } };
     case 'Reject':
       return { trigger, portOutId: 'PO-1', reasonCode: 'PF' };
-    default:
+    case 'Approve':
+    case 'Deadline':
+    case 'PortOutCompleted':
       return { trigger, portOutId: 'PO-1' };
   }
 }

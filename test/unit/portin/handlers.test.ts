@@ -5,7 +5,7 @@ import { createCreatePortIn } from '../../../src/handlers/portin/create-port-in'
 import { createPortInHandlers } from '../../../src/handlers/portin';
 import { createQueryPortIn } from '../../../src/handlers/portin/query-port-in';
 import { createUpdatePortIn } from '../../../src/handlers/portin/update-port-in';
-import type { CommandContext, HandlerResult } from '../../../src/contract/handlers';
+import type { CommandContext } from '../../../src/contract/handlers';
 import { payloadFingerprint } from '../../../src/domain/portin/ids';
 import { checkCreatePortIn } from '../../../src/domain/portin/validate-commands';
 import { orBadRequest } from '../../../src/domain/validation/problems';
@@ -444,7 +444,7 @@ describe('createPortInHandlers', () => {
     const { deps } = portInKit();
     const handlers = new Map(createPortInHandlers(deps).map((r) => [r.commandRecord, r.handle]));
     const run = (name: string, value: object, ctx: CommandContext = context()) =>
-      handlers.get(`wholesale.portin.v1.${name}`)!(value, ctx) as Promise<HandlerResult>;
+      handlers.get(`wholesale.portin.v1.${name}`)!(value, ctx);
     expect((await run('CheckPortInEligibility', { gpsi: GPSI })).reply).toMatchObject({ eligibilityStatus: 'Eligible' });
     await run('CreatePortIn', rawCreate());
     expect((await run('CheckPortInEligibility', { gpsi: GPSI })).reply).toMatchObject({ eligibilityStatus: 'Reject', reasonCode: '8P', reasonDesc: 'PortInInProgress' });

@@ -89,7 +89,14 @@ function planFor(status: PortStatus, trigger: PortTrigger): Plan | 'read' {
     case 'QueryPortIn':
     case 'CheckPortInEligibility':
       return 'read';
-    default:
+    case 'ActivationComplete':
+    case 'CancelConfirmed':
+    case 'CancelRefused':
+    case 'OrderIdAssigned':
+    case 'PortConfirmed':
+    case 'PortDelayed':
+    case 'PortRejected':
+    case 'ResolutionRequired':
       return planNpResponse(current, npResponse(trigger), ctx);
   }
 }

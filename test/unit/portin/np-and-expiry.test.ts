@@ -22,7 +22,7 @@ async function created() {
     process(
       {
         recordName: NP_RESPONSE_RECORDS[trigger],
-        value: { responseId: `r-${trigger}-${fields.portOrderVersion ?? 1}`, requestId, gpsi: GPSI, portOrderId: 'PO-1', portOrderVersion: 1, sentAt: when.toISOString(), ...fields },
+        value: { responseId: `r-${trigger}-${(fields.portOrderVersion as number | undefined) ?? 1}`, requestId, gpsi: GPSI, portOrderId: 'PO-1', portOrderVersion: 1, sentAt: when.toISOString(), ...fields },
       },
       { now: when, log: silentLog },
     );

@@ -39,7 +39,7 @@ describe('partnerAcls', () => {
     const rules = partnerAcls({ principal: 'User:p', partnerId: 'A1', partnerPrefix: PREFIX, commandTopics });
     const prefixed = rules.filter((rule) => rule.patternType === 'prefixed').map((rule) => rule.resourceName);
     expect(new Set(prefixed)).toEqual(new Set(['wholesale.partner.A1.']));
-    expect('wholesale.partner.A10.portin.replies.v1'.startsWith(prefixed[0]!)).toBe(false);
+    expect('wholesale.partner.A10.portin.replies.v1'.startsWith(prefixed[0])).toBe(false);
   });
 
   it('refuses a principal that is not User:<name> and a partner id that cannot name a topic', () => {

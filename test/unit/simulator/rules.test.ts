@@ -42,7 +42,7 @@ describe('NP simulator rules', () => {
   it('pwdPin "1111" → resolution required 1P with the NP side\'s remarks; the other resolutions carry none', () => {
     const responses = plan(submit({ portInfo: { pwdPin: '1111', accountNo: '123456' } }), T0);
     expect(responses[1]).toMatchObject({ recordName: NP_RESPONSE_RECORDS.ResolutionRequired, value: { reasonCode: '1P', remarks: "The old provider needs the account holder's date of birth" } });
-    expect(plan(submit({ portInfo: { pwdPin: '0000', accountNo: '123456' } }), T0)[1]!.value).not.toHaveProperty('remarks');
+    expect(plan(submit({ portInfo: { pwdPin: '0000', accountNo: '123456' } }), T0)[1].value).not.toHaveProperty('remarks');
   });
 
   it('a gpsi ending in 13 → rejected 7A, before any other rule', () => {

@@ -5,7 +5,7 @@ import { allocatePorts } from '../../../dev/stack/net/ports';
 describe('allocatePorts', () => {
   const sequence = (...values: number[]) => {
     let i = 0;
-    return () => values[i++ % values.length]!;
+    return () => values[i++ % values.length];
   };
 
   it('returns distinct ports inside the range, each with its companion ports free and none handed out twice', async () => {

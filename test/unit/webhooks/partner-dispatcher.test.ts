@@ -23,7 +23,7 @@ describe('PartnerDispatcher', () => {
         redelivered: async () => undefined,
       },
       delivery: {
-        poster: { post: async (_url, headers) => { const id = headers['webhook-id']!; const answer = answers[id]!.shift() ?? { status: 500 }; log.push(`${id} ${answer.status}`); return answer; } },
+        poster: { post: async (_url, headers) => { const id = headers['webhook-id']; const answer = answers[id].shift() ?? { status: 500 }; log.push(`${id} ${answer.status}`); return answer; } },
         registration: () => setEndpoint(undefined, 'P1', 'https://a.example/h', new Date()),
         policy: { initialDelayMs: 10, maxDelayMs: 10, maxRetryMs: 25 },
         metrics: { delivered: () => undefined, retried: () => undefined, failed: () => undefined },

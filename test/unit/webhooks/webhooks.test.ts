@@ -12,7 +12,7 @@ describe('registration', () => {
   it('creates a whsec_ secret of 24 random bytes and keeps it when the URL changes', () => {
     const first = setEndpoint(undefined, 'P1', 'https://a.example/h', t0);
     expect(first).toMatchObject({ format: 1, partnerId: 'P1', url: 'https://a.example/h' });
-    expect(Buffer.from(first.secrets[0]!.secret.slice('whsec_'.length), 'base64')).toHaveLength(24);
+    expect(Buffer.from(first.secrets[0].secret.slice('whsec_'.length), 'base64')).toHaveLength(24);
     const moved = setEndpoint(first, 'P1', 'https://b.example/h', new Date(t0.getTime() + 1000));
     expect(moved.secrets).toEqual(first.secrets);
     expect(moved.url).toBe('https://b.example/h');
@@ -22,9 +22,9 @@ describe('registration', () => {
     const first = setEndpoint(undefined, 'P1', 'https://a.example/h', t0);
     const rotated = rotateSecret(first, t0, 60_000);
     expect(rotated.secrets).toHaveLength(2);
-    expect(rotated.secrets[1]).toMatchObject({ secret: first.secrets[0]!.secret, expiresAt: '2026-11-28T12:01:00.000Z' });
+    expect(rotated.secrets[1]).toMatchObject({ secret: first.secrets[0].secret, expiresAt: '2026-11-28T12:01:00.000Z' });
     expect(activeSecrets(rotated, new Date(t0.getTime() + 59_999))).toHaveLength(2);
-    expect(activeSecrets(rotated, new Date(t0.getTime() + 60_000)).map((s) => s.secret)).toEqual([rotated.secrets[0]!.secret]);
+    expect(activeSecrets(rotated, new Date(t0.getTime() + 60_000)).map((s) => s.secret)).toEqual([rotated.secrets[0].secret]);
     // a second rotation after the grace drops the expired secret
     expect(rotateSecret(rotated, new Date(t0.getTime() + 120_000), 1000).secrets).toHaveLength(2);
   });
@@ -52,7 +52,7 @@ describe('registration', () => {
 
 describe('signing', () => {
   it('signs with every active secret; the standardwebhooks verifier accepts each secret alone', () => {
-    const [a, b] = [setEndpoint(undefined, 'P', 'https://x', t0).secrets[0]!.secret, setEndpoint(undefined, 'P', 'https://x', t0).secrets[0]!.secret];
+    const [a, b] = [setEndpoint(undefined, 'P', 'https://x', t0).secrets[0].secret, setEndpoint(undefined, 'P', 'https://x', t0).secrets[0].secret];
     const now = new Date();
     const body = JSON.stringify({ id: 'e1', data: { gpsi: '1' } });
     const headers = signatureHeaders('e1', now, body, [a, b]);
@@ -102,7 +102,7 @@ describe('delivery', () => {
     const { deps, posts, counts } = harness([{ status: 500 }, { error: 'ECONNREFUSED' }, { status: 302 }, { status: 204 }]);
     expect(await deliver('P1', event, deps, new AbortController().signal)).toEqual({ delivered: true, attempts: 4 });
     expect(posts.map((h) => h['webhook-id'])).toEqual(['e1', 'e1', 'e1', 'e1']);
-    expect(posts[0]!['content-type']).toBe('application/cloudevents+json');
+    expect(posts[0]['content-type']).toBe('application/cloudevents+json');
     expect(counts).toEqual({ delivered: 1, retried: 3, failed: 0 });
   });
 

@@ -46,8 +46,8 @@ function windowOf(inflated: readonly Buffer[]): Buffer {
   const recent: Buffer[] = [];
   let bytes = 0;
   for (let i = inflated.length - 1; i >= 0 && bytes < WINDOW_BYTES; i--) {
-    recent.unshift(inflated[i]!);
-    bytes += inflated[i]!.length;
+    recent.unshift(inflated[i]);
+    bytes += inflated[i].length;
   }
   const window = Buffer.concat(recent, bytes);
   return window.subarray(Math.max(0, window.length - WINDOW_BYTES));

@@ -9,5 +9,5 @@ export function inflateSnappy(compressed: Buffer, { maxOutputLength }: { maxOutp
   const { chunks, declaredBytes } = snappyChunksOf(compressed);
   if (declaredBytes > maxOutputLength) throw beyondBound(maxOutputLength);
   const inflated = chunks.map((chunk) => uncompressSync(chunk, { asBuffer: true }) as Buffer);
-  return inflated.length === 1 ? inflated[0]! : Buffer.concat(inflated, declaredBytes);
+  return inflated.length === 1 ? inflated[0] : Buffer.concat(inflated, declaredBytes);
 }

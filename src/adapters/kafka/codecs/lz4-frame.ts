@@ -41,8 +41,8 @@ export function lz4FrameOf(compressed: Buffer): Lz4Frame {
   };
   take(0, 7, 'frame header');
   if (compressed.readUInt32LE(0) !== MAGIC) throw new MalformedFraming(`lz4 magic ${compressed.readUInt32LE(0).toString(16)} is not 184d2204`);
-  const flg = compressed[4]!;
-  const bd = compressed[5]!;
+  const flg = compressed[4];
+  const bd = compressed[5];
   if (flg >> 6 !== VERSION) throw new MalformedFraming(`lz4 frame version ${flg >> 6} is not 1`);
   if (flg & FLG.reserved || bd & BD_RESERVED) throw new MalformedFraming('lz4 frame header sets reserved bits');
   if (flg & FLG.dictionaryId) throw new MalformedFraming('lz4 frame names a dictionary (Kafka frames have none)');

@@ -25,7 +25,7 @@ export const isXerialFramed = (compressed: Buffer): boolean => compressed.subarr
 export function declaredSnappyLength(raw: Buffer): number {
   let length = 0;
   for (let i = 0; i < Math.min(raw.length, MAX_VARINT_BYTES); i++) {
-    const byte = raw[i]!;
+    const byte = raw[i];
     length += (byte & 0x7f) * 2 ** (7 * i);
     if ((byte & 0x80) === 0) {
       if (length > 0xffffffff) throw new MalformedFraming('snappy length beyond 32 bits');

@@ -25,7 +25,7 @@ interface FrameOptions {
 /** `data` as one LZ4 frame of blocks of at most `blockMaxBytes` (checksum bytes written as zeros: never read). */
 function frameOf(data: Buffer, { blockMaxBytes = 64 * KIB, contentSize, stored = () => false, checksums = false, linked = false }: FrameOptions = {}): Buffer {
   const flg = 0x40 | (linked ? 0 : 0x20) | (checksums ? 0x14 : 0) | (contentSize === undefined ? 0 : 0x08);
-  const parts: Buffer[] = [Buffer.from([0x04, 0x22, 0x4d, 0x18, flg, BD[blockMaxBytes]!])];
+  const parts: Buffer[] = [Buffer.from([0x04, 0x22, 0x4d, 0x18, flg, BD[blockMaxBytes]])];
   if (contentSize !== undefined) parts.push(Buffer.from(BigUint64Array.of(BigInt(contentSize)).buffer));
   parts.push(Buffer.from([0x00]));
   for (let offset = 0, index = 0; offset < data.length; offset += blockMaxBytes, index++) {
@@ -54,7 +54,7 @@ describe('lz4 frame', () => {
     const frame = lz4FrameOf(frameOf(data, { contentSize: data.length, checksums: true, linked: true, stored: (index) => index === 1 }));
     expect([frame.blockMaxBytes, frame.independentBlocks, frame.contentSize]).toEqual([64 * KIB, false, data.length]);
     expect(frame.blocks.map((block) => block.stored)).toEqual([false, true, false]);
-    expectSameBytes(frame.blocks[1]!.bytes, data.subarray(64 * KIB, 128 * KIB));
+    expectSameBytes(frame.blocks[1].bytes, data.subarray(64 * KIB, 128 * KIB));
   });
 
   it('refuses bytes that are not one whole frame', () => {
@@ -63,9 +63,9 @@ describe('lz4 frame', () => {
     const malformed = {
       'cut header': good.subarray(0, 6),
       'bad magic': withByte(0, 0x05),
-      'version 0': withByte(4, good[4]! & 0x3f),
-      'reserved FLG bit': withByte(4, good[4]! | 0x02),
-      'dictionary id': withByte(4, good[4]! | 0x01),
+      'version 0': withByte(4, good[4] & 0x3f),
+      'reserved FLG bit': withByte(4, good[4] | 0x02),
+      'dictionary id': withByte(4, good[4] | 0x01),
       'reserved BD bits': withByte(5, 0x41),
       'block size id 3': withByte(5, 0x30),
       'cut content size': good.subarray(0, 10),
@@ -126,7 +126,7 @@ describe('inflateLz4', () => {
   it('inflates a block at the most LZ4 expands (near 255:1) whole', () => {
     const zeros = Buffer.alloc(64 * KIB);
     const frame = frameOf(zeros);
-    expect(zeros.length / lz4FrameOf(frame).blocks[0]!.bytes.length).toBeGreaterThan(240);
+    expect(zeros.length / lz4FrameOf(frame).blocks[0].bytes.length).toBeGreaterThan(240);
     expectSameBytes(inflateLz4(frame, { maxOutputLength: MAX }), zeros);
   });
 
