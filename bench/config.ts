@@ -36,7 +36,11 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     if (values.some((v) => !Number.isInteger(v) || v < 1)) throw new ConfigError(variable, 'comma-separated whole numbers above 0, or none', raw);
     return values;
   };
-  const skip = reader.string('BENCH_SKIP', 'none').split(',').map((s) => s.trim()).filter((s) => s && s !== 'none');
+  const skip = reader
+    .string('BENCH_SKIP', 'none')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s && s !== 'none');
   const unknown = skip.filter((s) => !['echo', 'contract', 'redis', 'scaling', 'growth', 'forged', 'tracing', 'delivery'].includes(s));
   if (unknown.length > 0) throw new ConfigError('BENCH_SKIP', 'a comma-separated list of echo, contract, redis, scaling, growth, forged, tracing, delivery', env.BENCH_SKIP);
   return {

@@ -54,7 +54,10 @@ class Recorder {
   replies = 0;
   sent = 0;
 
-  constructor(private readonly from: number, private readonly to: number) {}
+  constructor(
+    private readonly from: number,
+    private readonly to: number,
+  ) {}
 
   /** Counts what was sent and answered inside the window; latency of calls intended inside it. */
   record(intended: number, sentAt: number, outcome: string): void {

@@ -54,13 +54,15 @@ const FIXED_REPLIES: Record<string, object> = {
 };
 
 /** How the echo floor answers: the fixed record of the command's operation (an eligibility check dated now). */
-export const echoAnswer = ({ codec, rules }: FloorWiring): FloorAnswer => async ({ domain, envelope, decoded }) => {
-  const replyRecord = `${decoded.recordName}Reply`;
-  const fixed = FIXED_REPLIES[replyRecord];
-  if (!fixed) throw new Error(`the echo worker has no fixed reply for ${decoded.recordName}`);
-  const value = replyRecord.endsWith('EligibilityReply') ? { ...fixed, checkedDate: new Date().toISOString() } : fixed;
-  return [replyMessage(envelope, 'Success', await codec.encode(rules[domain].defaultReplyTopic, replyRecord, value))];
-};
+export const echoAnswer =
+  ({ codec, rules }: FloorWiring): FloorAnswer =>
+  async ({ domain, envelope, decoded }) => {
+    const replyRecord = `${decoded.recordName}Reply`;
+    const fixed = FIXED_REPLIES[replyRecord];
+    if (!fixed) throw new Error(`the echo worker has no fixed reply for ${decoded.recordName}`);
+    const value = replyRecord.endsWith('EligibilityReply') ? { ...fixed, checkedDate: new Date().toISOString() } : fixed;
+    return [replyMessage(envelope, 'Success', await codec.encode(rules[domain].defaultReplyTopic, replyRecord, value))];
+  };
 
 async function runFloorWorker(name: string, answerer: (wiring: FloorWiring) => FloorAnswer | Promise<FloorAnswer>): Promise<void> {
   const config = loadConfig();
@@ -92,7 +94,10 @@ async function runFloorWorker(name: string, answerer: (wiring: FloorWiring) => F
   // The service's per-command log line, so every side pays for the same logging.
   const commandLines = unredactedLogger(log);
   const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs) =>
-    commandLines.info({ correlationId: outcome.correlationId, operation: outcome.operation, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 }, 'command handled'),
+    commandLines.info(
+      { correlationId: outcome.correlationId, operation: outcome.operation, ...position, outcome: outcome.outcome, durationMs: Math.round(durationMs * 10) / 10 },
+      'command handled',
+    ),
   );
   await worker.run();
   log.info(`${name} started`);
@@ -100,7 +105,10 @@ async function runFloorWorker(name: string, answerer: (wiring: FloorWiring) => F
     worker
       .stop()
       .then(() => transport.close())
-      .then(() => process.exit(0), () => process.exit(1));
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);

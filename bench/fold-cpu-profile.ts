@@ -25,7 +25,14 @@ function frameName({ functionName, url, lineNumber }: ProfileNode['callFrame']):
   if (!url) return name;
   const path = url.replace(/^file:\/\//, '');
   const modules = path.lastIndexOf('node_modules/');
-  const where = modules >= 0 ? path.slice(modules + 'node_modules/'.length).split('/').slice(0, path.includes('/@', modules) ? 2 : 1).join('/') : relative(root, path);
+  const where =
+    modules >= 0
+      ? path
+          .slice(modules + 'node_modules/'.length)
+          .split('/')
+          .slice(0, path.includes('/@', modules) ? 2 : 1)
+          .join('/')
+      : relative(root, path);
   return `${name} (${where}${modules >= 0 ? '' : `:${lineNumber + 1}`})`.replace(/;/g, ',');
 }
 

@@ -48,13 +48,15 @@ async function openLoop(seconds: number, warmupSeconds: number, send: () => Prom
     for (; issued < due; issued++) {
       const scheduled = began + (issued / RATE) * 1000;
       const measured = issued >= warmupSeconds * RATE;
-      pending.push(send().then(
-        () => void (measured && latencies.push(performance.now() - scheduled)),
-        (error: Error) => {
-          failed++;
-          firstError ??= error.message;
-        },
-      ));
+      pending.push(
+        send().then(
+          () => void (measured && latencies.push(performance.now() - scheduled)),
+          (error: Error) => {
+            failed++;
+            firstError ??= error.message;
+          },
+        ),
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
@@ -139,7 +141,11 @@ async function main(): Promise<void> {
     });
     const url = `http://127.0.0.1:${port}/portins/eligibility`;
     const overHttp = async () => {
-      const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', wholesaleCustomerId: CUSTOMER }, body: JSON.stringify({ gpsi: gpsi() }) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', wholesaleCustomerId: CUSTOMER },
+        body: JSON.stringify({ gpsi: gpsi() }),
+      });
       if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
       await response.arrayBuffer();
     };

@@ -110,7 +110,12 @@ export async function waitForGroup(admin: Admin, groupId: string, members: numbe
       const { AssignerProtocol } = await import('kafkajs');
       const assigned = group.members.reduce((sum, m) => {
         const assignment = AssignerProtocol.MemberAssignment.decode(m.memberAssignment);
-        return sum + Object.entries(assignment?.assignment ?? {}).filter(([t]) => topics.includes(t)).reduce((s, [, p]) => s + p.length, 0);
+        return (
+          sum +
+          Object.entries(assignment?.assignment ?? {})
+            .filter(([t]) => topics.includes(t))
+            .reduce((s, [, p]) => s + p.length, 0)
+        );
       }, 0);
       if (assigned === partitions) return;
       last = `${assigned}/${partitions} partitions assigned`;

@@ -90,7 +90,11 @@ export function renderReport(r: BenchResults): string {
   lines.push(`## Run of ${r.startedAt}${r.quick ? ' (BENCH_QUICK: shortened)' : ''}`);
   lines.push('');
   lines.push(`- Command: \`${r.command}\``);
-  lines.push(`- Machine: ${r.machine.cores} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB; Node ${r.machine.node}; ${Object.entries(r.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  lines.push(
+    `- Machine: ${r.machine.cores} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB; Node ${r.machine.node}; ${Object.entries(r.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
   lines.push(`- Stack: ${r.stack}`);
   lines.push(`- Load average (1/5/15 min) at start ${r.load.start}, at end ${r.load.end}; run took ${n0(r.durationSeconds)} s`);
   lines.push(
@@ -115,9 +119,25 @@ export function renderReport(r: BenchResults): string {
   ];
   const satRows = [satRow('service', service), satRow('echo (floor: no Redis, no handlers)', echo)];
   if (contract) satRows.push(satRow('contract floor (the replies, events and Redis read the contract needs; no checks, records or scripts)', contract));
-  if (service && echo) satRows.push(['**service / echo**', ratio(service.saturation?.throughput, echo.saturation?.throughput), '', ratio(service.saturation?.latency.p99, echo.saturation?.latency.p99), '', '', '', '', '', '', '']);
+  if (service && echo)
+    satRows.push([
+      '**service / echo**',
+      ratio(service.saturation?.throughput, echo.saturation?.throughput),
+      '',
+      ratio(service.saturation?.latency.p99, echo.saturation?.latency.p99),
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+    ]);
   lines.push(
-    table(['Worker', 'commands/s', 'p50 ms', 'p99 ms', 'worker CPU (cores)', 'worker CPU ms/command', 'Kafka CPU', 'Redis CPU', 'load generator CPU', 'machine busy (cores)', 'worker peak RSS MiB'], satRows),
+    table(
+      ['Worker', 'commands/s', 'p50 ms', 'p99 ms', 'worker CPU (cores)', 'worker CPU ms/command', 'Kafka CPU', 'Redis CPU', 'load generator CPU', 'machine busy (cores)', 'worker peak RSS MiB'],
+      satRows,
+    ),
   );
   if (service?.saturation) lines.push('', `Outcomes (service, saturation window): ${outcomeText(service.saturation.outcomes)}`);
   lines.push('');
@@ -151,7 +171,13 @@ export function renderReport(r: BenchResults): string {
   if (contract && service && echo) {
     lines.push('### The service between its floors: where its CPU per command goes');
     lines.push('');
-    const row = (name: string, s: ScenarioResult) => [name, n0(s.saturation?.throughput), msPerCommand(s.saturation, 'worker'), n1(s.rates[1000]?.latency.p99), msPerCommand(s.rates[1000], 'worker')];
+    const row = (name: string, s: ScenarioResult) => [
+      name,
+      n0(s.saturation?.throughput),
+      msPerCommand(s.saturation, 'worker'),
+      n1(s.rates[1000]?.latency.p99),
+      msPerCommand(s.rates[1000], 'worker'),
+    ];
     lines.push(
       table(
         ['Worker', 'saturation commands/s', 'worker CPU ms/command (saturation)', 'p99 at 1,000/s', 'worker CPU ms/command at 1,000/s'],
@@ -170,7 +196,17 @@ export function renderReport(r: BenchResults): string {
     const f = r.forged;
     lines.push(`### A flood of forged tokens beside valid traffic (${n0(f.validRate)} valid commands/s, open loop; same topic and partitions)`);
     lines.push('');
-    const row = (label: string, p: PhaseResult) => [label, n1(p.latency.p50), n1(p.latency.p99), n1(p.latency.max), n0(p.throughput), cpuCell(p, 'worker'), cpuCell(p, 'kafka'), cpuCell(p, 'bench'), outcomeText(p.outcomes)];
+    const row = (label: string, p: PhaseResult) => [
+      label,
+      n1(p.latency.p50),
+      n1(p.latency.p99),
+      n1(p.latency.max),
+      n0(p.throughput),
+      cpuCell(p, 'worker'),
+      cpuCell(p, 'kafka'),
+      cpuCell(p, 'bench'),
+      outcomeText(p.outcomes),
+    ];
     lines.push(
       table(
         ['', 'valid p50', 'valid p99', 'valid max', 'valid replies/s', 'worker CPU', 'Kafka CPU', 'bench CPU', 'valid outcomes'],
@@ -188,7 +224,12 @@ export function renderReport(r: BenchResults): string {
       const at1000 = s.rates[1000];
       return [label, n0(s.saturation?.throughput), msPerCommand(s.saturation, 'worker'), n1(at1000?.latency.p50), n1(at1000?.latency.p99), msPerCommand(at1000, 'worker'), n0(s.workerPeakRssMiB)];
     };
-    lines.push(table(['tracing', 'saturation commands/s', 'worker ms/command (saturation)', 'p50 at 1,000/s', 'p99 at 1,000/s', 'worker ms/command at 1,000/s', 'worker peak RSS MiB'], [row('off', t.off), row('on', t.on)]));
+    lines.push(
+      table(
+        ['tracing', 'saturation commands/s', 'worker ms/command (saturation)', 'p50 at 1,000/s', 'p99 at 1,000/s', 'worker ms/command at 1,000/s', 'worker peak RSS MiB'],
+        [row('off', t.off), row('on', t.on)],
+      ),
+    );
     lines.push('');
     lines.push(`Exported while on: ${n0(t.exports.requests)} OTLP requests, ${n0(t.exports.bytes / 1024)} KiB.`);
     lines.push('');
@@ -200,16 +241,32 @@ export function renderReport(r: BenchResults): string {
     lines.push('');
     const row = (label: string, s: ScenarioResult) => {
       const at1000 = s.rates[1000];
-      return [label, n0(s.saturation?.throughput), n1(s.saturation?.latency.p99), msPerCommand(s.saturation, 'worker'), n1(at1000?.latency.p50), n1(at1000?.latency.p99), msPerCommand(at1000, 'worker'), n0(s.workerPeakRssMiB)];
+      return [
+        label,
+        n0(s.saturation?.throughput),
+        n1(s.saturation?.latency.p99),
+        msPerCommand(s.saturation, 'worker'),
+        n1(at1000?.latency.p50),
+        n1(at1000?.latency.p99),
+        msPerCommand(at1000, 'worker'),
+        n0(s.workerPeakRssMiB),
+      ];
     };
-    lines.push(table(['delivery', 'saturation commands/s', 'saturation p99', 'worker ms/command (saturation)', 'p50 at 1,000/s', 'p99 at 1,000/s', 'worker ms/command at 1,000/s', 'worker peak RSS MiB'], [row('exactly once', d.exactlyOnce), row('at least once', d.atLeastOnce)]));
+    lines.push(
+      table(
+        ['delivery', 'saturation commands/s', 'saturation p99', 'worker ms/command (saturation)', 'p50 at 1,000/s', 'p99 at 1,000/s', 'worker ms/command at 1,000/s', 'worker peak RSS MiB'],
+        [row('exactly once', d.exactlyOnce), row('at least once', d.atLeastOnce)],
+      ),
+    );
     lines.push('');
   }
 
   lines.push('### Redis');
   lines.push('');
   const sat = service?.saturation?.redis;
-  lines.push(`- Commands per service command (INFO commandstats over the saturation window, script-internal commands included): ${n2(sat?.callsPerCommand)}; Redis CPU per command: ${n0(sat?.usecPerCommand)} µs`);
+  lines.push(
+    `- Commands per service command (INFO commandstats over the saturation window, script-internal commands included): ${n2(sat?.callsPerCommand)}; Redis CPU per command: ${n0(sat?.usecPerCommand)} µs`,
+  );
   lines.push(`- Per service command, from a MONITOR sample: ${roundTripText(service?.roundTrips)}`);
   const servicePhases = [service?.saturation, ...Object.values(service?.rates ?? {})].filter((p): p is PhaseResult => p !== undefined);
   const forks = servicePhases.reduce((sum, p) => sum + (p.redis?.forks ?? 0), 0);
@@ -243,7 +300,12 @@ export function renderReport(r: BenchResults): string {
       `- State floor (the handlers and their Redis calls — admission, the handler's script(s) — without Kafka, ${r.inFlight} in flight on one connection): ${n0(r.stateFloor.throughput)} commands/s, p50 ${n1(r.stateFloor.latency.p50)} ms, p99 ${n1(r.stateFloor.latency.p99)} ms`,
     );
   }
-  if (r.redisBenchmark) lines.push(`- redis-benchmark (50 clients): ${Object.entries(r.redisBenchmark).map(([k, v]) => `${k} ${n0(v)}/s`).join(', ')}`);
+  if (r.redisBenchmark)
+    lines.push(
+      `- redis-benchmark (50 clients): ${Object.entries(r.redisBenchmark)
+        .map(([k, v]) => `${k} ${n0(v)}/s`)
+        .join(', ')}`,
+    );
   lines.push('');
 
   if (r.scaling.length > 0) {
@@ -274,7 +336,16 @@ export function renderReport(r: BenchResults): string {
     lines.push(
       table(
         ['Subscriptions', 'bytes/subscription (added)', 'Redis used_memory MiB', 'p50 ms', 'p99 ms', 'max ms', 'worker peak RSS MiB', 'AOF rewrites in the window'],
-        r.growth.map((g) => [n0(g.subscriptions), n0(g.bytesPerSubscription), n0(g.usedMemoryMiB), n1(g.latency?.p50), n1(g.latency?.p99), n1(g.latency?.max), n0(g.workerPeakRssMiB), n0(g.redisForks)]),
+        r.growth.map((g) => [
+          n0(g.subscriptions),
+          n0(g.bytesPerSubscription),
+          n0(g.usedMemoryMiB),
+          n1(g.latency?.p50),
+          n1(g.latency?.p99),
+          n1(g.latency?.max),
+          n0(g.workerPeakRssMiB),
+          n0(g.redisForks),
+        ]),
       ),
     );
     lines.push('');
@@ -282,7 +353,12 @@ export function renderReport(r: BenchResults): string {
 
   lines.push('### Targets');
   lines.push('');
-  lines.push(table(['Target', 'Goal', 'Measured', 'Met'], r.targets.map((t) => [t.name, t.target, t.measured, t.met === undefined ? '–' : t.met ? 'yes' : '**no**'])));
+  lines.push(
+    table(
+      ['Target', 'Goal', 'Measured', 'Met'],
+      r.targets.map((t) => [t.name, t.target, t.measured, t.met === undefined ? '–' : t.met ? 'yes' : '**no**']),
+    ),
+  );
   lines.push('');
   return lines.join('\n');
 }
@@ -298,7 +374,10 @@ export function targetsOf(r: Omit<BenchResults, 'targets'>): BenchResults['targe
   const redis = r.service?.saturation?.redis;
   const monitor = r.service?.roundTrips;
   const trips = monitor && monitor.commands > 0 ? Object.values(monitor.sample.client).reduce((a, b) => a + b, 0) / monitor.commands : undefined;
-  const workerCpu = r.service?.saturation && r.service.saturation.throughput > 0 && r.service.saturation.cpu.worker !== undefined ? (r.service.saturation.cpu.worker / r.service.saturation.throughput) * 1000 : undefined;
+  const workerCpu =
+    r.service?.saturation && r.service.saturation.throughput > 0 && r.service.saturation.cpu.worker !== undefined
+      ? (r.service.saturation.cpu.worker / r.service.saturation.throughput) * 1000
+      : undefined;
   const check = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined || Number.isNaN(value) ? undefined : ok(value));
   const serviceOverEcho = p99At1000 !== undefined && echoP99At1000 ? p99At1000 / echoP99At1000 : undefined;
   return [

@@ -80,7 +80,10 @@ async function main(): Promise<void> {
   // The workers run compiled, as `npm start` and the container run them.
   // The echo floor is a benchmark tool, not part of the product build: compiled beside it (bench/tsconfig.build.json).
   progress('building dist/ (npm run build, and the floor workers)');
-  for (const [command, args] of [['npm', ['run', 'build']], ['npx', ['tsc', '-p', 'bench/tsconfig.build.json']]] as const) {
+  for (const [command, args] of [
+    ['npm', ['run', 'build']],
+    ['npx', ['tsc', '-p', 'bench/tsconfig.build.json']],
+  ] as const) {
     const build = spawnSync(command, args, { cwd: join(__dirname, '..'), encoding: 'utf8' });
     if (build.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${build.stdout}${build.stderr}`);
   }
@@ -138,7 +141,9 @@ async function main(): Promise<void> {
       await seeder.forgetCommandRecords(from, to);
       const bytes = ((await usedMemory(redis)) - before) / (to - from);
       if (await compactAppendOnlyFile(redis)) progress('rewrote the append-only file after seeding');
-      progress(`seeded subscriptions ${from}..${to - 1} in ${(ms / 1000).toFixed(1)} s: ${Math.round(bytes)} bytes each (${Math.round(withRecords)} while the seeding commands' records are kept)`);
+      progress(
+        `seeded subscriptions ${from}..${to - 1} in ${(ms / 1000).toFixed(1)} s: ${Math.round(bytes)} bytes each (${Math.round(withRecords)} while the seeding commands' records are kept)`,
+      );
       return { subscriptions: to, seconds: ms / 1000, bytesPerSubscription: bytes, bytesWithCommandRecords: withRecords };
     };
     seeding.push(await seed(0, settings.subscriptions));
@@ -176,7 +181,12 @@ async function main(): Promise<void> {
 
     const scaling: BenchResults['scaling'] = [];
     if (!settings.skip.includes('scaling')) {
-      const shapes = settings.quick ? [{ partitions: 1, workers: 1 }, { partitions: 4, workers: 2 }] : [1, 2, 4].map((partitions) => ({ partitions, workers: 1 })).concat([{ partitions: 4, workers: 2 }]);
+      const shapes = settings.quick
+        ? [
+            { partitions: 1, workers: 1 },
+            { partitions: 4, workers: 2 },
+          ]
+        : [1, 2, 4].map((partitions) => ({ partitions, workers: 1 })).concat([{ partitions: 4, workers: 2 }]);
       for (const [i, shape] of shapes.entries()) {
         scaling.push(await runScenario(context, { ...shape, name: `scale-p${shape.partitions}-w${shape.workers}`, kind: 'service', workload: workload(10 + i), inFlight: settings.inFlight }));
       }
@@ -213,7 +223,10 @@ async function main(): Promise<void> {
       quick: settings.quick,
       machine: machineInfo(),
       versions: await serverVersions(redis, stack),
-      stack: stack.describe().replace(/; log [^;)]+/g, '').replace(/ \(ready in [^)]*\)/g, ''),
+      stack: stack
+        .describe()
+        .replace(/; log [^;)]+/g, '')
+        .replace(/ \(ready in [^)]*\)/g, ''),
       load: { start: loadStart, end: loadAverage() },
       startedAt: new Date(began).toISOString(),
       durationSeconds: (Date.now() - began) / 1000,

@@ -80,9 +80,7 @@ export interface ScenarioResult {
 function scenarioConfig(context: BenchContext, name: string, partitions: number): { env: Record<string, string>; config: ServiceConfig } {
   const defaults = loadConfig({ KAFKA_BROKERS: 'x:1', SCHEMA_REGISTRY_URL: 'http://x', REDIS_URL: 'redis://x', AUTH_MODE: 'none' });
   const suffix = `${context.runId}.${name}`;
-  const topics = Object.fromEntries(
-    Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, `bench.${defaults.topics[role as TopicRole]}.${suffix}`]),
-  );
+  const topics = Object.fromEntries(Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, `bench.${defaults.topics[role as TopicRole]}.${suffix}`]));
   // The benchmark partner's reply topics are its own too (created by the workers at start).
   const env = { ...context.baseEnv, ...topics, PARTNER_TOPIC_PREFIX: `bench.${suffix}.partner.`, TOPIC_PARTITIONS: String(partitions), KAFKA_GROUP_ID: `bench-workers-${suffix}` };
   return { env, config: loadConfig(env) };
@@ -139,7 +137,14 @@ export class Scenario {
   private async measured(drive: () => Promise<DriveResult>): Promise<PhaseResult> {
     const { timing, redis } = this.context;
     const probe = this.probe();
-    const stats: { before?: Promise<CommandStats>; after?: Promise<CommandStats>; memoryBefore?: Promise<MemorySnapshot>; memoryAfter?: Promise<MemorySnapshot>; forksBefore?: Promise<number>; forksAfter?: Promise<number> } = {};
+    const stats: {
+      before?: Promise<CommandStats>;
+      after?: Promise<CommandStats>;
+      memoryBefore?: Promise<MemorySnapshot>;
+      memoryAfter?: Promise<MemorySnapshot>;
+      forksBefore?: Promise<number>;
+      forksAfter?: Promise<number>;
+    } = {};
     const startTimer = setTimeout(() => {
       probe.start();
       stats.before = commandStats(redis);
@@ -168,7 +173,13 @@ export class Scenario {
           callsPerCommand: delta.totalCalls / commands,
           usecPerCommand: delta.usec / commands,
           bytesPerCommand: perCommand(memory.kept),
-          memory: { usedGrowth: perCommand(memory.usedGrowth), transient: perCommand(memory.transient), hashTableGrowth: perCommand(memory.hashTableGrowth), hashTableShare: perCommand(memory.hashTableShare), keysAdded: perCommand(memory.keysAdded) },
+          memory: {
+            usedGrowth: perCommand(memory.usedGrowth),
+            transient: perCommand(memory.transient),
+            hashTableGrowth: perCommand(memory.hashTableGrowth),
+            hashTableShare: perCommand(memory.hashTableShare),
+            keysAdded: perCommand(memory.keysAdded),
+          },
           calls: delta.calls,
           forks,
         };

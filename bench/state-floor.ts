@@ -32,7 +32,12 @@ export async function stateFloor(config: ServiceConfig, workload: MixedWorkload,
   const redis = createRedisClient({ urls: config.redis.urls, cluster: false });
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
-  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, reservations: balance.reservations, topupReferences: balance.topupReferences, transfers: balance.transfers, portin }).map((h) => [h.commandRecord, h]));
+  const handlers = new Map(
+    createHandlers({ catalog, balances: balance.balances, reservations: balance.reservations, topupReferences: balance.topupReferences, transfers: balance.transfers, portin }).map((h) => [
+      h.commandRecord,
+      h,
+    ]),
+  );
   const log = pino({ level: 'silent' });
   const { authorizer } = createAccessControl(config, log);
   const admission = createRedisAdmission(redis, config.redis.keyPrefix, config.rateLimit, {
@@ -56,7 +61,17 @@ export async function stateFloor(config: ServiceConfig, workload: MixedWorkload,
       await admission.admit(scope.partnerId, !registration.readOnly, Date.now());
       try {
         const fingerprint = commandId; // every command is new here: any fingerprint will do
-        const context = { correlationId, commandId, operation, wholesaleCustomerId: call.customer, canSee: scope.canSee, visibleCustomerIds: scope.visibleCustomerIds, now: new Date(), log, fingerprint };
+        const context = {
+          correlationId,
+          commandId,
+          operation,
+          wholesaleCustomerId: call.customer,
+          canSee: scope.canSee,
+          visibleCustomerIds: scope.visibleCustomerIds,
+          now: new Date(),
+          log,
+          fingerprint,
+        };
         await registration.handle(call.input, context);
       } catch (error) {
         if (!isServiceError(error)) throw error;

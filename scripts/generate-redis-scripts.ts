@@ -111,9 +111,10 @@ export function renderFunctionLibrary({ scripts, libs }: LuaSources): FunctionLi
     functions[script.name] = name;
     const prologue = script.includes.flatMap((lib) => onCallOf.get(lib) ?? []);
     const callback = `function(KEYS, ARGV)\n${[...prologue, script.body].join('\n')}\nend`;
-    const registration = script.flags.length === 0
-      ? `redis.register_function('${name}', ${callback})`
-      : `redis.register_function{function_name = '${name}', flags = { ${script.flags.map((f) => `'${f}'`).join(', ')} }, callback = ${callback}}`;
+    const registration =
+      script.flags.length === 0
+        ? `redis.register_function('${name}', ${callback})`
+        : `redis.register_function{function_name = '${name}', flags = { ${script.flags.map((f) => `'${f}'`).join(', ')} }, callback = ${callback}}`;
     parts.push(`-- ${script.name}-${script.numberOfKeys}.lua\n${registration}`);
   }
   return { name: `wholesale_${version}`, functions, code: `${parts.join('\n')}\n` };

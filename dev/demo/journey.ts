@@ -15,7 +15,16 @@ import { formatError, prettyLines } from '../../src/cli/output';
 export interface DemoOptions {
   client: Pick<
     WholesaleClient,
-    'checkPortInEligibility' | 'createPortIn' | 'cancelPortIn' | 'queryPortIn' | 'queryBalances' | 'addBuckets' | 'swapPrimaryBucket' | 'updateBalances' | 'queryBalanceHistory' | 'subscribeEvents'
+    | 'checkPortInEligibility'
+    | 'createPortIn'
+    | 'cancelPortIn'
+    | 'queryPortIn'
+    | 'queryBalances'
+    | 'addBuckets'
+    | 'swapPrimaryBucket'
+    | 'updateBalances'
+    | 'queryBalanceHistory'
+    | 'subscribeEvents'
   >;
   print: (line: string) => void;
   /** How long to wait for the NP simulator to complete the port. */
@@ -69,9 +78,10 @@ export async function runDemoJourney(options: DemoOptions): Promise<string> {
     onEvent: (event) => {
       if (event.key !== gpsi && event.key !== unanswered) return;
       events.push(event);
-      const summary = event.known && event.recordName === 'wholesale.portin.v1.PortInActivationEvent'
-        ? `portStatus ${event.value.previousPortStatus ?? '(new)'} → ${event.value.portStatus}${event.value.reasonCode ? ` (${event.value.reasonCode} ${event.value.reasonDescription})` : ''}${event.value.remarks ? ` remarks: ${event.value.remarks}` : ''}`
-        : `${(event.value as { changes?: unknown[] } | null)?.changes?.length ?? 0} sub-balance change(s)`;
+      const summary =
+        event.known && event.recordName === 'wholesale.portin.v1.PortInActivationEvent'
+          ? `portStatus ${event.value.previousPortStatus ?? '(new)'} → ${event.value.portStatus}${event.value.reasonCode ? ` (${event.value.reasonCode} ${event.value.reasonDescription})` : ''}${event.value.remarks ? ` remarks: ${event.value.remarks}` : ''}`
+          : `${(event.value as { changes?: unknown[] } | null)?.changes?.length ?? 0} sub-balance change(s)`;
       print(`  ⚡ event ${event.recordName.split('.').pop()} [${event.cloudEvent.time ?? '-'}] ${event.key === gpsi ? '' : `${event.key} `}${summary}`);
     },
   });
@@ -85,8 +95,10 @@ export async function runDemoJourney(options: DemoOptions): Promise<string> {
       await sleep(100);
     }
   };
-  const portStatus = (status: string, number = gpsi) => () =>
-    events.find((e) => e.key === number && e.known && e.recordName === 'wholesale.portin.v1.PortInActivationEvent' && e.value.portStatus === status);
+  const portStatus =
+    (status: string, number = gpsi) =>
+    () =>
+      events.find((e) => e.key === number && e.known && e.recordName === 'wholesale.portin.v1.PortInActivationEvent' && e.value.portStatus === status);
 
   try {
     heading(`Is ${gpsi} eligible for port-in?`);

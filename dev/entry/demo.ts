@@ -36,7 +36,10 @@ async function main(): Promise<number> {
   const client = await WholesaleClient.connect({ config, wholesaleCustomerId, tokenProvider, log: pino({ level: config.logLevel }, pino.destination(2)) });
   try {
     const gpsi = await runDemoJourney({ client, print, waitMs: options.wait * 1000, gpsi: options.gpsi });
-    const gatewayUp = await fetch(new URL('/healthz', options.gateway)).then((r) => r.ok, () => false);
+    const gatewayUp = await fetch(new URL('/healthz', options.gateway)).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (!gatewayUp) {
       print(`\n(HTTP part skipped: no gateway answers at ${options.gateway}; npm run dev starts one, or npm run gateway)`);
       return 0;

@@ -46,11 +46,7 @@ async function main(): Promise<void> {
   // The HTTP gateway beside it (docs/http.md) on 8090: HTTP_PORT is the service's ops port here.
   const gateway = await startGateway(loadGatewayConfig({ ...env, HTTP_PORT: '8090', HTTP_HOST: '127.0.0.1' }), log.child({ component: 'gateway' }));
 
-  const exports = [
-    `export KAFKA_BROKERS=${env.KAFKA_BROKERS}`,
-    `export SCHEMA_REGISTRY_URL=${env.SCHEMA_REGISTRY_URL}`,
-    `export REDIS_URL=${env.REDIS_URL}`,
-  ];
+  const exports = [`export KAFKA_BROKERS=${env.KAFKA_BROKERS}`, `export SCHEMA_REGISTRY_URL=${env.SCHEMA_REGISTRY_URL}`, `export REDIS_URL=${env.REDIS_URL}`];
   process.stderr.write(
     [
       '',

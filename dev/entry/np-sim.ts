@@ -24,7 +24,14 @@ async function main(): Promise<void> {
   const simulator = await startNpSimulator(config, { log });
   await simulator.joined;
   log.info({ topics: config.topics, timeScale: config.timeScale }, 'NP simulator started');
-  const shutdown = () => simulator.stop().then(() => tracing.shutdown()).then(() => process.exit(0), () => process.exit(1));
+  const shutdown = () =>
+    simulator
+      .stop()
+      .then(() => tracing.shutdown())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   // shutdown settles both ways into an exit, so nothing is left to handle
   process.once('SIGTERM', () => void shutdown());
   process.once('SIGINT', () => void shutdown());

@@ -16,11 +16,7 @@ export interface DevShellValues {
 const quoted = (value: string): string => `'${value.replaceAll("'", "'\\''")}'`;
 
 export function devShellExports({ customerId, token, deadLetterKey }: DevShellValues): string[] {
-  return [
-    `export WHOLESALE_CUSTOMER_ID=${quoted(customerId)}`,
-    `export WHOLESALE_TOKEN=${quoted(token)}`,
-    `export DLQ_DECRYPTION_KEYS=${quoted(`${deadLetterKey.id}:${deadLetterKey.key}`)}`,
-  ];
+  return [`export WHOLESALE_CUSTOMER_ID=${quoted(customerId)}`, `export WHOLESALE_TOKEN=${quoted(token)}`, `export DLQ_DECRYPTION_KEYS=${quoted(`${deadLetterKey.id}:${deadLetterKey.key}`)}`];
 }
 
 /** Long enough for a working session; `npm run dev:env` again makes a new one. */

@@ -45,7 +45,6 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   const connection = { ...config.kafka, log };
   const producer = await connectRecordProducer(connection, { ordered: true, batched: false });
 
-
   /** A response continues the trace of the request it answers (its `traceparent`), as a real NP gateway would. */
   const send = async (recordName: string, key: string, value: Record<string, unknown>, cause: Context) => {
     const encoded = await codec.encode(config.topics.npResponses, recordName, { ...value, sentAt: clock().toISOString() });
@@ -78,7 +77,11 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
   const player = createResponsePlayer<Due>(config.timeScale, (due) => sendInOrder(due.recordName, due.gpsi, due.value, due.cause));
   // a newer version, or a cancel taken, supersedes what the order still had pending
   const schedule = (request: SimRequest & { cause: Context }) =>
-    player.play(request.requestId, plan(request, clock()).map((response) => ({ ...response, gpsi: request.gpsi, cause: request.cause })), supersedesPending(request));
+    player.play(
+      request.requestId,
+      plan(request, clock()).map((response) => ({ ...response, gpsi: request.gpsi, cause: request.cause })),
+      supersedesPending(request),
+    );
 
   const requests = subscribeRecords(connection, {
     groupId: config.groupId,
@@ -99,13 +102,21 @@ export async function startNpSimulator(config: NpSimulatorConfig, options: NpSim
         const decision = { ...(decoded.value as unknown as SimPortOutDecision), recordName: decoded.recordName };
         log.info({ recordName: decision.recordName, gpsi: decision.gpsi, portOutId: decision.portOutId, decision: decision.decision }, 'NP port-out decision received');
         const cause = contextFromHeaders(message.headers);
-        player.play(`port-out:${decision.portOutId}`, planPortOutDecision(decision).map((response) => ({ ...response, gpsi: decision.gpsi, cause })), true);
+        player.play(
+          `port-out:${decision.portOutId}`,
+          planPortOutDecision(decision).map((response) => ({ ...response, gpsi: decision.gpsi, cause })),
+          true,
+        );
         return;
       }
       const request = { ...(decoded.value as unknown as SimRequest), recordName: decoded.recordName, cause: contextFromHeaders(message.headers) };
       log.info({ recordName: request.recordName, gpsi: request.gpsi, requestId: request.requestId, portOrderVersion: request.portOrderVersion }, 'NP request received');
       if (isActivationRequest(request.recordName)) {
-        player.play(request.requestId, planActivationOnDemand(request, clock()).map((response) => ({ ...response, gpsi: request.gpsi, cause: request.cause })), true);
+        player.play(
+          request.requestId,
+          planActivationOnDemand(request, clock()).map((response) => ({ ...response, gpsi: request.gpsi, cause: request.cause })),
+          true,
+        );
         return;
       }
       schedule(request);

@@ -42,11 +42,14 @@ export function createResponsePlayer<T extends Planned>(timeScale: number, onDue
           if (ofRequest.size === 0) plays.delete(requestId);
           return;
         }
-        playing.timer = setTimeout(() => {
-          if (stopped) return;
-          onDue(next);
-          playFrom(index + 1);
-        }, Math.max(0, arrivedAt + next.afterMs / timeScale - performance.now()));
+        playing.timer = setTimeout(
+          () => {
+            if (stopped) return;
+            onDue(next);
+            playFrom(index + 1);
+          },
+          Math.max(0, arrivedAt + next.afterMs / timeScale - performance.now()),
+        );
       };
       playFrom(0);
     },

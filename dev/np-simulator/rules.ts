@@ -115,8 +115,7 @@ export function matches(request: SimRequest, when: SimRule['when']): boolean {
   return /^0+$/.test(value);
 }
 
-export const ruleFor = (request: SimRequest, rules: readonly SimRule[] = SIM_RULES): SimRule =>
-  rules.find((rule) => matches(request, rule.when)) ?? rules[rules.length - 1];
+export const ruleFor = (request: SimRequest, rules: readonly SimRule[] = SIM_RULES): SimRule => rules.find((rule) => matches(request, rule.when)) ?? rules[rules.length - 1];
 
 const digest = (...parts: (string | number)[]): string => createHash('sha256').update(parts.join('|')).digest('hex');
 

@@ -25,11 +25,9 @@ export function loadStackConfig(env: Env = process.env): StackConfig {
   return {
     given: {
       kafkaBrokers: reader.optionalString('KAFKA_BROKERS') === undefined ? undefined : reader.brokers('KAFKA_BROKERS'),
-      schemaRegistryUrl:
-        reader.optionalString('SCHEMA_REGISTRY_URL') === undefined ? undefined : reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
+      schemaRegistryUrl: reader.optionalString('SCHEMA_REGISTRY_URL') === undefined ? undefined : reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
       // One URL, or the nodes of a Redis Cluster separated by commas (as the service reads it).
-      redisUrl:
-        reader.optionalString('REDIS_URL') === undefined ? undefined : reader.urlList('REDIS_URL', ['redis:', 'rediss:']).join(','),
+      redisUrl: reader.optionalString('REDIS_URL') === undefined ? undefined : reader.urlList('REDIS_URL', ['redis:', 'rediss:']).join(','),
     },
     kind: reader.oneOf('STACK_KIND', ['auto', 'containers', 'local'], 'auto'),
     runtimeProbeMs: reader.integer('STACK_RUNTIME_PROBE_MS', 3000, 100, 60000),

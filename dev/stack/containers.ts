@@ -29,24 +29,28 @@ export async function probeContainerRuntime(timeoutMs: number): Promise<{ tc: Te
 
 /** Image environment variables for Kafka properties: `a.b_c` → `KAFKA_A_B__C`, as apache/kafka reads them. */
 export function kafkaImageEnvironment(properties: Readonly<Record<string, string | number | boolean>>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(properties).map(([key, value]) => [`KAFKA_${key.replace(/_/g, '__').replace(/-/g, '___').replace(/\./g, '_').toUpperCase()}`, String(value)]),
-  );
+  return Object.fromEntries(Object.entries(properties).map(([key, value]) => [`KAFKA_${key.replace(/_/g, '__').replace(/-/g, '___').replace(/\./g, '_').toUpperCase()}`, String(value)]));
 }
 
 /** Starts one component as a container. */
 export async function startContainerComponent(component: Component, tc: Testcontainers, host: string, kafkaVersion: string): Promise<ProvidedServer> {
   const IMAGES = images(kafkaVersion);
   const began = Date.now();
-  const describe = (what: string, container: StartedTestContainer): string =>
-    `${what} in container ${container.getId().slice(0, 12)} (ready in ${((Date.now() - began) / 1000).toFixed(1)} s)`;
+  const describe = (what: string, container: StartedTestContainer): string => `${what} in container ${container.getId().slice(0, 12)} (ready in ${((Date.now() - began) / 1000).toFixed(1)} s)`;
   switch (component) {
     case 'kafka': {
       // The advertised address must be the one clients use, known before start: the same free port inside
       // and outside the container.
       const [port] = await allocatePorts({ count: 1 });
       const properties = {
-        ...brokerProperties({ nodeId: 1, host: 'localhost', port: port, controllerPort: 9093, voters: [{ nodeId: 1, host: 'localhost', controllerPort: 9093 }], logDir: '/tmp/kraft-combined-logs' }),
+        ...brokerProperties({
+          nodeId: 1,
+          host: 'localhost',
+          port: port,
+          controllerPort: 9093,
+          voters: [{ nodeId: 1, host: 'localhost', controllerPort: 9093 }],
+          logDir: '/tmp/kraft-combined-logs',
+        }),
         listeners: `PLAINTEXT://0.0.0.0:${port},CONTROLLER://0.0.0.0:9093`,
         'advertised.listeners': `PLAINTEXT://${host}:${port}`,
       };

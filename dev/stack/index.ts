@@ -92,15 +92,8 @@ async function startAll(components: readonly Component[], starter: ServerStarter
   return started;
 }
 
-function assemble(
-  kind: Stack['kind'],
-  endpoints: Record<Component, string>,
-  servers: readonly ProvidedServer[],
-  given: Partial<Record<Component, string>> = endpoints,
-): Stack {
-  const parts = COMPONENTS.map((c) =>
-    given[c] !== undefined ? `${NAMES[c]} ${given[c]} (given)` : servers.find((s) => s.endpoint === endpoints[c])!.description,
-  );
+function assemble(kind: Stack['kind'], endpoints: Record<Component, string>, servers: readonly ProvidedServer[], given: Partial<Record<Component, string>> = endpoints): Stack {
+  const parts = COMPONENTS.map((c) => (given[c] !== undefined ? `${NAMES[c]} ${given[c]} (given)` : servers.find((s) => s.endpoint === endpoints[c])!.description));
   let stopped: Promise<void> | undefined;
   return {
     kind,

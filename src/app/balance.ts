@@ -44,14 +44,7 @@ export function createBalanceComponents(deps: { config: ServiceConfig; catalog: 
   };
 }
 
-export function createBalanceRenewals(deps: {
-  config: ServiceConfig;
-  catalog: Catalog;
-  redis: RedisClient;
-  clock: BillingClock;
-  publish: PublishEvents;
-  log: Logger;
-}): RenewalScheduler {
+export function createBalanceRenewals(deps: { config: ServiceConfig; catalog: Catalog; redis: RedisClient; clock: BillingClock; publish: PublishEvents; log: Logger }): RenewalScheduler {
   const { config } = deps;
   return createRenewalScheduler({
     store: createRedisRenewalStore(deps.redis, {

@@ -127,13 +127,16 @@ function parseNonPortableRanges(reader: EnvReader): NonPortableRange[] {
   const raw = reader.optionalString('NON_PORTABLE_RANGES');
   if (raw === undefined) return [];
   // Format: prefix:code:description, separated by ";" — e.g. "1900:8B:PremiumRateNumber;1555:8D:FictionalNumber"
-  return raw.split(';').filter(Boolean).map((entry) => {
-    const [prefix, reasonCode, reasonDesc] = entry.split(':');
-    if (!prefix || !/^[0-9]{1,15}$/.test(prefix) || !reasonCode || !reasonDesc) {
-      throw new ConfigError('NON_PORTABLE_RANGES', 'entries prefix:code:description separated by ";"', raw);
-    }
-    return { prefix, reasonCode, reasonDesc };
-  });
+  return raw
+    .split(';')
+    .filter(Boolean)
+    .map((entry) => {
+      const [prefix, reasonCode, reasonDesc] = entry.split(':');
+      if (!prefix || !/^[0-9]{1,15}$/.test(prefix) || !reasonCode || !reasonDesc) {
+        throw new ConfigError('NON_PORTABLE_RANGES', 'entries prefix:code:description separated by ";"', raw);
+      }
+      return { prefix, reasonCode, reasonDesc };
+    });
 }
 
 function loadBalanceSettings(reader: EnvReader, env: Env): BalanceSettings {
@@ -199,9 +202,10 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       ...loadGroupTimings(reader),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),
-    eventDataSchemaBaseUrl: reader.optionalString('EVENT_DATASCHEMA_BASE_URL') === undefined
-      ? withoutCredentials(reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']))
-      : reader.url('EVENT_DATASCHEMA_BASE_URL', ['http:', 'https:']),
+    eventDataSchemaBaseUrl:
+      reader.optionalString('EVENT_DATASCHEMA_BASE_URL') === undefined
+        ? withoutCredentials(reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']))
+        : reader.url('EVENT_DATASCHEMA_BASE_URL', ['http:', 'https:']),
     redis: {
       urls: reader.urlList('REDIS_URL', ['redis:', 'rediss:']),
       keyPrefix: reader.string('REDIS_KEY_PREFIX', 'wh:'),

@@ -110,7 +110,11 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const portout = createPortOutComponents({ config, redis });
-  const handlers = new Map(createHandlers({ catalog, balances: balance.balances, reservations: balance.reservations, topupReferences: balance.topupReferences, transfers: balance.transfers, portin, portout }).map((h) => [h.commandRecord, h]));
+  const handlers = new Map(
+    createHandlers({ catalog, balances: balance.balances, reservations: balance.reservations, topupReferences: balance.topupReferences, transfers: balance.transfers, portin, portout }).map(
+      (h) => [h.commandRecord, h],
+    ),
+  );
   const clock = options.clock ?? (() => new Date());
   const deadLetters = deadLetterSink(config);
   const routing = eventRouting(config, access.hierarchy);
@@ -155,7 +159,12 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const publish = createEventPublisher(encodeEvents, async (messages) => {
     const refusal = (refused: Refused<Outbound>[]) => new Error(`Kafka refused ${refused.length} event(s): ${refused[0].reason}`);
     if (transport.transactions) {
-      return transport.transactions.send({ messages, replaceRefused: (refused) => { throw refusal(refused); } });
+      return transport.transactions.send({
+        messages,
+        replaceRefused: (refused) => {
+          throw refusal(refused);
+        },
+      });
     }
     const refused = await sender.send(messages);
     // Our own event topics: a refusal is a deployment fault (topic missing, ACL), not one event's; the caller retries.

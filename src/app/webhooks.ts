@@ -29,8 +29,7 @@ export interface RunningDispatcher {
 }
 
 /** The consumer group whose committed offsets are a partner's cursor. */
-export const webhookGroupId = (config: Pick<WebhookConfig, 'partnerTopicPrefix'>, partnerId: string): string =>
-  `${partnerNamespace(config.partnerTopicPrefix, partnerId)}webhooks`;
+export const webhookGroupId = (config: Pick<WebhookConfig, 'partnerTopicPrefix'>, partnerId: string): string => `${partnerNamespace(config.partnerTopicPrefix, partnerId)}webhooks`;
 
 const eventTopicsOf = (config: WebhookConfig, partnerId: string): string[] => {
   const own = partnerTopics(config.partnerTopicPrefix, partnerId);

@@ -2,15 +2,7 @@ import { Argument, InvalidArgumentError, type Command } from 'commander';
 import pino from 'pino';
 import type { AdminConfig } from './config';
 import { withAdmin as withKafkaAdmin } from '../adapters/kafka/admin-session';
-import {
-  addPartner,
-  grantServiceAcls,
-  listPartners,
-  partnerRules,
-  removePartner,
-  serviceRules,
-  type Change,
-} from '../adapters/kafka/partner-provisioning';
+import { addPartner, grantServiceAcls, listPartners, partnerRules, removePartner, serviceRules, type Change } from '../adapters/kafka/partner-provisioning';
 import { PARTNER_ID } from '../contract/partner-topics';
 import { PRINCIPAL, describeRule, partnerTopicNames, type AclRule } from '../security/kafka-acls';
 import type { CliIo } from './io';
@@ -70,13 +62,13 @@ export function addAdminCommands(program: Command, deps: AdminCommandDeps): Comm
 
   const admin = program
     .command('admin')
-    .description('operator tools: partners\' topics and ACLs, the service\'s ACLs (with the admin principal, KAFKA_SASL_*; docs/security.md), sealed dead letters');
-  const partner = admin.command('partner').description('a partner\'s topics (<prefix><partnerId>.…) and its ACLs');
+    .description("operator tools: partners' topics and ACLs, the service's ACLs (with the admin principal, KAFKA_SASL_*; docs/security.md), sealed dead letters");
+  const partner = admin.command('partner').description("a partner's topics (<prefix><partnerId>.…) and its ACLs");
   const partnerCommand = (name: string, description: string): Command =>
     partner.command(name).description(description).addArgument(new Argument('<partnerId>', 'the partner (root customer) id').argParser(partnerIdArgument));
 
-  partnerCommand('add', 'create the partner\'s six topics and its ACLs (idempotent: what exists is left as it is)')
-    .requiredOption('--principal <User:name>', 'the partner\'s Kafka principal', principalArgument)
+  partnerCommand('add', "create the partner's six topics and its ACLs (idempotent: what exists is left as it is)")
+    .requiredOption('--principal <User:name>', "the partner's Kafka principal", principalArgument)
     .option('--dry-run', 'print the topics and ACLs without connecting')
     .addHelpText('after', '\nExample:\n  wholesale admin partner add 100000108464 --principal User:partner-100000108464')
     .action(async (partnerId: string, options: { principal: string; dryRun?: boolean }, self: Command) => {
@@ -90,9 +82,9 @@ export function addAdminCommands(program: Command, deps: AdminCommandDeps): Comm
       printChange(io, json(self), subject, change, 'created');
     });
 
-  partnerCommand('remove', 'delete the partner\'s ACLs (of --principal, else of every principal holding its namespace)')
-    .option('--principal <User:name>', 'only this principal\'s rights', principalArgument)
-    .option('--delete-topics', 'also delete the partner\'s topics and the records on them')
+  partnerCommand('remove', "delete the partner's ACLs (of --principal, else of every principal holding its namespace)")
+    .option('--principal <User:name>', "only this principal's rights", principalArgument)
+    .option('--delete-topics', "also delete the partner's topics and the records on them")
     .action(async (partnerId: string, options: { principal?: string; deleteTopics?: boolean }, self: Command) => {
       const settings = config(self);
       const change = await withAdmin(settings, (client) => removePartner(client, settings, partnerId, { principal: options.principal, deleteTopics: Boolean(options.deleteTopics) }));
@@ -119,8 +111,8 @@ export function addAdminCommands(program: Command, deps: AdminCommandDeps): Comm
   admin
     .command('service-acls')
     .description('grant the service principal its least privilege (idempotent)')
-    .requiredOption('--principal <User:name>', 'the service\'s Kafka principal', principalArgument)
-    .option('--topics-precreated', 'the operator creates the service\'s topics beforehand: no Create right')
+    .requiredOption('--principal <User:name>', "the service's Kafka principal", principalArgument)
+    .option('--topics-precreated', "the operator creates the service's topics beforehand: no Create right")
     .option('--dry-run', 'print the ACLs without connecting')
     .addHelpText('after', '\nExample:\n  wholesale admin service-acls --principal User:wholesale-svc --topics-precreated')
     .action(async (options: { principal: string; topicsPrecreated?: boolean; dryRun?: boolean }, self: Command) => {

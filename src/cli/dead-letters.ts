@@ -52,8 +52,7 @@ export function openRecord(record: DeadLetterRecord, keyring: DeadLetterKeyring)
 }
 
 const isPrintable = (bytes: Buffer): boolean => bytes.every((b) => b >= 0x20 && b < 0x7f);
-const headerForPrint = (value: Buffer | string): string =>
-  typeof value === 'string' ? value : isPrintable(value) ? value.toString('utf8') : `base64:${value.toString('base64')}`;
+const headerForPrint = (value: Buffer | string): string => (typeof value === 'string' ? value : isPrintable(value) ? value.toString('utf8') : `base64:${value.toString('base64')}`);
 
 export interface DecodedValue {
   recordName: string;
@@ -69,11 +68,7 @@ export function formatOpened(opened: OpenedDeadLetter, decoded: DecodedValue | s
   if (json) {
     return JSON.stringify({ ...opened, original: undefined, headers, valueBase64: value, diagnostic: original?.diagnostic, decoded });
   }
-  const lines = [
-    `dead letter ${opened.at}: ${opened.reason} (${opened.detail})`,
-    `  source: ${opened.source}   correlation id: ${opened.correlationId}`,
-    `  key: ${opened.key ?? '-'}`,
-  ];
+  const lines = [`dead letter ${opened.at}: ${opened.reason} (${opened.detail})`, `  source: ${opened.source}   correlation id: ${opened.correlationId}`, `  key: ${opened.key ?? '-'}`];
   if (opened.missing) return [...lines, `  ${opened.missing}`].join('\n');
   lines.push(`  diagnostic: ${original!.diagnostic}`, '  headers:', ...Object.entries(headers).map(([name, v]) => `    ${name}: ${v}`));
   lines.push(`  value (base64): ${value ?? 'null'}`);

@@ -35,7 +35,13 @@ function parseNumber(raw: string): number {
   return value;
 }
 
-const collect = (raw: string, previous: unknown): string[] => [...((previous as string[] | undefined) ?? []), ...raw.split(',').map((s) => s.trim()).filter(Boolean)];
+const collect = (raw: string, previous: unknown): string[] => [
+  ...((previous as string[] | undefined) ?? []),
+  ...raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 const gpsi: FieldFlag = { flags: '--gpsi <gpsi>', description: 'the number (GPSI/MSISDN, 11 to 15 digits)', field: 'gpsi' };
 const reservationId: FieldFlag = { flags: '--reservation <id>', description: "the reservation's id (the charging session's)", field: 'reservationId' };
@@ -53,7 +59,14 @@ const desiredDueDate: FieldFlag = {
 const buckets: FieldFlag = { flags: '--bucket <bucketRefId...>', description: 'catalog bucket id(s); repeat the flag or separate with commas', field: 'bucketRefId', parse: collect };
 
 export const OPERATION_COMMANDS: readonly OperationCommand[] = [
-  { group: 'portin', name: 'eligibility', operation: 'checkPortInEligibility', summary: 'may this number be ported in?', fields: [gpsi], example: 'wholesale portin eligibility --gpsi 19459986891' },
+  {
+    group: 'portin',
+    name: 'eligibility',
+    operation: 'checkPortInEligibility',
+    summary: 'may this number be ported in?',
+    fields: [gpsi],
+    example: 'wholesale portin eligibility --gpsi 19459986891',
+  },
   {
     group: 'portin',
     name: 'create',
@@ -108,7 +121,14 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
     example: 'wholesale portin answer-port-out --gpsi 19459986891 --port-out-id PORT-OUT-1 --decision APPROVE',
   },
   { group: 'portin', name: 'query-port-out', operation: 'queryPortOut', summary: "the number's latest port-out", fields: [gpsi], example: 'wholesale portin query-port-out --gpsi 19459986891' },
-  { group: 'balance', name: 'add-buckets', operation: 'addBuckets', summary: 'add add-on buckets to an active subscription', fields: [gpsi, buckets], example: 'wholesale balance add-buckets --gpsi 19459986891 --bucket 2000002' },
+  {
+    group: 'balance',
+    name: 'add-buckets',
+    operation: 'addBuckets',
+    summary: 'add add-on buckets to an active subscription',
+    fields: [gpsi, buckets],
+    example: 'wholesale balance add-buckets --gpsi 19459986891 --bucket 2000002',
+  },
   {
     group: 'balance',
     name: 'swap-primary',
@@ -117,7 +137,14 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
     fields: [gpsi, { flags: '--bucket <bucketRefId>', description: 'the new primary bucket (one catalog id)', field: 'bucketRefId' }],
     example: 'wholesale balance swap-primary --gpsi 19459986891 --bucket 1000002',
   },
-  { group: 'balance', name: 'cancel-buckets', operation: 'cancelBuckets', summary: 'cancel add-on buckets of an active subscription', fields: [gpsi, buckets], example: 'wholesale balance cancel-buckets --gpsi 19459986891 --bucket 2000002' },
+  {
+    group: 'balance',
+    name: 'cancel-buckets',
+    operation: 'cancelBuckets',
+    summary: 'cancel add-on buckets of an active subscription',
+    fields: [gpsi, buckets],
+    example: 'wholesale balance cancel-buckets --gpsi 19459986891 --bucket 2000002',
+  },
   { group: 'balance', name: 'query', operation: 'queryBalances', summary: 'the balances of an active subscription', fields: [gpsi], example: 'wholesale balance query --gpsi 19459986891' },
   {
     group: 'balance',
@@ -151,13 +178,28 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
     fields: [gpsi, reservationId, { flags: '--used <n>', description: 'the amount used (0 to the amount reserved)', field: 'usedAmount', parse: parseNumber }],
     example: 'wholesale balance commit --gpsi 19459986891 --reservation session-1 --used 42.5',
   },
-  { group: 'balance', name: 'release', operation: 'releaseReservation', summary: 'end a reservation without use', fields: [gpsi, reservationId], example: 'wholesale balance release --gpsi 19459986891 --reservation session-1' },
+  {
+    group: 'balance',
+    name: 'release',
+    operation: 'releaseReservation',
+    summary: 'end a reservation without use',
+    fields: [gpsi, reservationId],
+    example: 'wholesale balance release --gpsi 19459986891 --reservation session-1',
+  },
   {
     group: 'balance',
     name: 'top-up',
     operation: 'topupBalance',
     summary: 'credit a sub-balance once per payment or voucher reference (type and unit with --data or the flags)',
-    fields: [gpsi, subBalance, subBalanceType, unitType, amount, { flags: '--reference <ref>', description: 'the payment or voucher reference', field: 'reference' }, { flags: '--reference-type <type>', description: 'PAYMENT or VOUCHER', field: 'referenceType' }],
+    fields: [
+      gpsi,
+      subBalance,
+      subBalanceType,
+      unitType,
+      amount,
+      { flags: '--reference <ref>', description: 'the payment or voucher reference', field: 'reference' },
+      { flags: '--reference-type <type>', description: 'PAYMENT or VOUCHER', field: 'referenceType' },
+    ],
     example: "wholesale balance top-up --gpsi 19459986891 --sub-balance 19459986891-4 --type 'On-Net Data' --unit MB --amount 1024 --reference PAY-1 --reference-type PAYMENT",
   },
   {
@@ -165,7 +207,16 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
     name: 'adjust',
     operation: 'adjustBalance',
     summary: 'credit or debit a sub-balance with a reason code',
-    fields: [gpsi, subBalance, subBalanceType, unitType, amount, { flags: '--action <action>', description: 'Credit or Debit', field: 'action' }, { flags: '--reason <code>', description: 'CUSTOMER_CARE, GOODWILL or CORRECTION', field: 'reasonCode' }, { flags: '--note <text>', description: 'free text for the record', field: 'note' }],
+    fields: [
+      gpsi,
+      subBalance,
+      subBalanceType,
+      unitType,
+      amount,
+      { flags: '--action <action>', description: 'Credit or Debit', field: 'action' },
+      { flags: '--reason <code>', description: 'CUSTOMER_CARE, GOODWILL or CORRECTION', field: 'reasonCode' },
+      { flags: '--note <text>', description: 'free text for the record', field: 'note' },
+    ],
     example: "wholesale balance adjust --gpsi 19459986891 --sub-balance 19459986891-4 --type 'On-Net Data' --unit MB --action Credit --amount 100 --reason GOODWILL",
   },
   {
@@ -173,7 +224,13 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
     name: 'transfer',
     operation: 'transferBalance',
     summary: 'move an amount to a sub-balance of another subscription of the same partner, all or nothing',
-    fields: [gpsi, subBalance, { flags: '--to-gpsi <gpsi>', description: 'the number to transfer to', field: 'toGpsi' }, { flags: '--to-sub-balance <id>', description: 'the sub-balance to transfer to', field: 'toSubBalanceInstId' }, amount],
+    fields: [
+      gpsi,
+      subBalance,
+      { flags: '--to-gpsi <gpsi>', description: 'the number to transfer to', field: 'toGpsi' },
+      { flags: '--to-sub-balance <id>', description: 'the sub-balance to transfer to', field: 'toSubBalanceInstId' },
+      amount,
+    ],
     example: 'wholesale balance transfer --gpsi 19459986891 --sub-balance 19459986891-4 --to-gpsi 19459986892 --to-sub-balance 19459986892-4 --amount 500',
   },
 ];

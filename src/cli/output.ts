@@ -28,8 +28,14 @@ function tableLines(records: Record<string, unknown>[], indent: string): string[
   };
   const columns = [...new Set(all.flatMap(groupOf))];
   const cells = [columns, ...rows.map((row) => columns.map((column) => scalar(row[column])))];
-  const widths = columns.map((_, i) => Math.max(...cells.map((line) => (line[i]).length)));
-  return cells.map((line) => `${indent}${line.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()}`);
+  const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i].length)));
+  return cells.map(
+    (line) =>
+      `${indent}${line
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd()}`,
+  );
 }
 
 export function prettyLines(value: unknown, indent = ''): string[] {

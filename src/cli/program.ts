@@ -247,7 +247,10 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<Ex
     .option('--offset <n>', 'the first offset to read (default: the oldest kept)', (raw: string) => String(parseNonNegativeInteger(raw)))
     .option('--count <n>', 'records per partition', parsePositiveInteger, 10)
     .option('-f, --file <path>', 'read dead letters from a file instead, one JSON object per line: {"key", "value" (base64), "headers"}')
-    .addHelpText('after', `\nKeys: DLQ_ENCRYPTION_KEY (+ DLQ_ENCRYPTION_KEY_ID) and older ones in DLQ_DECRYPTION_KEYS=id:base64,…\nExample:\n  wholesale admin dlq decrypt --partition 0 --offset 120 --count 5 --json`)
+    .addHelpText(
+      'after',
+      `\nKeys: DLQ_ENCRYPTION_KEY (+ DLQ_ENCRYPTION_KEY_ID) and older ones in DLQ_DECRYPTION_KEYS=id:base64,…\nExample:\n  wholesale admin dlq decrypt --partition 0 --offset 120 --count 5 --json`,
+    )
     .action(async (options: DecryptOptions, self: Command) => {
       const globals = self.optsWithGlobals<GlobalOptions>();
       exitCode = await decryptDeadLetters(io, options, configOverrides(globals), Boolean(globals.json));

@@ -39,7 +39,11 @@ export function rangeBound(raw: string, option: string): string {
 
 /** The registration as printed: secrets included only when just created or rotated (`reveal`). */
 function describe(registration: WebhookRegistration, reveal: boolean): Record<string, unknown> {
-  const secrets = registration.secrets.map((s) => ({ ...(reveal ? { secret: s.secret } : { secret: `${s.secret.slice(0, 10)}…` }), createdAt: s.createdAt, ...(s.expiresAt ? { expiresAt: s.expiresAt } : {}) }));
+  const secrets = registration.secrets.map((s) => ({
+    ...(reveal ? { secret: s.secret } : { secret: `${s.secret.slice(0, 10)}…` }),
+    createdAt: s.createdAt,
+    ...(s.expiresAt ? { expiresAt: s.expiresAt } : {}),
+  }));
   return { ...registration, secrets };
 }
 
@@ -69,11 +73,11 @@ export function addWebhookCommands(admin: Command, deps: WebhookCommandDeps): vo
     ...registration.secrets.map((s) => `  ${reveal ? s.secret : `${s.secret.slice(0, 10)}…`}  created ${s.createdAt}${s.expiresAt ? `, valid until ${s.expiresAt}` : ''}`),
   ];
 
-  const webhooks = admin.command('webhooks').description('a partner\'s webhook endpoint, its signing secrets and its dead letters (docs/webhooks.md)');
+  const webhooks = admin.command('webhooks').description("a partner's webhook endpoint, its signing secrets and its dead letters (docs/webhooks.md)");
   const partnerCommand = (name: string, description: string): Command =>
     webhooks.command(name).description(description).argument('<partnerId>', 'the partner (root customer) id', partnerIdArgument);
 
-  partnerCommand('set', 'register (or change) the partner\'s HTTPS endpoint; a first registration creates its signing secret, printed once')
+  partnerCommand('set', "register (or change) the partner's HTTPS endpoint; a first registration creates its signing secret, printed once")
     .requiredOption('--url <url>', 'the endpoint, https://…')
     .addHelpText('after', '\nExample:\n  wholesale admin webhooks set 100000108464 --url https://partner.example/webhooks/wholesale')
     .action(async (partnerId: string, options: { url: string }, self: Command) => {
@@ -123,7 +127,16 @@ export function addWebhookCommands(admin: Command, deps: WebhookCommandDeps): vo
       await withStore(async (store) => {
         await registered(store, partnerId);
         const letters: StoredDeadLetter[] = options.list ? await store.deadLetters(partnerId, from, to) : await store.redeliver(partnerId, from, to);
-        const summary = letters.map((l) => ({ id: l.id, eventId: l.event.id, key: l.event.key, topic: l.event.topic, partition: l.event.partition, offset: l.event.offset, reason: l.reason, failedAt: l.failedAt }));
+        const summary = letters.map((l) => ({
+          id: l.id,
+          eventId: l.event.id,
+          key: l.event.key,
+          topic: l.event.topic,
+          partition: l.event.partition,
+          offset: l.event.offset,
+          reason: l.reason,
+          failedAt: l.failedAt,
+        }));
         print(self, { partnerId, [options.list ? 'deadLetters' : 'redelivered']: summary }, [
           `${partnerId}: ${letters.length} dead letter(s) ${options.list ? 'in the range' : 'queued for redelivery'}`,
           ...summary.map((l) => `  ${l.id}  event ${l.eventId}  ${l.topic}[${l.partition}]@${l.offset}  ${l.reason}`),

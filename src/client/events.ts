@@ -120,9 +120,7 @@ export async function decodeEvent(codec: AvroCodec, topic: string, partition: nu
   try {
     const { recordName, value } = await codec.decode(message.value);
     // The writer schema's record name says which contract record the value is.
-    return KNOWN.has(recordName)
-      ? ({ ...envelope, known: true, recordName, value } as unknown as KnownEvent)
-      : { ...envelope, known: false, recordName, value };
+    return KNOWN.has(recordName) ? ({ ...envelope, known: true, recordName, value } as unknown as KnownEvent) : { ...envelope, known: false, recordName, value };
   } catch (error) {
     return { ...envelope, known: false, recordName: '<undecodable>', value: null, error: (error as Error).message };
   }

@@ -12,10 +12,8 @@ interface OperationSpec {
   reply: RecordName;
 }
 
-const portin = <C extends string>(name: C) =>
-  ({ commandTopic: 'portinCommands', command: `wholesale.portin.v1.${name}`, reply: `wholesale.portin.v1.${name}Reply` }) as const;
-const balance = <C extends string>(name: C) =>
-  ({ commandTopic: 'balanceCommands', command: `wholesale.balance.v1.${name}`, reply: `wholesale.balance.v1.${name}Reply` }) as const;
+const portin = <C extends string>(name: C) => ({ commandTopic: 'portinCommands', command: `wholesale.portin.v1.${name}`, reply: `wholesale.portin.v1.${name}Reply` }) as const;
+const balance = <C extends string>(name: C) => ({ commandTopic: 'balanceCommands', command: `wholesale.balance.v1.${name}`, reply: `wholesale.balance.v1.${name}Reply` }) as const;
 
 export const OPERATIONS = {
   checkPortInEligibility: portin('CheckPortInEligibility'),

@@ -181,7 +181,10 @@ export class WholesaleClient {
     replied.catch(() => undefined); // awaited below; this only keeps an early timeout from counting as unhandled
     // The request's span: from the send to its reply; the command carries its traceparent (tracing on).
     const topic = this.topics.commands[spec.commandTopic];
-    const span = startSpan(`send ${operation}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic, 'messaging.message.conversation_id': correlationId } });
+    const span = startSpan(`send ${operation}`, {
+      kind: SpanKind.PRODUCER,
+      attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic, 'messaging.message.conversation_id': correlationId },
+    });
     try {
       // the schema ids are registered under the shared command topic's subjects, whichever topic carries the command
       const schemaTopic = this.config.topics[spec.commandTopic];

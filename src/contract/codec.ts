@@ -9,7 +9,11 @@ export type DecodeFailure = 'NOT_AVRO' | 'UNKNOWN_SCHEMA' | 'UNDECODABLE';
  * decoder's own text, which may quote field values and is kept only inside the sealed dead letter.
  */
 export class DecodeError extends Error {
-  constructor(readonly reason: DecodeFailure, message: string, readonly diagnostic: string = message) {
+  constructor(
+    readonly reason: DecodeFailure,
+    message: string,
+    readonly diagnostic: string = message,
+  ) {
     super(message);
     this.name = 'DecodeError';
   }
@@ -20,7 +24,11 @@ export class DecodeError extends Error {
  * input; never the infrastructure): retrying cannot help. `paths` name the fields, as avsc's segments.
  */
 export class SchemaMismatchError extends Error {
-  constructor(message: string, readonly paths: readonly string[][], options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly paths: readonly string[][],
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'SchemaMismatchError';
   }

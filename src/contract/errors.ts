@@ -59,5 +59,4 @@ export class RetriableError extends Error {
 }
 
 /** The error as a RetriableError (the original as its cause), for a failure already known to be passing. */
-export const asRetriable = (error: unknown): RetriableError =>
-  error instanceof RetriableError ? error : new RetriableError((error as Error)?.message ?? String(error), { cause: error });
+export const asRetriable = (error: unknown): RetriableError => (error instanceof RetriableError ? error : new RetriableError((error as Error)?.message ?? String(error), { cause: error }));

@@ -68,10 +68,7 @@ export interface HandlerResult<Reply extends object = Record<string, unknown>> {
 
 /** Throw a ServiceError (src/contract/errors.ts) for an error reply; anything else thrown becomes INTERNAL. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one registry holds handlers of every command type; the pipeline checks each command against its schema first
-export type Handler<Command = any, Reply extends object = Record<string, unknown>> = (
-  command: Command,
-  context: CommandContext,
-) => Promise<HandlerResult<Reply>>;
+export type Handler<Command = any, Reply extends object = Record<string, unknown>> = (command: Command, context: CommandContext) => Promise<HandlerResult<Reply>>;
 
 export interface HandlerRegistration {
   domain: Domain;

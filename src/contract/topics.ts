@@ -1,16 +1,7 @@
 // The topics of the message contract by role, and their default names. The configuration maps each role
 // to a real topic name (TOPIC_* variables); asyncapi.yaml documents them.
 
-export type TopicRole =
-  | 'portinCommands'
-  | 'portinReplies'
-  | 'balanceCommands'
-  | 'balanceReplies'
-  | 'portinEvents'
-  | 'balanceEvents'
-  | 'deadLetters'
-  | 'npRequests'
-  | 'npResponses';
+export type TopicRole = 'portinCommands' | 'portinReplies' | 'balanceCommands' | 'balanceReplies' | 'portinEvents' | 'balanceEvents' | 'deadLetters' | 'npRequests' | 'npResponses';
 
 export type Domain = 'portin' | 'balance';
 

@@ -72,7 +72,10 @@ export type PartitionCount = (topic: string, fresh?: boolean) => Promise<number>
 
 /** Thrown by a topic lookup when the topic cannot be written at all (it does not exist, may not be written, is no legal name). */
 export class TopicRefusedError extends Error {
-  constructor(readonly topic: string, readonly type: string) {
+  constructor(
+    readonly topic: string,
+    readonly type: string,
+  ) {
     super(`${type}: topic ${topic} cannot be written`);
     this.name = 'TopicRefusedError';
   }
@@ -173,12 +176,7 @@ export interface TransactionalOutputs {
 
 /** The consumer a batch loop runs on: a member of a consumer group, fed batch by batch. */
 export interface BatchConsumer {
-  run(options: {
-    autoCommit: boolean;
-    eachBatchAutoResolve: boolean;
-    partitionsConsumedConcurrently: number;
-    eachBatch: (context: BatchContext) => Promise<void>;
-  }): Promise<void>;
+  run(options: { autoCommit: boolean; eachBatchAutoResolve: boolean; partitionsConsumedConcurrently: number; eachBatch: (context: BatchContext) => Promise<void> }): Promise<void>;
   /** Stops fetching the topics (all their partitions, or those named) until resumed. */
   pause(topics: { topic: string; partitions?: number[] }[]): void;
   resume(topics: { topic: string; partitions?: number[] }[]): void;

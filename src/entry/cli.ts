@@ -12,10 +12,12 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 // With OTEL_* set, each command the CLI sends starts a trace (its span is exported before the exit).
 const tracing = startTracingIfExported(loadTracingSettings(process.env, 'wholesale-cli'));
-tracing.then(() => runCli(process.argv.slice(2), { io: processIo })).then(
-  async (code) => (await tracing).shutdown().finally(() => process.exit(code)),
-  (error) => {
-    process.stderr.write(`wholesale: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  },
-);
+tracing
+  .then(() => runCli(process.argv.slice(2), { io: processIo }))
+  .then(
+    async (code) => (await tracing).shutdown().finally(() => process.exit(code)),
+    (error) => {
+      process.stderr.write(`wholesale: ${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exit(1);
+    },
+  );

@@ -41,8 +41,13 @@ declare module 'fastify' {
 const HEADERS = {
   type: 'object',
   properties: {
-    'X-Correlation-Id': { type: 'string', minLength: 1, maxLength: 128, description: 'Names the request (any text up to 128 characters); generated when absent, echoed in the response. Reuse it to retry.' },
-    wholesaleCustomerId: { type: 'string', description: 'The node of the customer hierarchy acted for (default: the token\'s own); 1 to 12 characters on balance operations.' },
+    'X-Correlation-Id': {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      description: 'Names the request (any text up to 128 characters); generated when absent, echoed in the response. Reuse it to retry.',
+    },
+    wholesaleCustomerId: { type: 'string', description: "The node of the customer hierarchy acted for (default: the token's own); 1 to 12 characters on balance operations." },
   },
 };
 
@@ -76,7 +81,10 @@ async function operationRoutes(app: FastifyInstance, deps: GatewayDeps): Promise
           }
         : {}),
       errorResponseBuilder: (_request, context) =>
-        new GatewayError('RATE_LIMITED', `The partner's request rate on the gateway is exhausted (${context.max} per ${deps.rateLimit.windowMs} ms); retry after ${context.after}; nothing was sent`),
+        new GatewayError(
+          'RATE_LIMITED',
+          `The partner's request rate on the gateway is exhausted (${context.max} per ${deps.rateLimit.windowMs} ms); retry after ${context.after}; nothing was sent`,
+        ),
     });
   }
   for (const route of ROUTES) app.route(routeOf(route, deps));
@@ -95,7 +103,10 @@ function routeOf(route: GatewayRoute, deps: GatewayDeps) {
       tags: [route.tag],
       headers: HEADERS,
       [input]: deps.schemas.command[route.operation],
-      response: { 200: { ...deps.schemas.reply[route.operation], description: `Success. ${(deps.schemas.reply[route.operation].description as string | undefined) ?? ''}` }, ...errorResponses(route.input === 'body') },
+      response: {
+        200: { ...deps.schemas.reply[route.operation], description: `Success. ${(deps.schemas.reply[route.operation].description as string | undefined) ?? ''}` },
+        ...errorResponses(route.input === 'body'),
+      },
     },
     handler: async (request: FastifyRequest) => {
       const requester = await deps.requesters.forPartner(request.caller!.partnerId);
@@ -139,11 +150,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
   app.setErrorHandler((error, request, reply) => {
     const { statusCode, body } = httpErrorOf(error, recordNameOf(request));
-    if (statusCode >= 500) request.log.warn({ correlationId: request.id, status: statusCode, code: body.error.code, err: statusCode === 504 ? undefined : error }, 'request not answered by the service');
+    if (statusCode >= 500)
+      request.log.warn({ correlationId: request.id, status: statusCode, code: body.error.code, err: statusCode === 504 ? undefined : error }, 'request not answered by the service');
     return reply.code(statusCode).send(body);
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ status: 'NOT_FOUND', operation: null, error: { code: 'NOT_FOUND', message: `No such route: ${request.method} ${request.url.split('?')[0]}; see /openapi.json`, problems: [] } }),
+    reply
+      .code(404)
+      .send({ status: 'NOT_FOUND', operation: null, error: { code: 'NOT_FOUND', message: `No such route: ${request.method} ${request.url.split('?')[0]}; see /openapi.json`, problems: [] } }),
   );
   await app.register(swagger, OPENAPI_OPTIONS);
   await app.register(swaggerUi, { routePrefix: '/docs' });

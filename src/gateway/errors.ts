@@ -10,7 +10,10 @@ import { InvalidCommandError, RequestTimeoutError, ServiceReplyError, ClientClos
 export const GATEWAY_ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { httpStatus: 413, description: 'The request body is larger than the gateway accepts; nothing was sent.' },
   UNSUPPORTED_MEDIA_TYPE: { httpStatus: 415, description: 'The request body is not application/json; nothing was sent.' },
-  UNAVAILABLE: { httpStatus: 503, description: 'The command could not be sent (Kafka, the registry or the token keys unreachable, or the gateway stopping); retry with the same X-Correlation-Id.' },
+  UNAVAILABLE: {
+    httpStatus: 503,
+    description: 'The command could not be sent (Kafka, the registry or the token keys unreachable, or the gateway stopping); retry with the same X-Correlation-Id.',
+  },
   GATEWAY_TIMEOUT: { httpStatus: 504, description: 'No reply in time; the command may still be applied. Retry with the same X-Correlation-Id: it is answered once, applied once.' },
 } as const;
 
@@ -28,8 +31,7 @@ export interface HttpError {
   body: ErrorBody;
 }
 
-const statusOf = (code: string): number =>
-  isErrorCode(code) ? ERROR_CODES[code].httpStatus : code in GATEWAY_ERROR_CODES ? GATEWAY_ERROR_CODES[code as GatewayErrorCode].httpStatus : 500;
+const statusOf = (code: string): number => (isErrorCode(code) ? ERROR_CODES[code].httpStatus : code in GATEWAY_ERROR_CODES ? GATEWAY_ERROR_CODES[code as GatewayErrorCode].httpStatus : 500);
 
 export const errorBody = (code: string, message: string, problems: FieldProblem[] = [], operation: string | null = null): ErrorBody => ({
   status: code,
@@ -60,7 +62,10 @@ interface ValidationIssue {
 }
 
 export function fieldPathOf(instancePath: string, child?: string): string {
-  const segments = instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) segments.push(child);
   return segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 }

@@ -10,5 +10,4 @@ const common: Options = { allErrors: true, useDefaults: false, removeAdditional:
 const strictBody = new Ajv({ ...common, coerceTypes: false });
 const textParts = new Ajv({ ...common, coerceTypes: true });
 
-export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strictBody : textParts).compile(schema);
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => (httpPart === 'body' ? strictBody : textParts).compile(schema);

@@ -84,7 +84,7 @@ export class ServiceMetrics {
     });
     this.rejected = new Counter({
       name: `${METRIC_PREFIX}rejected_commands_total`,
-      help: 'Refused commands by reason (UNAUTHORIZED, FORBIDDEN) and action: answered, recorded (dead-letter topic) or dropped (past the sender\'s budget: only counted).',
+      help: "Refused commands by reason (UNAUTHORIZED, FORBIDDEN) and action: answered, recorded (dead-letter topic) or dropped (past the sender's budget: only counted).",
       labelNames: ['reason', 'action'],
       registers,
     });
@@ -111,7 +111,8 @@ export class ServiceMetrics {
     // Present at 0 from the start, so an alert on aborts reads a series, not an absent one.
     for (const outcome of ['committed', 'aborted'] as const) this.transactions.zero({ outcome });
     if (options.lag) this.registerLag(options.lag);
-    if (options.assignedPartitions) this.registerReading('consumer_assigned_partitions', 'Partitions assigned to this instance by the consumer group (0 while rebalancing).', options.assignedPartitions);
+    if (options.assignedPartitions)
+      this.registerReading('consumer_assigned_partitions', 'Partitions assigned to this instance by the consumer group (0 while rebalancing).', options.assignedPartitions);
     if (options.heldPartitions) {
       const help = 'Partitions this instance holds paused behind a record that failed retriably (Redis or Kafka away, a follow-up not done), retried until done.';
       this.registerReading('consumer_held_partitions', help, options.heldPartitions);

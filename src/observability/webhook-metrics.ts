@@ -21,15 +21,21 @@ export class WebhookMetrics {
     this.failedTotal = counter('failed_total', 'Events given up after the retry period: dead-lettered.');
     new Gauge({
       name: `${METRIC_PREFIX}webhook_lag`,
-      help: 'Events on the partner\'s event topics not yet delivered or given up (its consumer group\'s lag).',
+      help: "Events on the partner's event topics not yet delivered or given up (its consumer group's lag).",
       labelNames: ['partner'] as const,
       registers,
       async collect() {
         this.reset();
-        await Promise.all(options.partners().map(async (partner) => {
-          const lag = await options.lag(partner).catch(() => undefined);
-          if (lag) this.set({ partner }, lag.reduce((sum, p) => sum + p.lag, 0));
-        }));
+        await Promise.all(
+          options.partners().map(async (partner) => {
+            const lag = await options.lag(partner).catch(() => undefined);
+            if (lag)
+              this.set(
+                { partner },
+                lag.reduce((sum, p) => sum + p.lag, 0),
+              );
+          }),
+        );
       },
     });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });

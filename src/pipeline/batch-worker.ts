@@ -73,7 +73,6 @@ export interface BatchWorkerOptions {
   commitIntervalMs?: number;
 }
 
-
 /**
  * How often a batch in progress calls the consumer's heartbeat (a consumer that heartbeats only between
  * batches needs it; one that heartbeats on its own timer ignores it) and checks that its partition is
@@ -301,7 +300,10 @@ export class BatchWorker {
 
   private deadLetterRefused(topic: string, partition: number, record: InboundRecord, message: Outbound, reason: string, outcomes: Map<string, RecordOutcome | undefined>): Outbound {
     const position = { topic, partition, offset: record.offset };
-    this.options.log.warn({ ...position, correlationId: outcomes.get(record.offset)?.correlationId, target: message.topic, targetPartition: message.partition, reason }, 'Kafka refused an output for good; dead-lettering it');
+    this.options.log.warn(
+      { ...position, correlationId: outcomes.get(record.offset)?.correlationId, target: message.topic, targetPartition: message.partition, reason },
+      'Kafka refused an output for good; dead-lettering it',
+    );
     return this.options.undeliverable(message, record, position, reason);
   }
 

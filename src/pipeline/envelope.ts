@@ -73,12 +73,10 @@ function isEchoable(raw: Buffer): boolean {
   }
 }
 
-const asUuid = (hex: string): string =>
-  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+const asUuid = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 
 /** A missing correlation id is derived from the record's position, so a redelivery gets the same one. */
-export const positionalCorrelationId = (position: RecordPosition): string =>
-  asUuid(sha256Hex(`${position.topic}/${position.partition}/${position.offset}`));
+export const positionalCorrelationId = (position: RecordPosition): string => asUuid(sha256Hex(`${position.topic}/${position.partition}/${position.offset}`));
 
 function readCorrelation(headers: RecordHeaders | undefined, problems: Problems, position: RecordPosition) {
   const raw = headerBuffer(headers, HEADER.correlationId);
@@ -99,8 +97,7 @@ function readCorrelation(headers: RecordHeaders | undefined, problems: Problems,
 }
 
 /** The correlation id a record's lines are logged with, the same one readEnvelope gives its handler. */
-export const correlationIdOf = (headers: RecordHeaders | undefined, position: RecordPosition): string =>
-  readCorrelation(headers, new Problems(), position).correlationId;
+export const correlationIdOf = (headers: RecordHeaders | undefined, position: RecordPosition): string => readCorrelation(headers, new Problems(), position).correlationId;
 
 function readReplyPartition(headers: RecordHeaders | undefined): number | undefined {
   const raw = headerBuffer(headers, HEADER.kafkaReplyPartition);
@@ -136,15 +133,7 @@ export function readEnvelope(headers: RecordHeaders | undefined, position: Recor
  * the service's own topics, which are never a reply topic.
  */
 export function envelopeRules(topics: Readonly<Record<TopicRole, string>>, partnerTopicPrefix: string): Record<Domain, EnvelopeRules> {
-  const forbiddenReplyTopics = new Set([
-    topics.portinCommands,
-    topics.balanceCommands,
-    topics.portinEvents,
-    topics.balanceEvents,
-    topics.deadLetters,
-    topics.npRequests,
-    topics.npResponses,
-  ]);
+  const forbiddenReplyTopics = new Set([topics.portinCommands, topics.balanceCommands, topics.portinEvents, topics.balanceEvents, topics.deadLetters, topics.npRequests, topics.npResponses]);
   return {
     portin: { defaultReplyTopic: topics.portinReplies, partnerReplyRole: 'portinReplies', partnerTopicPrefix, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_PORTIN },
     balance: { defaultReplyTopic: topics.balanceReplies, partnerReplyRole: 'balanceReplies', partnerTopicPrefix, forbiddenReplyTopics, wholesaleCustomerId: WHOLESALE_CUSTOMER_ID_BALANCE },

@@ -75,7 +75,10 @@ export class HeldPartitions {
     const waitMs = withJitter(held.backoffMs);
     this.options.consumer.pause([{ topic, partitions: [partition] }]);
     held.resume = setTimeout(() => this.resume(held), waitMs);
-    this.options.log.warn({ topic, partition, offset: held.offset, attempts: held.attempts, heldForMs: Date.now() - held.since, backoffMs: waitMs }, 'holding the partition after a retriable failure; retrying its record');
+    this.options.log.warn(
+      { topic, partition, offset: held.offset, attempts: held.attempts, heldForMs: Date.now() - held.since, backoffMs: waitMs },
+      'holding the partition after a retriable failure; retrying its record',
+    );
     this.options.onHold?.(held, false);
   }
 
@@ -84,7 +87,10 @@ export class HeldPartitions {
     if (!held) return;
     clearTimeout(held.resume);
     this.held.delete(key);
-    this.options.log.info({ topic: held.topic, partition: held.partition, offset: held.offset, attempts: held.attempts, heldForMs: Date.now() - held.since }, 'held record done; the partition flows again');
+    this.options.log.info(
+      { topic: held.topic, partition: held.partition, offset: held.offset, attempts: held.attempts, heldForMs: Date.now() - held.since },
+      'held record done; the partition flows again',
+    );
     this.options.onHold?.(held, true);
   }
 
@@ -104,7 +110,10 @@ export class HeldPartitions {
     try {
       this.options.consumer.resume([{ topic, partitions: [partition] }]);
     } catch (error) {
-      this.options.log.warn({ topic, partition, offset: held.offset, err: (error as Error)?.message }, 'could not resume the held partition (the consumer is restarting); the restarted consumer fetches it again');
+      this.options.log.warn(
+        { topic, partition, offset: held.offset, err: (error as Error)?.message },
+        'could not resume the held partition (the consumer is restarting); the restarted consumer fetches it again',
+      );
     }
   }
 }

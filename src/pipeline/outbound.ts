@@ -167,15 +167,7 @@ export function undeliverableDeadLetter(
 }
 
 /** CloudEvents Kafka binding, binary mode: attributes as ce_* headers, content-type = datacontenttype. */
-export function cloudEventHeaders(event: {
-  id: string;
-  source: string;
-  type: string;
-  subject: string;
-  time: string;
-  correlationId?: string;
-  causationId?: string;
-}): Record<string, string> {
+export function cloudEventHeaders(event: { id: string; source: string; type: string; subject: string; time: string; correlationId?: string; causationId?: string }): Record<string, string> {
   const headers: Record<string, string> = {
     ce_specversion: '1.0',
     ce_id: event.id,

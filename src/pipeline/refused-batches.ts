@@ -7,11 +7,7 @@ import { deadLetterMessage, type DeadLetterSink } from './outbound';
  * offset (see src/adapters/kafka/refused-batch.ts): it is dead-lettered UNDECOMPRESSABLE (its detail names
  * the batch's offsets), before any other check, and its partition goes on past the whole batch.
  */
-export function deadLetteringRefusedBatches(
-  processor: RecordProcessor,
-  refusedBatchDetail: (message: InboundRecord) => string | undefined,
-  deadLetters: DeadLetterSink,
-): RecordProcessor {
+export function deadLetteringRefusedBatches(processor: RecordProcessor, refusedBatchDetail: (message: InboundRecord) => string | undefined, deadLetters: DeadLetterSink): RecordProcessor {
   return async (message, position) => {
     const refusal = refusedBatchDetail(message);
     if (refusal === undefined) return processor(message, position);

@@ -55,7 +55,8 @@ export function createExpirySweeper(deps: PortInDeps, options: ExpirySweeperOpti
     });
     if (result.kind === 'applied') await options.publish(await publishable(deps, result.outcome, cause));
     // still waiting, with a later deadline (its status changed since): the member waits for that one
-    const later = result.kind === 'ignored' && seen && seen.requestId === scheduled.requestId && seen.portOrderVersion === scheduled.portOrderVersion ? expiryDeadline(seen, deps.settings) : undefined;
+    const later =
+      result.kind === 'ignored' && seen && seen.requestId === scheduled.requestId && seen.portOrderVersion === scheduled.portOrderVersion ? expiryDeadline(seen, deps.settings) : undefined;
     if (later && later.getTime() > now.getTime()) await store.scheduleExpiry(member, later);
     else await store.completeExpiry(member);
     return result.kind === 'applied';

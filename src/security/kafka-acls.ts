@@ -59,7 +59,11 @@ export function partnerAcls({ principal, partnerId, partnerPrefix, commandTopics
   const own = partnerTopics(partnerPrefix, partnerId);
   return [
     ...allow(principal, commandTopics.map(topic), ['write', 'describe']),
-    ...allow(principal, PARTNER_COMMAND_ROLES.map((role) => topic(own[role])), ['write', 'describe']),
+    ...allow(
+      principal,
+      PARTNER_COMMAND_ROLES.map((role) => topic(own[role])),
+      ['write', 'describe'],
+    ),
     ...allow(principal, [topicPrefix(namespace)], ['read', 'describe']),
     ...allow(principal, [{ resourceType: 'group', patternType: 'prefixed', resourceName: namespace }], ['read']),
     ...allow(principal, [{ resourceType: 'transactionalId', patternType: 'prefixed', resourceName: namespace }], ['write', 'describe']),
@@ -97,10 +101,18 @@ export function serviceAcls({ principal, topics, groupId, partnerPrefix, creates
   checkPrincipal(principal);
   const own = [...SERVICE_READS, ...SERVICE_WRITES].map((role) => topic(topics[role]));
   return [
-    ...allow(principal, SERVICE_READS.map((role) => topic(topics[role])), ['read', 'describe']),
+    ...allow(
+      principal,
+      SERVICE_READS.map((role) => topic(topics[role])),
+      ['read', 'describe'],
+    ),
     ...allow(principal, [{ resourceType: 'group', patternType: 'literal', resourceName: groupId }], ['read']),
     // DescribeConfigs: a transaction is not given a message above its topic's max.message.bytes (topic-size-limits.ts)
-    ...allow(principal, SERVICE_WRITES.map((role) => topic(topics[role])), ['write', 'describe', 'describeConfigs']),
+    ...allow(
+      principal,
+      SERVICE_WRITES.map((role) => topic(topics[role])),
+      ['write', 'describe', 'describeConfigs'],
+    ),
     // Read: every partner's own command topics lie there (no ACL pattern can name only those)
     ...allow(principal, [topicPrefix(partnerPrefix)], ['read', 'write', 'describe', 'describeConfigs']),
     ...allow(principal, [{ resourceType: 'transactionalId', patternType: 'prefixed', resourceName: transactionalIdPrefix }], ['write', 'describe']),
@@ -147,9 +159,7 @@ export function provisionedPartners(rules: readonly AclRule[], topicNames: reado
     const id = idOf(name);
     if (id !== undefined) entry(id).topics.add(name);
   }
-  return [...partners.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([partnerId, found]) => ({ partnerId, principals: [...found.principals].sort(), topics: [...found.topics].sort() }));
+  return [...partners.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([partnerId, found]) => ({ partnerId, principals: [...found.principals].sort(), topics: [...found.topics].sort() }));
 }
 
 /**

@@ -11,7 +11,11 @@ export class TokenBucket {
   private tokens: number;
   private lastMs: number;
 
-  constructor(private readonly perSecond: number, private readonly burst: number, nowMs: number) {
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+    nowMs: number,
+  ) {
     this.tokens = burst;
     this.lastMs = nowMs;
   }
@@ -41,11 +45,7 @@ export interface RejectedBudget {
 }
 
 /** `perSecond` 0: no budget, every refusal is answered or recorded. */
-export function createRejectedBudget(
-  settings: RejectedRateSettings,
-  claimedPartner: (authorization: string | undefined) => string | undefined,
-  clock: () => number = Date.now,
-): RejectedBudget {
+export function createRejectedBudget(settings: RejectedRateSettings, claimedPartner: (authorization: string | undefined) => string | undefined, clock: () => number = Date.now): RejectedBudget {
   if (settings.perSecond === 0) return { take: () => true, spent: () => false };
   const buckets = new Map<string, TokenBucket>();
   const UNCLAIMED = '\u0000'; // no partner id can be this: the one bucket of records without a known claim

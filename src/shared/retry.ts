@@ -18,7 +18,10 @@ export interface BackoffSettings {
 export class Backoff {
   private current: number;
 
-  constructor(private readonly settings: BackoffSettings, private readonly random: () => number = Math.random) {
+  constructor(
+    private readonly settings: BackoffSettings,
+    private readonly random: () => number = Math.random,
+  ) {
     this.current = settings.initialMs;
   }
 

@@ -39,8 +39,7 @@ export function contextFromHeaders(headers: Record<string, HeaderValue> | undefi
 }
 
 /** The trace an HTTP request continues: its `traceparent` header (Node lower-cases header names), or a new root. */
-export const contextOfHttpHeaders = (headers: Record<string, string | string[] | undefined>): Context =>
-  enabled ? propagation.extract(ROOT_CONTEXT, headers, kafkaHeaderGetter) : ROOT_CONTEXT;
+export const contextOfHttpHeaders = (headers: Record<string, string | string[] | undefined>): Context => (enabled ? propagation.extract(ROOT_CONTEXT, headers, kafkaHeaderGetter) : ROOT_CONTEXT);
 
 /** Runs `work` with `parent` as the active context (the parent of the spans it starts); as it is when tracing is off. */
 export const runInContext = <T>(parent: Context, work: () => T): T => (enabled ? context.with(parent, work) : work());

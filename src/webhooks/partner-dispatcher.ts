@@ -22,7 +22,10 @@ export class PartnerDispatcher {
   private readonly subscription: { ready: Promise<void>; close(): Promise<void> };
   private readonly redeliveryLoop: Promise<void>;
 
-  constructor(readonly partnerId: string, private readonly deps: PartnerDispatcherDeps) {
+  constructor(
+    readonly partnerId: string,
+    private readonly deps: PartnerDispatcherDeps,
+  ) {
     this.subscription = deps.source.subscribe(partnerId, (event) => this.handle(event));
     this.redeliveryLoop = this.pollRedeliveries();
   }

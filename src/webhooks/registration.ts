@@ -86,10 +86,11 @@ export function parseRegistration(json: string): WebhookRegistration {
   for (const field of ['partnerId', 'url', 'createdAt', 'updatedAt'] as const) if (!isText(value[field])) problems.push(`${field} is missing`);
   const secrets = value.secrets;
   if (!Array.isArray(secrets) || secrets.length === 0) problems.push('secrets is missing or empty');
-  else secrets.forEach((s: Record<string, unknown>, i) => {
-    if (!isText(s?.secret) || !s.secret.startsWith('whsec_')) problems.push(`secrets[${i}].secret is not a whsec_ secret`);
-    if (!isText(s?.createdAt)) problems.push(`secrets[${i}].createdAt is missing`);
-  });
+  else
+    secrets.forEach((s: Record<string, unknown>, i) => {
+      if (!isText(s?.secret) || !s.secret.startsWith('whsec_')) problems.push(`secrets[${i}].secret is not a whsec_ secret`);
+      if (!isText(s?.createdAt)) problems.push(`secrets[${i}].createdAt is missing`);
+    });
   if (problems.length > 0) throw new RegistrationFormatError(problems);
   return value as unknown as WebhookRegistration;
 }

@@ -95,16 +95,20 @@ describe('WholesaleClient on a three-broker cluster (RF 3, min.insync.replicas 2
     const replies = byCorrelationId(await drainTopic(cluster.brokers, faultPartnerTopics(config).portinReplies));
     const records = (counts: Map<string, number>) => [...counts.values()].reduce((sum, n) => sum + n, 0);
     const calls = answered + failures.length + 1; // and the first call, before the loops
-    report('client library, one of 3 brokers killed for good', {
-      sent: commands.size,
-      replied: [...commands.keys()].filter((id) => replies.has(id)).length,
-      lost: failures.length,
-      copies: { replies: records(replies) - replies.size },
-    }, [
-      `broker ${victim} (leader of port-in commands partition 0) killed at ${answeredAtKill} answers, ${AFTER_KILL} more answered ${(recoveredMs / 1000).toFixed(1)} s after; ${CONCURRENT} calls in flight throughout`,
-      `sent = commands on the topic (distinct correlation ids; ${records(commands)} records) of ${calls} calls, replied = those with a reply on the partner's topic (the client counted ${answered} answered), lost = calls without a reply within 60 s; eligibility checks, which apply nothing`,
-      seconds(began),
-    ]);
+    report(
+      'client library, one of 3 brokers killed for good',
+      {
+        sent: commands.size,
+        replied: [...commands.keys()].filter((id) => replies.has(id)).length,
+        lost: failures.length,
+        copies: { replies: records(replies) - replies.size },
+      },
+      [
+        `broker ${victim} (leader of port-in commands partition 0) killed at ${answeredAtKill} answers, ${AFTER_KILL} more answered ${(recoveredMs / 1000).toFixed(1)} s after; ${CONCURRENT} calls in flight throughout`,
+        `sent = commands on the topic (distinct correlation ids; ${records(commands)} records) of ${calls} calls, replied = those with a reply on the partner's topic (the client counted ${answered} answered), lost = calls without a reply within 60 s; eligibility checks, which apply nothing`,
+        seconds(began),
+      ],
+    );
     expect(failures).toEqual([]);
     // every call's command reached the topic and was answered there
     expect(commands.size).toBe(calls);

@@ -112,7 +112,10 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd; LZ4 200 MB, Sna
     const floodLetters = lettersOf(2);
     const largeBatchReasons = tallyBy(lettersOf(3), (d) => headerString(d, DLQ_HEADER.reason) ?? 'none');
     const letterAt = (s: (typeof sent)[number]) =>
-      drained.find((d) => [headerString(d, DLQ_HEADER.sourceTopic), headerString(d, DLQ_HEADER.sourcePartition), headerString(d, DLQ_HEADER.sourceOffset)].join('/') === `${s.topic}/${s.partition}/${s.offset}`);
+      drained.find(
+        (d) =>
+          [headerString(d, DLQ_HEADER.sourceTopic), headerString(d, DLQ_HEADER.sourcePartition), headerString(d, DLQ_HEADER.sourceOffset)].join('/') === `${s.topic}/${s.partition}/${s.offset}`,
+      );
     const where = (s: (typeof sent)[number]) => `${s.kind} on ${s.topic === topics.npResponses ? 'NP responses' : 'commands'}`;
     const outcomes = sent.map((s) => `${where(s)}: ${(letterAt(s) && headerString(letterAt(s)!, DLQ_HEADER.reason)) ?? 'not dead-lettered'}`);
     // why each was refused, as its dead letter says (the offsets named at the end left out)
@@ -140,7 +143,10 @@ describe('compressed batches that inflate to 300 MB (gzip, zstd; LZ4 200 MB, Sna
       expect([codec, details[`${codec}Bomb`]]).toEqual([codec, [`${codec} batch inflates beyond ${MAX_INFLATED_BYTES} bytes (MAX_DECOMPRESSED_BATCH_BYTES)`]]);
     }
     expect(floodLetters.map((d) => [headerString(d, DLQ_HEADER.sourceOffset), headerString(d, DLQ_HEADER.detail)])).toEqual([
-      [flood.offset, `gzip batch inflates beyond ${MAX_INFLATED_BYTES} bytes (MAX_DECOMPRESSED_BATCH_BYTES); its ${FLOOD_RECORDS} records at offsets ${Number(flood.offset) - FLOOD_RECORDS + 1}–${flood.offset} skipped`],
+      [
+        flood.offset,
+        `gzip batch inflates beyond ${MAX_INFLATED_BYTES} bytes (MAX_DECOMPRESSED_BATCH_BYTES); its ${FLOOD_RECORDS} records at offsets ${Number(flood.offset) - FLOOD_RECORDS + 1}–${flood.offset} skipped`,
+      ],
     ]);
     // no credentials: recorded without a value within the budget, only counted past it
     expect(Object.keys(largeBatchReasons)).toEqual(['UNAUTHENTICATED']);

@@ -14,7 +14,14 @@ jest.setTimeout(240_000); // jest ignores testTimeout in a project's configurati
  */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const partitionsOf = (worker: WorkerProcess, since = 0): number[] =>
-  [...new Set(worker.handled.slice(since).filter((h) => h.topic.includes('balance.commands')).map((h) => h.partition))].sort();
+  [
+    ...new Set(
+      worker.handled
+        .slice(since)
+        .filter((h) => h.topic.includes('balance.commands'))
+        .map((h) => h.partition),
+    ),
+  ].sort();
 
 describe('two workers in one group, one killed under load', () => {
   const workers: WorkerProcess[] = [];

@@ -33,7 +33,6 @@ async function startRun(brokers: string[], replicationFactor: number, commands: 
   return { config, load, worker };
 }
 
-
 async function stopRun(run: Run | undefined): Promise<void> {
   await run?.worker.signal('SIGKILL');
   await run?.load.stop();
@@ -146,7 +145,18 @@ async function brokerKilledUnderLoad(cluster: KafkaCluster, started: (run: Run) 
   const settleMs = await worker.whileRunning(load.settled(120_000, survivors));
   const after = await groupMembers(survivors, config.groupId);
   const coordinatorAfter = await coordinatorOfGroup(survivors, config.groupId);
-  return { ...run, victim, killedAt, repliedAtKill, settleMs, tally: await load.tally(survivors), members: { before, after }, joins: joins.count, joinedGenerations: joins.lines.map(generationOfLine), coordinatorAfter };
+  return {
+    ...run,
+    victim,
+    killedAt,
+    repliedAtKill,
+    settleMs,
+    tally: await load.tally(survivors),
+    members: { before, after },
+    joins: joins.count,
+    joinedGenerations: joins.lines.map(generationOfLine),
+    coordinatorAfter,
+  };
 }
 
 const afterTheKill = ({ worker, killedAt, settleMs, members, joins, joinedGenerations, coordinatorAfter }: BrokerKilled) => [

@@ -79,7 +79,15 @@ describe('the activation after a port completed refused (its plan left the catal
       subscriptions: await subscriptions(),
       // applications where they happen: the ledger's activation entries, the port's COMPLETED status changes
       activationsApplied: await Promise.all(ports.map((gpsi) => rig!.activationsApplied(gpsi))),
-      completedChanges: ports.map((gpsi) => new Set(rig!.portEvents(gpsi).filter((e) => e.value.portStatus === 'COMPLETED').map((e) => e.headers.ce_id)).size),
+      completedChanges: ports.map(
+        (gpsi) =>
+          new Set(
+            rig!
+              .portEvents(gpsi)
+              .filter((e) => e.value.portStatus === 'COMPLETED')
+              .map((e) => e.headers.ce_id),
+          ).size,
+      ),
       progress: await npProgress(),
     };
     // records as sent: copies under the same id (at least once) counted apart
@@ -87,19 +95,23 @@ describe('the activation after a port completed refused (its plan left the catal
     const completedRecords = ports.map((gpsi) => rig!.portEvents(gpsi).filter((e) => e.value.portStatus === 'COMPLETED').length);
     const sum = (values: number[]) => values.reduce((total, n) => total + n, 0);
     const active = final.subscriptions.filter((s) => s === 'ACTIVE').length;
-    report('NP activation refused, then possible', {
-      sent: final.progress.end,
-      replied: createReplies.filter((r) => r === 'Success').length,
-      applied: sum(final.activationsApplied),
-      duplicates: sum(final.activationsApplied.map((n) => Math.max(0, n - 1))),
-      lost: final.activationsApplied.filter((n) => n === 0).length,
-      copies: { events: sum(activationRecords) - sum(ports.map((gpsi) => rig!.activationIds(gpsi))) + sum(completedRecords) - sum(final.completedChanges) },
-    }, [
-      `sent = NP responses on the topic, replied = CreatePortIn answered Success, applied = activations in the ledgers (per port ${final.activationsApplied.join(',')}; SubscriptionActivated records ${activationRecords.join(',')}), lost = ports without one`,
-      `${PORTS} ports answered to a worker without plan ${PLAN}: ports ${whileRefused.ports.join('/')}, subscriptions ${whileRefused.subscriptions.join('/')}, ${whileRefused.activations} activations in the ledgers, ${whileRefused.activationEvents} activation events, NP responses committed ${whileRefused.progress.committed} of ${whileRefused.progress.end}, dead letters ${whileRefused.deadLetters}`,
-      `with the plan back: ${active} of ${PORTS} ACTIVE ${(activatedMs / 1000).toFixed(1)} s after the worker started; committed ${final.progress.committed} of ${final.progress.end}`,
-      seconds(began),
-    ]);
+    report(
+      'NP activation refused, then possible',
+      {
+        sent: final.progress.end,
+        replied: createReplies.filter((r) => r === 'Success').length,
+        applied: sum(final.activationsApplied),
+        duplicates: sum(final.activationsApplied.map((n) => Math.max(0, n - 1))),
+        lost: final.activationsApplied.filter((n) => n === 0).length,
+        copies: { events: sum(activationRecords) - sum(ports.map((gpsi) => rig!.activationIds(gpsi))) + sum(completedRecords) - sum(final.completedChanges) },
+      },
+      [
+        `sent = NP responses on the topic, replied = CreatePortIn answered Success, applied = activations in the ledgers (per port ${final.activationsApplied.join(',')}; SubscriptionActivated records ${activationRecords.join(',')}), lost = ports without one`,
+        `${PORTS} ports answered to a worker without plan ${PLAN}: ports ${whileRefused.ports.join('/')}, subscriptions ${whileRefused.subscriptions.join('/')}, ${whileRefused.activations} activations in the ledgers, ${whileRefused.activationEvents} activation events, NP responses committed ${whileRefused.progress.committed} of ${whileRefused.progress.end}, dead letters ${whileRefused.deadLetters}`,
+        `with the plan back: ${active} of ${PORTS} ACTIVE ${(activatedMs / 1000).toFixed(1)} s after the worker started; committed ${final.progress.committed} of ${final.progress.end}`,
+        seconds(began),
+      ],
+    );
     // while refused: the transition written, the activation not, the response held (not committed, not dead-lettered)
     expect(whileRefused.ports).toContain('COMPLETED');
     expect(whileRefused.subscriptions).toEqual(ports.map(() => 'PENDING'));

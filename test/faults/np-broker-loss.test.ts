@@ -84,7 +84,7 @@ describe('NP responses while the Kafka broker is stopped 10 s and started again'
       }
     };
     // every response the simulator will send is on the staging topic (their order kept per number)
-    await waitFor('the simulator\'s responses', async () => (await topicEnd(config.kafka.brokers, staging)) === responses, 30_000);
+    await waitFor("the simulator's responses", async () => (await topicEnd(config.kafka.brokers, staging)) === responses, 30_000);
     const staged = (await drainTopic(config.kafka.brokers, staging)).sort((a, b) => Number(a.offset) - Number(b.offset) || a.partition - b.partition);
 
     const npHandled = () => worker.handled.filter((h) => h.topic === config.topics.npResponses).length;
@@ -106,20 +106,33 @@ describe('NP responses while the Kafka broker is stopped 10 s and started again'
     const { problems, transitions, activationsApplied, doubleActivations, eventCopies } = await rig.compareWithCleanRun(ports);
     const handled = npHandled();
     const onTopic = await topicEnd(config.kafka.brokers, config.topics.npResponses);
-    report('NP responses, Kafka broker stopped 10 s', { sent: onTopic, replied: createReplies.filter((r) => r === 'Success').length, applied: transitions, duplicates: doubleActivations, lost: problems.length, copies: { events: eventCopies } }, [
-      `${ports.length} ports in ${NP_SHAPES.length} shapes; sent = NP responses on the topic (relayed), replied = CreatePortIn answered Success, applied = status changes (event ids), duplicates = activations applied beyond one per port (ledger; ${activationsApplied} applied), lost = ports not as in a clean run`,
-      `broker down ${(downMs / 1000).toFixed(1)} s from ${handledAtStop} responses handled (${handledWhileDown} more while down); first record handled ${(recoveryMs / 1000).toFixed(1)} s after the broker was back (session ${SESSION_TIMEOUT_MS / 1000} s)`,
-      `relay sends retried ${relayRetries}; worker handled ${handled} NP responses (${handled - onTopic} again), same process: ${worker.running}`,
-      seconds(began),
-    ]);
+    report(
+      'NP responses, Kafka broker stopped 10 s',
+      { sent: onTopic, replied: createReplies.filter((r) => r === 'Success').length, applied: transitions, duplicates: doubleActivations, lost: problems.length, copies: { events: eventCopies } },
+      [
+        `${ports.length} ports in ${NP_SHAPES.length} shapes; sent = NP responses on the topic (relayed), replied = CreatePortIn answered Success, applied = status changes (event ids), duplicates = activations applied beyond one per port (ledger; ${activationsApplied} applied), lost = ports not as in a clean run`,
+        `broker down ${(downMs / 1000).toFixed(1)} s from ${handledAtStop} responses handled (${handledWhileDown} more while down); first record handled ${(recoveryMs / 1000).toFixed(1)} s after the broker was back (session ${SESSION_TIMEOUT_MS / 1000} s)`,
+        `relay sends retried ${relayRetries}; worker handled ${handled} NP responses (${handled - onTopic} again), same process: ${worker.running}`,
+        seconds(began),
+      ],
+    );
     if (problems.length > 0) {
       // The order each such port's NP responses were relayed in, and hold on the topic (partition/offset/schema
       // id): a port the simulator answered out of order (fixed once) is told from one the worker took out of order.
       const responsesNow = await drainTopic(config.kafka.brokers, config.topics.npResponses);
       const schemaId = (r: TopicRecord) => (r.value ? r.value.readInt32BE(1) : -1);
-      const positions = (records: TopicRecord[], gpsi: string) => records.filter((r) => r.key?.toString() === gpsi).map((r) => `${r.partition}/${r.offset}/${schemaId(r)}`).join(' ');
+      const positions = (records: TopicRecord[], gpsi: string) =>
+        records
+          .filter((r) => r.key?.toString() === gpsi)
+          .map((r) => `${r.partition}/${r.offset}/${schemaId(r)}`)
+          .join(' ');
       for (const gpsi of problems.map((problem) => /(\d{8,15}): \{/.exec(problem)?.[1] ?? '')) {
-        console.log(`${gpsi}: relayed ${positions(staged, gpsi)}; on the topic ${positions(responsesNow.sort((a, b) => Number(a.offset) - Number(b.offset)), gpsi)}`);
+        console.log(
+          `${gpsi}: relayed ${positions(staged, gpsi)}; on the topic ${positions(
+            responsesNow.sort((a, b) => Number(a.offset) - Number(b.offset)),
+            gpsi,
+          )}`,
+        );
       }
       // Tells an event the test's reader missed from one the topic never got: the next step of a diagnosis.
       const onTopic = await drainTopic(config.kafka.brokers, config.topics.portinEvents);

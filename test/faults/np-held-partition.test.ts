@@ -89,7 +89,7 @@ describe('one NP response held (its activation refused) while other ports come a
     const repliedMs = Date.now() - createdAt;
     const behindAfterCreate = await state(behind);
     const othersDone = async () => (await Promise.all(others.map(state))).every((s) => s === 'COMPLETED/ACTIVE');
-    const completedMs = await waitUntil('the other partitions\' ports completed', othersDone, 20_000).catch(() => undefined);
+    const completedMs = await waitUntil("the other partitions' ports completed", othersDone, 20_000).catch(() => undefined);
     await sleep(2000); // the port behind the held record would move now if the hold let it pass
     const whileHeld = {
       replies,
@@ -113,7 +113,9 @@ describe('one NP response held (its activation refused) while other ports come a
     };
     const holdBeganAt = holds[0]?.at ?? Date.now();
     const behindRecords = recordsOf(behind);
-    const behindOnHeld = behindRecords.filter((r) => r.partition === heldPartition && BigInt(r.offset) > BigInt(holds[0]?.offset ?? '0') && Number(r.timestamp) > holdBeganAt && Number(r.timestamp) < holdEndedAt).length;
+    const behindOnHeld = behindRecords.filter(
+      (r) => r.partition === heldPartition && BigInt(r.offset) > BigInt(holds[0]?.offset ?? '0') && Number(r.timestamp) > holdBeganAt && Number(r.timestamp) < holdEndedAt,
+    ).length;
     const refusingHandled = new Set(refusing.handled.map((h) => `${h.partition}/${h.offset}`));
     const othersRecords = others.flatMap(recordsOf);
     const othersHandledWhileHeld = othersRecords.filter((r) => r.partition !== heldPartition && refusingHandled.has(`${r.partition}/${r.offset}`)).length;
@@ -122,33 +124,44 @@ describe('one NP response held (its activation refused) while other ports come a
     await rig.startWorker('worker-plan-back');
     const all = [held, ...others, behind];
     const healedMs = await waitUntil('every port completed', async () => (await Promise.all(all.map(state))).every((s) => s === 'COMPLETED/ACTIVE'), 60_000);
-    await waitUntil('every NP response committed', async () => {
-      const progress = await groupProgress(config.kafka.brokers, config.groupId, config.topics.npResponses);
-      return progress.committed === progress.end;
-    }, 30_000);
+    await waitUntil(
+      'every NP response committed',
+      async () => {
+        const progress = await groupProgress(config.kafka.brokers, config.groupId, config.topics.npResponses);
+        return progress.committed === progress.end;
+      },
+      30_000,
+    );
     await sleep(1000); // a late copy of an event would arrive now
     // applications where they happen: the ledger's activation entries; the events' records apart (copies)
     const activationsApplied = await Promise.all(all.map((gpsi) => rig!.activationsApplied(gpsi)));
     const activationRecords = all.map((gpsi) => rig!.activationRecords(gpsi));
-    const eventCopies = all.reduce((sum, gpsi) => sum + rig!.portEvents(gpsi).length - new Set(rig!.portEvents(gpsi).map((e) => e.headers.ce_id)).size + rig!.activationRecords(gpsi) - rig!.activationIds(gpsi), 0);
+    const eventCopies = all.reduce(
+      (sum, gpsi) => sum + rig!.portEvents(gpsi).length - new Set(rig!.portEvents(gpsi).map((e) => e.headers.ce_id)).size + rig!.activationRecords(gpsi) - rig!.activationIds(gpsi),
+      0,
+    );
     const npResponsesSent = (await groupProgress(config.kafka.brokers, config.groupId, config.topics.npResponses)).end;
 
-    report('NP response held on one partition', {
-      sent: npResponsesSent,
-      replied: [...heldReply, ...replies].filter((r) => r === 'Success').length,
-      applied: activationsApplied.reduce((sum, n) => sum + n, 0),
-      duplicates: activationsApplied.reduce((sum, n) => sum + Math.max(0, n - 1), 0),
-      lost: activationsApplied.filter((n) => n === 0).length,
-      copies: { events: eventCopies },
-    }, [
-      `sent = NP responses on the topic, replied = CreatePortIn answered Success, applied = activations in the ledgers, lost = ports without one`,
-      `held port on NP partition ${heldPartition} (its plan ${HELD_PLAN} left the catalog): ${whileHeld.held} while held; the worker held partition(s) ${hold.partitions.join(',')} of the NP responses, ${hold.offsets} record(s) (${hold.recordOf}), ${holds.length} tries over ${((holdEndedAt - holdBeganAt) / 1000).toFixed(1)} s until it stopped, released ${hold.released} time(s)`,
-      `the port behind it: ${behindOnHeld} of its ${behindRecords.length} NP responses on partition ${heldPartition} after the held record, written during the hold; the other ports' ${othersHandledWhileHeld} of ${othersRecords.length} on other partitions handled during it`,
-      `${OTHERS} ports created while it was held: replies ${JSON.stringify(replies)} in ${(repliedMs / 1000).toFixed(1)} s, on other partitions ${completedMs === undefined ? 'not completed within 20 s' : `COMPLETED + ACTIVE ${(completedMs / 1000).toFixed(1)} s after their replies`} (${whileHeld.others.join(', ')})`,
-      `the port behind the held record on its partition: ${whileHeld.behind} while held (${behindAfterCreate} after its creation), dead letters ${whileHeld.deadLetters}`,
-      `with the plan back every port COMPLETED + ACTIVE ${(healedMs / 1000).toFixed(1)} s after the worker started; activations applied per port ${activationsApplied.join(',')} (SubscriptionActivated records ${activationRecords.join(',')})`,
-      seconds(began),
-    ]);
+    report(
+      'NP response held on one partition',
+      {
+        sent: npResponsesSent,
+        replied: [...heldReply, ...replies].filter((r) => r === 'Success').length,
+        applied: activationsApplied.reduce((sum, n) => sum + n, 0),
+        duplicates: activationsApplied.reduce((sum, n) => sum + Math.max(0, n - 1), 0),
+        lost: activationsApplied.filter((n) => n === 0).length,
+        copies: { events: eventCopies },
+      },
+      [
+        `sent = NP responses on the topic, replied = CreatePortIn answered Success, applied = activations in the ledgers, lost = ports without one`,
+        `held port on NP partition ${heldPartition} (its plan ${HELD_PLAN} left the catalog): ${whileHeld.held} while held; the worker held partition(s) ${hold.partitions.join(',')} of the NP responses, ${hold.offsets} record(s) (${hold.recordOf}), ${holds.length} tries over ${((holdEndedAt - holdBeganAt) / 1000).toFixed(1)} s until it stopped, released ${hold.released} time(s)`,
+        `the port behind it: ${behindOnHeld} of its ${behindRecords.length} NP responses on partition ${heldPartition} after the held record, written during the hold; the other ports' ${othersHandledWhileHeld} of ${othersRecords.length} on other partitions handled during it`,
+        `${OTHERS} ports created while it was held: replies ${JSON.stringify(replies)} in ${(repliedMs / 1000).toFixed(1)} s, on other partitions ${completedMs === undefined ? 'not completed within 20 s' : `COMPLETED + ACTIVE ${(completedMs / 1000).toFixed(1)} s after their replies`} (${whileHeld.others.join(', ')})`,
+        `the port behind the held record on its partition: ${whileHeld.behind} while held (${behindAfterCreate} after its creation), dead letters ${whileHeld.deadLetters}`,
+        `with the plan back every port COMPLETED + ACTIVE ${(healedMs / 1000).toFixed(1)} s after the worker started; activations applied per port ${activationsApplied.join(',')} (SubscriptionActivated records ${activationRecords.join(',')})`,
+        seconds(began),
+      ],
+    );
     expect(whileHeld).toEqual({
       replies: [...others, behind].map(() => 'Success'),
       others: others.map(() => 'COMPLETED/ACTIVE'),

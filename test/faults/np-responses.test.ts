@@ -67,7 +67,10 @@ class Relay {
   delivered = 0;
   received = 0;
 
-  private constructor(private readonly consumer: Consumer, private readonly producer: Producer) {}
+  private constructor(
+    private readonly consumer: Consumer,
+    private readonly producer: Producer,
+  ) {}
 
   static async start(config: ServiceConfig, staging: string, faulty: (gpsi: string) => boolean): Promise<Relay> {
     const kafka = kafkaClient(config.kafka.brokers, 'faults-np-relay');
@@ -112,7 +115,10 @@ class Relay {
   async flushHeld(topic: string): Promise<void> {
     const held = [...this.heldOrderIds.values()];
     this.heldOrderIds.clear();
-    await this.deliver(topic, held.flatMap((r) => [r, r]));
+    await this.deliver(
+      topic,
+      held.flatMap((r) => [r, r]),
+    );
   }
 
   async stop(): Promise<void> {
@@ -215,7 +221,18 @@ describe('NP responses duplicated, reordered and replayed from the beginning', (
     const subscriptions = () => createBalanceComponents({ config, catalog: service!.catalog, redis: service!.redis }).subscriptions;
     const stateOf = async (port: Port) => {
       const reply = await send('QueryPortIn', { gpsi: port.gpsi });
-      const { gpsi, partnerTransactionId, portOrderId, oldNetworkServiceProvider, oldLocalServiceProvider, desiredDueDate, confirmedDueDate, portLastUpdateDate, portOriginalSubmissionDate, ...rest } = reply.value;
+      const {
+        gpsi,
+        partnerTransactionId,
+        portOrderId,
+        oldNetworkServiceProvider,
+        oldLocalServiceProvider,
+        desiredDueDate,
+        confirmedDueDate,
+        portLastUpdateDate,
+        portOriginalSubmissionDate,
+        ...rest
+      } = reply.value;
       const eventIds = [...new Set(eventsOf(port.gpsi).map((e) => e.headers.ce_id))];
       const statuses = eventIds.map((id) => eventsOf(port.gpsi).find((e) => e.headers.ce_id === id)!).map((e) => `${e.value.portStatus}/v${e.value.portOrderVersion}`);
       return {
@@ -232,7 +249,9 @@ describe('NP responses duplicated, reordered and replayed from the beginning', (
       SHAPES.flatMap((shape) => {
         const clean = ports.filter((p) => p.shape === shape && p.clean).map((p) => states.get(p.gpsi));
         const faulty = ports.filter((p) => p.shape === shape && !p.clean).map((p) => states.get(p.gpsi));
-        return faulty.filter((state) => JSON.stringify(state) !== JSON.stringify(clean[0])).map((state) => `${shape.name}: ${JSON.stringify(state)} ≠ ${JSON.stringify(clean[0])}`)
+        return faulty
+          .filter((state) => JSON.stringify(state) !== JSON.stringify(clean[0]))
+          .map((state) => `${shape.name}: ${JSON.stringify(state)} ≠ ${JSON.stringify(clean[0])}`)
           .concat(clean.filter((state) => JSON.stringify(state) !== JSON.stringify(clean[0])).map((state) => `${shape.name} (clean twins differ): ${JSON.stringify(state)}`));
       });
     const afterDelivery = await snapshot();
@@ -266,19 +285,23 @@ describe('NP responses duplicated, reordered and replayed from the beginning', (
 
     const cleanChanges = ports.filter((p) => p.clean).reduce((sum, p) => sum + afterDelivery.get(p.gpsi)!.statuses.length, 0);
     const faultyChanges = ports.filter((p) => !p.clean).reduce((sum, p) => sum + afterDelivery.get(p.gpsi)!.statuses.length, 0);
-    report('NP responses duplicated, reordered, replayed', {
-      sent: deliveredBeforeReplay + end,
-      replied: relay.received,
-      applied: faultyChanges,
-      duplicates: Math.max(0, faultyChanges - cleanChanges) + (distinctEvents() - eventsBeforeReplay),
-      lost: deliveryMismatches.length + replayChanges.length,
-      copies: { events: events.length - distinctEvents() },
-    }, [
-      `${ports.length} ports in ${SHAPES.length} shapes, half clean (${cleanChanges} status changes), half faulty`,
-      `sent = ${deliveredBeforeReplay} deliveries of ${relay.received} simulator responses + ${end} replayed; replied = responses the simulator produced; applied = status changes of the faulty ports`,
-      `replay of the whole topic ${(replayMs / 1000).toFixed(1)} s after the recorded outcomes were deleted (${forgotten.portIn} of port-ins, ${forgotten.subscription} of subscriptions), new event ids after it ${distinctEvents() - eventsBeforeReplay}, event records it published ${eventRecordsOfReplay}, ports changed by it ${replayChanges.length}`,
-      seconds(began),
-    ]);
+    report(
+      'NP responses duplicated, reordered, replayed',
+      {
+        sent: deliveredBeforeReplay + end,
+        replied: relay.received,
+        applied: faultyChanges,
+        duplicates: Math.max(0, faultyChanges - cleanChanges) + (distinctEvents() - eventsBeforeReplay),
+        lost: deliveryMismatches.length + replayChanges.length,
+        copies: { events: events.length - distinctEvents() },
+      },
+      [
+        `${ports.length} ports in ${SHAPES.length} shapes, half clean (${cleanChanges} status changes), half faulty`,
+        `sent = ${deliveredBeforeReplay} deliveries of ${relay.received} simulator responses + ${end} replayed; replied = responses the simulator produced; applied = status changes of the faulty ports`,
+        `replay of the whole topic ${(replayMs / 1000).toFixed(1)} s after the recorded outcomes were deleted (${forgotten.portIn} of port-ins, ${forgotten.subscription} of subscriptions), new event ids after it ${distinctEvents() - eventsBeforeReplay}, event records it published ${eventRecordsOfReplay}, ports changed by it ${replayChanges.length}`,
+        seconds(began),
+      ],
+    );
     expect(deliveryMismatches).toEqual([]);
     expect(faultyChanges).toBe(cleanChanges);
     // the replay ran outside the outcome window: the outcome of every status change was gone

@@ -65,12 +65,23 @@ describe('NP responses when the worker is killed while handling them', () => {
     const lastOfFirst = new Map<number, bigint>();
     for (const h of first.handled) if (h.topic === config.topics.npResponses) lastOfFirst.set(h.partition, BigInt(h.offset));
     const redelivered = second.handled.filter((h) => h.topic === config.topics.npResponses && lastOfFirst.has(h.partition) && BigInt(h.offset) <= lastOfFirst.get(h.partition)!).length;
-    report('NP responses, worker SIGKILL', { sent: onTopic, replied: replies.filter((r) => r === 'Success').length, applied: transitions, duplicates: doubleActivations, lost: problems.length, copies: { events: eventCopies, npRequests: onTopic - expectedResponses } }, [
-      `${ports.length} ports in ${NP_SHAPES.length} shapes; sent = NP responses on the topic, replied = CreatePortIn answered Success, applied = status changes (event ids), duplicates = activations applied beyond one per port (ledger; ${activationsApplied} applied), lost = ports not as in a clean run`,
-      `NP requests copies = NP responses on the topic beyond the ${expectedResponses} the shapes answer (the simulator, a read_committed reader, answers each request it reads)`,
-      `worker 1 killed after handling ${killedAfter} NP responses, ${atKill.committed} committed (${killedAfter - atKill.committed} handled but not committed); worker 2 handled ${secondHandled} (${redelivered} redelivered)`,
-      seconds(began),
-    ]);
+    report(
+      'NP responses, worker SIGKILL',
+      {
+        sent: onTopic,
+        replied: replies.filter((r) => r === 'Success').length,
+        applied: transitions,
+        duplicates: doubleActivations,
+        lost: problems.length,
+        copies: { events: eventCopies, npRequests: onTopic - expectedResponses },
+      },
+      [
+        `${ports.length} ports in ${NP_SHAPES.length} shapes; sent = NP responses on the topic, replied = CreatePortIn answered Success, applied = status changes (event ids), duplicates = activations applied beyond one per port (ledger; ${activationsApplied} applied), lost = ports not as in a clean run`,
+        `NP requests copies = NP responses on the topic beyond the ${expectedResponses} the shapes answer (the simulator, a read_committed reader, answers each request it reads)`,
+        `worker 1 killed after handling ${killedAfter} NP responses, ${atKill.committed} committed (${killedAfter - atKill.committed} handled but not committed); worker 2 handled ${secondHandled} (${redelivered} redelivered)`,
+        seconds(began),
+      ],
+    );
     expect(problems).toEqual([]);
     // more when the CreatePortIn commands the first worker (at least once) left uncommitted were redelivered:
     // their NP requests are sent again and answered again (the copies of the report line)

@@ -25,7 +25,11 @@ const COMMANDS = 2500;
 const RATE_PER_SECOND = 95;
 const REPLY_TIMEOUT_MS = 5000;
 const MAX_RESENDS = 3;
-const KILLS = [{ atSent: 300, downMs: 1000 }, { atSent: 700, downMs: 2000 }, { atSent: 1100, downMs: 3000 }];
+const KILLS = [
+  { atSent: 300, downMs: 1000 },
+  { atSent: 700, downMs: 2000 },
+  { atSent: 1100, downMs: 3000 },
+];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Answer {
@@ -66,9 +70,7 @@ describe('a worker restart is invisible to a partner that keeps to its rate', ()
     const producer: Producer = kafkaClient(config.kafka.brokers, 'partner').producer({ allowAutoTopicCreation: false, retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 1000 } });
     await producer.connect();
     const send = async (batch: typeof planned) => {
-      const messages = await Promise.all(
-        batch.map(async (c) => ({ key: c.gpsi, value: await load.encodeCommand(c.value), headers: await partnerHeaders(c.correlationId, c.customer) })),
-      );
+      const messages = await Promise.all(batch.map(async (c) => ({ key: c.gpsi, value: await load.encodeCommand(c.value), headers: await partnerHeaders(c.correlationId, c.customer) })));
       await producer.send({ topic: config.topics.balanceCommands, messages });
       sends += batch.length;
     };
@@ -117,7 +119,10 @@ describe('a worker restart is invisible to a partner that keeps to its rate', ()
             workers.push(restarted);
             const restart: (typeof restarts)[number] = { killedAt, startedAt };
             restarts.push(restart);
-            void restarted.handledMoreThan(0, 120_000).then(() => (restart.firstAnswerMs = restarted.handled[0].at - restart.startedAt), () => undefined);
+            void restarted.handledMoreThan(0, 120_000).then(
+              () => (restart.firstAnswerMs = restarted.handled[0].at - restart.startedAt),
+              () => undefined,
+            );
           })();
         }
         if (Date.now() - start > 300_000) throw new Error(`not all answered: ${answers.size} of ${planned.length}, ${killIndex} kills`);

@@ -144,26 +144,39 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
         return i % 3 === 0 ? withId(raw) : { ...raw, headers: { [HEADER.authorization]: bearer, [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } };
       }),
       // valid Avro cut short (the 5-byte wire header kept)
-      ...(await Promise.all(Array.from({ length: 500 }, async () => {
-        const body = await update();
-        return withId({ kind: 'truncated Avro', topic: topics.balanceCommands, key: gpsi(), value: body.subarray(0, 5 + randomInt(body.length - 5)) });
-      }))),
+      ...(await Promise.all(
+        Array.from({ length: 500 }, async () => {
+          const body = await update();
+          return withId({ kind: 'truncated Avro', topic: topics.balanceCommands, key: gpsi(), value: body.subarray(0, 5 + randomInt(body.length - 5)) });
+        }),
+      )),
       // valid Avro of records that have no handler on the balance topic
-      ...(await Promise.all(Array.from({ length: 200 }, async (_, i) =>
+      ...(await Promise.all(
+        Array.from({ length: 200 }, async (_, i) =>
+          withId({
+            kind: 'wrong record',
+            topic: topics.balanceCommands,
+            key: gpsi(),
+            value:
+              i % 2 === 0
+                ? await codec.encode(topics.portinCommands, 'wholesale.portin.v1.CheckPortInEligibility', { gpsi: gpsi() })
+                : await codec.encode(topics.balanceReplies, 'wholesale.balance.v1.QueryBalancesReply', { status: 'Success', balances: [] }),
+          }),
+        ),
+      )),
+      // the wire format with schema ids the registry never gave
+      ...Array.from({ length: 300 }, (_, i) =>
+        withId({ kind: 'unknown schema id', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(1_500_000_000 + i), randomBytes(20)]) }),
+      ),
+      // a few bytes whose array claims 2^20 to 2^40 items (avsc alone exhausts the heap on 2^30)
+      ...Array.from({ length: 50 }, (_, i) =>
         withId({
-          kind: 'wrong record',
+          kind: 'Avro block bomb',
           topic: topics.balanceCommands,
           key: gpsi(),
-          value:
-            i % 2 === 0
-              ? await codec.encode(topics.portinCommands, 'wholesale.portin.v1.CheckPortInEligibility', { gpsi: gpsi() })
-              : await codec.encode(topics.balanceReplies, 'wholesale.balance.v1.QueryBalancesReply', { status: 'Success', balances: [] }),
+          value: Buffer.concat([wireHeader(validBody.readUInt32BE(1)), avroString(validTarget.gpsi), varint(2 ** (20 + (i % 3) * 10))]),
         }),
-      ))),
-      // the wire format with schema ids the registry never gave
-      ...Array.from({ length: 300 }, (_, i) => withId({ kind: 'unknown schema id', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(1_500_000_000 + i), randomBytes(20)]) })),
-      // a few bytes whose array claims 2^20 to 2^40 items (avsc alone exhausts the heap on 2^30)
-      ...Array.from({ length: 50 }, (_, i) => withId({ kind: 'Avro block bomb', topic: topics.balanceCommands, key: gpsi(), value: Buffer.concat([wireHeader(validBody.readUInt32BE(1)), avroString(validTarget.gpsi), varint(2 ** (20 + (i % 3) * 10))]) })),
+      ),
       // a valid command for a real subscription with no headers at all, or with a correlation id but no token
       ...Array.from({ length: 200 }, () => ({ kind: 'missing headers', topic: topics.balanceCommands, key: gpsi(), value: validBody })),
       ...Array.from({ length: 100 }, () => {
@@ -173,9 +186,21 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     ];
     const large: Poison[] = [
       // huge headers: a 200 KB correlation id, a 200 KB wholesale customer, 600 headers of 1 KB on random bytes
-      ...Array.from({ length: 20 }, () => ({ kind: 'huge headers', topic: topics.balanceCommands, key: gpsi(), value: validBody, headers: { [HEADER.correlationId]: 'c'.repeat(200_000), [HEADER.authorization]: bearer, [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } })),
+      ...Array.from({ length: 20 }, () => ({
+        kind: 'huge headers',
+        topic: topics.balanceCommands,
+        key: gpsi(),
+        value: validBody,
+        headers: { [HEADER.correlationId]: 'c'.repeat(200_000), [HEADER.authorization]: bearer, [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER },
+      })),
       ...Array.from({ length: 20 }, () => withId({ kind: 'huge headers', topic: topics.balanceCommands, key: gpsi(), value: validBody }, { [HEADER.wholesaleCustomerId]: 'w'.repeat(200_000) })),
-      ...Array.from({ length: 10 }, () => ({ kind: 'huge headers', topic: topics.balanceCommands, key: 'same-key', value: randomBytes(1000), headers: Object.fromEntries(Array.from({ length: 600 }, (_, h) => [`x-junk-${h}`, randomBytes(1000)])) })),
+      ...Array.from({ length: 10 }, () => ({
+        kind: 'huge headers',
+        topic: topics.balanceCommands,
+        key: 'same-key',
+        value: randomBytes(1000),
+        headers: Object.fromEntries(Array.from({ length: 600 }, (_, h) => [`x-junk-${h}`, randomBytes(1000)])),
+      })),
       // records near the broker's 1 MiB limit: over the worker's limit, dead-lettered cut to fit
       ...Array.from({ length: 3 }, () => withId({ kind: 'near 1 MiB', topic: topics.balanceCommands, key: 'same-key', value: randomBytes(900_000) })),
     ];
@@ -239,7 +264,11 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     const rssAfterRounds: number[] = [];
     let progress = { committed: 0, end: 0 };
     for (let round = 0; round < LATER_ROUNDS; round++) {
-      await sendPoison(again, small.filter((p) => p.topic === topics.balanceCommands), 200);
+      await sendPoison(
+        again,
+        small.filter((p) => p.topic === topics.balanceCommands),
+        200,
+      );
       await sendPoison(again, large, 1);
       do {
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -251,7 +280,12 @@ describe('poison and hostile input at volume, mixed into valid traffic', () => {
     const laterGrowth = rssAfterRounds.at(-1)! - rssAfter;
     /** From the fourth later round to the eighth: four rounds, ≈ 72 MB of records, after the heap settled. */
     const settledGrowth = rssAfterRounds[7] - rssAfterRounds[3];
-    const total = [...byKind.values()].reduce((sum, c) => ({ sent: sum.sent + c.sent, dlq: sum.dlq + c.dlq, errors: sum.errors + c.errors, unaccounted: sum.unaccounted + c.unaccounted }), { sent: 0, dlq: 0, errors: 0, unaccounted: 0 });
+    const total = [...byKind.values()].reduce((sum, c) => ({ sent: sum.sent + c.sent, dlq: sum.dlq + c.dlq, errors: sum.errors + c.errors, unaccounted: sum.unaccounted + c.unaccounted }), {
+      sent: 0,
+      dlq: 0,
+      errors: 0,
+      unaccounted: 0,
+    });
     report('poison and hostile input', tally, [
       `poison sent ${total.sent} in ${(poisonSentMs / 1000).toFixed(1)} s: dead-lettered ${total.dlq}, refused (BAD_REQUEST, UNAUTHORIZED, FORBIDDEN) ${total.errors}, other answers ${JSON.stringify(Object.fromEntries(otherStatuses))}, unaccounted ${total.unaccounted}`,
       [...byKind].map(([kind, c]) => `${kind} ${c.sent}/${c.dlq} DLQ/${c.errors} errors`).join(', '),

@@ -66,7 +66,10 @@ interface Footprint {
   transaction: string;
 }
 
-async function crashAndRedeliver({ before, earliestDueDate }: (typeof CRASH_POINTS)[number]): Promise<{ footprint: Footprint; crashedExit: number | null; handledBySecond: number; config: ServiceConfig; rig: NpRig }> {
+async function crashAndRedeliver({
+  before,
+  earliestDueDate,
+}: (typeof CRASH_POINTS)[number]): Promise<{ footprint: Footprint; crashedExit: number | null; handledBySecond: number; config: ServiceConfig; rig: NpRig }> {
   const config = await faultConfig();
   await createTopics(config);
   const rig = await NpRig.start(config);
@@ -90,7 +93,7 @@ async function crashAndRedeliver({ before, earliestDueDate }: (typeof CRASH_POIN
   const second = await rig.startWorker(`after-crash-before-${before}`);
   const { correlationId, reply } = await replied;
   // everything the command will ever do is done once its offset is committed
-  for (let end = Date.now() + 30_000; ; ) {
+  for (let end = Date.now() + 30_000; ;) {
     const progress = await groupProgress(config.kafka.brokers, config.groupId, config.topics.portinCommands);
     if (progress.committed === progress.end) break;
     if (Date.now() > end) throw new Error(`CreatePortIn not committed: ${JSON.stringify(progress)}`);
@@ -133,11 +136,13 @@ describe('the worker killed inside CreatePortIn, between its Redis steps', () =>
 
   it('a second worker finishes the redelivered command: one reply, one request, one subscription, one event of each', async () => {
     const began = Date.now();
-    const runs = await Promise.all(CRASH_POINTS.map(async (point) => {
-      const run = await crashAndRedeliver(point);
-      rigs.push(run.rig);
-      return { ...point, ...run };
-    }));
+    const runs = await Promise.all(
+      CRASH_POINTS.map(async (point) => {
+        const run = await crashAndRedeliver(point);
+        rigs.push(run.rig);
+        return { ...point, ...run };
+      }),
+    );
     const expected: Footprint = {
       commands: 1,
       replies: 1,
@@ -152,18 +157,22 @@ describe('the worker killed inside CreatePortIn, between its Redis steps', () =>
     };
     const wrong = runs.filter((r) => JSON.stringify(r.footprint) !== JSON.stringify(expected));
     const sum = (of: (f: Footprint) => number) => runs.reduce((n, r) => n + of(r.footprint), 0);
-    report('CreatePortIn, worker killed between its Redis steps', {
-      sent: sum((f) => f.commands),
-      replied: runs.filter((r) => r.footprint.replies > 0).length,
-      applied: runs.filter((r) => r.footprint.portStatus === 'OPEN' && r.footprint.subscription === 'PENDING').length,
-      duplicates: sum((f) => f.otherRequests),
-      lost: runs.filter((r) => r.footprint.portStatus === '' || r.footprint.subscription === undefined).length,
-      copies: { replies: sum((f) => Math.max(0, f.replies - 1)), events: sum((f) => Math.max(0, f.openEvents - 1)), npRequests: sum((f) => Math.max(0, f.npRequests - 1)) },
-    }, [
-      `sent = CreatePortIn records on the topics, replied = commands with a reply, applied = requests OPEN with a PENDING subscription, duplicates = requests written again (the number's history), lost = commands without a request or subscription; not as expected ${wrong.length}`,
-      ...runs.map((r) => `killed before ${r.before} (${r.after}), exit ${r.crashedExit}: the second worker handled it ${r.handledBySecond} time(s) → ${JSON.stringify(r.footprint)}`),
-      seconds(began),
-    ]);
+    report(
+      'CreatePortIn, worker killed between its Redis steps',
+      {
+        sent: sum((f) => f.commands),
+        replied: runs.filter((r) => r.footprint.replies > 0).length,
+        applied: runs.filter((r) => r.footprint.portStatus === 'OPEN' && r.footprint.subscription === 'PENDING').length,
+        duplicates: sum((f) => f.otherRequests),
+        lost: runs.filter((r) => r.footprint.portStatus === '' || r.footprint.subscription === undefined).length,
+        copies: { replies: sum((f) => Math.max(0, f.replies - 1)), events: sum((f) => Math.max(0, f.openEvents - 1)), npRequests: sum((f) => Math.max(0, f.npRequests - 1)) },
+      },
+      [
+        `sent = CreatePortIn records on the topics, replied = commands with a reply, applied = requests OPEN with a PENDING subscription, duplicates = requests written again (the number's history), lost = commands without a request or subscription; not as expected ${wrong.length}`,
+        ...runs.map((r) => `killed before ${r.before} (${r.after}), exit ${r.crashedExit}: the second worker handled it ${r.handledBySecond} time(s) → ${JSON.stringify(r.footprint)}`),
+        seconds(began),
+      ],
+    );
     expect(runs.map((r) => ({ before: r.before, exit: r.crashedExit, footprint: r.footprint, handledBySecond: r.handledBySecond }))).toEqual(
       CRASH_POINTS.map((p) => ({ before: p.before, exit: null, footprint: expected, handledBySecond: 1 })),
     );

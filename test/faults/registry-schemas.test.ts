@@ -80,7 +80,9 @@ describe('a registry schema the decoder cannot parse', () => {
         headerString(d, DLQ_HEADER.reason),
       ]),
     );
-    const reasons = sent.map((s) => `${s.kind} on ${s.topic === topics.npResponses ? 'NP responses' : 'commands'}: ${deadLetters.get(`${s.topic}/${s.partition}/${s.offset}`) ?? 'not dead-lettered'}`);
+    const reasons = sent.map(
+      (s) => `${s.kind} on ${s.topic === topics.npResponses ? 'NP responses' : 'commands'}: ${deadLetters.get(`${s.topic}/${s.partition}/${s.offset}`) ?? 'not dead-lettered'}`,
+    );
     const tally = await load.tally();
     report('registry schemas the decoder cannot parse', tally, [
       `${sent.length} records of schema ids ${Object.values(ids).join(', ')}: ${[...new Set(reasons)].join(', ')}`,

@@ -30,7 +30,7 @@ async function stopAndRestart(signal: 'SIGKILL' | 'SIGTERM') {
     // committed. For SIGKILL the moment is checked: the worker's log shows more records handled than the
     // group committed, so the kill leaves handled work uncommitted (a kill right after a commit would leave
     // none, and the redelivery would go untested)
-    for (const deadline = Date.now() + 30_000; ; ) {
+    for (const deadline = Date.now() + 30_000; ;) {
       await workers[0].handledMoreThan(workers[0].handled.length, 30_000);
       if (signal === 'SIGTERM') break;
       const { committed } = await groupProgress(config.kafka.brokers, config.groupId, config.topics.balanceCommands);

@@ -49,7 +49,7 @@ describe('admission: the idempotency quota on Redis', () => {
     expect((await admission.admit('q1', true, now())).quotaExhausted).toEqual({ held: 2, quota: 2, windowSeconds: 60 });
   });
 
-  it('takes an uncounted change back at the partner\'s next call, so the quota lets one more in', async () => {
+  it("takes an uncounted change back at the partner's next call, so the quota lets one more in", async () => {
     const admission = createRedisAdmission(redis, prefix, NO_RATE, { quota: 1, windowSeconds: 60, buckets: 24 });
     expect((await admission.admit('q2', true, now())).quotaExhausted).toBeUndefined();
     expect((await admission.admit('q2', true, now())).quotaExhausted).toEqual({ held: 1, quota: 1, windowSeconds: 60 });
@@ -87,7 +87,9 @@ describe('admission: the idempotency quota on Redis', () => {
     const admitted = await Promise.all([true, true, true, true, true].map((isChange) => admission.admit('q5', isChange, now())));
     expect(admitted.map((a) => a.allowed)).toEqual([true, true, true, false, false]);
     const state = await redis.hgetall(admissionKey(prefix, 'q5'));
-    const counted = Object.entries(state).filter(([field]) => /^\d+$/.test(field)).reduce((sum, [, value]) => sum + Number(value), 0);
+    const counted = Object.entries(state)
+      .filter(([field]) => /^\d+$/.test(field))
+      .reduce((sum, [, value]) => sum + Number(value), 0);
     expect(counted).toBe(3);
   });
 
@@ -110,7 +112,9 @@ describe('admission: the idempotency quota on Redis', () => {
       expect(recordable).toBeLessThanOrEqual(5000);
       expect(recordable).toBeGreaterThanOrEqual(5000 - 2 * 5); // at most a lease unused in each worker
       const state = await redis.hgetall(admissionKey(prefix, 'l2'));
-      const counted = Object.entries(state).filter(([field]) => /^\d+$/.test(field)).reduce((sum, [, value]) => sum + Number(value), 0);
+      const counted = Object.entries(state)
+        .filter(([field]) => /^\d+$/.test(field))
+        .reduce((sum, [, value]) => sum + Number(value), 0);
       expect(counted).toBe(5000);
     } finally {
       observeRedisCalls(redis, () => undefined);

@@ -63,13 +63,24 @@ for i, c in ipairs(cjson.decode(ARGV[1])) do
 end
 return cjson.encode(out)`;
     const input = fc
-      .record({ remaining: fc.integer({ min: 0, max: 10 ** 12 }), purchasedShare: fc.double({ min: 0, max: 1, noNaN: true }), reserved: fc.integer({ min: 0, max: 10 ** 12 }), amount: fc.integer({ min: 1, max: 10 ** 12 }), held: fc.integer({ min: 0, max: 10 ** 12 }), usedShare: fc.double({ min: 0, max: 1, noNaN: true }) })
+      .record({
+        remaining: fc.integer({ min: 0, max: 10 ** 12 }),
+        purchasedShare: fc.double({ min: 0, max: 1, noNaN: true }),
+        reserved: fc.integer({ min: 0, max: 10 ** 12 }),
+        amount: fc.integer({ min: 1, max: 10 ** 12 }),
+        held: fc.integer({ min: 0, max: 10 ** 12 }),
+        usedShare: fc.double({ min: 0, max: 1, noNaN: true }),
+      })
       .map(({ purchasedShare, usedShare, ...c }) => ({ ...c, purchased: Math.floor(c.remaining * purchasedShare), used: Math.floor(c.held * usedShare) }));
     await fc.assert(
       fc.asyncProperty(fc.array(input, { minLength: 1, maxLength: 50 }), async (cases) => {
-        const lua = JSON.parse(
-          (await fx.service.redis.eval(`${balanceLib.source}\n${balanceLib.onCall.join('\n')}\n${body}`, 0, JSON.stringify(cases))) as string,
-        ) as { reserved: number | null; reason: string | null; commit: number[]; released: number; available: number }[];
+        const lua = JSON.parse((await fx.service.redis.eval(`${balanceLib.source}\n${balanceLib.onCall.join('\n')}\n${body}`, 0, JSON.stringify(cases))) as string) as {
+          reserved: number | null;
+          reason: string | null;
+          commit: number[];
+          released: number;
+          available: number;
+        }[];
         cases.forEach((c, i) => {
           const b: Held = { remaining: c.remaining, purchased: c.purchased, reserved: c.reserved };
           const reserved = reserveAmounts(b, c.amount);
@@ -97,7 +108,14 @@ return cjson.encode(out)`;
         const id = dataOf(sub);
         const meta = (operation: string): CommandMeta => {
           const correlationId = randomUUID();
-          return { gpsi: sub.gpsi, wholesaleCustomerId: sub.wholesaleCustomerId, commandId: commandIdOf(sub.wholesaleCustomerId, operation, correlationId), correlationId, operation, at: new Date().toISOString() };
+          return {
+            gpsi: sub.gpsi,
+            wholesaleCustomerId: sub.wholesaleCustomerId,
+            commandId: commandIdOf(sub.wholesaleCustomerId, operation, correlationId),
+            correlationId,
+            operation,
+            at: new Date().toISOString(),
+          };
         };
         let model: Held = { remaining: 5_120_000, purchased: 0, reserved: 0 };
         let granted = model.remaining;
@@ -107,7 +125,9 @@ return cjson.encode(out)`;
           if (s.kind === 'reserve') {
             const reservationId = randomUUID();
             const expected = reserveAmounts(model, s.amount);
-            const result = await balance.reservations.reserve(meta('ReserveBalance'), { reservationId, subBalanceInstId: id, amount: s.amount, expiresAtMs: Date.now() + 600_000 }).catch((e: Error) => e);
+            const result = await balance.reservations
+              .reserve(meta('ReserveBalance'), { reservationId, subBalanceInstId: id, amount: s.amount, expiresAtMs: Date.now() + 600_000 })
+              .catch((e: Error) => e);
             if ('reason' in expected) expect((result as Error).message).toContain(expected.reason);
             else {
               expect(result).not.toBeInstanceOf(Error);
@@ -192,7 +212,13 @@ return cjson.encode(out)`;
     expect(again2.value).toEqual(committed.value);
     const committedEvent = await client.event((e) => e.recordName === balanceRecord('ReservationCommitted') && e.value.correlationId === commitId);
     expect(committedEvent.value.changes).toEqual([
-      expect.objectContaining({ change: 'Subtract', subBalanceInstId: id, quantity: 600.25, before: expect.objectContaining({ remainingBalance: 5120 }), after: expect.objectContaining({ remainingBalance: 4519.75 }) }),
+      expect.objectContaining({
+        change: 'Subtract',
+        subBalanceInstId: id,
+        quantity: 600.25,
+        before: expect.objectContaining({ remainingBalance: 5120 }),
+        after: expect.objectContaining({ remainingBalance: 4519.75 }),
+      }),
     ]);
     // Committed: gone; a new commit of it is NOT_FOUND.
     errorOf(await client.send('CommitReservation', { gpsi: sub.gpsi, reservationId: 'session-1', usedAmount: 1 }, sub.wholesaleCustomerId), 'NOT_FOUND');
@@ -202,7 +228,13 @@ return cjson.encode(out)`;
     expect(subBalance(released, id)).toMatchObject({ remainingBalance: 4519.75, reservedBalance: 0 });
     await client.event((e) => e.recordName === balanceRecord('ReservationReleased') && e.value.reservationId === 'session-3' && e.value.gpsi === sub.gpsi);
     // The replay published the same BalanceReserved again, under the same id: consumers de-duplicate it.
-    expect(new Set(eventsOf('BalanceReserved', 'session-1').filter((e) => e.value.gpsi === sub.gpsi).map((e) => e.headers.ce_id))).toEqual(new Set([event.headers.ce_id]));
+    expect(
+      new Set(
+        eventsOf('BalanceReserved', 'session-1')
+          .filter((e) => e.value.gpsi === sub.gpsi)
+          .map((e) => e.headers.ce_id),
+      ),
+    ).toEqual(new Set([event.headers.ce_id]));
   });
 
   it('releases an uncommitted reservation when its time to live ends, once although two schedulers run', async () => {
@@ -293,7 +325,10 @@ return cjson.encode(out)`;
     const gateway = await startTestGateway(fx.config);
     try {
       const headers = { wholesaleCustomerId: sub.wholesaleCustomerId };
-      const reserved = await request(gateway.url, 'POST', '/balances/reservations', { headers, body: { gpsi: sub.gpsi, reservationId: 'http-1', subBalanceInstId: id, amount: 64, ttlSeconds: 60 } });
+      const reserved = await request(gateway.url, 'POST', '/balances/reservations', {
+        headers,
+        body: { gpsi: sub.gpsi, reservationId: 'http-1', subBalanceInstId: id, amount: 64, ttlSeconds: 60 },
+      });
       expect(reserved.status).toBe(200);
       expect(reserved.body).toMatchObject({ status: 'Success', reservationId: 'http-1', reservedAmount: 64 });
       const commit = { headers: { ...headers, 'X-Correlation-Id': randomUUID() }, body: { gpsi: sub.gpsi, reservationId: 'http-1', usedAmount: 40 } };
@@ -321,8 +356,13 @@ return cjson.encode(out)`;
       const command = { gpsi: from.gpsi, subBalanceInstId: dataOf(from), toGpsi: to.gpsi, toSubBalanceInstId: dataOf(to), amount };
       const correlationId = randomUUID();
       const meta: CommandMeta = {
-        gpsi: from.gpsi, wholesaleCustomerId: customer, commandId: commandIdOf(customer, 'TransferBalance', correlationId), correlationId,
-        operation: 'TransferBalance', at: new Date().toISOString(), fingerprint: fingerprintOf(command),
+        gpsi: from.gpsi,
+        wholesaleCustomerId: customer,
+        commandId: commandIdOf(customer, 'TransferBalance', correlationId),
+        correlationId,
+        operation: 'TransferBalance',
+        at: new Date().toISOString(),
+        fingerprint: fingerprintOf(command),
       };
       if (stepsDone >= 1) await balance.transfers.debit(meta, { subBalanceInstId: dataOf(from), amount: amount * 1000 });
       if (stepsDone >= 2) await balance.transfers.credit(meta, to.gpsi, { subBalanceInstId: dataOf(to), subBalanceType: 'On-Net Data', unitType: 'MB', amount: amount * 1000 });
@@ -334,11 +374,25 @@ return cjson.encode(out)`;
     // Each of the four moved once: 46 MB from one to the other, nothing lost or doubled.
     expect(await remainingOf(from)).toBe(5_074_000);
     expect(await remainingOf(to)).toBe(5_166_000);
-    const ledgerOf = async (sub: TestSubscription) => (await balance.balances.history(sub.gpsi, [customer], 50)).filter((e) => e.operation === 'TransferBalance').map((e) => [e.change, e.quantity]);
-    expect((await ledgerOf(from)).sort()).toEqual([['Subtract', 10_000], ['Subtract', 11_000], ['Subtract', 12_000], ['Subtract', 13_000]]);
-    expect((await ledgerOf(to)).sort()).toEqual([['Add', 10_000], ['Add', 11_000], ['Add', 12_000], ['Add', 13_000]]);
+    const ledgerOf = async (sub: TestSubscription) =>
+      (await balance.balances.history(sub.gpsi, [customer], 50)).filter((e) => e.operation === 'TransferBalance').map((e) => [e.change, e.quantity]);
+    expect((await ledgerOf(from)).sort()).toEqual([
+      ['Subtract', 10_000],
+      ['Subtract', 11_000],
+      ['Subtract', 12_000],
+      ['Subtract', 13_000],
+    ]);
+    expect((await ledgerOf(to)).sort()).toEqual([
+      ['Add', 10_000],
+      ['Add', 11_000],
+      ['Add', 12_000],
+      ['Add', 13_000],
+    ]);
     const event = await client.event((e) => e.recordName === balanceRecord('BalanceTransferred') && e.value.gpsi === from.gpsi && e.value.amount === 13);
-    expect(event.value.changes.map((c: { change: string; subBalanceInstId: string }) => [c.change, c.subBalanceInstId])).toEqual([['Subtract', dataOf(from)], ['Add', dataOf(to)]]);
+    expect(event.value.changes.map((c: { change: string; subBalanceInstId: string }) => [c.change, c.subBalanceInstId])).toEqual([
+      ['Subtract', dataOf(from)],
+      ['Add', dataOf(to)],
+    ]);
 
     // A target that refuses: the debit is reversed, all or nothing; sent again, the same answer and nothing more.
     const refused = { gpsi: from.gpsi, subBalanceInstId: dataOf(from), toGpsi: to.gpsi, toSubBalanceInstId: `${to.gpsi}-1`, amount: 5 };
@@ -361,7 +415,14 @@ return cjson.encode(out)`;
     const id = dataOf(sub);
     const meta = (operation: string): CommandMeta => {
       const correlationId = randomUUID();
-      return { gpsi: sub.gpsi, wholesaleCustomerId: sub.wholesaleCustomerId, commandId: commandIdOf(sub.wholesaleCustomerId, operation, correlationId), correlationId, operation, at: new Date().toISOString() };
+      return {
+        gpsi: sub.gpsi,
+        wholesaleCustomerId: sub.wholesaleCustomerId,
+        commandId: commandIdOf(sub.wholesaleCustomerId, operation, correlationId),
+        correlationId,
+        operation,
+        at: new Date().toISOString(),
+      };
     };
     await balance.reservations.reserve(meta('ReserveBalance'), { reservationId: 'r-1', subBalanceInstId: id, amount: 1_000_000, expiresAtMs: Date.now() + 600_000 });
     const visible = [sub.wholesaleCustomerId];

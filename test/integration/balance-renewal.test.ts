@@ -33,8 +33,7 @@ describe('balance renewal at the bill cycle (two worker instances, sped-up clock
   let balance: BalanceComponents;
   let subs: TestSubscription[];
 
-  const renewals = (sub: TestSubscription): Reply[] =>
-    client.events.filter((e) => e.recordName === balanceRecord('BalancesRenewed') && e.value.gpsi === sub.gpsi);
+  const renewals = (sub: TestSubscription): Reply[] => client.events.filter((e) => e.recordName === balanceRecord('BalancesRenewed') && e.value.gpsi === sub.gpsi);
 
   const awaitCycle = async (sub: TestSubscription, cycleNo: number): Promise<Reply> =>
     client.event((e) => e.recordName === balanceRecord('BalancesRenewed') && e.value.gpsi === sub.gpsi && e.value.cycleNo === cycleNo, 40_000);

@@ -45,7 +45,11 @@ local out = {}
 for i, text in ipairs(cjson.decode(ARGV[1])) do out[i] = kiloZeros(text, ',') end
 return cjson.encode(out)`;
 
-const milli = (max = MAX_MILLI) => fc.oneof(fc.integer({ min: 0, max }), fc.integer({ min: 0, max: Math.floor(max / 1000) }).map((n) => n * 1000));
+const milli = (max = MAX_MILLI) =>
+  fc.oneof(
+    fc.integer({ min: 0, max }),
+    fc.integer({ min: 0, max: Math.floor(max / 1000) }).map((n) => n * 1000),
+  );
 
 describe('balance rules: the Lua copy answers as arithmetic.ts does, on a real Redis', () => {
   let redis: Redis;
@@ -78,12 +82,20 @@ describe('balance rules: the Lua copy answers as arithmetic.ts does, on a real R
     await fc.assert(
       fc.asyncProperty(fc.array(renewal, { minLength: 1, maxLength: 50 }), async (cases) => {
         const lua = JSON.parse(
-          await evalWithLib(redis, RENEW, cases.map((c) => ({
-            allocated: String(c.allocated), remaining: String(c.remaining), rollover: String(c.rollover), purchased: String(c.purchased),
-            rolloverCap: String(c.rolloverCap), carryOver: c.carryOver,
-            // the row's token (instantiate): r or x, then the full allocation when it differs
-            firstCycle: c.firstCycle && `${c.firstCycle.rollover ? 'r' : 'x'}${c.firstCycle.allocation !== c.allocated ? c.firstCycle.allocation : ''}`,
-          }))),
+          await evalWithLib(
+            redis,
+            RENEW,
+            cases.map((c) => ({
+              allocated: String(c.allocated),
+              remaining: String(c.remaining),
+              rollover: String(c.rollover),
+              purchased: String(c.purchased),
+              rolloverCap: String(c.rolloverCap),
+              carryOver: c.carryOver,
+              // the row's token (instantiate): r or x, then the full allocation when it differs
+              firstCycle: c.firstCycle && `${c.firstCycle.rollover ? 'r' : 'x'}${c.firstCycle.allocation !== c.allocated ? c.firstCycle.allocation : ''}`,
+            })),
+          ),
         ) as Record<string, string>[];
         const typescript = cases.map((c) => renewAmounts(c));
         expect(lua.map((a) => ({ allocated: Number(a.allocated), remaining: Number(a.remaining), rollover: Number(a.rollover), purchased: Number(a.purchased) }))).toEqual(
@@ -96,23 +108,33 @@ describe('balance rules: the Lua copy answers as arithmetic.ts does, on a real R
 
   const levels = fc.uniqueArray(fc.integer({ min: 1, max: 100 }), { minLength: 1, maxLength: 5 }).map((l) => [...l].sort((a, b) => a - b));
   const usage = levels
-    .chain((l) => fc.record({
-      allocated: milli(MAX_MILLI / 2),
-      rollover: milli(MAX_MILLI / 2),
-      used: fc.double({ min: 0, max: 1, noNaN: true }),
-      // often a level itself: a level already reported is not reported again
-      alerted: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constantFrom(...l)),
-      levels: fc.constant(l),
-    }))
+    .chain((l) =>
+      fc.record({
+        allocated: milli(MAX_MILLI / 2),
+        rollover: milli(MAX_MILLI / 2),
+        used: fc.double({ min: 0, max: 1, noNaN: true }),
+        // often a level itself: a level already reported is not reported again
+        alerted: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constantFrom(...l)),
+        levels: fc.constant(l),
+      }),
+    )
     .map((c) => ({ ...c, remaining: Math.floor((c.allocated + c.rollover) * (1 - c.used)) }));
 
   it('thresholds: markThresholds reaches the levels reachedThresholds does, exact at the largest balances', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(usage, { minLength: 1, maxLength: 50 }), async (cases) => {
         const lua = JSON.parse(
-          await evalWithLib(redis, THRESHOLDS, cases.map((c) => ({
-            allocated: String(c.allocated), rollover: String(c.rollover), remaining: String(c.remaining), alerted: String(c.alerted), levels: c.levels,
-          }))),
+          await evalWithLib(
+            redis,
+            THRESHOLDS,
+            cases.map((c) => ({
+              allocated: String(c.allocated),
+              rollover: String(c.rollover),
+              remaining: String(c.remaining),
+              alerted: String(c.alerted),
+              levels: c.levels,
+            })),
+          ),
         ) as string[];
         expect(lua).toEqual(cases.map((c) => reachedThresholds(c, c.levels, c.alerted).join(',')));
       }),
@@ -123,7 +145,13 @@ describe('balance rules: the Lua copy answers as arithmetic.ts does, on a real R
   it('stored numbers: what kiloZeros writes, milliOf reads back as the same number', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(milli(), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 50 }), async (rows) => {
-        const lua = JSON.parse(await evalWithLib(redis, KILO, rows.map((r) => r.join(',')))) as string[];
+        const lua = JSON.parse(
+          await evalWithLib(
+            redis,
+            KILO,
+            rows.map((r) => r.join(',')),
+          ),
+        ) as string[];
         expect(lua.map((text) => text.split(',').map(milliOf))).toEqual(rows);
       }),
       { numRuns: 100 },

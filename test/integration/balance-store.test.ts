@@ -153,7 +153,11 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
 
       const cancelled = await balance.subscriptions.cancel(subscription.gpsi, at, 'PortCancelled', 'cause-1', 'corr-1');
       expect(cancelled).toHaveLength(1);
-      expect(cancelled[0]).toMatchObject({ recordName: 'wholesale.balance.v1.SubscriptionCancelled', key: subscription.gpsi, value: { reason: 'PortCancelled', correlationId: 'corr-1', changes: [] } });
+      expect(cancelled[0]).toMatchObject({
+        recordName: 'wholesale.balance.v1.SubscriptionCancelled',
+        key: subscription.gpsi,
+        value: { reason: 'PortCancelled', correlationId: 'corr-1', changes: [] },
+      });
       expect(await balance.subscriptions.cancel(subscription.gpsi, new Date(), 'again', 'cause-2')).toEqual(cancelled);
       expect((await balance.subscriptions.status(subscription.gpsi))?.status).toBe('CANCELLED');
 
@@ -204,7 +208,15 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-BASIC', bucketRefIds: ['2000002', '2000004'] });
       await balance.balances.addBuckets(meta(sub, { operation: 'AddBuckets' }), { bucketRefIds: ['2000001'], seeds: seedsOf(catalog.buckets.get('2000001')!) });
       const data = { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', unitType: 'MB' };
-      await balance.balances.updateBalances(meta(sub), checkUpdateActions([{ ...data, action: 'Subtract', quantity: 4500 }, { ...data, action: 'Add', quantity: 2048 }]), {}, creditValidityOf(catalog));
+      await balance.balances.updateBalances(
+        meta(sub),
+        checkUpdateActions([
+          { ...data, action: 'Subtract', quantity: 4500 },
+          { ...data, action: 'Add', quantity: 2048 },
+        ]),
+        {},
+        creditValidityOf(catalog),
+      );
       const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
       expect(await redis.hget(keys.balances, '8v')).toMatch(/^\d{13}\|\d{13}$/); // the pass: validFrom|validUntil
       expect(await redis.hget(keys.balances, '4v')).toMatch(/^\|\|\d{13}$/); // the primary's data: purchasedUntil
@@ -238,7 +250,11 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const cancelled = await createPendingSubscription(balance.subscriptions);
       await balance.subscriptions.cancel(cancelled.gpsi, new Date(), 'x', 'y');
       const cases = [{ ...active, wholesaleCustomerId: randomCustomer() }, { ...active, gpsi: newSubscription().gpsi }, pending, cancelled];
-      const refusal = (call: Promise<unknown>) => call.then(() => undefined, (error: { code: string; message: string; problems: unknown }) => ({ code: error.code, message: error.message, problems: error.problems }));
+      const refusal = (call: Promise<unknown>) =>
+        call.then(
+          () => undefined,
+          (error: { code: string; message: string; problems: unknown }) => ({ code: error.code, message: error.message, problems: error.problems }),
+        );
       for (const sub of cases) {
         const byQuery = await refusal(balance.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId]));
         expect(byQuery).toBeDefined();
@@ -268,7 +284,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(outcome.changes.map((c) => c.validFor)).toEqual([validFor, validFor]);
     });
 
-    it('dates in the subscription\'s time zone cost one script call: a wrong first guess of the zone is answered and computed again, then remembered', async () => {
+    it("dates in the subscription's time zone cost one script call: a wrong first guess of the zone is answered and computed again, then remembered", async () => {
       const document = JSON.parse(readFileSync(config.catalogFile, 'utf8'));
       const nyBucket = { ...document.buckets[0], bucketRefId: '1000902' };
       const catalog = buildCatalog({
@@ -486,9 +502,10 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       });
       // A fingerprint that merely starts like the recorded one is another one too.
       await expect(balance.balances.updateBalances({ ...once, fingerprint: 'fp-a2' }, subtract(sub, 20))).rejects.toMatchObject({ code: 'CONFLICT' });
-      await expect(
-        balance.balances.addBuckets({ ...once, fingerprint: 'fp"b\\', operation: 'AddBuckets' }, { bucketRefIds: [], seeds: [] }),
-      ).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('different AddBuckets command') });
+      await expect(balance.balances.addBuckets({ ...once, fingerprint: 'fp"b\\', operation: 'AddBuckets' }, { bucketRefIds: [], seeds: [] })).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: expect.stringContaining('different AddBuckets command'),
+      });
       expect(await snapshot(sub.gpsi)).toEqual(before);
       expect(await recordOf(sub, once.commandId)).toBe(record);
     });
@@ -522,7 +539,14 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
     /** The sub-balances as a reply shows them, from the balances hash (QueryBalances). */
     const shownNow = async (sub: TestSubscription) =>
       (await balancesOf(sub)).map(({ subBalanceInstId, bucketRefId, subBalanceType, unitType, allocated, remaining, rollover, purchased, validFor, purchasedUntil }) => ({
-        subBalanceInstId, bucketRefId, subBalanceType, unitType, allocated, remaining, rollover, purchased,
+        subBalanceInstId,
+        bucketRefId,
+        subBalanceType,
+        unitType,
+        allocated,
+        remaining,
+        rollover,
+        purchased,
         ...(validFor ? { validFor } : {}),
         ...(purchasedUntil !== undefined ? { purchasedUntil } : {}),
       }));
@@ -534,12 +558,29 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const steps: [string, (m: CommandMeta) => Promise<BalanceOutcome>][] = [
         ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Subtract', quantity: 4500 }]), { '1000001': [50, 80, 100] })],
         ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Add', quantity: 2048 }]), {}, creditValidityOf(catalog))],
-        ['AddBuckets', (m) => balance.balances.addBuckets(m, { bucketRefIds: ['2000001', '2000003'], seeds: [...seedsOf(catalog.buckets.get('2000001')!), ...seedsOf(catalog.buckets.get('2000003')!)] })],
+        [
+          'AddBuckets',
+          (m) => balance.balances.addBuckets(m, { bucketRefIds: ['2000001', '2000003'], seeds: [...seedsOf(catalog.buckets.get('2000001')!), ...seedsOf(catalog.buckets.get('2000003')!)] }),
+        ],
         // All of the data left, purchased credit included: its end date goes, and with it the 4v field.
         ['UpdateBalances', (m) => balance.balances.updateBalances(m, checkUpdateActions([{ ...data, action: 'Subtract', quantity: 620 + 2048 }]))],
-        ['CancelBuckets', (m) => balance.balances.cancelBuckets(m, [{ id: '2000001', path: 'bucketRefId[0]' }, { id: '2000004', path: 'bucketRefId[1]' }])],
+        [
+          'CancelBuckets',
+          (m) =>
+            balance.balances.cancelBuckets(m, [
+              { id: '2000001', path: 'bucketRefId[0]' },
+              { id: '2000004', path: 'bucketRefId[1]' },
+            ]),
+        ],
         ['SwapPrimaryBucket', (m) => balance.balances.swapPrimary(m, { bucketRefId: '1000003', wholesalePlanId: 'WP-DATA', seeds: seedsOf(catalog.buckets.get('1000003')!) })],
-        ['CancelBuckets', (m) => balance.balances.cancelBuckets(m, [{ id: '2000002', path: 'bucketRefId[0]' }, { id: '2000003', path: 'bucketRefId[1]' }])],
+        [
+          'CancelBuckets',
+          (m) =>
+            balance.balances.cancelBuckets(m, [
+              { id: '2000002', path: 'bucketRefId[0]' },
+              { id: '2000003', path: 'bucketRefId[1]' },
+            ]),
+        ],
       ];
       const keys = subscriberKeys(config.redis.keyPrefix, sub.gpsi);
       const seen: boolean[] = [];
@@ -552,7 +593,9 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
         expect(replayed).toEqual({ ...outcome, replayed: true });
         for (const c of outcome.changes) expect(c.bucketRefId && c.subBalanceType && c.unitType).toBeTruthy();
         const record = JSON.parse((await redis.get(keys.commandOutcome(m.commandId)))!);
-        expect(Object.keys(record).filter((k) => !['v', 't', 'f', 'c', 'r', 'fp', 'bucketRefIds', 'thresholds', 'fromBucketRefId', 'toBucketRefId', 'fromWholesalePlanId'].includes(k))).toEqual([]);
+        expect(Object.keys(record).filter((k) => !['v', 't', 'f', 'c', 'r', 'fp', 'bucketRefIds', 'thresholds', 'fromBucketRefId', 'toBucketRefId', 'fromWholesalePlanId'].includes(k))).toEqual(
+          [],
+        );
         const { subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId } = outcome.subscription;
         expect(record.f.slice(0, 4)).toEqual([subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId]);
       }
@@ -579,7 +622,20 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
           const hash: Record<string, string> = { [BALANCES_OWNER_FIELD]: sub.wholesaleCustomerId };
           rows.forEach((r, i) => {
             const [allocated, remaining, rollover, cap, endCycle] = r.amounts;
-            const fields = [r.bucketRefId, r.bucketRefId === '1000001' ? 'P' : 'A', r.type, UNIT_BY_SUB_BALANCE_TYPE[r.type], allocated, remaining, rollover, cap, endCycle, r.alerted, r.firstCycle, r.purchased];
+            const fields = [
+              r.bucketRefId,
+              r.bucketRefId === '1000001' ? 'P' : 'A',
+              r.type,
+              UNIT_BY_SUB_BALANCE_TYPE[r.type],
+              allocated,
+              remaining,
+              rollover,
+              cap,
+              endCycle,
+              r.alerted,
+              r.firstCycle,
+              r.purchased,
+            ];
             hash[String(i + 1)] = fields.join('|').replace(/\|+$/, '');
             const dates = r.dates?.join('|').replace(/\|+$/, '');
             if (dates) hash[`${i + 1}v`] = dates;
@@ -678,7 +734,8 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
           { ...sms, action: 'Subtract', quantity: 1300 }, // the 1000 granted, then 300 of the 600 bought
         ]),
       );
-      const amounts = (list: ShownSubBalance[]) => list.filter((b) => [data, sms].some((x) => x.subBalanceInstId === b.subBalanceInstId)).map((b) => [b.subBalanceType, b.allocated, b.rollover, b.purchased, b.remaining]);
+      const amounts = (list: ShownSubBalance[]) =>
+        list.filter((b) => [data, sms].some((x) => x.subBalanceInstId === b.subBalanceInstId)).map((b) => [b.subBalanceType, b.allocated, b.rollover, b.purchased, b.remaining]);
       expect(amounts(outcome.balances)).toEqual([
         ['On-Net SMS', 1_000_000, 0, 300_000, 300_000],
         ['On-Net Data', 5_120_000, 0, 3_000_000, 4_000_000],
@@ -691,7 +748,9 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
         ['Subtract', 1_300_000, 600_000, 300_000],
       ]);
       const { nextRenewalAt } = (await renewals.state(sub.gpsi))!;
-      expect(await renewals.renew(sub.gpsi, { at: new Date().toISOString(), cycleStart: nextRenewalAt!, nextRenewalAt: '2999-01-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` })).toBe('renewed');
+      expect(await renewals.renew(sub.gpsi, { at: new Date().toISOString(), cycleStart: nextRenewalAt!, nextRenewalAt: '2999-01-01T00:00:00.000Z', correlationId: `renewal-${sub.gpsi}` })).toBe(
+        'renewed',
+      );
       // Data: the 1000 granted left roll over (cap 2560) and the 3000 bought stay whole, beside the cap.
       // SMS: the 300 bought lapse with the cycle; they may only roll over within the cap (500), as unused units.
       expect(amounts(await balancesOf(sub))).toEqual([
@@ -739,7 +798,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(await renewals.pending(sub.gpsi)).toEqual([]);
     });
 
-    it('an add-on valid for one cycle bought on the cycle\'s last day outlives the cycle start: it expires at its own end, once, and the ledger records it', async () => {
+    it("an add-on valid for one cycle bought on the cycle's last day outlives the cycle start: it expires at its own end, once, and the ledger records it", async () => {
       const catalog = loadCatalogFile(config.catalogFile);
       const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
       // Cycles on the 1st (UTC); the data pass (one cycle) bought on 31 March at 12:00, the cycle's last day.
@@ -766,12 +825,20 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(renewal.outcome.changes.map((c) => [c.change, c.bucketRefId])).toEqual([['Renewed', '1000003']]);
       expect(expired.outcome).toMatchObject({ expiredAt: expiry.expiredAt, correlationId: expiry.correlationId });
       const [entry] = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 1);
-      const expiredChange = { change: 'Expired', subBalanceInstId: pass.subBalanceInstId, bucketRefId: '2000001', subBalanceType: 'On-Net Data', unitType: 'MB', before: { remaining: 1_024_000, allocated: 1_024_000, rollover: 0, purchased: 0 }, validFor: pass.validFor };
+      const expiredChange = {
+        change: 'Expired',
+        subBalanceInstId: pass.subBalanceInstId,
+        bucketRefId: '2000001',
+        subBalanceType: 'On-Net Data',
+        unitType: 'MB',
+        before: { remaining: 1_024_000, allocated: 1_024_000, rollover: 0, purchased: 0 },
+        validFor: pass.validFor,
+      };
       expect(expired.outcome.changes).toEqual([expiredChange]);
       expect(entry).toEqual({ ...expiredChange, at: expiry.at, correlationId: expiry.correlationId, operation: 'ValidityExpiry' });
     });
 
-    it('a bucket ending before the next renewal brings the subscription\'s due time forward; purchased credit expires at its own end', async () => {
+    it("a bucket ending before the next renewal brings the subscription's due time forward; purchased credit expires at its own end", async () => {
       const catalog = loadCatalogFile(config.catalogFile);
       const renewals = createRedisRenewalStore(redis, { keyPrefix: config.redis.keyPrefix, ledgerRetention: 100 });
       const sub = await createActiveSubscription(balance.subscriptions, { wholesalePlanId: 'WP-DATA', at: new Date('2026-03-01T00:00:00Z') });
@@ -795,8 +862,16 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       expect(await renewals.expire(sub.gpsi, { at: 'y', expiredAt: '2026-06-08T00:00:00.000Z', correlationId: 'credit-end' })).toBe('expired');
       const [, creditEnd] = await renewals.pending(sub.gpsi);
       expect(creditEnd.outcome.changes).toEqual([
-        { change: 'CreditExpired', subBalanceInstId: data.subBalanceInstId, bucketRefId: '1000003', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: 150_000,
-          before: { remaining: 10_390_000, allocated: 10_240_000, rollover: 0, purchased: 150_000 }, after: { remaining: 10_240_000, allocated: 10_240_000, rollover: 0, purchased: 0 } },
+        {
+          change: 'CreditExpired',
+          subBalanceInstId: data.subBalanceInstId,
+          bucketRefId: '1000003',
+          subBalanceType: 'On-Net Data',
+          unitType: 'MB',
+          quantity: 150_000,
+          before: { remaining: 10_390_000, allocated: 10_240_000, rollover: 0, purchased: 150_000 },
+          after: { remaining: 10_240_000, allocated: 10_240_000, rollover: 0, purchased: 0 },
+        },
       ]);
       expect((await balancesOf(sub))[0]).not.toHaveProperty('purchasedUntil');
     });
@@ -842,9 +917,7 @@ describe.each(redisTopologies())('balance store on Redis ($name)', (topology) =>
       const entries = await balance.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 5);
       expect(entries).toHaveLength(5);
       expect(entries.slice(0, 3).map((e) => e.quantity)).toEqual([3000, 2000, 1000]);
-      expect(entries.slice(0, 3)).toEqual(
-        outcomes.reverse().map((o) => ({ ...o.changes[0], at: o.at, correlationId: o.correlationId, operation: 'UpdateBalances' })),
-      );
+      expect(entries.slice(0, 3)).toEqual(outcomes.reverse().map((o) => ({ ...o.changes[0], at: o.at, correlationId: o.correlationId, operation: 'UpdateBalances' })));
       // The activation's changes follow, last made first: the limit counts changes, not stored entries.
       expect(entries.slice(3).map((e) => [e.change, e.operation, e.subBalanceInstId])).toEqual([
         ['Created', 'SubscriptionActivation', `${sub.gpsi}-4`],

@@ -43,8 +43,7 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
     quantity,
     unitType: unit,
   });
-  const eventFor = (type: string, correlationId: string) =>
-    client.event((e) => e.recordName === balanceRecord(type) && e.value.correlationId === correlationId);
+  const eventFor = (type: string, correlationId: string) => client.event((e) => e.recordName === balanceRecord(type) && e.value.correlationId === correlationId);
   const expectError = (reply: Reply, code: string) => {
     expect(reply.recordName).toBe(ERROR_REPLY);
     expect(reply.headers[HEADER.status]).toBe(code);
@@ -62,12 +61,96 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       expect(reply.value.balances).toHaveLength(1);
       expect(reply.value.balances[0].balanceType).toBe('Main');
       expect(subBalances(reply)).toEqual([
-        { subBalanceInstId: `${sub.gpsi}-1`, subBalanceType: 'On-Net Voice', remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, unitType: 'Min', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 500 },
-        { subBalanceInstId: `${sub.gpsi}-2`, subBalanceType: 'On-Net SMS', remainingBalance: 1000, allocatedBalance: 1000, rollOverBalance: 0, totalBalance: 1000, unitType: 'SMS', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 1000 },
-        { subBalanceInstId: `${sub.gpsi}-3`, subBalanceType: 'On-Net MMS', remainingBalance: 100, allocatedBalance: 100, rollOverBalance: 0, totalBalance: 100, unitType: 'MMS', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 100 },
-        { subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, unitType: 'MB', bucketRefId: '1000001', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 5120 },
-        { subBalanceInstId: `${sub.gpsi}-5`, subBalanceType: 'On-Net SMS', remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, unitType: 'SMS', bucketRefId: '2000004', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 500 },
-        { subBalanceInstId: `${sub.gpsi}-6`, subBalanceType: 'On-Net MMS', remainingBalance: 50, allocatedBalance: 50, rollOverBalance: 0, totalBalance: 50, unitType: 'MMS', bucketRefId: '2000004', purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: 50 },
+        {
+          subBalanceInstId: `${sub.gpsi}-1`,
+          subBalanceType: 'On-Net Voice',
+          remainingBalance: 500,
+          allocatedBalance: 500,
+          rollOverBalance: 0,
+          totalBalance: 500,
+          unitType: 'Min',
+          bucketRefId: '1000001',
+          purchasedBalance: 0,
+          validFor: null,
+          purchasedValidUntil: null,
+          reservedBalance: 0,
+          availableBalance: 500,
+        },
+        {
+          subBalanceInstId: `${sub.gpsi}-2`,
+          subBalanceType: 'On-Net SMS',
+          remainingBalance: 1000,
+          allocatedBalance: 1000,
+          rollOverBalance: 0,
+          totalBalance: 1000,
+          unitType: 'SMS',
+          bucketRefId: '1000001',
+          purchasedBalance: 0,
+          validFor: null,
+          purchasedValidUntil: null,
+          reservedBalance: 0,
+          availableBalance: 1000,
+        },
+        {
+          subBalanceInstId: `${sub.gpsi}-3`,
+          subBalanceType: 'On-Net MMS',
+          remainingBalance: 100,
+          allocatedBalance: 100,
+          rollOverBalance: 0,
+          totalBalance: 100,
+          unitType: 'MMS',
+          bucketRefId: '1000001',
+          purchasedBalance: 0,
+          validFor: null,
+          purchasedValidUntil: null,
+          reservedBalance: 0,
+          availableBalance: 100,
+        },
+        {
+          subBalanceInstId: `${sub.gpsi}-4`,
+          subBalanceType: 'On-Net Data',
+          remainingBalance: 5120,
+          allocatedBalance: 5120,
+          rollOverBalance: 0,
+          totalBalance: 5120,
+          unitType: 'MB',
+          bucketRefId: '1000001',
+          purchasedBalance: 0,
+          validFor: null,
+          purchasedValidUntil: null,
+          reservedBalance: 0,
+          availableBalance: 5120,
+        },
+        {
+          subBalanceInstId: `${sub.gpsi}-5`,
+          subBalanceType: 'On-Net SMS',
+          remainingBalance: 500,
+          allocatedBalance: 500,
+          rollOverBalance: 0,
+          totalBalance: 500,
+          unitType: 'SMS',
+          bucketRefId: '2000004',
+          purchasedBalance: 0,
+          validFor: null,
+          purchasedValidUntil: null,
+          reservedBalance: 0,
+          availableBalance: 500,
+        },
+        {
+          subBalanceInstId: `${sub.gpsi}-6`,
+          subBalanceType: 'On-Net MMS',
+          remainingBalance: 50,
+          allocatedBalance: 50,
+          rollOverBalance: 0,
+          totalBalance: 50,
+          unitType: 'MMS',
+          bucketRefId: '2000004',
+          purchasedBalance: 0,
+          validFor: null,
+          purchasedValidUntil: null,
+          reservedBalance: 0,
+          availableBalance: 50,
+        },
       ]);
     });
 
@@ -96,8 +179,30 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       const added = Date.parse(event.value.occurredAt);
       const validFor = (validity: Validity) => ({ startDateTime: event.value.occurredAt, endDateTime: new Date(validityEnd(added, validity)).toISOString() });
       expect(event.value.changes).toEqual([
-        { change: 'Created', subBalanceInstId: `${sub.gpsi}-2`, bucketRefId: '2000001', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: null, before: null, after: { remainingBalance: 1024, allocatedBalance: 1024, rollOverBalance: 0, totalBalance: 1024, purchasedBalance: 0 }, validFor: validFor({ cycles: 1 }), purchasedValidUntil: null },
-        { change: 'Created', subBalanceInstId: `${sub.gpsi}-3`, bucketRefId: '2000003', subBalanceType: 'On-Net Voice', unitType: 'Min', quantity: null, before: null, after: { remainingBalance: 100, allocatedBalance: 100, rollOverBalance: 0, totalBalance: 100, purchasedBalance: 0 }, validFor: validFor({ days: 7 }), purchasedValidUntil: null },
+        {
+          change: 'Created',
+          subBalanceInstId: `${sub.gpsi}-2`,
+          bucketRefId: '2000001',
+          subBalanceType: 'On-Net Data',
+          unitType: 'MB',
+          quantity: null,
+          before: null,
+          after: { remainingBalance: 1024, allocatedBalance: 1024, rollOverBalance: 0, totalBalance: 1024, purchasedBalance: 0 },
+          validFor: validFor({ cycles: 1 }),
+          purchasedValidUntil: null,
+        },
+        {
+          change: 'Created',
+          subBalanceInstId: `${sub.gpsi}-3`,
+          bucketRefId: '2000003',
+          subBalanceType: 'On-Net Voice',
+          unitType: 'Min',
+          quantity: null,
+          before: null,
+          after: { remainingBalance: 100, allocatedBalance: 100, rollOverBalance: 0, totalBalance: 100, purchasedBalance: 0 },
+          validFor: validFor({ days: 7 }),
+          purchasedValidUntil: null,
+        },
       ]);
       expect(subBalances(await query(sub)).map((b) => b.validFor)).toEqual([null, validFor({ cycles: 1 }), validFor({ days: 7 })]);
     });
@@ -138,8 +243,7 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
         expect(reply.value.status).toBe('Success');
         return correlationId;
       };
-      const thresholdsOf = (correlationId: string) =>
-        client.events.filter((e) => e.recordName === balanceRecord('BalanceThresholdReached') && e.value.correlationId === correlationId);
+      const thresholdsOf = (correlationId: string) => client.events.filter((e) => e.recordName === balanceRecord('BalanceThresholdReached') && e.value.correlationId === correlationId);
       const eightyPercent = await update('Subtract', 8192); // 2048 MB left: exactly 20 %
       const reached = await eventFor('BalanceThresholdReached', eightyPercent);
       expect(reached.key).toBe(sub.gpsi);
@@ -179,7 +283,18 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       const event = await eventFor('BucketsCancelled', correlationId);
       expect(event.value).toMatchObject({ bucketRefIds: ['2000002'] });
       expect(event.value.changes).toEqual([
-        { change: 'Removed', subBalanceInstId: `${sub.gpsi}-2`, bucketRefId: '2000002', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: null, before: { remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, purchasedBalance: 0 }, after: null, validFor: null, purchasedValidUntil: null },
+        {
+          change: 'Removed',
+          subBalanceInstId: `${sub.gpsi}-2`,
+          bucketRefId: '2000002',
+          subBalanceType: 'On-Net Data',
+          unitType: 'MB',
+          quantity: null,
+          before: { remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, purchasedBalance: 0 },
+          after: null,
+          validFor: null,
+          purchasedValidUntil: null,
+        },
       ]);
     });
 
@@ -187,7 +302,12 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       const sub = await createActiveSubscription(balance.subscriptions);
       const first = randomUUID();
       const second = randomUUID();
-      const reply = await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [action(sub, 4, 'Subtract', 100.25), action(sub, 1, 'Add', 30, 'On-Net Voice', 'Min')] }, sub.wholesaleCustomerId, first);
+      const reply = await client.send(
+        'UpdateBalances',
+        { gpsi: sub.gpsi, balances: [action(sub, 4, 'Subtract', 100.25), action(sub, 1, 'Add', 30, 'On-Net Voice', 'Min')] },
+        sub.wholesaleCustomerId,
+        first,
+      );
       expect(reply.recordName).toBe(balanceRecord('UpdateBalancesReply'));
       expect(reply.value.status).toBe('Success');
       // The Add is purchased credit, shown apart from the allocation (total = allocated + rollover is the grant).
@@ -200,16 +320,44 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       await client.send('UpdateBalances', { gpsi: sub.gpsi, balances: [action(sub, 4, 'Subtract', 19.75), action(sub, 4, 'Add', 10)] }, sub.wholesaleCustomerId, second);
       const events = [await eventFor('BalancesUpdated', first), await eventFor('BalancesUpdated', second)];
       expect(events[0].value.changes).toEqual([
-        { change: 'Subtract', subBalanceInstId: `${sub.gpsi}-4`, bucketRefId: '1000001', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: 100.25, before: { remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, purchasedBalance: 0 }, after: { remainingBalance: 5019.75, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, purchasedBalance: 0 }, validFor: null, purchasedValidUntil: null },
-        { change: 'Add', subBalanceInstId: `${sub.gpsi}-1`, bucketRefId: '1000001', subBalanceType: 'On-Net Voice', unitType: 'Min', quantity: 30, before: { remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, purchasedBalance: 0 }, after: { remainingBalance: 530, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, purchasedBalance: 30 }, validFor: null, purchasedValidUntil: null }, // Voice credit does not expire
+        {
+          change: 'Subtract',
+          subBalanceInstId: `${sub.gpsi}-4`,
+          bucketRefId: '1000001',
+          subBalanceType: 'On-Net Data',
+          unitType: 'MB',
+          quantity: 100.25,
+          before: { remainingBalance: 5120, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, purchasedBalance: 0 },
+          after: { remainingBalance: 5019.75, allocatedBalance: 5120, rollOverBalance: 0, totalBalance: 5120, purchasedBalance: 0 },
+          validFor: null,
+          purchasedValidUntil: null,
+        },
+        {
+          change: 'Add',
+          subBalanceInstId: `${sub.gpsi}-1`,
+          bucketRefId: '1000001',
+          subBalanceType: 'On-Net Voice',
+          unitType: 'Min',
+          quantity: 30,
+          before: { remainingBalance: 500, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, purchasedBalance: 0 },
+          after: { remainingBalance: 530, allocatedBalance: 500, rollOverBalance: 0, totalBalance: 500, purchasedBalance: 30 },
+          validFor: null,
+          purchasedValidUntil: null,
+        }, // Voice credit does not expire
       ]);
 
       // Bought data lasts 90 days (catalog purchasedCredit) from the command.
-      expect(events[1].value.changes[1]).toMatchObject({ change: 'Add', after: { purchasedBalance: 10 }, purchasedValidUntil: new Date(Date.parse(events[1].value.occurredAt) + 90 * 86_400_000).toISOString() });
+      expect(events[1].value.changes[1]).toMatchObject({
+        change: 'Add',
+        after: { purchasedBalance: 10 },
+        purchasedValidUntil: new Date(Date.parse(events[1].value.occurredAt) + 90 * 86_400_000).toISOString(),
+      });
       const history = await client.send('QueryBalanceHistory', { gpsi: sub.gpsi, limit: 4 }, sub.wholesaleCustomerId);
       expect(history.recordName).toBe(balanceRecord('QueryBalanceHistoryReply'));
       expect(history.value).toMatchObject({ status: 'Success', gpsi: sub.gpsi });
-      const fromEvents = [...events].reverse().flatMap((e) => [...e.value.changes].reverse().map((c: object) => ({ ...c, at: e.value.occurredAt, correlationId: e.value.correlationId, operation: 'UpdateBalances' })));
+      const fromEvents = [...events]
+        .reverse()
+        .flatMap((e) => [...e.value.changes].reverse().map((c: object) => ({ ...c, at: e.value.occurredAt, correlationId: e.value.correlationId, operation: 'UpdateBalances' })));
       expect(history.value.entries).toEqual(fromEvents);
     });
 
@@ -320,9 +468,14 @@ describe.each(redisTopologies())('balance operations over the real stack (Redis 
       try {
         const replies = await Promise.all(
           Array.from({ length: 1000 }, (_, i) =>
-            producers[i % producers.length].send('balanceCommands', balanceRecord('UpdateBalances'), { gpsi: sub.gpsi, balances: [action(sub, 4, 'Add', 1)] }, {
-              headers: { [HEADER.wholesaleCustomerId]: sub.wholesaleCustomerId },
-            }),
+            producers[i % producers.length].send(
+              'balanceCommands',
+              balanceRecord('UpdateBalances'),
+              { gpsi: sub.gpsi, balances: [action(sub, 4, 'Add', 1)] },
+              {
+                headers: { [HEADER.wholesaleCustomerId]: sub.wholesaleCustomerId },
+              },
+            ),
           ),
         );
         expect(replies.every((r) => r.value.status === 'Success')).toBe(true);

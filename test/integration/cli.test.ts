@@ -40,7 +40,9 @@ describe('wholesale CLI as a child process against the real stack', () => {
     return path;
   };
   const portStatusSeen = (gpsi: string, status: string) =>
-    eventually(`${status} of ${gpsi}`, () => seen.find((e) => e.recordName === 'wholesale.portin.v1.PortInActivationEvent' && e.key === gpsi && (e.value as { portStatus?: string })?.portStatus === status));
+    eventually(`${status} of ${gpsi}`, () =>
+      seen.find((e) => e.recordName === 'wholesale.portin.v1.PortInActivationEvent' && e.key === gpsi && (e.value as { portStatus?: string })?.portStatus === status),
+    );
   const order = (gpsi: string, pwdPin = '4321') => examplePortInOrder(gpsi, { pwdPin });
 
   it('checks eligibility: pretty output by default, one JSON line with --json, exit 0', async () => {
@@ -87,7 +89,10 @@ describe('wholesale CLI as a child process against the real stack', () => {
 
     const tail = await cli('--json', 'events', 'tail', '--from-beginning', '--topic', 'portin', '--gpsi', gpsi, '--max', '3');
     expect(tail.code).toBe(EXIT.SUCCESS);
-    const tailed = tail.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const tailed = tail.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(tailed.map((e) => e.value.portStatus)).toEqual(['OPEN', 'CONFIRMED', 'COMPLETED']);
     expect(tailed[0].cloudEvent).toMatchObject({ specversion: '1.0', type: 'wholesale.portin.v1.PortInActivationEvent', subject: gpsi });
 
@@ -111,7 +116,9 @@ describe('wholesale CLI as a child process against the real stack', () => {
     expect(rows.map((s) => s.bucketRefId)).not.toContain('2000002');
     const table = await cli('balance', 'query', '--gpsi', gpsi);
     expect(table.code).toBe(EXIT.SUCCESS);
-    expect(table.stdout).toMatch(/ {4}subBalanceInstId +subBalanceType +remainingBalance +allocatedBalance +rollOverBalance +totalBalance +unitType +bucketRefId +purchasedBalance +validFor\.startDateTime +validFor\.endDateTime +purchasedValidUntil +reservedBalance +availableBalance\n/);
+    expect(table.stdout).toMatch(
+      / {4}subBalanceInstId +subBalanceType +remainingBalance +allocatedBalance +rollOverBalance +totalBalance +unitType +bucketRefId +purchasedBalance +validFor\.startDateTime +validFor\.endDateTime +purchasedValidUntil +reservedBalance +availableBalance\n/,
+    );
     expect(table.stdout).toContain(`${data.subBalanceInstId} `);
     const history = json((await cli('--json', 'balance', 'history', '--gpsi', gpsi, '--limit', '2')).stdout);
     expect(history.entries).toHaveLength(2);

@@ -48,7 +48,9 @@ describe('WholesaleClient under load', () => {
         ),
       );
       const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
-      console.log(`${CALLS} concurrent calls from one client (${round}) resolved in ${elapsedMs.toFixed(0)} ms (${((CALLS / elapsedMs) * 1000).toFixed(0)} calls/s; the service runs in the same process)`);
+      console.log(
+        `${CALLS} concurrent calls from one client (${round}) resolved in ${elapsedMs.toFixed(0)} ms (${((CALLS / elapsedMs) * 1000).toFixed(0)} calls/s; the service runs in the same process)`,
+      );
 
       const mismatches = outcomes.flatMap((outcome, i) => {
         const { expected, gpsi } = calls[i];

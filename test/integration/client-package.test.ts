@@ -46,7 +46,10 @@ describe('the installable client package (wholesale-client)', () => {
     copyFileSync(join(ROOT, 'examples', 'client-quickstart.js'), join(project, 'client-quickstart.js'));
     const env = { ...process.env, ...envFor(fx.config), NODE_PATH: '' };
     const { stdout: output } = await run(process.execPath, ['client-quickstart.js', gpsiEndingIn('42')], { cwd: project, env, encoding: 'utf8', timeout: 60_000 });
-    const steps = output.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const steps = output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(steps).toEqual([
       { step: 'eligibility', status: 'Success', eligibilityStatus: 'Eligible' },
       { step: 'createPortIn', status: 'Success', portStatus: 'OPEN' },

@@ -21,10 +21,8 @@ describe('WholesaleClient against the real stack', () => {
     await events.ready;
   });
 
-  const portinEvents = (gpsi: string) =>
-    seen.flatMap((e) => (e.known && e.recordName === 'wholesale.portin.v1.PortInActivationEvent' && e.value.gpsi === gpsi ? [e] : []));
-  const waitForPortStatus = (gpsi: string, status: string) =>
-    eventually(`${status} for ${gpsi}`, () => portinEvents(gpsi).find((e) => e.value.portStatus === status));
+  const portinEvents = (gpsi: string) => seen.flatMap((e) => (e.known && e.recordName === 'wholesale.portin.v1.PortInActivationEvent' && e.value.gpsi === gpsi ? [e] : []));
+  const waitForPortStatus = (gpsi: string, status: string) => eventually(`${status} for ${gpsi}`, () => portinEvents(gpsi).find((e) => e.value.portStatus === status));
 
   it('checks eligibility right after connecting (the reply consumer is positioned before the first send)', async () => {
     const fresh = await WholesaleClient.connect({ config: clientConfigFor(fx.config) });
@@ -58,12 +56,15 @@ describe('WholesaleClient against the real stack', () => {
     expect(created).toMatchObject({ status: 'Success', gpsi, partnerTransactionId: order.partnerTransactionId, portStatus: 'OPEN' });
 
     const completed = await waitForPortStatus(gpsi, 'COMPLETED');
-    expect(completed.cloudEvent).toMatchObject({ specversion: '1.0', type: 'wholesale.portin.v1.PortInActivationEvent', subject: gpsi, dataschema: expect.stringMatching(/\/schemas\/ids\/\d+$/) });
+    expect(completed.cloudEvent).toMatchObject({
+      specversion: '1.0',
+      type: 'wholesale.portin.v1.PortInActivationEvent',
+      subject: gpsi,
+      dataschema: expect.stringMatching(/\/schemas\/ids\/\d+$/),
+    });
     expect(completed.key).toBe(gpsi);
     expect(portinEvents(gpsi).map((e) => e.value.portStatus)).toEqual(expect.arrayContaining(['OPEN', 'CONFIRMED', 'COMPLETED']));
-    const activated = await eventually('SubscriptionActivated', () =>
-      seen.find((e) => e.known && e.recordName === 'wholesale.balance.v1.SubscriptionActivated' && e.value.gpsi === gpsi),
-    );
+    const activated = await eventually('SubscriptionActivated', () => seen.find((e) => e.known && e.recordName === 'wholesale.balance.v1.SubscriptionActivated' && e.value.gpsi === gpsi));
     expect(activated.topic).toBe(fx.config.topics.balanceEvents);
 
     const byGpsi = await client.queryPortIn({ gpsi });
@@ -97,10 +98,11 @@ describe('WholesaleClient against the real stack', () => {
     expect(history.entries).toHaveLength(3);
 
     const billing = seen.filter((e) => e.topic === fx.config.topics.balanceEvents && e.key === gpsi).map((e) => e.recordName);
-    await eventually('the billing events of the journey', () =>
-      ['BucketsAdded', 'PrimaryBucketSwapped', 'BalancesUpdated', 'BucketsCancelled'].every((name) =>
-        seen.some((e) => e.recordName === `wholesale.balance.v1.${name}` && e.key === gpsi),
-      ) || undefined,
+    await eventually(
+      'the billing events of the journey',
+      () =>
+        ['BucketsAdded', 'PrimaryBucketSwapped', 'BalancesUpdated', 'BucketsCancelled'].every((name) => seen.some((e) => e.recordName === `wholesale.balance.v1.${name}` && e.key === gpsi)) ||
+        undefined,
     );
     expect(billing[0]).toBe('wholesale.balance.v1.SubscriptionActivated');
   });

@@ -23,8 +23,7 @@ describe('events conform to CloudEvents 1.0 (Kafka binding, binary mode)', () =>
     balance = balanceComponentsOf(fx.service, fx.config);
   });
 
-  const toEvent = (message: { key: string; value: Buffer; headers: Record<string, string> }): CloudEvent<unknown> =>
-    Kafka.toEvent({ ...message, body: message.value }) as CloudEvent<unknown>;
+  const toEvent = (message: { key: string; value: Buffer; headers: Record<string, string> }): CloudEvent<unknown> => Kafka.toEvent({ ...message, body: message.value }) as CloudEvent<unknown>;
   const asCloudEvent = (record: Reply): CloudEvent<unknown> => toEvent({ key: record.key ?? '', value: record.rawValue!, headers: record.headers });
 
   it('a billing event passes the library validation and its dataschema resolves to the writer schema', async () => {

@@ -36,7 +36,17 @@ describe('npm run demo', () => {
     const headings = run.stdout.split('\n').filter((line) => line.startsWith('── '));
     expect(headings).toHaveLength(13);
     expect(headings[12]).toContain('HTTP: the same service through the gateway');
-    for (const operation of ['CheckPortInEligibility', 'CreatePortIn', 'CancelPortIn', 'QueryPortIn', 'QueryBalances', 'AddBuckets', 'SwapPrimaryBucket', 'UpdateBalances', 'QueryBalanceHistory']) {
+    for (const operation of [
+      'CheckPortInEligibility',
+      'CreatePortIn',
+      'CancelPortIn',
+      'QueryPortIn',
+      'QueryBalances',
+      'AddBuckets',
+      'SwapPrimaryBucket',
+      'UpdateBalances',
+      'QueryBalanceHistory',
+    ]) {
       expect(run.stdout).toContain(`  → ${operation} `);
     }
     expect(run.stdout).toContain('error BAD_REQUEST');

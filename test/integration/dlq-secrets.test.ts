@@ -78,12 +78,19 @@ describe('hostile port-ins: secrets stay inside', () => {
       replies[name] = correlationId;
     }
     // A legitimate port-in leaves records in Redis and its secrets on the NP request topic (the old provider checks them).
-    expect((await fx.requester.send('portinCommands', PORTIN('CreatePortIn'), { ...portIn(legit), gpsi: gpsiEndingIn('43') }, { token, headers: { [HEADER.wholesaleCustomerId]: 'alpha-b1' } })).value.status).toBe('Success');
+    expect(
+      (await fx.requester.send('portinCommands', PORTIN('CreatePortIn'), { ...portIn(legit), gpsi: gpsiEndingIn('43') }, { token, headers: { [HEADER.wholesaleCustomerId]: 'alpha-b1' } })).value
+        .status,
+    ).toBe('Success');
 
     const topics = await readRunTopics();
     // The service's topics and the partner's own, where its replies and events went.
     expect([...topics.keys()].sort()).toEqual(expect.arrayContaining([...Object.values(fx.config.topics), ...Object.values(partnerTopics(fx.config.partnerTopicPrefix, 'alpha'))]));
-    const holding = (value: string) => [...topics].filter(([, parts]) => parts.some((part) => part.includes(value))).map(([topic]) => topic).sort();
+    const holding = (value: string) =>
+      [...topics]
+        .filter(([, parts]) => parts.some((part) => part.includes(value)))
+        .map(([topic]) => topic)
+        .sort();
     const commandTopics = [fx.config.topics.portinCommands, fx.config.topics.balanceCommands].sort();
     // The search is not blind: it finds the secrets where they are in clear by design.
     expect(holding(hostile.pwdPin)).toEqual(commandTopics);
@@ -106,7 +113,10 @@ describe('hostile port-ins: secrets stay inside', () => {
     });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const letters = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const letters = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     for (const [name, { value }] of Object.entries(sends)) {
       const letter = letters.find((l) => l.correlationId === replies[name]);
       expect(Buffer.from(letter.valueBase64, 'base64').equals(value)).toBe(true);

@@ -30,7 +30,10 @@ describe('two workers with one KAFKA_GROUP_INSTANCE_ID (real broker)', () => {
       let timer: NodeJS.Timeout | undefined;
       const exit = await Promise.race([older.exited, new Promise((resolve) => (timer = setTimeout(() => resolve('still running after 20 s'), 20_000)))]).finally(() => clearTimeout(timer));
       expect(exit).toBe(1);
-      const naming = older.output().split('\n').filter((line) => line.includes(`KAFKA_GROUP_INSTANCE_ID ${instanceId} is in use by another worker`));
+      const naming = older
+        .output()
+        .split('\n')
+        .filter((line) => line.includes(`KAFKA_GROUP_INSTANCE_ID ${instanceId} is in use by another worker`));
       expect(naming.some((line) => line.includes('"level":60'))).toBe(true); // the fatal line, before the exit
 
       const replies = await Promise.all(Array.from({ length: 6 }, ask));

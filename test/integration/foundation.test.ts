@@ -51,9 +51,14 @@ describe('foundation: command → worker → reply over the real stack', () => {
   });
 
   it('answers BAD_REQUEST listing every problem of the headers and the body at once', async () => {
-    const reply = await fx.requester.send('portinCommands', ELIGIBILITY, { gpsi: '12ab' }, {
-      headers: { [HEADER.replyTopic]: fx.config.topics.portinEvents },
-    });
+    const reply = await fx.requester.send(
+      'portinCommands',
+      ELIGIBILITY,
+      { gpsi: '12ab' },
+      {
+        headers: { [HEADER.replyTopic]: fx.config.topics.portinEvents },
+      },
+    );
     expect(reply.recordName).toBe(ERROR_REPLY);
     expect(reply.headers[HEADER.status]).toBe('BAD_REQUEST');
     expect(reply.value.error.code).toBe('BAD_REQUEST');
@@ -112,7 +117,9 @@ describe('foundation: command → worker → reply over the real stack', () => {
     const pending = fx.requester.awaitReply(correlationId);
     // A valid Avro record registered for the replies topic, sent to the commands topic.
     const value = await fx.requester.codec.encode(fx.config.topics.portinReplies, ERROR_REPLY, {
-      status: 'INTERNAL', operation: null, error: { code: 'INTERNAL', message: 'x', problems: [] },
+      status: 'INTERNAL',
+      operation: null,
+      error: { code: 'INTERNAL', message: 'x', problems: [] },
     });
     await fx.requester.sendRaw(fx.config.topics.portinCommands, { key: 'k-wrong', value, headers: { [HEADER.correlationId]: correlationId } });
     expect((await pending).value.error.message).toContain('NO_HANDLER');

@@ -45,7 +45,10 @@ describe('two gateways and two workers', () => {
     const admin = new Kafka({ brokers: fx.config.kafka.brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     try {
-      return (await admin.listGroups()).groups.map((group) => group.groupId).filter((id) => id.includes(text)).sort();
+      return (await admin.listGroups()).groups
+        .map((group) => group.groupId)
+        .filter((id) => id.includes(text))
+        .sort();
     } finally {
       await admin.disconnect();
     }
@@ -72,7 +75,7 @@ describe('two gateways and two workers', () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(6);
   });
 
-  it('answers a retry with the same X-Correlation-Id on the other instance, from that instance\'s own reply group', async () => {
+  it("answers a retry with the same X-Correlation-Id on the other instance, from that instance's own reply group", async () => {
     const correlationId = randomUUID();
     const first = await eligibility(gatewayA, beta, { 'X-Correlation-Id': correlationId });
     const retry = await eligibility(gatewayB, beta, { 'X-Correlation-Id': correlationId });

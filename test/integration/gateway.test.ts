@@ -89,7 +89,9 @@ describe('the HTTP gateway on the real stack', () => {
     const swapped = await call('PUT', '/balances/primary-bucket', { body: { gpsi, bucketRefId: '1000002' } });
     expect(swapped.status).toBe(200);
     const data = swapped.body.balances.flatMap((b: any) => b.subBalances).find((s: any) => s.bucketRefId === '1000002' && s.subBalanceType === 'On-Net Data');
-    const updated = await call('PATCH', '/balances', { body: { gpsi, balances: [{ subBalanceInstId: data.subBalanceInstId, subBalanceType: 'On-Net Data', unitType: 'MB', action: 'Subtract', quantity: 100 }] } });
+    const updated = await call('PATCH', '/balances', {
+      body: { gpsi, balances: [{ subBalanceInstId: data.subBalanceInstId, subBalanceType: 'On-Net Data', unitType: 'MB', action: 'Subtract', quantity: 100 }] },
+    });
     expect(updated.status).toBe(200);
     expect(await remaining(gpsi, data.subBalanceInstId)).toBe(data.remainingBalance - 100);
     const cancelled = await call('POST', '/balances/buckets/cancellations', { body: { gpsi, bucketRefId: ['2000002'] } });

@@ -43,7 +43,15 @@ describe('bounds on hostile commands over the real stack', () => {
   it('oversized arrays and strings of every balance command → BAD_REQUEST naming the bound, nothing applied, a small reply', async () => {
     const sub = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: 'alpha' });
     const before = await subscriberState(fx.service.redis, fx.config.redis.keyPrefix, sub.gpsi);
-    const action = (overrides: object = {}) => ({ subBalanceInstId: `${sub.gpsi}-4`, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Add', quantity: 1, unitType: 'MB', ...overrides });
+    const action = (overrides: object = {}) => ({
+      subBalanceInstId: `${sub.gpsi}-4`,
+      balanceType: 'Main',
+      subBalanceType: 'On-Net Data',
+      action: 'Add',
+      quantity: 1,
+      unitType: 'MB',
+      ...overrides,
+    });
     const cases: [string, object, string[]][] = [
       ['AddBuckets', { gpsi: sub.gpsi, bucketRefId: Array.from({ length: 20_000 }, () => '2000001') }, ['bucketRefId must have at most 20 item(s)']],
       ['CancelBuckets', { gpsi: sub.gpsi, bucketRefId: [huge(60_000), huge(60_000)] }, ['bucketRefId[0] must be at most 36 characters', 'bucketRefId[1] must be at most 36 characters']],

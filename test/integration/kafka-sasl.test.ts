@@ -38,7 +38,9 @@ describe('Kafka SASL/SCRAM', () => {
     const service = await startTestService(config);
     const requester = await TestRequester.start(config);
     const client = await WholesaleClient.connect({ config: loadClientConfig({ ...envFor(config), ...env }) });
-    const simulator = await startNpSimulator(loadNpSimulatorConfig({ ...process.env, ...envFor(config), ...env, NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}` }), { log: testLogger(config) });
+    const simulator = await startNpSimulator(loadNpSimulatorConfig({ ...process.env, ...envFor(config), ...env, NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}` }), {
+      log: testLogger(config),
+    });
     try {
       const reply = await requester.send('portinCommands', 'wholesale.portin.v1.CheckPortInEligibility', { gpsi: '19459986891' });
       expect(reply.headers[HEADER.status]).toBe('Success');
@@ -61,7 +63,14 @@ describe('Kafka SASL/SCRAM', () => {
   });
 
   it('without credentials the SASL listener serves nothing', async () => {
-    const admin = new Kafka({ clientId: 'no-credentials', brokers: kafka.saslBrokers!, ...kafkaTransport({}), logLevel: logLevel.NOTHING, retry: { retries: 1 }, connectionTimeout: 3000 }).admin();
+    const admin = new Kafka({
+      clientId: 'no-credentials',
+      brokers: kafka.saslBrokers!,
+      ...kafkaTransport({}),
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 1 },
+      connectionTimeout: 3000,
+    }).admin();
     await expect(admin.connect().then(() => admin.listTopics())).rejects.toThrow();
     await admin.disconnect();
   });

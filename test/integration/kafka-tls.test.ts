@@ -47,8 +47,7 @@ describe('Kafka over TLS', () => {
   };
 
   /** Asks the brokers for the cluster's metadata through the service's own client options. */
-  const brokerCount = (env: Record<string, string>): Promise<number> =>
-    withAdmin(connectionFrom(env), async (admin) => (await admin.metadata({ topics: [], forceUpdate: true })).brokers.size);
+  const brokerCount = (env: Record<string, string>): Promise<number> => withAdmin(connectionFrom(env), async (admin) => (await admin.metadata({ topics: [], forceUpdate: true })).brokers.size);
 
   /**
    * One metadata request without retries, and why the broker dropped each connection. Under TLS 1.3 the
@@ -110,7 +109,9 @@ describe('Kafka over TLS', () => {
   });
 
   it('SCRAM over TLS (SASL_SSL): the service answers the client library', async () => {
-    await expectAnsweredOver(tlsEnv({ KAFKA_BROKERS: kafka.saslTlsBrokers!.join(','), KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: USER.username, KAFKA_SASL_PASSWORD: USER.password }));
+    await expectAnsweredOver(
+      tlsEnv({ KAFKA_BROKERS: kafka.saslTlsBrokers!.join(','), KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: USER.username, KAFKA_SASL_PASSWORD: USER.password }),
+    );
   });
 
   it('a service that does not trust the CA does not start: the handshake refuses the broker certificate', async () => {

@@ -35,7 +35,9 @@ function exposedNames(text: string): Set<string> {
 }
 
 const dashboardExprs = (): string[] =>
-  (JSON.parse(readFileSync(join(ROOT, 'deploy', 'monitoring', 'wholesale-dashboard.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] }).panels.flatMap((panel) => panel.targets.map((target) => target.expr));
+  (JSON.parse(readFileSync(join(ROOT, 'deploy', 'monitoring', 'wholesale-dashboard.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] }).panels.flatMap((panel) =>
+    panel.targets.map((target) => target.expr),
+  );
 const ruleExprs = (): string[] =>
   parseAllDocuments(readFileSync(join(ROOT, 'deploy', 'base', 'monitoring.yaml'), 'utf8'))
     .map((document) => document.toJS())

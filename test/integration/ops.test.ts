@@ -13,7 +13,6 @@ import { useService } from '../support/service-fixture';
 const ELIGIBILITY = 'wholesale.portin.v1.CheckPortInEligibility';
 const randomGpsi = () => `1${Math.floor(1e10 + Math.random() * 9e10)}`;
 
-
 interface Readyz {
   status: number;
   body: { ready: boolean; failed: string[]; checks: Record<string, { ok: boolean; detail?: string }> };

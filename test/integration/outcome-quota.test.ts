@@ -80,7 +80,12 @@ describe('per-partner idempotency quota', () => {
       expect(outcomeKeys.length).toBeGreaterThanOrEqual(changes);
       // The cheapest change to send: one for a number that does not exist (NOT_FOUND is recorded like any answer).
       for (let i = 0; i < changes; i++) {
-        const reply = await sender.send('balanceCommands', balanceRecord('AddBuckets'), { gpsi: gpsiEndingIn('77'), bucketRefId: ['2000001'] }, { token, headers: { [HEADER.wholesaleCustomerId]: 'alpha-b1' } });
+        const reply = await sender.send(
+          'balanceCommands',
+          balanceRecord('AddBuckets'),
+          { gpsi: gpsiEndingIn('77'), bucketRefId: ['2000001'] },
+          { token, headers: { [HEADER.wholesaleCustomerId]: 'alpha-b1' } },
+        );
         expect(reply.headers[HEADER.status]).toBe('NOT_FOUND');
       }
       const afterKeys = Object.keys(await redisSnapshot(other.redis, `${measured.redis.keyPrefix}*`)).filter((key) => !keys.includes(key));

@@ -128,8 +128,8 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
   });
 
   it.each([
-    ['the service\'s group', () => `wholesale-workers-${randomUUID().slice(0, 8)}`],
-    ['a group in B\'s namespace', () => groupOfA('probe').replace(A, B)],
+    ["the service's group", () => `wholesale-workers-${randomUUID().slice(0, 8)}`],
+    ["a group in B's namespace", () => groupOfA('probe').replace(A, B)],
   ])('A using %s is refused by the broker', async (_name, group) => {
     const { client, answers } = clientOfAKeepingAnswers();
     expect(await readAs(client, [topicsOf(A)[0]], group())).toBe('Failed to find group coordinator');
@@ -143,7 +143,7 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     expect(await writeAs(producerA, ownCommandTopics(A)[1])).toBe('written');
   });
 
-  it('A writes its own command topic in a transaction under a transactional id of its namespace; under B\'s the broker refuses', async () => {
+  it("A writes its own command topic in a transaction under a transactional id of its namespace; under B's the broker refuses", async () => {
     const transact = async (transactionalId: string) => {
       const { client, answers } = clientOfAKeepingAnswers();
       const producer = client.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, retry: { retries: 2 } });
@@ -221,12 +221,12 @@ describe('partner ACLs on a broker with the StandardAuthorizer', () => {
     }
   });
 
-  it('`admin partner remove` takes A\'s rights away (B keeps its own); --delete-topics removes its topics', async () => {
+  it("`admin partner remove` takes A's rights away (B keeps its own); --delete-topics removes its topics", async () => {
     const removed = await admin(['partner', 'remove', A]);
     expect(removed.code).toBe(0);
     expect(JSON.parse(removed.stdout).deletedRules).toHaveLength(13);
     // The authorizer applies the metadata change a moment after the controller committed it.
-    await until('A\'s read refused', async () => ((await readAs(asA, topicsOf(A), groupOfA('after'))) === 'read' ? undefined : true));
+    await until("A's read refused", async () => ((await readAs(asA, topicsOf(A), groupOfA('after'))) === 'read' ? undefined : true));
     expect(await readAs(asA, topicsOf(A), groupOfA('after'))).toBe('TOPIC_AUTHORIZATION_FAILED');
     expect(await writeAs(producerA, OPERATOR.portinCommands)).toBe('TOPIC_AUTHORIZATION_FAILED');
     expect(await readAs(broker.client(broker.partners[B]), topicsOf(B), `${partnerNamespace(PREFIX, B)}still-${randomUUID().slice(0, 8)}`, 4)).toBe('read');

@@ -110,7 +110,7 @@ describe("partners' own command topics: one partner's open transaction stalls no
     expect(repliesTo(correlationIds)).toEqual([]); // still uncommitted: not handed to the worker
 
     await transaction.commit();
-    const answered = await eventually('the replies to alpha\'s committed commands', () => (repliesTo(correlationIds).length === PARTITIONS ? repliesTo(correlationIds) : undefined));
+    const answered = await eventually("the replies to alpha's committed commands", () => (repliesTo(correlationIds).length === PARTITIONS ? repliesTo(correlationIds) : undefined));
     expect(answered.map((r) => [r.topic, r.headers[HEADER.status]])).toEqual(correlationIds.map(() => [alpha.balanceReplies, 'Success']));
   });
 
@@ -135,7 +135,7 @@ describe("partners' own command topics: one partner's open transaction stalls no
       value: await fx.requester.encode('balanceCommands', balanceRecord('QueryBalances'), { gpsi }),
       headers: { [HEADER.correlationId]: correlationId, [HEADER.authorization]: `Bearer ${await auth.signer.sign('alpha')}` },
     });
-    const [reply] = await eventually('the answer to alpha on gamma\'s topic', () => (repliesTo([correlationId]).length > 0 ? repliesTo([correlationId]) : undefined), 20_000);
+    const [reply] = await eventually("the answer to alpha on gamma's topic", () => (repliesTo([correlationId]).length > 0 ? repliesTo([correlationId]) : undefined), 20_000);
     expect([reply.topic, reply.headers[HEADER.status], reply.value.error?.code]).toEqual([alpha.balanceReplies, 'FORBIDDEN', 'FORBIDDEN']);
     expect(fx.service.consumedTopics).toEqual(expect.arrayContaining([alpha.balanceCommands, beta.portinCommands, gamma.balanceCommands]));
   });

@@ -41,7 +41,14 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
 
   beforeAll(async () => {
     // Everything written to any reply or event topic, partner or shared, and the DLQ.
-    const everything = [...Object.values(alphaTopics), ...Object.values(betaTopics), fx.config.topics.portinReplies, fx.config.topics.balanceReplies, fx.config.topics.balanceEvents, fx.config.topics.deadLetters];
+    const everything = [
+      ...Object.values(alphaTopics),
+      ...Object.values(betaTopics),
+      fx.config.topics.portinReplies,
+      fx.config.topics.balanceReplies,
+      fx.config.topics.balanceEvents,
+      fx.config.topics.deadLetters,
+    ];
     fx.track(await TopicReader.start(fx.config, everything, (record) => seen.push(record)));
     balance = balanceComponentsOf(fx.service, fx.config);
   });
@@ -90,8 +97,14 @@ describe('partners isolated on Kafka: replies, events and refused traffic', () =
     const alphaUpdate = await send('UpdateBalances', updateOf(alphaSub), await token('alpha-b1'));
     const betaQuery = await send('QueryBalances', { gpsi: betaSub.gpsi }, await token('beta'));
     const betaUpdate = await send('UpdateBalances', updateOf(betaSub), await token('beta'));
-    expect([alphaQuery, alphaUpdate].map((r) => [r.topic, r.headers[HEADER.status]])).toEqual([[alphaTopics.balanceReplies, 'Success'], [alphaTopics.balanceReplies, 'Success']]);
-    expect([betaQuery, betaUpdate].map((r) => [r.topic, r.headers[HEADER.status]])).toEqual([[betaTopics.balanceReplies, 'Success'], [betaTopics.balanceReplies, 'Success']]);
+    expect([alphaQuery, alphaUpdate].map((r) => [r.topic, r.headers[HEADER.status]])).toEqual([
+      [alphaTopics.balanceReplies, 'Success'],
+      [alphaTopics.balanceReplies, 'Success'],
+    ]);
+    expect([betaQuery, betaUpdate].map((r) => [r.topic, r.headers[HEADER.status]])).toEqual([
+      [betaTopics.balanceReplies, 'Success'],
+      [betaTopics.balanceReplies, 'Success'],
+    ]);
     const alphaIds = [alphaQuery, alphaUpdate].map((r) => r.headers[HEADER.correlationId]);
     const betaIds = [betaQuery, betaUpdate].map((r) => r.headers[HEADER.correlationId]);
     // Each BalancesUpdated event on the operator's topic (billing, unchanged) and on its partner's, same ce_id.

@@ -96,7 +96,11 @@ describe('a partner transaction: the abort marker in a later fetch', () => {
   it('skips an aborted transaction whose abort marker comes in a later fetch than its records', async () => {
     const sub = await subscription();
     const before = await dataRemaining(sub);
-    const aborted = await transaction(sub, Array.from({ length: 20 }, () => 100), 'abort');
+    const aborted = await transaction(
+      sub,
+      Array.from({ length: 20 }, () => 100),
+      'abort',
+    );
     const [committed] = await transaction(sub, [1], 'commit');
     await expectOnlyCommittedAnswered(committed, aborted);
     expect((await dataRemaining(sub)) - before).toBe(1);

@@ -51,7 +51,8 @@ describe('CancelPortIn while the NP side works on the port (real stack, NP simul
     const gpsi = gpsiEndingIn('16');
     await stack.j.send('CreatePortIn', createCommand(gpsi));
     await stack.j.waitForStatus(gpsi, 'CONFIRMED');
-    const eventsAfter = (count: number) => until(`${count} events for ${gpsi}`, async () => (stack.j.eventsFor(gpsi).length >= count ? stack.j.eventsFor(gpsi) : undefined), { timeoutMs: 15000, intervalMs: 50 });
+    const eventsAfter = (count: number) =>
+      until(`${count} events for ${gpsi}`, async () => (stack.j.eventsFor(gpsi).length >= count ? stack.j.eventsFor(gpsi) : undefined), { timeoutMs: 15000, intervalMs: 50 });
     await stack.j.send('CancelPortIn', { gpsi });
     const events = await eventsAfter(4);
     expect(statuses(events)).toEqual(['OPEN/v1', 'CONFIRMED/v1', 'CANCEL_PENDING/v1', 'CONFIRMED/v1']);

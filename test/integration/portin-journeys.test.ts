@@ -33,7 +33,13 @@ describe.each(redisTopologies())('port-in journeys over the real stack with the 
     expect(completed.value.portOrderId).toMatch(/^PO-/);
     // the events the NP side caused carry the correlation id of the create they answer
     expect(events.map((e) => e.value.correlationId)).toEqual([reply.headers[HEADER.correlationId], reply.headers[HEADER.correlationId], reply.headers[HEADER.correlationId]]);
-    expect(completed.headers).toMatchObject({ ce_specversion: '1.0', ce_id: completed.value.eventId, ce_subject: gpsi, ce_type: 'wholesale.portin.v1.PortInActivationEvent', 'content-type': 'application/avro' });
+    expect(completed.headers).toMatchObject({
+      ce_specversion: '1.0',
+      ce_id: completed.value.eventId,
+      ce_subject: gpsi,
+      ce_type: 'wholesale.portin.v1.PortInActivationEvent',
+      'content-type': 'application/avro',
+    });
     expect(new Set(events.map((e) => e.headers.ce_id)).size).toBe(3);
 
     const eligibility = await j.send('CheckPortInEligibility', { gpsi });

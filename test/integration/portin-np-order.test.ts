@@ -20,7 +20,7 @@ describe('NP responses out of order or partly read (real stack)', () => {
     return { gpsi, command, submit: await stack.np.request(gpsi) };
   }
 
-  it('an ActivationComplete before any confirmation completes the port, activated at the NP side\'s activatedAt', async () => {
+  it("an ActivationComplete before any confirmation completes the port, activated at the NP side's activatedAt", async () => {
     const { gpsi, submit } = await opened();
     const activatedAt = new Date(Date.now() - 3 * HOUR).toISOString(); // read from a backlog, hours late
     await stack.np.respond('ActivationComplete', submit, { portOrderId: 'PO-EARLY', activatedAt });

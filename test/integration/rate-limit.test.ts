@@ -101,10 +101,19 @@ describe('per-partner rate limit', () => {
       const admission = createRedisAdmission(redis, prefix, { perSecond: 1, burst: 1, backlogSeconds: 120 }, NO_QUOTA);
       const at = Math.floor(Date.now() / 1000) * 1000 - 3000;
       const first = await Promise.all(['c1', 'c2', 'c3'].map((id) => admission.admit('d1', true, at, id)));
-      expect(first.map((a) => [a.allowed, a.repeat])).toEqual([[true, undefined], [true, undefined], [false, undefined]]);
+      expect(first.map((a) => [a.allowed, a.repeat])).toEqual([
+        [true, undefined],
+        [true, undefined],
+        [false, undefined],
+      ]);
       const repeats = [];
       for (let i = 0; i < 4; i++) repeats.push(await admission.admit('d1', true, at, 'c1'));
-      expect(repeats.map((a) => [a.allowed, a.repeat])).toEqual([[true, true], [true, true], [true, true], [false, undefined]]);
+      expect(repeats.map((a) => [a.allowed, a.repeat])).toEqual([
+        [true, true],
+        [true, true],
+        [true, true],
+        [false, undefined],
+      ]);
       expect((await admission.admit('d2', true, at, 'c1')).repeat).toBeUndefined(); // another partner's command
     });
 
@@ -157,12 +166,17 @@ describe('per-partner rate limit', () => {
       auth?.cleanup();
     });
 
-    it("a burst over the limit gets RATE_LIMITED while another partner is served; brands count against their partner", async () => {
+    it('a burst over the limit gets RATE_LIMITED while another partner is served; brands count against their partner', async () => {
       const eligibility = (token: string, customer?: string) =>
-        fx.requester.send('portinCommands', 'wholesale.portin.v1.CheckPortInEligibility', { gpsi: '19459986891' }, {
-          token,
-          headers: customer ? { [HEADER.wholesaleCustomerId]: customer } : {},
-        });
+        fx.requester.send(
+          'portinCommands',
+          'wholesale.portin.v1.CheckPortInEligibility',
+          { gpsi: '19459986891' },
+          {
+            token,
+            headers: customer ? { [HEADER.wholesaleCustomerId]: customer } : {},
+          },
+        );
       const alpha = await auth.signer.sign('alpha');
       const beta = await auth.signer.sign('beta');
       // 20 commands of alpha at once, half of them in the name of its brands: one bucket of 5 for all.

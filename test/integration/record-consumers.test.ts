@@ -132,7 +132,7 @@ describe('record-by-record consumers on @platformatic/kafka', () => {
     }
   }, 90_000);
 
-  it('an idle listener and an idle subscription stop in about a fetch wait, not the client\'s 5 s', async () => {
+  it("an idle listener and an idle subscription stop in about a fetch wait, not the client's 5 s", async () => {
     const listener = await ReplyListener.start(connection, { topics: [replies], groupId: `idle-replies-${id}`, onMessage: () => undefined });
     const subscription = subscribeRecords(connection, { groupId: `idle-events-${id}`, topics: [events], fromBeginning: false, onRecord: async () => undefined });
     await subscription.joined;

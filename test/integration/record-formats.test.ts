@@ -55,7 +55,12 @@ describe('stored record formats across a rolling restart (the release before and
 
   const keysOf = (sub: TestSubscription) => subscriberKeys(config.redis.keyPrefix, sub.gpsi);
   const meta = (sub: TestSubscription): CommandMeta => ({
-    gpsi: sub.gpsi, wholesaleCustomerId: sub.wholesaleCustomerId, commandId: randomUUID(), correlationId: randomUUID(), operation: 'UpdateBalances', at: new Date().toISOString(),
+    gpsi: sub.gpsi,
+    wholesaleCustomerId: sub.wholesaleCustomerId,
+    commandId: randomUUID(),
+    correlationId: randomUUID(),
+    operation: 'UpdateBalances',
+    at: new Date().toISOString(),
   });
   /** On the WP-BASIC data allowance (instance 4); quantities in MB, one with a fraction (no `k`). */
   const update = (sub: TestSubscription, action: 'Add' | 'Subtract', quantity: number) =>
@@ -106,9 +111,11 @@ describe('stored record formats across a rolling restart (the release before and
     await expectSameAnswers(sub);
     const history = await reader.balances.history(sub.gpsi, [sub.wholesaleCustomerId], 500);
     expect(history.map((e) => [e.operation, e.change])).toEqual([
-      ['UpdateBalances', 'Add'], ['UpdateBalances', 'Subtract'],
+      ['UpdateBalances', 'Add'],
+      ['UpdateBalances', 'Subtract'],
       ...['Voice', 'SMS', 'MMS', 'Data'].reverse().map(() => ['BillCycleRenewal', 'Renewed']),
-      ['UpdateBalances', 'Add'], ['UpdateBalances', 'Subtract'],
+      ['UpdateBalances', 'Add'],
+      ['UpdateBalances', 'Subtract'],
       ...['Voice', 'SMS', 'MMS', 'Data'].map(() => ['SubscriptionActivation', 'Created']),
     ]);
     expect(history[1]).toMatchObject({ quantity: 1500, before: { remaining: before.remaining }, after: { remaining: before.remaining - 1500 } });
@@ -166,7 +173,9 @@ describe('stored record formats across a rolling restart (the release before and
     expect(after.entries).toHaveLength(before.entries.length);
     const perEntry = (bytes(after.entries) - bytes(before.entries)) / after.entries.length;
     const perOutboxRecord = (bytes(after.outbox) - bytes(before.outbox)) / after.outbox.length;
-    process.stderr.write(`ledger: ${bytes(before.entries) / before.entries.length} -> ${bytes(after.entries) / after.entries.length} bytes per entry (${after.entries.length} entries: ${before.entries.map((e) => Buffer.byteLength(e)).join(',')} -> ${after.entries.map((e) => Buffer.byteLength(e)).join(',')}); renewal record ${bytes(before.outbox)} -> ${bytes(after.outbox)}; balances, subscription hash ${before.hashes.join(', ')} -> ${after.hashes.join(', ')} bytes (MEMORY USAGE)\n`);
+    process.stderr.write(
+      `ledger: ${bytes(before.entries) / before.entries.length} -> ${bytes(after.entries) / after.entries.length} bytes per entry (${after.entries.length} entries: ${before.entries.map((e) => Buffer.byteLength(e)).join(',')} -> ${after.entries.map((e) => Buffer.byteLength(e)).join(',')}); renewal record ${bytes(before.outbox)} -> ${bytes(after.outbox)}; balances, subscription hash ${before.hashes.join(', ')} -> ${after.hashes.join(', ')} bytes (MEMORY USAGE)\n`,
+    );
     expect(perEntry).toBeLessThanOrEqual(8);
     expect(perOutboxRecord).toBeLessThanOrEqual(6);
   });

@@ -56,7 +56,7 @@ describe('a redelivered change answers its recorded outcome, whatever the clock 
     expect([stale.headers[HEADER.status], stale.value]).toEqual(['Success', first.value]);
 
     // the OPEN event each time, the same record: its CloudEvents id and bytes
-    for (const deadline = Date.now() + 10_000; portinEvents.filter((e) => e.key === gpsi).length < 3 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const deadline = Date.now() + 10_000; portinEvents.filter((e) => e.key === gpsi).length < 3 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
     const opens = portinEvents.filter((e) => e.key === gpsi);
     expect(opens.map((e) => e.value.portStatus)).toEqual(['OPEN', 'OPEN', 'OPEN']);
     expect(new Set(opens.map((e) => `${e.headers.ce_id} ${e.rawValue?.toString('base64')}`)).size).toBe(1);

@@ -18,8 +18,20 @@ import { createActiveSubscription, type TestSubscription } from '../support/subs
  * library outlives calls; read-only steps still answer on a Redis that refuses writes.
  */
 const topologies = [
-  { name: 'single', start: async () => { const r = await startLocalRedis({ appendOnly: false }); return { urls: [r.url], cluster: false, stop: () => r.dispose() }; } },
-  { name: 'cluster', start: async () => { const c = await startRedisCluster({ masters: 3 }); return { urls: [...c.urls], cluster: true, stop: () => c.stop() }; } },
+  {
+    name: 'single',
+    start: async () => {
+      const r = await startLocalRedis({ appendOnly: false });
+      return { urls: [r.url], cluster: false, stop: () => r.dispose() };
+    },
+  },
+  {
+    name: 'cluster',
+    start: async () => {
+      const c = await startRedisCluster({ masters: 3 });
+      return { urls: [...c.urls], cluster: true, stop: () => c.stop() };
+    },
+  },
 ];
 
 describe.each(topologies)('Redis function library ($name)', (topology) => {

@@ -87,7 +87,10 @@ describe('the reads that run no script', () => {
 
     const data = marked.balances.find((b) => b.subBalanceType === 'On-Net Data' && b.bucketKind === 'PRIMARY')!;
     const meta = { gpsi: sub.gpsi, wholesaleCustomerId: sub.wholesaleCustomerId, commandId: 'c-1', correlationId: 'c-1', operation: 'UpdateBalances', at: new Date().toISOString() };
-    const outcome = await balances.updateBalances(meta, checkUpdateActions([{ subBalanceInstId: data.subBalanceInstId, subBalanceType: data.subBalanceType, unitType: data.unitType, action: 'Add', quantity: 1 }]));
+    const outcome = await balances.updateBalances(
+      meta,
+      checkUpdateActions([{ subBalanceInstId: data.subBalanceInstId, subBalanceType: data.subBalanceType, unitType: data.unitType, action: 'Add', quantity: 1 }]),
+    );
     expect(await redis.hget(keys.balances, BALANCES_OWNER_FIELD)).toBe(sub.wholesaleCustomerId);
     expect(outcome.balances.map((b) => b.subBalanceInstId)).toEqual(marked.balances.map((b) => b.subBalanceInstId));
     expect(await redis.get(keys.commandOutcome('c-1'))).not.toContain(`"${BALANCES_OWNER_FIELD}"`);

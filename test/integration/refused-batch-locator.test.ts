@@ -161,7 +161,13 @@ describe('a refused batch, located by one-batch probes', () => {
   it('refuses the gzip bomb, the flood and the zstd bomb in turn, each located exactly, and consumes a small zstd batch', async () => {
     const rssBefore = process.memoryUsage.rss();
     const peakResettable = resetPeakRss();
-    const bomb = await readAndLocate('gzip bomb', new Map([[0, 0n], [1, 0n]]));
+    const bomb = await readAndLocate(
+      'gzip bomb',
+      new Map([
+        [0, 0n],
+        [1, 0n],
+      ]),
+    );
     const peakDuringBomb = peakRss();
     // the good records before each refused batch: delivered by the stream, or (when the failed fetch held
     // them) handed back by the locator — together exactly the records sent, in order

@@ -32,7 +32,6 @@ async function timed<T>(phase: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-
 /** The partition kafkajs' default partitioner (Java-compatible murmur2) gives a key. */
 const partitionOf = (() => {
   const partitioner = Partitioners.DefaultPartitioner();
@@ -98,7 +97,10 @@ describe('scale-out: two workers in one group on a Kafka cluster and a Redis Clu
         requester.send(
           'balanceCommands',
           balanceRecord('UpdateBalances'),
-          { gpsi: sub.gpsi, balances: [{ subBalanceInstId: `${sub.gpsi}-${DATA_INSTANCE}`, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Add', quantity: quantity(i), unitType: 'MB' }] },
+          {
+            gpsi: sub.gpsi,
+            balances: [{ subBalanceInstId: `${sub.gpsi}-${DATA_INSTANCE}`, balanceType: 'Main', subBalanceType: 'On-Net Data', action: 'Add', quantity: quantity(i), unitType: 'MB' }],
+          },
           { headers: { [HEADER.wholesaleCustomerId]: sub.wholesaleCustomerId } },
         ),
       ),
@@ -114,10 +116,14 @@ describe('scale-out: two workers in one group on a Kafka cluster and a Redis Clu
   };
 
   it('splits the partitions of the consumed topics between the two workers', async () => {
-    const shares = await until('both workers assigned', async () => {
-      const counts = await Promise.all(workers.map(assigned));
-      return counts[0] > 0 && counts[1] > 0 && counts[0] + counts[1] === partitionsConsumed() ? counts : undefined;
-    }, { timeoutMs: 90_000 });
+    const shares = await until(
+      'both workers assigned',
+      async () => {
+        const counts = await Promise.all(workers.map(assigned));
+        return counts[0] > 0 && counts[1] > 0 && counts[0] + counts[1] === partitionsConsumed() ? counts : undefined;
+      },
+      { timeoutMs: 90_000 },
+    );
     expect(shares.reduce((a, b) => a + b)).toBe(partitionsConsumed());
   });
 
@@ -130,7 +136,12 @@ describe('scale-out: two workers in one group on a Kafka cluster and a Redis Clu
     try {
       for (const topic of [config.topics.balanceCommands, config.topics.portinCommands]) {
         const ends = await admin.fetchTopicOffsets(topic);
-        expect(ends.filter((p) => Number(p.high) > 0).map((p) => p.partition).sort()).toEqual([...Array(PARTITIONS).keys()]);
+        expect(
+          ends
+            .filter((p) => Number(p.high) > 0)
+            .map((p) => p.partition)
+            .sort(),
+        ).toEqual([...Array(PARTITIONS).keys()]);
       }
     } finally {
       await admin.disconnect();
@@ -154,8 +165,11 @@ describe('scale-out: two workers in one group on a Kafka cluster and a Redis Clu
     const finals = await Promise.all(
       subscriptions.map((sub) => requester.send('balanceCommands', balanceRecord('QueryBalances'), { gpsi: sub.gpsi }, { headers: { [HEADER.wholesaleCustomerId]: sub.wholesaleCustomerId } })),
     );
-    const data = finals.map((reply) =>
-      reply.value.balances.flatMap((b: { subBalances: { subBalanceInstId: string; remainingBalance: number }[] }) => b.subBalances).find((s: { subBalanceInstId: string }) => s.subBalanceInstId.endsWith(`-${DATA_INSTANCE}`))?.remainingBalance,
+    const data = finals.map(
+      (reply) =>
+        reply.value.balances
+          .flatMap((b: { subBalances: { subBalanceInstId: string; remainingBalance: number }[] }) => b.subBalances)
+          .find((s: { subBalanceInstId: string }) => s.subBalanceInstId.endsWith(`-${DATA_INSTANCE}`))?.remainingBalance,
     );
     expect(data).toEqual(subscriptions.map(() => expected));
   });

@@ -50,7 +50,7 @@ describe('command schema versions against the running service', () => {
     return reply;
   };
 
-  it('registers three versions of the subject: previous, today\'s, and the newer one', async () => {
+  it("registers three versions of the subject: previous, today's, and the newer one", async () => {
     const subject = subjectFor(fx.config.topics.balanceCommands, RECORD);
     const response = await fetch(`${fx.config.schemaRegistryUrl}/subjects/${encodeURIComponent(subject)}/versions`);
     expect(await response.json()).toHaveLength(3);
@@ -72,7 +72,7 @@ describe('command schema versions against the running service', () => {
     expect(reply.value.entries).toHaveLength(1);
   });
 
-  it('reads every version as today\'s record: the reader\'s default for a missing field, a newer field dropped', async () => {
+  it("reads every version as today's record: the reader's default for a missing field, a newer field dropped", async () => {
     const codec = new AvroCodec(fx.config.schemaRegistryUrl);
     const fromPrevious = await codec.decode(await registry.encode(ids.previous, { gpsi: '19459986891' }));
     expect(fromPrevious.value).toEqual({ gpsi: '19459986891', limit: null });
@@ -121,7 +121,16 @@ describe('balance replies and billing events after issue 19 against the previous
 
   it('registers each grown record over its previous version under the BACKWARD rule', async () => {
     expect(grown.map((s) => s.name).sort()).toEqual(
-      expect.arrayContaining(['AddBucketsReply', 'QueryBalanceHistoryReply', 'QueryBalancesReply', 'UpdateBalancesReply', 'BalancesRenewed', 'BalancesUpdated', 'BalanceThresholdReached', 'BucketsAdded']),
+      expect.arrayContaining([
+        'AddBucketsReply',
+        'QueryBalanceHistoryReply',
+        'QueryBalancesReply',
+        'UpdateBalancesReply',
+        'BalancesRenewed',
+        'BalancesUpdated',
+        'BalanceThresholdReached',
+        'BucketsAdded',
+      ]),
     );
     for (const schema of grown) {
       const record = `${schema.namespace}.${schema.name}`;
@@ -131,14 +140,24 @@ describe('balance replies and billing events after issue 19 against the previous
     }
   });
 
-  it('reads a sub-balance and an event change written before with the new fields\' defaults', async () => {
+  it("reads a sub-balance and an event change written before with the new fields' defaults", async () => {
     const registry = new SchemaRegistry({ host: config.schemaRegistryUrl });
     const reply = loadSchemas().get(balanceRecord('QueryBalancesReply'))!;
     const oldReplyId = await codec.register(config.topics.balanceReplies, withoutIssue19(reply) as AvroRecordSchema, balanceRecord('QueryBalancesReply'));
     await codec.register(config.topics.balanceReplies, reply, balanceRecord('QueryBalancesReply'));
-    const subBalance = { subBalanceInstId: '1-1', subBalanceType: 'On-Net Data', remainingBalance: 5, allocatedBalance: 5, rollOverBalance: 0, totalBalance: 5, unitType: 'MB', bucketRefId: null };
+    const subBalance = {
+      subBalanceInstId: '1-1',
+      subBalanceType: 'On-Net Data',
+      remainingBalance: 5,
+      allocatedBalance: 5,
+      rollOverBalance: 0,
+      totalBalance: 5,
+      unitType: 'MB',
+      bucketRefId: null,
+    };
     const read = await codec.decode(await registry.encode(oldReplyId, { status: 'Success', balances: [{ balanceType: 'Main', subBalances: [subBalance] }] }));
-    expect(read.value.balances).toEqual([{ balanceType: 'Main', subBalances: [{ ...subBalance, purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: null }] }]);
+    expect(read.value.balances).toEqual([
+      { balanceType: 'Main', subBalances: [{ ...subBalance, purchasedBalance: 0, validFor: null, purchasedValidUntil: null, reservedBalance: 0, availableBalance: null }] },
+    ]);
   });
 });
-

@@ -89,7 +89,11 @@ describe('secrets never appear in logs, replies, events or dead letters', () => 
     // An expired token: refused, recorded on the DLQ without its token, answered nowhere.
     const expired = await fx.requester.dispatch('portinCommands', PORTIN('QueryPortIn'), { gpsi }, { token: secrets.expiredToken, key: gpsi });
     const poison = randomUUID();
-    await fx.requester.sendRaw(fx.config.topics.portinCommands, { key: gpsi, value: Buffer.from('not avro'), headers: { [HEADER.correlationId]: poison, [HEADER.authorization]: `Bearer ${secrets.token}` } });
+    await fx.requester.sendRaw(fx.config.topics.portinCommands, {
+      key: gpsi,
+      value: Buffer.from('not avro'),
+      headers: { [HEADER.correlationId]: poison, [HEADER.authorization]: `Bearer ${secrets.token}` },
+    });
     await fx.requester.awaitReply(poison);
     expect(fx.requester.unclaimed(expired)).toBeUndefined();
     await until('the dead letter', () => records.some((r) => r.topic === fx.config.topics.deadLetters && r.headers[DLQ_HEADER.correlationId] === poison));
@@ -98,14 +102,29 @@ describe('secrets never appear in logs, replies, events or dead letters', () => 
     // Everything the service and the simulator wrote, as text: log lines; each record's key, headers,
     // decoded value and raw bytes (Avro writes strings as plain UTF-8).
     const text = (r: Reply) => [r.key ?? '', JSON.stringify(r.value), r.rawValue?.toString('utf8') ?? '', ...Object.entries(r.rawHeaders).map(([name, v]) => `${name}=${String(v)}`)].join('\n');
-    const npRequests = records.filter((r) => r.topic === fx.config.topics.npRequests).map(text).join('\n');
+    const npRequests = records
+      .filter((r) => r.topic === fx.config.topics.npRequests)
+      .map(text)
+      .join('\n');
     const alpha = partnerTopicsOf(fx.config, 'alpha');
     const elsewhere = {
       logs: logLines.join(''),
-      replies: records.filter((r) => [fx.config.topics.portinReplies, fx.config.topics.balanceReplies, alpha.portinReplies, alpha.balanceReplies].includes(r.topic)).map(text).join('\n'),
-      events: records.filter((r) => [fx.config.topics.portinEvents, fx.config.topics.balanceEvents, alpha.portinEvents, alpha.balanceEvents].includes(r.topic)).map(text).join('\n'),
-      deadLetters: records.filter((r) => r.topic === fx.config.topics.deadLetters).map(text).join('\n'),
-      npResponses: records.filter((r) => r.topic === fx.config.topics.npResponses).map(text).join('\n'),
+      replies: records
+        .filter((r) => [fx.config.topics.portinReplies, fx.config.topics.balanceReplies, alpha.portinReplies, alpha.balanceReplies].includes(r.topic))
+        .map(text)
+        .join('\n'),
+      events: records
+        .filter((r) => [fx.config.topics.portinEvents, fx.config.topics.balanceEvents, alpha.portinEvents, alpha.balanceEvents].includes(r.topic))
+        .map(text)
+        .join('\n'),
+      deadLetters: records
+        .filter((r) => r.topic === fx.config.topics.deadLetters)
+        .map(text)
+        .join('\n'),
+      npResponses: records
+        .filter((r) => r.topic === fx.config.topics.npResponses)
+        .map(text)
+        .join('\n'),
     };
     // The haystacks are real: the journey was logged, answered and published.
     expect(logLines.filter((l) => l.includes('"command handled"')).length).toBeGreaterThanOrEqual(8);
@@ -113,9 +132,18 @@ describe('secrets never appear in logs, replies, events or dead letters', () => 
     expect(elsewhere.events).toContain(gpsi);
 
     const values = Object.entries(secrets).flatMap(([name, value]) =>
-      name.toLowerCase().includes('token') ? [[name, value], [`${name} signature`, value.split('.')[2]]] : [[name, value]],
+      name.toLowerCase().includes('token')
+        ? [
+            [name, value],
+            [`${name} signature`, value.split('.')[2]],
+          ]
+        : [[name, value]],
     );
-    const found = values.flatMap(([name, value]) => Object.entries(elsewhere).filter(([, haystack]) => haystack.includes(value)).map(([where]) => `${name} in ${where}`));
+    const found = values.flatMap(([name, value]) =>
+      Object.entries(elsewhere)
+        .filter(([, haystack]) => haystack.includes(value))
+        .map(([where]) => `${name} in ${where}`),
+    );
     expect(found).toEqual([]);
     // Where the secrets must be: the NP requests carry the port information to the old provider.
     expect([secrets.firstPin, secrets.firstAccount, secrets.secondPin, secrets.secondAccount].map((v) => npRequests.includes(v))).toEqual([true, true, true, true]);

@@ -92,7 +92,13 @@ describe('port-in isolation by the customer hierarchy over the real stack', () =
       ['another partner naming the partner', 'beta', 'alpha', 'FORBIDDEN'],
     ];
     for (const [who, caller, header, expected] of attempts) {
-      const forbiddenToo: [string, object][] = expected === 'FORBIDDEN' ? [['CreatePortIn', createCommand(gpsiEndingIn('42'))], ['CheckPortInEligibility', { gpsi }]] : [];
+      const forbiddenToo: [string, object][] =
+        expected === 'FORBIDDEN'
+          ? [
+              ['CreatePortIn', createCommand(gpsiEndingIn('42'))],
+              ['CheckPortInEligibility', { gpsi }],
+            ]
+          : [];
       for (const [operation, value] of [...operations, ...forbiddenToo]) {
         const reply = await send(operation, value, caller, header);
         expect([who, operation, status(reply)]).toEqual([who, operation, expected]);

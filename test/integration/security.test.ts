@@ -115,8 +115,11 @@ describe('authentication and customer isolation over the real stack', () => {
   });
 
   describe('the customer hierarchy', () => {
-    it('a brand node acting on its own records: every operation succeeds (partner token naming the brand, or the brand\'s own token)', async () => {
-      for (const [token, header] of [[await tokenFor('alpha'), 'alpha-b1'], [await tokenFor('alpha-b1'), undefined]] as const) {
+    it("a brand node acting on its own records: every operation succeeds (partner token naming the brand, or the brand's own token)", async () => {
+      for (const [token, header] of [
+        [await tokenFor('alpha'), 'alpha-b1'],
+        [await tokenFor('alpha-b1'), undefined],
+      ] as const) {
         const sub = await subscriptionOf('alpha-b1');
         for (const [operation, command] of everyOperation(sub)) {
           const reply = await send(operation, command, token, header);
@@ -125,7 +128,7 @@ describe('authentication and customer isolation over the real stack', () => {
       }
     });
 
-    it('a partner\'s root node sees and changes its brands\' records (and a brand its sub-brand\'s)', async () => {
+    it("a partner's root node sees and changes its brands' records (and a brand its sub-brand's)", async () => {
       const sub = await subscriptionOf('alpha-b1x');
       const partner = await tokenFor('alpha');
       expect(status(await send('QueryBalances', { gpsi: sub.gpsi }, partner))).toBe('Success');

@@ -13,9 +13,7 @@ describe('graceful shutdown', () => {
     const worker = await WorkerProcess.start(envFor(config), 'worker', 60000);
     const requester = await TestRequester.start(config);
     try {
-      const replies = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => requester.send('portinCommands', ELIGIBILITY, { gpsi: `1555000${String(i).padStart(4, '0')}` })),
-      );
+      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => requester.send('portinCommands', ELIGIBILITY, { gpsi: `1555000${String(i).padStart(4, '0')}` })));
       expect(replies.every((r) => r.value.status === 'Success')).toBe(true);
       expect(await worker.signal('SIGTERM')).toBe(0);
       expect(worker.output()).toContain('service stopped');

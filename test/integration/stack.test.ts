@@ -36,8 +36,7 @@ describe('the provided stack', () => {
     await consumer.subscribe({ topic, fromBeginning: true });
     const received = await new Promise<{ key: string; value: string; correlation: string }>((resolve) => {
       void consumer.run({
-        eachMessage: async ({ message }) =>
-          resolve({ key: String(message.key), value: String(message.value), correlation: String(message.headers?.['X-Correlation-Id']) }),
+        eachMessage: async ({ message }) => resolve({ key: String(message.key), value: String(message.value), correlation: String(message.headers?.['X-Correlation-Id']) }),
       });
     });
     await consumer.disconnect();

@@ -50,7 +50,16 @@ describe('transactional output (exactly-once door)', () => {
   });
 
   const output = (transactionalId: string, group?: Consumer<Buffer, Buffer, Buffer, Buffer>, ended: string[] = []) => {
-    const door = new TransactionalOutput(connection, transactionalId, countOf, async () => undefined, group, () => undefined, connection.log, (outcome) => ended.push(outcome));
+    const door = new TransactionalOutput(
+      connection,
+      transactionalId,
+      countOf,
+      async () => undefined,
+      group,
+      () => undefined,
+      connection.log,
+      (outcome) => ended.push(outcome),
+    );
     closing.push(() => door.close());
     return door;
   };

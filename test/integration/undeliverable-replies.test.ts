@@ -53,7 +53,7 @@ describe.each(['at-least-once', 'exactly-once'])('replies Kafka refuses for good
     fx.track(await TopicReader.start(fx.config, [fx.config.topics.deadLetters], (r) => letters.push(r)));
   });
 
-  it('dead-letters a reply the broker refuses (over the topic\'s size limit) with its bytes and destination, counts it, commits, and answers the commands behind it', async () => {
+  it("dead-letters a reply the broker refuses (over the topic's size limit) with its bytes and destination, counts it, commits, and answers the commands behind it", async () => {
     const deadLettersBefore = sampleSum(parseSamples(await fx.service.metrics.registry.metrics()), 'wholesale_dead_letters_total', { reason: 'UNDELIVERABLE' });
     const query = async (headers: Record<string, string | Buffer>) => {
       const correlationId = randomUUID();

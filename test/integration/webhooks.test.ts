@@ -24,7 +24,7 @@ const OUTAGE_MS = Number(process.env.WEBHOOK_TEST_OUTAGE_MS ?? 3000);
 /** The retry period: past the outage, so the endpoint's return is met by a retry, not by a give-up. */
 const MAX_RETRY_MS = Math.max(8000, OUTAGE_MS + 5000);
 
-describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS', () => {
+describe("webhooks: partners' events delivered as signed CloudEvents over HTTPS", () => {
   const certificate = selfSignedCertificate();
   const receivers = { [PARTNER_A.id]: new WebhookReceiver(certificate), [PARTNER_B.id]: new WebhookReceiver(certificate) };
   const secrets: Record<string, string[]> = {};
@@ -90,7 +90,7 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
       secrets[partnerId] = [registered.secrets[0].secret];
     }
     dispatcher = await startDispatcher();
-    await until('both partners\' dispatchers', async () => (dispatcher.dispatcher.partners.length === 2 ? true : undefined));
+    await until("both partners' dispatchers", async () => (dispatcher.dispatcher.partners.length === 2 ? true : undefined));
     await dispatcher.dispatcher.ready();
   });
 
@@ -100,7 +100,10 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
   });
 
   it('registration refuses plain http:// and shows the registration without its secret', async () => {
-    const run = await runWholesale(['admin', 'webhooks', 'set', PARTNER_A.id, '--url', 'http://127.0.0.1:1/x'], { REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: fx.config.redis.keyPrefix });
+    const run = await runWholesale(['admin', 'webhooks', 'set', PARTNER_A.id, '--url', 'http://127.0.0.1:1/x'], {
+      REDIS_URL: process.env.REDIS_URL!,
+      REDIS_KEY_PREFIX: fx.config.redis.keyPrefix,
+    });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/https/);
     const shown = await cli('show', PARTNER_A.id);
@@ -108,7 +111,7 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
     expect(JSON.stringify(shown)).not.toContain(secrets[PARTNER_A.id][0]);
   });
 
-  it('delivers a number\'s events in order as CloudEvents (structured mode), each verified by its signature', async () => {
+  it("delivers a number's events in order as CloudEvents (structured mode), each verified by its signature", async () => {
     const sent: string[] = [];
     for (let i = 0; i < 5; i++) sent.push(await sendEvent(PARTNER_A));
     await waitForAccepted(PARTNER_A.id, sent);
@@ -116,49 +119,67 @@ describe('webhooks: partners\' events delivered as signed CloudEvents over HTTPS
     for (const webhook of receivers[PARTNER_A.id].accepted.filter((w) => sent.includes(correlationOf(w)))) {
       expect(webhook.headers['content-type']).toBe('application/cloudevents+json');
       const event = new Webhook(secrets[PARTNER_A.id][0]).verify(webhook.body, webhook.headers) as Record<string, any>;
-      expect(event).toMatchObject({ specversion: '1.0', id: webhook.headers['webhook-id'], type: 'wholesale.balance.v1.BalancesUpdated', subject: subscriptions[PARTNER_A.id].gpsi, datacontenttype: 'application/json' });
+      expect(event).toMatchObject({
+        specversion: '1.0',
+        id: webhook.headers['webhook-id'],
+        type: 'wholesale.balance.v1.BalancesUpdated',
+        subject: subscriptions[PARTNER_A.id].gpsi,
+        datacontenttype: 'application/json',
+      });
       expect(event.data.gpsi).toBe(subscriptions[PARTNER_A.id].gpsi);
       expect(() => new Webhook(secrets[PARTNER_B.id][0]).verify(webhook.body, webhook.headers)).toThrow();
     }
   });
 
-  it('an endpoint down for a while loses nothing: once back, it gets every event, in order', async () => {
-    await receivers[PARTNER_A.id].stop();
-    const sent: string[] = [];
-    for (let i = 0; i < 3; i++) sent.push(await sendEvent(PARTNER_A));
-    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS)); // down for OUTAGE_MS, within the retry period
-    expect(acceptedIds(PARTNER_A.id).filter((id) => sent.includes(id))).toEqual([]);
-    expect(await lagOf(PARTNER_A.id)).toBeGreaterThanOrEqual(3); // not committed while undelivered
-    await receivers[PARTNER_A.id].start();
-    await waitForAccepted(PARTNER_A.id, sent);
-    expect(acceptedIds(PARTNER_A.id).filter((id) => sent.includes(id))).toEqual(sent);
-    await until('A\'s lag back to 0', async () => ((await lagOf(PARTNER_A.id)) === 0 ? true : undefined));
-    expect(sampleSum(await scrape(dispatcher.opsPort), 'wholesale_webhook_retried_total', { partner: PARTNER_A.id })).toBeGreaterThan(0);
-  }, OUTAGE_MS + 60_000);
+  it(
+    'an endpoint down for a while loses nothing: once back, it gets every event, in order',
+    async () => {
+      await receivers[PARTNER_A.id].stop();
+      const sent: string[] = [];
+      for (let i = 0; i < 3; i++) sent.push(await sendEvent(PARTNER_A));
+      await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS)); // down for OUTAGE_MS, within the retry period
+      expect(acceptedIds(PARTNER_A.id).filter((id) => sent.includes(id))).toEqual([]);
+      expect(await lagOf(PARTNER_A.id)).toBeGreaterThanOrEqual(3); // not committed while undelivered
+      await receivers[PARTNER_A.id].start();
+      await waitForAccepted(PARTNER_A.id, sent);
+      expect(acceptedIds(PARTNER_A.id).filter((id) => sent.includes(id))).toEqual(sent);
+      await until("A's lag back to 0", async () => ((await lagOf(PARTNER_A.id)) === 0 ? true : undefined));
+      expect(sampleSum(await scrape(dispatcher.opsPort), 'wholesale_webhook_retried_total', { partner: PARTNER_A.id })).toBeGreaterThan(0);
+    },
+    OUTAGE_MS + 60_000,
+  );
 
-  it('a dead endpoint does not delay another partner; given up, its events go to dead letters and `redeliver` delivers them', async () => {
-    const deadA = receivers[PARTNER_A.id];
-    deadA.answer = () => 503;
-    const toA = [await sendEvent(PARTNER_A), await sendEvent(PARTNER_A)];
-    await until('A\'s endpoint refusing', async () => (deadA.received.some((r) => r.status === 503 && toA.includes(correlationOf(r))) ? true : undefined));
-    const toB = [await sendEvent(PARTNER_B), await sendEvent(PARTNER_B)];
-    await waitForAccepted(PARTNER_B.id, toB, MAX_RETRY_MS / 2);
-    expect(acceptedIds(PARTNER_A.id).filter((id) => toA.includes(id))).toEqual([]); // A was still failing meanwhile
+  it(
+    'a dead endpoint does not delay another partner; given up, its events go to dead letters and `redeliver` delivers them',
+    async () => {
+      const deadA = receivers[PARTNER_A.id];
+      deadA.answer = () => 503;
+      const toA = [await sendEvent(PARTNER_A), await sendEvent(PARTNER_A)];
+      await until("A's endpoint refusing", async () => (deadA.received.some((r) => r.status === 503 && toA.includes(correlationOf(r))) ? true : undefined));
+      const toB = [await sendEvent(PARTNER_B), await sendEvent(PARTNER_B)];
+      await waitForAccepted(PARTNER_B.id, toB, MAX_RETRY_MS / 2);
+      expect(acceptedIds(PARTNER_A.id).filter((id) => toA.includes(id))).toEqual([]); // A was still failing meanwhile
 
-    const listed = await until('A\'s two dead letters', async () => {
-      const { deadLetters } = await cli('redeliver', PARTNER_A.id, '--list');
-      return deadLetters.length >= 2 ? deadLetters : undefined;
-    }, { timeoutMs: 4 * MAX_RETRY_MS });
-    expect(listed).toHaveLength(2);
-    expect(listed.map((l: { reason: string }) => l.reason)).toEqual(['HTTP 503', 'HTTP 503']);
-    expect(sampleSum(await scrape(dispatcher.opsPort), 'wholesale_webhook_failed_total', { partner: PARTNER_A.id })).toBe(2);
+      const listed = await until(
+        "A's two dead letters",
+        async () => {
+          const { deadLetters } = await cli('redeliver', PARTNER_A.id, '--list');
+          return deadLetters.length >= 2 ? deadLetters : undefined;
+        },
+        { timeoutMs: 4 * MAX_RETRY_MS },
+      );
+      expect(listed).toHaveLength(2);
+      expect(listed.map((l: { reason: string }) => l.reason)).toEqual(['HTTP 503', 'HTTP 503']);
+      expect(sampleSum(await scrape(dispatcher.opsPort), 'wholesale_webhook_failed_total', { partner: PARTNER_A.id })).toBe(2);
 
-    deadA.answer = () => 204;
-    const { redelivered } = await cli('redeliver', PARTNER_A.id, '--from', listed[0].id, '--to', listed[1].id);
-    expect(redelivered).toHaveLength(2);
-    await waitForAccepted(PARTNER_A.id, toA);
-    expect((await cli('redeliver', PARTNER_A.id, '--list')).deadLetters).toEqual([]);
-  }, 4 * MAX_RETRY_MS + 30_000);
+      deadA.answer = () => 204;
+      const { redelivered } = await cli('redeliver', PARTNER_A.id, '--from', listed[0].id, '--to', listed[1].id);
+      expect(redelivered).toHaveLength(2);
+      await waitForAccepted(PARTNER_A.id, toA);
+      expect((await cli('redeliver', PARTNER_A.id, '--list')).deadLetters).toEqual([]);
+    },
+    4 * MAX_RETRY_MS + 30_000,
+  );
 
   it('rotation: during the grace period each delivery carries both signatures, and each secret verifies it', async () => {
     const rotated = await cli('rotate', PARTNER_B.id, '--grace', '1h');

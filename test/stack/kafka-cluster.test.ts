@@ -77,8 +77,7 @@ describe('startKafkaCluster', () => {
     // few to outlast the fencing of a dead leader (4 s here) with backoff.
     const producer = kafka.producer({ retry: FAILOVER_RETRY });
     await producer.connect();
-    const batch = (from: number): { key: string; value: string }[] =>
-      Array.from({ length: 30 }, (_, i) => ({ key: `k${from + i}`, value: `m${String(from + i).padStart(3, '0')}` }));
+    const batch = (from: number): { key: string; value: string }[] => Array.from({ length: 30 }, (_, i) => ({ key: `k${from + i}`, value: `m${String(from + i).padStart(3, '0')}` }));
     await producer.send({ topic, acks: -1, messages: batch(0) });
 
     const killedAt = Date.now();

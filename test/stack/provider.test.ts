@@ -25,7 +25,9 @@ describe('provideStack', () => {
       expect(stack.redisUrl).toBe('redis://given-redis:6379');
       expect(stack.schemaRegistryUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/apis\/ccompat\/v7$/);
       expect((await fetch(`${stack.schemaRegistryUrl}/subjects`)).status).toBe(200);
-      expect(stack.describe()).toMatch(/^local stack: Kafka given-kafka:9092 \(given\); Apicurio Registry 3\.0\.9 at .* \(ready in [\d.]+ s; log .*apicurio\.log\); Redis redis:\/\/given-redis:6379 \(given\)$/);
+      expect(stack.describe()).toMatch(
+        /^local stack: Kafka given-kafka:9092 \(given\); Apicurio Registry 3\.0\.9 at .* \(ready in [\d.]+ s; log .*apicurio\.log\); Redis redis:\/\/given-redis:6379 \(given\)$/,
+      );
     } finally {
       await stack.stop();
     }

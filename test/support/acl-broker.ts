@@ -69,8 +69,7 @@ export async function startAclBroker(options: { partnerIds?: readonly string[]; 
     partners,
     connection: (u) => ({ brokers, clientId: `acl-${u.username}`, log: quiet, security: { sasl: { mechanism: MECHANISM, username: u.username, password: u.password } } }),
     env: (u) => ({ KAFKA_BROKERS: brokers.join(','), KAFKA_SASL_MECHANISM: MECHANISM, KAFKA_SASL_USERNAME: u.username, KAFKA_SASL_PASSWORD: u.password }),
-    client: (u, config = {}) =>
-      new Kafka({ clientId: `acl-${u.username}`, brokers, sasl: sasl(u), logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 5000, ...config }),
+    client: (u, config = {}) => new Kafka({ clientId: `acl-${u.username}`, brokers, sasl: sasl(u), logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 5000, ...config }),
     dispose: () => kafka.dispose(),
   };
 }

@@ -49,7 +49,10 @@ export async function readAsyncApi(file: string): Promise<DocumentedContract> {
       records.add(record);
       contract.correlationIds.set(record, message.correlationId()?.location());
       const { schema } = message.payload()!.json<{ schema: { fields?: { name: string }[] } }>();
-      contract.payloadFields.set(record, (schema.fields ?? []).map((f) => f.name));
+      contract.payloadFields.set(
+        record,
+        (schema.fields ?? []).map((f) => f.name),
+      );
     }
     contract.channels.set(channel.address() ?? channel.id(), records);
   }

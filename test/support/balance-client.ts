@@ -48,5 +48,4 @@ export class BalanceClient {
 }
 
 /** The balance stores over the running service's Redis, with the service's own configuration. */
-export const balanceComponentsOf = (service: RunningService, config: ServiceConfig): BalanceComponents =>
-  createBalanceComponents({ config, catalog: service.catalog, redis: service.redis });
+export const balanceComponentsOf = (service: RunningService, config: ServiceConfig): BalanceComponents => createBalanceComponents({ config, catalog: service.catalog, redis: service.redis });

@@ -23,7 +23,10 @@ export const historyStep = fc.oneof(
     kind: fc.constant('update' as const),
     // perMille: a Subtract of that share of what is left (up to 110 %: now and then too much), an Add of that
     // share of the allocation, so uses and top-ups are of the sub-balance's size. target 19: one that does not exist.
-    actions: fc.array(fc.record({ target: fc.nat(19), action: fc.constantFrom('Add' as const, 'Subtract' as const), perMille: fc.integer({ min: 1, max: 1100 }) }), { minLength: 1, maxLength: 3 }),
+    actions: fc.array(fc.record({ target: fc.nat(19), action: fc.constantFrom('Add' as const, 'Subtract' as const), perMille: fc.integer({ min: 1, max: 1100 }) }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
   }),
   fc.record({ kind: fc.constant('addBucket' as const), bucketRefId: fc.constantFrom(...ADD_ONS) }),
   fc.record({ kind: fc.constant('cancel' as const), bucketRefId: fc.constantFrom(...ADD_ONS) }),
@@ -54,8 +57,7 @@ export function actionsOf(step: Extract<HistoryStep, { kind: 'update' }>, balanc
 }
 
 /** The end (billing ms) a top-up made at `now` gives purchased credit, by type. */
-export const creditEndsAt = (catalog: Catalog, now: number) =>
-  Object.fromEntries(Object.entries(creditValidityOf(catalog)).map(([type, validity]) => [type, validityEnd(now, validity)]));
+export const creditEndsAt = (catalog: Catalog, now: number) => Object.fromEntries(Object.entries(creditValidityOf(catalog)).map(([type, validity]) => [type, validityEnd(now, validity)]));
 
 /** Runs a history through the pure rules: the ledger (oldest change first) and the balances it leaves. */
 export function runPure(catalog: Catalog, gpsi: string, start: Activation, history: readonly HistoryStep[]): { ledger: SubBalanceChange[]; balances: SubBalance[] } {

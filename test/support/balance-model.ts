@@ -33,12 +33,7 @@ function applyTo(target: SubBalance, result: Pick<Amounts, 'remaining' | 'purcha
  * are still checked against the subscription so the reply lists every problem. `ends`: the validity a
  * top-up gives purchased credit now, by subBalanceType.
  */
-export function evaluateUpdate(
-  balances: readonly SubBalance[],
-  actions: readonly (BalanceAction | undefined)[],
-  path = 'balances',
-  ends: PurchasedCreditEnds = {},
-): UpdateEvaluation {
+export function evaluateUpdate(balances: readonly SubBalance[], actions: readonly (BalanceAction | undefined)[], path = 'balances', ends: PurchasedCreditEnds = {}): UpdateEvaluation {
   const problems: FieldProblem[] = [];
   const working = new Map(balances.map((b) => [b.subBalanceInstId, { ...b }]));
   const changes: SubBalanceChange[] = [];

@@ -6,15 +6,14 @@ import { startNpSimulator, type NpSimulator } from '../../dev/np-simulator/np-si
 import { envFor, testLogger } from './harness';
 
 /** Requester settings for the topics of a test's service configuration (brokers and registry from the environment). */
-export const clientConfigFor = (config: ServiceConfig, overrides: Record<string, string> = {}): ClientConfig =>
-  loadClientConfig({ ...envFor(config), ...overrides });
+export const clientConfigFor = (config: ServiceConfig, overrides: Record<string, string> = {}): ClientConfig => loadClientConfig({ ...envFor(config), ...overrides });
 
 /** The NP simulator on the test's own NP topics, time-scaled so a port completes within a second or two. */
 export async function startTestSimulator(config: ServiceConfig, timeScale = '100000'): Promise<NpSimulator> {
-  const simulator = await startNpSimulator(
-    loadNpSimulatorConfig({ ...process.env, ...envFor(config), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: timeScale }),
-    { log: testLogger(config), fromBeginning: false },
-  );
+  const simulator = await startNpSimulator(loadNpSimulatorConfig({ ...process.env, ...envFor(config), NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: timeScale }), {
+    log: testLogger(config),
+    fromBeginning: false,
+  });
   await simulator.joined;
   return simulator;
 }

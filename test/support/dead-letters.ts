@@ -6,7 +6,10 @@ import type { Reply } from './harness';
 export function openLetter(config: ServiceConfig, letter: Reply): OpenedDeadLetter {
   const key = config.deadLetters.encryptionKey;
   if (!key) throw new Error('the test service has no dead-letter key');
-  return openRecord({ at: 'test', key: letter.key === null ? null : Buffer.from(letter.key), value: letter.rawValue, headers: letter.rawHeaders }, new Map([[key.id, Buffer.from(key.key, 'base64')]]));
+  return openRecord(
+    { at: 'test', key: letter.key === null ? null : Buffer.from(letter.key), value: letter.rawValue, headers: letter.rawHeaders },
+    new Map([[key.id, Buffer.from(key.key, 'base64')]]),
+  );
 }
 
 /** An original header of an opened dead letter, as text. */

@@ -39,7 +39,10 @@ export interface GatewayProcess extends TestGateway {
 export async function spawnGateway(config: ServiceConfig, name: string, overrides: Record<string, string> = {}): Promise<GatewayProcess> {
   const child = WorkerProcess.spawn(gatewayEnvFor(config, { LOG_LEVEL: 'info', ...overrides }), name, [], 'gateway.ts');
   await child.waitFor((line) => line.includes('"gateway started"'), 90_000, 'gateway started');
-  const started = child.output().split('\n').find((line) => line.includes('"gateway started"'))!;
+  const started = child
+    .output()
+    .split('\n')
+    .find((line) => line.includes('"gateway started"'))!;
   const { port } = JSON.parse(started) as { port: number };
   return { url: `http://127.0.0.1:${port}`, process: child, close: async () => void (await child.signal('SIGTERM')) };
 }

@@ -21,9 +21,7 @@ import { HEADER, headerText } from '../../src/contract/headers';
 export function testConfig(overrides: Record<string, string> = {}): ServiceConfig {
   const id = randomUUID().slice(0, 8);
   // Topics of their own too: files (and engineers sharing one stack) never consume each other's commands.
-  const topics = Object.fromEntries(
-    Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, `${defaults.topics[role as TopicRole]}.${id}`]),
-  );
+  const topics = Object.fromEntries(Object.entries(TOPIC_VARIABLES).map(([role, variable]) => [variable, `${defaults.topics[role as TopicRole]}.${id}`]));
   return loadConfig({
     ...process.env,
     ...topics,
@@ -83,7 +81,10 @@ export function envFor(config: ServiceConfig): Record<string, string> {
 }
 
 /** The partners of the configuration's customer hierarchy (none when AUTH_MODE=none runs without the file). */
-export const partnersOf = (config: ServiceConfig): string[] => loadOptionalHierarchyFile(config.customersFile)?.partners().map((p) => p.id) ?? [];
+export const partnersOf = (config: ServiceConfig): string[] =>
+  loadOptionalHierarchyFile(config.customersFile)
+    ?.partners()
+    .map((p) => p.id) ?? [];
 
 /** A partner's own topics (its replies and events) under the configuration's prefix. */
 export const partnerTopicsOf = (config: ServiceConfig, partnerId: string) => partnerTopics(config.partnerTopicPrefix, partnerId);
@@ -136,8 +137,7 @@ export interface Reply {
 
 const kafkaFor = (config: ServiceConfig) => new Kafka({ clientId: 'test', brokers: config.kafka.brokers, ...kafkaTransport(config.kafka.security), logLevel: logLevel.NOTHING });
 
-const textHeaders = (headers: IHeaders | undefined): Record<string, string> =>
-  Object.fromEntries(Object.keys(headers ?? {}).map((name) => [name, headerText(headers, name) ?? '']));
+const textHeaders = (headers: IHeaders | undefined): Record<string, string> => Object.fromEntries(Object.keys(headers ?? {}).map((name) => [name, headerText(headers, name) ?? '']));
 
 /** Reads a topic from the beginning with its own group and hands every decoded record to a listener. */
 export class TopicReader {
@@ -197,11 +197,7 @@ export class TestRequester {
    * With a tokenProvider, every command carries `Authorization: Bearer <token>` unless a send says otherwise.
    * Reads every reply topic the service answers on unless told which (replyTopicsOf(config, partner)).
    */
-  static async start(
-    config: ServiceConfig,
-    replyTopics: string[] = replyTopicsOf(config),
-    options: { tokenProvider?: TokenProvider } = {},
-  ): Promise<TestRequester> {
+  static async start(config: ServiceConfig, replyTopics: string[] = replyTopicsOf(config), options: { tokenProvider?: TokenProvider } = {}): Promise<TestRequester> {
     const codec = new AvroCodec(config.schemaRegistryUrl);
     const producer = kafkaFor(config).producer({ allowAutoTopicCreation: false });
     await producer.connect();
@@ -263,7 +259,7 @@ export class TestRequester {
     const correlationId = options.correlationId ?? randomUUID();
     const token = options.token === undefined ? await this.tokenProvider?.() : options.token;
     await this.sendRaw(this.config.topics[role], {
-      key: options.key ?? ((value as { gpsi?: string }).gpsi ?? null),
+      key: options.key ?? (value as { gpsi?: string }).gpsi ?? null,
       value: await this.encode(role, recordName, value),
       headers: { [HEADER.correlationId]: correlationId, ...(token ? { [HEADER.authorization]: `Bearer ${token}` } : {}), ...options.headers },
     });

@@ -33,8 +33,7 @@ export async function assertSameProduceRequests(patched: ProduceModules, stock: 
   await fc.assert(
     fc.asyncProperty(fc.array(fc.array(message, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 4 }), async (partitions) => {
       const topicData = [{ topic: 'replies', partitions: partitions.map((messages, partition) => ({ partition, firstSequence: 0, messages })) }];
-      const encode = async ({ produce, frame }: ProduceModules) =>
-        (await frame({ correlationId: 42, clientId: 'test', request: produce({ acks: -1, timeout: 30_000, topicData }) })).buffer;
+      const encode = async ({ produce, frame }: ProduceModules) => (await frame({ correlationId: 42, clientId: 'test', request: produce({ acks: -1, timeout: 30_000, topicData }) })).buffer;
       expect((await encode(patched)).equals(await encode(stock))).toBe(true);
     }),
     { numRuns: 60 },

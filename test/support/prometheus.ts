@@ -25,9 +25,7 @@ export function parseSamples(text: string): Sample[] {
 
 /** The sum of the samples of `name` whose labels include `labels` (0 when there is none). */
 export function sampleSum(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number {
-  return samples
-    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-    .reduce((sum, s) => sum + s.value, 0);
+  return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
 }
 
 export async function scrape(port: number): Promise<Sample[]> {

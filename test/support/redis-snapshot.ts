@@ -13,7 +13,15 @@ export async function redisSnapshot(redis: RedisClient, pattern: string): Promis
     [...new Set(keys)].sort().map(async (key) => {
       const type = await redis.type(key);
       const value =
-        type === 'hash' ? await redis.hgetall(key) : type === 'list' ? await redis.lrange(key, 0, -1) : type === 'zset' ? await redis.zrange(key, 0, -1, 'WITHSCORES') : type === 'set' ? (await redis.smembers(key)).sort() : await redis.get(key);
+        type === 'hash'
+          ? await redis.hgetall(key)
+          : type === 'list'
+            ? await redis.lrange(key, 0, -1)
+            : type === 'zset'
+              ? await redis.zrange(key, 0, -1, 'WITHSCORES')
+              : type === 'set'
+                ? (await redis.smembers(key)).sort()
+                : await redis.get(key);
       return [key, { type, value }] as const;
     }),
   );

@@ -46,8 +46,23 @@ export function createTestPki(brokerName = 'kafka.wholesale.test'): TestPki {
   const newKey = (name: string): void => openssl('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', `${name}.key`);
   const selfSignedCa = (name: string, subject: string): IssuedCertificate => {
     newKey(name);
-    openssl('req', '-x509', '-new', '-key', `${name}.key`, '-subj', subject, '-days', '2', '-out', `${name}.crt`,
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    openssl(
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      `${name}.key`,
+      '-subj',
+      subject,
+      '-days',
+      '2',
+      '-out',
+      `${name}.crt`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
     return read(name);
   };
   const issue = (name: string, subject: string, ca: string, extensions: string): IssuedCertificate => {
@@ -59,7 +74,12 @@ export function createTestPki(brokerName = 'kafka.wholesale.test'): TestPki {
   };
   try {
     const ca = selfSignedCa('ca', '/CN=Wholesale test CA');
-    const broker = issue('broker', `/CN=${brokerName}`, 'ca', `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:${brokerName}\n`);
+    const broker = issue(
+      'broker',
+      `/CN=${brokerName}`,
+      'ca',
+      `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:${brokerName}\n`,
+    );
     const client = issue('client', '/CN=wholesale-svc', 'ca', 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n');
     const otherCa = selfSignedCa('other-ca', '/CN=Untrusted test CA');
     const foreignClient = issue('foreign-client', '/CN=wholesale-svc', 'other-ca', 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n');

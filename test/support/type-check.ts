@@ -5,7 +5,16 @@ import ts from 'typescript';
  * compiled together with TypeScript's own lib files, as `path: message`.
  */
 export function typeErrors(files: Record<string, string>, overrides: ts.CompilerOptions = {}): string[] {
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2022.d.ts'], module: ts.ModuleKind.CommonJS, types: [], ...overrides };
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts'],
+    module: ts.ModuleKind.CommonJS,
+    types: [],
+    ...overrides,
+  };
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);
   const getSourceFile = host.getSourceFile.bind(host);

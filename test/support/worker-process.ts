@@ -34,7 +34,10 @@ export class WorkerProcess {
   private partial = '';
   private exitCode: number | null | undefined;
 
-  private constructor(readonly child: ChildProcess, readonly name: string) {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly name: string,
+  ) {
     const take = (chunk: Buffer) => this.take(chunk.toString('utf8'));
     child.stdout!.on('data', take);
     child.stderr!.on('data', take);
@@ -88,7 +91,15 @@ export class WorkerProcess {
       if (line.includes('"command handled"')) {
         try {
           const parsed = JSON.parse(line) as HandledLine;
-          this.handled.push({ correlationId: parsed.correlationId, operation: parsed.operation, outcome: parsed.outcome, topic: parsed.topic, partition: parsed.partition, offset: parsed.offset, at: Date.now() });
+          this.handled.push({
+            correlationId: parsed.correlationId,
+            operation: parsed.operation,
+            outcome: parsed.outcome,
+            topic: parsed.topic,
+            partition: parsed.partition,
+            offset: parsed.offset,
+            at: Date.now(),
+          });
         } catch {
           // a line cut by a kill: not a handled record
         }

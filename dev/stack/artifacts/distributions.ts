@@ -50,10 +50,7 @@ export function kafkaLibs(cacheDir: string, version: string): Promise<string> {
 /** The runnable Apicurio Registry (Quarkus runner jar + lib/), unpacked once from Maven Central's tar.gz. */
 export async function apicurioRunnerJar(cacheDir: string): Promise<string> {
   const folder = await cachedFolder(cacheDir, APICURIO_KEY, async (staging) => {
-    await runMaven(
-      [`dependency:copy`, `-Dartifact=io.apicurio:apicurio-registry-app:${APICURIO_VERSION}:tar.gz:all`, `-DoutputDirectory=${staging}`],
-      staging,
-    );
+    await runMaven([`dependency:copy`, `-Dartifact=io.apicurio:apicurio-registry-app:${APICURIO_VERSION}:tar.gz:all`, `-DoutputDirectory=${staging}`], staging);
     const archive = join(staging, `apicurio-registry-app-${APICURIO_VERSION}-all.tar.gz`);
     await run('tar', ['-xzf', archive, '-C', staging]);
     rmSync(archive);

@@ -131,7 +131,7 @@ export function brokerProperties(layout: BrokerLayout): Properties {
 
 /** The broker's key store for every TLS listener; MTLS alone also requires and checks client certificates. */
 function tlsProperties(tls: BrokerTls): Properties {
-  if (tls.mutualPort !== undefined && tls.clientCa === undefined) throw new Error('the MTLS listener needs clientCa: the CA its clients\' certificates chain to');
+  if (tls.mutualPort !== undefined && tls.clientCa === undefined) throw new Error("the MTLS listener needs clientCa: the CA its clients' certificates chain to");
   return {
     'ssl.keystore.type': 'PEM',
     'ssl.keystore.certificate.chain': tls.certificateChain.trim(),
@@ -165,7 +165,10 @@ const SAFE_CREDENTIAL = /^[A-Za-z0-9._@+-]+$/;
 /** `--add-scram` arguments of `kafka.tools.StorageTool format`, creating the users at format time. */
 export function scramFormatArgs(users: readonly ScramUser[]): string[] {
   return users.flatMap((user) => {
-    for (const [what, value] of [['username', user.username], ['password', user.password]] as const) {
+    for (const [what, value] of [
+      ['username', user.username],
+      ['password', user.password],
+    ] as const) {
       if (!SAFE_CREDENTIAL.test(value)) throw new Error(`SCRAM ${what} may only use letters, digits and . _ @ + -: ${JSON.stringify(what === 'username' ? value : '***')}`);
     }
     return (user.mechanisms ?? SCRAM_MECHANISMS).flatMap((m) => ['--add-scram', `${m}=[name=${user.username},password=${user.password}]`]);

@@ -24,10 +24,7 @@ export async function waitForKafkaNode(process: SupervisedProcess, readiness: No
     await waitUntil(async () => ((await isPortOpen(port)) ? true : undefined), { what: `listening on port ${port}`, timeoutMs, process });
   }
   for (const address of addresses) {
-    await waitUntil(
-      async () => ((await brokerListsNode(address, nodeId)) ? true : undefined),
-      { what: `listed as broker ${nodeId} by ${address}`, timeoutMs, process, intervalMs: 300 },
-    );
+    await waitUntil(async () => ((await brokerListsNode(address, nodeId)) ? true : undefined), { what: `listed as broker ${nodeId} by ${address}`, timeoutMs, process, intervalMs: 300 });
   }
 }
 
@@ -37,8 +34,5 @@ export async function waitForKafkaNode(process: SupervisedProcess, readiness: No
  * consumer of a test fails with "The group coordinator is not available".
  */
 export async function waitForKafkaCluster(brokers: readonly string[], nodeCount: number, timeoutMs: number): Promise<void> {
-  await waitUntil(
-    async () => ((await clusterServesGroups(brokers, nodeCount)) ? true : undefined),
-    { what: `serving ${nodeCount} broker(s) with the offsets topic`, timeoutMs, intervalMs: 300 },
-  );
+  await waitUntil(async () => ((await clusterServesGroups(brokers, nodeCount)) ? true : undefined), { what: `serving ${nodeCount} broker(s) with the offsets topic`, timeoutMs, intervalMs: 300 });
 }

@@ -125,7 +125,8 @@ export class LocalServer implements ServerControl {
   }
 
   async dispose(): Promise<void> {
-    if (this.parts.keepFiles) await this.process.stop(5_000); // a graceful end, for whoever reads the log
+    if (this.parts.keepFiles)
+      await this.process.stop(5_000); // a graceful end, for whoever reads the log
     else await this.process.kill();
     if (!this.parts.keepFiles && !this.failed) removeFolderNow(this.dir);
   }

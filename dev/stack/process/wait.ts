@@ -3,7 +3,11 @@ import type { SupervisedProcess } from './supervisor';
 
 /** A server did not become ready: the message names it, says why, and carries the tail of its log. */
 export class StackStartError extends Error {
-  constructor(message: string, readonly logFile?: string, readonly logTail?: string) {
+  constructor(
+    message: string,
+    readonly logFile?: string,
+    readonly logTail?: string,
+  ) {
     super(logTail ? `${message}\n--- last lines of ${logFile} ---\n${logTail}\n---` : message);
     this.name = 'StackStartError';
   }

@@ -56,10 +56,7 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
     },
     dir,
     keepFiles: options.keepFiles,
-    waitReady: (process) =>
-      waitUntil(() => redisCommand(port, 'ping'), { what: 'answering PING', timeoutMs: options.readyTimeoutMs ?? 20_000, process }).then(
-        () => undefined,
-      ),
+    waitReady: (process) => waitUntil(() => redisCommand(port, 'ping'), { what: 'answering PING', timeoutMs: options.readyTimeoutMs ?? 20_000, process }).then(() => undefined),
   });
   await server.start();
   return Object.assign(server, { host: LOOPBACK, port, url: `redis://${LOOPBACK}:${port}` });

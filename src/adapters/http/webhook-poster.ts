@@ -24,16 +24,20 @@ export function createWebhookPoster(options: PosterOptions): EndpointPoster {
       const send = target.protocol === 'http:' ? plainRequest : request;
       return new Promise((resolve) => {
         const timeout = AbortSignal.timeout(options.timeoutMs);
-        const req = send(target, {
-          method: 'POST',
-          headers: { ...headers, 'content-length': Buffer.byteLength(body), 'user-agent': options.userAgent },
-          signal: AbortSignal.any([signal, timeout]),
-          ...(options.ca && target.protocol === 'https:' ? { ca: [...rootCertificates, options.ca] } : {}),
-        }, (response) => {
-          response.resume();
-          response.on('end', () => resolve({ status: response.statusCode }));
-          response.on('error', (error) => resolve({ error: error.message }));
-        });
+        const req = send(
+          target,
+          {
+            method: 'POST',
+            headers: { ...headers, 'content-length': Buffer.byteLength(body), 'user-agent': options.userAgent },
+            signal: AbortSignal.any([signal, timeout]),
+            ...(options.ca && target.protocol === 'https:' ? { ca: [...rootCertificates, options.ca] } : {}),
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve({ status: response.statusCode }));
+            response.on('error', (error) => resolve({ error: error.message }));
+          },
+        );
         req.on('error', (error) => resolve({ error: timeout.aborted ? `no answer within ${options.timeoutMs} ms` : error.message }));
         req.end(body);
       });

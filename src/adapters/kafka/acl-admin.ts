@@ -34,8 +34,7 @@ const OPERATION: Record<AclOperation, AclOperationValue> = {
   clusterAction: AclOperations.CLUSTER_ACTION,
 };
 
-const reverse = <K extends string, V extends number>(map: Record<K, V>): Map<number, K> =>
-  new Map(Object.entries(map).map(([key, value]) => [value as number, key as K]));
+const reverse = <K extends string, V extends number>(map: Record<K, V>): Map<number, K> => new Map(Object.entries(map).map(([key, value]) => [value as number, key as K]));
 const RESOURCE_OF = reverse(RESOURCE);
 const PATTERN_OF = reverse(PATTERN);
 const OPERATION_OF = reverse(OPERATION);

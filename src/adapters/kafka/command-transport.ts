@@ -51,7 +51,18 @@ export async function connectCommandTransport(
   const consumer = new GroupMember(connection, settings);
   const limits = options.exactlyOnce ? topicSizeLimits(connection, connection.log) : undefined;
   const transactions = limits
-    ? tracedTransactions(new TransactionalOutput(connection, transactionalIdOf(connection.clientId, settings.groupInstanceId), partitionCount, limits.limitOf, consumer.consumer, (sent) => options.onSent?.(sent), connection.log, options.onTransaction))
+    ? tracedTransactions(
+        new TransactionalOutput(
+          connection,
+          transactionalIdOf(connection.clientId, settings.groupInstanceId),
+          partitionCount,
+          limits.limitOf,
+          consumer.consumer,
+          (sent) => options.onSent?.(sent),
+          connection.log,
+          options.onTransaction,
+        ),
+      )
     : undefined;
   return {
     consumer,

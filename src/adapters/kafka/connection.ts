@@ -51,8 +51,6 @@ export function clientOptions(connection: KafkaConnection, suffix?: string): Bas
     retries: REQUEST_RETRIES,
     retryDelay: REQUEST_RETRY_DELAY_MS,
     ...(security?.tls ? { tls: tlsOptions(security.tls) } : {}),
-    ...(security?.sasl
-      ? { sasl: { mechanism: security.sasl.mechanism.toUpperCase() as SASLMechanismValue, username: security.sasl.username, password: security.sasl.password } }
-      : {}),
+    ...(security?.sasl ? { sasl: { mechanism: security.sasl.mechanism.toUpperCase() as SASLMechanismValue, username: security.sasl.username, password: security.sasl.password } } : {}),
   };
 }

@@ -3,10 +3,11 @@ import { brokerErrorNames } from './kafka-error';
 
 /** Raised when another member joined the group with this worker's static id: this one must stop. */
 export class InstanceFencedError extends Error {
-  constructor(readonly groupId: string, readonly groupInstanceId: string) {
-    super(
-      `KAFKA_GROUP_INSTANCE_ID ${groupInstanceId} is in use by another worker of group ${groupId}: Kafka fenced this one, which stops. Give every worker an id of its own`,
-    );
+  constructor(
+    readonly groupId: string,
+    readonly groupInstanceId: string,
+  ) {
+    super(`KAFKA_GROUP_INSTANCE_ID ${groupInstanceId} is in use by another worker of group ${groupId}: Kafka fenced this one, which stops. Give every worker an id of its own`);
     this.name = 'InstanceFencedError';
   }
 }

@@ -281,7 +281,10 @@ export class GroupMember {
     });
     if (!located) return false;
     const { topic, partition, first, last } = located;
-    this.log.warn({ topic, partition, first: String(first), last: String(last), detail: refusal.detail, probes: cost.probes, ms: cost.ms }, 'compressed batch refused; it is dead-lettered and skipped');
+    this.log.warn(
+      { topic, partition, first: String(first), last: String(last), detail: refusal.detail, probes: cost.probes, ms: cost.ms },
+      'compressed batch refused; it is dead-lettered and skipped',
+    );
     const queue = this.queueOf(topic, partition);
     const placeholder = refusalRecord({ first, last, detail: refusal.detail });
     for (const record of [...located.before, placeholder]) this.push(queue, record, -1);

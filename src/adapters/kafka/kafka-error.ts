@@ -24,8 +24,7 @@ export const brokerErrorNames = (error: unknown): string[] => leafErrors(error).
 const withoutFullStop = (text: string): string => text.trim().replace(/\.$/, '');
 
 /** Read by shape, not `instanceof Error`: an error from another realm (a test runner's sandbox) is an error too. */
-const messageOf = (error: unknown): string =>
-  typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : String(error);
+const messageOf = (error: unknown): string => (typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : String(error));
 
 /** One line: the top message, then each distinct reason below it (the broker's own messages included). */
 export function explainKafkaError(error: unknown): Error {

@@ -181,9 +181,11 @@ export function createPartitionedSender(retrying: ProduceCall, countOf: Partitio
       if (messages.length === 0) return [];
       const { groups, refused } = await byPartition(messages, countOf, partitioner);
       if (await sendSpanning([...groups.values()])) return refused;
-      await Promise.all([...groups.values()].map(async (group) => {
-        for (const run of chunkByBytes(group, MAX_SEND_BYTES)) await sendRun(run, refused);
-      }));
+      await Promise.all(
+        [...groups.values()].map(async (group) => {
+          for (const run of chunkByBytes(group, MAX_SEND_BYTES)) await sendRun(run, refused);
+        }),
+      );
       return refused;
     },
   };

@@ -1,16 +1,7 @@
 import { transactionalIdPrefix } from '../../config/kafka';
 import type { Admin } from '@platformatic/kafka';
 import type { TopicRole } from '../../contract/topics';
-import {
-  checkPrincipal,
-  partnerAcls,
-  partnerAclsToRemove,
-  partnerTopicNames,
-  provisionedPartners,
-  serviceAcls,
-  type AclRule,
-  type ProvisionedPartner,
-} from '../../security/kafka-acls';
+import { checkPrincipal, partnerAcls, partnerAclsToRemove, partnerTopicNames, provisionedPartners, serviceAcls, type AclRule, type ProvisionedPartner } from '../../security/kafka-acls';
 import { PARTNER_COMMAND_ROLES, partnerNamespace, partnerTopics, type PartnerCommandRole } from '../../contract/partner-topics';
 import { describeRules, grantRules, revokeRules } from './acl-admin';
 import { ensureTopics } from './topics';
@@ -72,21 +63,14 @@ export async function addPartner(admin: Admin, settings: ProvisioningSettings, p
  * Takes the partner's rights away: from `principal`, or from every principal holding its namespace.
  * With `deleteTopics`, its topics (and the records on them) go too.
  */
-export async function removePartner(
-  admin: Admin,
-  settings: ProvisioningSettings,
-  partnerId: string,
-  options: { principal?: string; deleteTopics: boolean },
-): Promise<Change> {
+export async function removePartner(admin: Admin, settings: ProvisioningSettings, partnerId: string, options: { principal?: string; deleteTopics: boolean }): Promise<Change> {
   const namespace = partnerNamespace(settings.partnerTopicPrefix, partnerId);
   const existing = await describeRules(admin);
   const principals =
     options.principal !== undefined
       ? [checkPrincipal(options.principal)]
       : [...new Set(existing.filter((rule) => rule.resourceType === 'topic' && rule.patternType === 'prefixed' && rule.resourceName === namespace).map((rule) => rule.principal))];
-  const rules = principals.flatMap((principal) =>
-    partnerAclsToRemove({ principal, partnerId, partnerPrefix: settings.partnerTopicPrefix, commandTopics: commandTopics(settings) }, existing),
-  );
+  const rules = principals.flatMap((principal) => partnerAclsToRemove({ principal, partnerId, partnerPrefix: settings.partnerTopicPrefix, commandTopics: commandTopics(settings) }, existing));
   const changedRules = await revokeRules(admin, rules);
   let changedTopics: string[] = [];
   if (options.deleteTopics) {

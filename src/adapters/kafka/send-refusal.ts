@@ -8,13 +8,7 @@
 const TOPIC_REFUSALS: ReadonlySet<string> = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'TOPIC_AUTHORIZATION_FAILED', 'INVALID_TOPIC_EXCEPTION']);
 
 /** Protocol errors of a produce request that no retry of the same message can cure. */
-const SEND_REFUSALS: ReadonlySet<string> = new Set([
-  'TOPIC_AUTHORIZATION_FAILED',
-  'INVALID_TOPIC_EXCEPTION',
-  'MESSAGE_TOO_LARGE',
-  'RECORD_LIST_TOO_LARGE',
-  'INVALID_RECORD',
-]);
+const SEND_REFUSALS: ReadonlySet<string> = new Set(['TOPIC_AUTHORIZATION_FAILED', 'INVALID_TOPIC_EXCEPTION', 'MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD']);
 
 interface ErrorShape {
   canRetry?: unknown;

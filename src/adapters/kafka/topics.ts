@@ -44,8 +44,7 @@ async function waitForLeaders(admin: Admin, topics: string[], partitions: number
     });
     if (!everyLed) throw leaderless;
   };
-  const notYet = (error: unknown) =>
-    error === leaderless || isUnknownTopic(error) || NOT_YET.some((name) => findErrorBy(error as Error, 'apiId', name) !== null);
+  const notYet = (error: unknown) => error === leaderless || isUnknownTopic(error) || NOT_YET.some((name) => findErrorBy(error as Error, 'apiId', name) !== null);
   await retry(led, { backoff: { initialMs: 100, maxMs: 400 }, timeoutMs, retriable: notYet }).catch((error: unknown) => {
     throw notYet(error) ? leaderless : error;
   });

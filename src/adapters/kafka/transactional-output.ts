@@ -330,7 +330,17 @@ export class TransactionalOutput implements TransactionalOutputs {
       leaderEpoch: -1,
       metadata: { consumer },
       commit: () => undefined,
-      toJSON: () => ({ key: Buffer.alloc(0), value: Buffer.alloc(0), headers: [], topic: at.topic, partition: at.partition, timestamp: '0', offset: offset.toString(), leaderEpoch: -1, metadata: { consumer } }),
+      toJSON: () => ({
+        key: Buffer.alloc(0),
+        value: Buffer.alloc(0),
+        headers: [],
+        topic: at.topic,
+        partition: at.partition,
+        timestamp: '0',
+        offset: offset.toString(),
+        leaderEpoch: -1,
+        metadata: { consumer },
+      }),
     };
   }
 }

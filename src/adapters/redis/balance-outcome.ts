@@ -218,7 +218,21 @@ const decodeThreshold = (raw: Raw): ThresholdReached => ({
 });
 
 /** The facts' fields in the order the scripts return their values (FACT_FIELDS in scripts/lib/balance/). */
-const FACT_FIELDS = ['gpsi', 'subscriptionId', 'subscriberId', 'wholesaleCustomerId', 'wholesalePlanId', 'primaryBucketRefId', 'billCycleFrequency', 'billCycleStartDay', 'billCycleTimeZone', 'cycleNo', 'cycleStart', 'nextRenewalAt', 'status'];
+const FACT_FIELDS = [
+  'gpsi',
+  'subscriptionId',
+  'subscriberId',
+  'wholesaleCustomerId',
+  'wholesalePlanId',
+  'primaryBucketRefId',
+  'billCycleFrequency',
+  'billCycleStartDay',
+  'billCycleTimeZone',
+  'cycleNo',
+  'cycleStart',
+  'nextRenewalAt',
+  'status',
+];
 
 /** Positional facts (false: absent) as the named object records written before them held. */
 function namedFacts(values: unknown[]): Raw {
@@ -296,7 +310,8 @@ export function decodeOutcome(json: string, replayed: boolean, command?: Recordi
   if (raw.error) throw recordedError(raw.error as Raw);
   const subscription = raw.f !== undefined ? recordedFacts(list(raw.f), command?.gpsi, current) : decodeFacts(raw.s ?? raw.subscription);
   const balances = typeof raw.r === 'string' ? decodeReplyRows(subscription.gpsi, raw.r) : decodeBalances(raw, subscription.gpsi);
-  const changes = (raw.c ?? raw.changeRows) !== undefined ? list<string>(raw.c ?? raw.changeRows).map((row) => decodeLedgerChange(String(row), subscription.gpsi)) : list<Raw>(raw.changes).map(decodeChange);
+  const changes =
+    (raw.c ?? raw.changeRows) !== undefined ? list<string>(raw.c ?? raw.changeRows).map((row) => decodeLedgerChange(String(row), subscription.gpsi)) : list<Raw>(raw.changes).map(decodeChange);
   const outcome: BalanceOutcome = {
     at: raw.t !== undefined ? new Date(Number(raw.t)).toISOString() : String(raw.at),
     correlationId: String((raw.correlationId as string | undefined) ?? command?.correlationId),

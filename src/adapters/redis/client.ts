@@ -29,10 +29,16 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeout: options.connectTimeoutMs }),
   };
   const client = options.cluster
-    ? new Cluster(options.urls.map((url) => { const u = new URL(url); return { host: u.hostname, port: Number(u.port || 6379) }; }), {
-        enableAutoPipelining: true,
-        redisOptions: nodeOptions,
-      })
+    ? new Cluster(
+        options.urls.map((url) => {
+          const u = new URL(url);
+          return { host: u.hostname, port: Number(u.port || 6379) };
+        }),
+        {
+          enableAutoPipelining: true,
+          redisOptions: nodeOptions,
+        },
+      )
     : new Redis(options.urls[0], { ...nodeOptions, enableAutoPipelining: true });
   return client;
 }

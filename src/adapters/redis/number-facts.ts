@@ -11,7 +11,10 @@ import { fromHash } from './portin-codec';
  * given at one moment, and no step writes the two together for a read to see half of.
  */
 export class RedisNumberFacts implements NumberFacts {
-  constructor(private readonly redis: RedisClient, private readonly keyPrefix: string) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keyPrefix: string,
+  ) {}
 
   async read(gpsi: string) {
     const [status, hash] = await timedRedisCall(this.redis, 'portinEligibility', () =>

@@ -20,8 +20,7 @@ export const portInKeys = (prefix: string, gpsi: string) => {
 };
 
 /** Hash: the partner transaction of one wholesale customer (claim, request reference, first reply). */
-export const transactionKey = (prefix: string, owner: string, partnerTransactionId: string): string =>
-  `${prefix}{ptx:${tagPart(owner)}:${tagPart(partnerTransactionId)}}:portin-transaction`;
+export const transactionKey = (prefix: string, owner: string, partnerTransactionId: string): string => `${prefix}{ptx:${tagPart(owner)}:${tagPart(partnerTransactionId)}}:portin-transaction`;
 
 /** String: the request an NP portOrderId names. */
 export const portOrderKey = (prefix: string, portOrderId: string): string => `${prefix}{po:${tagPart(portOrderId)}}:portin-order`;

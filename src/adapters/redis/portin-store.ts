@@ -1,15 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { PortInRequest } from '../../domain/portin/request';
-import type {
-  Expectation,
-  PortInStore,
-  RecordedOutcome,
-  RequestRef,
-  TransactionClaim,
-  TransactionClaimRequest,
-  WriteMode,
-  WriteResult,
-} from '../../handlers/portin/ports';
+import type { Expectation, PortInStore, RecordedOutcome, RequestRef, TransactionClaim, TransactionClaimRequest, WriteMode, WriteResult } from '../../handlers/portin/ports';
 import { decodeRecordedOutcome, encodeRecordedOutcome, fromHash, pairsToHash, toHash } from './portin-codec';
 import { subscriberKeys } from './keys';
 import { expiryScheduleKey, portInKeys, portOrderKey, transactionKey } from './portin-keys';

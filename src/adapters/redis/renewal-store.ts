@@ -41,18 +41,14 @@ export function createRedisRenewalStore(redis: Redis | Cluster, settings: Renewa
     async renew(gpsi, cycle) {
       const keys = keysOf(gpsi);
       const context = { gpsi, ...cycle, operation: RENEWAL_OPERATION, retention: settings.ledgerRetention, carryOver: settings.carryOver ?? [] };
-      const [, result] = await runScript<[string, string]>(redis, 'balancesRenew', [keys.subscription, keys.balances, keys.ledger, keys.renewalOutbox], [
-        JSON.stringify(context),
-      ]);
+      const [, result] = await runScript<[string, string]>(redis, 'balancesRenew', [keys.subscription, keys.balances, keys.ledger, keys.renewalOutbox], [JSON.stringify(context)]);
       return result as 'renewed' | 'inactive' | 'not-due';
     },
 
     async expire(gpsi, expiry) {
       const keys = keysOf(gpsi);
       const context = { gpsi, ...expiry, cutoff: String(Date.parse(expiry.expiredAt)), operation: EXPIRY_OPERATION, retention: settings.ledgerRetention };
-      const [, result] = await runScript<[string, string]>(redis, 'balancesExpire', [keys.subscription, keys.balances, keys.ledger, keys.renewalOutbox], [
-        JSON.stringify(context),
-      ]);
+      const [, result] = await runScript<[string, string]>(redis, 'balancesExpire', [keys.subscription, keys.balances, keys.ledger, keys.renewalOutbox], [JSON.stringify(context)]);
       return result as 'expired' | 'inactive' | 'nothing';
     },
 

@@ -85,14 +85,19 @@ export function createRedisReservationExpiryStore(redis: Redis | Cluster, settin
         const [, subscriptionId, subscriberId, wholesaleCustomerId, wholesalePlanId] = raw.f;
         const expiry: ExpiredReservation = {
           at: raw.t,
-          subscription: { gpsi, subscriptionId: String(subscriptionId), subscriberId: String(subscriberId), wholesaleCustomerId: String(wholesaleCustomerId), wholesalePlanId: String(wholesalePlanId) },
+          subscription: {
+            gpsi,
+            subscriptionId: String(subscriptionId),
+            subscriberId: String(subscriberId),
+            wholesaleCustomerId: String(wholesaleCustomerId),
+            wholesalePlanId: String(wholesalePlanId),
+          },
           reservation: decodeReservation(gpsi, raw.res),
         };
         return { token, expiry };
       });
     },
     acknowledge: async (gpsi, token) => void (await redis.lrem(keysOf(gpsi).reservationOutbox, 1, token)),
-    reschedule: async (gpsi, claimedUntilMs, nextAtMs) =>
-      void (await runScript(redis, 'reservationsReschedule', [dueKey], [gpsi, claimedUntilMs, nextAtMs === undefined ? '' : nextAtMs])),
+    reschedule: async (gpsi, claimedUntilMs, nextAtMs) => void (await runScript(redis, 'reservationsReschedule', [dueKey], [gpsi, claimedUntilMs, nextAtMs === undefined ? '' : nextAtMs])),
   };
 }

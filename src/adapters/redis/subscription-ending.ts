@@ -23,9 +23,12 @@ export function createRedisSubscriptionEnding(redis: Redis | Cluster, settings: 
     async endByPortOut(gpsi, portOutId, at, causeId) {
       const keys = subscriberKeys(settings.keyPrefix, gpsi);
       const context = { gpsi, at: at.toISOString(), causeId, correlationId: causeId, operation: PORT_OUT_OPERATION, retention: settings.ledgerRetention, portOutId };
-      const [json, replayed] = await runScript<[string, number]>(redis, 'subscriptionPortOut', [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(causeId)], [
-        JSON.stringify(context),
-      ]);
+      const [json, replayed] = await runScript<[string, number]>(
+        redis,
+        'subscriptionPortOut',
+        [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(causeId)],
+        [JSON.stringify(context)],
+      );
       await redis.zrem(renewalDueKey(settings.keyPrefix), gpsi);
       if (json === '') return [];
       const outcome = decodeOutcome(json, replayed === 1);

@@ -108,10 +108,12 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
       bucketRefIds: buckets.addOns.map((b) => b.bucketRefId),
       seeds: seedArgs(seeds),
     };
-    const [json, replayed] = await runScript<[string, number]>(redis, 'subscriptionActivate', [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(causeId)], [
-      JSON.stringify(context),
-      JSON.stringify(payload),
-    ]);
+    const [json, replayed] = await runScript<[string, number]>(
+      redis,
+      'subscriptionActivate',
+      [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(causeId)],
+      [JSON.stringify(context), JSON.stringify(payload)],
+    );
     const outcome = decodeOutcome(json, replayed === 1);
     // NX: an entry the scheduler already moved on is left alone; a missing one (crash after the script) is
     // added, due at the next renewal or at the first validity end before it.

@@ -2,8 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { TopupReferences } from '../../handlers/balance-operations/ports';
 
 /** A top-up reference's holder: one string per customer and reference, kept as long as command outcomes. */
-export const topupReferenceKey = (prefix: string, wholesaleCustomerId: string, reference: string): string =>
-  `${prefix}balance:topup-reference:{${wholesaleCustomerId}}:${reference}`;
+export const topupReferenceKey = (prefix: string, wholesaleCustomerId: string, reference: string): string => `${prefix}balance:topup-reference:{${wholesaleCustomerId}}:${reference}`;
 
 export function createRedisTopupReferences(redis: Redis | Cluster, settings: { keyPrefix: string; outcomeTtlSeconds: number }): TopupReferences {
   return {

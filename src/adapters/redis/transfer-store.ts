@@ -34,7 +34,12 @@ export function createRedisTransferStore(redis: Redis | Cluster, settings: { key
     },
     async settle(meta, credited) {
       const keys = keysOf(meta.gpsi);
-      const [state] = await runScript<[string, string]>(redis, 'transferSettle', [keys.subscription, keys.balances, keys.ledger, keys.transfers], [JSON.stringify(commandContext(meta, settings)), credited ? '1' : '0']);
+      const [state] = await runScript<[string, string]>(
+        redis,
+        'transferSettle',
+        [keys.subscription, keys.balances, keys.ledger, keys.transfers],
+        [JSON.stringify(commandContext(meta, settings)), credited ? '1' : '0'],
+      );
       if (state !== 'completed' && state !== 'reversed') throw new Error(`transfer ${meta.commandId} of ${meta.gpsi}: ${state}`);
       return state;
     },

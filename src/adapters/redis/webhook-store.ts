@@ -36,7 +36,10 @@ const letterOf = (id: string, flat: string[]): StoredDeadLetter => {
 };
 
 export class RedisWebhookStore implements RegistrationStore, DeadLetterStore {
-  constructor(private readonly redis: RedisClient, private readonly prefix: string) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {}
 
   async partners(): Promise<string[]> {
     return (await this.redis.smembers(webhookPartnersKey(this.prefix))).sort();
@@ -60,8 +63,20 @@ export class RedisWebhookStore implements RegistrationStore, DeadLetterStore {
   }
 
   async add(partnerId: string, letter: DeadLetter): Promise<void> {
-    await this.redis.xadd(webhookKeys(this.prefix, partnerId).deadLetters, '*', 'format', String(LETTER_FORMAT),
-      'event', JSON.stringify(letter.event), 'reason', letter.reason, 'attempts', String(letter.attempts), 'failedAt', letter.failedAt);
+    await this.redis.xadd(
+      webhookKeys(this.prefix, partnerId).deadLetters,
+      '*',
+      'format',
+      String(LETTER_FORMAT),
+      'event',
+      JSON.stringify(letter.event),
+      'reason',
+      letter.reason,
+      'attempts',
+      String(letter.attempts),
+      'failedAt',
+      letter.failedAt,
+    );
   }
 
   /** Dead letters with ids from `from` to `to` (stream ids or ms; '-' and '+' for the ends), at most `count`. */

@@ -13,8 +13,7 @@ export const asSchemaMismatch = (error: unknown): unknown =>
 
 const WIRE_HEADER_BYTES = 5;
 
-const httpStatusOf = (error: unknown): number | undefined =>
-  typeof error === 'object' && error !== null && 'status' in error ? Number((error).status) : undefined;
+const httpStatusOf = (error: unknown): number | undefined => (typeof error === 'object' && error !== null && 'status' in error ? Number(error.status) : undefined);
 
 /**
  * How a value written with one schema version is read as the version this code was built with (Avro schema
@@ -40,7 +39,10 @@ export class AvroCodec implements Codec {
   private readonly writerTypes = new Map<number, Type>();
 
   /** `readerSchemas`: the records this process reads, by full name (default: every record of schemas/). */
-  constructor(private readonly registryUrl: string, readerSchemas: ReadonlyMap<string, AvroRecordSchema> = loadSchemas()) {
+  constructor(
+    private readonly registryUrl: string,
+    readerSchemas: ReadonlyMap<string, AvroRecordSchema> = loadSchemas(),
+  ) {
     this.registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 2 } });
     this.readers = new Map([...readerSchemas].map(([name, schema]) => [name, Type.forSchema(schema as never)]));
   }

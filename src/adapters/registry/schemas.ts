@@ -12,8 +12,7 @@ export interface AvroRecordSchema {
   [extra: string]: unknown;
 }
 
-export const fullName = (schema: AvroRecordSchema): string =>
-  schema.namespace ? `${schema.namespace}.${schema.name}` : schema.name;
+export const fullName = (schema: AvroRecordSchema): string => (schema.namespace ? `${schema.namespace}.${schema.name}` : schema.name);
 
 function listAvsc(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {

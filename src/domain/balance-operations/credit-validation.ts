@@ -5,9 +5,22 @@ import { Problems, checkString, checked, type Checked } from '../validation/prob
 import { GPSI } from '../validation/spec-fields';
 
 /** Validation of TopupBalance and AdjustBalance, pure: every problem is listed at once. */
-interface Target { gpsi: string; subBalanceInstId: string; subBalanceType: string; unitType: string; amount: number }
-export interface TopupBalanceCommand extends Target { reference: string; referenceType: string }
-export interface AdjustBalanceCommand extends Target { action: string; reasonCode: string; note?: string | null }
+interface Target {
+  gpsi: string;
+  subBalanceInstId: string;
+  subBalanceType: string;
+  unitType: string;
+  amount: number;
+}
+export interface TopupBalanceCommand extends Target {
+  reference: string;
+  referenceType: string;
+}
+export interface AdjustBalanceCommand extends Target {
+  action: string;
+  reasonCode: string;
+  note?: string | null;
+}
 
 export const REFERENCE_TYPES = ['PAYMENT', 'VOUCHER'] as const;
 export const ADJUST_ACTIONS = ['Credit', 'Debit'] as const;
@@ -47,5 +60,4 @@ export function checkAdjust(command: AdjustBalanceCommand): Checked<{ action: Ba
  * payment or voucher sent again under any correlation id replays the first outcome (and another payload
  * under it is CONFLICT by its fingerprint), as a redelivered command does.
  */
-export const topupCommandId = (wholesaleCustomerId: string, reference: string): string =>
-  sha256Hex(JSON.stringify([wholesaleCustomerId, 'TopupBalance', `reference:${reference}`])).slice(0, 32);
+export const topupCommandId = (wholesaleCustomerId: string, reference: string): string => sha256Hex(JSON.stringify([wholesaleCustomerId, 'TopupBalance', `reference:${reference}`])).slice(0, 32);

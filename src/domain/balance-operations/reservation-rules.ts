@@ -42,5 +42,4 @@ export function commitAmounts(b: Held, held: Milli, used: Milli): Held & { charg
 export const releaseAmounts = (b: Held, held: Milli): Held => ({ ...b, reserved: Math.max(0, b.reserved - held) });
 
 /** A commit's used amount above the reservation is refused, with both figures. */
-export const overUse = (held: Milli, used: Milli): string | undefined =>
-  used > held ? `exceeds the reserved amount (used ${fromMilli(used)}, reserved ${fromMilli(held)})` : undefined;
+export const overUse = (held: Milli, used: Milli): string | undefined => (used > held ? `exceeds the reserved amount (used ${fromMilli(used)}, reserved ${fromMilli(held)})` : undefined);

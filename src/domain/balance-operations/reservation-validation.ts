@@ -10,15 +10,27 @@ export interface ReserveBalanceCommand {
   amount: number;
   ttlSeconds: number;
 }
-export interface CommitReservationCommand { gpsi: string; reservationId: string; usedAmount: number }
-export interface ReleaseReservationCommand { gpsi: string; reservationId: string }
+export interface CommitReservationCommand {
+  gpsi: string;
+  reservationId: string;
+  usedAmount: number;
+}
+export interface ReleaseReservationCommand {
+  gpsi: string;
+  reservationId: string;
+}
 
 /** Longest hold: a charging session's reservation is renewed by a new one, not held for days. */
 export const MAX_RESERVATION_TTL_SECONDS = 86_400;
 /** Kept in the stored reservation's `|`-separated text and in Redis field names: no separators. */
 const RESERVATION_ID = { required: true, min: 1, max: 64, pattern: /^[A-Za-z0-9._:-]+$/, patternText: 'letters, digits, . _ : -' };
 
-export interface ValidReservation { reservationId: string; subBalanceInstId: string; amount: Milli; ttlSeconds: number }
+export interface ValidReservation {
+  reservationId: string;
+  subBalanceInstId: string;
+  amount: Milli;
+  ttlSeconds: number;
+}
 
 function common(command: { gpsi: unknown; reservationId: unknown }): Problems {
   const problems = new Problems();
@@ -45,5 +57,4 @@ export function checkCommit(command: CommitReservationCommand): Checked<{ reserv
   return checked(problems, { reservationId: command.reservationId, used: 'milli' in used ? used.milli : 0 });
 }
 
-export const checkRelease = (command: ReleaseReservationCommand): Checked<{ reservationId: string }> =>
-  checked(common(command), { reservationId: command.reservationId });
+export const checkRelease = (command: ReleaseReservationCommand): Checked<{ reservationId: string }> => checked(common(command), { reservationId: command.reservationId });

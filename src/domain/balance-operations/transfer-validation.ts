@@ -3,7 +3,13 @@ import { Problems, checkString, checked, type Checked } from '../validation/prob
 import { GPSI } from '../validation/spec-fields';
 
 /** Validation of TransferBalance, pure: every problem is listed at once. */
-export interface TransferBalanceCommand { gpsi: string; subBalanceInstId: string; toGpsi: string; toSubBalanceInstId: string; amount: number }
+export interface TransferBalanceCommand {
+  gpsi: string;
+  subBalanceInstId: string;
+  toGpsi: string;
+  toSubBalanceInstId: string;
+  amount: number;
+}
 
 export function checkTransfer(command: TransferBalanceCommand): Checked<{ subBalanceInstId: string; toGpsi: string; toSubBalanceInstId: string; amount: Milli }> {
   const problems = new Problems();

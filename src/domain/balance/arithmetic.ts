@@ -20,11 +20,7 @@ export function rolloverCapOf(allocated: Milli, share: number): Milli {
  * above MAX_MILLI). A Subtract (usage) draws on the cycle's grant (remaining − purchased) first and on
  * purchased credit only for the rest, and may not take remaining below zero.
  */
-export function applyQuantity(
-  b: Pick<Amounts, 'remaining' | 'purchased'>,
-  action: BalanceAction['action'],
-  quantity: Milli,
-): Pick<Amounts, 'remaining' | 'purchased'> | { reason: string } {
+export function applyQuantity(b: Pick<Amounts, 'remaining' | 'purchased'>, action: BalanceAction['action'], quantity: Milli): Pick<Amounts, 'remaining' | 'purchased'> | { reason: string } {
   if (action === 'Subtract') {
     if (quantity > b.remaining) return { reason: `would take the remaining balance below zero (remaining ${b.remaining / 1000})` };
     const granted = b.remaining - b.purchased;

@@ -66,9 +66,7 @@ export function instantOfWallClock(wallMs: number, timeZone: string): number {
  */
 function startOfLocalDay(year: number, month: number, day: number, timeZone: string): Date {
   const wall = Date.UTC(year, month, day);
-  const candidates = [wall - DAY_MS, wall + DAY_MS]
-    .map((probe) => wall - (wallClockOf(probe, timeZone) - probe))
-    .filter((instant) => sameDay(wallClockOf(instant, timeZone), wall));
+  const candidates = [wall - DAY_MS, wall + DAY_MS].map((probe) => wall - (wallClockOf(probe, timeZone) - probe)).filter((instant) => sameDay(wallClockOf(instant, timeZone), wall));
   return new Date(Math.min(...candidates));
 }
 

@@ -41,7 +41,10 @@ export interface SubBalance extends Amounts {
 }
 
 /** A sub-balance as replies and billing events show it: without what only the service reads. */
-export type ShownSubBalance = Pick<SubBalance, 'subBalanceInstId' | 'bucketRefId' | 'subBalanceType' | 'unitType' | 'allocated' | 'remaining' | 'rollover' | 'purchased' | 'validFor' | 'purchasedUntil' | 'reserved'>;
+export type ShownSubBalance = Pick<
+  SubBalance,
+  'subBalanceInstId' | 'bucketRefId' | 'subBalanceType' | 'unitType' | 'allocated' | 'remaining' | 'rollover' | 'purchased' | 'validFor' | 'purchasedUntil' | 'reserved'
+>;
 
 /**
  * What happened to one sub-balance; ledger entries and billing events both carry these. Expired: a dated bucket's sub-balance reached its end (removed); CreditExpired: its purchased credit did (it stays);

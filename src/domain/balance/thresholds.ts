@@ -45,11 +45,7 @@ export interface ThresholdReached {
  * After a successful change: every changed sub-balance (in balance order) reports the levels of its bucket it
  * newly reached and keeps the highest as `alertedPercent`, so the same level is not reported again this cycle.
  */
-export function markThresholds(
-  balances: readonly SubBalance[],
-  changed: ReadonlySet<string>,
-  levels: ThresholdLevels,
-): { balances: SubBalance[]; reached: ThresholdReached[] } {
+export function markThresholds(balances: readonly SubBalance[], changed: ReadonlySet<string>, levels: ThresholdLevels): { balances: SubBalance[]; reached: ThresholdReached[] } {
   const reached: ThresholdReached[] = [];
   const marked = balances.map((b) => {
     if (!changed.has(b.subBalanceInstId)) return b;

@@ -6,10 +6,21 @@ import type { BalanceAction, BalanceActionKind } from './model';
 import { toMilli } from './units';
 
 /** Validation of the balance commands (service-spec 2.9 and 2.10), pure: every problem is listed at once. */
-export interface AddBucketsCommand { gpsi: string; bucketRefId: string[] }
-export interface SwapPrimaryBucketCommand { gpsi: string; bucketRefId: string }
-export interface CancelBucketsCommand { gpsi: string; bucketRefId: string[] }
-export interface QueryBalancesCommand { gpsi: string }
+export interface AddBucketsCommand {
+  gpsi: string;
+  bucketRefId: string[];
+}
+export interface SwapPrimaryBucketCommand {
+  gpsi: string;
+  bucketRefId: string;
+}
+export interface CancelBucketsCommand {
+  gpsi: string;
+  bucketRefId: string[];
+}
+export interface QueryBalancesCommand {
+  gpsi: string;
+}
 export interface BalanceActionInput {
   subBalanceInstId: string;
   balanceType?: string | null;
@@ -18,8 +29,14 @@ export interface BalanceActionInput {
   quantity: number;
   unitType: string;
 }
-export interface UpdateBalancesCommand { gpsi: string; balances: BalanceActionInput[] }
-export interface QueryBalanceHistoryCommand { gpsi: string; limit?: number | null }
+export interface UpdateBalancesCommand {
+  gpsi: string;
+  balances: BalanceActionInput[];
+}
+export interface QueryBalanceHistoryCommand {
+  gpsi: string;
+  limit?: number | null;
+}
 
 export const BALANCE_TYPE_MAIN = 'Main';
 export const BALANCE_ACTIONS: readonly BalanceActionKind[] = ['Add', 'Subtract'];
@@ -59,9 +76,7 @@ export interface LocatedId {
 
 function bucketIds(problems: Problems, value: unknown): LocatedId[] {
   const items = checkArray(problems, 'bucketRefId', value, { required: true, minItems: 1, maxItems: MAX_BUCKETS_PER_COMMAND }) ?? [];
-  return items
-    .map((item, i) => ({ id: item as string, path: `bucketRefId[${i}]` }))
-    .filter(({ id, path }) => checkString(problems, path, id, { ...BUCKET_REF_ID, required: true }));
+  return items.map((item, i) => ({ id: item as string, path: `bucketRefId[${i}]` })).filter(({ id, path }) => checkString(problems, path, id, { ...BUCKET_REF_ID, required: true }));
 }
 
 const withArticle = (kind: BucketKind): string => (kind === 'ADDON' ? `an ${kind}` : `a ${kind}`);
@@ -84,8 +99,7 @@ export function checkAddBuckets(command: AddBucketsCommand, catalog: Catalog): C
   return checked(problems, catalogBuckets(problems, catalog, bucketIds(problems, command.bucketRefId), 'ADDON'));
 }
 
-const primaryIdOk = (problems: Problems, command: SwapPrimaryBucketCommand): boolean =>
-  checkString(problems, 'bucketRefId', command.bucketRefId, { ...BUCKET_REF_ID, required: true });
+const primaryIdOk = (problems: Problems, command: SwapPrimaryBucketCommand): boolean => checkString(problems, 'bucketRefId', command.bucketRefId, { ...BUCKET_REF_ID, required: true });
 
 /** A well-formed bucket id that must name a PRIMARY bucket of the catalog a plan offers. */
 function catalogPrimary(problems: Problems, catalog: Catalog, id: string): { bucket?: BucketDefinition; plan?: PlanDefinition } {
@@ -137,7 +151,10 @@ export function swapPrimaryCatalogProblems(command: SwapPrimaryBucketCommand, ca
 export function checkCancelBuckets(command: CancelBucketsCommand): Checked<LocatedId[]> {
   const problems = gpsiProblems(command.gpsi);
   const ids = bucketIds(problems, command.bucketRefId);
-  return checked(problems, ids.filter((item, i) => ids.findIndex((other) => other.id === item.id) === i));
+  return checked(
+    problems,
+    ids.filter((item, i) => ids.findIndex((other) => other.id === item.id) === i),
+  );
 }
 
 export function checkHistory(command: QueryBalanceHistoryCommand): Checked<number> {

@@ -87,8 +87,7 @@ export class CatalogError extends Error {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const isShare = (v: unknown): v is number => typeof v === 'number' && v >= 0 && v <= 1 && Math.round(v * 1000) / 1000 === v;
-const isAscendingPercents = (v: unknown): boolean =>
-  Array.isArray(v) && v.every((p, i) => Number.isInteger(p) && p >= 1 && p <= 100 && (i === 0 || p > v[i - 1]));
+const isAscendingPercents = (v: unknown): boolean => Array.isArray(v) && v.every((p, i) => Number.isInteger(p) && p >= 1 && p <= 100 && (i === 0 || p > v[i - 1]));
 /** Separators of the compact Redis records (sub-balances, ledger entries), which store bucketRefId as is. */
 const RECORD_SEPARATOR = /[|,;\s]/;
 
@@ -223,13 +222,11 @@ export function buildCatalog(document: unknown): Catalog {
 }
 
 /** The subBalanceTypes whose purchased credit carries over at renewal (the renewal script's `carryOver`). */
-export const carryOverTypesOf = (catalog: Catalog): string[] =>
-  [...catalog.purchasedCredit].filter(([, rule]) => rule.carryOver).map(([type]) => type);
+export const carryOverTypesOf = (catalog: Catalog): string[] => [...catalog.purchasedCredit].filter(([, rule]) => rule.carryOver).map(([type]) => type);
 
 /** How long a top-up lasts, by subBalanceType, for the types whose purchased credit expires. */
 export const creditValidityOf = (catalog: Catalog): Record<string, Validity> =>
   Object.fromEntries([...catalog.purchasedCredit].flatMap(([type, rule]) => (rule.validity ? [[type, rule.validity]] : [])));
 
 /** The plan whose primary bucket this is (at most one, buildCatalog makes sure): the plan after a swap to it. */
-export const planOfPrimaryBucket = (catalog: Catalog, bucketRefId: string): PlanDefinition | undefined =>
-  [...catalog.plans.values()].find((p) => p.primaryBucketRefId === bucketRefId);
+export const planOfPrimaryBucket = (catalog: Catalog, bucketRefId: string): PlanDefinition | undefined => [...catalog.plans.values()].find((p) => p.primaryBucketRefId === bucketRefId);

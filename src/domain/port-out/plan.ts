@@ -17,9 +17,7 @@ export interface PortOutSettings {
   deadlineDecision: 'APPROVE' | 'REJECT';
 }
 
-export type PortOutFollowUp =
-  | { kind: 'scheduleDeadline'; gpsi: string; portOutId: string; deadline: string }
-  | { kind: 'endSubscription'; gpsi: string; portOutId: string; at: string };
+export type PortOutFollowUp = { kind: 'scheduleDeadline'; gpsi: string; portOutId: string; deadline: string } | { kind: 'endSubscription'; gpsi: string; portOutId: string; at: string };
 
 export interface PortOutChange {
   next: PortOut;
@@ -27,11 +25,7 @@ export interface PortOutChange {
   followUps: PortOutFollowUp[];
 }
 
-export type PortOutPlan =
-  | { kind: 'change'; change: PortOutChange }
-  | { kind: 'ignore'; why: string }
-  | { kind: 'conflict'; status: PortOutStatus }
-  | { kind: 'notFound' };
+export type PortOutPlan = { kind: 'change'; change: PortOutChange } | { kind: 'ignore'; why: string } | { kind: 'conflict'; status: PortOutStatus } | { kind: 'notFound' };
 
 /** The owner of the number's ACTIVE subscription (undefined: none, so nothing here to port out). */
 export interface NumberOwner {
@@ -84,7 +78,10 @@ export function planPortOut(current: PortOut | undefined, input: PortOutInput, c
         wholesaleCustomerId: input.owner.wholesaleCustomerId,
         ...(input.owner.subscriberId ? { subscriberId: input.owner.subscriberId } : {}),
       };
-      return { kind: 'change', change: { next, messages: [portOutEvent(undefined, next, cause)], followUps: [{ kind: 'scheduleDeadline', gpsi: next.gpsi, portOutId: next.portOutId, deadline }] } };
+      return {
+        kind: 'change',
+        change: { next, messages: [portOutEvent(undefined, next, cause)], followUps: [{ kind: 'scheduleDeadline', gpsi: next.gpsi, portOutId: next.portOutId, deadline }] },
+      };
     }
     case 'decideByDeadline': {
       const portOut = current!;

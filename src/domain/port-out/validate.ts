@@ -8,9 +8,7 @@ import { PORTOUT_NP_RESPONSE_RECORDS } from './records';
 export const PORTOUT_ID = { min: 1, max: 64 };
 const TEXT = { min: 1, max: 256 };
 
-export type AnswerPortOutCommand =
-  | { gpsi: string; portOutId: string; decision: 'APPROVE' }
-  | { gpsi: string; portOutId: string; decision: 'REJECT'; reasonCode: PortOutRejectionReason };
+export type AnswerPortOutCommand = { gpsi: string; portOutId: string; decision: 'APPROVE' } | { gpsi: string; portOutId: string; decision: 'REJECT'; reasonCode: PortOutRejectionReason };
 
 const field = (raw: unknown, name: string): unknown => (typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[name] : undefined);
 

@@ -75,8 +75,7 @@ export interface UpdatePortInCommand {
 }
 
 /** A supplement that changes only the due date (lifecycle trigger UpdateDueDate). */
-export const changesOnlyDueDate = (command: UpdatePortInCommand): boolean =>
-  command.desiredDueDate !== undefined && Object.keys(command.updatePortInfo).length === 0;
+export const changesOnlyDueDate = (command: UpdatePortInCommand): boolean => command.desiredDueDate !== undefined && Object.keys(command.updatePortInfo).length === 0;
 
 export interface CancelPortInCommand {
   partnerTransactionId?: string;

@@ -14,8 +14,7 @@ export function addBusinessDays(from: Date, days: number): Date {
   return due;
 }
 
-export const desiredDueDate = (submittedAt: Date, intervalBusinessDays: number): string =>
-  addBusinessDays(submittedAt, intervalBusinessDays).toISOString();
+export const desiredDueDate = (submittedAt: Date, intervalBusinessDays: number): string => addBusinessDays(submittedAt, intervalBusinessDays).toISOString();
 
 /** What a due date the partner asks for must respect, seen from `now` (the command's time). */
 export interface DueDateRules {

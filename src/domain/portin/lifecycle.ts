@@ -8,16 +8,7 @@ export type PortStatus = (typeof PORT_STATUSES)[number];
 /** The commands; `UpdateDueDate` is an UpdatePortIn that changes only the due date (desiredDueDate, empty updatePortInfo). */
 export const COMMAND_TRIGGERS = ['CreatePortIn', 'UpdatePortIn', 'UpdateDueDate', 'CancelPortIn', 'QueryPortIn', 'CheckPortInEligibility'] as const;
 /** One per record of np.portin.responses.v1 (record name without namespace). */
-export const NP_TRIGGERS = [
-  'OrderIdAssigned',
-  'PortConfirmed',
-  'PortDelayed',
-  'ResolutionRequired',
-  'PortRejected',
-  'ActivationComplete',
-  'CancelConfirmed',
-  'CancelRefused',
-] as const;
+export const NP_TRIGGERS = ['OrderIdAssigned', 'PortConfirmed', 'PortDelayed', 'ResolutionRequired', 'PortRejected', 'ActivationComplete', 'CancelConfirmed', 'CancelRefused'] as const;
 /** The abandonment timer: each waiting status has its own deadline (src/domain/portin/expiry.ts). */
 export const TIMER_TRIGGERS = ['Expire'] as const;
 export const PORT_TRIGGERS = [...COMMAND_TRIGGERS, ...NP_TRIGGERS, ...TIMER_TRIGGERS] as const;
@@ -162,4 +153,3 @@ export const isNpTrigger = (value: string): value is NpTrigger => (NP_TRIGGERS a
 
 /** Statuses the abandonment timer watches, derived from the table so the two never disagree. */
 export const EXPIRING_STATUSES: readonly PortStatus[] = PORT_STATUSES.filter((s) => ruleFor(s, 'Expire').action === 'move');
-

@@ -41,11 +41,9 @@ export function revealSecrets(info: PortInfo, secrets: PortSecrets): PortInfo {
   return revealed;
 }
 
-const given = <T extends object>(patch: T | null | undefined): Partial<T> =>
-  Object.fromEntries(Object.entries(patch ?? {}).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
+const given = <T extends object>(patch: T | null | undefined): Partial<T> => Object.fromEntries(Object.entries(patch ?? {}).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
 
-const mergeAddress = (base: Address | null | undefined, patch: Address | null | undefined): Address | undefined =>
-  base || patch ? { ...given(base), ...given(patch) } : undefined;
+const mergeAddress = (base: Address | null | undefined, patch: Address | null | undefined): Address | undefined => (base || patch ? { ...given(base), ...given(patch) } : undefined);
 
 /**
  * A supplement's updatePortInfo applied to the request's portInfo: members given replace those held,

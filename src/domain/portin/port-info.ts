@@ -106,8 +106,7 @@ export function checkPortInfo(problems: Problems, path: string, value: unknown, 
  * held (nested records only when they hold something).
  */
 export function toAvroPortInfo(info: PortInfo, shape: PortInfoShape): Record<string, unknown> {
-  const keeps = (member: Member): boolean =>
-    shape === 'query' ? member.only !== 'create' : member.only !== 'query';
+  const keeps = (member: Member): boolean => (shape === 'query' ? member.only !== 'create' : member.only !== 'query');
   const write = (value: Record<string, unknown> | undefined, members: Readonly<Record<string, Member>>): Record<string, unknown> =>
     Object.fromEntries(
       Object.entries(members)

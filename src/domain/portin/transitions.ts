@@ -50,8 +50,7 @@ export interface NpResponse {
 }
 
 /** The member of the expiry schedule for one stay in an expiring status (unique per request and version). */
-export const expiryMember = (request: Pick<PortInRequest, 'gpsi' | 'requestId' | 'portOrderVersion'>): string =>
-  `${request.gpsi}|${request.requestId}|${request.portOrderVersion}`;
+export const expiryMember = (request: Pick<PortInRequest, 'gpsi' | 'requestId' | 'portOrderVersion'>): string => `${request.gpsi}|${request.requestId}|${request.portOrderVersion}`;
 
 export function parseExpiryMember(member: string): { gpsi: string; requestId: string; portOrderVersion: number } | undefined {
   const [gpsi, requestId, version] = member.split('|');
@@ -152,13 +151,7 @@ function transition(current: PortInRequest, trigger: PortTrigger, details: Parti
  * CreatePortIn: on a free number or over a finished request (the table's `replace`); a request in
  * progress or a completed port is a conflict.
  */
-export function planCreate(
-  current: PortInRequest | undefined,
-  command: CreatePortInCommand,
-  facts: CreationFacts,
-  subscription: NewSubscription,
-  ctx: Omit<Context, 'subscription'>,
-): Plan {
+export function planCreate(current: PortInRequest | undefined, command: CreatePortInCommand, facts: CreationFacts, subscription: NewSubscription, ctx: Omit<Context, 'subscription'>): Plan {
   const rule = current ? ruleFor(current.portStatus, 'CreatePortIn') : CREATE_ON_FREE_NUMBER;
   if (current && rule.action === 'conflict') return { kind: 'conflict', status: current.portStatus };
   if (rule.action !== 'replace') return { kind: 'ignore', why: `CreatePortIn in ${current?.portStatus} (${rule.action})` };
@@ -179,8 +172,7 @@ export function planUpdate(current: PortInRequest, command: UpdatePortInCommand,
   return transition(current, 'UpdatePortIn', { portInfo, secrets, ...due }, ctx);
 }
 
-export const planCancel = (current: PortInRequest, ctx: Context): Plan =>
-  transition(current, 'CancelPortIn', reason('CANCELLED_BY_PARTNER'), ctx);
+export const planCancel = (current: PortInRequest, ctx: Context): Plan => transition(current, 'CancelPortIn', reason('CANCELLED_BY_PARTNER'), ctx);
 
 /**
  * The abandonment timer: only the request and version it was scheduled for, and only once the deadline of

@@ -28,7 +28,11 @@ export const createTopupBalance = (deps: { balances: BalanceStore; references: T
     const meta = { ...commandMeta(command.gpsi, context), commandId: topupCommandId(customer, t.reference) };
     const outcome = await deps.balances.updateBalances(meta, { actions: [t.action], problems: [] }, {}, creditValidity);
     const shown = { reference: t.reference, referenceType: t.referenceType };
-    return { reply: { status: 'Success', ...shown, balances: wireBalances(outcome.balances) }, messages: [creditEvent('BalanceToppedUp', outcome, shown, meta.commandId)], replayed: outcome.replayed };
+    return {
+      reply: { status: 'Success', ...shown, balances: wireBalances(outcome.balances) },
+      messages: [creditEvent('BalanceToppedUp', outcome, shown, meta.commandId)],
+      replayed: outcome.replayed,
+    };
   };
 };
 

@@ -3,7 +3,14 @@ import { balanceRecord } from '../../domain/balance/records';
 import { CREDIT_COMMANDS, RESERVATION_COMMANDS, TRANSFER_COMMANDS, type CreditCommand, type ReservationCommand } from '../../domain/balance-operations/records';
 import { checkTransfer, type TransferBalanceCommand } from '../../domain/balance-operations/transfer-validation';
 import { checkAdjust, checkTopup, type AdjustBalanceCommand, type TopupBalanceCommand } from '../../domain/balance-operations/credit-validation';
-import { checkCommit, checkRelease, checkReserve, type CommitReservationCommand, type ReleaseReservationCommand, type ReserveBalanceCommand } from '../../domain/balance-operations/reservation-validation';
+import {
+  checkCommit,
+  checkRelease,
+  checkReserve,
+  type CommitReservationCommand,
+  type ReleaseReservationCommand,
+  type ReserveBalanceCommand,
+} from '../../domain/balance-operations/reservation-validation';
 import type { HandlerRegistration } from '../../contract/handlers';
 import type { BalanceStore } from '../balance/ports';
 import { createAdjustBalance, createTopupBalance } from './credit-handlers';

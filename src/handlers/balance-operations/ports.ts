@@ -58,7 +58,11 @@ export interface TransferStore {
   /** Step 1, the source: takes the amount, records the transfer pending and the command's outcome (refusals thrown, recorded). */
   debit(meta: CommandMeta, debit: { subBalanceInstId: string; amount: Milli }): Promise<BalanceOutcome>;
   /** Step 2, the target: adds the amount (its change), or refuses (why); the same answer every time. */
-  credit(meta: CommandMeta, toGpsi: string, credit: { subBalanceInstId: string; subBalanceType: string; unitType: string; amount: Milli }): Promise<{ credited: true; change: SubBalanceChange } | { credited: false; reason: string }>;
+  credit(
+    meta: CommandMeta,
+    toGpsi: string,
+    credit: { subBalanceInstId: string; subBalanceType: string; unitType: string; amount: Milli },
+  ): Promise<{ credited: true; change: SubBalanceChange } | { credited: false; reason: string }>;
   /** Step 3, the source: completed when credited, else reversed (the amount given back); a settled transfer answers its state. */
   settle(meta: CommandMeta, credited: boolean): Promise<'completed' | 'reversed'>;
 }

@@ -23,7 +23,8 @@ const reply = (outcome: ReservationOutcome, extra: Record<string, unknown> = {})
 });
 
 /** ReserveBalance: holds an amount of one sub-balance until committed, released or its time to live ends. */
-export const createReserveBalance = (deps: { reservations: ReservationStore }): Handler<ReserveBalanceCommand> =>
+export const createReserveBalance =
+  (deps: { reservations: ReservationStore }): Handler<ReserveBalanceCommand> =>
   async (command, context) => {
     const r = accept(checkReserve(command), context.wholesaleCustomerId);
     const outcome = await deps.reservations.reserve(commandMeta(command.gpsi, context), {
@@ -50,7 +51,8 @@ export const createCommitReservation = (deps: { reservations: ReservationStore; 
 };
 
 /** ReleaseReservation: the hold ends without use. */
-export const createReleaseReservation = (deps: { reservations: ReservationStore }): Handler<ReleaseReservationCommand> =>
+export const createReleaseReservation =
+  (deps: { reservations: ReservationStore }): Handler<ReleaseReservationCommand> =>
   async (command, context) => {
     const { reservationId } = accept(checkRelease(command), context.wholesaleCustomerId);
     const outcome = await deps.reservations.release(commandMeta(command.gpsi, context), reservationId);

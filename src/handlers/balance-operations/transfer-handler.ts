@@ -15,7 +15,8 @@ import type { TransferStore } from './ports';
  * over after another died at any point (Kafka redelivers it: its offset is committed only after the reply)
  * runs all three again and each does its part once.
  */
-export const createTransferBalance = (deps: { transfers: TransferStore }): Handler<TransferBalanceCommand> =>
+export const createTransferBalance =
+  (deps: { transfers: TransferStore }): Handler<TransferBalanceCommand> =>
   async (command, context) => {
     const t = accept(checkTransfer(command), context.wholesaleCustomerId);
     const meta = commandMeta(command.gpsi, context);

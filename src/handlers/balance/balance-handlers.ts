@@ -16,7 +16,8 @@ import type { BalanceStore } from './ports';
 import { commandMeta, successReply } from './replies';
 
 /** QueryBalances: the balances of an active subscription the caller can see (service-spec 2.10). */
-export const createQueryBalances = (deps: { balances: BalanceStore }): Handler<QueryBalancesCommand> =>
+export const createQueryBalances =
+  (deps: { balances: BalanceStore }): Handler<QueryBalancesCommand> =>
   async (command, context) => {
     accept(checkQueryBalances(command), context.wholesaleCustomerId);
     const { balances } = await deps.balances.queryBalances(command.gpsi, context.visibleCustomerIds);
@@ -45,7 +46,8 @@ export const createUpdateBalances = (deps: { balances: BalanceStore; catalog: Ca
 };
 
 /** QueryBalanceHistory (beyond the spec): the ledger, newest first. */
-export const createQueryBalanceHistory = (deps: { balances: BalanceStore }): Handler<QueryBalanceHistoryCommand> =>
+export const createQueryBalanceHistory =
+  (deps: { balances: BalanceStore }): Handler<QueryBalanceHistoryCommand> =>
   async (command, context) => {
     const limit = accept(checkHistory(command), context.wholesaleCustomerId);
     const entries = await deps.balances.history(command.gpsi, context.visibleCustomerIds, limit);

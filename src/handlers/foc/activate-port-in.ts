@@ -13,7 +13,8 @@ import { describeKeys, findOwnedRequest } from '../portin/find-request';
  * cut-over at the FOC date does. Another status is a CONFLICT naming it; outside the window a CONFLICT
  * naming the window.
  */
-export const createActivatePortIn = (deps: PortInDeps): Handler =>
+export const createActivatePortIn =
+  (deps: PortInDeps): Handler =>
   async (raw, context) => {
     const command = orBadRequest(checkActivatePortIn(raw));
     const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };

@@ -14,7 +14,8 @@ import type { PortOutDeps } from './ports';
  * VALIDATION_PENDING; the NP side is told (PortOutDecision) and the PortOutEvent published. Another
  * customer's number, or another port-out id, is NOT_FOUND; an answer after the decision a CONFLICT.
  */
-export const createAnswerPortOut = (deps: PortOutDeps): Handler =>
+export const createAnswerPortOut =
+  (deps: PortOutDeps): Handler =>
   async (raw, context) => {
     const command = orBadRequest(checkAnswerPortOut(raw));
     const trigger = command.decision === 'APPROVE' ? 'Approve' : 'Reject';
@@ -26,7 +27,10 @@ export const createAnswerPortOut = (deps: PortOutDeps): Handler =>
       command: context,
       plan: ({ current }) => {
         if (!current || !context.canSee(current.wholesaleCustomerId)) return { kind: 'notFound' };
-        const input = command.decision === 'APPROVE' ? { trigger: 'Approve' as const, portOutId: command.portOutId } : { trigger: 'Reject' as const, portOutId: command.portOutId, reasonCode: command.reasonCode };
+        const input =
+          command.decision === 'APPROVE'
+            ? { trigger: 'Approve' as const, portOutId: command.portOutId }
+            : { trigger: 'Reject' as const, portOutId: command.portOutId, reasonCode: command.reasonCode };
         return planPortOut(current, input, cause, deps.settings);
       },
       reply: ({ next }) => ({ status: 'Success', gpsi: next.gpsi, portOutId: next.portOutId, portOutStatus: next.status }),

@@ -24,11 +24,7 @@ export interface PortOutChangeSpec {
   reply?(change: PortOutChange): Record<string, unknown>;
 }
 
-export type PortOutResult =
-  | { kind: 'applied'; outcome: PortOutOutcome; replayed: boolean }
-  | { kind: 'ignore'; why: string }
-  | { kind: 'conflict'; status: PortOutStatus }
-  | { kind: 'notFound' };
+export type PortOutResult = { kind: 'applied'; outcome: PortOutOutcome; replayed: boolean } | { kind: 'ignore'; why: string } | { kind: 'conflict'; status: PortOutStatus } | { kind: 'notFound' };
 
 function replayed(outcome: PortOutOutcome, command: PortOutCommand | undefined): PortOutResult {
   if (command && outcome.by?.commandId === command.commandId && outcome.by.fingerprint !== command.fingerprint) {

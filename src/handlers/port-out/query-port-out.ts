@@ -5,7 +5,8 @@ import { orBadRequest } from '../../domain/validation/problems';
 import type { PortOutDeps } from './ports';
 
 /** QueryPortOut: the number's latest port-out, also once it completed (the subscription ended, its history stays). */
-export const createQueryPortOut = (deps: Pick<PortOutDeps, 'store'>): Handler =>
+export const createQueryPortOut =
+  (deps: Pick<PortOutDeps, 'store'>): Handler =>
   async (raw, context) => {
     const { gpsi } = orBadRequest(checkQueryPortOut(raw));
     const current = await deps.store.current(gpsi);

@@ -37,10 +37,7 @@ export interface ChangeSpec {
   beforeWrite?(change: Change, current: PortInRequest | undefined): Promise<boolean>;
 }
 
-export type ChangeResult =
-  | { kind: 'applied'; outcome: RecordedOutcome; replayed: boolean }
-  | { kind: 'conflict'; current: PortInRequest }
-  | { kind: 'ignored'; why: string };
+export type ChangeResult = { kind: 'applied'; outcome: RecordedOutcome; replayed: boolean } | { kind: 'conflict'; current: PortInRequest } | { kind: 'ignored'; why: string };
 
 /**
  * A recorded outcome answered again, unless the same command came back with another payload. A record
@@ -72,9 +69,7 @@ export async function applyChange(deps: Pick<PortInDeps, 'store'>, spec: ChangeS
     if (spec.beforeWrite && !(await spec.beforeWrite(change, current))) return { kind: 'ignored', why: 'refused before writing' };
     const outcome: RecordedOutcome = { messages: change.messages, followUps: change.followUps };
     if (spec.reply) outcome.reply = spec.reply(change);
-    const expected = current
-      ? { requestId: current.requestId, portOrderVersion: current.portOrderVersion, portStatus: current.portStatus }
-      : { requestId: null };
+    const expected = current ? { requestId: current.requestId, portOrderVersion: current.portOrderVersion, portStatus: current.portStatus } : { requestId: null };
     // the recorded copy keeps no secrets: they live on the open request only (restored from it on a replay)
     const by = spec.command && { commandId: spec.command.commandId, fingerprint: spec.command.fingerprint };
     const kept: RecordedOutcome = { ...outcome, messages: outcome.messages.map(withholdSecrets), ...(by ? { by } : {}) };
@@ -122,8 +117,7 @@ export async function publishable(deps: Pick<PortInDeps, 'store' | 'subscription
 }
 
 /** The statuses in which the table lets a command move a request, for the CONFLICT message. */
-const acceptedIn = (trigger: PortTrigger): string =>
-  PORT_STATUSES.filter((s) => ['move', 'replace'].includes(ruleFor(s, trigger).action)).join(' or ');
+const acceptedIn = (trigger: PortTrigger): string => PORT_STATUSES.filter((s) => ['move', 'replace'].includes(ruleFor(s, trigger).action)).join(' or ');
 
 /** How the partner knows a trigger: by its command (UpdateDueDate is an UpdatePortIn that changes only the due date). */
 const COMMAND_OF: Partial<Record<PortTrigger, string>> = { UpdateDueDate: 'UpdatePortIn changing only the due date' };

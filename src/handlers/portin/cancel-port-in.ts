@@ -14,7 +14,8 @@ import { describeKeys, findOwnedRequest } from './find-request';
  * pending subscription cancelled); in OPEN, DELAYED or CONFIRMED the NP side is asked and the request waits
  * in CANCEL_PENDING for its answer (the lifecycle table says which).
  */
-export const createCancelPortIn = (deps: PortInDeps): Handler =>
+export const createCancelPortIn =
+  (deps: PortInDeps): Handler =>
   async (raw, context) => {
     const command = orBadRequest(checkCancelPortIn(raw));
     const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };

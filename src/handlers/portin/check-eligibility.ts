@@ -20,7 +20,8 @@ export interface EligibilityDeps {
   nonPortableRanges: readonly NonPortableRange[];
 }
 
-export const createCheckEligibility = (deps: EligibilityDeps): Handler<CheckPortInEligibility> =>
+export const createCheckEligibility =
+  (deps: EligibilityDeps): Handler<CheckPortInEligibility> =>
   async (command, context) => {
     orBadRequest(checkEligibility(command));
     const { subscriptionStatus: status, portIn } = await deps.numbers.read(command.gpsi);

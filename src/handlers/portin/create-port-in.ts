@@ -87,7 +87,8 @@ async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requ
   return result.outcome;
 }
 
-export const createCreatePortIn = (deps: PortInDeps): Handler =>
+export const createCreatePortIn =
+  (deps: PortInDeps): Handler =>
   async (raw, context) => {
     const command = orBadRequest(checkCreatePortIn(raw));
     const owner = ownerOf(context);

@@ -15,8 +15,7 @@ export interface RequestKeys {
 
 type Visibility = Pick<CommandContext, 'canSee' | 'visibleCustomerIds'>;
 
-const matchesAll = (request: PortInRequest, keys: RequestKeys): boolean =>
-  (Object.keys(keys) as (keyof RequestKeys)[]).every((k) => keys[k] === undefined || keys[k] === request[k]);
+const matchesAll = (request: PortInRequest, keys: RequestKeys): boolean => (Object.keys(keys) as (keyof RequestKeys)[]).every((k) => keys[k] === undefined || keys[k] === request[k]);
 
 /**
  * Looks the request up by the most specific key given (partnerTransactionId, then portOrderId, then the

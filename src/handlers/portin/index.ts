@@ -18,7 +18,10 @@ export { createNpResponseProcessor, type NpResponseMessage, type NpResponseProce
 type Parts = Pick<HandlerRegistration, 'handle' | 'validate' | 'situation' | 'readOnly'>;
 
 /** A validator's problems, for the pipeline to list before the handler runs. */
-const problemsOf = <T>(check: (raw: T, now: Date) => Checked<unknown>) => (raw: T, now: Date): FieldProblem[] => check(raw, now).problems;
+const problemsOf =
+  <T>(check: (raw: T, now: Date) => Checked<unknown>) =>
+  (raw: T, now: Date): FieldProblem[] =>
+    check(raw, now).problems;
 
 /**
  * The five port-in command handlers, by command record; `validate` (the form) and `situation` (the due date

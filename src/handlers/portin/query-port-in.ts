@@ -7,7 +7,8 @@ import type { PortInDeps } from './deps';
 import { describeKeys, findOwnedRequest } from './find-request';
 
 /** QueryPortIn: the whole port-in record (service-spec 2.8), pwdPin and accountNo masked. */
-export const createQueryPortIn = (deps: Pick<PortInDeps, 'store'>): Handler =>
+export const createQueryPortIn =
+  (deps: Pick<PortInDeps, 'store'>): Handler =>
   async (raw, context) => {
     const command = orBadRequest(checkQueryPortIn(raw));
     const request = await findOwnedRequest(deps.store, context, command);

@@ -17,7 +17,8 @@ import type { PortInDeps } from './deps';
  * name the same request the caller can see; the request goes back to OPEN with portOrderVersion one
  * higher, and the merged port information and the due date go to the NP side.
  */
-export const createUpdatePortIn = (deps: PortInDeps): Handler =>
+export const createUpdatePortIn =
+  (deps: PortInDeps): Handler =>
   async (raw, context) => {
     const command = orBadRequest(checkUpdatePortIn(raw));
     const cause: Cause = { id: causeIds.command(context.commandId), at: context.now, correlationId: context.correlationId };

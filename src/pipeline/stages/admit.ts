@@ -17,8 +17,7 @@ import { routedTo } from './route';
 // old, goes on only to replay a recorded outcome (refuseNew).
 
 /** Identity of a command's effect: same correlation id, operation and customer = the same command. */
-export const commandIdOf = (customer: string | undefined, operation: string, correlationId: string): string =>
-  sha256Hex(JSON.stringify([customer ?? '', operation, correlationId])).slice(0, 32);
+export const commandIdOf = (customer: string | undefined, operation: string, correlationId: string): string => sha256Hex(JSON.stringify([customer ?? '', operation, correlationId])).slice(0, 32);
 
 const quotaRefusal = ({ held, quota, windowSeconds }: QuotaExhausted) =>
   `The partner's idempotency quota is exhausted: ${held} changes recorded within ${windowSeconds} s, the quota is ${quota}; nothing was applied, retry when older outcomes expire`;

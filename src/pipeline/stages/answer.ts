@@ -12,7 +12,15 @@ export function schemaTopic(deps: ProcessorDeps, domain: Domain): string {
   return deps.envelopeRules[domain].defaultReplyTopic;
 }
 
-export async function answerError(deps: ProcessorDeps, domain: Domain, envelope: RoutedEnvelope, operation: string | null, code: ErrorCode, message: string, problems: FieldProblem[] = []): Promise<ProcessOutcome> {
+export async function answerError(
+  deps: ProcessorDeps,
+  domain: Domain,
+  envelope: RoutedEnvelope,
+  operation: string | null,
+  code: ErrorCode,
+  message: string,
+  problems: FieldProblem[] = [],
+): Promise<ProcessOutcome> {
   const value = errorReplyValue(code, message, problems, operation);
   const encoded = await deps.codec.encode(schemaTopic(deps, domain), ERROR_REPLY, value);
   return { outbound: [replyMessage(envelope, code, encoded)], outcome: code, operation: operation ?? undefined, correlationId: envelope.correlationId };

@@ -110,7 +110,12 @@ async function encodeOrDeadLetter(deps: ProcessorDeps, message: OutgoingMessage,
     if (!(error instanceof SchemaMismatchError)) throw error;
     context.log.error({ err: error }, 'an output does not match its schema; dead-lettering it');
     const json = JSON.stringify(message.value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-    const unencoded = { topic: deps.topics[message.topic], key: message.key, value: Buffer.from(json), headers: { 'content-type': 'application/json', ce_type: message.recordName, ...(message.cloudEvent ? { ce_id: message.cloudEvent.id } : {}) } };
+    const unencoded = {
+      topic: deps.topics[message.topic],
+      key: message.key,
+      value: Buffer.from(json),
+      headers: { 'content-type': 'application/json', ce_type: message.recordName, ...(message.cloudEvent ? { ce_id: message.cloudEvent.id } : {}) },
+    };
     return [undeliverableDeadLetter(deps.deadLetters, unencoded, source.record, source.position, `${message.recordName} does not match its schema`, error.message)];
   }
 }

@@ -12,7 +12,13 @@ import type { Decoded } from './decode';
  * together in one BAD_REQUEST; the handler does not run. A change with problems of its situation only goes
  * on to its handler, refused new (refuseNew): applied when they did not hold, its recorded outcome wins.
  */
-export async function validate(deps: ProcessorDeps, domain: Domain, envelope: RoutedEnvelope, { decoded, registration, operation }: Decoded, admitted: Admitted): Promise<ProcessOutcome | Admitted> {
+export async function validate(
+  deps: ProcessorDeps,
+  domain: Domain,
+  envelope: RoutedEnvelope,
+  { decoded, registration, operation }: Decoded,
+  admitted: Admitted,
+): Promise<ProcessOutcome | Admitted> {
   const now = deps.clock();
   const form = [...envelope.problems, ...(registration.validate?.(decoded.value, now) ?? [])];
   const situation = registration.situation?.(decoded.value, now) ?? [];

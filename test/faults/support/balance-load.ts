@@ -91,9 +91,7 @@ export class BalanceLoad {
     const balance = createBalanceComponents({ config, catalog: loadCatalog(config.catalogFile), redis });
     const codec = new AvroCodec(config.schemaRegistryUrl);
     await registerContract(codec, config.topics);
-    const subscriptions = await Promise.all(
-      Array.from({ length: options.subscriptions }, () => createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: FAULT_CUSTOMER })),
-    );
+    const subscriptions = await Promise.all(Array.from({ length: options.subscriptions }, () => createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: FAULT_CUSTOMER })));
     const start = new Map<string, number>();
     const targets: Omit<PlannedCommand, 'correlationId'>[][] = [];
     for (const subscription of subscriptions) {
@@ -119,7 +117,10 @@ export class BalanceLoad {
       correlationId: c.correlationId,
       gpsi: c.subscription.gpsi,
       customer: c.subscription.wholesaleCustomerId,
-      value: { gpsi: c.subscription.gpsi, balances: [{ subBalanceInstId: c.subBalanceInstId, balanceType: 'Main', subBalanceType: c.subBalanceType, action: 'Add', quantity: 1, unitType: c.unitType }] },
+      value: {
+        gpsi: c.subscription.gpsi,
+        balances: [{ subBalanceInstId: c.subBalanceInstId, balanceType: 'Main', subBalanceType: c.subBalanceType, action: 'Add', quantity: 1, unitType: c.unitType }],
+      },
     }));
   }
 
@@ -208,7 +209,12 @@ export class BalanceLoad {
     // the partner writes one partition per call too: kafkajs can drop part of a multi-broker call when a broker dies
     const { compression } = this.options;
     const sendPartition: ProduceCall = async (run) => {
-      await producer.send({ topic: run[0].topic, acks: -1, ...(compression === undefined ? {} : { compression }), messages: run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition })) });
+      await producer.send({
+        topic: run[0].topic,
+        acks: -1,
+        ...(compression === undefined ? {} : { compression }),
+        messages: run.map(({ key, value, headers, partition }) => ({ key, value, headers, partition })),
+      });
     };
     const sender = createPartitionedSender(sendPartition, async () => this.config.kafka.topicPartitions);
     for (;;) {

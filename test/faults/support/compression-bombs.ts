@@ -79,13 +79,7 @@ export const lz4Bomb = (inflatedBytes: number): Buffer => compressFrameSync(zero
 type Codecs = Record<number, () => unknown>;
 
 /** Sends one batch that carries `compressed` as its one record, under `compression`; resolves with its offset. */
-export async function sendBomb(
-  producer: Producer,
-  topic: string,
-  partition: number,
-  compression: CompressionTypes,
-  compressed: Buffer,
-): Promise<string> {
+export async function sendBomb(producer: Producer, topic: string, partition: number, compression: CompressionTypes, compressed: Buffer): Promise<string> {
   const codecs = CompressionCodecs as unknown as Codecs;
   const registered = codecs[compression];
   codecs[compression] = () => ({ compress: async () => compressed, decompress: async () => Buffer.alloc(0) });

@@ -87,9 +87,20 @@ export class NpRig {
   async startSimulator(responsesTopic = this.config.topics.npResponses): Promise<void> {
     const { config } = this;
     this.simulator = await startNpSimulator(
-      loadNpSimulatorConfig({ ...process.env, ...envFor(config), KAFKA_BROKERS: config.kafka.brokers.join(','), TOPIC_NP_RESPONSES: responsesTopic, NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`, NP_SIM_TIME_SCALE: '100000' }),
+      loadNpSimulatorConfig({
+        ...process.env,
+        ...envFor(config),
+        KAFKA_BROKERS: config.kafka.brokers.join(','),
+        TOPIC_NP_RESPONSES: responsesTopic,
+        NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`,
+        NP_SIM_TIME_SCALE: '100000',
+      }),
       // WORKER_LOG_DIR: the simulator's lines (each response sent, in order) go there too, beside the workers'
-      { log: process.env.WORKER_LOG_DIR ? pino({ level: 'info' }, pino.destination({ dest: join(process.env.WORKER_LOG_DIR, `np-simulator-${process.pid}.log`), sync: true })) : testLogger(config) },
+      {
+        log: process.env.WORKER_LOG_DIR
+          ? pino({ level: 'info' }, pino.destination({ dest: join(process.env.WORKER_LOG_DIR, `np-simulator-${process.pid}.log`), sync: true }))
+          : testLogger(config),
+      },
     );
     await this.simulator.joined;
   }
@@ -114,7 +125,11 @@ export class NpRig {
   async createPortIn(gpsi: string, overrides: Record<string, unknown>, timeoutMs: number): Promise<{ correlationId: string; reply: Record<string, unknown> }> {
     const correlationId = randomUUID();
     const pending = this.requester.awaitReply(correlationId, timeoutMs);
-    await this.requester.dispatch('portinCommands', PORTIN('CreatePortIn'), createCommand(gpsi, overrides), { key: gpsi, correlationId, headers: { [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } });
+    await this.requester.dispatch('portinCommands', PORTIN('CreatePortIn'), createCommand(gpsi, overrides), {
+      key: gpsi,
+      correlationId,
+      headers: { [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER },
+    });
     return { correlationId, reply: (await pending).value };
   }
 
@@ -183,7 +198,9 @@ export class NpRig {
    * records of the ports (status changes and activations) and the extra records among them under an id
    * already seen.
    */
-  async compareWithCleanRun(ports: ShapedPort[]): Promise<{ problems: string[]; transitions: number; activationsApplied: number; doubleActivations: number; eventRecords: number; eventCopies: number }> {
+  async compareWithCleanRun(
+    ports: ShapedPort[],
+  ): Promise<{ problems: string[]; transitions: number; activationsApplied: number; doubleActivations: number; eventRecords: number; eventCopies: number }> {
     const problems: string[] = [];
     let transitions = 0;
     let activationsApplied = 0;

@@ -23,7 +23,11 @@ export interface Counts {
 export const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 const FIGURES = ['sent', 'replied', 'applied', 'duplicates', 'lost'] as const;
-const COPIES = [['replies', 'replies'], ['events', 'events'], ['npRequests', 'NP requests']] as const;
+const COPIES = [
+  ['replies', 'replies'],
+  ['events', 'events'],
+  ['npRequests', 'NP requests'],
+] as const;
 
 /** The count part of a line: the figures measured, in their fixed order, then the copies. */
 export function formatCounts(counts: Counts): string {

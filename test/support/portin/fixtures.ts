@@ -58,11 +58,7 @@ export const createCommand = (overrides: Partial<CreatePortInCommand> = {}): Cre
 
 /** A request of the given status, as the lifecycle would have left it. */
 export function requestIn(status: PortStatus, overrides: Partial<PortInRequest> = {}): PortInRequest {
-  const created = newPortInRequest(
-    createCommand(),
-    { requestId: 'req-1', wholesaleCustomerId: 'WC-1', payloadHash: 'hash', correlationId: 'corr-create', now: T0 },
-    SETTINGS,
-  );
+  const created = newPortInRequest(createCommand(), { requestId: 'req-1', wholesaleCustomerId: 'WC-1', payloadHash: 'hash', correlationId: 'corr-create', now: T0 }, SETTINGS);
   const finished = status === 'COMPLETED' || status === 'CANCELLED';
   return { ...created, portStatus: status, portOrderId: 'PO-1', secrets: finished ? {} : created.secrets, ...overrides };
 }

@@ -115,4 +115,3 @@ export function weekdayClock(): () => Date {
   const offsetMs = (day === 6 ? 1 : day === 0 ? 2 : 0) * 24 * 3600 * 1000;
   return () => new Date(Date.now() - offsetMs);
 }
-

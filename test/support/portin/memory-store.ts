@@ -12,7 +12,10 @@ export class MemoryPortInStore implements PortInStore {
   readonly requests = new Map<string, PortInRequest>();
   readonly history = new Map<string, Map<string, PortInRequest>>();
   readonly outcomes = new Map<string, RecordedOutcome>();
-  readonly transactions = new Map<string, { commandId: string; payloadHash: string; gpsi: string; requestId: string; state: 'claimed' | 'settled'; claimedAt: number; reply?: Record<string, unknown> }>();
+  readonly transactions = new Map<
+    string,
+    { commandId: string; payloadHash: string; gpsi: string; requestId: string; state: 'claimed' | 'settled'; claimedAt: number; reply?: Record<string, unknown> }
+  >();
   readonly orders = new Map<string, RequestRef>();
   readonly schedule = new Map<string, number>();
   /** Counts writes, so tests can tell a replay from a fresh write. */
@@ -42,7 +45,14 @@ export class MemoryPortInStore implements PortInStore {
     return { ...(recorded ? { recorded: copy(recorded) } : {}), ...(current ? { current: copy(current) } : {}), ...(subscriptionStatus ? { subscriptionStatus } : {}) };
   }
 
-  async write(gpsi: string, causeId: string, expected: { requestId: string | null; portOrderVersion?: number; portStatus?: string }, mode: 'update' | 'replace', next: PortInRequest, outcome: RecordedOutcome) {
+  async write(
+    gpsi: string,
+    causeId: string,
+    expected: { requestId: string | null; portOrderVersion?: number; portStatus?: string },
+    mode: 'update' | 'replace',
+    next: PortInRequest,
+    outcome: RecordedOutcome,
+  ) {
     const recorded = this.outcomes.get(`${gpsi}|${causeId}`);
     if (recorded) return { kind: 'replayed' as const, outcome: copy(recorded) };
     const current = this.requests.get(gpsi);

@@ -71,14 +71,7 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
 
   async function activate(gpsi: string, at: Date, causeId: string, correlationId?: string): Promise<OutgoingMessage[]> {
     const keys = keysOf(gpsi);
-    const [status, planId, requested, startDay, storedZone] = await redis.hmget(
-      keys.subscription,
-      'status',
-      'wholesalePlanId',
-      'requestedBucketRefIds',
-      'billCycleStartDay',
-      'billCycleTimeZone',
-    );
+    const [status, planId, requested, startDay, storedZone] = await redis.hmget(keys.subscription, 'status', 'wholesalePlanId', 'requestedBucketRefIds', 'billCycleStartDay', 'billCycleTimeZone');
     if (!status || !planId) throw new ServiceError('NOT_FOUND', `No subscription for gpsi ${gpsi}`);
     const plan = catalog.plans.get(planId);
     if (!plan) throw new ServiceError('CONFLICT', `Plan ${planId} of gpsi ${gpsi} is not in the catalog`);
@@ -104,10 +97,12 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
       bucketRefIds: buckets.addOns.map((b) => b.bucketRefId),
       seeds: seedArgs(seeds),
     };
-    const [json, replayed] = await runScript<[string, number]>(redis, 'subscriptionActivate', [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(causeId)], [
-      JSON.stringify(context),
-      JSON.stringify(payload),
-    ]);
+    const [json, replayed] = await runScript<[string, number]>(
+      redis,
+      'subscriptionActivate',
+      [keys.subscription, keys.balances, keys.ledger, keys.commandOutcome(causeId)],
+      [JSON.stringify(context), JSON.stringify(payload)],
+    );
     const outcome = decodeOutcome(json, replayed === 1);
     // NX: an entry the scheduler already moved on is left alone; a missing one (crash after the script) is
     // added, due at the next renewal or at the first validity end before it.

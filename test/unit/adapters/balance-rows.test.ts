@@ -9,7 +9,19 @@ describe('decodeBalanceRows', () => {
   it('reads positional values and dates fields, in instance order, empty fields left out', () => {
     const rows = ['10', '2000004|A|On-Net Data|MB|1000|400|0|0|3|80||250', '2', '1000001|P|On-Net Voice|Min|500000|500000|0|250000|0||x', '10v', '1700000000000|1800000000000|1750000000000'];
     expect(decodeBalanceRows('4915', rows)).toEqual([
-      { subBalanceInstId: '4915-2', bucketRefId: '1000001', bucketKind: 'PRIMARY', subBalanceType: 'On-Net Voice', unitType: 'Min', allocated: 500000, remaining: 500000, rollover: 0, purchased: 0, rolloverCap: 250000, endCycle: 0 },
+      {
+        subBalanceInstId: '4915-2',
+        bucketRefId: '1000001',
+        bucketKind: 'PRIMARY',
+        subBalanceType: 'On-Net Voice',
+        unitType: 'Min',
+        allocated: 500000,
+        remaining: 500000,
+        rollover: 0,
+        purchased: 0,
+        rolloverCap: 250000,
+        endCycle: 0,
+      },
       {
         subBalanceInstId: '4915-10',
         bucketRefId: '2000004',
@@ -30,7 +42,18 @@ describe('decodeBalanceRows', () => {
   });
 
   it('gives the same sub-balances as the JSON objects of records written before the rows', () => {
-    const json = { subBalanceInstId: '4915-1', bucketRefId: '1000001', bucketKind: 'PRIMARY', subBalanceType: 'SMS', unitType: 'SMS', allocated: '100', remaining: '7', rollover: '5', rolloverCap: '50', endCycle: '0' };
+    const json = {
+      subBalanceInstId: '4915-1',
+      bucketRefId: '1000001',
+      bucketKind: 'PRIMARY',
+      subBalanceType: 'SMS',
+      unitType: 'SMS',
+      allocated: '100',
+      remaining: '7',
+      rollover: '5',
+      rolloverCap: '50',
+      endCycle: '0',
+    };
     expect(decodeBalances({ balanceRows: ['1', '1000001|P|SMS|SMS|100|7|5|50|0'] }, '4915')).toEqual(decodeBalances({ balances: [json] }, '4915'));
   });
 
@@ -40,7 +63,10 @@ describe('decodeBalanceRows', () => {
     const changes = ['Subtract,1,1000001,SMS,SMS,1000,8000,100000,5000,7000,100000,5000'];
     const command = { gpsi: '4915', correlationId: 'corr-1', commandId: 'cmd-1' };
     const short = decodeOutcome(JSON.stringify({ at: '2026-11-26T10:00:00.000Z', s: facts, c: changes, b: rows, fp: 'x' }), false, command);
-    const long = decodeOutcome(JSON.stringify({ at: '2026-11-26T10:00:00.000Z', subscription: facts, changeRows: changes, balanceRows: rows, correlationId: 'corr-1', commandId: 'cmd-1' }), false);
+    const long = decodeOutcome(
+      JSON.stringify({ at: '2026-11-26T10:00:00.000Z', subscription: facts, changeRows: changes, balanceRows: rows, correlationId: 'corr-1', commandId: 'cmd-1' }),
+      false,
+    );
     expect(short).toEqual(long);
     expect(short).toMatchObject({ correlationId: 'corr-1', causeId: 'cmd-1', balances: [{ subBalanceInstId: '4915-1', remaining: 7 }], changes: [{ change: 'Subtract', quantity: 1000 }] });
   });
@@ -72,7 +98,10 @@ describe('decodeBalanceRows', () => {
   const MAIN = ['bucketRefId', 'bucketKind', 'subBalanceType', 'unitType', 'allocated', 'remaining', 'rollover', 'rolloverCap', 'endCycle', 'alerted', 'firstCycle', 'purchased'] as const;
   const DATES = ['validFrom', 'validUntil', 'purchasedUntil'] as const;
   const positional = (b: Record<string, string | undefined>, names: readonly string[], code: (name: string, v: string) => string = (_, v) => v) =>
-    names.map((name) => (b[name] === undefined ? '' : code(name, b[name]))).join('|').replace(/\|+$/, '');
+    names
+      .map((name) => (b[name] === undefined ? '' : code(name, b[name])))
+      .join('|')
+      .replace(/\|+$/, '');
 
   it('reads any sub-balances from their rows as from the JSON objects of older records, fields in any order', () => {
     fc.assert(
@@ -103,7 +132,21 @@ describe('decodeBalanceRows', () => {
 });
 
 describe('decodeFacts', () => {
-  const named = { gpsi: '4915', subscriptionId: 's', subscriberId: 'u', wholesaleCustomerId: 'C1', wholesalePlanId: 'WP', primaryBucketRefId: '1000001', billCycleFrequency: 'MONTHLY', billCycleStartDay: '11', billCycleTimeZone: 'UTC', cycleNo: '2', cycleStart: '2026-11-11T00:00:00.000Z', nextRenewalAt: '2026-12-11T00:00:00.000Z', status: 'ACTIVE' };
+  const named = {
+    gpsi: '4915',
+    subscriptionId: 's',
+    subscriberId: 'u',
+    wholesaleCustomerId: 'C1',
+    wholesalePlanId: 'WP',
+    primaryBucketRefId: '1000001',
+    billCycleFrequency: 'MONTHLY',
+    billCycleStartDay: '11',
+    billCycleTimeZone: 'UTC',
+    cycleNo: '2',
+    cycleStart: '2026-11-11T00:00:00.000Z',
+    nextRenewalAt: '2026-12-11T00:00:00.000Z',
+    status: 'ACTIVE',
+  };
 
   it('names the values the scripts return in FACT_FIELDS order as the named facts of older records', () => {
     expect(decodeFacts(Object.values(named))).toEqual(decodeFacts(named));
@@ -118,8 +161,8 @@ describe('decodeFacts', () => {
   });
 });
 
-describe('a balance command\'s compact record (commandRecord in scripts/lib/balance/)', () => {
-  it('reads its rows: an empty bucketRefId is the row before\'s, the unit the type\'s, purchased and dates when present, in instance order', () => {
+describe("a balance command's compact record (commandRecord in scripts/lib/balance/)", () => {
+  it("reads its rows: an empty bucketRefId is the row before's, the unit the type's, purchased and dates when present, in instance order", () => {
     const rows = '10|2000004|On-Net Data|1000|400|0|250|1700000000000|1800000000000|1750000000000;2|1000001|On-Net Voice|500000|500000|0;3||On-Net SMS|1000000|999000|0|5';
     expect(decodeReplyRows('4915', rows)).toEqual([
       { subBalanceInstId: '4915-2', bucketRefId: '1000001', subBalanceType: 'On-Net Voice', unitType: 'Min', allocated: 500000, remaining: 500000, rollover: 0, purchased: 0 },
@@ -155,9 +198,19 @@ describe('a balance command\'s compact record (commandRecord in scripts/lib/bala
     const outcome = decodeOutcome(JSON.stringify(record), true, { gpsi: '4915', correlationId: 'corr-1', commandId: 'cmd-1' }, now);
     expect(outcome).toMatchObject({ at: '2026-11-26T10:00:00.000Z', correlationId: 'corr-1', causeId: 'cmd-1', replayed: true });
     expect(outcome.subscription).toEqual({
-      gpsi: '4915', subscriptionId: 'sub-1', subscriberId: 'S1', wholesaleCustomerId: 'C1', wholesalePlanId: 'WP-BASIC', // the record's
-      primaryBucketRefId: '1000001', billCycleFrequency: 'MONTHLY', billCycleStartDay: 1, billCycleTimeZone: 'Europe/Berlin', // now
-      cycleNo: 3, cycleStart: '2026-11-01T00:00:00.000Z', nextRenewalAt: '2026-12-01T00:00:00.000Z', status: 'ACTIVE',
+      gpsi: '4915',
+      subscriptionId: 'sub-1',
+      subscriberId: 'S1',
+      wholesaleCustomerId: 'C1',
+      wholesalePlanId: 'WP-BASIC', // the record's
+      primaryBucketRefId: '1000001',
+      billCycleFrequency: 'MONTHLY',
+      billCycleStartDay: 1,
+      billCycleTimeZone: 'Europe/Berlin', // now
+      cycleNo: 3,
+      cycleStart: '2026-11-01T00:00:00.000Z',
+      nextRenewalAt: '2026-12-01T00:00:00.000Z',
+      status: 'ACTIVE',
     });
     expect(outcome.changes.map((c) => [c.change, c.subBalanceInstId, c.bucketRefId, c.subBalanceType, c.unitType])).toEqual([
       ['Subtract', '4915-1', '1000001', 'On-Net SMS', 'SMS'], // named by its row

@@ -1,14 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gzipSync, zstdCompressSync } from 'node:zlib';
-import {
-  baseOptionsSchema,
-  compressionsAlgorithms,
-  compressionsAlgorithmsByBitmask,
-  consumeOptionsSchema,
-  consumerOptionsSchema,
-  fetchOptionsSchema,
-  findErrorBy,
-} from '@platformatic/kafka';
+import { baseOptionsSchema, compressionsAlgorithms, compressionsAlgorithmsByBitmask, consumeOptionsSchema, consumerOptionsSchema, fetchOptionsSchema, findErrorBy } from '@platformatic/kafka';
 import { registerBoundedCodecs, boundedCodecsInPlace } from '../../../src/adapters/kafka/bounded-codecs';
 import { BatchRefused } from '../../../src/adapters/kafka/refused-batch';
 
@@ -89,7 +81,10 @@ describe('bounded codecs', () => {
 
   it('inflate snappy and lz4 batches the client compressed, within the bound, and refuse one byte beyond', () => {
     const records = Buffer.from(Array.from({ length: MAX + 1 }, (_, i) => i % 253));
-    for (const [bitmask, name] of [[SNAPPY, 'snappy'], [LZ4, 'lz4']] as const) {
+    for (const [bitmask, name] of [
+      [SNAPPY, 'snappy'],
+      [LZ4, 'lz4'],
+    ] as const) {
       const within = byBitmask[bitmask].compressSync(records.subarray(0, MAX));
       expect(byBitmask[bitmask].decompressSync({ buffer: within }).equals(records.subarray(0, MAX))).toBe(true);
       const beyond = byBitmask[bitmask].compressSync(records);

@@ -10,7 +10,8 @@ const consumerOf = (groupId: string) => {
 
 const HEARTBEAT = 12;
 /** A heartbeat's failure as the client publishes it on its diagnostics channel, before acting on it. */
-const heartbeatFailed = (client: unknown, code: number) => consumerHeartbeatChannel.error.publish({ client, operation: 'heartbeat', operationId: 0n, error: new ResponseError(HEARTBEAT, 4, { '': [code, null] }, {}) });
+const heartbeatFailed = (client: unknown, code: number) =>
+  consumerHeartbeatChannel.error.publish({ client, operation: 'heartbeat', operationId: 0n, error: new ResponseError(HEARTBEAT, 4, { '': [code, null] }, {}) });
 const FENCED_INSTANCE_ID = 82;
 const REBALANCE_IN_PROGRESS = 27;
 

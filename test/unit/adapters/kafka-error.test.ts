@@ -9,9 +9,7 @@ describe('reading an @platformatic/kafka error tree', () => {
     const refused = new ResponseError(CREATE_TOPICS, 7, { '/topics/0': [36, 'Topic a exists.'], '/topics/1': [36, 'Topic b exists.'] }, {});
     const error = new MultipleErrors('Creating topics failed.', [refused]);
     expect(brokerErrorNames(error)).toEqual(['TOPIC_ALREADY_EXISTS', 'TOPIC_ALREADY_EXISTS']);
-    expect(brokerErrorNames(new MultipleErrors('Creating topics failed.', [new ResponseError(CREATE_TOPICS, 7, { '/topics/0': [29, null] }, {})]))).toEqual([
-      'TOPIC_AUTHORIZATION_FAILED',
-    ]);
+    expect(brokerErrorNames(new MultipleErrors('Creating topics failed.', [new ResponseError(CREATE_TOPICS, 7, { '/topics/0': [29, null] }, {})]))).toEqual(['TOPIC_AUTHORIZATION_FAILED']);
   });
 
   it('has no broker error name for a connection failure', () => {
@@ -23,11 +21,7 @@ describe('reading an @platformatic/kafka error tree', () => {
     const error = new MultipleErrors('Listing topics failed.', [
       new NetworkError('Connection to 127.0.0.1:9092 failed.', { cause: new AuthenticationError('SASL authentication failed.', { cause: saslRefusal }) }),
     ]);
-    expect(leafErrors(error).map((leaf) => leaf.message)).toEqual([
-      'Connection to 127.0.0.1:9092 failed.',
-      'SASL authentication failed.',
-      saslRefusal.message,
-    ]);
+    expect(leafErrors(error).map((leaf) => leaf.message)).toEqual(['Connection to 127.0.0.1:9092 failed.', 'SASL authentication failed.', saslRefusal.message]);
     const explained = explainKafkaError(error);
     expect(explained.message).toBe(
       'Listing topics failed: Connection to 127.0.0.1:9092 failed; SASL authentication failed; SASL_AUTHENTICATION_FAILED: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512',

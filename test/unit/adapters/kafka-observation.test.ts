@@ -12,7 +12,13 @@ describe('lagOf', () => {
   ];
 
   it('is end offset minus committed offset, from the log start when nothing is committed or it was deleted', () => {
-    expect(lagOf('t', ends, [{ partition: 0, offset: '8' }, { partition: 1, offset: '2' }, { partition: 2, offset: '-1' }])).toEqual([
+    expect(
+      lagOf('t', ends, [
+        { partition: 0, offset: '8' },
+        { partition: 1, offset: '2' },
+        { partition: 2, offset: '-1' },
+      ]),
+    ).toEqual([
       { topic: 't', partition: 0, lag: 2 },
       { topic: 't', partition: 1, lag: 2 },
       { topic: 't', partition: 2, lag: 4 },
@@ -20,7 +26,13 @@ describe('lagOf', () => {
   });
 
   it('is zero once everything is committed, and never negative', () => {
-    expect(lagOf('t', ends, [{ partition: 0, offset: '10' }, { partition: 1, offset: '9' }, { partition: 2, offset: '4' }]).map((l) => l.lag)).toEqual([0, 0, 0]);
+    expect(
+      lagOf('t', ends, [
+        { partition: 0, offset: '10' },
+        { partition: 1, offset: '9' },
+        { partition: 2, offset: '4' },
+      ]).map((l) => l.lag),
+    ).toEqual([0, 0, 0]);
   });
 });
 
@@ -35,7 +47,13 @@ describe('ConsumerStateTracker', () => {
     const { consumer, emit } = fakeConsumer();
     const tracker = new ConsumerStateTracker(consumer);
     expect(tracker.state.joined).toBe(false);
-    emit('consumer:group:join', { memberId: 'm1', assignments: [{ topic: 'cmds', partitions: [0, 2] }, { topic: 'np', partitions: [1] }] });
+    emit('consumer:group:join', {
+      memberId: 'm1',
+      assignments: [
+        { topic: 'cmds', partitions: [0, 2] },
+        { topic: 'np', partitions: [1] },
+      ],
+    });
     expect(tracker.state).toMatchObject({ joined: true, memberId: 'm1', assignment: { cmds: [0, 2], np: [1] } });
     expect(tracker.assignedPartitions).toBe(3);
     emit('consumer:group:rebalance');
@@ -62,11 +80,17 @@ describe('observeProduceCall', () => {
   it('reports every acknowledged message, and nothing when the send failed', async () => {
     const sent: SentMessage[] = [];
     let fail = false;
-    const produce = observeProduceCall(async () => (fail ? Promise.reject(new Error('no leader')) : undefined), (messages) => sent.push(...messages));
+    const produce = observeProduceCall(
+      async () => (fail ? Promise.reject(new Error('no leader')) : undefined),
+      (messages) => sent.push(...messages),
+    );
     const message = (topic: string, headers: Record<string, string> = {}) => ({ topic, partition: 0, key: null, value: Buffer.from('v'), headers });
     await produce([message('a', { h: 'v' }), message('b')]);
     fail = true;
     await expect(produce([message('c')])).rejects.toThrow('no leader');
-    expect(sent.map((m) => [m.topic, m.headers])).toEqual([['a', { h: 'v' }], ['b', {}]]);
+    expect(sent.map((m) => [m.topic, m.headers])).toEqual([
+      ['a', { h: 'v' }],
+      ['b', {}],
+    ]);
   });
 });

@@ -19,12 +19,17 @@ const fourPartitions = async () => 4;
  */
 type RetryingFake = { send: (record: { topic: string; acks?: number; messages: WireMessage[] }) => Promise<unknown> };
 type SpanningFake = { sendBatch: (batch: { topicMessages: { topic: string; messages: WireMessage[] }[] }) => Promise<unknown> };
-const retryingCall = (fake: RetryingFake): ProduceCall => async (messages) => void (await fake.send({ topic: messages[0].topic, acks: -1, messages }));
-const spanningCall = (fake: SpanningFake): ProduceCall => async (messages) => {
-  const byTopic = new Map<string, WireMessage[]>();
-  for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
-  await fake.sendBatch({ topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })) });
-};
+const retryingCall =
+  (fake: RetryingFake): ProduceCall =>
+  async (messages) =>
+    void (await fake.send({ topic: messages[0].topic, acks: -1, messages }));
+const spanningCall =
+  (fake: SpanningFake): ProduceCall =>
+  async (messages) => {
+    const byTopic = new Map<string, WireMessage[]>();
+    for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+    await fake.sendBatch({ topicMessages: [...byTopic].map(([topic, list]) => ({ topic, messages: list })) });
+  };
 const createPartitionedSender = (retrying: unknown, countOf: Parameters<typeof senderOver>[1], spanning?: unknown) =>
   senderOver(retryingCall(retrying as RetryingFake), countOf, spanning === undefined ? undefined : spanningCall(spanning as SpanningFake));
 
@@ -45,7 +50,12 @@ describe('chunkByBytes', () => {
   });
 
   it('sends small messages together', () => {
-    expect(chunkByBytes(Array.from({ length: 1000 }, (_, i) => message(200, i)), MAX_SEND_BYTES)).toHaveLength(1);
+    expect(
+      chunkByBytes(
+        Array.from({ length: 1000 }, (_, i) => message(200, i)),
+        MAX_SEND_BYTES,
+      ),
+    ).toHaveLength(1);
     expect(chunkByBytes([], MAX_SEND_BYTES)).toEqual([]);
   });
 });
@@ -79,7 +89,7 @@ describe('byPartition', () => {
     expect([...groups.keys()].sort()).toEqual(['1:replies', '2:replies', '3:replies']);
   });
 
-  it('looks a topic\'s count up once per call, and again, fresh, for a partition beyond it', async () => {
+  it("looks a topic's count up once per call, and again, fresh, for a partition beyond it", async () => {
     const lookups: [string, boolean][] = [];
     const counting = async (topic: string, fresh = false) => {
       lookups.push([topic, fresh]);
@@ -88,13 +98,20 @@ describe('byPartition', () => {
     const messages = [...Array.from({ length: 30 }, (_, i) => message(10, i)), { ...message(10, 30), topic: 't0', partition: 6 }];
     const { groups, refused } = await byPartition(messages, counting);
     expect(refused).toEqual([]);
-    expect(lookups.sort()).toEqual([['t0', false], ['t0', true], ['t1', false], ['t2', false]]);
+    expect(lookups.sort()).toEqual([
+      ['t0', false],
+      ['t0', true],
+      ['t1', false],
+      ['t2', false],
+    ]);
     expect(groups.get('6:t0')?.map((m) => m.headers.n)).toEqual(['30']);
   });
 
   it('without a spanning producer, makes one send call per topic-partition and run', async () => {
     const calls: { topic: string; partitions: Set<number | undefined> }[] = [];
-    const producer = { send: async (record: { topic: string; messages: { partition?: number }[] }) => void calls.push({ topic: record.topic, partitions: new Set(record.messages.map((m) => m.partition)) }) };
+    const producer = {
+      send: async (record: { topic: string; messages: { partition?: number }[] }) => void calls.push({ topic: record.topic, partitions: new Set(record.messages.map((m) => m.partition)) }),
+    };
     const sender = createPartitionedSender(producer, fourPartitions);
     await sender.send(Array.from({ length: 100 }, (_, i) => message(100, i)));
     expect(calls.length).toBeGreaterThan(3);
@@ -107,7 +124,9 @@ describe('refusals', () => {
   const producerRefusingBig = (acknowledged: string[]) => ({
     send: async (record: { messages: { key: string; value: Buffer }[] }) => {
       if (record.messages.some((m) => m.value.toString() === 'big')) {
-        throw Object.assign(new Error('Request failed'), { cause: Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { apiId: 'MESSAGE_TOO_LARGE', canRetry: false }) });
+        throw Object.assign(new Error('Request failed'), {
+          cause: Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { apiId: 'MESSAGE_TOO_LARGE', canRetry: false }),
+        });
       }
       acknowledged.push(...record.messages.map((m) => m.key));
     },

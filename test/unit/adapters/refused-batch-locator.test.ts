@@ -74,7 +74,10 @@ function logOf(batches: Batch[]) {
 
 describe('firstRefused', () => {
   it('finds a refused batch right at the next offset with one probe', async () => {
-    const log = logOf([{ bytes: 300_000, records: 1, refused: 'ours' }, { bytes: 100, records: 3 }]);
+    const log = logOf([
+      { bytes: 300_000, records: 1, refused: 'ours' },
+      { bytes: 100, records: 3 },
+    ]);
     expect(await firstRefused(0n, 1024 * 1024, log.probe)).toBe(0n);
     expect(log.probed).toEqual([[0n, 1]]);
   });
@@ -90,7 +93,11 @@ describe('firstRefused', () => {
   it('every refused batch on small logs: found exactly within the budget', async () => {
     for (let before = 0; before < 30; before++)
       for (const size of [1, 50, 500]) {
-        const log = logOf([...Array.from({ length: before }, (_, i) => ({ bytes: 10 + (i % 7) * 20, records: 1 + (i % 3) })), { bytes: size, records: 2, refused: 'ours' }, { bytes: 10, records: 1 }]);
+        const log = logOf([
+          ...Array.from({ length: before }, (_, i) => ({ bytes: 10 + (i % 7) * 20, records: 1 + (i % 3) })),
+          { bytes: size, records: 2, refused: 'ours' },
+          { bytes: 10, records: 1 },
+        ]);
         const expected = log.placed[before].first;
         expect(await firstRefused(0n, 64 * 1024, log.probe)).toBe(expected);
         expect(log.probed.length).toBeLessThanOrEqual(2 * probeBudget(64n * 1024n));
@@ -98,7 +105,11 @@ describe('firstRefused', () => {
   });
 
   it('is not the culprit when another refused batch comes first, or the refusal lies beyond what the stream fetched', async () => {
-    const other = logOf([{ bytes: 100, records: 1 }, { bytes: 100, records: 1, refused: 'other' }, { bytes: 100, records: 1, refused: 'ours' }]);
+    const other = logOf([
+      { bytes: 100, records: 1 },
+      { bytes: 100, records: 1, refused: 'other' },
+      { bytes: 100, records: 1, refused: 'ours' },
+    ]);
     expect(await firstRefused(0n, 1024, other.probe)).toBeUndefined();
     const far = logOf([...Array.from({ length: 100 }, () => ({ bytes: 100, records: 1 })), { bytes: 100, records: 1, refused: 'ours' }]);
     expect(await firstRefused(0n, 5_000, far.probe)).toBeUndefined();

@@ -4,7 +4,7 @@ import { BatchRefused, batchRefusalIn, refusedBatchDetail, refusalRecord } from 
 const LIMIT = 'gzip batch inflates beyond 65536 bytes (MAX_DECOMPRESSED_BATCH_BYTES)';
 
 describe('the placeholder of a refused batch', () => {
-  it('sits at the batch\'s last offset, without key or value, and names why and the offsets it spans', () => {
+  it("sits at the batch's last offset, without key or value, and names why and the offsets it spans", () => {
     const record = refusalRecord({ first: 100n, last: 102n, detail: LIMIT });
     expect([record.offset, record.key, record.value]).toEqual(['102', null, null]);
     expect(refusedBatchDetail(record)).toBe(`${LIMIT}; its 3 records at offsets 100–102 skipped`);
@@ -16,7 +16,7 @@ describe('the placeholder of a refused batch', () => {
     expect(refusedBatchDetail(refusalRecord({ first: 0n, last: 999_999n, detail: LIMIT }))).toBe(`${LIMIT}; its 1000000 records at offsets 0–999999 skipped`);
   });
 
-  it('is read only when it carries this process\'s secret: a producer cannot forge one', () => {
+  it("is read only when it carries this process's secret: a producer cannot forge one", () => {
     expect(refusedBatchDetail({ headers: { 'x-wholesale-batch-refused': Buffer.from('0123 gzip batch inflates beyond') } })).toBeUndefined();
     expect(refusedBatchDetail({ headers: {} })).toBeUndefined();
     expect(refusedBatchDetail({})).toBeUndefined();
@@ -36,7 +36,7 @@ describe('batchRefusalIn', () => {
     expect(batchRefusalIn(new AggregateError([refusal]))).toBe(refusal);
   });
 
-  it('finds one made by this module as loaded in another module registry (a test sandbox\'s)', () => {
+  it("finds one made by this module as loaded in another module registry (a test sandbox's)", () => {
     let foreign: Error | undefined;
     jest.isolateModules(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- isolateModules needs a require to load a second copy of the module

@@ -11,7 +11,12 @@ const isBuiltin = (target: string) => target.startsWith('node:');
 
 /** `file -> target` for every import of the files matching `from` whose target breaks the rule. */
 function breaking(from: (file: string) => boolean, allowed: (target: string) => boolean): string[] {
-  return files.filter(from).flatMap((file) => graph.imports.get(file)!.filter((target) => !allowed(target)).map((target) => `${file} -> ${target}`));
+  return files.filter(from).flatMap((file) =>
+    graph.imports
+      .get(file)!
+      .filter((target) => !allowed(target))
+      .map((target) => `${file} -> ${target}`),
+  );
 }
 
 const importers = (target: string) => files.filter((file) => graph.imports.get(file)!.includes(target));
@@ -52,7 +57,14 @@ describe('dependency rules', () => {
 
   it("the command pipeline's stages (src/pipeline/stages) are composed by command-processor.ts alone, and import no other pipeline module that composes", () => {
     const outside = files.filter((file) => !inFolder('src/pipeline/stages')(file) && file !== 'src/pipeline/command-processor.ts');
-    expect(outside.flatMap((file) => graph.imports.get(file)!.filter(inFolder('src/pipeline/stages')).map((target) => `${file} -> ${target}`))).toEqual([]);
+    expect(
+      outside.flatMap((file) =>
+        graph.imports
+          .get(file)!
+          .filter(inFolder('src/pipeline/stages'))
+          .map((target) => `${file} -> ${target}`),
+      ),
+    ).toEqual([]);
     const composers = ['src/pipeline/command-processor.ts', 'src/pipeline/batch-worker.ts', 'src/pipeline/np-responses.ts'];
     expect(breaking(inFolder('src/pipeline/stages'), (target) => !composers.includes(target))).toEqual([]);
   });
@@ -84,7 +96,10 @@ describe('dependency rules', () => {
     const folderOf = (file: string) => file.split('/').slice(0, 2).join('/');
     const edges = new Map<string, string[]>();
     for (const file of files.filter(inFolder('src'))) {
-      const targets = graph.imports.get(file)!.filter((target) => inFolder('src')(target) && folderOf(target) !== folderOf(file)).map(folderOf);
+      const targets = graph.imports
+        .get(file)!
+        .filter((target) => inFolder('src')(target) && folderOf(target) !== folderOf(file))
+        .map(folderOf);
       edges.set(folderOf(file), [...new Set([...(edges.get(folderOf(file)) ?? []), ...targets])]);
     }
     expect(cyclesOf(edges)).toEqual([]);
@@ -100,7 +115,12 @@ describe('dependency rules', () => {
 
 describe('the rules see a violation', () => {
   it('finds a cycle and reaches through imports', () => {
-    const edges = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]);
+    const edges = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+    ]);
     expect(cyclesOf(edges)).toEqual([['a', 'b', 'c']]);
     expect([...reachable({ imports: edges }, 'd')].sort()).toEqual(['a', 'b', 'c', 'd']);
   });

@@ -8,7 +8,7 @@ describe('refusalOf: the precondition of every balance operation', () => {
     expect(refusalOf({ status: 'ACTIVE', wholesaleCustomerId: 'mvno-b' }, gpsi, ['brand-a', 'mvno-b'])).toBeUndefined();
   });
 
-  it('answers a missing subscription and another customer\'s alike: NOT_FOUND', () => {
+  it("answers a missing subscription and another customer's alike: NOT_FOUND", () => {
     const missing = refusalOf({ status: null, wholesaleCustomerId: null }, gpsi, ['mvno-b']);
     const foreign = refusalOf({ status: 'ACTIVE', wholesaleCustomerId: 'mvno-c' }, gpsi, ['mvno-b']);
     expect(missing).toMatchObject({ code: 'NOT_FOUND', message: `No subscription for gpsi ${gpsi} belongs to this wholesale customer`, problems: [] });
@@ -18,7 +18,7 @@ describe('refusalOf: the precondition of every balance operation', () => {
     expect(refusalOf({ status: 'ACTIVE', wholesaleCustomerId: 'mvno-b' }, gpsi, [])).toEqual(missing);
   });
 
-  it.each(['PENDING', 'CANCELLED'])('refuses the owner\'s %s subscription with CONFLICT naming the state', (status) => {
+  it.each(['PENDING', 'CANCELLED'])("refuses the owner's %s subscription with CONFLICT naming the state", (status) => {
     expect(refusalOf({ status, wholesaleCustomerId: 'mvno-b' }, gpsi, ['mvno-b'])).toMatchObject({
       code: 'CONFLICT',
       message: `The subscription for gpsi ${gpsi} is ${status}, not ACTIVE`,

@@ -216,13 +216,13 @@ describe('UpdateBalances evaluation (all or nothing)', () => {
   });
 
   it('keeps remaining ≥ 0 and total = allocated + rollover whatever the actions', () => {
-    const actions = fc.array(
-      fc.record({ action: fc.constantFrom('Add' as const, 'Subtract' as const), quantity: fc.integer({ min: 1, max: 10_000_000 }) }),
-      { maxLength: 20 },
-    );
+    const actions = fc.array(fc.record({ action: fc.constantFrom('Add' as const, 'Subtract' as const), quantity: fc.integer({ min: 1, max: 10_000_000 }) }), { maxLength: 20 });
     fc.assert(
       fc.property(actions, (list) => {
-        const result = evaluateUpdate([subBalance()], list.map((a) => action(a)));
+        const result = evaluateUpdate(
+          [subBalance()],
+          list.map((a) => action(a)),
+        );
         for (const b of result.balances) {
           expect(b.remaining).toBeGreaterThanOrEqual(0);
           expect(totalOf(b)).toBe(b.allocated + b.rollover);

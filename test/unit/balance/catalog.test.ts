@@ -82,8 +82,13 @@ describe('product catalog', () => {
         { path: 'buckets[1].validity', reason: 'must be { "days": N } or { "cycles": N } with N a whole number from 1' },
       ]);
     }
-    expect(problemsOf({ plans, buckets: [bucket({ validityCycles: undefined, validity: { days: 30 } })] })).toContainEqual({ path: 'buckets[0].validity', reason: 'must be absent for a PRIMARY bucket (renewed every cycle)' });
-    expect(problemsOf({ plans, buckets: [bucket(), addOn({ validity: { days: 1 }, validityCycles: 1 })] })).toEqual([{ path: 'buckets[1].validity', reason: 'must not be given with validityCycles' }]);
+    expect(problemsOf({ plans, buckets: [bucket({ validityCycles: undefined, validity: { days: 30 } })] })).toContainEqual({
+      path: 'buckets[0].validity',
+      reason: 'must be absent for a PRIMARY bucket (renewed every cycle)',
+    });
+    expect(problemsOf({ plans, buckets: [bucket(), addOn({ validity: { days: 1 }, validityCycles: 1 })] })).toEqual([
+      { path: 'buckets[1].validity', reason: 'must not be given with validityCycles' },
+    ]);
   });
 
   it('takes per subBalanceType how long purchased credit lasts', () => {

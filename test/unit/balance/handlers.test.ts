@@ -51,11 +51,13 @@ const outcome = (overrides: Partial<BalanceOutcome> = {}): BalanceOutcome => ({
 /** An in-memory BalanceStore that records what the handlers asked for. */
 function fakeStore(result: BalanceOutcome | ServiceError = outcome()) {
   const calls: { method: string; args: unknown[] }[] = [];
-  const answer = (method: string) => async (...args: unknown[]) => {
-    calls.push({ method, args });
-    if (result instanceof ServiceError) throw result;
-    return result;
-  };
+  const answer =
+    (method: string) =>
+    async (...args: unknown[]) => {
+      calls.push({ method, args });
+      if (result instanceof ServiceError) throw result;
+      return result;
+    };
   const store: BalanceStore = {
     addBuckets: answer('addBuckets'),
     swapPrimary: answer('swapPrimary'),
@@ -64,7 +66,9 @@ function fakeStore(result: BalanceOutcome | ServiceError = outcome()) {
     queryBalances: answer('queryBalances') as unknown as BalanceStore['queryBalances'],
     history: async (...args) => {
       calls.push({ method: 'history', args });
-      return [{ at: 'now', correlationId: 'c', operation: 'UpdateBalances', change: 'Add', subBalanceInstId: 'i', bucketRefId: 'b', subBalanceType: 'On-Net SMS', unitType: 'SMS', quantity: 2500 }];
+      return [
+        { at: 'now', correlationId: 'c', operation: 'UpdateBalances', change: 'Add', subBalanceInstId: 'i', bucketRefId: 'b', subBalanceType: 'On-Net SMS', unitType: 'SMS', quantity: 2500 },
+      ];
     },
   };
   return { store, calls };
@@ -112,7 +116,7 @@ describe('balance handlers', () => {
     expect(calls).toEqual([]);
   });
 
-  it('AddBuckets and SwapPrimaryBucket: the form is validated, the catalog\'s say on their ids is their situation', () => {
+  it("AddBuckets and SwapPrimaryBucket: the form is validated, the catalog's say on their ids is their situation", () => {
     const handlers = createBalanceHandlers({ balances: fakeStore().store, catalog });
     const [add, swap] = [handler(handlers, 'AddBuckets'), handler(handlers, 'SwapPrimaryBucket')];
     const now = new Date();
@@ -148,7 +152,14 @@ describe('balance handlers', () => {
     const { store, calls } = fakeStore();
     const add = handler(createBalanceHandlers({ balances: store, catalog }), 'AddBuckets');
     const result = await add.handle({ gpsi: GPSI, bucketRefId: ['2000004'] }, context());
-    expect(calls[0].args[0]).toMatchObject({ gpsi: GPSI, wholesaleCustomerId: 'C1', visibleCustomerIds: ['C1', 'C1-brand'], commandId: 'cmd-1', operation: 'AddBuckets', at: '2026-03-01T10:00:00.000Z' });
+    expect(calls[0].args[0]).toMatchObject({
+      gpsi: GPSI,
+      wholesaleCustomerId: 'C1',
+      visibleCustomerIds: ['C1', 'C1-brand'],
+      commandId: 'cmd-1',
+      operation: 'AddBuckets',
+      at: '2026-03-01T10:00:00.000Z',
+    });
     expect(calls[0].args[1]).toEqual({
       bucketRefIds: ['2000004'],
       seeds: [
@@ -228,7 +239,14 @@ describe('balance handlers', () => {
   });
 
   it('AddBuckets of a dated add-on passes its validity; a dated sub-balance replies its validFor (TMF654) and its credit end', async () => {
-    const pass: SubBalance = { ...data, subBalanceInstId: `${GPSI}-5`, bucketRefId: '2000001', bucketKind: 'ADDON', validFor: { start: Date.UTC(2026, 2, 31, 12), end: Date.UTC(2026, 3, 30, 12) }, purchasedUntil: Date.UTC(2026, 5, 29) };
+    const pass: SubBalance = {
+      ...data,
+      subBalanceInstId: `${GPSI}-5`,
+      bucketRefId: '2000001',
+      bucketKind: 'ADDON',
+      validFor: { start: Date.UTC(2026, 2, 31, 12), end: Date.UTC(2026, 3, 30, 12) },
+      purchasedUntil: Date.UTC(2026, 5, 29),
+    };
     const { store, calls } = fakeStore(outcome({ balances: [pass] }));
     const add = handler(createBalanceHandlers({ balances: store, catalog }), 'AddBuckets');
     const result = await add.handle({ gpsi: GPSI, bucketRefId: ['2000001', '2000003'] }, context());
@@ -255,7 +273,21 @@ describe('balance handlers', () => {
       status: 'Success',
       gpsi: GPSI,
       entries: [
-        { at: 'now', correlationId: 'c', operation: 'UpdateBalances', change: 'Add', subBalanceInstId: 'i', bucketRefId: 'b', subBalanceType: 'On-Net SMS', unitType: 'SMS', quantity: 2.5, before: null, after: null, validFor: null, purchasedValidUntil: null },
+        {
+          at: 'now',
+          correlationId: 'c',
+          operation: 'UpdateBalances',
+          change: 'Add',
+          subBalanceInstId: 'i',
+          bucketRefId: 'b',
+          subBalanceType: 'On-Net SMS',
+          unitType: 'SMS',
+          quantity: 2.5,
+          before: null,
+          after: null,
+          validFor: null,
+          purchasedValidUntil: null,
+        },
       ],
     });
   });

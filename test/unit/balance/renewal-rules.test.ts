@@ -17,7 +17,7 @@ const subBalance = (n: number, overrides: Partial<SubBalance> = {}): SubBalance 
 });
 const pass = subBalance(2, { bucketRefId: '2000001', bucketKind: 'ADDON', allocated: 1_024_000, remaining: 24_000, rolloverCap: 0, validFor: { start: 1000, end: 5000 } });
 
-describe('renewal and expiry of a subscription\'s sub-balances', () => {
+describe("renewal and expiry of a subscription's sub-balances", () => {
   it('renewal leaves a dated bucket alone, expires one from before validity dates whose cycles ended, renews the rest', () => {
     const legacy = subBalance(3, { bucketRefId: '2000003', endCycle: 2 });
     const primary = subBalance(1, { remaining: 4_000_000, purchased: 3_000_000, purchasedUntil: 9000, alertedPercent: 80 });
@@ -26,7 +26,11 @@ describe('renewal and expiry of a subscription\'s sub-balances', () => {
       ['Renewed', primary.subBalanceInstId],
       ['Expired', legacy.subBalanceInstId],
     ]);
-    expect(balances).toEqual([{ ...primary, allocated: 5_120_000, rollover: 1_000_000, purchased: 3_000_000, remaining: 9_120_000, alertedPercent: undefined }, pass].map(({ alertedPercent, ...b }) => (alertedPercent === undefined ? b : { ...b, alertedPercent })));
+    expect(balances).toEqual(
+      [{ ...primary, allocated: 5_120_000, rollover: 1_000_000, purchased: 3_000_000, remaining: 9_120_000, alertedPercent: undefined }, pass].map(({ alertedPercent, ...b }) =>
+        alertedPercent === undefined ? b : { ...b, alertedPercent },
+      ),
+    );
     expect(changes[0]).toMatchObject({ purchasedUntil: 9000 });
   });
 
@@ -43,10 +47,25 @@ describe('renewal and expiry of a subscription\'s sub-balances', () => {
     expect(expireDue([primary, pass], 4999)).toEqual({ balances: [primary, pass], changes: [] });
     const { balances, changes } = expireDue([primary, pass], 5000);
     expect(changes).toEqual([
-      { change: 'CreditExpired', subBalanceInstId: primary.subBalanceInstId, bucketRefId: '1000001', subBalanceType: 'On-Net Data', unitType: 'MB', quantity: 3_000_000,
-        before: { remaining: 4_000_000, allocated: 5_120_000, rollover: 0, purchased: 3_000_000 }, after: { remaining: 1_000_000, allocated: 5_120_000, rollover: 0, purchased: 0 } },
-      { change: 'Expired', subBalanceInstId: pass.subBalanceInstId, bucketRefId: '2000001', subBalanceType: 'On-Net Data', unitType: 'MB',
-        before: { remaining: 24_000, allocated: 1_024_000, rollover: 0, purchased: 0 }, validFor: { start: 1000, end: 5000 } },
+      {
+        change: 'CreditExpired',
+        subBalanceInstId: primary.subBalanceInstId,
+        bucketRefId: '1000001',
+        subBalanceType: 'On-Net Data',
+        unitType: 'MB',
+        quantity: 3_000_000,
+        before: { remaining: 4_000_000, allocated: 5_120_000, rollover: 0, purchased: 3_000_000 },
+        after: { remaining: 1_000_000, allocated: 5_120_000, rollover: 0, purchased: 0 },
+      },
+      {
+        change: 'Expired',
+        subBalanceInstId: pass.subBalanceInstId,
+        bucketRefId: '2000001',
+        subBalanceType: 'On-Net Data',
+        unitType: 'MB',
+        before: { remaining: 24_000, allocated: 1_024_000, rollover: 0, purchased: 0 },
+        validFor: { start: 1000, end: 5000 },
+      },
     ]);
     expect(balances).toEqual([{ ...subBalance(1), remaining: 1_000_000 }]);
     expect(nextExpiryOf(balances)).toBeUndefined();

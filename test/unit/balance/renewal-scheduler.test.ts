@@ -18,7 +18,10 @@ function memoryStore(subscription: { status: string; billCycleStartDay: number; 
   const steps: string[] = [];
   const store: RenewalStore = {
     async claimDue(now, leaseUntil, limit) {
-      const claimed = [...due].filter(([, at]) => at <= now).slice(0, limit).map(([gpsi]) => gpsi);
+      const claimed = [...due]
+        .filter(([, at]) => at <= now)
+        .slice(0, limit)
+        .map(([gpsi]) => gpsi);
       for (const gpsi of claimed) due.set(gpsi, leaseUntil);
       return claimed;
     },
@@ -46,7 +49,19 @@ function memoryStore(subscription: { status: string; billCycleStartDay: number; 
         const outcome: BalanceOutcome = {
           at: 'now',
           correlationId: o.correlationId,
-          subscription: { gpsi: GPSI, subscriptionId: 'sub-1', subscriberId: 'S', wholesaleCustomerId: 'C', wholesalePlanId: 'P', billCycleFrequency: 'MONTHLY', billCycleStartDay: 1, billCycleTimeZone: 'UTC', status: 'ACTIVE', cycleStart: o.cycleStart, nextRenewalAt: o.nextRenewalAt },
+          subscription: {
+            gpsi: GPSI,
+            subscriptionId: 'sub-1',
+            subscriberId: 'S',
+            wholesaleCustomerId: 'C',
+            wholesalePlanId: 'P',
+            billCycleFrequency: 'MONTHLY',
+            billCycleStartDay: 1,
+            billCycleTimeZone: 'UTC',
+            status: 'ACTIVE',
+            cycleStart: o.cycleStart,
+            nextRenewalAt: o.nextRenewalAt,
+          },
           changes: [],
           balances: [],
           replayed: false,
@@ -99,7 +114,11 @@ describe('renewal scheduler', () => {
     expect(memory.renewedCycles).toEqual(['2026-03-15T00:00:00.000Z']);
     expect(memory.outbox).toEqual([]);
     expect(published).toHaveLength(1);
-    expect(published[0]).toMatchObject({ recordName: 'wholesale.balance.v1.BalancesRenewed', key: GPSI, value: { cycleStart: '2026-03-15T00:00:00.000Z', nextRenewalAt: '2026-04-15T00:00:00.000Z' } });
+    expect(published[0]).toMatchObject({
+      recordName: 'wholesale.balance.v1.BalancesRenewed',
+      key: GPSI,
+      value: { cycleStart: '2026-03-15T00:00:00.000Z', nextRenewalAt: '2026-04-15T00:00:00.000Z' },
+    });
     expect(memory.due.get(GPSI)).toBe(Date.UTC(2026, 3, 15));
 
     expect(await scheduler.tick()).toBe(0); // not due again before April 15
@@ -149,7 +168,14 @@ describe('renewal scheduler', () => {
     memory.outbox.splice(0); // published by the first instance
     memory.due.set(GPSI, 0);
     const published: OutgoingMessage[] = [];
-    const scheduler = createRenewalScheduler({ store: memory.store, clock: createBillingClock(1, 0, () => real), publish: async (m) => void published.push(...m), log, settings, realNow: () => real });
+    const scheduler = createRenewalScheduler({
+      store: memory.store,
+      clock: createBillingClock(1, 0, () => real),
+      publish: async (m) => void published.push(...m),
+      log,
+      settings,
+      realNow: () => real,
+    });
     expect(await scheduler.tick()).toBe(0);
     expect(published).toEqual([]);
     expect(memory.due.get(GPSI)).toBe(Date.UTC(2026, 3, 1));
@@ -160,7 +186,14 @@ describe('renewal scheduler', () => {
     const memory = memoryStore({ status: 'ACTIVE', billCycleStartDay: 1, nextRenewalAt: '2026-01-01T00:00:00.000Z' });
     memory.due.set(GPSI, 0);
     const published: OutgoingMessage[] = [];
-    const scheduler = createRenewalScheduler({ store: memory.store, clock: createBillingClock(1, 0, () => real), publish: async (m) => void published.push(...m), log, settings, realNow: () => real });
+    const scheduler = createRenewalScheduler({
+      store: memory.store,
+      clock: createBillingClock(1, 0, () => real),
+      publish: async (m) => void published.push(...m),
+      log,
+      settings,
+      realNow: () => real,
+    });
     expect(await scheduler.tick()).toBe(3);
     expect(memory.due.get(GPSI)).toBe(real);
     expect(await scheduler.tick()).toBe(3);

@@ -38,18 +38,14 @@ describe('balance command validation', () => {
   });
 
   it('SwapPrimaryBucket: a single PRIMARY bucket', () => {
-    expect(checkSwapPrimary({ gpsi: GPSI, bucketRefId: '2000002' }, catalog).problems).toEqual([
-      { path: 'bucketRefId', reason: 'names an ADDON bucket (2000002), not a PRIMARY one' },
-    ]);
+    expect(checkSwapPrimary({ gpsi: GPSI, bucketRefId: '2000002' }, catalog).problems).toEqual([{ path: 'bucketRefId', reason: 'names an ADDON bucket (2000002), not a PRIMARY one' }]);
     const { bucket, plan } = accept(checkSwapPrimary({ gpsi: GPSI, bucketRefId: '1000002' }, catalog), 'C1');
     expect([bucket.kind, plan.wholesalePlanId]).toEqual(['PRIMARY', 'WP-UNL']);
   });
 
   it('SwapPrimaryBucket: the PRIMARY bucket must be offered by a plan, whose plan the subscription moves to', () => {
     const orphan = buildCatalog({ ...defaultCatalog, buckets: [...defaultCatalog.buckets, { ...defaultCatalog.buckets[0], bucketRefId: 'P-ORPHAN' }] });
-    expect(checkSwapPrimary({ gpsi: GPSI, bucketRefId: 'P-ORPHAN' }, orphan).problems).toEqual([
-      { path: 'bucketRefId', reason: 'names a PRIMARY bucket (P-ORPHAN) that no plan offers' },
-    ]);
+    expect(checkSwapPrimary({ gpsi: GPSI, bucketRefId: 'P-ORPHAN' }, orphan).problems).toEqual([{ path: 'bucketRefId', reason: 'names a PRIMARY bucket (P-ORPHAN) that no plan offers' }]);
   });
 
   it('CancelBuckets: distinct ids with the path of their first occurrence', () => {

@@ -5,7 +5,7 @@ const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('validity periods', () => {
-  it('one cycle bought on the cycle\'s last day lasts a month from then, not until midnight', () => {
+  it("one cycle bought on the cycle's last day lasts a month from then, not until midnight", () => {
     expect(iso(validityEnd(at('2026-03-31T12:00:00Z'), { cycles: 1 }))).toBe('2026-04-30T12:00:00.000Z'); // 31 March → 30 April (the month's last day)
     expect(iso(validityEnd(at('2026-01-31T23:59:00Z'), { cycles: 1 }))).toBe('2026-02-28T23:59:00.000Z');
     expect(iso(validityEnd(at('2028-01-30T08:00:00Z'), { cycles: 1 }))).toBe('2028-02-29T08:00:00.000Z'); // leap year
@@ -23,18 +23,25 @@ describe('validity periods', () => {
 
   it('days are 24-hour periods, whatever the zone', () => {
     expect(iso(validityEnd(at('2026-03-05T17:00:00Z'), { days: 7 }, 'America/New_York'))).toBe('2026-03-12T17:00:00.000Z');
-    fc.assert(fc.property(fc.integer({ min: 0, max: 4e12 }), fc.integer({ min: 1, max: 1000 }), (start, days) => {
-      expect(validityEnd(start, { days })).toBe(start + days * 86_400_000);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4e12 }), fc.integer({ min: 1, max: 1000 }), (start, days) => {
+        expect(validityEnd(start, { days })).toBe(start + days * 86_400_000);
+      }),
+    );
   });
 
   it('a period always ends after it starts, within one to N months plus a day', () => {
     fc.assert(
-      fc.property(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2090, 0, 1) }), fc.integer({ min: 1, max: 24 }), fc.constantFrom('UTC', 'America/New_York', 'Europe/Berlin', 'Australia/Sydney'), (start, cycles, zone) => {
-        const end = validityEnd(start, { cycles }, zone);
-        expect(end).toBeGreaterThan(start + (cycles * 28 - 1) * 86_400_000);
-        expect(end).toBeLessThanOrEqual(start + (cycles * 31 + 1) * 86_400_000);
-      }),
+      fc.property(
+        fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2090, 0, 1) }),
+        fc.integer({ min: 1, max: 24 }),
+        fc.constantFrom('UTC', 'America/New_York', 'Europe/Berlin', 'Australia/Sydney'),
+        (start, cycles, zone) => {
+          const end = validityEnd(start, { cycles }, zone);
+          expect(end).toBeGreaterThan(start + (cycles * 28 - 1) * 86_400_000);
+          expect(end).toBeLessThanOrEqual(start + (cycles * 31 + 1) * 86_400_000);
+        },
+      ),
     );
   });
 

@@ -57,7 +57,7 @@ describe('wholesale admin partner add --dry-run', () => {
 });
 
 describe('wholesale admin service-acls --dry-run', () => {
-  it('grants Create on the service\'s own topics unless they are pre-created', async () => {
+  it("grants Create on the service's own topics unless they are pre-created", async () => {
     const created = harness();
     await created.run('--json', 'admin', 'service-acls', '--principal', 'User:svc', '--dry-run');
     const precreated = harness();
@@ -68,7 +68,7 @@ describe('wholesale admin service-acls --dry-run', () => {
     expect(JSON.parse(precreated.out.join('\n')).rules).toHaveLength(31);
   });
 
-  it('grants nothing on the cluster: exactly-once outputs need no broker\'s right (the client sends AddPartitionsToTxn v3)', async () => {
+  it("grants nothing on the cluster: exactly-once outputs need no broker's right (the client sends AddPartitionsToTxn v3)", async () => {
     const cli = harness();
     await cli.run('--json', 'admin', 'service-acls', '--principal', 'User:svc', '--dry-run');
     expect(JSON.parse(cli.out.join('\n')).rules.filter((rule: { resourceType: string }) => rule.resourceType === 'cluster')).toEqual([]);

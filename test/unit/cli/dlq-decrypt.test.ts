@@ -11,7 +11,12 @@ const previous = { id: 'k1', secret: randomBytes(32) };
 const original = Buffer.concat([Buffer.from([0, 0, 0, 0, 9]), Buffer.from('pwdPin Pin-7Qx-0417')]);
 const record = { key: Buffer.from('19459986891'), value: original, headers: { 'X-Correlation-Id': 'c-1', kafka_correlationId: Buffer.from([1, 0xff]) }, timestamp: '17' };
 const letter = (sealedWith = key, offset = '42') =>
-  deadLetterMessage({ topic: 'dlq', key: sealedWith }, record, { topic: 'wholesale.portin.commands.v1', partition: 1, offset }, { reason: 'UNDECODABLE', detail: 'Avro body does not match schema 9' });
+  deadLetterMessage(
+    { topic: 'dlq', key: sealedWith },
+    record,
+    { topic: 'wholesale.portin.commands.v1', partition: 1, offset },
+    { reason: 'UNDECODABLE', detail: 'Avro body does not match schema 9' },
+  );
 const line = (l: Outbound) =>
   JSON.stringify({ key: String(l.key), value: l.value?.toString('base64') ?? null, headers: Object.fromEntries(Object.entries(l.headers).map(([n, v]) => [n, String(v)])) });
 

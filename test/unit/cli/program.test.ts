@@ -213,7 +213,18 @@ describe('wholesale CLI', () => {
   it('tails events until interrupted, filtered by number, from the chosen position and group', async () => {
     const cli = harness();
     const event = (key: string) =>
-      ({ known: false, recordName: 'x.Y', value: { n: 1 }, topic: 't', partition: 0, offset: '1', key, timestamp: '0', cloudEvent: { time: '2026-01-01T00:00:00Z' }, headers: {} }) as ContractEvent;
+      ({
+        known: false,
+        recordName: 'x.Y',
+        value: { n: 1 },
+        topic: 't',
+        partition: 0,
+        offset: '1',
+        key,
+        timestamp: '0',
+        cloudEvent: { time: '2026-01-01T00:00:00Z' },
+        headers: {},
+      }) as ContractEvent;
     const running = cli.run('events', 'tail', '--from-beginning', '--group', 'g1', '--gpsi', '19459986891', '--topic', 'portin');
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(cli.subscribed()).toMatchObject({ groupId: 'g1', fromBeginning: true, topics: ['wholesale.portin.events.v1'] });
@@ -233,17 +244,41 @@ describe('pretty output', () => {
         status: 'Success',
         reasonCode: null,
         bucketRefId: ['1', '2'],
-        balances: [{ balanceType: 'Main', subBalances: [{ id: 'a-1', remaining: 500 }, { id: 'a-10', remaining: 51200 }] }],
+        balances: [
+          {
+            balanceType: 'Main',
+            subBalances: [
+              { id: 'a-1', remaining: 500 },
+              { id: 'a-10', remaining: 51200 },
+            ],
+          },
+        ],
       }),
-    ).toEqual(['status: Success', 'reasonCode: -', 'bucketRefId: 1, 2', 'balances:', '  - balanceType: Main', '    subBalances:', '      id    remaining', '      a-1   500', '      a-10  51200']);
+    ).toEqual([
+      'status: Success',
+      'reasonCode: -',
+      'bucketRefId: 1, 2',
+      'balances:',
+      '  - balanceType: Main',
+      '    subBalances:',
+      '      id    remaining',
+      '      a-1   500',
+      '      a-10  51200',
+    ]);
   });
 
   it('keeps rows with a small record inside (a validFor) a table, its fields as dotted columns', () => {
-    expect(prettyLines([{ id: 'a-1', validFor: null, n: 1 }, { id: 'a-2', validFor: { startDateTime: 's', endDateTime: 'e' }, n: 2 }])).toEqual([
-      'id   validFor.startDateTime  validFor.endDateTime  n',
-      'a-1  -                       -                     1',
-      'a-2  s                       e                     2',
-    ]);
-    expect(prettyLines([{ id: 'a-2', validFor: { startDateTime: 's', endDateTime: 'e' }, n: 2 }, { id: 'a-1', validFor: null, n: 1 }])[0]).toBe('id   validFor.startDateTime  validFor.endDateTime  n');
+    expect(
+      prettyLines([
+        { id: 'a-1', validFor: null, n: 1 },
+        { id: 'a-2', validFor: { startDateTime: 's', endDateTime: 'e' }, n: 2 },
+      ]),
+    ).toEqual(['id   validFor.startDateTime  validFor.endDateTime  n', 'a-1  -                       -                     1', 'a-2  s                       e                     2']);
+    expect(
+      prettyLines([
+        { id: 'a-2', validFor: { startDateTime: 's', endDateTime: 'e' }, n: 2 },
+        { id: 'a-1', validFor: null, n: 1 },
+      ])[0],
+    ).toBe('id   validFor.startDateTime  validFor.endDateTime  n');
   });
 });

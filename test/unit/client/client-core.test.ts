@@ -20,7 +20,11 @@ describe('the operations table', () => {
 
   it('covers every command record of the topology, so no operation lacks a method', () => {
     const commands = Object.keys(COMMAND_TOPICS).flatMap((role) => TOPIC_RECORDS[role as keyof typeof COMMAND_TOPICS]);
-    expect(Object.values(OPERATIONS).map((o) => o.command).sort()).toEqual([...commands].sort());
+    expect(
+      Object.values(OPERATIONS)
+        .map((o) => o.command)
+        .sort(),
+    ).toEqual([...commands].sort());
   });
 
   it('lists exactly the event records of the topology', () => {

@@ -8,7 +8,7 @@ describe('createClientLogger', () => {
     return { log, lines };
   };
 
-  it('writes lines at or above its level, in pino\'s shape, and drops the others', () => {
+  it("writes lines at or above its level, in pino's shape, and drops the others", () => {
     const { log, lines } = capture('warn');
     log.info({ topic: 't' }, 'not written');
     log.debug('not written either');
@@ -20,7 +20,7 @@ describe('createClientLogger', () => {
     ]);
   });
 
-  it('prints an error field as pino\'s serializer does and keeps a child\'s bindings', () => {
+  it("prints an error field as pino's serializer does and keeps a child's bindings", () => {
     const { log, lines } = capture('debug');
     log.child({ component: 'kafkajs' }).error({ err: new TypeError('broken') }, 'failed');
     expect(lines[0]).toMatchObject({ level: 50, component: 'kafkajs', err: { type: 'TypeError', message: 'broken', stack: expect.stringContaining('broken') }, msg: 'failed' });

@@ -4,7 +4,7 @@ import { partnerOfRequester, requesterTopics } from '../../../src/client/partner
 /** Which topics a requester writes and reads: its partner's own, else (AUTH_MODE=none only) the shared ones. */
 const config = loadClientConfig({}, { KAFKA_BROKERS: 'k:1', SCHEMA_REGISTRY_URL: 'http://r', CUSTOMERS_FILE: '/nonexistent/customers.json' });
 
-describe('a requester\'s topics', () => {
+describe("a requester's topics", () => {
   it('a partner sends on its own command topics and reads its own reply and event topics, with consumer groups inside its namespace', () => {
     expect(requesterTopics(config, 'P1')).toEqual({
       partnerId: 'P1',
@@ -23,8 +23,13 @@ describe('a requester\'s topics', () => {
     });
   });
 
-  it('without a partner: the shared command topics, the legacy shared reply topics and the operator\'s event topics', () => {
-    expect(requesterTopics(config, undefined)).toMatchObject({ commands: { portinCommands: 'wholesale.portin.commands.v1' }, replies: { portin: 'wholesale.portin.replies.v1' }, events: { balance: 'wholesale.balance.events.v1' }, groupPrefix: '' });
+  it("without a partner: the shared command topics, the legacy shared reply topics and the operator's event topics", () => {
+    expect(requesterTopics(config, undefined)).toMatchObject({
+      commands: { portinCommands: 'wholesale.portin.commands.v1' },
+      replies: { portin: 'wholesale.portin.replies.v1' },
+      events: { balance: 'wholesale.balance.events.v1' },
+      groupPrefix: '',
+    });
   });
 
   it('the partner given wins; without one and without a hierarchy file, none is known', () => {

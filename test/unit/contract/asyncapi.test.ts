@@ -15,7 +15,10 @@ const code: CodeContract = {
   topics: defaults.topics,
   // A partner's channels are documented once, with the partner id as a parameter.
   partnerTopics: Object.fromEntries(
-    PARTNER_TOPIC_ROLES.map((role) => [role, partnerTopic(defaults.partnerTopicPrefix, 'PARTNER', role).replace(`${defaults.partnerTopicPrefix}PARTNER.`, `${defaults.partnerTopicPrefix}{partnerId}.`)]),
+    PARTNER_TOPIC_ROLES.map((role) => [
+      role,
+      partnerTopic(defaults.partnerTopicPrefix, 'PARTNER', role).replace(`${defaults.partnerTopicPrefix}PARTNER.`, `${defaults.partnerTopicPrefix}{partnerId}.`),
+    ]),
   ),
   topicRecords: TOPIC_RECORDS,
   commandTopics: COMMAND_TOPICS,

@@ -22,11 +22,13 @@ describe('contract types generated from schemas/', () => {
         { name: 'mixed', type: { type: 'array', items: ['null', 'double'] } },
       ]),
     ]);
-    expect(out).toContain('export interface Order {\n  /** The order id. */\n  id: string;\n  note: string | null;\n  tags: string[];\n  counts: Record<string, number>;\n  kind: Kind;\n  lines: Line[];\n  mixed: Array<number | null>;\n}');
+    expect(out).toContain(
+      'export interface Order {\n  /** The order id. */\n  id: string;\n  note: string | null;\n  tags: string[];\n  counts: Record<string, number>;\n  kind: Kind;\n  lines: Line[];\n  mixed: Array<number | null>;\n}',
+    );
     expect(out).toContain('export interface OrderInput {');
     expect(out).toContain('  note?: string | null;');
     expect(out).toContain('  lines: LineInput[];');
-    expect(out).toContain("export type Kind = \"A\" | \"B\";");
+    expect(out).toContain('export type Kind = "A" | "B";');
     expect(out).toContain("  'shop.v1.Line': Line;");
     expect(out).toContain("  'shop.v1.Order': OrderInput;");
   });
@@ -40,7 +42,10 @@ describe('contract types generated from schemas/', () => {
   it('resolves named references relative to the enclosing namespace and qualifies clashing simple names', () => {
     const address = { type: 'record', name: 'Address', fields: [{ name: 'city', type: 'string' }] };
     const out = generateContractTypes([
-      record('A', 'p.create', [{ name: 'home', type: address }, { name: 'work', type: 'Address' }]),
+      record('A', 'p.create', [
+        { name: 'home', type: address },
+        { name: 'work', type: 'Address' },
+      ]),
       record('B', 'p.query', [{ name: 'home', type: address }]),
     ]);
     expect(out).toContain('export interface CreateAddress {');

@@ -47,9 +47,7 @@ const TYPES: Record<string, string> = {
 };
 
 function fieldProblems(objects: Manifest[]): string[] {
-  const source = objects
-    .map((object, i) => `export const o${i}: import('${TYPES[object.apiVersion]}').I${object.kind} = ${JSON.stringify(object)};`)
-    .join('\n');
+  const source = objects.map((object, i) => `export const o${i}: import('${TYPES[object.apiVersion]}').I${object.kind} = ${JSON.stringify(object)};`).join('\n');
   return typeErrors({ [join(ROOT, 'test', 'unit', 'deploy', 'manifests.virtual.ts')]: source }, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
 }
 
@@ -90,7 +88,11 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
     for (const workload of objects.filter((object) => ['StatefulSet', 'Deployment'].includes(object.kind))) {
       for (const container of containersOf(workload)) {
         const ports = (container.ports as { name: string }[]).map((port) => port.name);
-        expect([workload.metadata.name, Object.keys(container.resources.requests).sort(), Object.keys(container.resources.limits).sort()]).toEqual([workload.metadata.name, ['cpu', 'memory'], ['cpu', 'memory']]);
+        expect([workload.metadata.name, Object.keys(container.resources.requests).sort(), Object.keys(container.resources.limits).sort()]).toEqual([
+          workload.metadata.name,
+          ['cpu', 'memory'],
+          ['cpu', 'memory'],
+        ]);
         expect([workload.metadata.name, container.readinessProbe.httpGet.path, ports.includes(container.readinessProbe.httpGet.port)]).toEqual([workload.metadata.name, '/readyz', true]);
         expect([workload.metadata.name, container.livenessProbe.httpGet.path, ports.includes(container.livenessProbe.httpGet.port)]).toEqual([workload.metadata.name, '/healthz', true]);
       }
@@ -103,27 +105,57 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
     expect(Object.keys(config.data).filter((name) => /PASSWORD|SECRET|KEY$|REDIS_URL/.test(name))).toEqual([]);
     for (const workload of objects.filter((object) => ['StatefulSet', 'Deployment'].includes(object.kind))) {
       const secretSettings = containersOf(workload).flatMap((container) => (container.env ?? []).filter((variable: any) => /REDIS_URL|DLQ_ENCRYPTION_KEY|PASSWORD/.test(variable.name)));
-      for (const variable of secretSettings) expect([workload.metadata.name, variable.name, variable.valueFrom?.secretKeyRef?.name]).toEqual([workload.metadata.name, variable.name, 'wholesale-secrets']);
+      for (const variable of secretSettings)
+        expect([workload.metadata.name, variable.name, variable.valueFrom?.secretKeyRef?.name]).toEqual([workload.metadata.name, variable.name, 'wholesale-secrets']);
     }
   });
 
   it('has a disruption budget selecting each workload, and scrapes the pods that serve /metrics', () => {
     for (const workload of objects.filter((object) => ['StatefulSet', 'Deployment'].includes(object.kind))) {
       const labels = (workload as any).spec.template.metadata.labels;
-      const budgets = objects.filter((object) => object.kind === 'PodDisruptionBudget' && Object.entries((object as any).spec.selector.matchLabels).every(([key, value]) => labels[key] === value));
+      const budgets = objects.filter(
+        (object) => object.kind === 'PodDisruptionBudget' && Object.entries((object as any).spec.selector.matchLabels).every(([key, value]) => labels[key] === value),
+      );
       expect([workload.metadata.name, budgets.length]).toEqual([workload.metadata.name, 1]);
     }
     const scraped = find(objects, 'PodMonitor', 'wholesale').spec.selector.matchLabels;
-    const scrapedWorkloads = objects.filter((object) => ['StatefulSet', 'Deployment'].includes(object.kind) && Object.entries(scraped).every(([key, value]) => (object as any).spec.template.metadata.labels[key] === value));
+    const scrapedWorkloads = objects.filter(
+      (object) => ['StatefulSet', 'Deployment'].includes(object.kind) && Object.entries(scraped).every(([key, value]) => (object as any).spec.template.metadata.labels[key] === value),
+    );
     expect(scrapedWorkloads.map((object) => object.metadata.name).sort()).toEqual(['wholesale-webhooks', 'wholesale-worker']);
   });
 });
 
 describe('the render', () => {
   it('merges a patch the strategic way: maps deep, named list items by name, other values replaced', () => {
-    const base = { spec: { replicas: 1, containers: [{ name: 'a', image: 'x', args: ['1'] }, { name: 'b', image: 'y' }] } };
-    const patch = { spec: { replicas: 3, containers: [{ name: 'b', image: 'z' }, { name: 'c', image: 'w' }] } };
-    expect(strategicMerge(base, patch)).toEqual({ spec: { replicas: 3, containers: [{ name: 'a', image: 'x', args: ['1'] }, { name: 'b', image: 'z' }, { name: 'c', image: 'w' }] } });
+    const base = {
+      spec: {
+        replicas: 1,
+        containers: [
+          { name: 'a', image: 'x', args: ['1'] },
+          { name: 'b', image: 'y' },
+        ],
+      },
+    };
+    const patch = {
+      spec: {
+        replicas: 3,
+        containers: [
+          { name: 'b', image: 'z' },
+          { name: 'c', image: 'w' },
+        ],
+      },
+    };
+    expect(strategicMerge(base, patch)).toEqual({
+      spec: {
+        replicas: 3,
+        containers: [
+          { name: 'a', image: 'x', args: ['1'] },
+          { name: 'b', image: 'z' },
+          { name: 'c', image: 'w' },
+        ],
+      },
+    });
   });
 
   it('the schemas refuse a wrong value, the types a misspelt field', () => {

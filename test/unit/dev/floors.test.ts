@@ -19,11 +19,11 @@ const scenario = (kind: ScenarioResult['kind'], throughput: number, workerCores:
 });
 
 describe('the service between its floors', () => {
-  it('reads CPU per command as the worker\'s cores over its replies per second', () => {
+  it("reads CPU per command as the worker's cores over its replies per second", () => {
     expect(cpuMsPerCommand(scenario('echo', 10_000, 0.8).saturation, 'worker')).toBeCloseTo(0.08);
   });
 
-  it('splits the service\'s CPU per command into the contract\'s outputs and its own work', () => {
+  it("splits the service's CPU per command into the contract's outputs and its own work", () => {
     const split = costBetweenFloors(scenario('echo', 10_000, 0.8), scenario('contract', 5_000, 0.75), scenario('service', 3_000, 0.84));
     expect(split.contractIo).toBeCloseTo(0.15 - 0.08);
     expect(split.ownWork).toBeCloseTo(0.28 - 0.15);

@@ -6,7 +6,7 @@ const table = (keys: number, slots: number) => ({ bytes: keys * 24 + slots * 8, 
 const snapshot = (used: number, main: { bytes: number; keys: number }, expires: { bytes: number; keys: number }, transient = 0): MemorySnapshot => ({ used, transient, main, expires });
 
 describe("the benchmark's memory kept over a window", () => {
-  it('is used_memory growth when the tables took no step beyond the new keys\' share', () => {
+  it("is used_memory growth when the tables took no step beyond the new keys' share", () => {
     // 5,000 keys with an expiry added into tables that did not double: their growth is exactly their share
     const before = snapshot(1_000_000, table(40_000, 65_536), table(20_000, 32_768));
     const after = snapshot(1_500_000, table(45_000, 65_536), table(25_000, 32_768));

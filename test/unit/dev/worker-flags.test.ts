@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { WORKER_NODE_FLAGS } from '../../../bench/worker-flags';
 
 /** The benchmark measures the worker as production starts it: the same node flags everywhere. */
-describe('the worker\'s node flags', () => {
+describe("the worker's node flags", () => {
   const root = join(__dirname, '..', '..', '..');
   const entry = 'dist/src/entry/service.js';
 
@@ -13,7 +13,10 @@ describe('the worker\'s node flags', () => {
   });
 
   it('the image runs the worker with them', () => {
-    const cmd = readFileSync(join(root, 'Dockerfile'), 'utf8').split('\n').filter((line) => line.startsWith('CMD ')).at(-1);
+    const cmd = readFileSync(join(root, 'Dockerfile'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('CMD '))
+      .at(-1);
     expect(JSON.parse(cmd!.slice('CMD '.length))).toEqual(['node', ...WORKER_NODE_FLAGS, entry]);
   });
 });

@@ -5,11 +5,19 @@ import { GPSI } from '../../../src/domain/validation/spec-fields';
 describe('eligibility', () => {
   const ranges = [{ prefix: '1900', reasonCode: '8B', reasonDesc: 'PremiumRateNumber' }];
   it('rejects an active number with the origin API sample 8A NumberAlreadyActive, before any range', () => {
-    expect(decideEligibility({ gpsi: '19001234567', hasActiveSubscription: true, hasPortInProgress: false, nonPortableRanges: ranges })).toEqual({ eligibilityStatus: 'Reject', reasonCode: '8A', reasonDesc: 'NumberAlreadyActive' });
+    expect(decideEligibility({ gpsi: '19001234567', hasActiveSubscription: true, hasPortInProgress: false, nonPortableRanges: ranges })).toEqual({
+      eligibilityStatus: 'Reject',
+      reasonCode: '8A',
+      reasonDesc: 'NumberAlreadyActive',
+    });
   });
   it('rejects a non-portable range with its own code, otherwise Eligible', () => {
     expect(decideEligibility({ gpsi: '19001234567', hasActiveSubscription: false, hasPortInProgress: false, nonPortableRanges: ranges }).reasonCode).toBe('8B');
-    expect(decideEligibility({ gpsi: '14155550123', hasActiveSubscription: false, hasPortInProgress: false, nonPortableRanges: ranges })).toEqual({ eligibilityStatus: 'Eligible', reasonCode: null, reasonDesc: null });
+    expect(decideEligibility({ gpsi: '14155550123', hasActiveSubscription: false, hasPortInProgress: false, nonPortableRanges: ranges })).toEqual({
+      eligibilityStatus: 'Eligible',
+      reasonCode: null,
+      reasonDesc: null,
+    });
   });
 });
 

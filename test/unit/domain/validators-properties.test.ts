@@ -2,15 +2,7 @@ import fc from 'fast-check';
 import { Type } from 'avsc';
 import { loadSchemas } from '../../../src/adapters/registry/schemas';
 import { buildCatalog } from '../../../src/domain/catalog/catalog';
-import {
-  checkAddBuckets,
-  checkCancelBuckets,
-  checkHistory,
-  checkQueryBalances,
-  checkSwapPrimary,
-  checkUpdateActions,
-  checkUpdateEnvelope,
-} from '../../../src/domain/balance/validation';
+import { checkAddBuckets, checkCancelBuckets, checkHistory, checkQueryBalances, checkSwapPrimary, checkUpdateActions, checkUpdateEnvelope } from '../../../src/domain/balance/validation';
 import { toMilli } from '../../../src/domain/balance/units';
 import { parseNpResponse } from '../../../src/domain/portin/np-response';
 import { checkCancelPortIn, checkCreatePortIn, checkQueryPortIn, checkUpdatePortIn } from '../../../src/domain/portin/validate-commands';
@@ -72,12 +64,18 @@ describe('validators on random input', () => {
   it.each(Object.keys(VALIDATORS))('%s answers field problems, never an untyped error', (recordName) => {
     const validate = VALIDATORS[recordName];
     const input = fc.oneof(fc.object({ maxDepth: 3, withBigInt: true }), shapedLike(recordName), avroValue(recordName));
-    fc.assert(fc.property(input, (value) => expectFieldProblems(validate(value))), { numRuns: 300 });
+    fc.assert(
+      fc.property(input, (value) => expectFieldProblems(validate(value))),
+      { numRuns: 300 },
+    );
   });
 
   it('NP responses: any record name and value parse or give problems, never throw', () => {
     const names = [...schemas.keys()].filter((n) => n.startsWith('np.portin.v1.'));
-    const input = fc.oneof(fc.tuple(fc.constantFrom(...names, 'x.Unknown'), fc.anything({ maxDepth: 3 })), fc.constantFrom(...names).chain((n) => fc.tuple(fc.constant(n), fc.oneof(shapedLike(n), avroValue(n)))));
+    const input = fc.oneof(
+      fc.tuple(fc.constantFrom(...names, 'x.Unknown'), fc.anything({ maxDepth: 3 })),
+      fc.constantFrom(...names).chain((n) => fc.tuple(fc.constant(n), fc.oneof(shapedLike(n), avroValue(n)))),
+    );
     fc.assert(
       fc.property(input, ([name, value]) => {
         const parsed = parseNpResponse(name, value);
@@ -88,9 +86,22 @@ describe('validators on random input', () => {
   });
 
   it('headers: any header values give an envelope with problems, never an error', () => {
-    const headerValue = fc.oneof(fc.string({ maxLength: 1100 }), fc.uint8Array({ maxLength: 1100 }).map((b) => Buffer.from(b)), fc.array(fc.string(), { maxLength: 3 }));
-    const headers = fc.dictionary(fc.constantFrom('X-Correlation-Id', 'x-correlation-id', 'X-Reply-Topic', 'wholesaleCustomerId', 'kafka_correlationId', 'kafka_replyTopic', 'kafka_replyPartition', 'Authorization', 'other'), headerValue);
-    const rules = { defaultReplyTopic: 'replies', partnerReplyRole: 'balanceReplies' as const, partnerTopicPrefix: 'p.', forbiddenReplyTopics: new Set(['commands']), wholesaleCustomerId: { min: 1, max: 12 } };
+    const headerValue = fc.oneof(
+      fc.string({ maxLength: 1100 }),
+      fc.uint8Array({ maxLength: 1100 }).map((b) => Buffer.from(b)),
+      fc.array(fc.string(), { maxLength: 3 }),
+    );
+    const headers = fc.dictionary(
+      fc.constantFrom('X-Correlation-Id', 'x-correlation-id', 'X-Reply-Topic', 'wholesaleCustomerId', 'kafka_correlationId', 'kafka_replyTopic', 'kafka_replyPartition', 'Authorization', 'other'),
+      headerValue,
+    );
+    const rules = {
+      defaultReplyTopic: 'replies',
+      partnerReplyRole: 'balanceReplies' as const,
+      partnerTopicPrefix: 'p.',
+      forbiddenReplyTopics: new Set(['commands']),
+      wholesaleCustomerId: { min: 1, max: 12 },
+    };
     fc.assert(
       fc.property(headers, fc.nat(), (h, offset) => {
         const envelope = readEnvelope(h, { topic: 't', partition: 0, offset: String(offset) }, rules);

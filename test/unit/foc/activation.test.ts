@@ -55,7 +55,11 @@ describe('ActivatePortIn rules', () => {
     expect(plan).toMatchObject({ kind: 'change', change: { next: confirmed, followUps: [] } });
     if (plan.kind === 'change') {
       expect(plan.change.messages).toEqual([
-        expect.objectContaining({ recordName: ACTIVATE_PORT_REQUEST_RECORD, key: confirmed.gpsi, value: expect.objectContaining({ requestId: confirmed.requestId, portOrderVersion: confirmed.portOrderVersion, correlationId: 'c-1' }) }),
+        expect.objectContaining({
+          recordName: ACTIVATE_PORT_REQUEST_RECORD,
+          key: confirmed.gpsi,
+          value: expect.objectContaining({ requestId: confirmed.requestId, portOrderVersion: confirmed.portOrderVersion, correlationId: 'c-1' }),
+        }),
       ]);
     }
   });
@@ -66,7 +70,12 @@ describe('ActivatePortIn rules', () => {
 
   it('the event carries the requested and confirmed FOC dates, and the window while CONFIRMED only', () => {
     const event = activationEvent('OPEN', confirmed, { id: 'np:1', at: T0 });
-    expect(event.value).toMatchObject({ requestedFocDate: confirmed.desiredDueDate, confirmedFocDate: FOC, activationWindowStart: '2026-03-05T00:00:00.000Z', activationWindowEnd: '2026-03-06T00:00:00.000Z' });
+    expect(event.value).toMatchObject({
+      requestedFocDate: confirmed.desiredDueDate,
+      confirmedFocDate: FOC,
+      activationWindowStart: '2026-03-05T00:00:00.000Z',
+      activationWindowEnd: '2026-03-06T00:00:00.000Z',
+    });
     const completed = activationEvent('CONFIRMED', { ...confirmed, portStatus: 'COMPLETED' }, { id: 'np:2', at: T0 });
     expect(completed.value).toMatchObject({ confirmedFocDate: FOC, activationWindowStart: null, activationWindowEnd: null });
   });
@@ -76,13 +85,17 @@ describe('the NP simulator', () => {
   const request = { recordName: ACTIVATE_PORT_REQUEST_RECORD, requestId: 'R-1', gpsi: '19459986801', portOrderVersion: 2, portOrderId: 'PO-1' };
 
   it('answers an activation on demand with ActivationComplete, except for a number it never answers', () => {
-    expect(planActivationOnDemand(request, T0)).toEqual([expect.objectContaining({ recordName: 'np.portin.v1.ActivationComplete', value: expect.objectContaining({ requestId: 'R-1', portOrderVersion: 2 }) })]);
+    expect(planActivationOnDemand(request, T0)).toEqual([
+      expect.objectContaining({ recordName: 'np.portin.v1.ActivationComplete', value: expect.objectContaining({ requestId: 'R-1', portOrderVersion: 2 }) }),
+    ]);
     expect(planActivationOnDemand({ ...request, gpsi: '19459986818' }, T0)).toEqual([]);
   });
 
   it('completes an approved port-out and nothing else', () => {
     const decision = { recordName: 'np.portin.v1.PortOutDecision', portOutId: 'OUT-1', gpsi: '19459986801' };
-    expect(planPortOutDecision({ ...decision, decision: 'APPROVED' })).toEqual([expect.objectContaining({ recordName: 'np.portin.v1.PortOutCompleted', value: expect.objectContaining({ portOutId: 'OUT-1' }) })]);
+    expect(planPortOutDecision({ ...decision, decision: 'APPROVED' })).toEqual([
+      expect.objectContaining({ recordName: 'np.portin.v1.PortOutCompleted', value: expect.objectContaining({ portOutId: 'OUT-1' }) }),
+    ]);
     expect(planPortOutDecision({ ...decision, decision: 'REJECTED' })).toEqual([]);
   });
 });

@@ -12,7 +12,15 @@ describe('the Avro schemas as JSON Schema for HTTP', () => {
 
   it('inlines a reference to a named type defined earlier in the schema', () => {
     const address = { type: 'record', name: 'Address', fields: [{ name: 'city', type: 'string' }] };
-    const avro = { type: 'record', name: 'R', namespace: 'n', fields: [{ name: 'home', type: address }, { name: 'work', type: ['null', 'Address'] }] };
+    const avro = {
+      type: 'record',
+      name: 'R',
+      namespace: 'n',
+      fields: [
+        { name: 'home', type: address },
+        { name: 'work', type: ['null', 'Address'] },
+      ],
+    };
     const inlined = inlineNamedTypes(avro) as { fields: { type: unknown }[] };
     expect(inlined.fields[1].type).toEqual(['null', address]);
   });

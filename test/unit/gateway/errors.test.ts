@@ -24,7 +24,10 @@ describe('the HTTP answer of a failed request', () => {
   });
 
   it('a command off its Avro schema is a 400 listing the problems; a closed client and any send failure are 503', () => {
-    expect(httpErrorOf(new InvalidCommandError('addBuckets', [{ path: 'bucketRefId', reason: 'x' }]), null)).toMatchObject({ statusCode: 400, body: { error: { problems: [{ path: 'bucketRefId', reason: 'x' }] } } });
+    expect(httpErrorOf(new InvalidCommandError('addBuckets', [{ path: 'bucketRefId', reason: 'x' }]), null)).toMatchObject({
+      statusCode: 400,
+      body: { error: { problems: [{ path: 'bucketRefId', reason: 'x' }] } },
+    });
     expect(httpErrorOf(new ClientClosedError('addBuckets'), null).statusCode).toBe(503);
     expect(httpErrorOf(new Error('KafkaJSConnectionError'), null)).toMatchObject({ statusCode: 503, body: { status: 'UNAVAILABLE' } });
   });
@@ -43,7 +46,15 @@ describe('the HTTP answer of a failed request', () => {
     };
     expect(httpErrorOf(validation, 'UpdateBalances')).toMatchObject({
       statusCode: 400,
-      body: { status: 'BAD_REQUEST', error: { problems: [{ path: 'gpsi', reason: 'is required' }, { path: 'balances[0].quantity', reason: 'must be number' }] } },
+      body: {
+        status: 'BAD_REQUEST',
+        error: {
+          problems: [
+            { path: 'gpsi', reason: 'is required' },
+            { path: 'balances[0].quantity', reason: 'must be number' },
+          ],
+        },
+      },
     });
   });
 

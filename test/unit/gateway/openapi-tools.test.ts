@@ -27,7 +27,7 @@ export const pending: PortIn['portStatus'] = 'PENDING';
 export const maybe: Eligibility['eligibilityStatus'] = 'Maybe';
 `;
 
-describe('the OpenAPI document in partners\' tools', () => {
+describe("the OpenAPI document in partners' tools", () => {
   it("passes Redocly's recommended rules without an error or a warning", async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: JSON.stringify(await openApiDocument()), absoluteRef: 'openapi.json', config });

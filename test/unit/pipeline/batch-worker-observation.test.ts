@@ -84,7 +84,7 @@ describe('BatchWorker observation', () => {
     expect(sent.sort()).toEqual(['dlq', 'replies']);
   });
 
-  it('logs its failure and retry lines for a record with that record\'s correlation id, and reports nothing until it is processed', async () => {
+  it("logs its failure and retry lines for a record with that record's correlation id, and reports nothing until it is processed", async () => {
     let failures = 0;
     const { runBatch, outcomes, lines } = harness(async (m) => {
       if (m.offset === '0' && failures++ < 1) throw new RetriableError('redis away');
@@ -99,6 +99,9 @@ describe('BatchWorker observation', () => {
         ['record processor failed unexpectedly; dead-lettering the record', 'c-1'],
       ]),
     );
-    expect(outcomes.map((o) => [o.position.offset, o.outcome.outcome]).sort()).toEqual([['0', 'Success'], ['1', 'DEAD_LETTER']]);
+    expect(outcomes.map((o) => [o.position.offset, o.outcome.outcome]).sort()).toEqual([
+      ['0', 'Success'],
+      ['1', 'DEAD_LETTER'],
+    ]);
   });
 });

@@ -57,9 +57,7 @@ class FakeKafka {
   payload(partition: number, offsets: string[], keyOf: (offset: string) => string = (offset) => `k${offset}`): BatchContext {
     const messages = offsets.map((offset) => ({ offset, key: Buffer.from(keyOf(offset)), value: Buffer.from(this.replyTopicOf(offset)), headers: {}, timestamp: '0' }));
     const uncommittedOffsets = () => ({
-      topics: [...this.resolved]
-        .filter(([p, offset]) => this.committed.get(p) !== offset)
-        .map(([p, offset]) => ({ topic: 'commands', partitions: [{ partition: p, offset }] })),
+      topics: [...this.resolved].filter(([p, offset]) => this.committed.get(p) !== offset).map(([p, offset]) => ({ topic: 'commands', partitions: [{ partition: p, offset }] })),
     });
     return {
       batch: { topic: 'commands', partition, messages },
@@ -168,7 +166,11 @@ describe('BatchWorker commits', () => {
     await startWorker(kafka, 0);
     await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2']));
     expect(kafka.events).toEqual(['send 3', 'send 1', 'commit 0@3']);
-    expect(kafka.sent.map((m) => [m.topic, m.key?.toString()])).toEqual([['replies', 'k0'], ['replies', 'k2'], ['dlq', 'k1']]);
+    expect(kafka.sent.map((m) => [m.topic, m.key?.toString()])).toEqual([
+      ['replies', 'k0'],
+      ['replies', 'k2'],
+      ['dlq', 'k1'],
+    ]);
     expect(kafka.sent[2].headers).toEqual({ reason: 'UNKNOWN_TOPIC_OR_PARTITION: topic does.not.exist cannot be written', target: 'does.not.exist', source: '1' });
   });
 
@@ -214,11 +216,16 @@ describe('BatchWorker holding a partition behind a record that failed retriably'
     const failing = new Set(['2']);
     const processed: string[] = [];
     const holds: string[] = [];
-    await startWorker(kafka, 0, async (message, position) => {
-      processed.push(`${position.partition}@${position.offset}`);
-      if (position.partition === 0 && failing.has(position.offset)) throw new RetriableError('activation refused');
-      return echo(message, position);
-    }, (held, released) => holds.push(`${released ? 'released' : 'held'} ${held.partition}@${held.offset} attempt ${held.attempts}`));
+    await startWorker(
+      kafka,
+      0,
+      async (message, position) => {
+        processed.push(`${position.partition}@${position.offset}`);
+        if (position.partition === 0 && failing.has(position.offset)) throw new RetriableError('activation refused');
+        return echo(message, position);
+      },
+      (held, released) => holds.push(`${released ? 'released' : 'held'} ${held.partition}@${held.offset} attempt ${held.attempts}`),
+    );
     // one key: records one after another, so 3 is not begun once 2 failed
     await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2', '3'], () => 'same'));
     expect(kafka.events).toEqual(['send 2', 'commit 0@2', 'pause 0']);
@@ -322,21 +329,19 @@ describe('BatchWorker handling a large batch in slices', () => {
   afterEach(() => jest.useRealTimers());
 
   /** Records every record begun among the consumer's events, failing retriably the offsets in `refused`. */
-  const logging = (kafka: FakeKafka, refused: string[] = []): RecordProcessor => async (message, position) => {
-    kafka.events.push(`process ${position.offset}`);
-    if (refused.includes(position.offset)) throw new RetriableError('redis away');
-    return echo(message, position);
-  };
+  const logging =
+    (kafka: FakeKafka, refused: string[] = []): RecordProcessor =>
+    async (message, position) => {
+      kafka.events.push(`process ${position.offset}`);
+      if (refused.includes(position.offset)) throw new RetriableError('redis away');
+      return echo(message, position);
+    };
 
   it('sends, resolves and commits each slice before the next one is begun', async () => {
     const kafka = new FakeKafka();
     await startWorker(kafka, 0, logging(kafka), undefined, 2);
     await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2', '3', '4']));
-    expect(kafka.events).toEqual([
-      'process 0', 'process 1', 'send 2', 'commit 0@2',
-      'process 2', 'process 3', 'send 2', 'commit 0@4',
-      'process 4', 'send 1', 'commit 0@5',
-    ]);
+    expect(kafka.events).toEqual(['process 0', 'process 1', 'send 2', 'commit 0@2', 'process 2', 'process 3', 'send 2', 'commit 0@4', 'process 4', 'send 1', 'commit 0@5']);
   });
 
   it('a record held in a slice: the slices before it stay committed, none after it is begun', async () => {
@@ -352,7 +357,10 @@ describe('BatchWorker handling a large batch in slices', () => {
     const kafka = new FakeKafka();
     await startWorker(kafka, 0, echo, undefined, 10);
     const records = 20_000;
-    const payload = kafka.payload(0, Array.from({ length: records }, (_, i) => String(i)));
+    const payload = kafka.payload(
+      0,
+      Array.from({ length: records }, (_, i) => String(i)),
+    );
     let reads = 0;
     const messages = new Proxy(payload.batch.messages, {
       get: (target, property, receiver) => {

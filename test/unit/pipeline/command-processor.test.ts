@@ -58,7 +58,8 @@ type Recorded = Map<string, { fingerprint: string; result: HandlerResult }>;
  * scripts do: the same command id replays the result (REPLAYED), or is a CONFLICT with another payload; a
  * new change under `refuseNew` is refused unapplied.
  */
-const recordingOwnOutcome = (records: Recorded, handle: HandlerRegistration['handle'], applied: () => void): HandlerRegistration['handle'] =>
+const recordingOwnOutcome =
+  (records: Recorded, handle: HandlerRegistration['handle'], applied: () => void): HandlerRegistration['handle'] =>
   async (command, context) => {
     const kept = records.get(context.commandId);
     if (kept) {
@@ -191,7 +192,11 @@ describe('CommandProcessor', () => {
 
   it('runs a read-only handler again on a redelivery and answers from the current state; nothing is recorded', async () => {
     let checks = 0;
-    const { codec, processor, records, calls } = setup(async () => ({ reply: { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: `check ${++checks}`, reasonCode: null, reasonDesc: null } }), {}, { readOnly: true });
+    const { codec, processor, records, calls } = setup(
+      async () => ({ reply: { status: 'Success', eligibilityStatus: 'Eligible', checkedDate: `check ${++checks}`, reasonCode: null, reasonDesc: null } }),
+      {},
+      { readOnly: true },
+    );
     const record = async (gpsi: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': 'c1' }, timestamp: '0' });
     const first = await processor.process(await record('14155550123'), position, 'portin');
     const again = await processor.process(await record('14155550123'), { ...position, offset: '8' }, 'portin');
@@ -206,7 +211,11 @@ describe('CommandProcessor', () => {
     const { codec, processor, calls } = setup(async () => {
       throw new ServiceError('CONFLICT', 'port in progress');
     });
-    const conflict = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'a' }, timestamp: '0' }, position, 'portin');
+    const conflict = await processor.process(
+      { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'a' }, timestamp: '0' },
+      position,
+      'portin',
+    );
     expect(conflict.outcome).toBe('CONFLICT');
     expect(codec.read(conflict.outbound[0].value!)).toMatchObject({ status: 'CONFLICT', operation: 'CheckPortInEligibility', error: { code: 'CONFLICT', message: 'port in progress' } });
     const bad = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '1' }), headers: { 'X-Correlation-Id': 'b' }, timestamp: '0' }, position, 'portin');
@@ -264,7 +273,11 @@ describe('CommandProcessor', () => {
     const { codec, processor, records } = setup(async () => {
       throw new TypeError('bug');
     });
-    const result = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'a' }, timestamp: '0' }, position, 'portin');
+    const result = await processor.process(
+      { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'a' }, timestamp: '0' },
+      position,
+      'portin',
+    );
     expect(result.outcome).toBe('INTERNAL');
     expect(records.size).toBe(0);
   });
@@ -281,9 +294,12 @@ describe('CommandProcessor', () => {
     ['out of memory', "OOM command not allowed when used memory > 'maxmemory'."],
     ['read-only after a failover', "READONLY You can't write against a read only replica."],
   ])('with the rate limiter off, Redis refusing a handler (%s) is retried, not answered INTERNAL', async (_why, message) => {
-    const { codec, processor, records } = setup(async () => {
-      throw Object.assign(new Error(message), { name: 'ReplyError' });
-    }, { admission: unlimited, isRetriable: isRedisUnavailable });
+    const { codec, processor, records } = setup(
+      async () => {
+        throw Object.assign(new Error(message), { name: 'ReplyError' });
+      },
+      { admission: unlimited, isRetriable: isRedisUnavailable },
+    );
     const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'r' }, timestamp: '0' };
     await expect(processor.process(record, position, 'portin')).rejects.toBeInstanceOf(RetriableError);
     expect(records.size).toBe(0);
@@ -293,12 +309,20 @@ describe('CommandProcessor', () => {
     const { codec, processor } = setup(success);
     const notAvro = await processor.process({ key: null, value: Buffer.from('hello'), headers: {}, timestamp: '0' }, position, 'portin');
     expect(notAvro.outbound.map((m) => m.topic)).toEqual(['t.deadLetters']);
-    const wrongDomain = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'x' }, timestamp: '0' }, position, 'balance');
+    const wrongDomain = await processor.process(
+      { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'x' }, timestamp: '0' },
+      position,
+      'balance',
+    );
     expect(wrongDomain.outbound.map((m) => m.topic)).toEqual(['t.deadLetters', 't.balanceReplies']);
     expect(wrongDomain.outbound[0].headers['x-dlq-reason']).toBe('NO_HANDLER');
     const big = await processor.process({ key: null, value: Buffer.alloc(2000), headers: { 'X-Correlation-Id': 'y' }, timestamp: '0' }, position, 'portin');
     expect(big.outbound[0].headers['x-dlq-reason']).toBe('TOO_LARGE');
-    const bigHeaders = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'z', junk: 'x'.repeat(2000) }, timestamp: '0' }, position, 'portin');
+    const bigHeaders = await processor.process(
+      { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'z', junk: 'x'.repeat(2000) }, timestamp: '0' },
+      position,
+      'portin',
+    );
     expect(bigHeaders.outbound[0].headers['x-dlq-reason']).toBe('TOO_LARGE');
   });
 });
@@ -333,7 +357,12 @@ describe('CommandProcessor access control', () => {
       const letter = result.outbound[0];
       expect(Object.keys(letter.headers).map((h) => h.toLowerCase())).not.toContain('authorization');
       // Sealed like every dead letter: inside, the original headers without the token, and no value at all.
-      const opened = openDeadLetter({ ciphertext: letter.value!, nonce: Buffer.from(letter.headers['x-dlq-nonce'] as string, 'base64') }, 'k', sealContext('k', position), new Map([['k', Buffer.alloc(32, 1)]]));
+      const opened = openDeadLetter(
+        { ciphertext: letter.value!, nonce: Buffer.from(letter.headers['x-dlq-nonce'] as string, 'base64') },
+        'k',
+        sealContext('k', position),
+        new Map([['k', Buffer.alloc(32, 1)]]),
+      );
       expect(opened.value).toBeNull();
       expect(opened.headers.map(([name]) => name.toLowerCase())).not.toContain('authorization');
     }
@@ -341,21 +370,25 @@ describe('CommandProcessor access control', () => {
     expect(records.size).toBe(0);
   });
 
-  it('answers FORBIDDEN on the verified caller\'s own reply topic, never on a topic it names', async () => {
+  it("answers FORBIDDEN on the verified caller's own reply topic, never on a topic it names", async () => {
     const { codec, processor, calls } = secured(success);
-    for (const [caller, header, topic] of [['P1', 'P2', 'p.P1.portin.replies.v1'], ['B1', 'B2', 'p.P1.portin.replies.v1'], ['B1', 'P1', 'p.P1.portin.replies.v1'], ['P2', 'unknown', 'p.P2.portin.replies.v1']]) {
+    for (const [caller, header, topic] of [
+      ['P1', 'P2', 'p.P1.portin.replies.v1'],
+      ['B1', 'B2', 'p.P1.portin.replies.v1'],
+      ['B1', 'P1', 'p.P1.portin.replies.v1'],
+      ['P2', 'unknown', 'p.P2.portin.replies.v1'],
+    ]) {
       const result = await processor.process(await record(codec, { Authorization: `Bearer ${caller}`, wholesaleCustomerId: header, 'X-Reply-Topic': 'p.P1.my.replies' }), position, 'portin');
       expect([result.outcome, result.outbound.map((m) => m.topic), result.rejection?.action]).toEqual(['FORBIDDEN', [topic], 'answered']);
     }
     expect(calls()).toBe(0);
   });
 
-  it('on a partner\'s own command topic admits only that partner\'s callers; another is FORBIDDEN on its own reply topic, unhandled', async () => {
+  it("on a partner's own command topic admits only that partner's callers; another is FORBIDDEN on its own reply topic, unhandled", async () => {
     const { codec, processor, calls } = secured(success);
     const onP1 = { topic: 'p.P1.portin.commands.v1', partition: 1, offset: '3' };
     let n = 0;
-    const send = async (caller: string, at: typeof position) =>
-      processor.process(await record(codec, { Authorization: `Bearer ${caller}`, 'X-Correlation-Id': `own-${n++}` }), at, 'portin');
+    const send = async (caller: string, at: typeof position) => processor.process(await record(codec, { Authorization: `Bearer ${caller}`, 'X-Correlation-Id': `own-${n++}` }), at, 'portin');
     for (const caller of ['P1', 'B1']) expect((await send(caller, onP1)).outcome).toBe('Success');
     const other = await send('P2', onP1);
     expect([other.outcome, other.outbound.map((m) => m.topic), other.rejection]).toEqual(['FORBIDDEN', ['p.P2.portin.replies.v1'], { reason: 'FORBIDDEN', action: 'answered' }]);
@@ -372,7 +405,7 @@ describe('CommandProcessor access control', () => {
     expect([result.outcome, result.outbound.map((m) => m.topic), result.rejection]).toEqual(['UNAUTHORIZED', ['t.deadLetters'], { reason: 'UNAUTHORIZED', action: 'recorded' }]);
   });
 
-  it('past the sender\'s refusal budget a refusal is only counted: nothing recorded, nothing answered', async () => {
+  it("past the sender's refusal budget a refusal is only counted: nothing recorded, nothing answered", async () => {
     let left = 1;
     const budget: RejectedBudget = { take: () => left-- > 0, spent: () => false };
     const { codec, processor } = setup(success, { authenticator: tokenIsCaller, authorizer: createHierarchyAuthorizer(hierarchy), rejectedBudget: budget });
@@ -384,7 +417,7 @@ describe('CommandProcessor access control', () => {
     expect([forbidden.outbound, forbidden.rejection]).toEqual([[], { reason: 'FORBIDDEN', action: 'dropped' }]);
   });
 
-  it('while the claimed partner\'s refusal budget is spent, a token not verified before is shed unverified; a known one is served', async () => {
+  it("while the claimed partner's refusal budget is spent, a token not verified before is shed unverified; a known one is served", async () => {
     let verifications = 0;
     const known = new Set(['Bearer P1']);
     const authenticator: Authenticator = { ...tokenIsCaller, authenticate: (a) => (verifications++, tokenIsCaller.authenticate(a)), knows: (a) => known.has(a ?? '') };
@@ -396,7 +429,7 @@ describe('CommandProcessor access control', () => {
     expect([valid.outcome, verifications, calls()]).toEqual(['Success', 1, 1]);
   });
 
-  it('answers on the acting partner\'s own reply topic; a requested one only inside its namespace, existing, with a partition in range', async () => {
+  it("answers on the acting partner's own reply topic; a requested one only inside its namespace, existing, with a partition in range", async () => {
     const { codec, processor } = secured(success);
     let n = 0;
     const answer = async (headers: Record<string, string | Buffer>) => {
@@ -424,22 +457,43 @@ describe('CommandProcessor access control', () => {
     });
   });
 
-  it('AUTH_MODE=none: a known node is answered on its partner\'s topic; an unknown one on the legacy shared topic, where any existing topic may be asked for', async () => {
+  it("AUTH_MODE=none: a known node is answered on its partner's topic; an unknown one on the legacy shared topic, where any existing topic may be asked for", async () => {
     const { codec, processor } = setup(success, { authorizer: createOpenAuthorizer(hierarchy) });
     let n = 0;
-    const topicOf = async (headers: Record<string, string>) => (await processor.process(await record(codec, { 'X-Correlation-Id': `none-${n++}`, ...headers }), position, 'portin')).outbound[0].topic;
+    const topicOf = async (headers: Record<string, string>) =>
+      (await processor.process(await record(codec, { 'X-Correlation-Id': `none-${n++}`, ...headers }), position, 'portin')).outbound[0].topic;
     expect(await topicOf({ wholesaleCustomerId: 'B2' })).toBe('p.P1.portin.replies.v1');
     expect(await topicOf({ wholesaleCustomerId: 'nobody' })).toBe('t.portinReplies');
     expect(await topicOf({ 'X-Reply-Topic': 'legacy.replies' })).toBe('legacy.replies');
     expect(await topicOf({ wholesaleCustomerId: 'B2', 'X-Reply-Topic': 'legacy.replies' })).toBe('p.P1.portin.replies.v1');
   });
 
-  it('publishes an event to the operator\'s topic and to its owner\'s partner topic: the same bytes and ce_id', async () => {
+  it("publishes an event to the operator's topic and to its owner's partner topic: the same bytes and ce_id", async () => {
     const event = { topic: 'portinEvents' as const, recordName: 'wholesale.portin.v1.PortInActivationEvent', key: 'g', owner: 'B2', cloudEvent: { id: 'e1', subject: 'g', time: 't' } };
     const { codec, processor } = secured(async () => {
       const reply = (await success()).reply;
-      const value = { eventId: 'e1', eventTime: 't', gpsi: 'g', partnerTransactionId: 'x', portOrderId: null, portOrderVersion: '1', portStatus: 'OPEN', previousPortStatus: null, reasonCode: null, reasonDescription: null, subscriberId: 's', wholesaleCustomerId: 'B2', correlationId: null };
-      return { reply, messages: [{ ...event, value }, { ...event, owner: 'nobody', value }] };
+      const value = {
+        eventId: 'e1',
+        eventTime: 't',
+        gpsi: 'g',
+        partnerTransactionId: 'x',
+        portOrderId: null,
+        portOrderVersion: '1',
+        portStatus: 'OPEN',
+        previousPortStatus: null,
+        reasonCode: null,
+        reasonDescription: null,
+        subscriberId: 's',
+        wholesaleCustomerId: 'B2',
+        correlationId: null,
+      };
+      return {
+        reply,
+        messages: [
+          { ...event, value },
+          { ...event, owner: 'nobody', value },
+        ],
+      };
     });
     const result = await processor.process(await record(codec, { Authorization: 'Bearer P1' }), position, 'portin');
     const events = result.outbound.slice(1);
@@ -552,7 +606,7 @@ describe('CommandProcessor access control', () => {
     expect((await processor.process(at(60_000), position, 'portin')).outcome).toBe('Success');
   });
 
-  it('a recorded outcome wins over the record\'s age: a stale redelivery of an applied change replays it, uncharged', async () => {
+  it("a recorded outcome wins over the record's age: a stale redelivery of an applied change replays it, uncharged", async () => {
     const now = new Date('2026-11-21T10:00:00Z').getTime();
     const { codec, processor, admission, calls } = setup(success, {}, {}, { maxCommandAgeMs: 60_000 });
     const record = { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: { 'X-Correlation-Id': 'applied' } };
@@ -566,13 +620,18 @@ describe('CommandProcessor access control', () => {
   it('a stale query is refused before it is decoded', async () => {
     const { codec, processor, calls } = setup(success, {}, { readOnly: true }, { maxCommandAgeMs: 60_000 });
     const decodes = codec.decodes;
-    const stale = await processor.process({ key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: {}, timestamp: String(new Date('2026-11-21T10:00:00Z').getTime() - 60_001) }, position, 'portin');
+    const stale = await processor.process(
+      { key: null, value: await codec.encode('', COMMAND, { gpsi: '14155550123' }), headers: {}, timestamp: String(new Date('2026-11-21T10:00:00Z').getTime() - 60_001) },
+      position,
+      'portin',
+    );
     expect([stale.outcome, calls(), codec.decodes - decodes]).toEqual(['STALE_COMMAND', 0, 0]);
   });
 
-  it('problems of a change\'s situation (the clock, the catalog) refuse it only when no outcome is recorded; with the form\'s they are listed together', async () => {
+  it("problems of a change's situation (the clock, the catalog) refuse it only when no outcome is recorded; with the form's they are listed together", async () => {
     let dueDateGone = false;
-    const situation = (c: { gpsi: string }, now: Date) => (dueDateGone ? [{ path: 'desiredDueDate', reason: `too early on ${now.toISOString()}` }] : c.gpsi.endsWith('9') ? [{ path: 'gpsi', reason: 'not in the catalog' }] : []);
+    const situation = (c: { gpsi: string }, now: Date) =>
+      dueDateGone ? [{ path: 'desiredDueDate', reason: `too early on ${now.toISOString()}` }] : c.gpsi.endsWith('9') ? [{ path: 'gpsi', reason: 'not in the catalog' }] : [];
     const { codec, processor, calls, records } = setup(success, {}, { situation });
     const record = async (gpsi: string, id: string) => ({ key: null, value: await codec.encode('', COMMAND, { gpsi }), headers: { 'X-Correlation-Id': id }, timestamp: '0' });
     const first = await processor.process(await record('14155550123', 'a'), position, 'portin');
@@ -594,7 +653,13 @@ describe('CommandProcessor access control', () => {
   });
 
   it('dead-letters an event that does not match its schema and still answers and sends the rest', async () => {
-    const event = (value: Record<string, unknown>) => ({ topic: 'balanceEvents' as const, recordName: 'wholesale.balance.v1.BalancesUpdated', key: '14155550123', value, cloudEvent: { id: 'e1', subject: '14155550123', time: 'now' } });
+    const event = (value: Record<string, unknown>) => ({
+      topic: 'balanceEvents' as const,
+      recordName: 'wholesale.balance.v1.BalancesUpdated',
+      key: '14155550123',
+      value,
+      cloudEvent: { id: 'e1', subject: '14155550123', time: 'now' },
+    });
     const { codec, processor } = setup(async () => ({ ...(await success()), messages: [event({ not: 'a BalancesUpdated' })] }));
     const value = await codec.encode('', COMMAND, { gpsi: '14155550123' });
     const result = await processor.process({ key: null, value, headers: { 'X-Correlation-Id': 'c1' }, timestamp: '5' }, position, 'portin');

@@ -45,16 +45,12 @@ describe('readEnvelope', () => {
   });
 
   it('lists every header problem: too long correlation id, customer id over 12 (a reply topic is judged after authentication)', () => {
-    const envelope = readEnvelope(
-      { [HEADER.correlationId]: 'x'.repeat(129), [HEADER.replyTopic]: 'wholesale.balance.events.v1', [HEADER.wholesaleCustomerId]: '1234567890123' },
-      position,
-      rules,
-    );
+    const envelope = readEnvelope({ [HEADER.correlationId]: 'x'.repeat(129), [HEADER.replyTopic]: 'wholesale.balance.events.v1', [HEADER.wholesaleCustomerId]: '1234567890123' }, position, rules);
     expect(envelope.problems.map((p) => p.path)).toEqual(['headers.X-Correlation-Id', 'headers.wholesaleCustomerId']);
     expect(envelope.wholesaleCustomerId).toBeUndefined();
   });
 
-  it('echoes an X-Correlation-Id over the spec\'s 128 characters up to 1 KiB (still a problem), so the requester can match its BAD_REQUEST', () => {
+  it("echoes an X-Correlation-Id over the spec's 128 characters up to 1 KiB (still a problem), so the requester can match its BAD_REQUEST", () => {
     const long = 'x'.repeat(129);
     expect(readEnvelope({ [HEADER.correlationId]: long }, position, rules)).toMatchObject({
       correlationId: long,

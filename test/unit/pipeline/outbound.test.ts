@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { cloudEventHeaders, deadLetterMessage, errorReplyValue, replyHeaders, replyMessage, DEAD_LETTER_BODY_BYTES, DEAD_LETTER_HEADER_BYTES, type DeadLetterSink } from '../../../src/pipeline/outbound';
+import {
+  cloudEventHeaders,
+  deadLetterMessage,
+  errorReplyValue,
+  replyHeaders,
+  replyMessage,
+  DEAD_LETTER_BODY_BYTES,
+  DEAD_LETTER_HEADER_BYTES,
+  type DeadLetterSink,
+} from '../../../src/pipeline/outbound';
 import { outboundBytes, type Outbound } from '../../../src/contract/transport';
 import { DLQ_HEADER } from '../../../src/contract/headers';
 import { openDeadLetter, sealContext } from '../../../src/security/dead-letter-seal';
@@ -20,7 +29,10 @@ describe('outbound messages', () => {
   });
 
   it('an error reply value carries the code twice (status and error.code) and every problem', () => {
-    const problems = [{ path: 'gpsi', reason: 'is required' }, { path: 'bucketRefId[1]', reason: 'must not be empty' }];
+    const problems = [
+      { path: 'gpsi', reason: 'is required' },
+      { path: 'bucketRefId[1]', reason: 'must not be empty' },
+    ];
     expect(errorReplyValue('BAD_REQUEST', 'invalid', problems, 'AddBuckets')).toEqual({
       status: 'BAD_REQUEST',
       operation: 'AddBuckets',
@@ -35,7 +47,11 @@ describe('outbound messages', () => {
     openDeadLetter(
       { ciphertext: letter.value!, nonce: Buffer.from(letter.headers[DLQ_HEADER.nonce] as string, 'base64') },
       letter.headers[DLQ_HEADER.keyId] as string,
-      sealContext(letter.headers[DLQ_HEADER.keyId] as string, { topic: letter.headers[DLQ_HEADER.sourceTopic] as string, partition: letter.headers[DLQ_HEADER.sourcePartition] as string, offset: letter.headers[DLQ_HEADER.sourceOffset] as string }),
+      sealContext(letter.headers[DLQ_HEADER.keyId] as string, {
+        topic: letter.headers[DLQ_HEADER.sourceTopic] as string,
+        partition: letter.headers[DLQ_HEADER.sourcePartition] as string,
+        offset: letter.headers[DLQ_HEADER.sourceOffset] as string,
+      }),
       new Map([[key.id, key.secret]]),
     );
 
@@ -46,12 +62,24 @@ describe('outbound messages', () => {
     expect(letter.key).toEqual(Buffer.from('k'));
     expect(Object.keys(letter.headers).every((name) => name.startsWith('x-dlq-'))).toBe(true);
     expect(letter.headers).toMatchObject({
-      [DLQ_HEADER.reason]: 'NOT_AVRO', [DLQ_HEADER.sourceTopic]: 't', [DLQ_HEADER.sourcePartition]: '4', [DLQ_HEADER.sourceOffset]: '99',
-      [DLQ_HEADER.correlationId]: 'c-9', [DLQ_HEADER.cipher]: 'AES-256-GCM', [DLQ_HEADER.keyId]: 'k1',
+      [DLQ_HEADER.reason]: 'NOT_AVRO',
+      [DLQ_HEADER.sourceTopic]: 't',
+      [DLQ_HEADER.sourcePartition]: '4',
+      [DLQ_HEADER.sourceOffset]: '99',
+      [DLQ_HEADER.correlationId]: 'c-9',
+      [DLQ_HEADER.cipher]: 'AES-256-GCM',
+      [DLQ_HEADER.keyId]: 'k1',
     });
     expect((letter.headers[DLQ_HEADER.detail] as string).length).toBe(1024);
     expect(letter.value!.includes('Pin-7Qx-0417')).toBe(false);
-    expect(open(letter)).toEqual({ value, headers: [['a', Buffer.from('1')], ['X-Correlation-Id', 'c-9']], diagnostic: 'quoted Pin-7Qx-0417' });
+    expect(open(letter)).toEqual({
+      value,
+      headers: [
+        ['a', Buffer.from('1')],
+        ['X-Correlation-Id', 'c-9'],
+      ],
+      diagnostic: 'quoted Pin-7Qx-0417',
+    });
   });
 
   it('without a key (AUTH_MODE=none only) a dead letter carries neither the value nor the original headers', () => {
@@ -90,8 +118,14 @@ describe('outbound messages', () => {
 
   it('CloudEvents binary mode: ce_* attributes and content-type application/avro', () => {
     expect(cloudEventHeaders({ id: 'e1', source: 'svc', type: 'T', subject: '1555', time: '2026-01-01T00:00:00.000Z', correlationId: 'c' })).toEqual({
-      ce_specversion: '1.0', ce_id: 'e1', ce_source: 'svc', ce_type: 'T', ce_subject: '1555', ce_time: '2026-01-01T00:00:00.000Z',
-      'content-type': 'application/avro', ce_correlationid: 'c',
+      ce_specversion: '1.0',
+      ce_id: 'e1',
+      ce_source: 'svc',
+      ce_type: 'T',
+      ce_subject: '1555',
+      ce_time: '2026-01-01T00:00:00.000Z',
+      'content-type': 'application/avro',
+      ce_correlationid: 'c',
     });
   });
 });

@@ -75,7 +75,12 @@ describe('port-out lifecycle', () => {
       const plan = planPortOut(state === NO_PORTOUT ? undefined : portOutIn(state), inputFor(trigger), cause(), SETTINGS);
       if (plan.kind !== 'change') continue;
       const { next, messages, followUps } = plan.change;
-      expect(messages[0]).toMatchObject({ recordName: PORTOUT_EVENT_RECORD, key: GPSI, owner: 'WC-1', value: { portOutStatus: next.status, previousPortOutStatus: state === NO_PORTOUT || trigger === 'PortOutRequested' ? null : state } });
+      expect(messages[0]).toMatchObject({
+        recordName: PORTOUT_EVENT_RECORD,
+        key: GPSI,
+        owner: 'WC-1',
+        value: { portOutStatus: next.status, previousPortOutStatus: state === NO_PORTOUT || trigger === 'PortOutRequested' ? null : state },
+      });
       const decided = next.status === 'APPROVED' || next.status === 'REJECTED';
       expect(messages.slice(1).map((m) => m.recordName)).toEqual(decided ? [PORTOUT_DECISION_RECORD] : []);
       expect(followUps.map((f) => f.kind)).toEqual(next.status === 'COMPLETED' ? ['endSubscription'] : next.status === 'VALIDATION_PENDING' ? ['scheduleDeadline'] : []);

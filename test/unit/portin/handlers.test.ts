@@ -156,7 +156,13 @@ describe('CreatePortIn handler', () => {
     const payload = rawCreate();
     // an earlier command claimed the transaction and died before writing anything
     const first = context();
-    const claim = await store.claimTransaction('WC-1', 'PTX-1', { commandId: first.commandId, payloadHash: payloadFingerprint(orBadRequest(checkCreatePortIn(payload))), gpsi: GPSI, requestId: 'r', now: T0 });
+    const claim = await store.claimTransaction('WC-1', 'PTX-1', {
+      commandId: first.commandId,
+      payloadHash: payloadFingerprint(orBadRequest(checkCreatePortIn(payload))),
+      gpsi: GPSI,
+      requestId: 'r',
+      now: T0,
+    });
     expect(claim.kind).toBe('claimed');
     expect(await refusal(create(payload, context({ now: later(1000) })))).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('retry later') });
     const taken = await create(payload, context({ now: later(31_000) }));
@@ -443,8 +449,7 @@ describe('createPortInHandlers', () => {
   it('eligibility rejects a number with a port-in in progress with 8P', async () => {
     const { deps } = portInKit();
     const handlers = new Map(createPortInHandlers(deps).map((r) => [r.commandRecord, r.handle]));
-    const run = (name: string, value: object, ctx: CommandContext = context()) =>
-      handlers.get(`wholesale.portin.v1.${name}`)!(value, ctx);
+    const run = (name: string, value: object, ctx: CommandContext = context()) => handlers.get(`wholesale.portin.v1.${name}`)!(value, ctx);
     expect((await run('CheckPortInEligibility', { gpsi: GPSI })).reply).toMatchObject({ eligibilityStatus: 'Eligible' });
     await run('CreatePortIn', rawCreate());
     expect((await run('CheckPortInEligibility', { gpsi: GPSI })).reply).toMatchObject({ eligibilityStatus: 'Reject', reasonCode: '8P', reasonDesc: 'PortInInProgress' });

@@ -11,7 +11,7 @@ function hashTag(key: string): string {
 }
 
 describe('port-in keys', () => {
-  it('puts every key of a number in the number\'s slot', () => {
+  it("puts every key of a number in the number's slot", () => {
     const keys = portInKeys('wh:', '19459986891');
     expect(new Set([keys.current, keys.history, keys.outcome('cmd:abc'), keys.outcome('np:x')].map(hashTag))).toEqual(new Set(['19459986891']));
   });

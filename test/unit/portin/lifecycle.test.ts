@@ -1,13 +1,4 @@
-import {
-  EXPIRING_STATUSES,
-  NP_TRIGGERS,
-  PORT_STATUSES,
-  PORT_TRIGGERS,
-  TRANSITIONS,
-  isInProgress,
-  type PortStatus,
-  type PortTrigger,
-} from '../../../src/domain/portin/lifecycle';
+import { EXPIRING_STATUSES, NP_TRIGGERS, PORT_STATUSES, PORT_TRIGGERS, TRANSITIONS, isInProgress, type PortStatus, type PortTrigger } from '../../../src/domain/portin/lifecycle';
 import type { Cause } from '../../../src/domain/portin/messages';
 import { PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS } from '../../../src/domain/portin/records';
 import { STATUSES_WITH_DEADLINE } from '../../../src/domain/portin/expiry';
@@ -74,10 +65,19 @@ const ctx = { cause, settings: SETTINGS };
 
 function planFor(status: PortStatus, trigger: PortTrigger): Plan | 'read' {
   // OrderIdAssigned only annotates a request that has no portOrderId yet; a request waiting for its cancel's answer came from CONFIRMED
-  const current = requestIn(status, { ...(trigger === 'OrderIdAssigned' ? { portOrderId: undefined } : {}), ...(status === 'CANCEL_PENDING' ? { statusBeforeCancel: 'CONFIRMED' as const, reasonCode: 'CP' } : {}) });
+  const current = requestIn(status, {
+    ...(trigger === 'OrderIdAssigned' ? { portOrderId: undefined } : {}),
+    ...(status === 'CANCEL_PENDING' ? { statusBeforeCancel: 'CONFIRMED' as const, reasonCode: 'CP' } : {}),
+  });
   switch (trigger) {
     case 'CreatePortIn':
-      return planCreate(current, createCommand({ partnerTransactionId: 'PTX-2' }), { requestId: 'req-2', wholesaleCustomerId: 'WC-1', payloadHash: 'h2', correlationId: 'corr-1', now: cause.at }, subscriptionFor(), ctx);
+      return planCreate(
+        current,
+        createCommand({ partnerTransactionId: 'PTX-2' }),
+        { requestId: 'req-2', wholesaleCustomerId: 'WC-1', payloadHash: 'h2', correlationId: 'corr-1', now: cause.at },
+        subscriptionFor(),
+        ctx,
+      );
     case 'UpdatePortIn':
       return planUpdate(current, { partnerTransactionId: 'PTX-1', gpsi: current.gpsi, updatePortInfo: { pwdPin: '9999' } }, ctx);
     case 'UpdateDueDate':
@@ -178,17 +178,28 @@ describe('effects of each move', () => {
     expect(change(plan).messages[1].value).toMatchObject({ portOrderVersion: 2, portOrderId: 'PO-1' });
   });
 
-  it.each(['OPEN', 'DELAYED', 'CONFIRMED', 'RESOLUTION_REQUIRED'] as const)('a supplement changing only the due date from %s: version + 1, NP supplement with it, port information kept, confirmed date void', (status) => {
-    const current = requestIn(status, { confirmedDueDate: '2026-03-05T10:00:00.000Z' });
-    const plan = planUpdate(current, { partnerTransactionId: 'PTX-1', gpsi: current.gpsi, updatePortInfo: {}, desiredDueDate: '2026-04-20T09:00:00.000Z' }, ctx);
-    expect(change(plan).next).toMatchObject({ portStatus: 'OPEN', portOrderVersion: 2, desiredDueDate: '2026-04-20T09:00:00.000Z', confirmedDueDate: undefined, secrets: current.secrets, portInfo: current.portInfo });
-    expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.supplement]);
-    expect(change(plan).messages[1].value).toMatchObject({ portOrderVersion: 2, desiredDueDate: '2026-04-20T09:00:00.000Z', portInfo: { pwdPin: '4321', accountNo: '123456789012' } });
-  });
+  it.each(['OPEN', 'DELAYED', 'CONFIRMED', 'RESOLUTION_REQUIRED'] as const)(
+    'a supplement changing only the due date from %s: version + 1, NP supplement with it, port information kept, confirmed date void',
+    (status) => {
+      const current = requestIn(status, { confirmedDueDate: '2026-03-05T10:00:00.000Z' });
+      const plan = planUpdate(current, { partnerTransactionId: 'PTX-1', gpsi: current.gpsi, updatePortInfo: {}, desiredDueDate: '2026-04-20T09:00:00.000Z' }, ctx);
+      expect(change(plan).next).toMatchObject({
+        portStatus: 'OPEN',
+        portOrderVersion: 2,
+        desiredDueDate: '2026-04-20T09:00:00.000Z',
+        confirmedDueDate: undefined,
+        secrets: current.secrets,
+        portInfo: current.portInfo,
+      });
+      expect(recordNames(plan)).toEqual([PORTIN_EVENT_RECORD, NP_REQUEST_RECORDS.supplement]);
+      expect(change(plan).messages[1].value).toMatchObject({ portOrderVersion: 2, desiredDueDate: '2026-04-20T09:00:00.000Z', portInfo: { pwdPin: '4321', accountNo: '123456789012' } });
+    },
+  );
 
   it('a full supplement takes the due date the partner asks for, else the earliest from the supplement', () => {
     const update = (desiredDueDate?: string) =>
-      change(planUpdate(requestIn('REJECTED'), { partnerTransactionId: 'PTX-1', gpsi: '19459986891', updatePortInfo: { pwdPin: '1' }, ...(desiredDueDate ? { desiredDueDate } : {}) }, ctx)).next.desiredDueDate;
+      change(planUpdate(requestIn('REJECTED'), { partnerTransactionId: 'PTX-1', gpsi: '19459986891', updatePortInfo: { pwdPin: '1' }, ...(desiredDueDate ? { desiredDueDate } : {}) }, ctx)).next
+        .desiredDueDate;
     expect(update('2026-04-20T09:00:00.000Z')).toBe('2026-04-20T09:00:00.000Z');
     expect(update()).toBe('2026-04-14T10:00:00.000Z'); // the supplement is on Monday 2026-04-13
   });
@@ -237,7 +248,7 @@ describe('effects of each move', () => {
     expect(followUpKinds(plan)).toEqual(['cancelSubscription']);
   });
 
-  it('CancelRefused goes back where the request was, with the NP side\'s reason, and a new deadline', () => {
+  it("CancelRefused goes back where the request was, with the NP side's reason, and a new deadline", () => {
     const plan = planFor('CANCEL_PENDING', 'CancelRefused');
     expect(change(plan).next).toMatchObject({ portStatus: 'CONFIRMED', reasonCode: 'CR', statusSince: cause.at.toISOString() });
     expect(followUpKinds(plan)).toEqual(['scheduleExpiry']);
@@ -245,15 +256,16 @@ describe('effects of each move', () => {
     expect(planNpResponse(requestIn('CANCEL_PENDING'), npResponse('CancelRefused'), ctx)).toMatchObject({ kind: 'ignore', why: expect.stringContaining('no status to resume') });
   });
 
-  it.each([['OPEN', 'ResolutionRequired'], ['DELAYED', 'PortRejected']] as const)('%s × %s schedules the expiry 30 days on and keeps the reason', (status, trigger) => {
+  it.each([
+    ['OPEN', 'ResolutionRequired'],
+    ['DELAYED', 'PortRejected'],
+  ] as const)('%s × %s schedules the expiry 30 days on and keeps the reason', (status, trigger) => {
     const plan = planFor(status, trigger);
     expect(change(plan).next).toMatchObject({ reasonCode: '8C', reasonDescription: 'Password/PIN required or incorrect' });
-    expect(change(plan).followUps).toEqual([
-      { kind: 'scheduleExpiry', member: '19459986891|req-1|1', deadline: new Date(cause.at.getTime() + 30 * 24 * 3600 * 1000).toISOString() },
-    ]);
+    expect(change(plan).followUps).toEqual([{ kind: 'scheduleExpiry', member: '19459986891|req-1|1', deadline: new Date(cause.at.getTime() + 30 * 24 * 3600 * 1000).toISOString() }]);
   });
 
-  it('ActivationComplete activates the subscription at the NP side\'s activatedAt (never a time to come) and forgets the secrets', () => {
+  it("ActivationComplete activates the subscription at the NP side's activatedAt (never a time to come) and forgets the secrets", () => {
     const plan = planFor('CONFIRMED', 'ActivationComplete');
     expect(change(plan).next.secrets).toEqual({});
     expect(change(plan).followUps).toEqual([{ kind: 'activateSubscription', gpsi: '19459986891', at: cause.at.toISOString() }]);
@@ -323,7 +335,11 @@ describe('NP responses apply only to the request and version they answer', () =>
   });
 
   it.each(PORT_STATUSES)('%s: a late OrderIdAssigned (an older version) records the order id the request still lacks', (status) => {
-    const plan = planNpResponse(requestIn(status, { portOrderVersion: 2, portOrderId: undefined }), npResponse('OrderIdAssigned', { portOrderVersion: 1, oldNetworkServiceProvider: 'ONSP-1' }), ctx);
+    const plan = planNpResponse(
+      requestIn(status, { portOrderVersion: 2, portOrderId: undefined }),
+      npResponse('OrderIdAssigned', { portOrderVersion: 1, oldNetworkServiceProvider: 'ONSP-1' }),
+      ctx,
+    );
     if (TRANSITIONS[status].OrderIdAssigned.action !== 'annotate') return expect(plan.kind).toBe('ignore');
     expect(plan).toMatchObject({ kind: 'change', change: { next: { portStatus: status, portOrderVersion: 2, portOrderId: 'PO-1', oldNetworkServiceProvider: 'ONSP-1' }, messages: [] } });
   });

@@ -22,7 +22,15 @@ async function created() {
     process(
       {
         recordName: NP_RESPONSE_RECORDS[trigger],
-        value: { responseId: `r-${trigger}-${(fields.portOrderVersion as number | undefined) ?? 1}`, requestId, gpsi: GPSI, portOrderId: 'PO-1', portOrderVersion: 1, sentAt: when.toISOString(), ...fields },
+        value: {
+          responseId: `r-${trigger}-${(fields.portOrderVersion as number | undefined) ?? 1}`,
+          requestId,
+          gpsi: GPSI,
+          portOrderId: 'PO-1',
+          portOrderVersion: 1,
+          sentAt: when.toISOString(),
+          ...fields,
+        },
       },
       { now: when, log: silentLog },
     );
@@ -78,7 +86,7 @@ describe('NP response processor', () => {
     expect(none).toEqual([]);
   });
 
-  it('reads the NP side\'s activatedAt and remarks: an unreadable time is left out (the clock is used), long remarks are cut', () => {
+  it("reads the NP side's activatedAt and remarks: an unreadable time is left out (the clock is used), long remarks are cut", () => {
     const base = { responseId: 'r', requestId: 'q', gpsi: GPSI, portOrderVersion: 1, sentAt: 'now', portOrderId: 'PO-1' };
     const activation = (activatedAt: string) => parseNpResponse(NP_RESPONSE_RECORDS.ActivationComplete, { ...base, activatedAt });
     expect(activation('2026-03-05T10:00:00Z')).toMatchObject({ ok: true, response: { activatedAt: '2026-03-05T10:00:00.000Z' } });
@@ -197,7 +205,7 @@ describe('abandonment: no request waits forever', () => {
     expect(kit.published[0][0].value).toMatchObject({ portStatus: 'CANCELLED', previousPortStatus: 'CANCEL_PENDING', reasonCode: 'CU' });
   });
 
-  it('a refused cancel puts the request back where it was; a confirmed one ends it for the partner\'s reason', async () => {
+  it("a refused cancel puts the request back where it was; a confirmed one ends it for the partner's reason", async () => {
     const kit = await created();
     await kit.respond('PortConfirmed', { dueDate: at(3 * DAY).toISOString() });
     await createCancelPortIn(kit.deps)({ gpsi: GPSI }, context({ now: at(DAY) }));

@@ -76,15 +76,20 @@ describe('CreatePortIn validation', () => {
       { path: 'bucketRefId[3]', reason: 'must be a string' },
     ]);
     const tooMany = Array.from({ length: LIMITS.bucketRefIds + 1 }, (_, i) => `b${i}`);
-    expect(problemsOf(() => validateCreatePortIn(rawCreate({ bucketRefId: tooMany })))).toEqual([
-      { path: 'bucketRefId', reason: `must have at most ${LIMITS.bucketRefIds} item(s)` },
-    ]);
+    expect(problemsOf(() => validateCreatePortIn(rawCreate({ bucketRefId: tooMany })))).toEqual([{ path: 'bucketRefId', reason: `must have at most ${LIMITS.bucketRefIds} item(s)` }]);
   });
 
   it('checks products: productId, action (any case), characteristics', () => {
     const products = [
       { productId: 'P1', action: 'ADD', characteristics: null },
-      { productId: '', action: 'replace', characteristics: [{ key: '', value: 'v' }, { key: 'k', value: 'v'.repeat(257) }] },
+      {
+        productId: '',
+        action: 'replace',
+        characteristics: [
+          { key: '', value: 'v' },
+          { key: 'k', value: 'v'.repeat(257) },
+        ],
+      },
       'not an object',
     ];
     expect(problemsOf(() => validateCreatePortIn(rawCreate({ products })))).toEqual([
@@ -119,9 +124,7 @@ describe('CreatePortIn validation', () => {
   });
 
   it('reports problems of every part of the command in one answer', () => {
-    const problems = problemsOf(() =>
-      validateCreatePortIn(rawCreate({ gpsi: 'abc', billCycleStartDay: 31, bucketRefId: [''], portInfo: { contact: { lastName: '' } } })),
-    );
+    const problems = problemsOf(() => validateCreatePortIn(rawCreate({ gpsi: 'abc', billCycleStartDay: 31, bucketRefId: [''], portInfo: { contact: { lastName: '' } } })));
     expect(paths(problems)).toEqual(['bucketRefId[0]', 'billCycleStartDay', 'gpsi', 'gpsi', 'portInfo.contact.lastName']);
   });
 
@@ -179,9 +182,7 @@ describe('UpdatePortIn validation', () => {
 
 describe('CancelPortIn validation', () => {
   it('needs partnerTransactionId or gpsi', () => {
-    expect(problemsOf(() => validateCancelPortIn({ partnerTransactionId: null, gpsi: null }))).toEqual([
-      { path: 'partnerTransactionId', reason: 'partnerTransactionId or gpsi is required' },
-    ]);
+    expect(problemsOf(() => validateCancelPortIn({ partnerTransactionId: null, gpsi: null }))).toEqual([{ path: 'partnerTransactionId', reason: 'partnerTransactionId or gpsi is required' }]);
     expect(validateCancelPortIn({ gpsi: '19459986891', partnerTransactionId: null })).toEqual({ gpsi: '19459986891', partnerTransactionId: undefined });
   });
 

@@ -7,7 +7,11 @@ const keyring = new Map([current, previous].map((k) => [k.id, k.secret]));
 const source = { topic: 'wholesale.portin.commands.v1', partition: 1, offset: '42' };
 const original: SealedOriginal = {
   value: Buffer.concat([Buffer.from([0, 0, 0, 0, 7]), Buffer.from('pwdPin=Pin-7Qx-0417 accountNo=ACCT-88k-31947')]),
-  headers: [['X-Correlation-Id', 'c-1'], ['kafka_correlationId', Buffer.from([1, 2, 3, 0xff])], ['wholesaleCustomerId', 'alpha']],
+  headers: [
+    ['X-Correlation-Id', 'c-1'],
+    ['kafka_correlationId', Buffer.from([1, 2, 3, 0xff])],
+    ['wholesaleCustomerId', 'alpha'],
+  ],
   diagnostic: 'Avro body does not match schema 7: invalid "Pin-7Qx-0417"',
 };
 const contextOf = (keyId: string) => sealContext(keyId, source);

@@ -98,14 +98,14 @@ describe('hierarchy authorizer (AUTH_MODE=jwt)', () => {
     expect(authorizer.authorize({ customerId: 'B1' }, 'B1a').effectiveCustomerId).toBe('B1a');
   });
 
-  it('a partner sees its brands\' records; a brand sees its own subtree only', () => {
+  it("a partner sees its brands' records; a brand sees its own subtree only", () => {
     const partner = authorizer.authorize({ customerId: 'P1' }, undefined);
     expect(['P1', 'B1', 'B1a', 'B2', 'C1', 'P2', '', null, undefined].map((o) => partner.canSee(o))).toEqual([true, true, true, true, false, false, false, false, false]);
     const brand = authorizer.authorize({ customerId: 'P1' }, 'B1');
     expect(['B1', 'B1a', 'B2', 'P1'].map((o) => brand.canSee(o))).toEqual([true, true, false, false]);
   });
 
-  it('FORBIDDEN for a node outside the caller\'s subtree, an unknown node, or a caller the hierarchy does not know', () => {
+  it("FORBIDDEN for a node outside the caller's subtree, an unknown node, or a caller the hierarchy does not know", () => {
     expect(refusal(() => authorizer.authorize({ customerId: 'P1' }, 'C1'))).toBe('FORBIDDEN');
     expect(refusal(() => authorizer.authorize({ customerId: 'P1' }, 'P2'))).toBe('FORBIDDEN');
     expect(refusal(() => authorizer.authorize({ customerId: 'B1' }, 'B2'))).toBe('FORBIDDEN');

@@ -45,7 +45,11 @@ beforeAll(async () => {
 function sign(key: KeyLike | Uint8Array, alg: string, kid: string | undefined, claims: Claims = {}): Promise<string> {
   const payload: Record<string, unknown> = { sub: 'order-system' };
   if (claims.customer !== null) payload.wholesaleCustomerId = claims.customer ?? 'P1';
-  const jwt = new SignJWT(payload).setProtectedHeader({ alg, kid }).setIssuer(claims.iss ?? settings.issuer).setAudience(claims.aud ?? settings.audience).setIssuedAt(nowSeconds);
+  const jwt = new SignJWT(payload)
+    .setProtectedHeader({ alg, kid })
+    .setIssuer(claims.iss ?? settings.issuer)
+    .setAudience(claims.aud ?? settings.audience)
+    .setIssuedAt(nowSeconds);
   if (claims.exp !== -1) jwt.setExpirationTime(claims.exp ?? nowSeconds + 600);
   if (claims.nbf !== undefined) jwt.setNotBefore(claims.nbf);
   return jwt.sign(key);
@@ -86,14 +90,33 @@ describe('JWT authenticator', () => {
     ['signed by an unknown key with a known kid', async () => bearer(await sign(stranger.privateKey, 'ES256', 'ec-1')), 'UNAUTHORIZED: the token is not signed by a trusted key'],
     ['signed by an unknown kid', async () => bearer(await sign(stranger.privateKey, 'ES256', 'ec-9')), 'UNAUTHORIZED: the token is not signed by a trusted key'],
     ['HS256 against a key set (alg confusion)', async () => bearer(await sign(SECRET, 'HS256', 'ec-1')), 'UNAUTHORIZED: the token is signed with an algorithm that is not accepted'],
-    ['alg none', async () => bearer(`${new UnsecuredJWT({ wholesaleCustomerId: 'P1' }).setIssuer(settings.issuer).setAudience(settings.audience).setExpirationTime(nowSeconds + 60).encode()}sig`), 'UNAUTHORIZED: the token is signed with an algorithm that is not accepted'],
+    [
+      'alg none',
+      async () =>
+        bearer(
+          `${new UnsecuredJWT({ wholesaleCustomerId: 'P1' })
+            .setIssuer(settings.issuer)
+            .setAudience(settings.audience)
+            .setExpirationTime(nowSeconds + 60)
+            .encode()}sig`,
+        ),
+      'UNAUTHORIZED: the token is signed with an algorithm that is not accepted',
+    ],
     ['no customer claim', async () => bearer(await sign(es256.privateKey, 'ES256', 'ec-1', { customer: null })), 'UNAUTHORIZED: the token has no valid "wholesaleCustomerId" claim'],
-    ['a customer claim that is no node id', async () => bearer(await sign(es256.privateKey, 'ES256', 'ec-1', { customer: 'a b' })), 'UNAUTHORIZED: the token has no valid "wholesaleCustomerId" claim'],
-    ['tampered payload', async () => {
-      const [head, , sig] = (await sign(es256.privateKey, 'ES256', 'ec-1')).split('.');
-      const forged = Buffer.from(JSON.stringify({ wholesaleCustomerId: 'P2', iss: settings.issuer, aud: settings.audience, exp: nowSeconds + 600 })).toString('base64url');
-      return bearer(`${head}.${forged}.${sig}`);
-    }, 'UNAUTHORIZED: the token is not signed by a trusted key'],
+    [
+      'a customer claim that is no node id',
+      async () => bearer(await sign(es256.privateKey, 'ES256', 'ec-1', { customer: 'a b' })),
+      'UNAUTHORIZED: the token has no valid "wholesaleCustomerId" claim',
+    ],
+    [
+      'tampered payload',
+      async () => {
+        const [head, , sig] = (await sign(es256.privateKey, 'ES256', 'ec-1')).split('.');
+        const forged = Buffer.from(JSON.stringify({ wholesaleCustomerId: 'P2', iss: settings.issuer, aud: settings.audience, exp: nowSeconds + 600 })).toString('base64url');
+        return bearer(`${head}.${forged}.${sig}`);
+      },
+      'UNAUTHORIZED: the token is not signed by a trusted key',
+    ],
   ])('refuses %s', async (_name, header, expected) => {
     const auth = withJwks();
     const value = await header();
@@ -108,7 +131,9 @@ describe('JWT authenticator', () => {
   it('HS256 with a shared secret; asymmetric tokens are refused there', async () => {
     const auth = createJwtAuthenticator(settings, { key: SECRET, algorithms: SECRET_ALGORITHMS }, () => NOW);
     expect(await outcome(async () => auth.authenticate(bearer(await sign(SECRET, 'HS256', undefined))))).toBe('caller P1');
-    expect(await outcome(async () => auth.authenticate(bearer(await sign(new TextEncoder().encode('x'.repeat(40)), 'HS256', undefined))))).toBe('UNAUTHORIZED: the token is not signed by a trusted key');
+    expect(await outcome(async () => auth.authenticate(bearer(await sign(new TextEncoder().encode('x'.repeat(40)), 'HS256', undefined))))).toBe(
+      'UNAUTHORIZED: the token is not signed by a trusted key',
+    );
     expect(await outcome(async () => auth.authenticate(bearer(await sign(es256.privateKey, 'ES256', 'ec-1'))))).toMatch(/^UNAUTHORIZED: the token is signed with an algorithm/);
   });
 
@@ -162,7 +187,11 @@ describe('token helpers', () => {
   it('reads the customer a token claims without verifying it (to account refusals only), else nothing', async () => {
     const forged = `${(await sign(stranger.privateKey, 'ES256', 'ec-1', { customer: 'P9' })).split('.').slice(0, 2).join('.')}.AAAA`;
     expect(claimedCustomerId(bearer(forged), 'wholesaleCustomerId')).toBe('P9');
-    expect([claimedCustomerId(undefined, 'wholesaleCustomerId'), claimedCustomerId('Bearer aaa.bbb.ccc', 'wholesaleCustomerId'), claimedCustomerId(bearer(forged), 'sub')]).toEqual([undefined, undefined, 'order-system']);
+    expect([claimedCustomerId(undefined, 'wholesaleCustomerId'), claimedCustomerId('Bearer aaa.bbb.ccc', 'wholesaleCustomerId'), claimedCustomerId(bearer(forged), 'sub')]).toEqual([
+      undefined,
+      undefined,
+      'order-system',
+    ]);
   });
 });
 

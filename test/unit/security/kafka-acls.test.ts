@@ -1,14 +1,6 @@
 import { readTopics } from '../../../src/config/kafka';
 import { EnvReader } from '../../../src/config/env';
-import {
-  describeRule,
-  partnerAcls,
-  partnerAclsToRemove,
-  provisionedPartners,
-  provisionerAcls,
-  serviceAcls,
-  type AclRule,
-} from '../../../src/security/kafka-acls';
+import { describeRule, partnerAcls, partnerAclsToRemove, provisionedPartners, provisionerAcls, serviceAcls, type AclRule } from '../../../src/security/kafka-acls';
 
 /** The ACL lists: what a partner, the service and the provisioner get, written out in full. */
 const PREFIX = 'wholesale.partner.';
@@ -53,7 +45,7 @@ describe('partnerAcls', () => {
 describe('serviceAcls', () => {
   const base = { principal: 'User:svc', topics, groupId: 'wholesale-workers', partnerPrefix: PREFIX, transactionalIdPrefix: 'wholesale-worker-tx-' };
 
-  it('reads commands (shared and the partners\' own) and NP responses in its group, writes replies, events, DLQ, NP requests and the partner namespaces, in transactions under its ids', () => {
+  it("reads commands (shared and the partners' own) and NP responses in its group, writes replies, events, DLQ, NP requests and the partner namespaces, in transactions under its ids", () => {
     expect(lines(serviceAcls({ ...base, createsTopics: false }))).toEqual([
       'User:svc ALLOW read topic wholesale.portin.commands.v1 (literal)',
       'User:svc ALLOW describe topic wholesale.portin.commands.v1 (literal)',
@@ -91,7 +83,11 @@ describe('serviceAcls', () => {
 
   it('adds Create on exactly its nine own topics when it creates them at start, never on the partner namespaces', () => {
     const extra = serviceAcls({ ...base, createsTopics: true }).filter((rule) => rule.operation === 'create');
-    expect(extra.map((rule) => `${rule.resourceName} (${rule.patternType})`).sort()).toEqual(Object.values(topics).map((t) => `${t} (literal)`).sort());
+    expect(extra.map((rule) => `${rule.resourceName} (${rule.patternType})`).sort()).toEqual(
+      Object.values(topics)
+        .map((t) => `${t} (literal)`)
+        .sort(),
+    );
   });
 });
 
@@ -112,7 +108,7 @@ describe('provisionedPartners', () => {
   const b = partnerAcls({ principal: 'User:partner-b', partnerId: 'B', partnerPrefix: PREFIX, commandTopics });
   const service = serviceAcls({ principal: 'User:svc', topics, groupId: 'g', partnerPrefix: PREFIX, createsTopics: true, transactionalIdPrefix: 'w-tx-' });
 
-  it('names each partner with its principals and topics; the service\'s prefix rule and other topics are no partner', () => {
+  it("names each partner with its principals and topics; the service's prefix rule and other topics are no partner", () => {
     const found = provisionedPartners(
       [...b, ...a, ...service],
       ['wholesale.partner.A.portin.replies.v1', 'wholesale.partner.C.balance.events.v1', 'wholesale.portin.replies.v1', 'other'],
@@ -134,7 +130,7 @@ describe('partnerAclsToRemove', () => {
     expect(partnerAclsToRemove(input('A'), existing)).toEqual(partnerAcls(input('A')));
   });
 
-  it('keeps Write on the shared command topics while the same principal still holds another partner\'s namespace; removes the partner\'s own', () => {
+  it("keeps Write on the shared command topics while the same principal still holds another partner's namespace; removes the partner's own", () => {
     const existing = [...partnerAcls(input('A')), ...partnerAcls(input('B'))];
     expect(lines(partnerAclsToRemove(input('A'), existing))).toEqual([
       'User:p ALLOW write topic wholesale.partner.A.portin.commands.v1 (literal)',

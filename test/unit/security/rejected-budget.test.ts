@@ -11,7 +11,11 @@ describe('the budget of refused traffic', () => {
   it('one bucket per claimed partner, one shared bucket for every claim naming no known partner', () => {
     let now = 0;
     const partnerOf: Record<string, string> = { 'Bearer alpha': 'alpha', 'Bearer alpha-brand': 'alpha', 'Bearer beta': 'beta' };
-    const budget = createRejectedBudget({ perSecond: 1, burst: 2 }, (authorization) => (authorization ? partnerOf[authorization] : undefined), () => now);
+    const budget = createRejectedBudget(
+      { perSecond: 1, burst: 2 },
+      (authorization) => (authorization ? partnerOf[authorization] : undefined),
+      () => now,
+    );
     const take = (authorization?: string) => budget.take(authorization);
     expect([take('Bearer alpha'), take('Bearer alpha-brand'), take('Bearer alpha')]).toEqual([true, true, false]);
     expect([take('Bearer beta'), take('Bearer beta'), take('Bearer beta')]).toEqual([true, true, false]);
@@ -21,9 +25,13 @@ describe('the budget of refused traffic', () => {
     expect([take('Bearer alpha'), take('Bearer alpha'), take('Bearer x3')]).toEqual([true, false, true]);
   });
 
-  it('says when a claimed partner\'s budget is spent, without taking from it', () => {
+  it("says when a claimed partner's budget is spent, without taking from it", () => {
     let now = 0;
-    const budget = createRejectedBudget({ perSecond: 1, burst: 1 }, (authorization) => authorization, () => now);
+    const budget = createRejectedBudget(
+      { perSecond: 1, burst: 1 },
+      (authorization) => authorization,
+      () => now,
+    );
     expect([budget.spent('alpha'), budget.spent('alpha')]).toEqual([false, false]);
     expect(budget.take('alpha')).toBe(true);
     expect([budget.spent('alpha'), budget.spent('beta')]).toEqual([true, false]);
@@ -33,7 +41,11 @@ describe('the budget of refused traffic', () => {
   });
 
   it('a rate of 0 is no budget: every refusal is recorded or answered', () => {
-    const budget = createRejectedBudget({ perSecond: 0, burst: 1 }, () => undefined, () => 0);
+    const budget = createRejectedBudget(
+      { perSecond: 0, burst: 1 },
+      () => undefined,
+      () => 0,
+    );
     expect(Array.from({ length: 100 }, () => budget.take(undefined)).every(Boolean)).toBe(true);
   });
 });

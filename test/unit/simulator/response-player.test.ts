@@ -21,8 +21,8 @@ const busy = (ms: number) => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('the NP simulator plays each request\'s responses in order', () => {
-  it('in plan order under load, requests arriving from other timers\' callbacks (as a consumer\'s do); none early', async () => {
+describe("the NP simulator plays each request's responses in order", () => {
+  it("in plan order under load, requests arriving from other timers' callbacks (as a consumer's do); none early", async () => {
     const sent = new Map<string, string[]>();
     const early: string[] = [];
     const startedAt = new Map<string, number>();
@@ -30,7 +30,11 @@ describe('the NP simulator plays each request\'s responses in order', () => {
     const arrive = () => {
       const requestId = `r${arrived++}`;
       startedAt.set(requestId, performance.now());
-      player.play(requestId, DELAYED_PORT.map((r) => ({ ...r, requestId })), true);
+      player.play(
+        requestId,
+        DELAYED_PORT.map((r) => ({ ...r, requestId })),
+        true,
+      );
     };
     const player = createResponsePlayer<Response>(SCALE, (response) => {
       sent.set(response.requestId, [...(sent.get(response.requestId) ?? []), response.name]);
@@ -59,7 +63,14 @@ describe('the NP simulator plays each request\'s responses in order', () => {
   it('a superseding request drops what its order still had pending; one that does not plays beside it; stop drops all', async () => {
     const sent: string[] = [];
     const player = createResponsePlayer<Response>(1, (response) => sent.push(response.name));
-    player.play('a', [{ requestId: 'a', name: 'first', afterMs: 0 }, { requestId: 'a', name: 'dropped', afterMs: 40 }], true);
+    player.play(
+      'a',
+      [
+        { requestId: 'a', name: 'first', afterMs: 0 },
+        { requestId: 'a', name: 'dropped', afterMs: 40 },
+      ],
+      true,
+    );
     await sleep(10);
     player.play('a', [{ requestId: 'a', name: 'CancelConfirmed', afterMs: 0 }], true);
     player.play('b', [{ requestId: 'b', name: 'pending', afterMs: 30 }], true);

@@ -15,15 +15,11 @@ const layout = (overrides: Partial<BrokerLayout> = {}): BrokerLayout => ({
 
 describe('renderProperties', () => {
   it('writes key=value lines in order, ending with a newline', () => {
-    expect(renderProperties({ 'node.id': 1, 'process.roles': 'broker,controller', flag: true })).toBe(
-      'node.id=1\nprocess.roles=broker,controller\nflag=true\n',
-    );
+    expect(renderProperties({ 'node.id': 1, 'process.roles': 'broker,controller', flag: true })).toBe('node.id=1\nprocess.roles=broker,controller\nflag=true\n');
   });
 
   it('escapes what java.util.Properties would misread', () => {
-    expect(renderProperties({ 'a key=x:y': ' lead', path: 'C:\\dir', multi: 'one\ntwo' })).toBe(
-      'a\\ key\\=x\\:y=\\ lead\npath=C:\\\\dir\nmulti=one\\ntwo\n',
-    );
+    expect(renderProperties({ 'a key=x:y': ' lead', path: 'C:\\dir', multi: 'one\ntwo' })).toBe('a\\ key\\=x\\:y=\\ lead\npath=C:\\\\dir\nmulti=one\\ntwo\n');
   });
 });
 
@@ -90,7 +86,12 @@ describe('brokerProperties', () => {
     expect(p.listeners).toBe('PLAINTEXT://127.0.0.1:18001,CONTROLLER://127.0.0.1:19001,SSL://127.0.0.1:18003');
     expect(p['advertised.listeners']).toBe('PLAINTEXT://127.0.0.1:18001,SSL://127.0.0.1:18003');
     expect(p['listener.security.protocol.map']).toBe('CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL');
-    expect(p).toMatchObject({ 'ssl.keystore.type': 'PEM', 'ssl.keystore.certificate.chain': PEM.certificateChain.trim(), 'ssl.keystore.key': PEM.privateKey.trim(), 'inter.broker.listener.name': 'PLAINTEXT' });
+    expect(p).toMatchObject({
+      'ssl.keystore.type': 'PEM',
+      'ssl.keystore.certificate.chain': PEM.certificateChain.trim(),
+      'ssl.keystore.key': PEM.privateKey.trim(),
+      'inter.broker.listener.name': 'PLAINTEXT',
+    });
     expect(p['ssl.client.auth']).toBeUndefined();
     expect(renderProperties(p)).toContain('ssl.keystore.key=-----BEGIN PRIVATE KEY-----\\nBBB\\n-----END PRIVATE KEY-----\n');
   });
@@ -112,7 +113,12 @@ describe('brokerProperties', () => {
 
 describe('scramFormatArgs', () => {
   it('creates each user for both mechanisms by default, or for the mechanisms named', () => {
-    expect(scramFormatArgs([{ username: 'alice', password: 'alice-secret' }, { username: 'bob', password: 'b0b', mechanisms: ['SCRAM-SHA-512'] }])).toEqual([
+    expect(
+      scramFormatArgs([
+        { username: 'alice', password: 'alice-secret' },
+        { username: 'bob', password: 'b0b', mechanisms: ['SCRAM-SHA-512'] },
+      ]),
+    ).toEqual([
       '--add-scram',
       'SCRAM-SHA-256=[name=alice,password=alice-secret]',
       '--add-scram',

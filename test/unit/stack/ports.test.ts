@@ -12,7 +12,7 @@ describe('allocatePorts', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 2 ** 31 }), async (count, seed) => {
         let state = seed;
-        const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+        const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
         const taken = new Set<number>();
         const ports = await allocatePorts({ count, offsets: [10000], range: [12000, 12100] }, async () => true, random, taken);
         expect(ports).toHaveLength(count);
@@ -41,8 +41,6 @@ describe('allocatePorts', () => {
   });
 
   it('gives up with a clear error when nothing is free', async () => {
-    await expect(allocatePorts({ count: 2, range: [12000, 12010] }, async () => false, Math.random, new Set())).rejects.toThrow(
-      /no 2 free loopback port\(s\).*12000-12009/,
-    );
+    await expect(allocatePorts({ count: 2, range: [12000, 12010] }, async () => false, Math.random, new Set())).rejects.toThrow(/no 2 free loopback port\(s\).*12000-12009/);
   });
 });

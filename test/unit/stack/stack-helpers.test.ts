@@ -7,7 +7,20 @@ import { redisServerArgs } from '../../../dev/stack/redis/local-redis';
 describe('redisServerArgs', () => {
   it('binds loopback, keeps data in its folder, AOF with fsync every second by default, no RDB snapshots', () => {
     expect(redisServerArgs(16379, '/tmp/r')).toEqual([
-      '--port', '16379', '--bind', '127.0.0.1', '--dir', '/tmp/r', '--save', '', '--daemonize', 'no', '--appendonly', 'yes', '--appendfsync', 'everysec',
+      '--port',
+      '16379',
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      '/tmp/r',
+      '--save',
+      '',
+      '--daemonize',
+      'no',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
     ]);
   });
 

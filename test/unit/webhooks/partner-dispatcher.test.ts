@@ -23,13 +23,23 @@ describe('PartnerDispatcher', () => {
         redelivered: async () => undefined,
       },
       delivery: {
-        poster: { post: async (_url, headers) => { const id = headers['webhook-id']; const answer = answers[id].shift() ?? { status: 500 }; log.push(`${id} ${answer.status}`); return answer; } },
+        poster: {
+          post: async (_url, headers) => {
+            const id = headers['webhook-id'];
+            const answer = answers[id].shift() ?? { status: 500 };
+            log.push(`${id} ${answer.status}`);
+            return answer;
+          },
+        },
         registration: () => setEndpoint(undefined, 'P1', 'https://a.example/h', new Date()),
         policy: { initialDelayMs: 10, maxDelayMs: 10, maxRetryMs: 25 },
         metrics: { delivered: () => undefined, retried: () => undefined, failed: () => undefined },
         now: () => new Date(clock),
         random: () => 0.99,
-        sleep: async (ms, signal) => { if (ms === 1000) return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))); clock += ms; },
+        sleep: async (ms, signal) => {
+          if (ms === 1000) return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+          clock += ms;
+        },
       },
       redeliveryPollMs: 1000,
       log: { warn: () => undefined, error: () => undefined },

@@ -41,7 +41,7 @@ export function snappyChunksOf(compressed: Buffer): SnappyChunks {
   if (compressed.length < XERIAL_HEADER_BYTES) throw new MalformedFraming('xerial header cut short');
   const chunks: Buffer[] = [];
   let declaredBytes = 0;
-  for (let offset = XERIAL_HEADER_BYTES; offset < compressed.length; ) {
+  for (let offset = XERIAL_HEADER_BYTES; offset < compressed.length;) {
     if (offset + CHUNK_LENGTH_BYTES > compressed.length) throw new MalformedFraming(`xerial chunk length cut short at byte ${offset}`);
     const length = compressed.readUInt32BE(offset);
     offset += CHUNK_LENGTH_BYTES;

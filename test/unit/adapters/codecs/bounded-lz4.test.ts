@@ -39,7 +39,7 @@ function frameOf(data: Buffer, { blockMaxBytes = 64 * KIB, contentSize, stored =
   return Buffer.concat(parts);
 }
 /** Bytes that compress a little (so blocks are neither stored nor tiny). */
-const POOL = Buffer.from(Array.from({ length: 700 * KIB }, (_, i) => (i * 7919) % 256 & (i % 3 === 0 ? 0xff : 0x0f)));
+const POOL = Buffer.from(Array.from({ length: 700 * KIB }, (_, i) => ((i * 7919) % 256) & (i % 3 === 0 ? 0xff : 0x0f)));
 const records = (length: number): Buffer => Buffer.from(POOL.subarray(0, length));
 
 describe('lz4 frame', () => {
