@@ -222,7 +222,7 @@ describe('the HTTP gateway on the real stack', () => {
       await eventually('the command on its topic', () => sentWith(id)[0]);
       first.process.child.kill('SIGKILL');
       const outcome = await inFlight;
-      expect(outcome instanceof Error ? String(outcome) : `answered ${outcome.status}`).toContain('fetch failed'); // the connection died with the gateway
+      expect('status' in outcome ? `answered ${outcome.status}` : String(outcome)).toContain('fetch failed'); // the connection died with the gateway
       await first.process.exited;
 
       await fx.restart();
