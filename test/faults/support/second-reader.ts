@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Consumer, FetchIsolationLevels, ListOffsetTimestamps, MessagesStreamModes, type Message } from '@platformatic/kafka';
 
-/**
- * A second read_committed reader of whole topics, on another Kafka client than the tally's (kafkajs, topics.ts):
- * @platformatic/kafka used directly, not through the service's adapters. Two clients filter aborted
- * transactions each its own way, so a count both agree on does not rest on one client's filter.
- */
+// A second read_committed reader of whole topics, on another Kafka client than the tally's (kafkajs, topics.ts):
+// @platformatic/kafka used directly, not through the service's adapters. Two clients filter aborted
+// transactions each its own way, so a count both agree on does not rest on one client's filter.
 
 /** A record as this reader gives it: its partition and its headers by name (the first value of each). */
 export interface CommittedRecord {
