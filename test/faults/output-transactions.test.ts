@@ -96,20 +96,24 @@ describe('exactly-once outputs while partitions move', () => {
     await sending;
     await other!.whileRunning(load.settled(120_000));
     const zombieAfter = zombie!.handled.filter((line) => line.at >= resumedAt);
+    const refused = { batches: refusedBatches.count, errors: refusedBatches.lines.map(errorOf), transactions: refusedTransactions.count }; // not its stop's
+    // stopped before the count: the two readers of the tally read the topics one after the other, and a zombie
+    // still at work could add records (at least once, visible ones) between the two reads
+    await zombie!.signal('SIGTERM');
     const tally = await load.tally();
     report('a zombie worker resumes after its session', tally, [
       `paused ${(pausedMs / 1000).toFixed(1)} s (session ${SESSION_TIMEOUT_MS / 1000} s) having handled records of partitions ${zombiePartitions.join(' ')}; the other handled ${movedMeanwhile.join(' ')} meanwhile (${other!.outcomes().REPLAYED ?? 0} replayed in all)`,
-      `the zombie handled ${zombieAfter.length} after it resumed; its batches refused ${refusedBatches.count} (${refusedBatches.lines.map(errorOf).join(' | ')}), transactions failed ${refusedTransactions.count}`,
+      `the zombie handled ${zombieAfter.length} after it resumed; its batches refused ${refused.batches} (${refused.errors.join(' | ')}), transactions failed ${refused.transactions}`,
       ...tallyExtras(tally),
       seconds(began),
     ]);
     // (a) the zombie's partitions went to the other while it was stopped
     expect(zombiePartitions.length).toBeGreaterThan(0);
     expect(zombiePartitions.filter((p) => !movedMeanwhile.includes(p))).toEqual([]);
-    // (b) it resumed with records in flight, handled them and tried to send them: its output transaction was refused
-    expect(zombieAfter.length).toBeGreaterThan(0);
-    expect(refusedBatches.count).toBeGreaterThan(0);
     // (c) nothing it sent is visible read_committed: one reply and one event per command
     expectExactlyOnce(tally, commands);
+    // (b) it resumed with records in flight, handled them and tried to send them: its output transaction was refused
+    expect(zombieAfter.length).toBeGreaterThan(0);
+    expect(refused.batches).toBeGreaterThan(0);
   });
 });

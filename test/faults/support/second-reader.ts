@@ -33,6 +33,7 @@ export async function readCommitted(brokers: string[], topics: string[], timeout
       }),
     );
     if (offsets.length === 0) return byTopic;
+    const next = new Map<string, bigint>();
     const stream = await consumer.consume({ topics, mode: MessagesStreamModes.MANUAL, offsets, autocommit: false });
     await new Promise<void>((resolve, reject) => {
       const deadline = setTimeout(() => reject(new Error(`second reader: not finished within ${timeoutMs} ms`)), timeoutMs);
@@ -48,8 +49,11 @@ export async function readCommitted(brokers: string[], topics: string[], timeout
         reject(error);
       });
       stream.on('data', (message: Message<Buffer, Buffer, Buffer, Buffer>) => {
-        const end = ends.get(`${message.topic}:${message.partition}`);
-        if (end === undefined || message.offset >= end) return;
+        const key = `${message.topic}:${message.partition}`;
+        const end = ends.get(key);
+        // the stream can hand out a record again (a fetch of offsets already handed out): one record is counted once
+        if (end === undefined || message.offset >= end || message.offset < (next.get(key) ?? 0n)) return;
+        next.set(key, message.offset + 1n);
         const headers = new Map<string, string>();
         for (const [name, value] of message.headers) if (!headers.has(name.toString())) headers.set(name.toString(), value.toString());
         byTopic.get(message.topic)!.push({ partition: message.partition, headers, value: message.value ?? undefined });
