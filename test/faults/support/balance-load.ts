@@ -12,6 +12,7 @@ import { HEADER } from '../../../src/contract/headers';
 import { createActiveSubscription, type TestSubscription } from '../../support/subscriptions';
 import { FAULT_CUSTOMER, faultPartnerTopics, partnerHeaders } from './fault-config';
 import type { Counts } from './report';
+import { readCommitted } from './second-reader';
 import { drainTopic, groupProgress, headerString, kafkaClient, TEST_SESSION, type OffsetRange } from './topics';
 
 /**
@@ -61,11 +62,27 @@ export interface BalanceTally extends Counts {
   /** Numbers whose ledger does not hold their commands in the order of the command topic (per-key order). */
   orderViolations: string[];
   numbers: number;
+  /** The reply and event records again, as a second read_committed client (second-reader.ts) counts them. */
+  secondReader: SecondReaderCounts;
+}
+
+/** What both read_committed readers count: our reply records, our BalancesUpdated records, and the copies among them. */
+export interface SecondReaderCounts {
+  replyCopies: number;
+  eventCopies: number;
+  copies: { replies: number; events: number };
 }
 
 const UPDATE_BALANCES = 'wholesale.balance.v1.UpdateBalances';
 const CHUNK = 25;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How many times each id occurs. */
+function countById(ids: (string | undefined)[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const id of ids) if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return counts;
+}
 
 export class BalanceLoad {
   private readonly sent = new Set<string>();
@@ -302,6 +319,16 @@ export class BalanceLoad {
       const gpsi = command.key!.toString();
       topicOrder.set(gpsi, [...(topicOrder.get(gpsi) ?? []), id]);
     }
+    const second = await readCommitted(brokers, [faultPartnerTopics(this.config).balanceReplies, this.config.topics.balanceEvents]);
+    const secondReplies = countById(
+      (second.get(faultPartnerTopics(this.config).balanceReplies) ?? []).map((r) => r.headers.get(HEADER.correlationId)).filter((id) => id !== undefined && ours.has(id)),
+    );
+    const secondEvents = countById(
+      (second.get(this.config.topics.balanceEvents) ?? [])
+        .filter((r) => r.headers.get('ce_type') === 'wholesale.balance.v1.BalancesUpdated')
+        .map((r) => r.headers.get('ce_correlationid'))
+        .filter((id) => id !== undefined && ours.has(id)),
+    );
     const orderViolations: string[] = [];
     const appliedById = new Map<string, number>();
     const expected = new Map(this.start);
@@ -343,6 +370,11 @@ export class BalanceLoad {
       subBalances,
       orderViolations,
       numbers: this.subscriptions.length,
+      secondReader: {
+        replyCopies: [...secondReplies.values()].reduce((sum, n) => sum + n, 0),
+        eventCopies: [...secondEvents.values()].reduce((sum, n) => sum + n, 0),
+        copies: { replies: beyond(secondReplies), events: beyond(secondEvents) },
+      },
     };
   }
 
@@ -362,6 +394,7 @@ export const tallyExtras = (t: BalanceTally): string[] => [
   `per-number order of the topic kept in the ledger for ${t.numbers - t.orderViolations.length}/${t.numbers} numbers`,
   `reply records ${t.replyCopies}; commands the partners wrote twice ${t.commandsWrittenTwice}`,
   `billing events ${t.eventIds} distinct ids / ${t.eventCopies} records, ${t.eventDuplicates} commands with differing event contents`,
+  `a second read_committed client read reply records ${t.secondReader.replyCopies}, event records ${t.secondReader.eventCopies}`,
 ];
 
 /**
@@ -376,4 +409,6 @@ export function expectExactlyOnce(t: BalanceTally, sent: number): void {
   expect(t.orderViolations).toEqual([]);
   expect({ eventIds: t.eventIds, eventDuplicates: t.eventDuplicates }).toEqual({ eventIds: sent, eventDuplicates: 0 });
   expect(t.copies).toEqual({ replies: 0, events: 0 });
+  // the same records read by another client: a filter of aborted transactions wrong in one of them shows here
+  expect(t.secondReader).toEqual({ replyCopies: t.replyCopies, eventCopies: t.eventCopies, copies: t.copies });
 }

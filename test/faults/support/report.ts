@@ -14,8 +14,9 @@ export interface Counts {
   lost?: number;
   /**
    * Extra records under an id already seen: reply records beyond one per correlation id, event records beyond
-   * one per `ce_id`, NP request records beyond one per request. Outputs are at least once today, so these are
-   * the baseline the exactly-once outputs bring to 0; a figure the test does not read is absent.
+   * one per `ce_id`, NP request records beyond one per request. The suite's workers write exactly once
+   * (FAULT_DELIVERY), so read read_committed these are 0; at least once (KAFKA_DELIVERY's default) they are
+   * the copies a redelivery sends again. A figure the test does not read is absent.
    */
   copies: { replies?: number; events?: number; npRequests?: number };
 }
