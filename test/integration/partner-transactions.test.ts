@@ -24,6 +24,7 @@ function transactionalPartner(env: Record<string, string>) {
   let client: BalanceClient;
   let balance: BalanceComponents;
   let producer: Producer;
+  let idempotent: Producer;
 
   const fx = useService({ env });
 
@@ -32,8 +33,10 @@ function transactionalPartner(env: Record<string, string>) {
     balance = balanceComponentsOf(fx.service, fx.config);
     const kafka = new Kafka({ clientId: 'transactional-partner', brokers: fx.config.kafka.brokers, logLevel: logLevel.NOTHING });
     producer = kafka.producer({ transactionalId: `partner-outbox-${randomUUID()}`, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
-    await producer.connect();
-    fx.track({ stop: () => producer.disconnect() });
+    // the same partner's plain idempotent producer, for commands it sends outside transactions
+    idempotent = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    await Promise.all([producer.connect(), idempotent.connect()]);
+    fx.track({ stop: () => Promise.all([producer.disconnect(), idempotent.disconnect()]) });
   });
 
   const addCommand = async (sub: TestSubscription, quantity: number) => {
@@ -72,11 +75,29 @@ function transactionalPartner(env: Record<string, string>) {
     expect(aborted.filter((id) => client.requester.unclaimed(id) !== undefined)).toEqual([]);
   };
 
-  return { fx, transaction, dataRemaining, expectOnlyCommittedAnswered, subscription: () => createActiveSubscription(balance.subscriptions) };
+  /** A partner's retry as its systems make one: the same record sent again (its first send timed out for it). */
+  const sendTwice = async (sub: TestSubscription, quantity: number) => {
+    const { correlationId, message } = await addCommand(sub, quantity);
+    for (let i = 0; i < 2; i++) await idempotent.send({ topic: fx.config.topics.balanceCommands, acks: -1, messages: [message] });
+    return correlationId;
+  };
+
+  return { fx, transaction, sendTwice, client: () => client, dataRemaining, expectOnlyCommittedAnswered, subscription: () => createActiveSubscription(balance.subscriptions) };
 }
 
 describe('a partner transaction: several aborted in one fetch', () => {
-  const { fx, transaction, dataRemaining, expectOnlyCommittedAnswered, subscription } = transactionalPartner({});
+  const { fx, transaction, sendTwice, client, dataRemaining, expectOnlyCommittedAnswered, subscription } = transactionalPartner({});
+
+  it("an idempotent producer's retry of a command: each record answered with the same reply, the change applied once", async () => {
+    const sub = await subscription();
+    const before = await dataRemaining(sub);
+    const id = await sendTwice(sub, 7);
+    const first = await client().requester.awaitReply(id);
+    const second = await client().requester.awaitReply(id);
+    expect(first.value.status).toBe('Success');
+    expect(second.value).toEqual(first.value);
+    expect((await dataRemaining(sub)) - before).toBe(7);
+  });
 
   it('skips every aborted transaction of one producer when several come in one fetch', async () => {
     const sub = await subscription();
