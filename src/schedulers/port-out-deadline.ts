@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { pollLoop } from './poll-loop';
 import type { OutgoingMessage } from '../contract/messages';
 import { planPortOut } from '../domain/port-out/plan';
 import type { Cause } from '../domain/portin/messages';
@@ -53,25 +54,5 @@ export function createPortOutDeadlineSweeper(deps: PortOutDeps, options: PortOut
     return decided;
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    inFlight = sweepOnce()
-      .catch((error) => options.log.error({ err: error }, 'port-out deadline sweep failed'))
-      .finally(() => {
-        if (timer) timer = setTimeout(tick, options.intervalMs);
-      });
-  };
-  return {
-    start() {
-      if (timer) return;
-      timer = setTimeout(tick, options.intervalMs);
-    },
-    async stop() {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await inFlight;
-    },
-    sweepOnce,
-  };
+  return { ...pollLoop(sweepOnce, options.intervalMs, options.log, 'port-out deadline sweep failed'), sweepOnce };
 }
