@@ -24,6 +24,15 @@ export interface BenchConfig {
   cpuProfileDir?: string;
   /** Where the results (JSON and the printed tables) are written. */
   outDir: string;
+  /** BENCH_COMMIT_INTERVALS: KAFKA_COMMIT_INTERVAL_MS values the delivery scenario also runs exactly once with. */
+  commitIntervals: number[];
+}
+
+function intervals(raw: string): number[] {
+  if (raw.trim() === 'none') return [];
+  const values = raw.split(',').map((v) => Number(v.trim()));
+  if (values.some((v) => !Number.isInteger(v) || v < 0)) throw new ConfigError('BENCH_COMMIT_INTERVALS', 'comma-separated whole numbers of ms, or none', raw);
+  return values;
 }
 
 export function loadBenchConfig(env: Env = process.env): BenchConfig {
@@ -55,5 +64,6 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     forgedRate: reader.integer('BENCH_FORGED_RATE', 20_000, 1, 1_000_000),
     cpuProfileDir: reader.optionalString('BENCH_CPU_PROF'),
     outDir: reader.string('BENCH_OUT', '.bench'),
+    commitIntervals: intervals(reader.string('BENCH_COMMIT_INTERVALS', 'none')),
   };
 }

@@ -89,7 +89,11 @@ async function runFloorWorker(name: string, answerer: (wiring: FloorWiring) => F
   }
 
   // the service's delivery mode too (KAFKA_DELIVERY): the floors write their outputs as the service does
-  const transport = await connectCommandTransport(kafka, commandConsumerSettings(config), { exactlyOnce: config.kafka.delivery === 'exactly-once' });
+  const transport = await connectCommandTransport(
+    kafka,
+    commandConsumerSettings(config),
+    config.kafka.delivery === 'exactly-once' ? { exactlyOnce: { commitIntervalMs: config.kafka.commitIntervalMs } } : {},
+  );
   await transport.consumer.subscribe([...processors.keys()]);
   // The service's per-command log line, so every side pays for the same logging.
   const commandLines = unredactedLogger(log);

@@ -255,7 +255,11 @@ export function renderReport(r: BenchResults): string {
     lines.push(
       table(
         ['delivery', 'saturation commands/s', 'saturation p99', 'worker ms/command (saturation)', 'p50 at 1,000/s', 'p99 at 1,000/s', 'worker ms/command at 1,000/s', 'worker peak RSS MiB'],
-        [row('exactly once', d.exactlyOnce), row('at least once', d.atLeastOnce)],
+        [
+          row('exactly once (default interval)', d.exactlyOnce),
+          ...Object.entries(d.byCommitInterval ?? {}).map(([ms, s]) => row(`exactly once, KAFKA_COMMIT_INTERVAL_MS=${ms}`, s)),
+          row('at least once', d.atLeastOnce),
+        ],
       ),
     );
     lines.push('');

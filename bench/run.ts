@@ -168,7 +168,7 @@ async function main(): Promise<void> {
     const contract = settings.skip.includes('contract') ? undefined : await runScenario(context, { ...common, name: 'contract', kind: 'contract', workload: workload(6) });
     const forged = settings.skip.includes('forged') ? undefined : await measureForgedFlood(context, { ...common, workload: workload(4) }, FORGED_VALID_RATE, settings.forgedRate);
     const tracing = settings.skip.includes('tracing') ? undefined : await measureTracingCost(context, { ...common, workload: workload(5) });
-    const delivery = settings.skip.includes('delivery') ? undefined : await measureDeliveryCost(context, { ...common, workload: workload(7) });
+    const delivery = settings.skip.includes('delivery') ? undefined : await measureDeliveryCost(context, { ...common, workload: workload(7) }, settings.commitIntervals);
 
     let floor: BenchResults['stateFloor'];
     let benchmark: BenchResults['redisBenchmark'];

@@ -12,6 +12,8 @@ import type { PortOutSettings } from '../domain/port-out/plan';
  */
 export const DELIVERY_MODES = ['exactly-once', 'at-least-once'] as const;
 export type Delivery = (typeof DELIVERY_MODES)[number];
+/** KAFKA_COMMIT_INTERVAL_MS by delivery mode (docs/benchmarks.md: how they were chosen). */
+const DEFAULT_COMMIT_INTERVAL_MS: Record<Delivery, number> = { 'exactly-once': 100, 'at-least-once': 200 };
 
 export interface ServiceConfig {
   serviceName: string;
@@ -22,13 +24,15 @@ export interface ServiceConfig {
     topicReplicationFactor: number;
     security: KafkaSecurity;
     /**
-     * KAFKA_DELIVERY (default at-least-once: docs/reliability.md says what exactly-once does not do yet):
-     * `exactly-once` writes each slice's outputs and its offsets in one Kafka transaction
-     * (read_committed readers see every reply, event and NP request once); `at-least-once` sends them, then
-     * commits, and a redelivery may send them again (lower latency: docs/benchmarks.md).
+     * KAFKA_DELIVERY (default exactly-once): `exactly-once` writes the slices' outputs and their offsets in Kafka
+     * transactions (read_committed readers see every reply, event and NP request once); `at-least-once` sends
+     * them, then commits, and a redelivery may send them again (docs/reliability.md, docs/benchmarks.md).
      */
     delivery: Delivery;
-    /** At least once: resolved offsets are committed at most this often (0: after every batch); see BatchWorker. */
+    /**
+     * Exactly once: how long a transaction stays open for slices still being processed (it commits at once when
+     * none is). At least once: resolved offsets are committed at most this often (0: after every batch).
+     */
     commitIntervalMs: number;
     /**
      * A worker silent this long leaves the group and its partitions go to the others. Without a group
@@ -189,6 +193,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
   const topics = readTopics(reader);
   const auth = loadAuthSettings(reader);
   const rateLimit = loadRateLimitSettings(reader);
+  const delivery = reader.oneOf('KAFKA_DELIVERY', DELIVERY_MODES, 'exactly-once');
   return {
     serviceName: reader.string('SERVICE_NAME', 'wholesale-portin-balance'),
     kafka: {
@@ -197,8 +202,8 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       topicPartitions: reader.integer('TOPIC_PARTITIONS', 3, 1, 1000),
       topicReplicationFactor: reader.integer('TOPIC_REPLICATION_FACTOR', 1, 1, 10),
       security: loadKafkaSecurity(reader),
-      delivery: reader.oneOf('KAFKA_DELIVERY', DELIVERY_MODES, 'at-least-once'),
-      commitIntervalMs: reader.integer('KAFKA_COMMIT_INTERVAL_MS', 200, 0, 60_000),
+      delivery,
+      commitIntervalMs: reader.integer('KAFKA_COMMIT_INTERVAL_MS', DEFAULT_COMMIT_INTERVAL_MS[delivery], 0, 60_000),
       ...loadGroupTimings(reader),
     },
     schemaRegistryUrl: reader.url('SCHEMA_REGISTRY_URL', ['http:', 'https:']),

@@ -124,7 +124,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const transport = await connectCommandTransport(kafka, commandConsumerSettings(config), {
     onSent: observability.metrics.messagesSent,
     onTransaction: observability.metrics.transactionEnded,
-    exactlyOnce: config.kafka.delivery === 'exactly-once',
+    ...(config.kafka.delivery === 'exactly-once' ? { exactlyOnce: { commitIntervalMs: config.kafka.commitIntervalMs } } : {}),
   });
   const { consumer, sender } = transport;
   const processor = new CommandProcessor({

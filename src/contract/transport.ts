@@ -156,21 +156,28 @@ export interface GroupGeneration {
   readonly generationId: number;
 }
 
-/** What goes out in one output transaction: messages, and the offsets they answer (none for a scheduler's events). */
+/** What goes out in an output transaction: messages, and the records they answer (none for a scheduler's events). */
 export interface OutputUnit {
   messages: Outbound[];
-  offsets?: { generation: GroupGeneration; topic: string; partition: number; offset: string };
+  /** The records answered: `first` to `offset`, of one partition, handed out in `generation`. */
+  offsets?: { generation: GroupGeneration; topic: string; partition: number; first: string; offset: string };
   /** The messages sent instead of those Kafka refuses for good (their dead letters); they go in the same transaction. */
   replaceRefused(refused: Refused<Outbound>[]): Outbound[];
 }
 
 /**
  * The exactly-once door for outputs: every unit given is written with its offsets in a Kafka transaction
- * (units given together may share one). A read_committed reader sees a unit's messages once, when the call
- * resolves; when it rejects, none of them (the transaction was aborted) and its offsets are not committed.
+ * (units given within a commit interval share one). A read_committed reader sees a unit's messages once, when
+ * the call resolves; when it rejects, none of them (the transaction was aborted) and its offsets are not
+ * committed, nor are those of any later unit of its partition until its records are handed out again.
  */
 export interface TransactionalOutputs {
   send(unit: OutputUnit): Promise<void>;
+  /**
+   * Announces a unit in preparation (a slice being processed): the open transaction waits for it, up to the
+   * commit interval, rather than committing without it. The returned function says it was sent or given up.
+   */
+  preparing(): () => void;
   close(): Promise<void>;
 }
 

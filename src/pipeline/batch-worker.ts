@@ -196,30 +196,21 @@ export class BatchWorker {
     // A held partition tries its held record alone first: while it fails, nothing behind it is begun.
     const probe = this.held.holds(heldKey) ? 1 : 0;
     const slices = [pending.slice(0, probe), ...slicesOf(pending.slice(probe), this.options.sliceRecords)].filter((slice) => slice.length > 0);
-    for (const slice of slices) {
-      const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, slice, processor, lost));
-      // The partition went to another member meanwhile: sending and committing are its business now (it
-      // handles these records again; the effects already made are recorded and answered the same way).
-      if (!payload.isRunning() || payload.isStale()) return;
-      if (this.options.transactions) {
-        // Only the slice's records up to the first one not done: their offset is committed with their
-        // outputs, and what was done after it is done again (replayed from its recorded outcome) when fetched again.
-        const cut = slice.findIndex((m) => outcomes.get(m.offset) === undefined);
-        const answered = cut === -1 ? slice : slice.slice(0, cut);
-        if (answered.length > 0) {
-          await this.sendInTransaction(payload, answered, outcomes);
-          for (const m of answered) done.add(m.offset);
-          payload.resolveCommitted(answered[answered.length - 1].offset);
-        }
+    if (this.options.transactions) {
+      if (!(await this.sliceInTransactions(payload, slices, processor, done))) return;
+    } else {
+      for (const slice of slices) {
+        const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, slice, processor, lost));
+        // The partition went to another member meanwhile: sending and committing are its business now (it
+        // handles these records again; the effects already made are recorded and answered the same way).
+        if (!payload.isRunning() || payload.isStale()) return;
+        const answered = slice.filter((m) => outcomes.get(m.offset) !== undefined);
+        await this.send(batch.topic, batch.partition, answered, outcomes);
+        for (const m of answered) done.add(m.offset);
+        resolveDone();
+        await this.commits.commit(payload);
         if (answered.length < slice.length) break;
-        continue;
       }
-      const answered = slice.filter((m) => outcomes.get(m.offset) !== undefined);
-      await this.send(batch.topic, batch.partition, answered, outcomes);
-      for (const m of answered) done.add(m.offset);
-      resolveDone();
-      await this.commits.commit(payload);
-      if (answered.length < slice.length) break;
     }
     if (slices.length === 0) resolveDone(); // every record was done before: only the offsets are left
     if (firstNotDone() === -1) this.held.release(heldKey);
@@ -281,13 +272,57 @@ export class BatchWorker {
     return outcomes;
   }
 
+  /**
+   * Exactly once: each slice's outputs and offset go to the door without waiting for its transaction, so the
+   * next slice is processed while they travel; the batch ends once every slice given is settled. Only a slice's
+   * records up to the first one not done are given (their offset is committed with their outputs; what was done
+   * after it is done again, replayed from its recorded outcome, when fetched again). The offsets resolved are
+   * those of the slices settled in order up to the first that failed: the door refuses every later unit of the
+   * partition, and the records from the failed one on are handed out again. False when the partition went to
+   * another member meanwhile (what is left is its business).
+   */
+  private async sliceInTransactions(payload: BatchContext, slices: InboundRecord[][], processor: RecordProcessor, done: Set<string>): Promise<boolean> {
+    const { topic, partition } = payload.batch;
+    const transactions = this.options.transactions!;
+    const given: { records: InboundRecord[]; settled: Promise<unknown> }[] = [];
+    let failure: { error: unknown } | undefined;
+    let partitionLost = false;
+    for (const slice of slices) {
+      const prepared = transactions.preparing();
+      try {
+        const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(topic, partition, slice, processor, lost));
+        partitionLost = !payload.isRunning() || payload.isStale();
+        if (partitionLost || failure) break;
+        const cut = slice.findIndex((m) => outcomes.get(m.offset) === undefined);
+        const answered = cut === -1 ? slice : slice.slice(0, cut);
+        if (answered.length > 0) {
+          const settled = this.sendInTransaction(payload, answered, outcomes).then(
+            () => undefined,
+            (error: unknown) => (failure ??= { error }),
+          );
+          given.push({ records: answered, settled });
+        }
+        if (answered.length < slice.length) break;
+      } finally {
+        prepared();
+      }
+    }
+    for (const { records, settled } of given) {
+      if ((await settled) !== undefined) break;
+      for (const m of records) done.add(m.offset);
+      payload.resolveCommitted(records[records.length - 1].offset);
+    }
+    if (failure) throw failure.error;
+    return !partitionLost;
+  }
+
   /** The records' outputs and the offset of the last of them, in one transaction; refused outputs dead-lettered in it. */
   private async sendInTransaction(payload: BatchContext, records: InboundRecord[], outcomes: Map<string, RecordOutcome | undefined>): Promise<void> {
     const { topic, partition } = payload.batch;
     const sourceOf = this.sourcesOf(records, outcomes);
     await this.options.transactions!.send({
       messages: [...sourceOf.keys()],
-      offsets: { generation: payload.generation, topic, partition, offset: records[records.length - 1].offset },
+      offsets: { generation: payload.generation, topic, partition, first: records[0].offset, offset: records[records.length - 1].offset },
       replaceRefused: (refused) => refused.map(({ message, reason }) => this.deadLetterRefused(topic, partition, sourceOf.get(message)!, message, reason, outcomes)),
     });
   }

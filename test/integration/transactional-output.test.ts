@@ -50,16 +50,16 @@ describe('transactional output (exactly-once door)', () => {
   });
 
   const output = (transactionalId: string, group?: Consumer<Buffer, Buffer, Buffer, Buffer>, ended: string[] = []) => {
-    const door = new TransactionalOutput(
-      connection,
+    const door = new TransactionalOutput(connection, {
       transactionalId,
       countOf,
-      async () => undefined,
+      limitOf: async () => undefined,
       group,
-      () => undefined,
-      connection.log,
-      (outcome) => ended.push(outcome),
-    );
+      commitIntervalMs: 100,
+      onSent: () => undefined,
+      log: connection.log,
+      onTransaction: (outcome) => ended.push(outcome),
+    });
     closing.push(() => door.close());
     return door;
   };
@@ -87,7 +87,7 @@ describe('transactional output (exactly-once door)', () => {
     const zombie = output(`zombie-${randomUUID()}`, group, ended);
     const attempt = zombie.send({
       messages: [message(topic, 'from a zombie')],
-      offsets: { generation: { groupId, memberId: 'a-member-that-left', generationId: 7 }, topic, partition: 0, offset: '0' },
+      offsets: { generation: { groupId, memberId: 'a-member-that-left', generationId: 7 }, topic, partition: 0, first: '0', offset: '0' },
       replaceRefused: () => [],
     });
     await expect(attempt).rejects.toThrow(/UNKNOWN_MEMBER_ID|ILLEGAL_GENERATION|FENCED/);

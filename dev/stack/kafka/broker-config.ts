@@ -20,6 +20,11 @@ export interface BrokerLayout {
   readonly superUsers?: readonly string[];
   /** TLS listeners, when TLS is wanted (see BrokerTls). */
   readonly tls?: BrokerTls;
+  /**
+   * A PLAINTEXT listener named RELAYED on `port` that advertises `advertisedPort`, where a test puts a relay (a
+   * TCP proxy) in front of it: clients that bootstrap through the relay keep talking to the broker through it.
+   */
+  readonly relayed?: { readonly port: number; readonly advertisedPort: number };
 }
 
 /**
@@ -60,7 +65,7 @@ const SCRAM_LOGIN = 'org.apache.kafka.common.security.scram.ScramLoginModule req
  * replication factor 3 (capped at the voter count) and min.insync.replicas 2; alone, 1 and 1.
  */
 export function brokerProperties(layout: BrokerLayout): Properties {
-  const { nodeId, host, port, controllerPort, saslPort, voters, logDir, tls } = layout;
+  const { nodeId, host, port, controllerPort, saslPort, voters, logDir, tls, relayed } = layout;
   const replication = Math.min(voters.length, 3);
   const minInsync = replication >= 3 ? 2 : 1;
   const listeners = [`PLAINTEXT://${host}:${port}`, `CONTROLLER://${host}:${controllerPort}`];
@@ -72,6 +77,11 @@ export function brokerProperties(layout: BrokerLayout): Properties {
     protocols.push(`${name}:${protocol}`);
   };
   if (saslPort !== undefined) addListener('SASL_PLAINTEXT', 'SASL_PLAINTEXT', saslPort);
+  if (relayed !== undefined) {
+    listeners.push(`RELAYED://${host}:${relayed.port}`);
+    advertised.push(`RELAYED://${host}:${relayed.advertisedPort}`);
+    protocols.push('RELAYED:PLAINTEXT');
+  }
   if (tls !== undefined) {
     addListener('SSL', 'SSL', tls.port);
     if (tls.mutualPort !== undefined) addListener('MTLS', 'SSL', tls.mutualPort);

@@ -28,6 +28,11 @@ export interface LocalKafkaOptions extends ServerFolderOptions {
    * MTLS listener requiring client certificates, and with `sasl` also a SASL_SSL listener.
    */
   readonly tls?: LocalKafkaTls;
+  /**
+   * Adds a listener that advertises another free port, where the caller runs a relay (a TCP proxy) to the
+   * listener's: faults on the wire between clients and a broker (test/support/kafka-relay.ts).
+   */
+  readonly relayed?: boolean;
   /** Where Kafka's jars are cached; default from the stack configuration (STACK_CACHE_DIR). */
   readonly cacheDir?: string;
   /** Default from the stack configuration (STACK_KAFKA_VERSION). */
@@ -64,6 +69,8 @@ export interface LocalKafka extends ServerControl {
   readonly tlsBrokers?: string[];
   readonly mutualTlsBrokers?: string[];
   readonly saslTlsBrokers?: string[];
+  /** With the `relayed` option: the listener's own port, and the port it advertises (where the relay listens). */
+  readonly relayed?: { readonly port: number; readonly advertisedPort: number };
 }
 
 export interface KafkaCluster {
@@ -150,6 +157,8 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
     tls: options.tls !== undefined,
     mutualTls: options.tls?.clientCa !== undefined,
     saslTls: options.tls !== undefined && options.sasl !== undefined,
+    relayed: options.relayed === true,
+    relay: options.relayed === true,
   };
   const wanted = (Object.keys(optional) as (keyof typeof optional)[]).filter((name) => optional[name]);
   const portsPerNode = 2 + wanted.length;
@@ -169,6 +178,7 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
         tls: options.tls && { ...options.tls, port: portOf(i, 'tls')!, mutualPort: portOf(i, 'mutualTls'), saslPort: portOf(i, 'saslTls') },
         voters,
         superUsers: options.authorizer?.superUsers.map((username) => `User:${username}`),
+        relayed: options.relayed ? { port: portOf(i, 'relayed')!, advertisedPort: portOf(i, 'relay')! } : undefined,
       },
       { clusterId, libs, logging: kafkaLogging(version).flavour, options, runningPeers: () => runningPeers(voter.nodeId) },
     ),
@@ -260,7 +270,7 @@ function createNode(layout: NodeLayout, { clusterId, libs, logging, options, run
         addresses: [address, ...runningPeers()],
         nodeId: layout.nodeId,
         timeoutMs: options.readyTimeoutMs ?? 90_000,
-        extraPorts: [layout.saslPort, layout.tls?.port, layout.tls?.mutualPort, layout.tls?.saslPort].filter((port) => port !== undefined),
+        extraPorts: [layout.saslPort, layout.tls?.port, layout.tls?.mutualPort, layout.tls?.saslPort, layout.relayed?.port].filter((port) => port !== undefined),
       }),
   });
   return Object.assign(server, {
@@ -274,5 +284,6 @@ function createNode(layout: NodeLayout, { clusterId, libs, logging, options, run
     tlsBrokers: addresses(layout.tls?.port),
     mutualTlsBrokers: addresses(layout.tls?.mutualPort),
     saslTlsBrokers: addresses(layout.tls?.saslPort),
+    relayed: layout.relayed,
   });
 }

@@ -33,7 +33,7 @@ export interface CommandTransport {
   readonly sender: OutboundSender;
   /** The sender's cached partition counts: also where a requested reply topic is checked (never created). */
   readonly partitionCount: PartitionCount;
-  /** The exactly-once door (one transaction per slice, offsets included); undefined when delivery is at least once. */
+  /** The exactly-once door (outputs and offsets in transactions); undefined when delivery is at least once. */
   readonly transactions?: TransactionalOutputs;
   /** Closes the producers (the batch loop disconnects the consumer). */
   close(): Promise<void>;
@@ -42,7 +42,7 @@ export interface CommandTransport {
 export async function connectCommandTransport(
   connection: KafkaConnection,
   settings: CommandConsumerSettings,
-  options: { onSent?: SentListener; onTransaction?: TransactionListener; exactlyOnce?: boolean } = {},
+  options: { onSent?: SentListener; onTransaction?: TransactionListener; exactlyOnce?: { commitIntervalMs: number } } = {},
 ): Promise<CommandTransport> {
   const producer = createProducer(connection, { ordered: false });
   const spanning = createProducer(connection, { ordered: false, once: true });
@@ -52,16 +52,16 @@ export async function connectCommandTransport(
   const limits = options.exactlyOnce ? topicSizeLimits(connection, connection.log) : undefined;
   const transactions = limits
     ? tracedTransactions(
-        new TransactionalOutput(
-          connection,
-          transactionalIdOf(connection.clientId, settings.groupInstanceId),
-          partitionCount,
-          limits.limitOf,
-          consumer.consumer,
-          (sent) => options.onSent?.(sent),
-          connection.log,
-          options.onTransaction,
-        ),
+        new TransactionalOutput(connection, {
+          transactionalId: transactionalIdOf(connection.clientId, settings.groupInstanceId),
+          countOf: partitionCount,
+          limitOf: limits.limitOf,
+          group: consumer.consumer,
+          commitIntervalMs: options.exactlyOnce!.commitIntervalMs,
+          onSent: (sent) => options.onSent?.(sent),
+          log: connection.log,
+          ...(options.onTransaction ? { onTransaction: options.onTransaction } : {}),
+        }),
       )
     : undefined;
   return {

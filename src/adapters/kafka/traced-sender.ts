@@ -71,6 +71,7 @@ export function tracedTransactions(inner: TransactionalOutputs): TransactionalOu
         throw error;
       }
     },
+    preparing: () => inner.preparing(),
     close: () => inner.close(),
   };
 }

@@ -23,8 +23,8 @@ let auth: Promise<TestAuth> | undefined;
 const faultAuth = () => (auth ??= testAuth({ partners: [{ id: FAULT_PARTNER, name: 'Fault partner', nodes: [{ id: FAULT_CUSTOMER }] }] }));
 
 /**
- * How the workers of the fault suite deliver their outputs: exactly once unless FAULTS_DELIVERY=at-least-once
- * (the service's default, KAFKA_DELIVERY), the run that shows the copies assertions failing without transactions.
+ * How the workers of the fault suite deliver their outputs: exactly once (the service's default, KAFKA_DELIVERY)
+ * unless FAULTS_DELIVERY=at-least-once, the run that shows the copies assertions failing without transactions.
  */
 export const FAULT_DELIVERY = process.env.FAULTS_DELIVERY ?? 'exactly-once';
 

@@ -15,8 +15,8 @@ export interface Counts {
   /**
    * Extra records under an id already seen: reply records beyond one per correlation id, event records beyond
    * one per `ce_id`, NP request records beyond one per request. The suite's workers write exactly once
-   * (FAULT_DELIVERY), so read read_committed these are 0; at least once (KAFKA_DELIVERY's default) they are
-   * the copies a redelivery sends again. A figure the test does not read is absent.
+   * (FAULT_DELIVERY, as KAFKA_DELIVERY's default), so read read_committed these are 0; at least once they
+   * are the copies a redelivery sends again. A figure the test does not read is absent.
    */
   copies: { replies?: number; events?: number; npRequests?: number };
 }

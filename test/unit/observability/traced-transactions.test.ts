@@ -22,6 +22,7 @@ describe('publish spans around the exactly-once door', () => {
         unit.replaceRefused([{ message: tooLarge, reason: 'larger than the topic takes' }]);
         unit.replaceRefused([{ message: refusedByBroker, reason: 'TOPIC_AUTHORIZATION_FAILED' }]);
       },
+      preparing: () => () => undefined,
       close: async () => undefined,
     };
     const given: Outbound[] = [];
