@@ -237,10 +237,13 @@ export class TransactionalOutput implements TransactionalOutputs {
   private async commitGathered(): Promise<void> {
     const units: PlacedUnit[] = [];
     let transaction: Transaction | undefined;
+    // set when the transaction is given up (stalled): work still running must take no more units into it
+    let givenUp = false;
     const openedAt = performance.now();
     const work = async () => {
       transaction = await this.producer.beginTransaction();
-      do {
+      for (;;) {
+        if (givenUp) throw new Error('the output transaction was given up');
         const taken = await this.takePending();
         units.push(...taken);
         if (taken.length > 0)
@@ -250,7 +253,7 @@ export class TransactionalOutput implements TransactionalOutputs {
           );
         if (!this.waitsFor(openedAt)) break;
         await this.nextArrival(openedAt);
-      } while (this.pending.length > 0 || this.waitsFor(openedAt));
+      }
       await this.commitOffsets(
         transaction,
         units.map(({ pending }) => pending.unit),
@@ -265,6 +268,7 @@ export class TransactionalOutput implements TransactionalOutputs {
       for (const { pending } of units) pending.settle();
       return;
     } catch (error) {
+      givenUp = true;
       this.options.onTransaction?.('aborted', performance.now() - openedAt);
       await this.abandon(transaction, error);
       const unwritten = await this.withoutCommitted(units);
