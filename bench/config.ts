@@ -16,7 +16,7 @@ export interface BenchConfig {
   inFlight: number;
   /** Seconds measured per phase (after a warm-up of a third of it). */
   phaseSeconds: number;
-  /** Scenarios to leave out: any of echo, contract, redis, scaling, growth, forged, tracing, delivery. */
+  /** Scenarios to leave out: any of echo, contract, redis, scaling, growth, forged, tracing, delivery, charging. */
   skip: string[];
   /** Offered rate of forged-token records in the forged-flood scenario (valid traffic beside it at 500/s). */
   forgedRate: number;
@@ -50,8 +50,8 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s && s !== 'none');
-  const unknown = skip.filter((s) => !['echo', 'contract', 'redis', 'scaling', 'growth', 'forged', 'tracing', 'delivery'].includes(s));
-  if (unknown.length > 0) throw new ConfigError('BENCH_SKIP', 'a comma-separated list of echo, contract, redis, scaling, growth, forged, tracing, delivery', env.BENCH_SKIP);
+  const unknown = skip.filter((s) => !['echo', 'contract', 'redis', 'scaling', 'growth', 'forged', 'tracing', 'delivery', 'charging'].includes(s));
+  if (unknown.length > 0) throw new ConfigError('BENCH_SKIP', 'a comma-separated list of echo, contract, redis, scaling, growth, forged, tracing, delivery, charging', env.BENCH_SKIP);
   return {
     quick,
     subscriptions: reader.integer('BENCH_SUBSCRIPTIONS', 10_000, 100, 10_000_000),

@@ -1,5 +1,5 @@
 import { RequestTimeoutError, ServiceReplyError, type WholesaleClient } from '../src/client';
-import type { MixedWorkload, PlannedCall } from './workload';
+import type { PlannedCall, Workload } from './workload';
 
 /**
  * The load drivers. Closed loop (saturation): a fixed number of calls in flight, each lane sending its
@@ -89,7 +89,7 @@ export interface PhaseTiming {
 }
 
 /** Closed loop: `inFlight` lanes, each waiting for its reply before sending the next command. */
-export async function closedLoop(client: WholesaleClient, workload: MixedWorkload, inFlight: number, timing: PhaseTiming): Promise<DriveResult> {
+export async function closedLoop(client: WholesaleClient, workload: Workload, inFlight: number, timing: PhaseTiming): Promise<DriveResult> {
   const start = performance.now();
   const recorder = new Recorder(start + timing.warmupMs, start + timing.warmupMs + timing.measureMs);
   const end = start + timing.warmupMs + timing.measureMs;
@@ -107,7 +107,7 @@ export async function closedLoop(client: WholesaleClient, workload: MixedWorkloa
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
 /** Open loop at `rate` commands/s: every call is due at its intended time; latency counts from then. */
-export async function openLoop(client: WholesaleClient, workload: MixedWorkload, rate: number, timing: PhaseTiming): Promise<DriveResult> {
+export async function openLoop(client: WholesaleClient, workload: Workload, rate: number, timing: PhaseTiming): Promise<DriveResult> {
   const start = performance.now();
   const recorder = new Recorder(start + timing.warmupMs, start + timing.warmupMs + timing.measureMs);
   const total = Math.round((rate * (timing.warmupMs + timing.measureMs)) / 1000);

@@ -6,6 +6,7 @@ import type { StateFloorResult } from './state-floor';
 import type { ForgedFloodResult } from './forged-flood';
 import type { TracingCostResult } from './tracing-cost';
 import type { DeliveryCostResult } from './delivery-cost';
+import type { ChargingCostResult } from './charging-cost';
 
 /** Everything one run measured, printed as Markdown tables (the same text goes to docs/benchmarks.md). */
 export interface BenchResults {
@@ -33,6 +34,8 @@ export interface BenchResults {
   tracing?: TracingCostResult;
   /** The service exactly once and at least once (KAFKA_DELIVERY), one after the other. */
   delivery?: DeliveryCostResult;
+  /** Charges only: as UpdateBalances, then as reserve/commit pairs (bench/charging-cost.ts). */
+  charging?: ChargingCostResult;
   stateFloor?: StateFloorResult;
   redisBenchmark?: Record<string, number>;
   scaling: ScenarioResult[];
@@ -82,6 +85,46 @@ export function costBetweenFloors(echo: ScenarioResult, contract: ScenarioResult
   const [e, c, v] = [echo, contract, service].map((s) => cpuMsPerCommand(s.saturation, 'worker'));
   const difference = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a - b);
   return { contractIo: difference(c, e), ownWork: difference(v, c) };
+}
+
+const roundTripsPerCommand = (s: ScenarioResult) =>
+  s.roundTrips && s.roundTrips.commands > 0 ? Object.values(s.roundTrips.sample.client).reduce((a, b) => a + b, 0) / s.roundTrips.commands : undefined;
+
+/** The charging mix: an operation of each way to charge, side by side, and what a charge costs (a pair is two operations). */
+function chargingSection(c: ChargingCostResult): string[] {
+  const rates = [...new Set([...Object.keys(c.updateBalances.rates), ...Object.keys(c.reserveCommit.rates)].map(Number))].sort((a, b) => a - b);
+  const row = (label: string, s: ScenarioResult, perCharge: number) => [
+    label,
+    n0(s.saturation?.throughput),
+    n0(s.saturation ? s.saturation.throughput / perCharge : undefined),
+    n1(s.saturation?.latency.p99),
+    ...rates.map((rate) => n1(s.rates[rate]?.latency.p99)),
+    msPerCommand(s.saturation, 'worker'),
+    n2(s.saturation?.redis?.callsPerCommand),
+    n2(roundTripsPerCommand(s)),
+    outcomeText(s.saturation?.outcomes ?? {}),
+  ];
+  return [
+    '### Charging mix (charges only: UpdateBalances Subtract, or ReserveBalance then CommitReservation)',
+    '',
+    table(
+      [
+        'charged by',
+        'saturation operations/s',
+        'charges/s',
+        'saturation p99',
+        ...rates.map((rate) => `p99 at ${rate.toLocaleString('en-US')}/s`),
+        'worker ms/operation',
+        'Redis commands/operation',
+        'Redis round trips/operation',
+        'outcomes (saturation)',
+      ],
+      [row('UpdateBalances', c.updateBalances, 1), row('reserve + commit', c.reserveCommit, 2)],
+    ),
+    '',
+    `- Round trips per operation, from a MONITOR sample: UpdateBalances ${roundTripText(c.updateBalances.roundTrips)}; reserve/commit ${roundTripText(c.reserveCommit.roundTrips)}`,
+    '',
+  ];
 }
 
 export function renderReport(r: BenchResults): string {
@@ -264,6 +307,8 @@ export function renderReport(r: BenchResults): string {
     );
     lines.push('');
   }
+
+  if (r.charging) lines.push(...chargingSection(r.charging));
 
   lines.push('### Redis');
   lines.push('');

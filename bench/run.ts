@@ -20,6 +20,7 @@ import { stateFloor } from './state-floor';
 import { measureForgedFlood } from './forged-flood';
 import { measureTracingCost } from './tracing-cost';
 import { measureDeliveryCost } from './delivery-cost';
+import { measureChargingCost } from './charging-cost';
 
 /** Valid commands per second beside the forged-token flood. */
 const FORGED_VALID_RATE = 500;
@@ -169,6 +170,7 @@ async function main(): Promise<void> {
     const forged = settings.skip.includes('forged') ? undefined : await measureForgedFlood(context, { ...common, workload: workload(4) }, FORGED_VALID_RATE, settings.forgedRate);
     const tracing = settings.skip.includes('tracing') ? undefined : await measureTracingCost(context, { ...common, workload: workload(5) });
     const delivery = settings.skip.includes('delivery') ? undefined : await measureDeliveryCost(context, { ...common, workload: workload(7) }, settings.commitIntervals);
+    const charging = settings.skip.includes('charging') ? undefined : await measureChargingCost(context, common, population, target);
 
     let floor: BenchResults['stateFloor'];
     let benchmark: BenchResults['redisBenchmark'];
@@ -242,6 +244,7 @@ async function main(): Promise<void> {
       forged,
       tracing,
       delivery,
+      charging,
       stateFloor: floor,
       redisBenchmark: benchmark,
       scaling,

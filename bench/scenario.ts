@@ -13,7 +13,7 @@ import { CpuProbe } from './machine';
 import { processMemory, startWorkerProcess, waitForGroup, type WorkerProcess } from './processes';
 import { keptMemory, type KeptMemoryPerCommand } from './kept-memory';
 import { commandStats, memorySnapshot, startMonitor, statsDelta, totalForks, type CommandStats, type MemorySnapshot, type MonitorSample } from './redis-probe';
-import type { MixedWorkload } from './workload';
+import type { Workload } from './workload';
 import { BENCH_PARTNER } from './auth';
 
 /**
@@ -49,7 +49,7 @@ export interface ScenarioOptions {
   kind: WorkerKind;
   partitions: number;
   workers: number;
-  workload: MixedWorkload;
+  workload: Workload;
   inFlight?: number;
   rates?: number[];
   /** Open-loop rate of the Redis MONITOR sample (round trips per command); omitted: no sample. */

@@ -17,6 +17,11 @@ export interface PlannedCall {
   customer: string;
 }
 
+/** What the drivers take: the next call to send. */
+export interface Workload {
+  next(): PlannedCall;
+}
+
 type Slot = 'query' | 'update' | 'bucket' | 'eligibility';
 
 export const MIX: Readonly<Record<Slot, number>> = { query: 50, update: 40, bucket: 5, eligibility: 5 };
@@ -56,7 +61,7 @@ function shuffledSlots(random: () => number): Slot[] {
 /** Numbers nobody holds: eligibility checks of numbers that could be ported in. */
 export const freeNumber = (random: () => number): string => `1777${String(Math.floor(random() * 1e9)).padStart(9, '0')}`;
 
-export class MixedWorkload {
+export class MixedWorkload implements Workload {
   private readonly random: () => number;
   private readonly slots: Slot[];
   private position = 0;

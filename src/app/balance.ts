@@ -8,9 +8,10 @@ import type { RedisClient } from '../adapters/redis/client';
 import { createRedisRenewalStore } from '../adapters/redis/renewal-store';
 import { createRedisReservationExpiryStore, createRedisReservationStore } from '../adapters/redis/reservation-store';
 import type { ReservationStore, TopupReferences, TransferStore } from '../handlers/balance-operations/ports';
-import { createRedisTransferStore } from '../adapters/redis/transfer-store';
+import { createRedisTransferStore, createRedisTransferSweepStore } from '../adapters/redis/transfer-store';
 import { createRedisTopupReferences } from '../adapters/redis/topup-references';
 import { createReservationExpiry, type ReservationExpiry } from '../schedulers/reservation-expiry';
+import { createTransferSweeper, type TransferSweeper } from '../schedulers/transfer-sweeper';
 import { createRedisSubscriptionStore, type SubscriptionStore } from '../adapters/redis/subscription-store';
 import type { BalanceStore } from '../handlers/balance/ports';
 import { createRenewalScheduler, type RenewalScheduler } from '../schedulers/balance-renewal';
@@ -40,7 +41,7 @@ export function createBalanceComponents(deps: { config: ServiceConfig; catalog: 
     balances: createRedisBalanceStore(redis, { ...settings, clock }),
     reservations: createRedisReservationStore(redis, settings),
     topupReferences: createRedisTopupReferences(redis, settings),
-    transfers: createRedisTransferStore(redis, settings),
+    transfers: createRedisTransferStore(redis, { ...settings, sweepAfterMs: config.balance.transferSweepAfterMs }),
   };
 }
 
@@ -66,6 +67,18 @@ export function createReservationExpiries(deps: { config: ServiceConfig; redis: 
     store: createRedisReservationExpiryStore(deps.redis, { keyPrefix: deps.config.redis.keyPrefix }),
     publish: deps.publish,
     log: deps.log.child({ component: 'reservation-expiry' }),
+    settings: { pollIntervalMs, batchSize, leaseMs },
+  });
+}
+
+/** The pending-transfer sweeper, on the renewal scheduler's poll, batch and lease settings. */
+export function createTransferSweeps(deps: { config: ServiceConfig; redis: RedisClient; transfers: TransferStore; publish: PublishEvents; log: Logger }): TransferSweeper {
+  const { pollIntervalMs, batchSize, leaseMs } = deps.config.balance.renewal;
+  return createTransferSweeper({
+    store: createRedisTransferSweepStore(deps.redis, { keyPrefix: deps.config.redis.keyPrefix }),
+    transfers: deps.transfers,
+    publish: deps.publish,
+    log: deps.log.child({ component: 'transfer-sweeper' }),
     settings: { pollIntervalMs, batchSize, leaseMs },
   });
 }

@@ -116,6 +116,8 @@ export interface BalanceSettings {
   /** Billing clock: `timeScale` billing ms pass per real ms after `clockOriginMs` (1 = wall clock; tests speed it up). */
   timeScale: number;
   clockOriginMs: number;
+  /** A transfer debited this long ago and not settled is the pending-transfer sweeper's to finish (ms). */
+  transferSweepAfterMs: number;
 }
 
 export interface ObservabilityConfig {
@@ -157,6 +159,8 @@ function loadBalanceSettings(reader: EnvReader, env: Env): BalanceSettings {
     },
     timeScale: reader.integer('BALANCE_TIME_SCALE', 1, 1, 1_000_000_000),
     clockOriginMs,
+    // At most an hour: far inside the idempotency window, so the debit the sweeper replays is still recorded.
+    transferSweepAfterMs: reader.integer('BALANCE_TRANSFER_SWEEP_AFTER_MS', 60_000, 100, 3_600_000),
   };
 }
 

@@ -17,7 +17,7 @@ import { envelopeRules } from '../pipeline/envelope';
 import type { InboundRecord, Outbound, RecordPosition, Refused } from '../contract/transport';
 import { createEventEncoder, createEventPublisher } from '../pipeline/event-publisher';
 import { commandConsumerSettings, createBatchWorker } from './batch-loop';
-import { createBalanceComponents, createBalanceRenewals, createReservationExpiries } from './balance';
+import { createBalanceComponents, createBalanceRenewals, createReservationExpiries, createTransferSweeps } from './balance';
 import { createPortInComponents, createPortInExpiry } from './portin';
 import { createNpResponseProcessor } from '../handlers/portin';
 import { createPortOutNpProcessor } from '../handlers/port-out';
@@ -229,6 +229,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   renewals.start();
   const reservationExpiries = createReservationExpiries({ config, redis, publish, log });
   reservationExpiries.start();
+  const transferSweeps = createTransferSweeps({ config, redis, transfers: balance.transfers, publish, log });
+  transferSweeps.start();
   const expiry = createPortInExpiry({ portin, config, publish, log, clock });
   expiry.start();
   const portOutDeadlines = createPortOutDeadlines({ portout, config, publish, log, clock });
@@ -241,6 +243,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       await partnerCommandTopics.stop();
       await renewals.stop();
       await reservationExpiries.stop();
+      await transferSweeps.stop();
       await expiry.stop();
       await portOutDeadlines.stop();
       await worker.stop();

@@ -171,6 +171,7 @@ describe('a worker restart is invisible to a partner that keeps to its rate', ()
       });
       expect(tally.balanceMismatches).toEqual([]);
       expect(tally.orderViolations).toEqual([]);
+      expect(tally.invariantViolations).toEqual([]);
       expect(toSuccess.at(-1)).toBeLessThan(Infinity); // every command got its Success
       // back at work before the dead member's session could have ended (from its last heartbeat, at most one
       // interval before the kill): the restarted member was not a new one, which waits for that end

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { ServiceConfig } from '../../src/app/config';
 import { createRedisClient } from '../../src/adapters/redis/client';
 import { portInKeys, transactionKey } from '../../src/adapters/redis/portin-keys';
@@ -8,6 +7,7 @@ import { createTopics } from '../support/harness';
 import { addBusinessDays } from '../../src/domain/portin/due-date';
 import { gpsiEndingIn } from '../support/portin/journey';
 import { FAULT_CUSTOMER, faultConfig, faultPartnerTopics } from './support/fault-config';
+import { crashedByHook, CRASH_HOOK } from './support/crash-hook';
 import { NpRig } from './support/np-rig';
 import { report, seconds } from './support/report';
 import { drainTopic, groupProgress, headerString } from './support/topics';
@@ -25,7 +25,6 @@ jest.setTimeout(180_000); // jest ignores testTimeout in a project's configurati
  * group, so the three run side by side. The last asks for the earliest due date and redelivers once that
  * date is too early: the recorded outcome is the answer (issue 46).
  */
-const HOOK = join(__dirname, 'support', 'crash-before-script.cjs');
 const REPLY_WAIT_MS = 90_000;
 const CRASH_WAIT_MS = 60_000;
 
@@ -76,18 +75,10 @@ async function crashAndRedeliver({
   const gpsi = gpsiEndingIn('21');
   const partnerTransactionId = `PTX-${randomUUID().slice(0, 12)}`;
   const match = before === 'portinSettleTransaction' ? partnerTransactionId : gpsi;
-  const crashing = await rig.startWorker(`crash-before-${before}`, { CRASH_BEFORE_SCRIPT: before, CRASH_MATCH: match }, [HOOK]);
+  const crashing = await rig.startWorker(`crash-before-${before}`, { CRASH_BEFORE_SCRIPT: before, CRASH_MATCH: match }, [CRASH_HOOK]);
   const desiredDueDate = earliestDueDate ? new Date(addBusinessDays(new Date(), 1).getTime() + DUE_DATE_MARGIN_MS).toISOString() : undefined;
   const replied = rig.createPortIn(gpsi, { partnerTransactionId, ...(desiredDueDate ? { desiredDueDate } : {}) }, REPLY_WAIT_MS);
-  // The hook names its step; should it never fire (a renamed step, another call), fail now, not at the suite's timeout.
-  let noCrash: NodeJS.Timeout | undefined;
-  const crashedExit = await Promise.race([
-    crashing.exited,
-    new Promise<never>((_, reject) => {
-      noCrash = setTimeout(() => reject(new Error(`the crash hook did not fire before ${before} within ${CRASH_WAIT_MS} ms:\n${crashing.tail(20)}`)), CRASH_WAIT_MS);
-    }),
-  ]).finally(() => clearTimeout(noCrash));
-  if (!crashing.output().includes('crash hook: SIGKILL')) throw new Error(`worker exited (${crashedExit}) without the crash hook:\n${crashing.tail(20)}`);
+  const crashedExit = await crashedByHook(crashing, before, CRASH_WAIT_MS);
   // the second worker handles the redelivery when the due date asked for is no longer allowed
   while (desiredDueDate && addBusinessDays(new Date(), 1).getTime() <= Date.parse(desiredDueDate) + 1000) await new Promise((resolve) => setTimeout(resolve, 250));
   const second = await rig.startWorker(`after-crash-before-${before}`);

@@ -4,7 +4,8 @@ import pino from 'pino';
 import { readLuaSources } from '../../scripts/generate-redis-scripts';
 import type { BalanceComponents } from '../../src/app/balance';
 import { createRedisReservationExpiryStore } from '../../src/adapters/redis/reservation-store';
-import { subscriberKeys } from '../../src/adapters/redis/keys';
+import { subscriberKeys, transferDueKey } from '../../src/adapters/redis/keys';
+import { createRedisTransferSweepStore } from '../../src/adapters/redis/transfer-store';
 import { HEADER } from '../../src/contract/headers';
 import type { OutgoingMessage } from '../../src/contract/messages';
 import type { CommandMeta } from '../../src/handlers/balance/ports';
@@ -13,6 +14,7 @@ import { applyQuantity } from '../../src/domain/balance/arithmetic';
 import { availableOf, commitAmounts, releaseAmounts, reserveAmounts, type Held } from '../../src/domain/balance-operations/reservation-rules';
 import { commandIdOf, fingerprintOf } from '../../src/pipeline/command-processor';
 import { createReservationExpiry } from '../../src/schedulers/reservation-expiry';
+import { createTransferSweeper } from '../../src/schedulers/transfer-sweeper';
 import { balanceComponentsOf, BalanceClient, balanceRecord } from '../support/balance-client';
 import { request, startTestGateway } from '../support/gateway';
 import type { Reply } from '../support/harness';
@@ -27,12 +29,14 @@ import { useService } from '../support/service-fixture';
  * expiry end to end over Kafka. Top-up once per reference and adjustment with a reason code over Kafka.
  */
 const ERROR_REPLY = 'wholesale.common.v1.ErrorReply';
+/** The transfer sweep age the service runs with here: long enough that a redelivery in the interruption test usually comes first. */
+const SWEEP_AFTER_MS = 1500;
 const balanceLib = readLuaSources().libs.find((lib) => lib.name === 'balance')!;
 
 describe.each(redisTopologies())('balance operations of issue 49 over the real stack (Redis $name)', (topology) => {
   let client: BalanceClient;
   let balance: BalanceComponents;
-  const fx = useService({ env: async () => ({ ...(await topology.env()), BALANCE_RENEWAL_POLL_MS: '100' }) });
+  const fx = useService({ env: async () => ({ ...(await topology.env()), BALANCE_RENEWAL_POLL_MS: '100', BALANCE_TRANSFER_SWEEP_AFTER_MS: String(SWEEP_AFTER_MS) }) });
 
   beforeAll(async () => {
     client = fx.track(await BalanceClient.start(fx.config));
@@ -344,6 +348,17 @@ return cjson.encode(out)`;
     }
   });
 
+  /** The identity a worker gives a TransferBalance command, for tests that run its steps through the store as a worker would. */
+  const transferMetaOf = (command: { gpsi: string }, customer: string, correlationId: string): CommandMeta => ({
+    gpsi: command.gpsi,
+    wholesaleCustomerId: customer,
+    commandId: commandIdOf(customer, 'TransferBalance', correlationId),
+    correlationId,
+    operation: 'TransferBalance',
+    at: new Date().toISOString(),
+    fingerprint: fingerprintOf(command),
+  });
+
   it('transfers all or nothing and exactly once between two numbers, taken over by the next worker after an interruption at every step', async () => {
     const from = await createActiveSubscription(balance.subscriptions);
     const to = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: from.wholesaleCustomerId });
@@ -355,15 +370,7 @@ return cjson.encode(out)`;
       const amount = 10 + stepsDone;
       const command = { gpsi: from.gpsi, subBalanceInstId: dataOf(from), toGpsi: to.gpsi, toSubBalanceInstId: dataOf(to), amount };
       const correlationId = randomUUID();
-      const meta: CommandMeta = {
-        gpsi: from.gpsi,
-        wholesaleCustomerId: customer,
-        commandId: commandIdOf(customer, 'TransferBalance', correlationId),
-        correlationId,
-        operation: 'TransferBalance',
-        at: new Date().toISOString(),
-        fingerprint: fingerprintOf(command),
-      };
+      const meta = transferMetaOf(command, customer, correlationId);
       if (stepsDone >= 1) await balance.transfers.debit(meta, { subBalanceInstId: dataOf(from), amount: amount * 1000 });
       if (stepsDone >= 2) await balance.transfers.credit(meta, to.gpsi, { subBalanceInstId: dataOf(to), subBalanceType: 'On-Net Data', unitType: 'MB', amount: amount * 1000 });
       if (stepsDone >= 3) await balance.transfers.settle(meta, true);
@@ -407,6 +414,72 @@ return cjson.encode(out)`;
     errorOf(await client.send('TransferBalance', { ...refused, toGpsi: stranger.gpsi, toSubBalanceInstId: dataOf(stranger) }, customer), 'CONFLICT');
     expect(await remainingOf(from)).toBe(5_074_000);
     expect(await remainingOf(stranger)).toBe(5_120_000);
+  });
+
+  it('the sweeper finishes a transfer left pending after its debit, once across instances: completed when the target takes it, reversed when not', async () => {
+    const from = await createActiveSubscription(balance.subscriptions);
+    const to = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: from.wholesaleCustomerId });
+    const customer = from.wholesaleCustomerId;
+    const remainingOf = async (sub: TestSubscription) => (await balance.balances.queryBalances(sub.gpsi, [customer])).balances.find((b) => b.subBalanceInstId === dataOf(sub))!.remaining;
+    const ledgerOf = async (sub: TestSubscription) =>
+      (await balance.balances.history(sub.gpsi, [customer], 50)).filter((e) => e.operation.startsWith('Transfer')).map((e) => [e.operation, e.change, e.quantity]);
+    // A worker that noted and debited a transfer, then died: the command never comes back (the partner gave up).
+    const leavePending = async (order: { toSubBalanceInstId: string; amount: number }) => {
+      const command = { gpsi: from.gpsi, subBalanceInstId: dataOf(from), toGpsi: to.gpsi, ...order };
+      const correlationId = randomUUID();
+      const meta = transferMetaOf(command, customer, correlationId);
+      const transfer = { subBalanceInstId: dataOf(from), toGpsi: to.gpsi, toSubBalanceInstId: order.toSubBalanceInstId, amount: order.amount * 1000 };
+      await balance.transfers.note(meta, transfer);
+      await balance.transfers.debit(meta, transfer);
+      return meta.commandId;
+    };
+    const completed = await leavePending({ toSubBalanceInstId: dataOf(to), amount: 20 });
+    const reversed = await leavePending({ toSubBalanceInstId: `${to.gpsi}-1`, amount: 7 }); // the target's Voice: refused
+    expect(await remainingOf(from)).toBe(5_093_000);
+
+    // Two more sweepers beside the service's, as other instances would be.
+    const published: OutgoingMessage[] = [];
+    const sweepers = [1, 2].map(() =>
+      createTransferSweeper({
+        store: createRedisTransferSweepStore(fx.service.redis, { keyPrefix: fx.config.redis.keyPrefix }),
+        transfers: balance.transfers,
+        publish: async (messages) => void published.push(...messages),
+        log: pino({ level: 'silent' }),
+        settings: { pollIntervalMs: 20, batchSize: 100, leaseMs: 30_000 },
+      }),
+    );
+    const transferEvents = (transferId: string) => [
+      ...client.events.filter((e) => e.recordName === balanceRecord('BalanceTransferred') && e.value.transferId === transferId).map((e) => e.value),
+      ...published.filter((m) => m.recordName === balanceRecord('BalanceTransferred') && (m.value as { transferId: string }).transferId === transferId).map((m) => m.value),
+    ];
+    const stateOf = (id: string) => fx.service.redis.hget(subscriberKeys(fx.config.redis.keyPrefix, from.gpsi).transfers, id);
+    sweepers.forEach((sweeper) => sweeper.start());
+    try {
+      const deadline = Date.now() + 15_000;
+      const settled = async () => (await stateOf(completed))?.includes('|completed|') && (await stateOf(reversed))?.includes('|reversed|');
+      while (!(await settled()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await stateOf(completed)).toMatch(/^1\|completed\|/);
+      expect(await stateOf(reversed)).toMatch(/^1\|reversed\|/);
+      const deadlineEvent = Date.now() + 10_000;
+      while (transferEvents(completed).length === 0 && Date.now() < deadlineEvent) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // every sweeper polled again meanwhile
+    } finally {
+      await Promise.all(sweepers.map((sweeper) => sweeper.stop()));
+    }
+    // All or nothing, once: 20 MB moved, the 7 MB given back; one event, for the completed one only.
+    expect(await remainingOf(from)).toBe(5_100_000);
+    expect(await remainingOf(to)).toBe(5_140_000);
+    expect((await ledgerOf(from)).sort()).toEqual([
+      ['TransferBalance', 'Subtract', 20_000],
+      ['TransferBalance', 'Subtract', 7_000],
+      ['TransferReversal', 'Add', 7_000],
+    ]);
+    expect(await ledgerOf(to)).toEqual([['TransferBalance', 'Add', 20_000]]);
+    expect(transferEvents(completed)).toHaveLength(1);
+    expect(transferEvents(completed)[0]).toMatchObject({ gpsi: from.gpsi, toGpsi: to.gpsi, amount: 20 });
+    expect(transferEvents(reversed)).toHaveLength(0);
+    // Nothing left for a sweeper to look at.
+    expect(await fx.service.redis.zcard(transferDueKey(fx.config.redis.keyPrefix))).toBe(0);
   });
 
   it('a worker of the release before reads and changes balances holding reservations (the <n>r field it does not know)', async () => {

@@ -131,6 +131,50 @@ describe("webhooks: partners' events delivered as signed CloudEvents over HTTPS"
     }
   });
 
+  it("delivers the balance operations' events (reserved, committed, released, expired, topped up, transferred, adjusted), each signed", async () => {
+    const sub = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: PARTNER_A.brand });
+    const other = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: PARTNER_A.brand });
+    const data = (gpsi: string) => ({ subBalanceInstId: `${gpsi}-4`, subBalanceType: 'On-Net Data', unitType: 'MB' }); // WP-BASIC's 5 GB
+    const send = async (operation: string, command: object) => expect((await client.send(operation, { gpsi: sub.gpsi, ...command }, sub.wholesaleCustomerId)).value.status).toBe('Success');
+    const reserve = (reservationId: string, ttlSeconds = 600) => send('ReserveBalance', { reservationId, subBalanceInstId: data(sub.gpsi).subBalanceInstId, amount: 10, ttlSeconds });
+    await reserve('committed');
+    await send('CommitReservation', { reservationId: 'committed', usedAmount: 4 });
+    await reserve('released');
+    await send('ReleaseReservation', { reservationId: 'released' });
+    await reserve('expiring', 1); // released by the expiry scheduler a second later
+    await send('TopupBalance', { ...data(sub.gpsi), amount: 100, reference: randomUUID(), referenceType: 'PAYMENT' });
+    await send('TransferBalance', { subBalanceInstId: data(sub.gpsi).subBalanceInstId, toGpsi: other.gpsi, toSubBalanceInstId: data(other.gpsi).subBalanceInstId, amount: 5 });
+    await send('AdjustBalance', { ...data(sub.gpsi), action: 'Credit', amount: 2, reasonCode: 'GOODWILL', note: 'sorry' });
+    const expected = [
+      'BalanceReserved',
+      'ReservationCommitted',
+      'BalanceReserved',
+      'ReservationReleased',
+      'BalanceReserved',
+      'BalanceToppedUp',
+      'BalanceTransferred',
+      'BalanceAdjusted',
+      'ReservationExpired',
+    ].map((name) => `wholesale.balance.v1.${name}`);
+    const received = () =>
+      receivers[PARTNER_A.id].accepted
+        .map((webhook) => ({ webhook, event: new Webhook(secrets[PARTNER_A.id][0]).verify(webhook.body, webhook.headers) as Record<string, any> }))
+        .filter(({ event }) => event.subject === sub.gpsi && event.type !== 'wholesale.balance.v1.SubscriptionActivated');
+    await until('the nine events of the operations', async () => (received().length >= expected.length ? true : undefined), { timeoutMs: 30_000 });
+    // the number's events in the order they were published: the expiry last, a second after its reservation
+    expect(received().map(({ event }) => event.type)).toEqual(expected);
+    for (const { webhook, event } of received()) {
+      expect(webhook.headers['content-type']).toBe('application/cloudevents+json');
+      expect(event).toMatchObject({ specversion: '1.0', id: webhook.headers['webhook-id'], datacontenttype: 'application/json', data: { gpsi: sub.gpsi } });
+    }
+    const of = (name: string) => received().filter(({ event }) => event.type === `wholesale.balance.v1.${name}`)[0].event.data;
+    expect(of('ReservationExpired')).toMatchObject({ reservationId: 'expiring', reservedAmount: 10 });
+    expect(of('ReservationCommitted')).toMatchObject({ reservationId: 'committed', usedAmount: 4, chargedAmount: 4 });
+    expect(of('BalanceTransferred')).toMatchObject({ toGpsi: other.gpsi, amount: 5 });
+    expect(of('BalanceAdjusted')).toMatchObject({ reasonCode: 'GOODWILL', note: 'sorry' });
+    expect(of('BalanceToppedUp')).toMatchObject({ referenceType: 'PAYMENT' });
+  });
+
   it(
     'an endpoint down for a while loses nothing: once back, it gets every event, in order',
     async () => {

@@ -47,6 +47,12 @@ export const renewalDueKey = (prefix: string): string => `${prefix}balance:renew
 /** Sorted set of gpsi by the real time (epoch ms) of their first reservation's end. One global key, touched alone. */
 export const reservationDueKey = (prefix: string): string => `${prefix}balance:reservation-due`;
 
+/**
+ * Sorted set of the transfers a debit may leave pending (the whole order as a format-1 JSON member) by the
+ * real time (epoch ms) the pending-transfer sweeper should look at them. One global key, touched alone.
+ */
+export const transferDueKey = (prefix: string): string => `${prefix}balance:transfer-due`;
+
 export const SUBSCRIPTION_STATUS = { PENDING: 'PENDING', ACTIVE: 'ACTIVE', CANCELLED: 'CANCELLED', PORTED_OUT: 'PORTED_OUT' } as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUS)[keyof typeof SUBSCRIPTION_STATUS];
 

@@ -50,11 +50,24 @@ export interface TopupReferences {
   claim(wholesaleCustomerId: string, reference: string, gpsi: string): Promise<string>;
 }
 
+/** What a transfer moves, from the command (or from the pending entry the sweeper resumes). */
+export interface TransferOrder {
+  subBalanceInstId: string;
+  toGpsi: string;
+  toSubBalanceInstId: string;
+  amount: Milli;
+}
+
 /**
  * A transfer's three steps (src/adapters/redis/transfer-store.ts), each atomic and idempotent under the
  * transfer's id (the command id): run again after a crash, each does its part once.
  */
 export interface TransferStore {
+  /**
+   * Before the debit: notes the whole order for the pending-transfer sweeper, due after the sweep age, so a
+   * transfer left pending is found even when its command never comes back (again: due later).
+   */
+  note(meta: CommandMeta, order: TransferOrder): Promise<void>;
   /** Step 1, the source: takes the amount, records the transfer pending and the command's outcome (refusals thrown, recorded). */
   debit(meta: CommandMeta, debit: { subBalanceInstId: string; amount: Milli }): Promise<BalanceOutcome>;
   /** Step 2, the target: adds the amount (its change), or refuses (why); the same answer every time. */
@@ -65,4 +78,21 @@ export interface TransferStore {
   ): Promise<{ credited: true; change: SubBalanceChange } | { credited: false; reason: string }>;
   /** Step 3, the source: completed when credited, else reversed (the amount given back); a settled transfer answers its state. */
   settle(meta: CommandMeta, credited: boolean): Promise<'completed' | 'reversed'>;
+}
+
+/** A transfer the sweeper may have to finish: what its command asked, and the command's identity. */
+export interface PendingTransfer {
+  /** The command's identity as the handler had it (`at` is the sweeper's). */
+  meta: Omit<CommandMeta, 'at'>;
+  order: TransferOrder;
+}
+
+/** What the pending-transfer sweeper (src/schedulers/transfer-sweeper.ts) needs from storage. */
+export interface TransferSweepStore {
+  /** Transfers noted at least the sweep age ago, each claimed until `leaseUntilMs`; `entry` names it for `forget`. */
+  claimDue(nowMs: number, leaseUntilMs: number, limit: number): Promise<{ entry: string; transfer: PendingTransfer }[]>;
+  /** The source's record of the transfer: undefined when the debit never ran (or was refused). */
+  state(gpsi: string, transferId: string): Promise<'pending' | 'completed' | 'reversed' | undefined>;
+  /** Out of the due-set, unless a redelivered command noted it again since the claim. */
+  forget(entry: string, claimedUntilMs: number): Promise<void>;
 }

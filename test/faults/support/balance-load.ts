@@ -12,6 +12,7 @@ import { HEADER } from '../../../src/contract/headers';
 import { createActiveSubscription, type TestSubscription } from '../../support/subscriptions';
 import { FAULT_CUSTOMER, faultPartnerTopics, partnerHeaders } from './fault-config';
 import type { Counts } from './report';
+import { balanceInvariantViolations } from './balance-invariant';
 import { readCommitted } from './second-reader';
 import { drainTopic, groupProgress, headerString, kafkaClient, TEST_SESSION, type OffsetRange } from './topics';
 
@@ -64,6 +65,8 @@ export interface BalanceTally extends Counts {
   numbers: number;
   /** The reply and event records again, as a second read_committed client (second-reader.ts) counts them. */
   secondReader: SecondReaderCounts;
+  /** Every breach of the balance invariant on the load's numbers (balance-invariant.ts); [] when it holds. */
+  invariantViolations: string[];
 }
 
 /** What both read_committed readers count: our reply records, our BalancesUpdated records, and the copies among them. */
@@ -347,6 +350,10 @@ export class BalanceLoad {
         if (b.remaining !== expected.get(b.subBalanceInstId)) balanceMismatches.push(`${b.subBalanceInstId}: got ${b.remaining}, expected ${expected.get(b.subBalanceInstId)}`);
       }
     }
+    const invariantViolations = await balanceInvariantViolations(
+      { redis: this.redis, balance: this.balance, catalog: loadCatalog(this.config.catalogFile), keyPrefix: this.config.redis.keyPrefix, ledgerRetention: this.config.balance.ledgerRetention },
+      this.subscriptions,
+    );
     const applied = [...appliedById.values()].reduce((sum, n) => sum + n, 0);
     const eventIds = [...eventIdsByCommand.values()].reduce((sum, ids) => sum + ids.size, 0);
     // copies: records beyond one per command record on the topic (one per correlation id unless a partner wrote it twice)
@@ -375,6 +382,7 @@ export class BalanceLoad {
         eventCopies: [...secondEvents.values()].reduce((sum, n) => sum + n, 0),
         copies: { replies: beyond(secondReplies), events: beyond(secondEvents) },
       },
+      invariantViolations,
     };
   }
 
@@ -395,6 +403,7 @@ export const tallyExtras = (t: BalanceTally): string[] => [
   `reply records ${t.replyCopies}; commands the partners wrote twice ${t.commandsWrittenTwice}`,
   `billing events ${t.eventIds} distinct ids / ${t.eventCopies} records, ${t.eventDuplicates} commands with differing event contents`,
   `a second read_committed client read reply records ${t.secondReader.replyCopies}, event records ${t.secondReader.eventCopies}`,
+  `balance invariant (granted = used + reserved + available, ledger = balance) held on ${t.subBalances} sub-balances, ${t.invariantViolations.length} violations`,
 ];
 
 /**
@@ -407,6 +416,7 @@ export function expectExactlyOnce(t: BalanceTally, sent: number): void {
   expect(t.subBalances).toBeGreaterThan(0);
   expect(t.balanceMismatches).toEqual([]);
   expect(t.orderViolations).toEqual([]);
+  expect(t.invariantViolations).toEqual([]);
   expect({ eventIds: t.eventIds, eventDuplicates: t.eventDuplicates }).toEqual({ eventIds: sent, eventDuplicates: 0 });
   expect(t.copies).toEqual({ replies: 0, events: 0 });
   // the same records read by another client: a filter of aborted transactions wrong in one of them shows here

@@ -1,0 +1,68 @@
+import type { Logger } from 'pino';
+import type { OutgoingMessage } from '../contract/messages';
+import type { TransferStore, TransferSweepStore } from '../handlers/balance-operations/ports';
+import { runTransfer } from '../handlers/balance-operations/transfer-steps';
+import { pollLoop, type PollLoop } from './poll-loop';
+
+/**
+ * Finishes transfers a worker left pending — debited, never settled — because it died between the steps and
+ * the command never came back (the partner gave up on it). Every debit first notes its transfer in a due-set,
+ * due `sweepAfterMs` later; each tick claims the due entries with a lease, as the renewal and reservation
+ * schedulers do (another instance leaves them alone meanwhile), and for a transfer the source still holds
+ * pending runs the handler's three idempotent steps again: the debit replays its record, the credit and the
+ * settlement do their part once, so the transfer ends completed (BalanceTransferred published before the
+ * settlement, with the id the handler gives it) or reversed (the target refused). A transfer that settled, or whose debit never
+ * ran, is only dropped from the due-set. A crash leaves the entry due again when its lease ends.
+ */
+export interface TransferSweeperSettings {
+  pollIntervalMs: number;
+  batchSize: number;
+  leaseMs: number;
+}
+
+export interface TransferSweeperDeps {
+  store: TransferSweepStore;
+  transfers: TransferStore;
+  publish(messages: OutgoingMessage[]): Promise<void>;
+  log: Logger;
+  settings: TransferSweeperSettings;
+  realNow?: () => number;
+}
+
+export interface TransferSweeper extends PollLoop {
+  /** One pass over the due transfers; returns how many pending ones it finished. */
+  tick(): Promise<number>;
+}
+
+export function createTransferSweeper(deps: TransferSweeperDeps): TransferSweeper {
+  const { store, settings, log } = deps;
+  const realNow = deps.realNow ?? Date.now;
+
+  async function sweep(entry: Awaited<ReturnType<TransferSweepStore['claimDue']>>[number], now: number, claimedUntil: number): Promise<boolean> {
+    const { meta, order } = entry.transfer;
+    const pending = (await store.state(meta.gpsi, meta.commandId)) === 'pending';
+    if (pending) {
+      const result = await runTransfer(deps.transfers, { ...meta, at: new Date(now).toISOString() }, order, { beforeSettle: (event) => deps.publish([event]) });
+      log.info({ gpsi: meta.gpsi, transferId: meta.commandId, state: result.state }, 'pending transfer finished by the sweeper');
+    }
+    await store.forget(entry.entry, claimedUntil);
+    return pending;
+  }
+
+  async function tick(): Promise<number> {
+    const now = realNow();
+    const claimedUntil = now + settings.leaseMs;
+    const claimed = await store.claimDue(now, claimedUntil, settings.batchSize);
+    const results = await Promise.all(
+      claimed.map((entry) =>
+        sweep(entry, now, claimedUntil).catch((error: unknown) => {
+          log.error({ err: error, gpsi: entry.transfer.meta.gpsi, transferId: entry.transfer.meta.commandId }, 'transfer sweep failed; retried after the lease');
+          return false;
+        }),
+      ),
+    );
+    return results.filter(Boolean).length;
+  }
+
+  return { ...pollLoop(tick, settings.pollIntervalMs, log, 'transfer sweeper tick failed'), tick };
+}
