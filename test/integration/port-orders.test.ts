@@ -145,7 +145,7 @@ describe('port orders (real stack)', () => {
     const answers = await sendOrder('CheckPortOrderEligibility', { numbers: [good, active] });
     expect(answers.value.numbers).toEqual([
       { gpsi: good, eligibilityStatus: 'Eligible', reasonCode: null, reasonDesc: null },
-      expect.objectContaining({ gpsi: active, eligibilityStatus: 'Reject' }),
+      expect.objectContaining({ gpsi: active, eligibilityStatus: 'Reject', reasonCode: '8P' }),
     ]);
   }, 30000);
 });

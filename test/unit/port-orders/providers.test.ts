@@ -1,5 +1,5 @@
 import { losingProviderOf, splitByProvider } from '../../../src/domain/port-orders/providers';
-import { oldProvidersFor } from '../../../dev/np-simulator/rules';
+import { plan } from '../../../dev/np-simulator/rules';
 
 describe('an order split by losing provider', () => {
   it('groups the numbers by the provider of their range, providers in order of first appearance', () => {
@@ -9,7 +9,9 @@ describe('an order split by losing provider', () => {
     ]);
   });
 
-  it('names the provider the NP simulator later reports for the number', () => {
-    for (const gpsi of ['12345671201', '4915112345678']) expect(losingProviderOf(gpsi)).toBe(oldProvidersFor(gpsi).oldNetworkServiceProvider);
+  it("names a number's provider by its range, as the NP simulator reports it in OrderIdAssigned", () => {
+    expect(losingProviderOf('19459986891')).toBe('ONSP-68');
+    const [assigned] = plan({ recordName: 'np.portin.v1.SubmitPortRequest', requestId: 'req-1', gpsi: '19459986891', portOrderVersion: 1 }, new Date(0));
+    expect(assigned.value.oldNetworkServiceProvider).toBe('ONSP-68');
   });
 });
