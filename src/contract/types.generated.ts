@@ -2910,7 +2910,7 @@ export interface OrdercancelPortOrderNumberResult {
   partnerTransactionId: string;
   /** The provider the number is ported from (the NP application's assignment by number range). */
   losingProvider: string;
-  /** The number's port-in status; null when it was refused. */
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
   portStatus: string | null;
   /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
   errorCode: string | null;
@@ -2923,7 +2923,7 @@ export interface OrdercancelPortOrderNumberResultInput {
   partnerTransactionId: string;
   /** The provider the number is ported from (the NP application's assignment by number range). */
   losingProvider: string;
-  /** The number's port-in status; null when it was refused. */
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
   portStatus?: string | null;
   /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
   errorCode?: string | null;
@@ -2941,7 +2941,7 @@ export interface OrdercreatedPortOrderNumberResult {
   partnerTransactionId: string;
   /** The provider the number is ported from (the NP application's assignment by number range). */
   losingProvider: string;
-  /** The number's port-in status; null when it was refused. */
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
   portStatus: string | null;
   /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
   errorCode: string | null;
@@ -2954,7 +2954,7 @@ export interface OrdercreatedPortOrderNumberResultInput {
   partnerTransactionId: string;
   /** The provider the number is ported from (the NP application's assignment by number range). */
   losingProvider: string;
-  /** The number's port-in status; null when it was refused. */
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
   portStatus?: string | null;
   /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
   errorCode?: string | null;
@@ -2993,7 +2993,7 @@ export interface OrderqueryPortOrderNumberResult {
   partnerTransactionId: string;
   /** The provider the number is ported from (the NP application's assignment by number range). */
   losingProvider: string;
-  /** The number's port-in status; null when it was refused. */
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
   portStatus: string | null;
   /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
   errorCode: string | null;
@@ -3006,7 +3006,7 @@ export interface OrderqueryPortOrderNumberResultInput {
   partnerTransactionId: string;
   /** The provider the number is ported from (the NP application's assignment by number range). */
   losingProvider: string;
-  /** The number's port-in status; null when it was refused. */
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
   portStatus?: string | null;
   /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
   errorCode?: string | null;

@@ -54,7 +54,7 @@ export const REPLY_FIELD_RULES: FieldRules = {
   portStatus: { oneOf: PORT_STATUSES },
   eligibilityStatus: { oneOf: ELIGIBILITY_STATUSES },
   orderStatus: { oneOf: ORDER_STATUSES },
-  'numbers[].portStatus': { oneOf: PORT_STATUSES },
+  'numbers[].portStatus': { oneOf: [...PORT_STATUSES, 'CREATING'] },
   'numbers[].eligibilityStatus': { oneOf: ELIGIBILITY_STATUSES },
 };
 

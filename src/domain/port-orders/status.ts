@@ -1,13 +1,16 @@
 import type { PortStatus } from '../portin/lifecycle';
 
-/** A number's state in an order: its port-in's status, or REFUSED when its port-in was never created. */
-export type OrderNumberStatus = PortStatus | 'REFUSED';
+/**
+ * A number's state in an order: its port-in's status; REFUSED when its port-in was refused; CREATING while
+ * the order is being created and the number's port-in is not (yet).
+ */
+export type OrderNumberStatus = PortStatus | 'REFUSED' | 'CREATING';
 
 export const ORDER_STATUSES = ['IN_PROGRESS', 'ACTION_REQUIRED', 'COMPLETED', 'PARTIALLY_COMPLETED', 'CANCELLED', 'FAILED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** The NP side is still working on these: the order is not settled while one is. */
-const IN_FLIGHT: readonly OrderNumberStatus[] = ['OPEN', 'DELAYED', 'CONFIRMED', 'CANCEL_PENDING'];
+const IN_FLIGHT: readonly OrderNumberStatus[] = ['CREATING', 'OPEN', 'DELAYED', 'CONFIRMED', 'CANCEL_PENDING'];
 
 /**
  * An order's status, derived from its numbers' (never stored, so it cannot drift from them):

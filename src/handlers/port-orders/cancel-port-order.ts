@@ -23,7 +23,7 @@ export const createCancelPortOrder = (deps: PortOrderDeps): Handler => {
     const targets = gpsi ? order.numbers.filter((n) => n.gpsi === gpsi) : order.numbers;
     if (gpsi && targets.length === 0) throw new ServiceError('NOT_FOUND', `${gpsi} is not a number of port order ${orderId}`, [{ path: 'gpsi', reason: 'is not in the order' }]);
     const outcomes = await mapBounded(targets, deps.concurrency, async (number) => {
-      if (!number.requestId) return { view: numberView(number, undefined), messages: [] };
+      if (number.refusal) return { view: numberView(number, undefined), messages: [] };
       const result = await runForNumber(cancelPortIn, { gpsi: number.gpsi, partnerTransactionId: number.partnerTransactionId }, context, 'CancelPortIn', [context.commandId, number.gpsi]);
       if (result.kind === 'refused') return { view: numberView(number, undefined, result.refusal), messages: [] };
       return { view: numberView(number, (result.result.reply as { portStatus: OrderNumberStatus }).portStatus), messages: result.result.messages ?? [] };

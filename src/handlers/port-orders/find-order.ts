@@ -13,11 +13,17 @@ export async function findOrder(deps: PortOrderDeps, context: CommandContext, or
   return order;
 }
 
-/** Each number's current port-in status (REFUSED: it has none), read from the port-in store. */
+/**
+ * Each number's current port-in status, read from the port-in store. An order still being created names
+ * no request yet: its numbers are found by their partnerTransactionId, CREATING until their port-in is written.
+ */
 export async function numberStatuses(deps: PortOrderDeps, order: PortOrder): Promise<OrderNumberStatus[]> {
+  const { store } = deps.portin;
   return mapBounded(order.numbers, deps.concurrency, async (number): Promise<OrderNumberStatus> => {
-    if (!number.requestId) return 'REFUSED';
-    const request = await deps.portin.store.byRequest({ gpsi: number.gpsi, requestId: number.requestId });
-    return request?.portStatus ?? 'REFUSED';
+    if (number.refusal) return 'REFUSED';
+    const ref = number.requestId ? { gpsi: number.gpsi, requestId: number.requestId } : await store.findTransaction(order.owner, number.partnerTransactionId);
+    const request = ref ? await store.byRequest(ref) : undefined;
+    if (request) return request.portStatus;
+    return order.state === 'CREATING' ? 'CREATING' : 'REFUSED';
   });
 }

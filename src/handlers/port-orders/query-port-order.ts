@@ -22,7 +22,7 @@ export const createQueryPortOrder =
         createdAt: order.createdAt,
         numberCount: order.numbers.length,
         statusCounts: countByStatus(statuses),
-        groups: splitByProvider(order.numbers.filter((n) => n.requestId).map((n) => n.gpsi)).map((g) => ({ losingProvider: g.losingProvider, numberCount: g.numbers.length })),
+        groups: splitByProvider(order.numbers.filter((n) => !n.refusal).map((n) => n.gpsi)).map((g) => ({ losingProvider: g.losingProvider, numberCount: g.numbers.length })),
         numbers: order.numbers.map((n, i) => numberView(n, statuses[i])),
       },
     };

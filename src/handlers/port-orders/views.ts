@@ -6,7 +6,7 @@ export const numberView = (number: PortOrderNumber, portStatus: OrderNumberStatu
   gpsi: number.gpsi,
   partnerTransactionId: number.partnerTransactionId,
   losingProvider: number.losingProvider,
-  portStatus: refusal ? null : (portStatus ?? null),
+  portStatus: refusal || portStatus === 'REFUSED' ? null : (portStatus ?? null),
   errorCode: refusal?.errorCode ?? null,
   reason: refusal?.reason ?? null,
 });

@@ -1,5 +1,6 @@
 import { decodePortOrder, encodePortOrder, PORT_ORDER_FORMAT, type PortOrder } from '../../../src/domain/port-orders/order';
 import { createCreatePortOrder } from '../../../src/handlers/port-orders/create-port-order';
+import { createQueryPortOrder } from '../../../src/handlers/port-orders/query-port-order';
 import type { PortOrderStore } from '../../../src/handlers/port-orders/ports';
 import { rawCreate, T0 } from '../../support/portin/fixtures';
 import { context, portInKit } from '../../support/portin/handler-kit';
@@ -45,6 +46,11 @@ describe('CreatePortOrder, a worker dying mid-order', () => {
     expect((await orders.read('WC-1', 'ORD-1'))?.state).toBe('CREATING');
     expect(store.requests.size).toBeGreaterThanOrEqual(15);
     expect(store.requests.size).toBeLessThan(40);
+
+    // queried meanwhile: the numbers written are found by their partnerTransactionId, the others CREATING
+    const query = createQueryPortOrder({ orders, portin, concurrency: 4 });
+    const meanwhile = (await query({ orderId: 'ORD-1' }, context({ now: T0 }))).reply;
+    expect(meanwhile).toMatchObject({ orderStatus: 'IN_PROGRESS', statusCounts: { OPEN: store.requests.size, CREATING: 40 - store.requests.size } });
 
     store.write = write;
     const redelivered = await handle(order, { ...first });

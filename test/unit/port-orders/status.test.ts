@@ -3,6 +3,7 @@ import { countByStatus, deriveOrderStatus } from '../../../src/domain/port-order
 describe('an order status derived from its numbers', () => {
   it.each([
     [['OPEN', 'COMPLETED', 'REFUSED'], 'IN_PROGRESS'],
+    [['CREATING', 'COMPLETED'], 'IN_PROGRESS'],
     [['CANCEL_PENDING', 'CANCELLED'], 'IN_PROGRESS'],
     [['RESOLUTION_REQUIRED', 'COMPLETED'], 'ACTION_REQUIRED'],
     [['COMPLETED', 'COMPLETED'], 'COMPLETED'],
