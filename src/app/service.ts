@@ -24,6 +24,7 @@ import { createPortOutNpProcessor } from '../handlers/port-out';
 import { routeNpRecords } from '../handlers/np-records';
 import { createPortOutComponents, createPortOutDeadlines } from './port-out';
 import { createPortOrderComponents } from './port-orders';
+import { withOrderSettlement } from '../handlers/port-orders';
 import { createNpResponseRecordProcessor } from '../pipeline/np-responses';
 import { createAccessControl } from './access-control';
 import { deadLetterSink } from './dead-letter-sink';
@@ -189,7 +190,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     config.topics.npResponses,
     createNpResponseRecordProcessor({
       codec,
-      process: routeNpRecords(createNpResponseProcessor(portin), createPortOutNpProcessor(portout)),
+      process: routeNpRecords(withOrderSettlement(createNpResponseProcessor(portin), { ...portOrders, portin }), createPortOutNpProcessor(portout)),
       encode: encodeEvents,
       deadLetters,
       clock,

@@ -2398,14 +2398,14 @@ export interface PortInActivationEventInput {
   activationWindowEnd?: string | null;
 }
 
-/** A port order's own event: CREATED (every number created or refused), SPLIT (the order split by losing provider), CANCEL_REQUESTED (the whole order or one number). Each number's own changes are its PortInActivationEvents. Key = orderId; CloudEvents binary headers. */
+/** A port order's own event: CREATED (every number created or refused), SPLIT (the order split by losing provider), CANCEL_REQUESTED (the whole order or one number), SETTLED (every created number reached COMPLETED, CANCELLED or REJECTED: the order's status then). Each number's own changes are its PortInActivationEvents. Key = orderId; CloudEvents binary headers. */
 export interface PortOrderEvent {
   /** Derived from the order and the cause: a replay repeats it (ce_id). */
   eventId: string;
   /** ISO 8601. */
   eventTime: string;
   orderId: string;
-  /** CREATED, SPLIT or CANCEL_REQUESTED. */
+  /** CREATED, SPLIT, CANCEL_REQUESTED or SETTLED. */
   eventType: string;
   orderStatus: string;
   wholesaleCustomerId: string | null;
@@ -2420,14 +2420,14 @@ export interface PortOrderEvent {
   groups: PortOrderSplitGroup[] | null;
 }
 
-/** A port order's own event: CREATED (every number created or refused), SPLIT (the order split by losing provider), CANCEL_REQUESTED (the whole order or one number). Each number's own changes are its PortInActivationEvents. Key = orderId; CloudEvents binary headers. */
+/** A port order's own event: CREATED (every number created or refused), SPLIT (the order split by losing provider), CANCEL_REQUESTED (the whole order or one number), SETTLED (every created number reached COMPLETED, CANCELLED or REJECTED: the order's status then). Each number's own changes are its PortInActivationEvents. Key = orderId; CloudEvents binary headers. */
 export interface PortOrderEventInput {
   /** Derived from the order and the cause: a replay repeats it (ce_id). */
   eventId: string;
   /** ISO 8601. */
   eventTime: string;
   orderId: string;
-  /** CREATED, SPLIT or CANCEL_REQUESTED. */
+  /** CREATED, SPLIT, CANCEL_REQUESTED or SETTLED. */
   eventType: string;
   orderStatus: string;
   wholesaleCustomerId?: string | null;

@@ -67,6 +67,9 @@ describe('port orders (real stack)', () => {
 
     const settled = await queryUntil(orderId, 'PARTIALLY_COMPLETED');
     expect(settled.statusCounts).toEqual({ COMPLETED: 185, REJECTED: 10, REFUSED: 5 });
+    // the order's own event once its last number settled, with the status then
+    const settledEvent = await until('SETTLED event', async () => orderEvents(orderId).find((e) => e.value.eventType === 'SETTLED'));
+    expect(settledEvent.value).toMatchObject({ orderStatus: 'PARTIALLY_COMPLETED', createdCount: 195, refusedCount: 5 });
     for (const gpsi of rejected) expect(settled.numbers.find((n: { gpsi: string }) => n.gpsi === gpsi).portStatus).toBe('REJECTED');
     // each number's own lifecycle events, as a single CreatePortIn's
     await stack.j.waitForStatus(completing[0], 'COMPLETED');
@@ -131,6 +134,8 @@ describe('port orders (real stack)', () => {
     const all = await sendOrder('CancelPortOrder', { orderId });
     expect(all.value.numbers.map((n: { portStatus: string; errorCode: string | null }) => n.errorCode ?? n.portStatus)).toEqual(['CANCEL_PENDING', 'CONFLICT', 'CANCEL_PENDING']);
     await queryUntil(orderId, 'CANCELLED');
+    const settledEvent = await until('SETTLED event', async () => orderEvents(orderId).find((e) => e.value.eventType === 'SETTLED'));
+    expect(settledEvent.value.orderStatus).toBe('CANCELLED');
   }, 60000);
 
   it('every bad number named at once; eligibility of many numbers answered each', async () => {

@@ -5,7 +5,7 @@ import { splitByProvider } from './providers';
 import { PORT_ORDER_EVENT_RECORD } from './records';
 import type { OrderStatus } from './status';
 
-export type OrderEventType = 'CREATED' | 'SPLIT' | 'CANCEL_REQUESTED';
+export type OrderEventType = 'CREATED' | 'SPLIT' | 'CANCEL_REQUESTED' | 'SETTLED';
 
 /** What an order event is about; its id comes from `causeId`, so a replay builds the same event (same ce_id). */
 export interface OrderEventCause {

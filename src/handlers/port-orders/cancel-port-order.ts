@@ -8,6 +8,7 @@ import { createCancelPortIn } from '../portin/cancel-port-in';
 import { mapBounded, runForNumber } from './each-number';
 import { findOrder, numberStatuses } from './find-order';
 import type { PortOrderDeps } from './ports';
+import { settlementEvents } from './settlement';
 import { numberView } from './views';
 
 /**
@@ -30,9 +31,11 @@ export const createCancelPortOrder = (deps: PortOrderDeps): Handler => {
     });
     const orderStatus = deriveOrderStatus(await numberStatuses(deps, order));
     const event = orderEvent(order, 'CANCEL_REQUESTED', { causeId: `cancel:${context.commandId}`, at: context.now, correlationId: context.correlationId, orderStatus, ...(gpsi ? { gpsi } : {}) });
+    const numberMessages = outcomes.flatMap((o) => o.messages);
     return {
       reply: { status: 'Success', orderId, orderStatus, numbers: outcomes.map((o) => o.view) },
-      messages: [...outcomes.flatMap((o) => o.messages), event],
+      // a cancel at once (REJECTED, RESOLUTION_REQUIRED) may settle the order's last number
+      messages: [...numberMessages, event, ...(await settlementEvents(deps, numberMessages, context.now))],
     };
   };
 };

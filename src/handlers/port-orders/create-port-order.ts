@@ -63,6 +63,8 @@ async function createNumbers(deps: PortOrderDeps, createPortIn: Handler, command
     // another worker may have finished the same order meanwhile: its record is the order
     order = (await deps.orders.update(created, stored.version)) ? created : ((await deps.orders.read(stored.owner, stored.orderId)) ?? created);
   }
+  // every run: a worker that died between the two writes left the order CREATED without its index
+  await deps.orders.indexMembers(order);
   const statuses = outcomes.map((o) => o.status);
   const orderStatus = deriveOrderStatus(statuses);
   // the order's events come from its creation (its first command), so every rerun repeats them (same ce_id)

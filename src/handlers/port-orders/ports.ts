@@ -11,6 +11,12 @@ export interface PortOrderStore {
   create(order: PortOrder): Promise<PortOrder>;
   /** Replaces the order if its stored version is still `expectedVersion`; false when another write came first. */
   update(order: PortOrder, expectedVersion: number): Promise<boolean>;
+  /** Remembers which order each created number belongs to, by its owner and partnerTransactionId. Idempotent. */
+  indexMembers(order: PortOrder): Promise<void>;
+  /** The order a number (owner, partnerTransactionId) was created in, if any. */
+  orderOf(owner: string, partnerTransactionId: string): Promise<string | undefined>;
+  /** Marks the number settled in its order; answers how many of the order's numbers are. Idempotent. */
+  markSettled(order: PortOrder, partnerTransactionId: string): Promise<number>;
 }
 
 /** What the port-order handlers are built from: the order store and the port-in side each number goes through. */

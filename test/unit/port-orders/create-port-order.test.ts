@@ -23,6 +23,19 @@ class MemoryPortOrders implements PortOrderStore {
     this.texts.set(`${order.owner}|${order.orderId}`, encodePortOrder(order));
     return true;
   }
+  readonly members = new Map<string, string>();
+  readonly settled = new Map<string, Set<string>>();
+  async indexMembers(order: PortOrder) {
+    for (const n of order.numbers) if (!n.refusal) this.members.set(`${order.owner}|${n.partnerTransactionId}`, order.orderId);
+  }
+  async orderOf(owner: string, partnerTransactionId: string) {
+    return this.members.get(`${owner}|${partnerTransactionId}`);
+  }
+  async markSettled(order: PortOrder, partnerTransactionId: string) {
+    const set = this.settled.get(order.orderId) ?? new Set<string>();
+    this.settled.set(order.orderId, set.add(partnerTransactionId));
+    return set.size;
+  }
 }
 
 const { partnerTransactionId: _pti, gpsi: _gpsi, iccid: _iccid, pei: _pei, eid: _eid, ...shared } = rawCreate();
