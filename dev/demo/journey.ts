@@ -10,7 +10,8 @@ import { formatError, prettyLines } from '../../src/cli/output';
  * The scripted journey of `npm run demo`, for a newcomer to watch: eligibility, a port-in the NP
  * simulator confirms and completes (its PortInActivationEvents printed as they arrive), the subscription
  * it activates, then buckets and balances, and last a port-in the old provider never answers, cancelled
- * while the NP side works on it. Every step prints what it sends and what it gets back.
+ * while the NP side works on it, and a port order of several numbers, one of them refused. Every step
+ * prints what it sends and what it gets back.
  */
 export interface DemoOptions {
   client: Pick<
@@ -25,6 +26,8 @@ export interface DemoOptions {
     | 'updateBalances'
     | 'queryBalanceHistory'
     | 'subscribeEvents'
+    | 'createPortOrder'
+    | 'queryPortOrder'
   >;
   print: (line: string) => void;
   /** How long to wait for the NP simulator to complete the port. */
@@ -62,6 +65,7 @@ export async function runDemoJourney(options: DemoOptions): Promise<string> {
   const { client, print } = options;
   const gpsi = options.gpsi ?? randomGpsi();
   const unanswered = randomGpsi('00');
+  const orderId = `ORD-${randomUUID().slice(0, 8)}`;
   let step = 0;
   const heading = (title: string) => print(`\n── ${++step}. ${title} ${'─'.repeat(Math.max(3, 70 - title.length))}`);
   const show = (label: string, value: unknown) => print([label, ...prettyLines(JSON.parse(JSON.stringify(value)), '     ')].join('\n'));
@@ -76,12 +80,14 @@ export async function runDemoJourney(options: DemoOptions): Promise<string> {
   const events: ContractEvent[] = [];
   const subscription = client.subscribeEvents({
     onEvent: (event) => {
-      if (event.key !== gpsi && event.key !== unanswered) return;
+      if (event.key !== gpsi && event.key !== unanswered && event.key !== orderId) return;
       events.push(event);
       const summary =
-        event.known && event.recordName === 'wholesale.portin.v1.PortInActivationEvent'
-          ? `portStatus ${event.value.previousPortStatus ?? '(new)'} → ${event.value.portStatus}${event.value.reasonCode ? ` (${event.value.reasonCode} ${event.value.reasonDescription})` : ''}${event.value.remarks ? ` remarks: ${event.value.remarks}` : ''}`
-          : `${(event.value as { changes?: unknown[] } | null)?.changes?.length ?? 0} sub-balance change(s)`;
+        event.known && event.recordName === 'wholesale.portin.v1.PortOrderEvent'
+          ? `${event.value.eventType}: ${event.value.createdCount} created, ${event.value.refusedCount} refused`
+          : event.known && event.recordName === 'wholesale.portin.v1.PortInActivationEvent'
+            ? `portStatus ${event.value.previousPortStatus ?? '(new)'} → ${event.value.portStatus}${event.value.reasonCode ? ` (${event.value.reasonCode} ${event.value.reasonDescription})` : ''}${event.value.remarks ? ` remarks: ${event.value.remarks}` : ''}`
+            : `${(event.value as { changes?: unknown[] } | null)?.changes?.length ?? 0} sub-balance change(s)`;
       print(`  ⚡ event ${event.recordName.split('.').pop()} [${event.cloudEvent.time ?? '-'}] ${event.key === gpsi ? '' : `${event.key} `}${summary}`);
     },
   });
@@ -163,6 +169,17 @@ export async function runDemoJourney(options: DemoOptions): Promise<string> {
     await request('CancelPortIn', cancel, () => client.cancelPortIn(cancel));
     print('  (CANCEL_PENDING until the NP side answers the cancel)');
     await waitFor('CANCELLED PortInActivationEvent', portStatus('CANCELLED', unanswered));
+
+    heading(`A port order: four new numbers and ${gpsi}, already ours (refused; the others go on)`);
+    const { partnerTransactionId: _ptx, gpsi: _gpsi, ...shared } = examplePortInOrder(gpsi);
+    void [_ptx, _gpsi];
+    const portOrder = { ...shared, orderId, numbers: [randomGpsi(), randomGpsi(), randomGpsi(), randomGpsi(), gpsi].map((number) => ({ gpsi: number })) };
+    await request('CreatePortOrder', portOrder, () => client.createPortOrder(portOrder));
+    print("  (each number its own port-in; the order's status is derived from its numbers')");
+    for (const deadline = Date.now() + options.waitMs; (await client.queryPortOrder({ orderId })).orderStatus === 'IN_PROGRESS'; await sleep(250)) {
+      if (Date.now() > deadline) throw new Error(`port order ${orderId} still IN_PROGRESS after ${options.waitMs / 1000} s: is the NP simulator running?`);
+    }
+    await request('QueryPortOrder', { orderId }, () => client.queryPortOrder({ orderId }));
 
     const seen = events.filter((e) => e.key === gpsi).length;
     print(`\nDone: ${seen} events seen for ${gpsi}. Try: npx wholesale balance query --gpsi ${gpsi}`);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { REASON_CODES, type ReasonName } from '../../src/domain/portin/reason-codes';
 import { NP_REQUEST_RECORDS, NP_RESPONSE_RECORDS } from '../../src/domain/portin/records';
+import { losingProviderOf } from '../../src/domain/port-orders/providers';
 
 /**
  * The NP simulator's behaviour, pure and deterministic: rules as data (first match wins), evaluated on
@@ -122,9 +123,12 @@ const digest = (...parts: (string | number)[]): string => createHash('sha256').u
 /** The NP application's order id for a request: stable, so a resubmitted request gets the same one. */
 export const portOrderIdFor = (requestId: string): string => `PO-${digest('order', requestId).slice(0, 12).toUpperCase()}`;
 
-/** Old providers, as the NP application would look them up for the number. */
+/**
+ * Old providers, as the NP application would look them up for the number: by number range, the third- and
+ * fourth-last digits naming the provider (losingProviderOf, which a port order's split uses too).
+ */
 export const oldProvidersFor = (gpsi: string) => ({
-  oldNetworkServiceProvider: `ONSP-${gpsi.slice(-4, -2)}`,
+  oldNetworkServiceProvider: losingProviderOf(gpsi),
   oldLocalServiceProvider: `OLSP-${gpsi.slice(-4, -2)}`,
 });
 

@@ -23,6 +23,8 @@ import { createNpResponseProcessor } from '../handlers/portin';
 import { createPortOutNpProcessor } from '../handlers/port-out';
 import { routeNpRecords } from '../handlers/np-records';
 import { createPortOutComponents, createPortOutDeadlines } from './port-out';
+import { createPortOrderComponents } from './port-orders';
+import { withOrderSettlement } from '../handlers/port-orders';
 import { createNpResponseRecordProcessor } from '../pipeline/np-responses';
 import { createAccessControl } from './access-control';
 import { deadLetterSink } from './dead-letter-sink';
@@ -110,10 +112,18 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const portout = createPortOutComponents({ config, redis });
+  const portOrders = createPortOrderComponents({ config, redis });
   const handlers = new Map(
-    createHandlers({ catalog, balances: balance.balances, reservations: balance.reservations, topupReferences: balance.topupReferences, transfers: balance.transfers, portin, portout }).map(
-      (h) => [h.commandRecord, h],
-    ),
+    createHandlers({
+      catalog,
+      balances: balance.balances,
+      reservations: balance.reservations,
+      topupReferences: balance.topupReferences,
+      transfers: balance.transfers,
+      portin,
+      portout,
+      portOrders,
+    }).map((h) => [h.commandRecord, h]),
   );
   const clock = options.clock ?? (() => new Date());
   const deadLetters = deadLetterSink(config);
@@ -180,7 +190,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
     config.topics.npResponses,
     createNpResponseRecordProcessor({
       codec,
-      process: routeNpRecords(createNpResponseProcessor(portin), createPortOutNpProcessor(portout)),
+      process: routeNpRecords(withOrderSettlement(createNpResponseProcessor(portin), { ...portOrders, portin }), createPortOutNpProcessor(portout)),
       encode: encodeEvents,
       deadLetters,
       clock,

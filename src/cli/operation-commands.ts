@@ -51,6 +51,7 @@ const unitType: FieldFlag = { flags: '--unit <unitType>', description: "the sub-
 const amount: FieldFlag = { flags: '--amount <n>', description: 'the amount (above zero, at most 3 decimals)', field: 'amount', parse: (raw) => parseNumber(raw) };
 const partnerTransactionId: FieldFlag = { flags: '--partner-transaction-id <id>', description: "the partner's transaction id of the create", field: 'partnerTransactionId' };
 const portOrderId: FieldFlag = { flags: '--port-order-id <id>', description: 'the port order id the NP application assigned', field: 'portOrderId' };
+const orderId: FieldFlag = { flags: '--order-id <id>', description: "the partner's id of the port order (1 to 20 letters, digits, - or _)", field: 'orderId' };
 const desiredDueDate: FieldFlag = {
   flags: '--desired-due-date <iso>',
   description: 'the due date to ask for (ISO 8601 with a zone, a business day no earlier than the earliest allowed)',
@@ -121,6 +122,46 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
     example: 'wholesale portin answer-port-out --gpsi 19459986891 --port-out-id PORT-OUT-1 --decision APPROVE',
   },
   { group: 'portin', name: 'query-port-out', operation: 'queryPortOut', summary: "the number's latest port-out", fields: [gpsi], example: 'wholesale portin query-port-out --gpsi 19459986891' },
+  {
+    group: 'portin',
+    name: 'create-order',
+    operation: 'createPortOrder',
+    summary: 'port in many numbers as one order: the shared CreatePortIn fields as JSON, the numbers from flags (docs/port-orders.md)',
+    fields: [
+      orderId,
+      {
+        flags: '--number <gpsi...>',
+        description: 'a number of the order; repeat the flag or separate with commas',
+        field: 'numbers',
+        parse: (raw, previous) => [...((previous as { gpsi: string }[] | undefined) ?? []), ...collect(raw, []).map((gpsi) => ({ gpsi }))],
+      },
+    ],
+    example: 'wholesale portin create-order --file order.json --order-id ORD-7 --number 19459986801,19459986802',
+  },
+  {
+    group: 'portin',
+    name: 'query-order',
+    operation: 'queryPortOrder',
+    summary: "a port order's status and each of its numbers'",
+    fields: [orderId],
+    example: 'wholesale portin query-order --order-id ORD-7',
+  },
+  {
+    group: 'portin',
+    name: 'cancel-order',
+    operation: 'cancelPortOrder',
+    summary: 'cancel a port order, or only the number given by --gpsi',
+    fields: [orderId, gpsi],
+    example: 'wholesale portin cancel-order --order-id ORD-7 --gpsi 19459986802',
+  },
+  {
+    group: 'portin',
+    name: 'eligibility-many',
+    operation: 'checkPortOrderEligibility',
+    summary: 'may these numbers be ported in? (up to 1,000, each answered)',
+    fields: [{ flags: '--number <gpsi...>', description: 'a number to check; repeat the flag or separate with commas', field: 'numbers', parse: collect }],
+    example: 'wholesale portin eligibility-many --number 19459986801,19459986802',
+  },
   {
     group: 'balance',
     name: 'add-buckets',

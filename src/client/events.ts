@@ -25,6 +25,7 @@ export const EVENT_RECORDS = [
   'wholesale.balance.v1.BalanceThresholdReached',
   'wholesale.balance.v1.BalancesExpired',
   'wholesale.portin.v1.PortOutEvent',
+  'wholesale.portin.v1.PortOrderEvent',
   'wholesale.balance.v1.SubscriptionPortedOut',
   'wholesale.balance.v1.BalanceReserved',
   'wholesale.balance.v1.ReservationCommitted',

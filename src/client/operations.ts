@@ -24,6 +24,10 @@ export const OPERATIONS = {
   activatePortIn: portin('ActivatePortIn'),
   answerPortOut: portin('AnswerPortOut'),
   queryPortOut: portin('QueryPortOut'),
+  createPortOrder: portin('CreatePortOrder'),
+  queryPortOrder: portin('QueryPortOrder'),
+  cancelPortOrder: portin('CancelPortOrder'),
+  checkPortOrderEligibility: portin('CheckPortOrderEligibility'),
   addBuckets: balance('AddBuckets'),
   swapPrimaryBucket: balance('SwapPrimaryBucket'),
   cancelBuckets: balance('CancelBuckets'),
@@ -47,10 +51,13 @@ export const operationRecordName = (operation: OperationName): string => OPERATI
 
 export const replyTopicRole = (operation: OperationName) => COMMAND_TOPICS[OPERATIONS[operation].commandTopic].replies;
 
-/** The service's key rule: gpsi, else partnerTransactionId, else portOrderId, so one number's commands stay ordered. */
+/**
+ * The service's key rule: a port order's orderId (its commands stay ordered), else gpsi, else
+ * partnerTransactionId, else portOrderId, so one number's commands stay ordered.
+ */
 export function commandKey(input: object): string | null {
-  const fields = input as { gpsi?: unknown; partnerTransactionId?: unknown; portOrderId?: unknown };
-  for (const value of [fields.gpsi, fields.partnerTransactionId, fields.portOrderId]) {
+  const fields = input as { orderId?: unknown; gpsi?: unknown; partnerTransactionId?: unknown; portOrderId?: unknown };
+  for (const value of [fields.orderId, fields.gpsi, fields.partnerTransactionId, fields.portOrderId]) {
     if (typeof value === 'string' && value !== '') return value;
   }
   return null;

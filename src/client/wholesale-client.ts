@@ -121,6 +121,25 @@ export class WholesaleClient {
     return this.call('queryPortOut', input, options);
   }
 
+  /** Port in up to 1,000 numbers as one order; retried under the same orderId it is the same order (docs/port-orders.md). */
+  createPortOrder(input: OperationInput<'createPortOrder'>, options?: CallOptions) {
+    return this.call('createPortOrder', input, options);
+  }
+
+  /** The order's status derived from its numbers, and each number's. */
+  queryPortOrder(input: OperationInput<'queryPortOrder'>, options?: CallOptions) {
+    return this.call('queryPortOrder', input, options);
+  }
+
+  /** Cancel every number of an order still in progress, or the one named by gpsi. */
+  cancelPortOrder(input: OperationInput<'cancelPortOrder'>, options?: CallOptions) {
+    return this.call('cancelPortOrder', input, options);
+  }
+
+  checkPortOrderEligibility(input: OperationInput<'checkPortOrderEligibility'>, options?: CallOptions) {
+    return this.call('checkPortOrderEligibility', input, options);
+  }
+
   addBuckets(input: OperationInput<'addBuckets'>, options?: CallOptions) {
     return this.call('addBuckets', input, options);
   }

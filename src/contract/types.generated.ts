@@ -2088,6 +2088,38 @@ export interface CancelPortInReply {
   portStatus: string;
 }
 
+/** Cancel a whole port order, or one of its numbers: each number in progress is cancelled as CancelPortIn would. */
+export interface CancelPortOrder {
+  orderId: string;
+  /** One number of the order; null: every number of the order. */
+  gpsi: string | null;
+}
+
+/** Cancel a whole port order, or one of its numbers: each number in progress is cancelled as CancelPortIn would. */
+export interface CancelPortOrderInput {
+  orderId: string;
+  /** One number of the order; null: every number of the order. */
+  gpsi?: string | null;
+}
+
+/** Success reply of CancelPortOrder: each number asked, with its status after the cancel or why it was not cancelled. */
+export interface CancelPortOrderReply {
+  /** Success. */
+  status: string;
+  orderId: string;
+  orderStatus: string;
+  numbers: OrdercancelPortOrderNumberResult[];
+}
+
+/** Success reply of CancelPortOrder: each number asked, with its status after the cancel or why it was not cancelled. */
+export interface CancelPortOrderReplyInput {
+  /** Success. */
+  status: string;
+  orderId: string;
+  orderStatus: string;
+  numbers: OrdercancelPortOrderNumberResultInput[];
+}
+
 /** Port-in eligibility check (service-spec 2.3): may this number be ported in? */
 export interface CheckPortInEligibility {
   /** GPSI/MSISDN, 11 to 15 digits. */
@@ -2118,6 +2150,30 @@ export interface CheckPortInEligibilityReplyInput {
   reasonDesc?: string | null;
 }
 
+/** Check up to 1,000 numbers at once; each is answered as CheckPortInEligibility would. */
+export interface CheckPortOrderEligibility {
+  /** 1 to 1,000 gpsi, 11 to 15 digits each. */
+  numbers: string[];
+}
+
+/** Success reply of CheckPortOrderEligibility: one answer per number, in the order asked. */
+export interface CheckPortOrderEligibilityReply {
+  /** Success. */
+  status: string;
+  /** ISO 8601 UTC. */
+  checkedDate: string;
+  numbers: NumberEligibility[];
+}
+
+/** Success reply of CheckPortOrderEligibility: one answer per number, in the order asked. */
+export interface CheckPortOrderEligibilityReplyInput {
+  /** Success. */
+  status: string;
+  /** ISO 8601 UTC. */
+  checkedDate: string;
+  numbers: NumberEligibilityInput[];
+}
+
 /** Create port-in (service-spec 2.4): bring a number in with a plan, buckets and products. gpsi is required by the service (the number being ported). */
 export interface CreatePortIn {
   /** 1 to 36 characters; unique per wholesale customer. */
@@ -2143,7 +2199,7 @@ export interface CreatePortIn {
   /** EID of the eSIM, 19 to 32 digits. */
   eid: string | null;
   /** Products added, removed or updated on top of the plan. */
-  products: Product[] | null;
+  products: CreateProduct[] | null;
   /** Required. */
   portInfo: CreatePortInfo;
   /** The due date the partner asks for (ISO 8601 date-time with Z or an offset; like Telnyx foc_datetime_requested, Twilio target_port_in_date): a business day (Monday to Friday, UTC) no earlier than PORTIN_DUE_INTERVAL_BUSINESS_DAYS business days from now and at most PORTIN_DUE_DATE_MAX_DAYS_AHEAD days ahead. Null: the earliest allowed. */
@@ -2175,7 +2231,7 @@ export interface CreatePortInInput {
   /** EID of the eSIM, 19 to 32 digits. */
   eid?: string | null;
   /** Products added, removed or updated on top of the plan. */
-  products?: ProductInput[] | null;
+  products?: CreateProductInput[] | null;
   /** Required. */
   portInfo: CreatePortInfoInput;
   /** The due date the partner asks for (ISO 8601 date-time with Z or an offset; like Telnyx foc_datetime_requested, Twilio target_port_in_date): a business day (Monday to Friday, UTC) no earlier than PORTIN_DUE_INTERVAL_BUSINESS_DAYS business days from now and at most PORTIN_DUE_DATE_MAX_DAYS_AHEAD days ahead. Null: the earliest allowed. */
@@ -2196,6 +2252,88 @@ export interface CreatePortInReply {
   portOriginalSubmissionDate: string;
   /** ISO 8601 UTC. */
   desiredDueDate: string;
+}
+
+/** Create a port order: up to 1,000 numbers ported in together, each as its own port-in (the CreatePortIn fields, shared by every number) with its own lifecycle. Retried under the same orderId it is the same order. */
+export interface CreatePortOrder {
+  /** The partner's id of the order: 1 to 20 letters, digits, hyphens or underscores; unique per wholesale customer. */
+  orderId: string;
+  /** 1 to 36 characters: every number's subscriberId unless the number names its own. */
+  subscriberId: string;
+  /** 1 to 1,000 numbers. */
+  numbers: PortOrderNumber[];
+  /** A plan of the product catalog. */
+  wholesalePlanId: string;
+  /** Add-on buckets of the catalog; each item non-empty. */
+  bucketRefId: string[] | null;
+  /** Only value: QR. */
+  eSIMDeliveryMethod: string | null;
+  /** Only value MONTHLY (the default). */
+  billCycleFrequency: string | null;
+  /** 1 to 28; default: the submission day, at most 28. */
+  billCycleStartDay: number | null;
+  /** Products added, removed or updated on top of the plan. */
+  products: OrderProduct[] | null;
+  /** Required. */
+  portInfo: OrderPortInfo;
+  /** The due date the partner asks for (ISO 8601 date-time with Z or an offset; like Telnyx foc_datetime_requested, Twilio target_port_in_date): a business day (Monday to Friday, UTC) no earlier than PORTIN_DUE_INTERVAL_BUSINESS_DAYS business days from now and at most PORTIN_DUE_DATE_MAX_DAYS_AHEAD days ahead. Null: the earliest allowed. */
+  desiredDueDate: string | null;
+}
+
+/** Create a port order: up to 1,000 numbers ported in together, each as its own port-in (the CreatePortIn fields, shared by every number) with its own lifecycle. Retried under the same orderId it is the same order. */
+export interface CreatePortOrderInput {
+  /** The partner's id of the order: 1 to 20 letters, digits, hyphens or underscores; unique per wholesale customer. */
+  orderId: string;
+  /** 1 to 36 characters: every number's subscriberId unless the number names its own. */
+  subscriberId: string;
+  /** 1 to 1,000 numbers. */
+  numbers: PortOrderNumberInput[];
+  /** A plan of the product catalog. */
+  wholesalePlanId: string;
+  /** Add-on buckets of the catalog; each item non-empty. */
+  bucketRefId?: string[] | null;
+  /** Only value: QR. */
+  eSIMDeliveryMethod?: string | null;
+  /** Only value MONTHLY (the default). */
+  billCycleFrequency?: string | null;
+  /** 1 to 28; default: the submission day, at most 28. */
+  billCycleStartDay?: number | null;
+  /** Products added, removed or updated on top of the plan. */
+  products?: OrderProductInput[] | null;
+  /** Required. */
+  portInfo: OrderPortInfoInput;
+  /** The due date the partner asks for (ISO 8601 date-time with Z or an offset; like Telnyx foc_datetime_requested, Twilio target_port_in_date): a business day (Monday to Friday, UTC) no earlier than PORTIN_DUE_INTERVAL_BUSINESS_DAYS business days from now and at most PORTIN_DUE_DATE_MAX_DAYS_AHEAD days ahead. Null: the earliest allowed. */
+  desiredDueDate?: string | null;
+}
+
+/** Success reply of CreatePortOrder: every number's result (created, with its port-in, or refused with why). A retry under the same orderId gets the same numbers. */
+export interface CreatePortOrderReply {
+  /** Success. */
+  status: string;
+  orderId: string;
+  /** Derived from the numbers: IN_PROGRESS, ACTION_REQUIRED, COMPLETED, PARTIALLY_COMPLETED, CANCELLED or FAILED. */
+  orderStatus: string;
+  numberCount: number;
+  createdCount: number;
+  refusedCount: number;
+  /** The order split by losing provider. */
+  groups: OrdercreatedPortOrderGroup[];
+  numbers: OrdercreatedPortOrderNumberResult[];
+}
+
+/** Success reply of CreatePortOrder: every number's result (created, with its port-in, or refused with why). A retry under the same orderId gets the same numbers. */
+export interface CreatePortOrderReplyInput {
+  /** Success. */
+  status: string;
+  orderId: string;
+  /** Derived from the numbers: IN_PROGRESS, ACTION_REQUIRED, COMPLETED, PARTIALLY_COMPLETED, CANCELLED or FAILED. */
+  orderStatus: string;
+  numberCount: number;
+  createdCount: number;
+  refusedCount: number;
+  /** The order split by losing provider. */
+  groups: OrdercreatedPortOrderGroup[];
+  numbers: OrdercreatedPortOrderNumberResultInput[];
 }
 
 /** Published on wholesale.portin.events.v1 (key gpsi, CloudEvents binary mode) on every status change of a port-in request. */
@@ -2258,6 +2396,50 @@ export interface PortInActivationEventInput {
   activationWindowStart?: string | null;
   /** ISO 8601: while CONFIRMED, the latest an ActivatePortIn is taken; null otherwise. */
   activationWindowEnd?: string | null;
+}
+
+/** A port order's own event: CREATED (every number created or refused), SPLIT (the order split by losing provider), CANCEL_REQUESTED (the whole order or one number), SETTLED (every created number reached COMPLETED, CANCELLED or REJECTED: the order's status then). Each number's own changes are its PortInActivationEvents. Key = orderId; CloudEvents binary headers. */
+export interface PortOrderEvent {
+  /** Derived from the order and the cause: a replay repeats it (ce_id). */
+  eventId: string;
+  /** ISO 8601. */
+  eventTime: string;
+  orderId: string;
+  /** CREATED, SPLIT, CANCEL_REQUESTED or SETTLED. */
+  eventType: string;
+  orderStatus: string;
+  wholesaleCustomerId: string | null;
+  /** X-Correlation-Id of the command behind the event. */
+  correlationId: string | null;
+  numberCount: number;
+  createdCount: number;
+  refusedCount: number;
+  /** CANCEL_REQUESTED for one number: that number. */
+  gpsi: string | null;
+  /** SPLIT: each losing provider's numbers. */
+  groups: PortOrderSplitGroup[] | null;
+}
+
+/** A port order's own event: CREATED (every number created or refused), SPLIT (the order split by losing provider), CANCEL_REQUESTED (the whole order or one number), SETTLED (every created number reached COMPLETED, CANCELLED or REJECTED: the order's status then). Each number's own changes are its PortInActivationEvents. Key = orderId; CloudEvents binary headers. */
+export interface PortOrderEventInput {
+  /** Derived from the order and the cause: a replay repeats it (ce_id). */
+  eventId: string;
+  /** ISO 8601. */
+  eventTime: string;
+  orderId: string;
+  /** CREATED, SPLIT, CANCEL_REQUESTED or SETTLED. */
+  eventType: string;
+  orderStatus: string;
+  wholesaleCustomerId?: string | null;
+  /** X-Correlation-Id of the command behind the event. */
+  correlationId?: string | null;
+  numberCount: number;
+  createdCount: number;
+  refusedCount: number;
+  /** CANCEL_REQUESTED for one number: that number. */
+  gpsi?: string | null;
+  /** SPLIT: each losing provider's numbers. */
+  groups?: PortOrderSplitGroup[] | null;
 }
 
 /** A port-out's status changed: VALIDATION_PENDING is the validation request to the owning partner (answer with AnswerPortOut before validationDeadline); APPROVED, REJECTED, COMPLETED follow. Key = gpsi; CloudEvents binary headers. */
@@ -2394,6 +2576,43 @@ export interface QueryPortInReplyInput {
   remarks?: string | null;
 }
 
+/** Query a port order by the partner's orderId: its status derived from its numbers, and each number's. */
+export interface QueryPortOrder {
+  orderId: string;
+}
+
+/** Success reply of QueryPortOrder. */
+export interface QueryPortOrderReply {
+  /** Success. */
+  status: string;
+  orderId: string;
+  /** IN_PROGRESS, ACTION_REQUIRED, COMPLETED, PARTIALLY_COMPLETED, CANCELLED or FAILED. */
+  orderStatus: string;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+  numberCount: number;
+  /** How many numbers are in each port status (REFUSED: never created). */
+  statusCounts: Record<string, number>;
+  groups: OrderqueryPortOrderGroup[];
+  numbers: OrderqueryPortOrderNumberResult[];
+}
+
+/** Success reply of QueryPortOrder. */
+export interface QueryPortOrderReplyInput {
+  /** Success. */
+  status: string;
+  orderId: string;
+  /** IN_PROGRESS, ACTION_REQUIRED, COMPLETED, PARTIALLY_COMPLETED, CANCELLED or FAILED. */
+  orderStatus: string;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+  numberCount: number;
+  /** How many numbers are in each port status (REFUSED: never created). */
+  statusCounts: Record<string, number>;
+  groups: OrderqueryPortOrderGroup[];
+  numbers: OrderqueryPortOrderNumberResultInput[];
+}
+
 /** The number's latest port-out (also after it completed: the history of a ported-out number stays readable). */
 export interface QueryPortOut {
   gpsi: string | null;
@@ -2498,7 +2717,7 @@ export interface CreateAddressInput {
   zip?: string | null;
 }
 
-export interface Characteristic {
+export interface CreateCharacteristic {
   key: string;
   value: string;
 }
@@ -2559,18 +2778,240 @@ export interface CreatePortInfoInput {
   location?: CreateLocationInput | null;
 }
 
-export interface Product {
+export interface CreateProduct {
   productId: string;
   /** add, remove or update. */
   action: string;
-  characteristics: Characteristic[] | null;
+  characteristics: CreateCharacteristic[] | null;
 }
 
-export interface ProductInput {
+export interface CreateProductInput {
   productId: string;
   /** add, remove or update. */
   action: string;
-  characteristics?: Characteristic[] | null;
+  characteristics?: CreateCharacteristic[] | null;
+}
+
+export interface OrderAddress {
+  addressLine1: string | null;
+  addressLine2: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+}
+
+export interface OrderAddressInput {
+  addressLine1?: string | null;
+  addressLine2?: string | null;
+  city?: string | null;
+  state?: string | null;
+  zip?: string | null;
+}
+
+export interface OrderCharacteristic {
+  key: string;
+  value: string;
+}
+
+export interface OrderContact {
+  isBusinessType: boolean | null;
+  namePrefix: string | null;
+  firstName: string | null;
+  middleName: string | null;
+  lastName: string | null;
+  nameSuffix: string | null;
+  additionalTitle: string | null;
+}
+
+export interface OrderContactInput {
+  isBusinessType?: boolean | null;
+  namePrefix?: string | null;
+  firstName?: string | null;
+  middleName?: string | null;
+  lastName?: string | null;
+  nameSuffix?: string | null;
+  additionalTitle?: string | null;
+}
+
+export interface OrderLocation {
+  portAddress: OrderAddress | null;
+}
+
+export interface OrderLocationInput {
+  portAddress?: OrderAddressInput | null;
+}
+
+/** Port information (service-spec 2.5) as CreatePortIn takes it. */
+export interface OrderPortInfo {
+  authorizationName: string | null;
+  /** Account number at the old provider. */
+  accountNo: string | null;
+  /** Local service provider of the new number. */
+  newNumLocalSP: string | null;
+  /** Password/PIN at the old provider. */
+  pwdPin: string | null;
+  termsCondition: string | null;
+  contact: OrderContact | null;
+  location: OrderLocation | null;
+}
+
+/** Port information (service-spec 2.5) as CreatePortIn takes it. */
+export interface OrderPortInfoInput {
+  authorizationName?: string | null;
+  /** Account number at the old provider. */
+  accountNo?: string | null;
+  /** Local service provider of the new number. */
+  newNumLocalSP?: string | null;
+  /** Password/PIN at the old provider. */
+  pwdPin?: string | null;
+  termsCondition?: string | null;
+  contact?: OrderContactInput | null;
+  location?: OrderLocationInput | null;
+}
+
+export interface PortOrderNumber {
+  /** 11 to 15 digits; each number once per order. */
+  gpsi: string;
+  /** The number's port-in id at the partner; null: <orderId>-<gpsi>. */
+  partnerTransactionId: string | null;
+  /** null: the order's subscriberId. */
+  subscriberId: string | null;
+  /** 19 to 20 digits. */
+  iccid: string | null;
+}
+
+export interface PortOrderNumberInput {
+  /** 11 to 15 digits; each number once per order. */
+  gpsi: string;
+  /** The number's port-in id at the partner; null: <orderId>-<gpsi>. */
+  partnerTransactionId?: string | null;
+  /** null: the order's subscriberId. */
+  subscriberId?: string | null;
+  /** 19 to 20 digits. */
+  iccid?: string | null;
+}
+
+export interface OrderProduct {
+  productId: string;
+  /** add, remove or update. */
+  action: string;
+  characteristics: OrderCharacteristic[] | null;
+}
+
+export interface OrderProductInput {
+  productId: string;
+  /** add, remove or update. */
+  action: string;
+  characteristics?: OrderCharacteristic[] | null;
+}
+
+export interface OrdercancelPortOrderNumberResult {
+  gpsi: string;
+  partnerTransactionId: string;
+  /** The provider the number is ported from (the NP application's assignment by number range). */
+  losingProvider: string;
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
+  portStatus: string | null;
+  /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
+  errorCode: string | null;
+  /** The refusal's words, with the field and reason code when there is one. */
+  reason: string | null;
+}
+
+export interface OrdercancelPortOrderNumberResultInput {
+  gpsi: string;
+  partnerTransactionId: string;
+  /** The provider the number is ported from (the NP application's assignment by number range). */
+  losingProvider: string;
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
+  portStatus?: string | null;
+  /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
+  errorCode?: string | null;
+  /** The refusal's words, with the field and reason code when there is one. */
+  reason?: string | null;
+}
+
+export interface OrdercreatedPortOrderGroup {
+  losingProvider: string;
+  numberCount: number;
+}
+
+export interface OrdercreatedPortOrderNumberResult {
+  gpsi: string;
+  partnerTransactionId: string;
+  /** The provider the number is ported from (the NP application's assignment by number range). */
+  losingProvider: string;
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
+  portStatus: string | null;
+  /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
+  errorCode: string | null;
+  /** The refusal's words, with the field and reason code when there is one. */
+  reason: string | null;
+}
+
+export interface OrdercreatedPortOrderNumberResultInput {
+  gpsi: string;
+  partnerTransactionId: string;
+  /** The provider the number is ported from (the NP application's assignment by number range). */
+  losingProvider: string;
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
+  portStatus?: string | null;
+  /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
+  errorCode?: string | null;
+  /** The refusal's words, with the field and reason code when there is one. */
+  reason?: string | null;
+}
+
+export interface NumberEligibility {
+  gpsi: string;
+  /** Eligible or Reject. */
+  eligibilityStatus: string;
+  reasonCode: string | null;
+  reasonDesc: string | null;
+}
+
+export interface NumberEligibilityInput {
+  gpsi: string;
+  /** Eligible or Reject. */
+  eligibilityStatus: string;
+  reasonCode?: string | null;
+  reasonDesc?: string | null;
+}
+
+export interface PortOrderSplitGroup {
+  losingProvider: string;
+  numbers: string[];
+}
+
+export interface OrderqueryPortOrderGroup {
+  losingProvider: string;
+  numberCount: number;
+}
+
+export interface OrderqueryPortOrderNumberResult {
+  gpsi: string;
+  partnerTransactionId: string;
+  /** The provider the number is ported from (the NP application's assignment by number range). */
+  losingProvider: string;
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
+  portStatus: string | null;
+  /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
+  errorCode: string | null;
+  /** The refusal's words, with the field and reason code when there is one. */
+  reason: string | null;
+}
+
+export interface OrderqueryPortOrderNumberResultInput {
+  gpsi: string;
+  partnerTransactionId: string;
+  /** The provider the number is ported from (the NP application's assignment by number range). */
+  losingProvider: string;
+  /** The number's port-in status (CREATING while the order is being created and its port-in is not yet); null when it was refused. */
+  portStatus?: string | null;
+  /** Why the number was refused (or its cancel was): an error code of the contract; null otherwise. */
+  errorCode?: string | null;
+  /** The refusal's words, with the field and reason code when there is one. */
+  reason?: string | null;
 }
 
 export interface QueryAddress {
@@ -2793,24 +3234,47 @@ export interface ContractRecords {
   'wholesale.portin.v1.AnswerPortOutReply': AnswerPortOutReply;
   'wholesale.portin.v1.CancelPortIn': CancelPortIn;
   'wholesale.portin.v1.CancelPortInReply': CancelPortInReply;
+  'wholesale.portin.v1.CancelPortOrder': CancelPortOrder;
+  'wholesale.portin.v1.CancelPortOrderReply': CancelPortOrderReply;
   'wholesale.portin.v1.CheckPortInEligibility': CheckPortInEligibility;
   'wholesale.portin.v1.CheckPortInEligibilityReply': CheckPortInEligibilityReply;
+  'wholesale.portin.v1.CheckPortOrderEligibility': CheckPortOrderEligibility;
+  'wholesale.portin.v1.CheckPortOrderEligibilityReply': CheckPortOrderEligibilityReply;
   'wholesale.portin.v1.CreatePortIn': CreatePortIn;
   'wholesale.portin.v1.CreatePortInReply': CreatePortInReply;
+  'wholesale.portin.v1.CreatePortOrder': CreatePortOrder;
+  'wholesale.portin.v1.CreatePortOrderReply': CreatePortOrderReply;
   'wholesale.portin.v1.PortInActivationEvent': PortInActivationEvent;
+  'wholesale.portin.v1.PortOrderEvent': PortOrderEvent;
   'wholesale.portin.v1.PortOutEvent': PortOutEvent;
   'wholesale.portin.v1.QueryPortIn': QueryPortIn;
   'wholesale.portin.v1.QueryPortInReply': QueryPortInReply;
+  'wholesale.portin.v1.QueryPortOrder': QueryPortOrder;
+  'wholesale.portin.v1.QueryPortOrderReply': QueryPortOrderReply;
   'wholesale.portin.v1.QueryPortOut': QueryPortOut;
   'wholesale.portin.v1.QueryPortOutReply': QueryPortOutReply;
   'wholesale.portin.v1.UpdatePortIn': UpdatePortIn;
   'wholesale.portin.v1.UpdatePortInReply': UpdatePortInReply;
   'wholesale.portin.v1.create.Address': CreateAddress;
-  'wholesale.portin.v1.create.Characteristic': Characteristic;
+  'wholesale.portin.v1.create.Characteristic': CreateCharacteristic;
   'wholesale.portin.v1.create.Contact': CreateContact;
   'wholesale.portin.v1.create.Location': CreateLocation;
   'wholesale.portin.v1.create.PortInfo': CreatePortInfo;
-  'wholesale.portin.v1.create.Product': Product;
+  'wholesale.portin.v1.create.Product': CreateProduct;
+  'wholesale.portin.v1.order.Address': OrderAddress;
+  'wholesale.portin.v1.order.Characteristic': OrderCharacteristic;
+  'wholesale.portin.v1.order.Contact': OrderContact;
+  'wholesale.portin.v1.order.Location': OrderLocation;
+  'wholesale.portin.v1.order.PortInfo': OrderPortInfo;
+  'wholesale.portin.v1.order.PortOrderNumber': PortOrderNumber;
+  'wholesale.portin.v1.order.Product': OrderProduct;
+  'wholesale.portin.v1.ordercancel.PortOrderNumberResult': OrdercancelPortOrderNumberResult;
+  'wholesale.portin.v1.ordercreated.PortOrderGroup': OrdercreatedPortOrderGroup;
+  'wholesale.portin.v1.ordercreated.PortOrderNumberResult': OrdercreatedPortOrderNumberResult;
+  'wholesale.portin.v1.ordereligibility.NumberEligibility': NumberEligibility;
+  'wholesale.portin.v1.orderevent.PortOrderSplitGroup': PortOrderSplitGroup;
+  'wholesale.portin.v1.orderquery.PortOrderGroup': OrderqueryPortOrderGroup;
+  'wholesale.portin.v1.orderquery.PortOrderNumberResult': OrderqueryPortOrderNumberResult;
   'wholesale.portin.v1.query.Address': QueryAddress;
   'wholesale.portin.v1.query.Contact': QueryContact;
   'wholesale.portin.v1.query.Location': QueryLocation;
@@ -2899,24 +3363,47 @@ export interface ContractInputs {
   'wholesale.portin.v1.AnswerPortOutReply': AnswerPortOutReply;
   'wholesale.portin.v1.CancelPortIn': CancelPortInInput;
   'wholesale.portin.v1.CancelPortInReply': CancelPortInReply;
+  'wholesale.portin.v1.CancelPortOrder': CancelPortOrderInput;
+  'wholesale.portin.v1.CancelPortOrderReply': CancelPortOrderReplyInput;
   'wholesale.portin.v1.CheckPortInEligibility': CheckPortInEligibility;
   'wholesale.portin.v1.CheckPortInEligibilityReply': CheckPortInEligibilityReplyInput;
+  'wholesale.portin.v1.CheckPortOrderEligibility': CheckPortOrderEligibility;
+  'wholesale.portin.v1.CheckPortOrderEligibilityReply': CheckPortOrderEligibilityReplyInput;
   'wholesale.portin.v1.CreatePortIn': CreatePortInInput;
   'wholesale.portin.v1.CreatePortInReply': CreatePortInReply;
+  'wholesale.portin.v1.CreatePortOrder': CreatePortOrderInput;
+  'wholesale.portin.v1.CreatePortOrderReply': CreatePortOrderReplyInput;
   'wholesale.portin.v1.PortInActivationEvent': PortInActivationEventInput;
+  'wholesale.portin.v1.PortOrderEvent': PortOrderEventInput;
   'wholesale.portin.v1.PortOutEvent': PortOutEventInput;
   'wholesale.portin.v1.QueryPortIn': QueryPortInInput;
   'wholesale.portin.v1.QueryPortInReply': QueryPortInReplyInput;
+  'wholesale.portin.v1.QueryPortOrder': QueryPortOrder;
+  'wholesale.portin.v1.QueryPortOrderReply': QueryPortOrderReplyInput;
   'wholesale.portin.v1.QueryPortOut': QueryPortOutInput;
   'wholesale.portin.v1.QueryPortOutReply': QueryPortOutReplyInput;
   'wholesale.portin.v1.UpdatePortIn': UpdatePortInInput;
   'wholesale.portin.v1.UpdatePortInReply': UpdatePortInReply;
   'wholesale.portin.v1.create.Address': CreateAddressInput;
-  'wholesale.portin.v1.create.Characteristic': Characteristic;
+  'wholesale.portin.v1.create.Characteristic': CreateCharacteristic;
   'wholesale.portin.v1.create.Contact': CreateContactInput;
   'wholesale.portin.v1.create.Location': CreateLocationInput;
   'wholesale.portin.v1.create.PortInfo': CreatePortInfoInput;
-  'wholesale.portin.v1.create.Product': ProductInput;
+  'wholesale.portin.v1.create.Product': CreateProductInput;
+  'wholesale.portin.v1.order.Address': OrderAddressInput;
+  'wholesale.portin.v1.order.Characteristic': OrderCharacteristic;
+  'wholesale.portin.v1.order.Contact': OrderContactInput;
+  'wholesale.portin.v1.order.Location': OrderLocationInput;
+  'wholesale.portin.v1.order.PortInfo': OrderPortInfoInput;
+  'wholesale.portin.v1.order.PortOrderNumber': PortOrderNumberInput;
+  'wholesale.portin.v1.order.Product': OrderProductInput;
+  'wholesale.portin.v1.ordercancel.PortOrderNumberResult': OrdercancelPortOrderNumberResultInput;
+  'wholesale.portin.v1.ordercreated.PortOrderGroup': OrdercreatedPortOrderGroup;
+  'wholesale.portin.v1.ordercreated.PortOrderNumberResult': OrdercreatedPortOrderNumberResultInput;
+  'wholesale.portin.v1.ordereligibility.NumberEligibility': NumberEligibilityInput;
+  'wholesale.portin.v1.orderevent.PortOrderSplitGroup': PortOrderSplitGroup;
+  'wholesale.portin.v1.orderquery.PortOrderGroup': OrderqueryPortOrderGroup;
+  'wholesale.portin.v1.orderquery.PortOrderNumberResult': OrderqueryPortOrderNumberResultInput;
   'wholesale.portin.v1.query.Address': QueryAddressInput;
   'wholesale.portin.v1.query.Contact': QueryContactInput;
   'wholesale.portin.v1.query.Location': QueryLocationInput;

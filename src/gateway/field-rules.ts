@@ -2,6 +2,8 @@ import { BALANCE_ACTIONS, BALANCE_TYPE_MAIN } from '../domain/balance/validation
 import { ELIGIBILITY_STATUSES } from '../domain/portin/eligibility';
 import { PORT_STATUSES } from '../domain/portin/lifecycle';
 import { PORT_INFO_MEMBERS } from '../domain/portin/port-info';
+import { ORDER_STATUSES } from '../domain/port-orders/status';
+import { ORDER_ID } from '../domain/port-orders/validate';
 import { BILL_CYCLE_FREQUENCIES, E_SIM_DELIVERY_METHODS } from '../domain/portin/validate-commands';
 import type { StringRule } from '../domain/validation/problems';
 import { EID, GPSI, ICCID, PARTNER_TRANSACTION_ID, PEI, PORT_ORDER_ID, SUBSCRIBER_ID, WHOLESALE_PLAN_ID } from '../domain/validation/spec-fields';
@@ -34,6 +36,12 @@ export const COMMAND_FIELD_RULES: FieldRules = {
   eid: EID,
   eSIMDeliveryMethod: { oneOf: E_SIM_DELIVERY_METHODS },
   billCycleFrequency: { oneOf: BILL_CYCLE_FREQUENCIES },
+  orderId: ORDER_ID,
+  'numbers[]': GPSI,
+  'numbers[].gpsi': GPSI,
+  'numbers[].partnerTransactionId': PARTNER_TRANSACTION_ID,
+  'numbers[].subscriberId': SUBSCRIBER_ID,
+  'numbers[].iccid': ICCID,
   'balances[].action': { oneOf: BALANCE_ACTIONS },
   'balances[].balanceType': { oneOf: [BALANCE_TYPE_MAIN] },
   ...portInfoRules('portInfo', PORT_INFO_MEMBERS, {}),
@@ -45,6 +53,9 @@ export const REPLY_FIELD_RULES: FieldRules = {
   status: { oneOf: ['Success'] },
   portStatus: { oneOf: PORT_STATUSES },
   eligibilityStatus: { oneOf: ELIGIBILITY_STATUSES },
+  orderStatus: { oneOf: ORDER_STATUSES },
+  'numbers[].portStatus': { oneOf: [...PORT_STATUSES, 'CREATING'] },
+  'numbers[].eligibilityStatus': { oneOf: ELIGIBILITY_STATUSES },
 };
 
 /** A StringRule as JSON Schema keywords; a nullable field's enum admits null, as its type does. */

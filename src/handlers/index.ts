@@ -7,6 +7,7 @@ import type { BalanceStore } from './balance/ports';
 import { createPortInHandlers, type PortInDeps } from './portin';
 import { createPortOutHandlers, type PortOutDeps } from './port-out';
 import { createFocHandlers } from './foc';
+import { createPortOrderHandlers, type PortOrderStore } from './port-orders';
 
 /** What the handler factories are built from: each feature's ports and the catalog (wired in src/app/). */
 export interface HandlerDeps {
@@ -19,6 +20,8 @@ export interface HandlerDeps {
   portin: PortInDeps;
   /** Port-out store, settings and the subscription's end (src/app/port-out.ts); without it, no port-out commands. */
   portout?: PortOutDeps;
+  /** Port orders (many numbers, each through the port-in handlers); without it, no port-order commands. */
+  portOrders?: { orders: PortOrderStore; concurrency: number };
 }
 
 export function createHandlers(deps: HandlerDeps): HandlerRegistration[] {
@@ -26,6 +29,7 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistration[] {
     ...createPortInHandlers(deps.portin),
     ...createFocHandlers(deps.portin),
     ...(deps.portout ? createPortOutHandlers(deps.portout) : []),
+    ...(deps.portOrders ? createPortOrderHandlers({ ...deps.portOrders, portin: deps.portin }) : []),
     ...createBalanceHandlers({ balances: deps.balances, catalog: deps.catalog }),
     ...createBalanceOperationHandlers({ reservations: deps.reservations, balances: deps.balances, references: deps.topupReferences, transfers: deps.transfers, catalog: deps.catalog }),
   ];

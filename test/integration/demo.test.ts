@@ -34,8 +34,9 @@ describe('npm run demo', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const headings = run.stdout.split('\n').filter((line) => line.startsWith('── '));
-    expect(headings).toHaveLength(13);
-    expect(headings[12]).toContain('HTTP: the same service through the gateway');
+    expect(headings).toHaveLength(14);
+    expect(headings[12]).toContain('A port order');
+    expect(headings[13]).toContain('HTTP: the same service through the gateway');
     for (const operation of [
       'CheckPortInEligibility',
       'CreatePortIn',
@@ -46,6 +47,8 @@ describe('npm run demo', () => {
       'SwapPrimaryBucket',
       'UpdateBalances',
       'QueryBalanceHistory',
+      'CreatePortOrder',
+      'QueryPortOrder',
     ]) {
       expect(run.stdout).toContain(`  → ${operation} `);
     }
@@ -56,6 +59,9 @@ describe('npm run demo', () => {
     // the port-in the old provider never answers, cancelled through the NP side
     expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .*\d{9}00 portStatus OPEN → CANCEL_PENDING \(CP Cancelled by the partner\)/);
     expect(run.stdout).toMatch(/⚡ event PortInActivationEvent .*\d{9}00 portStatus CANCEL_PENDING → CANCELLED/);
+    // the port order: the number already ours refused, the four others completed
+    expect(run.stdout).toMatch(/⚡ event PortOrderEvent .*CREATED: 4 created, 1 refused/);
+    expect(run.stdout).toMatch(/orderStatus: +PARTIALLY_COMPLETED/);
     expect(run.stdout).toMatch(/\nDone: \d+ events seen for \d+\./);
     // the HTTP part: the port-in read back over HTTP, and the retried change answered with the same reply
     expect(run.stdout).toMatch(/→ GET \/portins\?gpsi=\d+\n {2}← 200 \{"status":"Success"/);

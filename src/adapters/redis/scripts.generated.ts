@@ -2,46 +2,47 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_b1dfa0769851' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_b1dfa0769851' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_b1dfa0769851' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_b1dfa0769851' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_b1dfa0769851' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_b1dfa0769851' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_b1dfa0769851' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_b1dfa0769851' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_b1dfa0769851' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_b1dfa0769851' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_b1dfa0769851' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_b1dfa0769851' },
-  portinRead: { numberOfKeys: 3, functionName: 'portinRead_b1dfa0769851' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_b1dfa0769851' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_b1dfa0769851' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_b1dfa0769851' },
-  portoutRead: { numberOfKeys: 3, functionName: 'portoutRead_b1dfa0769851' },
-  portoutWrite: { numberOfKeys: 3, functionName: 'portoutWrite_b1dfa0769851' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_b1dfa0769851' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_b1dfa0769851' },
-  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_b1dfa0769851' },
-  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_b1dfa0769851' },
-  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_b1dfa0769851' },
-  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_b1dfa0769851' },
-  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_b1dfa0769851' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_b1dfa0769851' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_b1dfa0769851' },
-  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_b1dfa0769851' },
-  subscriptionPortOut: { numberOfKeys: 4, functionName: 'subscriptionPortOut_b1dfa0769851' },
-  transferCredit: { numberOfKeys: 4, functionName: 'transferCredit_b1dfa0769851' },
-  transferDebit: { numberOfKeys: 5, functionName: 'transferDebit_b1dfa0769851' },
-  transferSettle: { numberOfKeys: 4, functionName: 'transferSettle_b1dfa0769851' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_60d358a53593' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_60d358a53593' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_60d358a53593' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_60d358a53593' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_60d358a53593' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_60d358a53593' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_60d358a53593' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_60d358a53593' },
+  portOrderUpdate: { numberOfKeys: 1, functionName: 'portOrderUpdate_60d358a53593' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_60d358a53593' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_60d358a53593' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_60d358a53593' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_60d358a53593' },
+  portinRead: { numberOfKeys: 3, functionName: 'portinRead_60d358a53593' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_60d358a53593' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_60d358a53593' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_60d358a53593' },
+  portoutRead: { numberOfKeys: 3, functionName: 'portoutRead_60d358a53593' },
+  portoutWrite: { numberOfKeys: 3, functionName: 'portoutWrite_60d358a53593' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_60d358a53593' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_60d358a53593' },
+  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_60d358a53593' },
+  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_60d358a53593' },
+  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_60d358a53593' },
+  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_60d358a53593' },
+  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_60d358a53593' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_60d358a53593' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_60d358a53593' },
+  subscriptionCreate: { numberOfKeys: 5, functionName: 'subscriptionCreate_60d358a53593' },
+  subscriptionPortOut: { numberOfKeys: 4, functionName: 'subscriptionPortOut_60d358a53593' },
+  transferCredit: { numberOfKeys: 4, functionName: 'transferCredit_60d358a53593' },
+  transferDebit: { numberOfKeys: 5, functionName: 'transferDebit_60d358a53593' },
+  transferSettle: { numberOfKeys: 4, functionName: 'transferSettle_60d358a53593' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_b1dfa0769851',
-  code: `#!lua name=wholesale_b1dfa0769851
+  name: 'wholesale_60d358a53593',
+  code: `#!lua name=wholesale_60d358a53593
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
 -- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
@@ -669,7 +670,7 @@ local function transferRead(key, id)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('admissionTake_60d358a53593', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -837,7 +838,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('balancesExpire_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -871,7 +872,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('balancesRenew_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -915,7 +916,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_b1dfa0769851', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_60d358a53593', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -937,7 +938,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -1036,7 +1037,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -1059,7 +1060,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -1102,7 +1103,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_b1dfa0769851', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_60d358a53593', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active (or ported-out) subscription
 -- of the caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -1119,8 +1120,23 @@ table.insert(entries, 1, cjson.encode({ subscription = facts }))
 return entries
 
 end}
+-- portOrderUpdate-1.lua
+redis.register_function('portOrderUpdate_60d358a53593', function(KEYS, ARGV)
+--[[
+  Replaces a port order if its stored version is still the expected one (compare-and-set).
+  KEYS[1] the order (string, JSON with its format \`v\` and \`version\`)
+  ARGV[1] the expected version   ARGV[2] the next order (JSON)
+  Returns 1 when written, 0 when the order is missing or another write came first.
+]]
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+if tostring(cjson.decode(current).version) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+
+end)
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_60d358a53593', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -1133,7 +1149,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_60d358a53593', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -1159,7 +1175,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_b1dfa0769851', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_60d358a53593', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1176,7 +1192,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_60d358a53593', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1192,7 +1208,7 @@ return 0
 
 end)
 -- portinRead-3.lua
-redis.register_function{function_name = 'portinRead_b1dfa0769851', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinRead_60d358a53593', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   What a change of a number's port-in request starts from, in one step: the outcome recorded for its cause
   (a replay answers it), the number's current request (the plan's input) and its subscription's status
@@ -1210,7 +1226,7 @@ return {
 
 end}
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_60d358a53593', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1223,7 +1239,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_60d358a53593', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1236,7 +1252,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('portinWrite_60d358a53593', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1276,7 +1292,7 @@ return {'written', ARGV[7]}
 
 end)
 -- portoutRead-3.lua
-redis.register_function('portoutRead_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('portoutRead_60d358a53593', function(KEYS, ARGV)
 --[[
   What a port-out change starts from, in one step: the outcome recorded for its cause (a replay answers
   it), the number's current port-out (JSON) and its subscription's status, owner and subscriber.
@@ -1292,7 +1308,7 @@ return {
 
 end)
 -- portoutWrite-3.lua
-redis.register_function('portoutWrite_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('portoutWrite_60d358a53593', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-out, atomically, and records the cause's outcome with it.
   KEYS[1] the number's port-out (string, JSON)   KEYS[2] its history (hash: portOutId -> JSON)
@@ -1320,7 +1336,7 @@ return {'written', ARGV[5]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('primarySwap_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1356,7 +1372,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_60d358a53593', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1366,7 +1382,7 @@ return due
 
 end)
 -- reservationCommit-5.lua
-redis.register_function('reservationCommit_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('reservationCommit_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- CommitReservation: ends a held reservation, taking the amount used (at most the amount held) from the
 -- sub-balance as usage (the grant first, then purchased credit: commitAmounts); the rest is released. The
@@ -1410,7 +1426,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { res = reserva
 
 end)
 -- reservationRelease-5.lua
-redis.register_function('reservationRelease_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('reservationRelease_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- ReleaseReservation: ends a held reservation without use; the amounts stay, only the hold goes.
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
@@ -1429,7 +1445,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationF
 
 end)
 -- reservationReserve-5.lua
-redis.register_function('reservationReserve_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('reservationReserve_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- ReserveBalance: holds \`amount\` of one sub-balance until \`expiresAt\` (real epoch ms), refused when more
 -- than is available (remaining − reserved). Recorded under the command id like every change (replay, CONFLICT).
@@ -1454,7 +1470,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationF
 
 end)
 -- reservationsExpire-4.lua
-redis.register_function('reservationsExpire_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('reservationsExpire_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- Releases every reservation of a subscription whose time is up (expiresAt <= now), once: a second run
 -- (another instance, a retry) finds them gone. Each release goes to the subscription's reservation outbox
@@ -1489,7 +1505,7 @@ return { #expired, nextAt and fmt(nextAt) or '' }
 
 end)
 -- reservationsReschedule-1.lua
-redis.register_function('reservationsReschedule_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('reservationsReschedule_60d358a53593', function(KEYS, ARGV)
 -- After an expiry pass: puts a claimed subscription back in the reservation due-set at its next expiry, or
 -- takes it out when none is left. A reservation made since the claim lowered the entry (ZADD LT) below the
 -- lease: then the earlier of the two stays.
@@ -1505,7 +1521,7 @@ return 1
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1548,7 +1564,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1573,7 +1589,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-5.lua
-redis.register_function('subscriptionCreate_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_60d358a53593', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled one), once per
 -- command. Returns '1' when created, '0' when the number already has a live subscription.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId)   ARGV: fields JSON, ttl seconds
@@ -1598,7 +1614,7 @@ return created
 
 end)
 -- subscriptionPortOut-4.lua
-redis.register_function('subscriptionPortOut_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('subscriptionPortOut_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- Port-out: ACTIVE -> PORTED_OUT, the subscription ends in one atomic step, so a balance change either
 -- ran before it (and shows in what is closed) or is refused after it. Every sub-balance is closed (a
@@ -1626,7 +1642,7 @@ return { encoded, 0 }
 
 end)
 -- transferCredit-4.lua
-redis.register_function('transferCredit_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('transferCredit_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- TransferBalance, step 2 on the target: adds the amount to the sub-balance (as purchased credit, an Add),
 -- or refuses (no ACTIVE subscription of the same owner, no such sub-balance, another type or unit, above
@@ -1665,7 +1681,7 @@ return { 'credited', row }
 
 end)
 -- transferDebit-5.lua
-redis.register_function('transferDebit_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('transferDebit_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- TransferBalance, step 1 on the source: takes the amount from the sub-balance (a Subtract: the grant first,
 -- never below what reservations hold), records the transfer as pending, and the command's outcome, in one step.
@@ -1696,7 +1712,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, {}, facts), fac
 
 end)
 -- transferSettle-4.lua
-redis.register_function('transferSettle_b1dfa0769851', function(KEYS, ARGV)
+redis.register_function('transferSettle_60d358a53593', function(KEYS, ARGV)
 hash = emptyHash()
 -- TransferBalance, step 3 on the source: a credited transfer is completed; a refused one is reversed (the
 -- amount given back as it was taken: the purchased part as purchased credit), once: a settled transfer

@@ -1,9 +1,11 @@
 // Avro record full names of port-in and of the number-portability gateway; their schemas are in
 // schemas/portin and schemas/np. The topology (src/adapters/registry/topology.ts) lists them per topic role;
-// the port-out records (src/domain/port-out/records.ts) share these topics and are listed with them.
+// the port-out and port-order records (src/domain/port-out/records.ts, src/domain/port-orders/records.ts)
+// share these topics and are listed with them.
 
 import { FOC_TOPOLOGY } from '../foc/records';
 import { PORTOUT_TOPOLOGY } from '../port-out/records';
+import { PORT_ORDER_TOPOLOGY } from '../port-orders/records';
 
 export const PORTIN_NAMESPACE = 'wholesale.portin.v1';
 export const NP_NAMESPACE = 'np.portin.v1';
@@ -42,9 +44,9 @@ export const NP_RESPONSE_RECORDS = {
 
 /** Record names per topic role, for the topology table. */
 export const PORTIN_TOPOLOGY = {
-  portinCommands: [...Object.values(PORTIN_COMMAND_RECORDS).map((r) => r.command), ...FOC_TOPOLOGY.portinCommands, ...PORTOUT_TOPOLOGY.portinCommands],
-  portinReplies: [...Object.values(PORTIN_COMMAND_RECORDS).map((r) => r.reply), ...FOC_TOPOLOGY.portinReplies, ...PORTOUT_TOPOLOGY.portinReplies],
-  portinEvents: [PORTIN_EVENT_RECORD, ...PORTOUT_TOPOLOGY.portinEvents],
+  portinCommands: [...Object.values(PORTIN_COMMAND_RECORDS).map((r) => r.command), ...FOC_TOPOLOGY.portinCommands, ...PORTOUT_TOPOLOGY.portinCommands, ...PORT_ORDER_TOPOLOGY.portinCommands],
+  portinReplies: [...Object.values(PORTIN_COMMAND_RECORDS).map((r) => r.reply), ...FOC_TOPOLOGY.portinReplies, ...PORTOUT_TOPOLOGY.portinReplies, ...PORT_ORDER_TOPOLOGY.portinReplies],
+  portinEvents: [PORTIN_EVENT_RECORD, ...PORTOUT_TOPOLOGY.portinEvents, ...PORT_ORDER_TOPOLOGY.portinEvents],
   npRequests: [...Object.values(NP_REQUEST_RECORDS), ...FOC_TOPOLOGY.npRequests, ...PORTOUT_TOPOLOGY.npRequests],
   npResponses: [...Object.values(NP_RESPONSE_RECORDS), ...PORTOUT_TOPOLOGY.npResponses],
 } as const;

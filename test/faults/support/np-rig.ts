@@ -133,6 +133,14 @@ export class NpRig {
     return { correlationId, reply: (await pending).value };
   }
 
+  /** Sends any port-in command keyed by `key` and waits up to `timeoutMs` for its reply. */
+  async portinCommand(operation: string, value: object, key: string, timeoutMs: number): Promise<{ correlationId: string; reply: Record<string, unknown> }> {
+    const correlationId = randomUUID();
+    const pending = this.requester.awaitReply(correlationId, timeoutMs);
+    await this.requester.dispatch('portinCommands', PORTIN(operation), value, { key, correlationId, headers: { [HEADER.wholesaleCustomerId]: FAULT_CUSTOMER } });
+    return { correlationId, reply: (await pending).value };
+  }
+
   async portStatus(gpsi: string): Promise<string> {
     return (await this.redis.hget(`${this.config.redis.keyPrefix}{${gpsi}}:portin`, 'portStatus')) ?? '';
   }

@@ -107,6 +107,18 @@ describe('wholesale CLI', () => {
     ]);
   });
 
+  it('builds a port order from its file and repeated or comma-separated --number flags, and a list to check', async () => {
+    const cli = harness(undefined, { 'order.json': JSON.stringify({ subscriberId: 'S', wholesalePlanId: 'WP-BASIC' }) });
+    await cli.run('portin', 'create-order', '--file', 'order.json', '--order-id', 'ORD-7', '--number', '19459986801,19459986802', '--number', '19459986803');
+    await cli.run('portin', 'cancel-order', '--order-id', 'ORD-7', '--gpsi', '19459986802');
+    await cli.run('portin', 'eligibility-many', '--number', '19459986801,19459986802');
+    expect(cli.calls.map((c) => [c.operation, c.input])).toEqual([
+      ['createPortOrder', { subscriberId: 'S', wholesalePlanId: 'WP-BASIC', orderId: 'ORD-7', numbers: [{ gpsi: '19459986801' }, { gpsi: '19459986802' }, { gpsi: '19459986803' }] }],
+      ['cancelPortOrder', { orderId: 'ORD-7', gpsi: '19459986802' }],
+      ['checkPortOrderEligibility', { numbers: ['19459986801', '19459986802'] }],
+    ]);
+  });
+
   it('maps every operation sub-command to its operation', async () => {
     const cli = harness();
     const commands = [

@@ -31,7 +31,8 @@ describe('the operations table', () => {
     expect([...EVENT_RECORDS].sort()).toEqual([...TOPIC_RECORDS.portinEvents, ...TOPIC_RECORDS.balanceEvents].sort());
   });
 
-  it('keys a command by gpsi, else partnerTransactionId, else portOrderId', () => {
+  it("keys a command by a port order's orderId, else gpsi, else partnerTransactionId, else portOrderId", () => {
+    expect(commandKey({ orderId: 'ORD-1', gpsi: '19459986891' })).toBe('ORD-1');
     expect(commandKey({ gpsi: '19459986891', partnerTransactionId: 'P' })).toBe('19459986891');
     expect(commandKey({ gpsi: null, partnerTransactionId: 'P', portOrderId: 'O' })).toBe('P');
     expect(commandKey({ portOrderId: 'O' })).toBe('O');
