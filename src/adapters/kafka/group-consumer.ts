@@ -32,7 +32,7 @@ export function createGroupConsumer(connection: KafkaConnection, groupId: string
 }
 
 /** Closes a consumer, its streams first; a group that cannot be left (the cluster gone) is logged, not thrown. */
-export async function closeGroupConsumer(consumer: Consumer, connection: KafkaConnection): Promise<void> {
+export async function closeGroupConsumer(consumer: Consumer, connection: Pick<KafkaConnection, 'log'>): Promise<void> {
   try {
     await consumer.close(true);
   } catch (error) {
