@@ -28,7 +28,7 @@ export interface PartitionStreamOptions {
   consumeOptions: () => ConsumeOptions<Buffer, Buffer, Buffer, Buffer>;
   /**
    * Handles a batch and tells the offset after the last record done: the records from it on come again
-   * (first in their partition's queue). It must not reject.
+   * (first in their partition's queue). A rejection is logged and the whole batch comes again.
    */
   onBatch: (batch: PartitionBatch) => Promise<bigint | undefined>;
   /** The most records one batch takes (default: all queued). */
@@ -85,6 +85,7 @@ export class PartitionStream {
   /** The topics the current stream consumes. */
   private streamTopics: string[] = [];
   private running = false;
+  private stopped = false;
   private busy = 0;
   private idleWaiters: (() => void)[] = [];
   private pumpScheduled = false;
@@ -148,7 +149,8 @@ export class PartitionStream {
 
   /** Stops: the batches in flight finish, then the stream and the consumer close. */
   async stop(): Promise<void> {
-    if (!this.running && !this.stream) return;
+    if (this.stopped) return;
+    this.stopped = true;
     this.running = false;
     this.stream?.pause();
     await this.whenIdle();
@@ -321,18 +323,24 @@ export class PartitionStream {
       leaderEpoch: queue.leaderEpoch,
       isStale: () => queue.epoch !== epoch || !this.assigned(queue.topic, queue.partition),
     };
-    void this.options.onBatch(batch).then((doneBefore) => {
-      // What the batch did not resolve comes again, unless the partition went elsewhere or the stream stops.
-      if (this.running && !batch.isStale()) {
-        const rest = taken.filter((queued) => doneBefore === undefined || queued.offset >= doneBefore);
-        if (rest.length > 0) queue.records = [...rest, ...queue.records];
-      }
-      queue.busy = false;
-      if (!this.assigned(queue.topic, queue.partition) && queue.records.length === 0) this.queues.delete(at);
-      if (--this.busy === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
-      this.flowControl();
-      // a batch that resolved nothing and is not held would come straight back: give the loop a turn first
-      this.schedulePump();
-    });
+    void this.options
+      .onBatch(batch)
+      .catch((error: unknown) => {
+        this.options.log.warn({ err: (error as Error)?.message, topic: batch.topic, partition: batch.partition }, 'batch failed; its records come again');
+        return undefined;
+      })
+      .then((doneBefore) => {
+        // What the batch did not resolve comes again, unless the partition went elsewhere or the stream stops.
+        if (this.running && !batch.isStale()) {
+          const rest = taken.filter((queued) => doneBefore === undefined || queued.offset >= doneBefore);
+          if (rest.length > 0) queue.records = [...rest, ...queue.records];
+        }
+        queue.busy = false;
+        if (!this.assigned(queue.topic, queue.partition) && queue.records.length === 0) this.queues.delete(at);
+        if (--this.busy === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+        this.flowControl();
+        // a batch that resolved nothing and is not held would come straight back: give the loop a turn first
+        this.schedulePump();
+      });
   }
 }
