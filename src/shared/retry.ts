@@ -7,10 +7,7 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 /** Half of `ms` fixed, the other half random. */
 export const withJitter = (ms: number, random: () => number = Math.random): number => Math.round(ms / 2 + random() * (ms / 2));
 
-/**
- * How a delay is spread: "equal" keeps half and draws half (the default), "full" draws all of it (from 0),
- * "none" waits it exactly (one waiter alone, as a consumer restarting its own stream).
- */
+/** How a delay is spread: "equal" keeps half and draws half, "full" draws it all, "none" waits it exactly. */
 export type Jitter = 'equal' | 'full' | 'none';
 
 export interface BackoffSettings {

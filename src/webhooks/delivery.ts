@@ -5,9 +5,8 @@ import { activeSecrets, type WebhookRegistration } from './registration';
 import { signatureHeaders } from './signing';
 
 /**
- * When to try a failed delivery again: exponential backoff with full jitter (a random delay between 0 and
- * min(maxDelay, initial × 2^attempt)), so receivers coming back are not hit by every sender at once; and
- * when to give up: once the next try would fall past `maxRetryMs` after the first.
+ * When to try a failed delivery again: backoff with full jitter, so receivers coming back are not hit by
+ * every sender at once; and when to give up: once the next try would fall past `maxRetryMs` after the first.
  */
 export interface RetryPolicy {
   initialDelayMs: number;

@@ -1,13 +1,13 @@
-import { Consumer, FetchIsolationLevels, type ConsumerGroupJoinPayload } from '@platformatic/kafka';
+import type { Consumer, ConsumerGroupJoinPayload } from '@platformatic/kafka';
 import type { Logger } from '../../contract/log';
 import type { BatchContext, RecordBatch, TopicPartitionOffsets } from '../../contract/transport';
-import { clientOptions, type KafkaConnection } from './connection';
+import type { KafkaConnection } from './connection';
 import { ConsumerStateTracker } from './consumer-state';
 import { watchInstanceFenced } from './fenced-instance';
+import { createGroupConsumer } from './group-consumer';
 import { PartitionStream, type PartitionBatch } from './partition-stream';
 import { batchRefusalIn, refusalRecord, type BatchRefused } from './refused-batch';
 import { locateRefusedBatch, type LocatorCost } from './refused-batch-locator';
-import { kafkaErrorType } from './send-refusal';
 
 /** The group member's settings (the service's, from its configuration). */
 export interface GroupMemberSettings {
@@ -41,6 +41,8 @@ const sameTopics = (a: readonly string[], b: readonly string[]): boolean => a.le
 const REFUSAL_SEARCH_BYTES = 16 * 1024 * 1024;
 
 interface Position {
+  topic: string;
+  partition: number;
   /** The next offset to commit (the last resolved + 1), and the last committed. */
   resolved?: bigint;
   committed?: bigint;
@@ -77,19 +79,14 @@ export class GroupMember {
     settings: GroupMemberSettings,
     private readonly log: Logger = connection.log,
   ) {
-    this.consumer = new Consumer({
-      ...clientOptions(connection, 'consumer'),
-      groupId: settings.groupId,
-      sessionTimeout: settings.sessionTimeoutMs,
-      heartbeatInterval: settings.heartbeatIntervalMs,
-      metadataMaxAge: settings.metadataMaxAgeMs,
-      autocommit: false,
-      // commands a partner wrote in a transaction count once it commits, never if it aborts
-      isolationLevel: FetchIsolationLevels.READ_COMMITTED,
-      ...(settings.groupInstanceId ? { groupInstanceId: settings.groupInstanceId } : {}),
+    const { groupId, sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs, groupInstanceId } = settings;
+    this.consumer = createGroupConsumer(connection, groupId, {
+      suffix: 'consumer',
+      sessionTimeout: sessionTimeoutMs,
+      heartbeatInterval: heartbeatIntervalMs,
+      metadataMaxAge: metadataMaxAgeMs,
+      ...(groupInstanceId ? { groupInstanceId } : {}),
     });
-    // a rejoin that failed is emitted as 'error': unheard, it would throw out of the event loop
-    this.consumer.on('error', (error: Error) => this.log.warn({ err: error.message, type: kafkaErrorType(error) }, 'the consumer could not rejoin its group'));
     this.stream = new PartitionStream({
       consumer: this.consumer,
       log,
@@ -119,13 +116,12 @@ export class GroupMember {
       onFatal: (error) => this.fail(error),
     });
     // a second worker took this one's static id: this one stops (not rejoins, which would fence that one)
-    const { groupInstanceId } = settings;
     this.unwatchFenced = groupInstanceId ? watchInstanceFenced(this.consumer, groupInstanceId, (error) => this.fail(error)) : () => undefined;
     this.membership = new ConsumerStateTracker(this.consumer);
     this.joined = new Promise((resolve) => this.consumer.once('consumer:group:join', () => resolve()));
     this.consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
       this.log.info({ memberId: payload.memberId, generationId: payload.generationId, assignments: payload.assignments }, 'joined the group');
-      for (const at of this.positions.keys()) if (!this.assigned(at)) this.positions.delete(at);
+      for (const [at, { topic, partition }] of this.positions) if (!this.assigned(topic, partition)) this.positions.delete(at);
     });
   }
 
@@ -135,7 +131,7 @@ export class GroupMember {
    */
   async subscribe(topics: string[]): Promise<void> {
     this.topics = [...topics];
-    if (sameTopics(this.stream.topics, this.topics)) return;
+    if (!this.stream.isRunning || sameTopics(this.stream.topics, this.topics)) return;
     this.log.info({ topics: this.topics }, 'consuming a changed set of topics');
     await this.stream.consumeAgain();
   }
@@ -200,7 +196,7 @@ export class GroupMember {
     );
     this.stream.inject(topic, partition, [...located.before, refusalRecord({ first, last, detail: refusal.detail })]);
     const position = this.positionOf(topic, partition);
-    while (this.stream.isRunning && this.assigned(tp(topic, partition)) && (position.resolved ?? -1n) <= last) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.stream.isRunning && this.assigned(topic, partition) && (position.resolved ?? -1n) <= last) await new Promise((resolve) => setTimeout(resolve, 20));
     return true;
   }
 
@@ -213,17 +209,14 @@ export class GroupMember {
     for (const listener of this.fatalListeners) listener(error);
   }
 
-  private assigned(at: string): boolean {
-    const split = at.lastIndexOf('|');
-    const topic = at.slice(0, split);
-    const partition = Number(at.slice(split + 1));
+  private assigned(topic: string, partition: number): boolean {
     return this.consumer.assignments?.some((a) => a.topic === topic && a.partitions.includes(partition)) ?? false;
   }
 
   private positionOf(topic: string, partition: number): Position {
     const at = tp(topic, partition);
     let position = this.positions.get(at);
-    if (!position) this.positions.set(at, (position = { leaderEpoch: -1 }));
+    if (!position) this.positions.set(at, (position = { topic, partition, leaderEpoch: -1 }));
     return position;
   }
 
@@ -257,13 +250,9 @@ export class GroupMember {
 
   private uncommittedOffsets(): TopicPartitionOffsets {
     const byTopic = new Map<string, { partition: number; offset: string }[]>();
-    for (const [at, position] of this.positions) {
-      if (position.resolved === undefined || position.resolved === position.committed || !this.assigned(at)) continue;
-      const split = at.lastIndexOf('|');
-      const topic = at.slice(0, split);
-      const partitions = byTopic.get(topic) ?? [];
-      partitions.push({ partition: Number(at.slice(split + 1)), offset: position.resolved.toString() });
-      byTopic.set(topic, partitions);
+    for (const { topic, partition, resolved, committed } of this.positions.values()) {
+      if (resolved === undefined || resolved === committed || !this.assigned(topic, partition)) continue;
+      byTopic.set(topic, [...(byTopic.get(topic) ?? []), { partition, offset: resolved.toString() }]);
     }
     return { topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })) };
   }

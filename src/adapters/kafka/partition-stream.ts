@@ -33,13 +33,13 @@ export interface PartitionStreamOptions {
   onBatch: (batch: PartitionBatch) => Promise<bigint | undefined>;
   /** The most records one batch takes (default: all queued). */
   maxBatch?: number;
-  /** Records waiting (partitions not held) past which the stream pauses, and at or below which it resumes. */
-  highWater: number;
+  /** Records waiting (partitions not held) past which the stream pauses, and at or below which it resumes (default: no limit). */
+  highWater?: number;
   lowWater?: number;
   /** Records a held partition may queue before the stream pauses altogether (the hold then costs every partition). */
   heldLimit?: number;
-  /** The wait before consuming again after the stream failed, growing while it keeps failing. */
-  restartBackoff: BackoffSettings;
+  /** The wait before consuming again after the stream failed, growing while it keeps failing (default 1 s, not growing). */
+  restartBackoff?: BackoffSettings;
   /** Whether records of partitions this member is not assigned are dropped (false for a reader given its offsets). */
   assignedOnly: boolean;
   /** Called once per stream started. */
@@ -95,7 +95,7 @@ export class PartitionStream {
   private concurrency = 1;
 
   constructor(private readonly options: PartitionStreamOptions) {
-    this.restartBackoff = new Backoff(options.restartBackoff);
+    this.restartBackoff = new Backoff(options.restartBackoff ?? { initialMs: 1000, maxMs: 1000, jitter: 'none' });
     options.consumer.on('consumer:group:join', () => this.dropRevoked());
   }
 
@@ -291,7 +291,8 @@ export class PartitionStream {
     const everyTopicPaused = this.streamTopics.length > 0 && this.streamTopics.every((topic) => this.pausedTopics.has(topic));
     // asked of the stream itself: the client pauses and resumes it too, around a rebalance
     const paused = this.stream.isPaused();
-    const limit = paused ? (this.options.lowWater ?? this.options.highWater) : this.options.highWater;
+    const { highWater = Infinity, lowWater = highWater } = this.options;
+    const limit = paused ? lowWater : highWater;
     const pause = waiting > limit || heldOverflow || everyTopicPaused || !this.running;
     if (pause !== paused) {
       if (pause) this.stream.pause();

@@ -38,8 +38,6 @@ const QUEUE_HIGH_WATER = 1000;
 const QUEUE_LOW_WATER = 250;
 /** Pause before a record whose handler failed is handed again, doubling up to the maximum. */
 const HANDLER_BACKOFF = { initialMs: 500, maxMs: 30_000, jitter: 'none' } as const;
-/** Pause before a failed stream is consumed again. */
-const RESTART_BACKOFF = { initialMs: 1000, maxMs: 1000, jitter: 'none' } as const;
 
 /**
  * The client's consumer is one stream of records for all its partitions, and it heartbeats on its own
@@ -94,7 +92,6 @@ export function subscribeRecords(connection: KafkaConnection, options: RecordSub
     maxBatch: 1,
     highWater: QUEUE_HIGH_WATER,
     lowWater: QUEUE_LOW_WATER,
-    restartBackoff: RESTART_BACKOFF,
     assignedOnly: true,
     onStarted: (started) => {
       if (!first) return;

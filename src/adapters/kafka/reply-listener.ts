@@ -20,16 +20,11 @@ export interface ReplyListenerOptions {
   onMessage: (message: InboundRecord, topic: string) => void;
 }
 
-/** Replies waiting before the stream pauses (they are handed on at once: only a stalled loop lets them pile up). */
-const QUEUE_HIGH_WATER = 1000;
-/** How long a failed stream waits before it is consumed again (a broker away, a rejoin refused). */
-const RESTART_BACKOFF = { initialMs: 1000, maxMs: 1000, jitter: 'none' } as const;
-
 export class ReplyListener {
   private constructor(private readonly stream: PartitionStream) {}
 
   static async start(connection: KafkaConnection, options: ReplyListenerOptions): Promise<ReplyListener> {
-    const consumer = createGroupConsumer(connection, options.groupId, undefined, options.groupInstanceId);
+    const consumer = createGroupConsumer(connection, options.groupId, options.groupInstanceId ? { groupInstanceId: options.groupInstanceId } : {});
     const log = connection.log.child({ groupId: options.groupId });
     let latest = new Map<string, bigint[]>();
     const stream: PartitionStream = new PartitionStream({
@@ -52,8 +47,6 @@ export class ReplyListener {
         }
         return BigInt(records[records.length - 1].offset) + 1n;
       },
-      highWater: QUEUE_HIGH_WATER,
-      restartBackoff: RESTART_BACKOFF,
       assignedOnly: false,
       onFatal: (error) => log.error({ err: error }, 'reply stream refused for good; no more replies are read'),
     });

@@ -6,10 +6,6 @@ import { PartitionStream } from './partition-stream';
 
 /** How long the reader waits for the next record of the range before it returns what it has. */
 const IDLE_MS = 15_000;
-/** A read that outgrows this is paused until its batches are taken (they are at once). */
-const QUEUE_HIGH_WATER = 1000;
-/** The wait before consuming again after the stream failed, doubling up to the most (the idle wait still ends the read). */
-const RESTART_BACKOFF = { initialMs: 500, maxMs: 5000, jitter: 'none' } as const;
 
 export interface TopicSelection {
   /** The throw-away consumer group it reads with. */
@@ -65,8 +61,6 @@ export async function readTopicRange(connection: KafkaConnection, topic: string,
       if (records.length >= wanted) settle();
       return BigInt(batch[batch.length - 1].offset) + 1n;
     },
-    highWater: QUEUE_HIGH_WATER,
-    restartBackoff: RESTART_BACKOFF,
     assignedOnly: false,
     onFatal: settle,
   });
