@@ -30,8 +30,6 @@ const HELD_QUEUE_LIMIT = 5_000;
 /** The wait before consuming again after the stream failed, doubling up to the most. */
 const RESTART_BACKOFF = { initialMs: 500, maxMs: 10_000, jitter: 'none' } as const;
 
-const tp = (topic: string, partition: number) => `${topic}|${partition}`;
-
 const sameTopics = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((topic) => b.includes(topic));
 
 /**
@@ -79,14 +77,10 @@ export class GroupMember {
     settings: GroupMemberSettings,
     private readonly log: Logger = connection.log,
   ) {
-    const { groupId, sessionTimeoutMs, heartbeatIntervalMs, metadataMaxAgeMs, groupInstanceId } = settings;
-    this.consumer = createGroupConsumer(connection, groupId, {
-      suffix: 'consumer',
-      sessionTimeout: sessionTimeoutMs,
-      heartbeatInterval: heartbeatIntervalMs,
-      metadataMaxAge: metadataMaxAgeMs,
-      ...(groupInstanceId ? { groupInstanceId } : {}),
-    });
+    const { groupInstanceId } = settings;
+    // the consumer's and each stream's (a stream joins the group with them)
+    const group = { sessionTimeout: settings.sessionTimeoutMs, heartbeatInterval: settings.heartbeatIntervalMs, ...(groupInstanceId ? { groupInstanceId } : {}) };
+    this.consumer = createGroupConsumer(connection, settings.groupId, { suffix: 'consumer', metadataMaxAge: settings.metadataMaxAgeMs, ...group });
     this.stream = new PartitionStream({
       consumer: this.consumer,
       log,
@@ -97,9 +91,7 @@ export class GroupMember {
         autocommit: false,
         maxBytesPerPartition: settings.maxBytesPerPartition,
         maxWaitTime: settings.fetchMaxWaitMs,
-        sessionTimeout: settings.sessionTimeoutMs,
-        heartbeatInterval: settings.heartbeatIntervalMs,
-        ...(settings.groupInstanceId ? { groupInstanceId: settings.groupInstanceId } : {}),
+        ...group,
       }),
       onBatch: (batch) => this.handOut(batch),
       highWater: QUEUE_HIGH_WATER,
@@ -214,7 +206,7 @@ export class GroupMember {
   }
 
   private positionOf(topic: string, partition: number): Position {
-    const at = tp(topic, partition);
+    const at = `${topic}|${partition}`;
     let position = this.positions.get(at);
     if (!position) this.positions.set(at, (position = { topic, partition, leaderEpoch: -1 }));
     return position;

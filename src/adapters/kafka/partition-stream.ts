@@ -52,7 +52,7 @@ export interface PartitionStreamOptions {
   onFatal: (error: Error) => void;
 }
 
-interface PartitionQueue {
+export interface PartitionQueue {
   topic: string;
   partition: number;
   records: { record: InboundRecord; offset: bigint }[];
@@ -67,6 +67,20 @@ interface PartitionQueue {
 }
 
 const key = (topic: string, partition: number) => `${topic}|${partition}`;
+
+type Limits = Pick<PartitionStreamOptions, 'highWater' | 'lowWater' | 'heldLimit'>;
+
+/** Whether a stream on `topics`, `paused` now, should pause for the records its partitions' queues hold. */
+export function shouldPause(queues: Iterable<Pick<PartitionQueue, 'records' | 'paused'>>, pausedTopics: ReadonlySet<string>, topics: readonly string[], paused: boolean, limits: Limits): boolean {
+  const { highWater = Infinity, lowWater = highWater, heldLimit = Infinity } = limits;
+  let waiting = 0;
+  for (const queue of queues) {
+    if (!queue.paused) waiting += queue.records.length;
+    else if (queue.records.length > heldLimit) return true;
+  }
+  if (topics.length > 0 && topics.every((topic) => pausedTopics.has(topic))) return true;
+  return waiting > (paused ? lowWater : highWater);
+}
 
 /**
  * One stream of a @platformatic/kafka consumer (every assigned partition's records) turned into batches
@@ -282,18 +296,9 @@ export class PartitionStream {
 
   private flowControl(): void {
     if (!this.stream) return;
-    let waiting = 0;
-    let heldOverflow = false;
-    for (const queue of this.queues.values()) {
-      if (queue.paused) heldOverflow ||= queue.records.length > (this.options.heldLimit ?? Infinity);
-      else waiting += queue.records.length;
-    }
-    const everyTopicPaused = this.streamTopics.length > 0 && this.streamTopics.every((topic) => this.pausedTopics.has(topic));
     // asked of the stream itself: the client pauses and resumes it too, around a rebalance
     const paused = this.stream.isPaused();
-    const { highWater = Infinity, lowWater = highWater } = this.options;
-    const limit = paused ? lowWater : highWater;
-    const pause = waiting > limit || heldOverflow || everyTopicPaused || !this.running;
+    const pause = !this.running || shouldPause(this.queues.values(), this.pausedTopics, this.streamTopics, paused, this.options);
     if (pause !== paused) {
       if (pause) this.stream.pause();
       else this.stream.resume();
