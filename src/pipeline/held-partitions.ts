@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { BatchConsumer, InboundRecord } from '../contract/transport';
-import { withJitter } from '../shared/retry';
+import { backoffDelayMs } from '../shared/retry';
 
 /**
  * The batch worker's held partitions: a partition paused behind a record that failed retriably (Redis or
@@ -18,7 +18,6 @@ export interface HeldPartition {
   attempts: number;
   /** When the record was first held (ms since the epoch). */
   since: number;
-  backoffMs: number;
   resume?: NodeJS.Timeout;
 }
 
@@ -60,7 +59,6 @@ export class HeldPartitions {
   hold(key: string, topic: string, partition: number, rest: InboundRecord[], isDone: (m: InboundRecord) => boolean): void {
     const previous = this.held.get(key);
     clearTimeout(previous?.resume);
-    const { initial, max } = this.options.backoffMs;
     const again = previous?.offset === rest[0].offset;
     const held: HeldPartition = {
       topic,
@@ -69,10 +67,10 @@ export class HeldPartitions {
       done: new Set(rest.filter(isDone).map((m) => m.offset)),
       attempts: again ? previous.attempts + 1 : 1,
       since: again ? previous.since : Date.now(),
-      backoffMs: again ? Math.min(previous.backoffMs * 2, max) : initial,
     };
     this.held.set(key, held);
-    const waitMs = withJitter(held.backoffMs);
+    const { initial, max } = this.options.backoffMs;
+    const waitMs = backoffDelayMs({ initialMs: initial, maxMs: max }, held.attempts - 1);
     this.options.consumer.pause([{ topic, partitions: [partition] }]);
     held.resume = setTimeout(() => this.resume(held), waitMs);
     this.options.log.warn(

@@ -1,7 +1,7 @@
 import { EnvReader, readLogLevel, type Env } from '../config/env';
 import { readKafkaClient, readPartnerTopicPrefix, readTopics, type KafkaClientSettings } from '../config/kafka';
 import type { TopicRole } from '../contract/topics';
-import type { RetryPolicy } from './backoff';
+import type { RetryPolicy } from './delivery';
 
 /** Settings of the webhook dispatcher (`npm run webhooks`), read and checked at start; docs/webhooks.md lists them. */
 export interface WebhookConfig {

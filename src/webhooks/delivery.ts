@@ -1,8 +1,25 @@
-import { nextAttemptAt, type RetryPolicy } from './backoff';
+import { backoffDelayMs } from '../shared/retry';
 import { CLOUDEVENTS_JSON } from './cloud-event';
 import type { DeliveryMetrics, EndpointPoster, WebhookEvent } from './ports';
 import { activeSecrets, type WebhookRegistration } from './registration';
 import { signatureHeaders } from './signing';
+
+/**
+ * When to try a failed delivery again: backoff with full jitter, so receivers coming back are not hit by
+ * every sender at once; and when to give up: once the next try would fall past `maxRetryMs` after the first.
+ */
+export interface RetryPolicy {
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** How long after the first attempt an event is given up (a day by default). */
+  maxRetryMs: number;
+}
+
+/** The next attempt's time (retry number `attempt`, 0 for the first), or undefined when the event is to be given up. */
+export function nextAttemptAt(policy: RetryPolicy, firstAttemptAt: number, now: number, attempt: number, random: () => number): number | undefined {
+  const at = now + backoffDelayMs({ initialMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: 'full' }, attempt, random);
+  return at - firstAttemptAt > policy.maxRetryMs ? undefined : at;
+}
 
 /**
  * Delivers one event to a partner's endpoint until it answers 2xx, retrying failures (another status, a
@@ -42,7 +59,7 @@ export async function deliver(partnerId: string, event: WebhookEvent, deps: Deli
     }
     signal.throwIfAborted();
     const reason = result.status !== undefined ? `HTTP ${result.status}` : (result.error ?? 'no response');
-    const next = nextAttemptAt(deps.policy, first, now().getTime(), attempt, random());
+    const next = nextAttemptAt(deps.policy, first, now().getTime(), attempt, random);
     if (next === undefined) {
       deps.metrics.failed(partnerId);
       return { delivered: false, attempts: attempt + 1, reason };

@@ -1,4 +1,4 @@
-import type { RetryPolicy } from './backoff';
+import type { RetryPolicy } from './delivery';
 import { PartnerDispatcher, type PartnerDispatcherDeps } from './partner-dispatcher';
 import type { DeadLetterStore, DeliveryMetrics, EndpointPoster, EventSource, RegistrationStore } from './ports';
 import type { WebhookRegistration } from './registration';

@@ -17,22 +17,26 @@ export const FETCH_MAX_WAIT_MS = 500;
  * said here because the exactly-once guarantee rests on it): a record of a transaction not committed yet is
  * handed out once it commits, one of an aborted transaction never.
  */
-export function createGroupConsumer(connection: KafkaConnection, groupId: string, suffix?: string, groupInstanceId?: string): Consumer {
+export function createGroupConsumer(
+  connection: KafkaConnection,
+  groupId: string,
+  // groupInstanceId, static membership: a restarted owner with the same id takes its member's place at once
+  { suffix, ...group }: { suffix?: string; groupInstanceId?: string; sessionTimeout?: number; heartbeatInterval?: number; metadataMaxAge?: number } = {},
+): Consumer {
   const consumer = new Consumer({
     ...clientOptions(connection, suffix),
     groupId,
-    // static membership: a restarted owner with the same id takes its member's place at once
-    ...(groupInstanceId ? { groupInstanceId } : {}),
     autocommit: false,
     maxWaitTime: FETCH_MAX_WAIT_MS,
     isolationLevel: FetchIsolationLevels.READ_COMMITTED,
+    ...group,
   });
-  consumer.on('error', (error: Error) => connection.log.warn({ err: error, groupId }, 'Kafka consumer could not rejoin its group'));
+  consumer.on('error', (error: Error) => connection.log.warn({ err: error, groupId, type: kafkaErrorType(error) }, 'Kafka consumer could not rejoin its group'));
   return consumer;
 }
 
 /** Closes a consumer, its streams first; a group that cannot be left (the cluster gone) is logged, not thrown. */
-export async function closeGroupConsumer(consumer: Consumer, connection: KafkaConnection): Promise<void> {
+export async function closeGroupConsumer(consumer: Consumer, connection: Pick<KafkaConnection, 'log'>): Promise<void> {
   try {
     await consumer.close(true);
   } catch (error) {

@@ -1,8 +1,8 @@
-import type { Message, MessagesStream } from '@platformatic/kafka';
 import type { InboundRecord } from '../../contract/transport';
+import { Backoff, sleep } from '../../shared/retry';
 import type { KafkaConnection } from './connection';
-import { closeGroupConsumer, createGroupConsumer, isFatalConsumerError } from './group-consumer';
-import { inbound } from './inbound-record';
+import { createGroupConsumer } from './group-consumer';
+import { PartitionStream, type PartitionBatch } from './partition-stream';
 
 /**
  * A consumer fed record by record, in order per partition: the client's event subscriptions, the webhooks'
@@ -33,201 +33,84 @@ export interface RecordSubscriptionOptions {
   partitionsConcurrently?: number;
 }
 
-type Consumed = Message<Buffer, Buffer, Buffer, Buffer>;
-
 /** Records waiting in the subscription (all partitions) past which the stream pauses, and below which it resumes. */
 const QUEUE_HIGH_WATER = 1000;
 const QUEUE_LOW_WATER = 250;
 /** Pause before a record whose handler failed is handed again, doubling up to the maximum. */
-const RETRY_INITIAL_MS = 500;
-const RETRY_MAX_MS = 30_000;
-/** Pause before a failed stream is consumed again. */
-const RESTART_DELAY_MS = 1000;
-
-interface PartitionQueue {
-  topic: string;
-  partition: number;
-  records: Consumed[];
-  /** The offset after the last record taken in: records below it are a rewound stream's repeats. */
-  next?: bigint;
-  busy: boolean;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const HANDLER_BACKOFF = { initialMs: 500, maxMs: 30_000, jitter: 'none' } as const;
 
 /**
  * The client's consumer is one stream of records for all its partitions, and it heartbeats on its own
- * timer, so a slow handler (a webhook retried for minutes) keeps its group. The stream's records are
- * queued per partition and handed one at a time per partition, `partitionsConcurrently` partitions at
- * once (round robin); the stream pauses while too many wait. Each record is committed once handled (the
- * record's own commit: single-flight, never backwards), so a restart resumes after the last handled one.
- * A rejoin rewinds the stream to the committed offsets: records already queued or in hand are not taken
- * in twice, and those of partitions no longer assigned are dropped.
+ * timer, so a slow handler (a webhook retried for minutes) keeps its group. On the per-partition stream
+ * (partition-stream.ts), records are handed one at a time per partition, `partitionsConcurrently`
+ * partitions at once. Each record is committed once handled (never backwards: one record of a partition
+ * at a time), so a restart resumes after the last handled one.
  */
 export function subscribeRecords(connection: KafkaConnection, options: RecordSubscriptionOptions): RecordSubscription {
   const consumer = createGroupConsumer(connection, options.groupId);
-  const limit = Math.max(1, options.partitionsConcurrently ?? 1);
-  const queues = new Map<string, PartitionQueue>();
-  const ready: PartitionQueue[] = [];
-  const inHand = new Set<Promise<void>>();
-  let waiting = 0;
-  let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
+  const log = connection.log.child({ groupId: options.groupId });
   let stopping = false;
-  let restartTimer: NodeJS.Timeout | undefined;
 
   let settleJoined!: (error?: unknown) => void;
   // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- it forwards the consumer's failure as it came
   const joined = new Promise<void>((resolve, reject) => (settleJoined = (error) => (error === undefined ? resolve() : reject(error))));
   joined.catch(() => undefined); // a caller that never waits for the join must not see an unhandled rejection
 
-  const queueOf = (topic: string, partition: number): PartitionQueue => {
-    const key = `${topic}/${partition}`;
-    let queue = queues.get(key);
-    if (!queue) queues.set(key, (queue = { topic, partition, records: [], busy: false }));
-    return queue;
-  };
-  const assigned = (queue: PartitionQueue) => consumer.assignments?.some((a) => a.topic === queue.topic && a.partitions.includes(queue.partition)) ?? false;
-
-  const flowControl = () => {
-    if (!stream) return;
-    // asked of the stream itself: the client pauses and resumes it too, around a rebalance
-    const paused = stream.isPaused();
-    if (!paused && waiting > QUEUE_HIGH_WATER) stream.pause();
-    else if (paused && waiting < QUEUE_LOW_WATER && !stopping) stream.resume();
-  };
-
-  const drop = (queue: PartitionQueue) => {
-    waiting -= queue.records.length;
-    queue.records = [];
-    queue.next = undefined;
-  };
-
-  /** Hands a record until it is handled, the subscription stops or the partition goes elsewhere; true once handled. */
-  const handle = async (queue: PartitionQueue, record: Consumed): Promise<boolean> => {
-    for (let delay = RETRY_INITIAL_MS; ; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
+  /** Hands the record until it is handled, the subscription stops or the partition goes elsewhere; then commits it. */
+  const handle = async (batch: PartitionBatch): Promise<bigint | undefined> => {
+    const {
+      topic,
+      partition,
+      records: [record],
+      leaderEpoch,
+    } = batch;
+    const offset = BigInt(record.offset);
+    for (const backoff = new Backoff(HANDLER_BACKOFF); ;) {
       try {
-        await options.onRecord(inbound(record), record.topic, record.partition);
-        return true;
+        await options.onRecord(record, topic, partition);
+        break;
       } catch (error) {
-        if (stopping) return false;
-        connection.log.warn({ err: error, topic: queue.topic, partition: queue.partition, offset: record.offset.toString() }, 'record handler failed; handing the record again');
-        await sleep(delay);
-        if (stopping) return false;
-        if (!assigned(queue)) {
-          drop(queue); // the partition's new owner reads it from the committed offset
-          return false;
-        }
+        if (stopping) return undefined;
+        log.warn({ err: error, topic, partition, offset: record.offset }, 'record handler failed; handing the record again');
+        await sleep(backoff.next());
+        if (stopping || batch.isStale()) return undefined; // the partition's new owner reads it from the committed offset
       }
     }
+    await consumer.commit({ offsets: [{ topic, partition, offset: offset + 1n, leaderEpoch }] }).catch((error: unknown) =>
+      // the record is handled; the next commit covers its offset
+      log.warn({ err: error, topic, partition }, 'commit failed; it goes with the next one'),
+    );
+    return offset + 1n;
   };
 
-  const pump = () => {
-    while (!stopping && inHand.size < limit && ready.length > 0) {
-      const queue = ready.shift()!;
-      const record = queue.records.shift();
-      if (!record) continue;
-      waiting--;
-      queue.busy = true;
-      const work = handle(queue, record).then(async (handled) => {
-        if (!handled) return;
-        try {
-          await record.commit();
-        } catch (error) {
-          // The offset stays queued in the stream and goes with the next commit; the record is handled.
-          connection.log.warn({ err: error, topic: queue.topic, partition: queue.partition }, 'commit failed; it goes with the next one');
-        }
-      });
-      inHand.add(work);
-      void work.finally(() => {
-        inHand.delete(work);
-        queue.busy = false;
-        if (queue.records.length > 0) ready.push(queue);
-        flowControl();
-        pump();
-      });
-    }
-    flowControl();
-  };
-
-  const take = (record: Consumed) => {
-    if (stopping) return;
-    const queue = queueOf(record.topic, record.partition);
-    if (!assigned(queue)) return; // fetched before a rebalance took the partition elsewhere
-    if (queue.next !== undefined && record.offset < queue.next) return;
-    queue.next = record.offset + 1n;
-    queue.records.push(record);
-    waiting++;
-    if (!queue.busy && queue.records.length === 1) ready.push(queue);
-    pump();
-  };
-
-  // After a rebalance: what was queued for a partition this member lost is someone else's now.
-  consumer.on('consumer:group:join', () => {
-    for (const queue of queues.values()) {
-      if (assigned(queue)) continue;
-      drop(queue);
-      const at = ready.indexOf(queue);
-      if (at >= 0) ready.splice(at, 1);
-    }
-    flowControl();
+  let first = true;
+  const stream = new PartitionStream({
+    consumer,
+    log,
+    consumeOptions: () => ({ topics: options.topics, mode: 'committed', fallbackMode: options.fromBeginning ? 'earliest' : 'latest', autocommit: false }),
+    onBatch: handle,
+    maxBatch: 1,
+    highWater: QUEUE_HIGH_WATER,
+    lowWater: QUEUE_LOW_WATER,
+    assignedOnly: true,
+    onStarted: (started) => {
+      if (!first) return;
+      first = false;
+      started.once('offsets', () => settleJoined());
+      started.once('error', (error: Error) => settleJoined(error));
+    },
+    onFatal: (error) => log.error({ err: error }, 'record stream refused for good; the subscription stops consuming'),
   });
 
-  const consume = async (first: boolean): Promise<void> => {
-    const consumed = await consumer.consume({
-      topics: options.topics,
-      mode: 'committed',
-      fallbackMode: options.fromBeginning ? 'earliest' : 'latest',
-      autocommit: false,
-    });
-    stream = consumed;
-    if (first) consumed.once('offsets', () => settleJoined());
-    consumed.on('data', take);
-    consumed.on('error', (error: Error) => {
-      if (first) settleJoined(error);
-      if (stopping) return;
-      if (isFatalConsumerError(error)) {
-        connection.log.error({ err: error, groupId: options.groupId }, 'record stream refused for good; the subscription stops consuming');
-        return;
-      }
-      connection.log.warn({ err: error, groupId: options.groupId }, 'record stream failed; consuming again from the committed offsets');
-      restartSoon();
-    });
-    flowControl();
-  };
-
-  const restartSoon = () => {
-    if (stopping || restartTimer) return;
-    restartTimer = setTimeout(() => {
-      restartTimer = undefined;
-      if (stopping) return;
-      const failed = stream;
-      stream = undefined;
-      void (failed?.close() ?? Promise.resolve())
-        .catch(() => undefined)
-        .then(() => (stopping ? undefined : consume(false)))
-        .catch((error: unknown) => {
-          if (isFatalConsumerError(error)) {
-            connection.log.error({ err: error, groupId: options.groupId }, 'record stream refused for good; the subscription stops consuming');
-            return;
-          }
-          connection.log.warn({ err: error, groupId: options.groupId }, 'record stream could not be consumed again; retrying');
-          restartSoon();
-        });
-    }, RESTART_DELAY_MS);
-  };
-
-  const started = consume(true);
+  const started = stream.start(options.partitionsConcurrently ?? 1);
   started.catch((error: unknown) => settleJoined(error));
 
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    clearTimeout(restartTimer);
-    stream?.pause();
     await started.catch(() => undefined);
     // The records in hand finish (and commit) first; those still queued are read again by the next start.
-    await Promise.allSettled([...inHand]);
-    await closeGroupConsumer(consumer, connection);
+    await stream.stop();
   };
 
   return { started, joined, stop };

@@ -1,8 +1,8 @@
-import { ListOffsetTimestamps, type Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
+import { ListOffsetTimestamps } from '@platformatic/kafka';
 import type { InboundRecord } from '../../contract/transport';
 import type { KafkaConnection } from './connection';
-import { closeGroupConsumer, createGroupConsumer, isFatalConsumerError } from './group-consumer';
-import { inbound } from './inbound-record';
+import { createGroupConsumer } from './group-consumer';
+import { PartitionStream } from './partition-stream';
 
 /**
  * The requester's side of request/reply: one consumer, in a group of its own, on the reply topics.
@@ -20,86 +20,47 @@ export interface ReplyListenerOptions {
   onMessage: (message: InboundRecord, topic: string) => void;
 }
 
-type Position = { topic: string; partition: number; offset: bigint };
-
-/** How long a failed stream waits before it is consumed again (a broker away, a rejoin refused). */
-const RESTART_DELAY_MS = 1000;
-
-const key = (topic: string, partition: number) => `${topic}/${partition}`;
-
 export class ReplyListener {
-  /** Next offset to read per topic/partition: every partition of the reply topics, kept across streams. */
-  private readonly positions = new Map<string, Position>();
-  private stream?: MessagesStream<Buffer, Buffer, Buffer, Buffer>;
-  private stopped = false;
-  private restartTimer?: NodeJS.Timeout;
-
-  private constructor(
-    private readonly connection: KafkaConnection,
-    private readonly consumer: Consumer,
-    private readonly options: ReplyListenerOptions,
-  ) {}
+  private constructor(private readonly stream: PartitionStream) {}
 
   static async start(connection: KafkaConnection, options: ReplyListenerOptions): Promise<ReplyListener> {
-    const listener = new ReplyListener(connection, createGroupConsumer(connection, options.groupId, undefined, options.groupInstanceId), options);
+    const consumer = createGroupConsumer(connection, options.groupId, options.groupInstanceId ? { groupInstanceId: options.groupInstanceId } : {});
+    const log = connection.log.child({ groupId: options.groupId });
+    let latest = new Map<string, bigint[]>();
+    const stream: PartitionStream = new PartitionStream({
+      consumer,
+      log,
+      // from where this listener stopped in each partition, else from the end read at the start
+      consumeOptions: () => ({
+        topics: options.topics,
+        mode: 'manual',
+        offsets: [...latest].flatMap(([topic, offsets]) => offsets.map((end, partition) => ({ topic, partition, offset: stream.nextOffset(topic, partition) ?? end }))),
+        autocommit: false, // a group of its own that always starts from where it stopped: nothing worth committing
+      }),
+      onBatch: async ({ topic, partition, records }) => {
+        for (const record of records) {
+          try {
+            options.onMessage(record, topic);
+          } catch (error) {
+            log.error({ err: error, topic, partition, offset: record.offset }, 'a reply could not be handed on; it is skipped');
+          }
+        }
+        return BigInt(records[records.length - 1].offset) + 1n;
+      },
+      assignedOnly: false,
+      onFatal: (error) => log.error({ err: error }, 'reply stream refused for good; no more replies are read'),
+    });
     try {
-      const latest = await listener.consumer.listOffsets({ topics: options.topics, timestamp: ListOffsetTimestamps.LATEST });
-      for (const [topic, offsets] of latest) offsets.forEach((offset, partition) => listener.positions.set(key(topic, partition), { topic, partition, offset }));
-      await listener.consume();
-      return listener;
+      latest = await consumer.listOffsets({ topics: options.topics, timestamp: ListOffsetTimestamps.LATEST });
+      await stream.start(Infinity);
+      return new ReplyListener(stream);
     } catch (error) {
-      await listener.stop();
+      await stream.stop();
       throw error;
     }
   }
 
-  private async consume(): Promise<void> {
-    const stream = await this.consumer.consume({
-      topics: this.options.topics,
-      mode: 'manual',
-      offsets: [...this.positions.values()],
-      autocommit: false, // a group of its own that always starts from where it stopped: nothing worth committing
-    });
-    this.stream = stream;
-    stream.on('data', (message: Message<Buffer, Buffer, Buffer, Buffer>) => {
-      this.positions.set(key(message.topic, message.partition), { topic: message.topic, partition: message.partition, offset: message.offset + 1n });
-      this.options.onMessage(inbound(message), message.topic);
-    });
-    stream.on('error', (error: Error) => {
-      if (this.stopped) return;
-      if (isFatalConsumerError(error)) {
-        this.connection.log.error({ err: error, groupId: this.options.groupId }, 'reply stream refused for good; no more replies are read');
-        return;
-      }
-      this.connection.log.warn({ err: error, groupId: this.options.groupId }, 'reply stream failed; consuming again from where it stopped');
-      this.restartSoon();
-    });
-  }
-
-  private restartSoon(): void {
-    if (this.stopped || this.restartTimer) return;
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      if (this.stopped) return;
-      const failed = this.stream;
-      this.stream = undefined;
-      void (failed?.close() ?? Promise.resolve())
-        .catch(() => undefined)
-        .then(() => (this.stopped ? undefined : this.consume()))
-        .catch((error: unknown) => {
-          if (isFatalConsumerError(error)) {
-            this.connection.log.error({ err: error, groupId: this.options.groupId }, 'reply stream refused for good; no more replies are read');
-            return;
-          }
-          this.connection.log.warn({ err: error, groupId: this.options.groupId }, 'reply stream could not be consumed again; retrying');
-          this.restartSoon();
-        });
-    }, RESTART_DELAY_MS);
-  }
-
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.restartTimer);
-    await closeGroupConsumer(this.consumer, this.connection);
+    await this.stream.stop();
   }
 }

@@ -1,4 +1,4 @@
-import { Backoff, retry, withJitter } from '../../../src/shared/retry';
+import { Backoff, backoffDelayMs, retry, withJitter } from '../../../src/shared/retry';
 
 describe('withJitter', () => {
   it('keeps half the delay and draws the other half', () => {
@@ -12,6 +12,24 @@ describe('Backoff', () => {
     expect(Array.from({ length: 5 }, () => fixed.next())).toEqual([100, 200, 400, 500, 500]);
     const low = new Backoff({ initialMs: 100, maxMs: 500 }, () => 0);
     expect(Array.from({ length: 4 }, () => low.next())).toEqual([50, 100, 200, 250]);
+  });
+
+  it('starts again from the initial delay once reset', () => {
+    const restarts = new Backoff({ initialMs: 500, maxMs: 10_000, jitter: 'none' });
+    expect(Array.from({ length: 6 }, () => restarts.next())).toEqual([500, 1000, 2000, 4000, 8000, 10_000]);
+    restarts.reset();
+    expect(restarts.next()).toBe(500);
+  });
+});
+
+describe('backoffDelayMs', () => {
+  it('waits exactly without jitter, anything from 0 with full jitter, half fixed by default', () => {
+    const settings = { initialMs: 1000, maxMs: 30_000 };
+    expect(backoffDelayMs({ ...settings, jitter: 'none' }, 3, () => 0)).toBe(8000);
+    expect(backoffDelayMs({ ...settings, jitter: 'full' }, 3, () => 0)).toBe(0);
+    expect(backoffDelayMs({ ...settings, jitter: 'full' }, 0, () => 0.999)).toBe(999);
+    expect(backoffDelayMs(settings, 3, () => 0)).toBe(4000);
+    expect(backoffDelayMs({ ...settings, jitter: 'none' }, 1000, () => 0)).toBe(30_000);
   });
 });
 

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { nextAttemptAt, retryDelayMs, type RetryPolicy } from '../../../src/webhooks/backoff';
+import { nextAttemptAt, type RetryPolicy } from '../../../src/webhooks/delivery';
 import { deliver, type DeliveryDeps } from '../../../src/webhooks/delivery';
 import type { PostResult, WebhookEvent } from '../../../src/webhooks/ports';
 import { activeSecrets, endpointUrlProblems, parseRegistration, RegistrationFormatError, rotateSecret, setEndpoint } from '../../../src/webhooks/registration';
@@ -66,15 +66,15 @@ describe('signing', () => {
 
 describe('backoff', () => {
   it('full jitter: a random delay below an exponentially growing ceiling, capped', () => {
-    expect(retryDelayMs(policy, 0, 0.999)).toBe(999);
-    expect(retryDelayMs(policy, 3, 0.5)).toBe(4000);
-    expect(retryDelayMs(policy, 40, 0.5)).toBe(30_000);
-    expect(retryDelayMs(policy, 5, 0)).toBe(0);
+    expect(nextAttemptAt(policy, 0, 0, 0, () => 0.999)).toBe(999);
+    expect(nextAttemptAt(policy, 0, 0, 3, () => 0.5)).toBe(4000);
+    expect(nextAttemptAt(policy, 0, 0, 40, () => 0.5)).toBe(30_000);
+    expect(nextAttemptAt(policy, 0, 0, 5, () => 0)).toBe(0);
   });
 
   it('gives up once the next attempt would fall past the retry period', () => {
-    expect(nextAttemptAt(policy, 0, 3_500_000, 10, 0.5)).toBe(3_530_000);
-    expect(nextAttemptAt(policy, 0, 3_590_000, 10, 0.5)).toBeUndefined();
+    expect(nextAttemptAt(policy, 0, 3_500_000, 10, () => 0.5)).toBe(3_530_000);
+    expect(nextAttemptAt(policy, 0, 3_590_000, 10, () => 0.5)).toBeUndefined();
   });
 });
 
