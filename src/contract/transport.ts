@@ -143,6 +143,11 @@ export interface BatchContext {
   readonly generation: GroupGeneration;
   /** Marks the batch processed up to this offset and that offset committed (by an output transaction). */
   resolveCommitted(offset: string): void;
+  /**
+   * Every record of the batch is in hand (exactly once: given to the output door): the partition's next batch
+   * may begin while this one's transaction commits. What this batch then does not resolve comes again, in order.
+   */
+  release(): void;
 }
 
 /**

@@ -278,8 +278,9 @@ export class BatchWorker {
    * records up to the first one not done are given (their offset is committed with their outputs; what was done
    * after it is done again, replayed from its recorded outcome, when fetched again). The offsets resolved are
    * those of the slices settled in order up to the first that failed: the door refuses every later unit of the
-   * partition, and the records from the failed one on are handed out again. False when the partition went to
-   * another member meanwhile (what is left is its business).
+   * partition, and the records from the failed one on are handed out again. Once every slice is given, the
+   * batch is released: the partition's next batch is processed while these commit. False when the partition
+   * went to another member meanwhile (what is left is its business).
    */
   private async sliceInTransactions(payload: BatchContext, slices: InboundRecord[][], processor: RecordProcessor, done: Set<string>): Promise<boolean> {
     const { topic, partition } = payload.batch;
@@ -287,12 +288,16 @@ export class BatchWorker {
     const given: { records: InboundRecord[]; settled: Promise<unknown> }[] = [];
     let failure: { error: unknown } | undefined;
     let partitionLost = false;
+    let handedAll = true;
     for (const slice of slices) {
       const prepared = transactions.preparing();
       try {
         const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(topic, partition, slice, processor, lost));
         partitionLost = !payload.isRunning() || payload.isStale();
-        if (partitionLost || failure) break;
+        if (partitionLost || failure) {
+          handedAll = false;
+          break;
+        }
         const cut = slice.findIndex((m) => outcomes.get(m.offset) === undefined);
         const answered = cut === -1 ? slice : slice.slice(0, cut);
         if (answered.length > 0) {
@@ -302,11 +307,16 @@ export class BatchWorker {
           );
           given.push({ records: answered, settled });
         }
-        if (answered.length < slice.length) break;
+        if (answered.length < slice.length) {
+          handedAll = false;
+          break;
+        }
       } finally {
         prepared();
       }
     }
+    // every record is on its way: the partition's next batch is processed while these commit
+    if (handedAll) payload.release();
     for (const { records, settled } of given) {
       if ((await settled) !== undefined) break;
       for (const m of records) done.add(m.offset);

@@ -49,13 +49,13 @@ describe('transactional output (exactly-once door)', () => {
     await counts.close();
   });
 
-  const output = (transactionalId: string, group?: Consumer<Buffer, Buffer, Buffer, Buffer>, ended: string[] = []) => {
+  const output = (transactionalId: string, group?: Consumer<Buffer, Buffer, Buffer, Buffer>, ended: string[] = [], commitIntervalMs = 100) => {
     const door = new TransactionalOutput(connection, {
       transactionalId,
       countOf,
       limitOf: async () => undefined,
       group,
-      commitIntervalMs: 100,
+      commitIntervalMs,
       onSent: () => undefined,
       log: connection.log,
       onTransaction: (outcome) => ended.push(outcome),
@@ -100,5 +100,33 @@ describe('transactional output (exactly-once door)', () => {
     expect(committed).not.toContain('from a zombie');
     // what the metrics count (wholesale_output_transaction_duration_seconds by outcome)
     expect(ended).toEqual(['aborted', 'committed']);
+  });
+
+  it('a transaction waits for the slices being processed when it opened (one transaction for the round), not for those begun after', async () => {
+    const ended: string[] = [];
+    // an interval far longer than the test waits: a transaction that waited for a slice would show it
+    const door = output(`gather-${randomUUID()}`, undefined, ended, 10_000);
+    const unit = (text: string) => ({ messages: [message(topic, text)], replaceRefused: () => [] });
+    const within = (settled: Promise<void>, ms: number) => Promise.race([settled.then(() => 'committed'), sleep(ms).then(() => 'still open')]);
+
+    // B was being prepared when A's transaction opened: the transaction waits for it, and takes it
+    const preparingB = door.preparing();
+    const a = door.send(unit('round one A'));
+    expect(await within(a, 1_000)).toBe('still open');
+    const b = door.send(unit('round one B'));
+    preparingB();
+    await Promise.all([a, b]);
+    expect(ended).toEqual(['committed']);
+
+    // D is begun once C's transaction is open (it opens on the next turn of the loop): C commits without it
+    ended.length = 0;
+    const c = door.send(unit('round two C'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const preparingD = door.preparing();
+    expect(await within(c, 3_000)).toBe('committed');
+    const d = door.send(unit('round two D'));
+    preparingD();
+    await d;
+    expect(ended).toEqual(['committed', 'committed']);
   });
 });

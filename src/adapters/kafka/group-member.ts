@@ -5,7 +5,7 @@ import type { KafkaConnection } from './connection';
 import { ConsumerStateTracker } from './consumer-state';
 import { watchInstanceFenced } from './fenced-instance';
 import { createGroupConsumer } from './group-consumer';
-import { PartitionStream, type PartitionBatch } from './partition-stream';
+import { CAUGHT_UP_COMMIT_MS, PartitionStream, type PartitionBatch } from './partition-stream';
 import { batchRefusalIn, refusalRecord, type BatchRefused } from './refused-batch';
 import { locateRefusedBatch, type LocatorCost } from './refused-batch-locator';
 
@@ -71,6 +71,7 @@ export class GroupMember {
   private readonly positions = new Map<string, Position>();
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private readonly unwatchFenced: () => void;
+  private caughtUpTimer?: NodeJS.Timeout;
 
   constructor(
     connection: KafkaConnection,
@@ -134,7 +135,23 @@ export class GroupMember {
 
   async run(options: { partitionsConsumedConcurrently: number; eachBatch: (context: BatchContext) => Promise<void> }): Promise<void> {
     this.eachBatch = options.eachBatch;
+    this.caughtUpTimer = setInterval(() => void this.commitCaughtUp(), CAUGHT_UP_COMMIT_MS).unref();
     await this.stream.start(options.partitionsConsumedConcurrently);
+  }
+
+  /** Commits the position of partitions read to their end past transaction markers (partition-stream.ts caughtUp). */
+  private async commitCaughtUp(): Promise<void> {
+    const caughtUp = this.stream.caughtUp();
+    if (caughtUp.length === 0) return;
+    const byTopic = new Map<string, { partition: number; offset: string }[]>();
+    for (const { topic, partition, offset } of caughtUp) {
+      const position = this.positionOf(topic, partition);
+      if (position.resolved === undefined || offset > position.resolved) position.resolved = offset;
+      byTopic.set(topic, [...(byTopic.get(topic) ?? []), { partition, offset: offset.toString() }]);
+    }
+    await this.commitOffsets({ topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })) }).catch((error: unknown) =>
+      this.log.warn({ err: (error as Error).message }, 'commit past transaction markers failed; the next commit covers it'),
+    );
   }
 
   /** Stops handing out the partitions' records (all of a topic's, or those named) until resumed. */
@@ -149,6 +166,7 @@ export class GroupMember {
   async disconnect(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    clearInterval(this.caughtUpTimer);
     this.unwatchFenced();
     await this.stream.stop();
   }
@@ -227,6 +245,7 @@ export class GroupMember {
       heartbeat: async () => undefined, // the client heartbeats on its own timer
       isRunning: () => this.stream.isRunning,
       isStale: () => partitionBatch.isStale(),
+      release: () => partitionBatch.release(),
       uncommittedOffsets: () => this.uncommittedOffsets(),
       commitOffsetsIfNecessary: (offsets) => this.commitOffsets(offsets ?? this.uncommittedOffsets()),
       generation: { groupId: this.consumer.groupId, memberId: this.consumer.memberId ?? '', generationId: this.consumer.generationId },

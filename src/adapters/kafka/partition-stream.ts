@@ -19,6 +19,12 @@ export interface PartitionBatch {
   leaderEpoch: number;
   /** True once the partition went to another member (or went and came back) since the batch was handed out. */
   isStale(): boolean;
+  /**
+   * Says every record of the batch is in hand (its outputs on their way): the partition's next batch may be
+   * handed out before this one settles. What this batch then does not resolve still comes again, in offset
+   * order with whatever is queued.
+   */
+  release(): void;
 }
 
 export interface PartitionStreamOptions {
@@ -61,12 +67,36 @@ export interface PartitionQueue {
   leaderEpoch: number;
   /** Held by the user: its records stay queued, the other partitions flow. */
   paused: boolean;
+  /** A batch of the partition is handed out and not released: no other is handed out meanwhile. */
   busy: boolean;
+  /** Batches handed out and not settled (a released one included). */
+  inFlight: number;
+  /** The offset before which every record taken in was resolved by a settled batch. */
+  settledTo?: bigint;
+  /** The last position reported caught up (caughtUp): reported once. */
+  caughtUpTo?: bigint;
   /** Bumped when the partition is revoked: a batch of an older epoch is stale. */
   epoch: number;
 }
 
+/** Two runs of queued records in offset order, merged in offset order, each offset once. */
+export function mergeByOffset<T extends { offset: bigint }>(a: T[], b: T[]): T[] {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  const merged: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && a[i].offset <= b[j].offset) ? a[i++] : b[j++];
+    if (merged.length === 0 || merged[merged.length - 1].offset < next.offset) merged.push(next);
+  }
+  return merged;
+}
+
 const key = (topic: string, partition: number) => `${topic}|${partition}`;
+
+/** How often an owner commits the positions `caughtUp` reports. */
+export const CAUGHT_UP_COMMIT_MS = 1000;
 
 type Limits = Pick<PartitionStreamOptions, 'highWater' | 'lowWater' | 'heldLimit'>;
 
@@ -100,7 +130,10 @@ export class PartitionStream {
   private streamTopics: string[] = [];
   private running = false;
   private stopped = false;
+  /** Batches handed out and not released (at most `concurrency`). */
   private busy = 0;
+  /** Batches handed out and not settled: stopping waits for them. */
+  private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
   private pumpScheduled = false;
   private readonly queues = new Map<string, PartitionQueue>();
@@ -152,6 +185,27 @@ export class PartitionStream {
   /** The offset after the last record taken in from the partition, if any was since it was assigned. */
   nextOffset(topic: string, partition: number): bigint | undefined {
     return this.queues.get(key(topic, partition))?.next;
+  }
+
+  /**
+   * Partitions read to the end of what the stream fetched, past records that are no data: transaction
+   * markers and aborted records, which a consumer never sees. Their position is where the stream fetches
+   * next; committed, it leaves no lag behind a transaction's marker (as Kafka's own consumers commit their
+   * position). Only partitions with nothing queued, nothing in flight and every record taken in resolved,
+   * while the stream holds no record undelivered; each position is reported once.
+   */
+  caughtUp(): { topic: string; partition: number; offset: bigint; leaderEpoch: number }[] {
+    const stream = this.stream;
+    if (!stream || stream.readableLength > 0) return [];
+    const positions: { topic: string; partition: number; offset: bigint; leaderEpoch: number }[] = [];
+    for (const queue of this.queues.values()) {
+      if (queue.records.length > 0 || queue.inFlight > 0 || queue.next === undefined || queue.settledTo !== queue.next) continue;
+      const fetchAt = stream.offsetsToFetch.get(`${queue.topic}:${queue.partition}`);
+      if (fetchAt === undefined || fetchAt <= queue.next || fetchAt === queue.caughtUpTo || !this.assigned(queue.topic, queue.partition)) continue;
+      queue.caughtUpTo = fetchAt;
+      positions.push({ topic: queue.topic, partition: queue.partition, offset: fetchAt, leaderEpoch: queue.leaderEpoch });
+    }
+    return positions;
   }
 
   /** Queues records the stream could not fetch itself (a refused batch's neighbours and its placeholder). */
@@ -226,7 +280,7 @@ export class PartitionStream {
   }
 
   private whenIdle(): Promise<void> {
-    return this.busy === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private assigned(topic: string, partition: number): boolean {
@@ -240,8 +294,10 @@ export class PartitionStream {
       if (this.assigned(queue.topic, queue.partition)) continue;
       queue.records = [];
       queue.next = undefined; // if it comes back, from its committed offset
+      queue.settledTo = undefined;
+      queue.caughtUpTo = undefined;
       queue.epoch++;
-      if (!queue.busy) this.queues.delete(at);
+      if (queue.inFlight === 0) this.queues.delete(at);
     }
     this.flowControl();
   }
@@ -261,7 +317,7 @@ export class PartitionStream {
   private queueOf(topic: string, partition: number): PartitionQueue {
     const at = key(topic, partition);
     let queue = this.queues.get(at);
-    if (!queue) this.queues.set(at, (queue = { topic, partition, records: [], leaderEpoch: -1, paused: this.pausedTopics.has(topic), busy: false, epoch: 0 }));
+    if (!queue) this.queues.set(at, (queue = { topic, partition, records: [], leaderEpoch: -1, paused: this.pausedTopics.has(topic), busy: false, inFlight: 0, epoch: 0 }));
     return queue;
   }
 
@@ -314,7 +370,9 @@ export class PartitionStream {
 
   private dispatch(queue: PartitionQueue): void {
     queue.busy = true;
+    queue.inFlight++;
     this.busy++;
+    this.inFlight++;
     // to the back of the line: the pump serves the partitions that waited longest first
     const at = key(queue.topic, queue.partition);
     this.queues.delete(at);
@@ -322,12 +380,21 @@ export class PartitionStream {
     const taken = queue.records.splice(0, this.options.maxBatch ?? queue.records.length);
     this.flowControl();
     const epoch = queue.epoch;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      if (queue.epoch === epoch) queue.busy = false;
+      this.busy--;
+      this.schedulePump();
+    };
     const batch: PartitionBatch = {
       topic: queue.topic,
       partition: queue.partition,
       records: taken.map((queued) => queued.record),
       leaderEpoch: queue.leaderEpoch,
       isStale: () => queue.epoch !== epoch || !this.assigned(queue.topic, queue.partition),
+      release,
     };
     void this.options
       .onBatch(batch)
@@ -339,11 +406,13 @@ export class PartitionStream {
         // What the batch did not resolve comes again, unless the partition went elsewhere or the stream stops.
         if (this.running && !batch.isStale()) {
           const rest = taken.filter((queued) => doneBefore === undefined || queued.offset >= doneBefore);
-          if (rest.length > 0) queue.records = [...rest, ...queue.records];
+          if (rest.length > 0) queue.records = mergeByOffset(rest, queue.records);
+          else if (doneBefore !== undefined && (queue.settledTo === undefined || doneBefore > queue.settledTo)) queue.settledTo = doneBefore;
         }
-        queue.busy = false;
-        if (!this.assigned(queue.topic, queue.partition) && queue.records.length === 0) this.queues.delete(at);
-        if (--this.busy === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+        release();
+        queue.inFlight--;
+        if (!this.assigned(queue.topic, queue.partition) && queue.records.length === 0 && queue.inFlight === 0) this.queues.delete(at);
+        if (--this.inFlight === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
         this.flowControl();
         // a batch that resolved nothing and is not held would come straight back: give the loop a turn first
         this.schedulePump();

@@ -2,7 +2,7 @@ import type { InboundRecord } from '../../contract/transport';
 import { Backoff, sleep } from '../../shared/retry';
 import type { KafkaConnection } from './connection';
 import { createGroupConsumer } from './group-consumer';
-import { PartitionStream, type PartitionBatch } from './partition-stream';
+import { CAUGHT_UP_COMMIT_MS, PartitionStream, type PartitionBatch } from './partition-stream';
 
 /**
  * A consumer fed record by record, in order per partition: the client's event subscriptions, the webhooks'
@@ -104,10 +104,18 @@ export function subscribeRecords(connection: KafkaConnection, options: RecordSub
 
   const started = stream.start(options.partitionsConcurrently ?? 1);
   started.catch((error: unknown) => settleJoined(error));
+  // partitions read to their end are committed past the transaction markers after their last record, so
+  // the group's lag comes back to 0 behind an exactly-once writer (partition-stream.ts caughtUp)
+  const caughtUpTimer = setInterval(() => {
+    const offsets = stream.caughtUp();
+    if (offsets.length === 0) return;
+    consumer.commit({ offsets }).catch((error: unknown) => log.warn({ err: error }, 'commit past transaction markers failed; the next commit covers it'));
+  }, CAUGHT_UP_COMMIT_MS).unref();
 
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    clearInterval(caughtUpTimer);
     await started.catch(() => undefined);
     // The records in hand finish (and commit) first; those still queued are read again by the next start.
     await stream.stop();

@@ -99,16 +99,18 @@ export interface TransactionalOutputOptions {
 
 /**
  * The exactly-once door, on one transactional producer. A producer has one transaction open at a time: it
- * takes every unit given until the commit interval ends or no unit is being prepared, writing each as it comes
- * (so the next slices are processed while the first ones' records travel), then commits the offsets of all
- * of them, one per partition. Units given while it commits go in the next.
+ * takes the units given and those of the slices being processed when it opened (group commit: the partitions
+ * of one round share it), writing each as it comes, then commits the offsets of all of them, one per
+ * partition. It does not wait for slices begun after it opened (they go in the next, so a transaction is
+ * not held open by a steady flow), nor longer than the commit interval for any.
  */
 export class TransactionalOutput implements TransactionalOutputs {
   private producer: ServiceProducer;
   private pending: Pending[] = [];
   private flushing = false;
-  /** Units announced and not yet given. */
-  private inPreparation = 0;
+  /** Units announced and not yet given, by the epoch they were announced in (one per transaction opened). */
+  private readonly inPreparation = new Map<number, number>();
+  private epoch = 0;
   /** Wakes an open transaction waiting for a unit in preparation. */
   private arrival?: () => void;
   private readonly failures = new FailedPartitions();
@@ -133,12 +135,15 @@ export class TransactionalOutput implements TransactionalOutputs {
   }
 
   preparing(): () => void {
-    this.inPreparation++;
+    const epoch = this.epoch;
+    this.inPreparation.set(epoch, (this.inPreparation.get(epoch) ?? 0) + 1);
     let done = false;
     return () => {
       if (done) return;
       done = true;
-      this.inPreparation--;
+      const left = this.inPreparation.get(epoch)! - 1;
+      if (left === 0) this.inPreparation.delete(epoch);
+      else this.inPreparation.set(epoch, left);
       this.wake();
     };
   }
@@ -211,9 +216,11 @@ export class TransactionalOutput implements TransactionalOutputs {
     pending.settle(error);
   }
 
-  /** True while the open transaction should wait for more: units announced, within the commit interval. */
-  private waitsFor(openedAt: number): boolean {
-    return this.pending.length > 0 || (this.inPreparation > 0 && performance.now() - openedAt < this.options.commitIntervalMs);
+  /** True while the open transaction (opened at `openedAt`, in `epoch`) waits for units announced before it opened, within the commit interval. */
+  private waitsFor(openedAt: number, epoch: number): boolean {
+    if (performance.now() - openedAt >= this.options.commitIntervalMs) return false;
+    for (const announcedIn of this.inPreparation.keys()) if (announcedIn <= epoch) return true;
+    return false;
   }
 
   /** Resolves when a unit is given or announced done, or at the end of the commit interval. */
@@ -229,7 +236,7 @@ export class TransactionalOutput implements TransactionalOutputs {
   }
 
   /**
-   * One transaction of every unit given until the commit interval ends (or none is in preparation). When it
+   * One transaction of the units given and of the slices in preparation when it opened (up to the commit interval). When it
    * fails, the units it did write (a commit whose answer was lost) are settled as sent; the others are tried
    * again one by one when the failure was theirs rather than the cluster's, so one unit that cannot be written
    * fails alone instead of holding every partition's.
@@ -240,6 +247,7 @@ export class TransactionalOutput implements TransactionalOutputs {
     // set when the transaction is given up (stalled): work still running must take no more units into it
     let givenUp = false;
     const openedAt = performance.now();
+    const epoch = this.epoch++;
     const work = async () => {
       transaction = await this.producer.beginTransaction();
       for (;;) {
@@ -251,7 +259,7 @@ export class TransactionalOutput implements TransactionalOutputs {
             transaction,
             taken.flatMap(({ messages }) => messages),
           );
-        if (!this.waitsFor(openedAt)) break;
+        if (!this.waitsFor(openedAt, epoch)) break;
         await this.nextArrival(openedAt);
       }
       await this.commitOffsets(

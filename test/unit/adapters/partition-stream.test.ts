@@ -1,4 +1,4 @@
-import { shouldPause } from '../../../src/adapters/kafka/partition-stream';
+import { mergeByOffset, shouldPause } from '../../../src/adapters/kafka/partition-stream';
 
 const queue = (records: number, paused = false) => ({ records: Array.from({ length: records }, () => undefined as never), paused });
 const none = new Set<string>();
@@ -24,5 +24,17 @@ describe("the partition stream's flow control", () => {
     expect(shouldPause([], new Set(topics), topics, false, {})).toBe(true);
     expect(shouldPause([], new Set(['commands']), topics, false, {})).toBe(false);
     expect(shouldPause([queue(1_000_000)], none, topics, false, {})).toBe(false);
+  });
+});
+
+describe('mergeByOffset: what a released batch did not resolve, back among the queued records', () => {
+  const at = (...offsets: number[]) => offsets.map((offset) => ({ offset: BigInt(offset) }));
+  it('merges two runs in offset order, each offset once', () => {
+    expect(mergeByOffset(at(10, 11, 12), at(13, 14)).map(({ offset }) => Number(offset))).toEqual([10, 11, 12, 13, 14]);
+    // a later batch's records came back first, then the earlier batch's
+    expect(mergeByOffset(at(10, 11), at(20, 21, 30)).map(({ offset }) => Number(offset))).toEqual([10, 11, 20, 21, 30]);
+    expect(mergeByOffset(at(20, 21), at(10, 11, 30)).map(({ offset }) => Number(offset))).toEqual([10, 11, 20, 21, 30]);
+    expect(mergeByOffset(at(10, 11, 12), at(11, 12, 13)).map(({ offset }) => Number(offset))).toEqual([10, 11, 12, 13]);
+    expect(mergeByOffset(at(), at(5))).toEqual(at(5));
   });
 });

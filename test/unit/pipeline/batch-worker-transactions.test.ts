@@ -28,7 +28,7 @@ class ControlledDoor implements TransactionalOutputs {
 
 const echo: RecordProcessor = async (message) => ({ outbound: [{ topic: 'replies', key: message.key, value: message.value, headers: {} }], outcome: 'Success' });
 
-function payloadOf(offsets: string[], committed: string[]): BatchContext {
+function payloadOf(offsets: string[], committed: string[], released: string[] = []): BatchContext {
   const messages = offsets.map((offset) => ({ offset, key: Buffer.from(`k${offset}`), value: Buffer.from(offset), headers: {}, timestamp: '0' }));
   return {
     batch: { topic: 'commands', partition: 0, messages },
@@ -39,6 +39,7 @@ function payloadOf(offsets: string[], committed: string[]): BatchContext {
     heartbeat: async () => undefined,
     isRunning: () => true,
     isStale: () => false,
+    release: () => void released.push(`released after ${committed.length} settled`),
     generation: { groupId: 'g', memberId: 'm', generationId: 1 },
   };
 }
@@ -76,8 +77,11 @@ describe('batch loop, exactly once: slices pipelined through the door', () => {
   it("gives every slice before the first one's transaction settles, announcing each, and resolves offsets once settled, in order", async () => {
     const door = new ControlledDoor();
     const committed: string[] = [];
-    const batch = (await workerOn(door))(payloadOf(['0', '1', '2', '3', '4'], committed));
+    const released: string[] = [];
+    const batch = (await workerOn(door))(payloadOf(['0', '1', '2', '3', '4'], committed, released));
     await until(() => door.units.length === 3);
+    // every record given: the partition's next batch may begin before these settle
+    expect(released).toEqual(['released after 0 settled']);
     expect(door.units.map(({ unit }) => `${unit.offsets!.first}-${unit.offsets!.offset}`)).toEqual(['0-1', '2-3', '4-4']);
     // each slice was given while it was still announced (the open transaction waits for it)
     expect(door.preparingAtSend).toEqual([1, 1, 1]);
@@ -115,7 +119,8 @@ describe('batch loop, exactly once: slices pipelined through the door', () => {
       return echo(message, position);
     };
     const eachBatch = await workerOn(door, slow);
-    const batch = eachBatch(payloadOf(['0', '1', '2', '3', '4'], committed));
+    const released: string[] = [];
+    const batch = eachBatch(payloadOf(['0', '1', '2', '3', '4'], committed, released));
     await until(() => door.units.length === 1);
     door.units[0].settle(new Error('transaction aborted'));
     await new Promise((resolve) => setImmediate(resolve));
@@ -123,5 +128,6 @@ describe('batch loop, exactly once: slices pipelined through the door', () => {
     await expect(batch).rejects.toThrow('transaction aborted');
     expect(door.units).toHaveLength(1);
     expect(committed).toEqual([]);
+    expect(released).toEqual([]); // the rest was never given: the partition waits for it to come again
   });
 });
