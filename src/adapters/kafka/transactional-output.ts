@@ -69,6 +69,13 @@ async function withinStallLimit<T>(work: Promise<T>, limitMs = TRANSACTION_STALL
  */
 const COMMIT_RESOLVE_MS = 15_000;
 
+/**
+ * Failures of a transaction whose commit had been asked for: it may have gone through. A failure before (an
+ * offset commit refused for a generation that moved on, a send refused) is an abort for certain: the offsets
+ * the group has then are another member's, and must not pass for this transaction's.
+ */
+const commitOutcomeUnknown = new WeakSet<object>();
+
 interface Pending {
   unit: OutputUnit;
   settle: (error?: unknown) => void;
@@ -246,6 +253,8 @@ export class TransactionalOutput implements TransactionalOutputs {
     let transaction: Transaction | undefined;
     // set when the transaction is given up (stalled): work still running must take no more units into it
     let givenUp = false;
+    // the commit was asked for: a failure from then on may hide a commit that went through
+    let committing = false;
     const openedAt = performance.now();
     const epoch = this.epoch++;
     const work = async () => {
@@ -266,6 +275,7 @@ export class TransactionalOutput implements TransactionalOutputs {
         transaction,
         units.map(({ pending }) => pending.unit),
       );
+      committing = true;
       if (units.length > 0) await transaction.commit();
       else await transaction.cancel();
     };
@@ -279,7 +289,7 @@ export class TransactionalOutput implements TransactionalOutputs {
       givenUp = true;
       this.options.onTransaction?.('aborted', performance.now() - openedAt);
       await this.abandon(transaction, error);
-      const unwritten = await this.withoutCommitted(units);
+      const unwritten = committing ? await this.withoutCommitted(units) : units;
       if (unwritten.length === 0) return;
       const explained = explainKafkaError(error); // the reasons in one message (a failed send is "Producing messages failed." otherwise)
       if (unwritten.length === 1 || isClusterFailure(error)) {
@@ -301,12 +311,12 @@ export class TransactionalOutput implements TransactionalOutputs {
       this.options.onSent(await this.commitTogether([{ unit: pending.unit, messages }]));
       pending.settle();
     } catch (error) {
-      if ((await this.withoutCommitted([{ pending, messages }])).length > 0) this.failed(pending, error);
+      if (!commitOutcomeUnknown.has(error as object) || (await this.withoutCommitted([{ pending, messages }])).length > 0) this.failed(pending, error);
     }
   }
 
   /**
-   * The units of a failed transaction that it did not write. A commit reported as failed may have gone through:
+   * The units of a failed transaction whose commit was asked for that it did not write. A commit reported as failed may have gone through:
    * a coordinator that logged the commit and died before answering has it completed by its successor, and the
    * slice sent again would show every reply and event twice. The offsets say which it was, being committed in
    * the transaction: once a fresh producer's first call has returned (InitProducerId waits until the coordinator
@@ -416,10 +426,12 @@ export class TransactionalOutput implements TransactionalOutputs {
 
   private async transact(placed: Placed[], units: OutputUnit[]): Promise<void> {
     let transaction: Transaction | undefined;
+    let committing = false;
     const work = async () => {
       transaction = await this.producer.beginTransaction();
       await this.write(transaction, placed);
       await this.commitOffsets(transaction, units);
+      committing = true;
       await transaction.commit();
     };
     const began = performance.now();
@@ -429,7 +441,9 @@ export class TransactionalOutput implements TransactionalOutputs {
     } catch (error) {
       this.options.onTransaction?.('aborted', performance.now() - began);
       await this.abandon(transaction, error);
-      throw explainKafkaError(error);
+      const explained = explainKafkaError(error);
+      if (committing) commitOutcomeUnknown.add(explained);
+      throw explained;
     }
   }
 
