@@ -71,6 +71,8 @@ export interface BatchWorkerOptions {
   onHold?: (held: HeldPartition, released: boolean) => void;
   /** Resolved offsets are committed at most this often (ms); 0 commits after every batch. */
   commitIntervalMs?: number;
+  /** Called once per slice after its records were processed and before its outputs are sent (Redis WAIT: acknowledged means replicated). */
+  replicated?: () => Promise<void>;
 }
 
 /**
@@ -201,6 +203,7 @@ export class BatchWorker {
       // The partition went to another member meanwhile: sending and committing are its business now (it
       // handles these records again; the effects already made are recorded and answered the same way).
       if (!payload.isRunning() || payload.isStale()) return;
+      await this.options.replicated?.();
       if (this.options.transactions) {
         // Only the slice's records up to the first one not done: their offset is committed with their
         // outputs, and what was done after it is done again (replayed from its recorded outcome) when fetched again.
