@@ -20,7 +20,7 @@ export type HistoryEvent =
   | { kind: 'applied'; id: string; gpsi: string; position: number; changes: { subBalanceInstId: string; delta: number }[] }
   /** A sub-balance at the start and at the end of the run (milli-units). */
   | { kind: 'balance'; gpsi: string; subBalanceInstId: string; start: number; remaining: number }
-  /** A command topic partition's committed offset of the worker group and its end offset, at the end. */
+  /** A command topic partition's committed offset of the worker group and its end offset (a transaction marker's, maybe), at the end. */
   | { kind: 'offset'; topic: string; partition: number; committed: number; end: number }
   /** A fault of the schedule, when it began and ended. */
   | { kind: 'fault'; at: number; fault: string; phase: 'begin' | 'end' };

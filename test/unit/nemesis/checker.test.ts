@@ -34,7 +34,7 @@ describe('history checker', () => {
   });
 
   it('an output sent twice: a second reply record read read_committed', () => {
-    const history = [...clean(), { kind: 'reply', id: 'b', status: 'Success', channel: 'kafka', offset: 9 } as const];
+    const history = [...clean(), { kind: 'reply', id: 'b', status: 'Success', channel: 'kafka', offset: 9 } satisfies HistoryEvent];
     const [violation] = checkHistory(history);
     expect(violation).toMatchObject({ kind: 'output-twice', subject: 'b', detail: '2 reply records for 1 command record(s)' });
     // the smallest slice: b's send, its command record and both replies, nothing of a or c
@@ -47,14 +47,18 @@ describe('history checker', () => {
   });
 
   it('a change applied twice: a second ledger entry, and the balance off by as much', () => {
-    const history = [...clean(), { kind: 'applied', id: 'a', gpsi: GPSI, position: 3, changes: [{ subBalanceInstId: SB, delta: 1000 }] } as const];
+    const history = [...clean(), { kind: 'applied', id: 'a', gpsi: GPSI, position: 3, changes: [{ subBalanceInstId: SB, delta: 1000 }] } satisfies HistoryEvent];
     const violations = checkHistory(history);
     expect(violationCounts(violations)).toEqual({ 'applied-twice': 1, 'balance-off': 1 });
     expect(violations.find((v) => v.kind === 'balance-off')!.detail).toBe('start 5000 + ledger 4000 = 9000, remaining 8000');
   });
 
   it('a reply overwritten: Success, then a refusal for the same id', () => {
-    const history = [...clean(), { kind: 'reply', id: 'a', status: 'Success', channel: 'http' } as const, { kind: 'reply', id: 'a', status: 'CONFLICT', channel: 'http' } as const];
+    const history = [
+      ...clean(),
+      { kind: 'reply', id: 'a', status: 'Success', channel: 'http' } satisfies HistoryEvent,
+      { kind: 'reply', id: 'a', status: 'CONFLICT', channel: 'http' } satisfies HistoryEvent,
+    ];
     const [violation] = checkHistory(history);
     expect(violation).toMatchObject({ kind: 'reply-inconsistent', subject: 'a', detail: 'answered Success and CONFLICT' });
     expect(violation.slice.filter((e) => e.kind === 'reply')).toHaveLength(3);
@@ -65,7 +69,7 @@ describe('history checker', () => {
       { kind: 'send', at: 5, id: 'x', gpsi: GPSI, channel: 'transactional', outcome: 'aborted' },
       { kind: 'applied', id: 'x', gpsi: GPSI, position: 3, changes: [{ subBalanceInstId: SB, delta: 1000 }] },
     ];
-    const history = [...clean().filter((e) => e.kind !== 'balance'), ...aborted, { kind: 'balance', gpsi: GPSI, subBalanceInstId: SB, start: 5000, remaining: 9000 } as const];
+    const history = [...clean().filter((e) => e.kind !== 'balance'), ...aborted, { kind: 'balance', gpsi: GPSI, subBalanceInstId: SB, start: 5000, remaining: 9000 } satisfies HistoryEvent];
     const violations = checkHistory(history);
     expect(violationCounts(violations)).toEqual({ 'aborted-applied': 1 });
     expect(violations[0].slice).toEqual(aborted);
@@ -87,24 +91,41 @@ describe('history checker', () => {
   it("a number's changes applied out of the topic's order: the two commands that swapped", () => {
     const history = clean().map((e) => (e.kind === 'applied' && e.id !== 'a' ? { ...e, position: e.id === 'b' ? 2 : 1 } : e));
     const [violation] = checkHistory(history);
-    expect(violation).toMatchObject({ kind: 'out-of-order', subject: GPSI, detail: 'the topic has b before c; the ledger the other way round' });
+    expect(violation).toMatchObject({ kind: 'out-of-order', subject: GPSI, detail: 'balance.commands has b before c; the ledger the other way round' });
     expect(violation.slice.map((e) => `${e.kind}:${'id' in e ? e.id : ''}`)).toEqual(['command:b', 'applied:b', 'command:c', 'applied:c']);
   });
 
-  it('a retried HTTP send written twice is answered per record, not a violation', () => {
+  it("commands of one number on two topics: the ledger keeps each topic's order, not one between them", () => {
+    const otherTopic = (id: string, offset: number, position: number) =>
+      command(id, offset, position).map((e) => (e.kind === 'command' ? { ...e, topic: 'partner.balance.commands' } : e.kind === 'offset' ? e : e));
     const history: History = [
+      ...command('a', 0, 1),
+      ...otherTopic('p', 0, 0),
+      ...command('b', 1, 3),
+      ...otherTopic('q', 1, 2),
+      { kind: 'balance', gpsi: GPSI, subBalanceInstId: SB, start: 5000, remaining: 9000 },
+    ];
+    expect(checkHistory(history)).toEqual([]);
+    const swapped = history.map((e) => (e.kind === 'applied' && e.id === 'q' ? { ...e, position: -1 } : e));
+    expect(checkHistory(swapped)[0]).toMatchObject({ kind: 'out-of-order', detail: 'partner.balance.commands has p before q; the ledger the other way round' });
+  });
+
+  it('a retried HTTP send written twice is answered per record, not a violation', () => {
+    const retried: History = [
       ...clean(),
       { kind: 'retry', at: 3, id: 'c', channel: 'http', why: 'timeout' },
       { kind: 'command', id: 'c', gpsi: GPSI, topic: TOPIC, partition: 0, offset: 3 },
       { kind: 'reply', id: 'c', status: 'Success', channel: 'kafka', offset: 3 },
       { kind: 'event', id: 'c', ceId: 'ce-c', offset: 3 },
       { kind: 'reply', id: 'c', status: 'Success', channel: 'http' },
-    ].map((e) => (e.kind === 'offset' ? { ...e, committed: 4, end: 4 } : e));
+    ];
+    const history = retried.map((e) => (e.kind === 'offset' ? { ...e, committed: 4, end: 4 } : e));
     expect(checkHistory(history)).toEqual([]);
   });
 
-  it('offsets left uncommitted', () => {
+  it('offsets left uncommitted: a command record at the committed offset; an end beyond it (a transaction marker) is none', () => {
     expect(kinds(clean().map((e) => (e.kind === 'offset' ? { ...e, committed: 2 } : e)))).toEqual({ 'offsets-behind': 1 });
+    expect(kinds(clean().map((e) => (e.kind === 'offset' ? { ...e, end: 4 } : e)))).toEqual({});
   });
 
   it('prints a violation with its slice, one event a line', () => {

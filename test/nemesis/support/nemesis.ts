@@ -1,0 +1,137 @@
+// The nemesis: plays a schedule (schedule.ts) on the run's processes — its workers, the brokers of a
+// three-broker cluster, Redis — one fault at a time, recording when each began and ended, and heals all.
+import { spawnSync } from 'node:child_process';
+import type { KafkaCluster, LocalRedis } from '../../../dev/stack';
+import { redisCommand } from '../../../dev/stack/redis/local-redis';
+import { WorkerProcess } from '../../support/worker-process';
+import type { History } from './history';
+import type { FaultKind, ScheduledFault } from './schedule';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The process listening on a loopback port (a broker's PLAINTEXT port): its pid, for SIGSTOP. */
+const pidListeningOn = (port: string): number => Number(/pid=(\d+)/.exec(spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }).stdout)?.[1]);
+const redisPid = async (redis: LocalRedis): Promise<number> => Number(/process_id:(\d+)/.exec(await redisCommand(redis.port, 'info', 'server'))![1]);
+
+/** The run's workers, each slot restarted with the same environment. */
+export class WorkerPool {
+  readonly slots: WorkerProcess[] = [];
+  /** Every worker process the run started (for their handled counts). */
+  readonly all: WorkerProcess[] = [];
+
+  constructor(private readonly env: Record<string, string>) {}
+
+  async start(count: number): Promise<void> {
+    await Promise.all(Array.from({ length: count }, (_, slot) => this.restart(slot)));
+  }
+
+  async restart(slot: number): Promise<void> {
+    const worker = await WorkerProcess.start(this.env, `nemesis-worker-${slot}`);
+    this.slots[slot] = worker;
+    this.all.push(worker);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.slots.map((w) => (w.child.kill('SIGCONT'), w.signal('SIGKILL'))));
+  }
+}
+
+export class Nemesis {
+  /** Faults played, by kind. */
+  readonly played: Partial<Record<FaultKind, number>> = {};
+  private frozen: number[] = [];
+  /**
+   * A process coming back (a broker's or a worker's start takes seconds, tens on a loaded machine) is waited
+   * for in the background: the next fault of another class strikes meanwhile.
+   */
+  private readonly recovering = new Set<Promise<void>>();
+  private readonly pending = new Set<string>();
+  /** Faults left out because a process of their class was still coming back, by kind. */
+  readonly skipped: Partial<Record<FaultKind, number>> = {};
+
+  constructor(
+    private readonly cluster: KafkaCluster,
+    private readonly redis: LocalRedis,
+    private readonly workers: WorkerPool,
+    private readonly history: History,
+  ) {}
+
+  /** Plays the schedule from now; a fault that would begin after `totalMs` (the ones before ran late) is left out. */
+  async play(schedule: ScheduledFault[], totalMs: number): Promise<void> {
+    const began = Date.now();
+    for (const fault of schedule) {
+      const wait = began + fault.atMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      if (Date.now() - began > totalMs) break;
+      const name = `${fault.kind} #${fault.target}`;
+      const kindOf = fault.kind === 'rolling-restart' ? 'worker' : fault.kind.split('-')[0];
+      // a process of its class still coming back (a broker's start takes tens of seconds on a loaded machine):
+      // this fault is left out rather than the schedule's time shifted
+      if (this.pending.has(kindOf)) {
+        this.skipped[fault.kind] = (this.skipped[fault.kind] ?? 0) + 1;
+        continue;
+      }
+      this.history.push({ kind: 'fault', at: Date.now(), fault: name, phase: 'begin' });
+      this.pending.add(kindOf);
+      const recovered = this.strike(fault).then(() => {
+        this.history.push({ kind: 'fault', at: Date.now(), fault: name, phase: 'end' });
+        this.pending.delete(kindOf);
+      });
+      this.recovering.add(recovered);
+      this.played[fault.kind] = (this.played[fault.kind] ?? 0) + 1;
+      await Promise.race([recovered, sleep(fault.durationMs)]);
+    }
+  }
+
+  private async strike({ kind, durationMs, target }: ScheduledFault): Promise<void> {
+    const broker = this.cluster.nodes[target];
+    switch (kind) {
+      case 'worker-kill':
+        await this.workers.slots[target].signal('SIGKILL');
+        await sleep(durationMs);
+        return this.workers.restart(target);
+      case 'worker-pause':
+        return this.frozenFor(this.workers.slots[target].pid, durationMs);
+      case 'rolling-restart':
+        for (let slot = 0; slot < this.workers.slots.length; slot++) {
+          await this.workers.slots[slot].signal('SIGTERM');
+          await this.workers.restart(slot);
+          await sleep(durationMs);
+        }
+        return;
+      case 'broker-kill':
+        await broker.kill();
+        await sleep(durationMs);
+        return broker.start();
+      case 'broker-freeze':
+        return this.frozenFor(pidListeningOn(String(broker.port)), durationMs);
+      case 'broker-restart':
+        await broker.stop();
+        return broker.start();
+      case 'redis-stop':
+        await this.redis.stop();
+        await sleep(durationMs);
+        return this.redis.start();
+      case 'redis-freeze':
+        return this.frozenFor(await redisPid(this.redis), durationMs);
+    }
+  }
+
+  private async frozenFor(pid: number, durationMs: number): Promise<void> {
+    if (!(pid > 0)) throw new Error('no process to freeze');
+    process.kill(pid, 'SIGSTOP');
+    this.frozen.push(pid);
+    await sleep(durationMs);
+    process.kill(pid, 'SIGCONT');
+    this.frozen = this.frozen.filter((p) => p !== pid);
+  }
+
+  /** Everything running again (after a failed test too): frozen processes resumed, dead brokers and Redis started. */
+  async heal(): Promise<void> {
+    await Promise.allSettled(this.recovering.values());
+    for (const pid of this.frozen) process.kill(pid, 'SIGCONT');
+    this.frozen = [];
+    for (const node of this.cluster.nodes) if (!node.running) await node.start();
+    if (!this.redis.running) await this.redis.start();
+  }
+}
