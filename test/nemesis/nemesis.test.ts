@@ -9,6 +9,7 @@ import { createRedisClient, type RedisClient } from '../../src/adapters/redis/cl
 import { AvroCodec } from '../../src/adapters/registry/avro-codec';
 import { registerContract } from '../../src/adapters/registry/register-contract';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { TcpProxy } from '../support/tcp-proxy';
 import { createActiveSubscription } from '../support/subscriptions';
 import { faultConfig, FAULT_CUSTOMER, workerEnv } from '../faults/support/fault-config';
 import { createTopicsOnCluster } from '../faults/support/topics';
@@ -44,6 +45,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
   let gateway: TestGateway | undefined;
   let partners: Partners | undefined;
   let nemesis: Nemesis | undefined;
+  let redisProxy: TcpProxy | undefined;
 
   beforeAll(async () => {
     const began = Date.now();
@@ -60,6 +62,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     await partners?.stop();
     await gateway?.close();
     await pool?.stop();
+    await redisProxy?.close();
     store?.disconnect();
   });
 
@@ -95,11 +98,12 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     console.log(`nemesis: seed ${seed}, ${SECONDS} s, workers ${DELIVERY}; schedule:\n  ${describeSchedule(schedule).join('\n  ')}`);
 
     const history: History = [];
-    pool = new WorkerPool(workerEnv(config));
+    redisProxy = await TcpProxy.start({ host: redis.host, port: redis.port });
+    pool = new WorkerPool({ ...workerEnv(config), REDIS_URL: `redis://127.0.0.1:${redisProxy.port}` });
     await pool.start(WORKERS);
     gateway = await startTestGateway(config, { ...workerEnv(config), GATEWAY_REPLY_TIMEOUT_MS: '5000' });
     partners = new Partners({ config, codec, targets, history, gatewayUrl: gateway.url, ratePerSecond: 40 });
-    nemesis = new Nemesis(cluster, redis, pool, history);
+    nemesis = new Nemesis(cluster, redis, redisProxy, pool, history);
     partners.start();
     const faultsBegan = Date.now();
     await nemesis.play(schedule, SECONDS * 1000);

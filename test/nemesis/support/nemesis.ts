@@ -1,8 +1,9 @@
 // The nemesis: plays a schedule (schedule.ts) on the run's processes — its workers, the brokers of a
-// three-broker cluster, Redis — one fault at a time, recording when each began and ended, and heals all.
+// three-broker cluster, Redis and the network between the workers and Redis — one fault at a time, recording when each began and ended, and heals all.
 import { spawnSync } from 'node:child_process';
 import type { KafkaCluster, LocalRedis } from '../../../dev/stack';
 import { redisCommand } from '../../../dev/stack/redis/local-redis';
+import type { TcpProxy } from '../../support/tcp-proxy';
 import { WorkerProcess } from '../../support/worker-process';
 import type { History } from './history';
 import type { FaultKind, ScheduledFault } from './schedule';
@@ -52,6 +53,8 @@ export class Nemesis {
   constructor(
     private readonly cluster: KafkaCluster,
     private readonly redis: LocalRedis,
+    /** Between the workers and Redis: the network faults. */
+    private readonly redisProxy: TcpProxy,
     private readonly workers: WorkerPool,
     private readonly history: History,
   ) {}
@@ -114,6 +117,18 @@ export class Nemesis {
         return this.redis.start();
       case 'redis-freeze':
         return this.frozenFor(await redisPid(this.redis), durationMs);
+      case 'redis-delay':
+        this.redisProxy.delayMs = 100 + (durationMs % 401);
+        await sleep(durationMs);
+        this.redisProxy.delayMs = 0;
+        return;
+      case 'redis-partition':
+        this.redisProxy.blackhole = true;
+        await sleep(durationMs);
+        this.redisProxy.blackhole = false;
+        return this.redisProxy.cut();
+      case 'redis-drop':
+        return this.redisProxy.cut();
     }
   }
 
@@ -133,5 +148,7 @@ export class Nemesis {
     this.frozen = [];
     for (const node of this.cluster.nodes) if (!node.running) await node.start();
     if (!this.redis.running) await this.redis.start();
+    this.redisProxy.delayMs = 0;
+    this.redisProxy.blackhole = false;
   }
 }

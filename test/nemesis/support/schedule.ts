@@ -2,7 +2,19 @@
 // schedule on every machine), one at a time with a gap before each, until the run's time is spent. Pure.
 import fc from 'fast-check';
 
-export const FAULT_KINDS = ['worker-kill', 'worker-pause', 'rolling-restart', 'broker-kill', 'broker-freeze', 'broker-restart', 'redis-stop', 'redis-freeze'] as const;
+export const FAULT_KINDS = [
+  'worker-kill',
+  'worker-pause',
+  'rolling-restart',
+  'broker-kill',
+  'broker-freeze',
+  'broker-restart',
+  'redis-stop',
+  'redis-freeze',
+  'redis-delay',
+  'redis-partition',
+  'redis-drop',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface ScheduledFault {
@@ -28,6 +40,12 @@ export const DURATION_MS: Record<FaultKind, [number, number]> = {
   'broker-restart': [0, 0],
   'redis-stop': [2000, 6000],
   'redis-freeze': [2000, 5000],
+  // through the workers' TCP proxy: every chunk 100–500 ms late (the delay is drawn from the duration's thousandths), then none
+  'redis-delay': [3000, 6000],
+  // the proxy black-holes both ways (connections stay open), then cuts them
+  'redis-partition': [2000, 5000],
+  // every connection cut at once
+  'redis-drop': [0, 0],
 };
 
 /** The gap before each fault (ms): the workload runs undisturbed meanwhile. */
