@@ -15,7 +15,7 @@ import { faultConfig, FAULT_CUSTOMER, workerEnv } from '../faults/support/fault-
 import { createTopicsOnCluster } from '../faults/support/topics';
 import { checkHistory, formatViolation, violationCounts } from './support/checker';
 import type { History } from './support/history';
-import { Nemesis, WorkerPool } from './support/nemesis';
+import { Nemesis, replicaSynced, WorkerPool, type RedisPair } from './support/nemesis';
 import { Partners, type Target } from './support/partners';
 import { commandRecords, recordFinalState, waitCommitted, type StartingBalance } from './support/final-state';
 import { describeSchedule, scheduleFor } from './support/schedule';
@@ -38,7 +38,7 @@ const START_TIMEOUT_MS = 240_000;
 
 describe('nemesis: faults from a seed under real partners, the history checked', () => {
   let cluster: KafkaCluster;
-  let redis: LocalRedis;
+  let redis: RedisPair;
   let registry: LocalRegistry;
   let store: RedisClient | undefined;
   let pool: WorkerPool | undefined;
@@ -49,11 +49,15 @@ describe('nemesis: faults from a seed under real partners, the history checked',
 
   beforeAll(async () => {
     const began = Date.now();
-    [cluster, redis, registry] = await Promise.all([
+    let primary: LocalRedis;
+    [cluster, primary, registry] = await Promise.all([
       startKafkaCluster({ brokers: 3, readyTimeoutMs: START_TIMEOUT_MS }),
       startLocalRedis({ appendOnly: true, appendFsync: 'everysec' }),
       startLocalRegistry({ readyTimeoutMs: START_TIMEOUT_MS }),
     ]);
+    const replica = await startLocalRedis({ appendOnly: true, appendFsync: 'everysec', extraArgs: ['--replicaof', primary.host, String(primary.port)] });
+    await replicaSynced(replica);
+    redis = { primary, replica };
     console.log(`nemesis: three brokers, Redis and the registry ready in ${((Date.now() - began) / 1000).toFixed(1)} s`);
   });
 
@@ -67,7 +71,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
   });
 
   afterAll(async () => {
-    await Promise.all([cluster?.stop(), redis?.dispose(), registry?.dispose()]);
+    await Promise.all([cluster?.stop(), redis?.primary.dispose(), redis?.replica.dispose(), registry?.dispose()]);
   });
 
   const run = async (seed: number) => {
@@ -75,7 +79,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     const config = await faultConfig({
       KAFKA_BROKERS: cluster.brokers.join(','),
       TOPIC_REPLICATION_FACTOR: '3',
-      REDIS_URL: redis.url,
+      REDIS_URL: redis.primary.url,
       SCHEMA_REGISTRY_URL: registry.url,
       KAFKA_DELIVERY: DELIVERY,
       REDIS_COMMAND_TIMEOUT_MS: '1000',
@@ -83,7 +87,10 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     await createTopicsOnCluster(config);
     const codec = new AvroCodec(config.schemaRegistryUrl);
     await registerContract(codec, config.topics);
-    store = createRedisClient({ urls: config.redis.urls, cluster: false, maxRetriesPerRequest: 20 });
+    // the workers and the test reach Redis through the proxy: after a failover it leads to the new primary
+    redisProxy = await TcpProxy.start({ host: redis.primary.host, port: redis.primary.port });
+    const proxiedRedis = `redis://127.0.0.1:${redisProxy.port}`;
+    store = createRedisClient({ urls: [proxiedRedis], cluster: false, maxRetriesPerRequest: 20 });
     const balance = createBalanceComponents({ config, catalog: loadCatalog(config.catalogFile), redis: store });
     const targets: Target[] = [];
     const starts: StartingBalance[] = [];
@@ -98,8 +105,8 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     console.log(`nemesis: seed ${seed}, ${SECONDS} s, workers ${DELIVERY}; schedule:\n  ${describeSchedule(schedule).join('\n  ')}`);
 
     const history: History = [];
-    redisProxy = await TcpProxy.start({ host: redis.host, port: redis.port });
-    pool = new WorkerPool({ ...workerEnv(config), REDIS_URL: `redis://127.0.0.1:${redisProxy.port}` });
+    // acknowledged means replicated: a failover of the schedule must lose no change a reply announced
+    pool = new WorkerPool({ ...workerEnv(config), REDIS_URL: proxiedRedis, REDIS_REPLICAS_TO_ACK: '1' });
     await pool.start(WORKERS);
     gateway = await startTestGateway(config, { ...workerEnv(config), GATEWAY_REPLY_TIMEOUT_MS: '5000' });
     partners = new Partners({ config, codec, targets, history, gatewayUrl: gateway.url, ratePerSecond: 40 });

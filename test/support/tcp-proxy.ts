@@ -13,15 +13,17 @@ export class TcpProxy {
   private constructor(
     private readonly server: Server,
     readonly port: number,
+    /** Where new connections go (a failover points it at another server, then cuts the open ones). */
+    public target: { host: string; port: number },
   ) {}
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
     let proxy: TcpProxy | undefined;
-    const server = createServer((client) => proxy!.relay(client, target));
+    const server = createServer((client) => proxy!.relay(client, proxy!.target));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('proxy: no port');
-    proxy = new TcpProxy(server, address.port);
+    proxy = new TcpProxy(server, address.port, target);
     return proxy;
   }
 

@@ -14,6 +14,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const pidListeningOn = (port: string): number => Number(/pid=(\d+)/.exec(spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }).stdout)?.[1]);
 const redisPid = async (redis: LocalRedis): Promise<number> => Number(/process_id:(\d+)/.exec(await redisCommand(redis.port, 'info', 'server'))![1]);
 
+/** Redis and its replica (redis-server --replicaof). */
+export interface RedisPair {
+  primary: LocalRedis;
+  replica: LocalRedis;
+}
+
+/** Resolves once the replica's link to its primary is up (synced), at most 60 s. */
+export async function replicaSynced(replica: LocalRedis): Promise<void> {
+  for (let waited = 0; !(await redisCommand(replica.port, 'info', 'replication')).includes('master_link_status:up'); waited += 100) {
+    if (waited > 60_000) throw new Error(`replica ${replica.port} not synced within 60 s`);
+    await sleep(100);
+  }
+}
+
 /** The run's workers, each slot restarted with the same environment. */
 export class WorkerPool {
   readonly slots: WorkerProcess[] = [];
@@ -52,7 +66,8 @@ export class Nemesis {
 
   constructor(
     private readonly cluster: KafkaCluster,
-    private readonly redis: LocalRedis,
+    /** Redis and its replica (a failover swaps them). */
+    private readonly redis: RedisPair,
     /** Between the workers and Redis: the network faults. */
     private readonly redisProxy: TcpProxy,
     private readonly workers: WorkerPool,
@@ -112,11 +127,13 @@ export class Nemesis {
         await broker.stop();
         return broker.start();
       case 'redis-stop':
-        await this.redis.stop();
+        await this.redis.primary.stop();
         await sleep(durationMs);
-        return this.redis.start();
+        return this.startPrimary();
       case 'redis-freeze':
-        return this.frozenFor(await redisPid(this.redis), durationMs);
+        return this.frozenFor(await redisPid(this.redis.primary), durationMs);
+      case 'redis-failover':
+        return this.failover();
       case 'redis-delay':
         this.redisProxy.delayMs = 100 + (durationMs % 401);
         await sleep(durationMs);
@@ -130,6 +147,25 @@ export class Nemesis {
       case 'redis-drop':
         return this.redisProxy.cut();
     }
+  }
+
+  /** Starts the primary again as a primary: a server first started as a replica (--replicaof) would come back as one. */
+  private async startPrimary(): Promise<void> {
+    await this.redis.primary.start();
+    await redisCommand(this.redis.primary.port, 'replicaof', 'no', 'one');
+  }
+
+  /** The primary dies, its replica is promoted and the workers' connections go to it; the old primary returns as its replica. */
+  private async failover(): Promise<void> {
+    const { primary: old, replica: promoted } = this.redis;
+    await old.kill();
+    await redisCommand(promoted.port, 'replicaof', 'no', 'one');
+    this.redisProxy.target = { host: promoted.host, port: promoted.port };
+    this.redisProxy.cut();
+    Object.assign(this.redis, { primary: promoted, replica: old });
+    await old.start();
+    await redisCommand(old.port, 'replicaof', promoted.host, String(promoted.port));
+    await replicaSynced(old);
   }
 
   private async frozenFor(pid: number, durationMs: number): Promise<void> {
@@ -147,7 +183,8 @@ export class Nemesis {
     for (const pid of this.frozen) process.kill(pid, 'SIGCONT');
     this.frozen = [];
     for (const node of this.cluster.nodes) if (!node.running) await node.start();
-    if (!this.redis.running) await this.redis.start();
+    if (!this.redis.primary.running) await this.startPrimary();
+    if (!this.redis.replica.running) await this.redis.replica.start();
     this.redisProxy.delayMs = 0;
     this.redisProxy.blackhole = false;
   }

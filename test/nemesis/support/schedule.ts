@@ -14,6 +14,7 @@ export const FAULT_KINDS = [
   'redis-delay',
   'redis-partition',
   'redis-drop',
+  'redis-failover',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -46,6 +47,8 @@ export const DURATION_MS: Record<FaultKind, [number, number]> = {
   'redis-partition': [2000, 5000],
   // every connection cut at once
   'redis-drop': [0, 0],
+  // the primary SIGKILLed, its replica promoted and the proxy pointed at it; the old primary comes back as the new replica
+  'redis-failover': [0, 0],
 };
 
 /** The gap before each fault (ms): the workload runs undisturbed meanwhile. */
