@@ -41,5 +41,13 @@ module.exports = {
       globalSetup: '<rootDir>/test/faults/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/faults/support/global-teardown.ts',
     },
+    {
+      // A fault schedule drawn from a seed under real partners, the history checked (npm run test:nemesis, docs/reliability.md).
+      displayName: 'nemesis',
+      testEnvironment: 'node',
+      transform,
+      moduleNameMapper,
+      testMatch: ['<rootDir>/test/nemesis/**/*.test.ts'],
+    },
   ],
 };

@@ -52,6 +52,7 @@ export function createBatchWorker(
   processors: Pick<ReadonlyMap<string, RecordProcessor>, 'get' | 'keys'>,
   log: Logger,
   onOutcome: BatchWorkerOptions['onOutcome'],
+  replicated?: BatchWorkerOptions['replicated'],
 ): BatchWorker {
   const deadLetters = deadLetterSink(config);
   const bounded = registerBoundedCodecs({
@@ -73,5 +74,6 @@ export function createBatchWorker(
     deadLetter: (message, position, error) => [processingFailedDeadLetter(deadLetters, message, position, error)],
     undeliverable: (refused, record, position, reason) => undeliverableDeadLetter(deadLetters, refused, record, position, reason),
     onOutcome,
+    ...(replicated ? { replicated } : {}),
   });
 }

@@ -66,6 +66,8 @@ export interface ServiceConfig {
     /** Every Redis command fails (retriably) when not answered within this bound; see adapters/redis/client.ts. */
     commandTimeoutMs: number;
     connectTimeoutMs: number;
+    /** Replicas that must acknowledge a slice's writes (WAIT) before its replies go out; 0: none waited for. */
+    replicasToAck: number;
   };
   topics: Record<TopicRole, string>;
   /** Each partner's replies and events go to topics under `<prefix><partnerId>.` (src/contract/partner-topics.ts). */
@@ -221,6 +223,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       cluster: reader.boolean('REDIS_CLUSTER', false),
       commandTimeoutMs: reader.integer('REDIS_COMMAND_TIMEOUT_MS', 2000, 10, 600_000),
       connectTimeoutMs: reader.integer('REDIS_CONNECT_TIMEOUT_MS', 5000, 10, 600_000),
+      replicasToAck: reader.integer('REDIS_REPLICAS_TO_ACK', 0, 0, 16),
     },
     topics,
     partnerTopicPrefix: readPartnerTopicPrefix(reader),

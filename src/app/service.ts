@@ -9,6 +9,7 @@ import { connectCommandTransport } from '../adapters/kafka/command-transport';
 import type { KafkaConnection } from '../adapters/kafka/connection';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
+import { replicatedWrites } from '../adapters/redis/replication';
 import { createRedisAdmission, QUOTA_BUCKETS } from '../adapters/redis/admission';
 import { registerContract } from '../adapters/registry/register-contract';
 import { CommandProcessor } from '../pipeline/command-processor';
@@ -222,10 +223,19 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   await consumer.subscribe([...processors.keys()]);
 
   const logOutcome = commandOutcomeLog(log);
-  const worker = createBatchWorker(config, transport, processors, log, (outcome, position, durationMs, message) => {
-    observability.recordOutcome(outcome, durationMs, message);
-    logOutcome(outcome, position, durationMs);
-  });
+  // WAIT's own bound stays under the command timeout, so a replica that does not answer fails the slice retriably
+  const replicated = config.redis.replicasToAck > 0 ? replicatedWrites(redis, config.redis.replicasToAck, Math.ceil(config.redis.commandTimeoutMs / 2)) : undefined;
+  const worker = createBatchWorker(
+    config,
+    transport,
+    processors,
+    log,
+    (outcome, position, durationMs, message) => {
+      observability.recordOutcome(outcome, durationMs, message);
+      logOutcome(outcome, position, durationMs);
+    },
+    replicated,
+  );
   observability.watchHeldPartitions(() => worker.heldPartitions);
   await worker.run();
   const renewals = createBalanceRenewals({

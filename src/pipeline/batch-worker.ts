@@ -71,6 +71,8 @@ export interface BatchWorkerOptions {
   onHold?: (held: HeldPartition, released: boolean) => void;
   /** Resolved offsets are committed at most this often (ms); 0 commits after every batch. */
   commitIntervalMs?: number;
+  /** Called once per slice after its records were processed and before its outputs are sent (Redis WAIT: acknowledged means replicated). */
+  replicated?: () => Promise<void>;
 }
 
 /**
@@ -204,6 +206,7 @@ export class BatchWorker {
         // The partition went to another member meanwhile: sending and committing are its business now (it
         // handles these records again; the effects already made are recorded and answered the same way).
         if (!payload.isRunning() || payload.isStale()) return;
+        await this.options.replicated?.();
         const answered = slice.filter((m) => outcomes.get(m.offset) !== undefined);
         await this.send(batch.topic, batch.partition, answered, outcomes);
         for (const m of answered) done.add(m.offset);
@@ -301,6 +304,7 @@ export class BatchWorker {
         const cut = slice.findIndex((m) => outcomes.get(m.offset) === undefined);
         const answered = cut === -1 ? slice : slice.slice(0, cut);
         if (answered.length > 0) {
+          await this.options.replicated?.();
           const settled = this.sendInTransaction(payload, answered, outcomes).then(
             () => undefined,
             (error: unknown) => (failure ??= { error }),
@@ -311,6 +315,11 @@ export class BatchWorker {
           handedAll = false;
           break;
         }
+      } catch (error) {
+        // a failed heartbeat, Redis short of replicas: what was given before still settles first
+        failure ??= { error };
+        handedAll = false;
+        break;
       } finally {
         prepared();
       }

@@ -18,7 +18,7 @@ describe('loadConfig', () => {
     expect(config.topics.portinCommands).toBe('wholesale.portin.commands.v1');
     expect(config.topics.deadLetters).toBe('wholesale.commands.dlq.v1');
     expect(config.limits.idempotencyTtlSeconds).toBe(86400);
-    expect(config.redis).toEqual({ urls: ['redis://127.0.0.1:6379'], keyPrefix: 'wh:', cluster: false, commandTimeoutMs: 2000, connectTimeoutMs: 5000 });
+    expect(config.redis).toEqual({ urls: ['redis://127.0.0.1:6379'], keyPrefix: 'wh:', cluster: false, commandTimeoutMs: 2000, connectTimeoutMs: 5000, replicasToAck: 0 });
     expect(config.kafka).toMatchObject({ sessionTimeoutMs: 30000, heartbeatIntervalMs: 3000 });
   });
 

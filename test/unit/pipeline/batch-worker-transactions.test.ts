@@ -44,7 +44,7 @@ function payloadOf(offsets: string[], committed: string[], released: string[] = 
   };
 }
 
-async function workerOn(door: ControlledDoor, processor: RecordProcessor = echo): Promise<(payload: BatchContext) => Promise<void>> {
+async function workerOn(door: ControlledDoor, processor: RecordProcessor = echo, replicated?: () => Promise<void>): Promise<(payload: BatchContext) => Promise<void>> {
   let eachBatch: ((payload: BatchContext) => Promise<void>) | undefined;
   const consumer = {
     run: async (options: { eachBatch: (payload: BatchContext) => Promise<void> }) => void (eachBatch = options.eachBatch),
@@ -56,6 +56,7 @@ async function workerOn(door: ControlledDoor, processor: RecordProcessor = echo)
     consumer,
     sender: { send: async () => [] },
     transactions: door,
+    ...(replicated ? { replicated } : {}),
     processors: new Map([['commands', processor]]),
     concurrency: 4,
     sliceRecords: 2,
@@ -129,5 +130,20 @@ describe('batch loop, exactly once: slices pipelined through the door', () => {
     expect(door.units).toHaveLength(1);
     expect(committed).toEqual([]);
     expect(released).toEqual([]); // the rest was never given: the partition waits for it to come again
+  });
+
+  it('a slice that cannot go out (Redis short of replicas): the slices given before still settle and are resolved, then the batch fails', async () => {
+    const door = new ControlledDoor();
+    const committed: string[] = [];
+    let waits = 0;
+    const replicated = async () => {
+      if (++waits === 2) throw new Error('1 of 1 replicas acknowledged nothing');
+    };
+    const batch = (await workerOn(door, echo, replicated))(payloadOf(['0', '1', '2', '3', '4'], committed));
+    await until(() => door.units.length === 1);
+    door.units[0].settle();
+    await expect(batch).rejects.toThrow('replicas acknowledged nothing');
+    expect(door.units).toHaveLength(1);
+    expect(committed).toEqual(['1']);
   });
 });

@@ -77,7 +77,14 @@ class FakeKafka {
 /** Replies to the topic the record's value names (as X-Reply-Topic would). */
 const echo: RecordProcessor = async (message) => ({ outbound: [{ topic: message.value!.toString(), key: message.key, value: message.value, headers: {} }], outcome: 'Success' });
 
-async function startWorker(kafka: FakeKafka, commitIntervalMs: number, processor = echo, onHold?: (held: HeldPartition, released: boolean) => void, sliceRecords = 100): Promise<BatchWorker> {
+async function startWorker(
+  kafka: FakeKafka,
+  commitIntervalMs: number,
+  processor = echo,
+  onHold?: (held: HeldPartition, released: boolean) => void,
+  sliceRecords = 100,
+  replicated?: () => Promise<void>,
+): Promise<BatchWorker> {
   const worker = new BatchWorker({
     consumer: kafka.consumer,
     sender: kafka.sender,
@@ -91,6 +98,7 @@ async function startWorker(kafka: FakeKafka, commitIntervalMs: number, processor
     commitIntervalMs,
     retryBackoffMs: { initial: 100, max: 400 },
     onHold,
+    ...(replicated ? { replicated } : {}),
   });
   await worker.run();
   return worker;
@@ -105,6 +113,21 @@ describe('BatchWorker commits', () => {
     await kafka.eachBatch!(kafka.payload(0, ['0', '1']));
     await kafka.eachBatch!(kafka.payload(0, ['2']));
     expect(kafka.events).toEqual(['send 2', 'commit 0@2', 'send 1', 'commit 0@3']);
+  });
+
+  it('waits for the replicas once per slice, before its outputs are sent; a wait that fails sends and commits nothing', async () => {
+    const kafka = new FakeKafka();
+    let refuse = false;
+    const replicated = async () => {
+      kafka.events.push('wait');
+      if (refuse) throw new RetriableError('Redis WAIT: 1 of 1 primaries had fewer than 1 replica(s) acknowledge within 500 ms');
+    };
+    await startWorker(kafka, 0, echo, undefined, 2, replicated);
+    await kafka.eachBatch!(kafka.payload(0, ['0', '1', '2']));
+    expect(kafka.events).toEqual(['wait', 'send 2', 'commit 0@2', 'wait', 'send 1', 'commit 0@3']);
+    refuse = true;
+    await expect(kafka.eachBatch!(kafka.payload(0, ['3']))).rejects.toThrow('Redis WAIT');
+    expect(kafka.events.slice(6)).toEqual(['wait']);
   });
 
   it('commits at most once per interval; a timer commits what the last batches resolved', async () => {

@@ -1,0 +1,158 @@
+// The nemesis's checker: a history in (history.ts), the violations of the service's promises out, each with
+// the smallest slice of the history that shows it. Pure: no I/O, unit-tested with planted defects.
+import { ofKind, type History, type HistoryEvent } from './history';
+
+export type ViolationKind =
+  | 'lost' // a command whose send committed, not applied
+  | 'applied-twice' // a command applied more than once
+  | 'aborted-applied' // a command whose only send was aborted, applied or answered
+  | 'reply-missing' // a command record without its reply
+  | 'output-twice' // more reply or event records than command records, read read_committed
+  | 'event-missing' // a command answered Success without its event
+  | 'reply-inconsistent' // one correlation id answered two ways
+  | 'balance-off' // a sub-balance not at its start plus its ledger's changes
+  | 'out-of-order' // a number's changes not in the order of its command records
+  | 'offsets-behind'; // a command record at or after the worker group's committed offset
+
+export interface Violation {
+  kind: ViolationKind;
+  /** The command id, sub-balance, number or partition it is about. */
+  subject: string;
+  detail: string;
+  slice: HistoryEvent[];
+}
+
+/** The history indexed by command id (events of every kind that name one). */
+function byId(history: History): Map<string, HistoryEvent[]> {
+  const index = new Map<string, HistoryEvent[]>();
+  for (const event of history) {
+    if (!('id' in event)) continue;
+    const list = index.get(event.id) ?? [];
+    list.push(event);
+    index.set(event.id, list);
+  }
+  return index;
+}
+
+const count = (events: HistoryEvent[], predicate: (e: HistoryEvent) => boolean) => events.filter(predicate).length;
+
+/** Each command's own checks: applied once, nothing of an aborted one, one reply and one event per record, one answer. */
+function commandViolations(id: string, events: HistoryEvent[]): Violation[] {
+  const violations: Violation[] = [];
+  const add = (kind: ViolationKind, detail: string, slice: (e: HistoryEvent) => boolean) =>
+    violations.push({ kind, subject: id, detail, slice: events.filter((e) => e.kind === 'send' || e.kind === 'retry' || slice(e)) });
+  const sends = events.filter((e) => e.kind === 'send');
+  const records = count(events, (e) => e.kind === 'command');
+  const committed = records > 0 || sends.some((e) => e.outcome === 'committed');
+  const applied = count(events, (e) => e.kind === 'applied');
+  const replies = events.filter((e): e is Extract<HistoryEvent, { kind: 'reply' }> => e.kind === 'reply');
+  const kafkaReplies = replies.filter((r) => r.channel === 'kafka').length;
+  const eventRecords = count(events, (e) => e.kind === 'event');
+  const statuses = [...new Set(replies.map((r) => r.status))];
+  const refused = statuses.length > 0 && !statuses.includes('Success');
+
+  if (!committed) {
+    if (sends.length > 0 && sends.every((e) => e.outcome === 'aborted') && (applied > 0 || replies.length > 0 || eventRecords > 0)) {
+      add('aborted-applied', `sent only in aborted transactions, yet applied ${applied}, replies ${replies.length}, events ${eventRecords}`, (e) => e.kind !== 'command');
+    }
+    return violations;
+  }
+  if (applied === 0 && !refused) add('lost', `send committed (${records} command record(s)), applied 0`, (e) => e.kind === 'command' || e.kind === 'reply');
+  if (applied > 1) add('applied-twice', `applied ${applied} times`, (e) => e.kind === 'applied' || e.kind === 'command');
+  if (kafkaReplies > records) add('output-twice', `${kafkaReplies} reply records for ${records} command record(s)`, (e) => e.kind === 'reply' || e.kind === 'command');
+  if (eventRecords > records) add('output-twice', `${eventRecords} event records for ${records} command record(s)`, (e) => e.kind === 'event' || e.kind === 'command');
+  if (kafkaReplies < records) add('reply-missing', `${kafkaReplies} reply records for ${records} command record(s)`, (e) => e.kind === 'reply' || e.kind === 'command');
+  if (statuses.includes('Success') && eventRecords < records)
+    add('event-missing', `answered Success, ${eventRecords} event records for ${records} command record(s)`, (e) => e.kind === 'event' || e.kind === 'reply' || e.kind === 'command');
+  if (statuses.length > 1) add('reply-inconsistent', `answered ${statuses.join(' and ')}`, (e) => e.kind === 'reply');
+  return violations;
+}
+
+/** Every sub-balance at its start plus the changes its ledger holds. */
+function balanceViolations(history: History): Violation[] {
+  const applied = ofKind(history, 'applied');
+  return ofKind(history, 'balance').flatMap((balance) => {
+    const touching = applied.filter((a) => a.gpsi === balance.gpsi && a.changes.some((c) => c.subBalanceInstId === balance.subBalanceInstId));
+    const sum = touching.reduce((total, a) => total + a.changes.filter((c) => c.subBalanceInstId === balance.subBalanceInstId).reduce((s, c) => s + c.delta, 0), 0);
+    if (balance.start + sum === balance.remaining) return [];
+    return [
+      {
+        kind: 'balance-off' as const,
+        subject: balance.subBalanceInstId,
+        detail: `start ${balance.start} + ledger ${sum} = ${balance.start + sum}, remaining ${balance.remaining}`,
+        slice: [balance, ...touching],
+      },
+    ];
+  });
+}
+
+/**
+ * Each number's ledger applies its commands in the order of its command records (first record of each id),
+ * topic by topic: between two command topics (the shared one, a partner's own) no order is promised.
+ */
+function orderViolations(history: History): Violation[] {
+  const topicOrder = new Map<string, { gpsi: string; topic: string; ids: string[] }>();
+  const topicOf = new Map<string, string>();
+  const commands = ofKind(history, 'command').sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition || a.offset - b.offset);
+  for (const c of commands) {
+    if (topicOf.has(c.id)) continue;
+    topicOf.set(c.id, c.topic);
+    const key = `${c.topic}|${c.gpsi}`;
+    const order = topicOrder.get(key) ?? { gpsi: c.gpsi, topic: c.topic, ids: [] };
+    order.ids.push(c.id);
+    topicOrder.set(key, order);
+  }
+  const ledgerOrder = new Map<string, string[]>();
+  for (const a of ofKind(history, 'applied').sort((x, y) => x.position - y.position)) {
+    const topic = topicOf.get(a.id);
+    if (topic === undefined) continue;
+    const key = `${topic}|${a.gpsi}`;
+    const ids = ledgerOrder.get(key) ?? [];
+    if (!ids.includes(a.id)) ids.push(a.id);
+    ledgerOrder.set(key, ids);
+  }
+  const violations: Violation[] = [];
+  for (const [key, ledger] of ledgerOrder) {
+    const { gpsi, topic, ids } = topicOrder.get(key)!;
+    // the topic's order of the commands that were applied (a lost one is reported as lost, not here)
+    const inLedger = new Set(ledger);
+    const expected = ids.filter((id) => inLedger.has(id));
+    const at = expected.findIndex((id, i) => ledger[i] !== id);
+    if (at === -1) continue;
+    const pair = new Set([expected[at], ledger[at]]);
+    violations.push({
+      kind: 'out-of-order',
+      subject: gpsi,
+      detail: `${topic} has ${expected[at]} before ${ledger[at]}; the ledger the other way round`,
+      slice: history.filter((e) => (e.kind === 'command' || e.kind === 'applied') && pair.has(e.id)),
+    });
+  }
+  return violations;
+}
+
+/** Every command record below its partition's committed offset (the end offset may be a transaction marker's, never handed out). */
+function offsetViolations(history: History): Violation[] {
+  const commands = ofKind(history, 'command');
+  return ofKind(history, 'offset').flatMap((o) => {
+    const beyond = commands.filter((c) => c.topic === o.topic && c.partition === o.partition && c.offset >= o.committed);
+    if (beyond.length === 0) return [];
+    return [
+      { kind: 'offsets-behind' as const, subject: `${o.topic}:${o.partition}`, detail: `committed ${o.committed}, ${beyond.length} command record(s) at or after it`, slice: [o, ...beyond] },
+    ];
+  });
+}
+
+/** Every violation of the history, commands first (in the order their ids first appear), then balances, order, offsets. */
+export function checkHistory(history: History): Violation[] {
+  return [...[...byId(history)].flatMap(([id, events]) => commandViolations(id, events)), ...balanceViolations(history), ...orderViolations(history), ...offsetViolations(history)];
+}
+
+/** A violation as lines: what and about what, then its slice of the history, one event a line. */
+export const formatViolation = (v: Violation): string => [`${v.kind} ${v.subject}: ${v.detail}`, ...v.slice.map((e) => `  ${JSON.stringify(e)}`)].join('\n');
+
+/** How many violations of each kind. */
+export function violationCounts(violations: Violation[]): Partial<Record<ViolationKind, number>> {
+  const counts: Partial<Record<ViolationKind, number>> = {};
+  for (const v of violations) counts[v.kind] = (counts[v.kind] ?? 0) + 1;
+  return counts;
+}

@@ -1,0 +1,110 @@
+// After a nemesis run: the records, ledgers, balances and offsets it left, added to the history as the
+// checker reads them. Commands are read by kafkajs (read_committed), replies and events by the second
+// reader (@platformatic/kafka, read_committed): aborted transactions are filtered by both clients.
+import type { ServiceConfig } from '../../../src/app/config';
+import type { BalanceComponents } from '../../../src/app/balance';
+import { HEADER } from '../../../src/contract/headers';
+import { faultPartnerTopics, FAULT_CUSTOMER } from '../../faults/support/fault-config';
+import { readCommitted } from '../../faults/support/second-reader';
+import { drainTopic, headerString, kafkaClient } from '../../faults/support/topics';
+import type { History, HistoryEvent } from './history';
+
+const BALANCES_UPDATED = 'wholesale.balance.v1.BalancesUpdated';
+
+/** Each partition's committed offset of the group and its end offset. */
+async function partitionOffsets(brokers: string[], groupId: string, topic: string): Promise<{ topic: string; partition: number; committed: number; end: number }[]> {
+  const admin = kafkaClient(brokers).admin();
+  await admin.connect();
+  try {
+    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const ends = await admin.fetchTopicOffsets(topic);
+    return ends.map((e) => ({ topic, partition: e.partition, end: Number(e.high), committed: Math.max(0, Number(offsets.partitions.find((p) => p.partition === e.partition)?.offset ?? 0)) }));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The command topics the run's partners write: the shared one (Kafka partners) and the partner's own (the gateway's). */
+export const commandTopics = (config: ServiceConfig): string[] => [config.topics.balanceCommands, faultPartnerTopics(config).balanceCommands];
+
+/** The run's command records (read_committed: aborted ones left out), as the history records them. */
+export async function commandRecords(config: ServiceConfig, history: History): Promise<Extract<HistoryEvent, { kind: 'command' }>[]> {
+  const ours = new Set(history.flatMap((e) => (e.kind === 'send' ? [e.id] : [])));
+  const records = await Promise.all(commandTopics(config).map(async (topic) => ({ topic, records: await drainTopic(config.kafka.brokers, topic) })));
+  return records.flatMap(({ topic, records: ofTopic }) =>
+    ofTopic.flatMap((record) => {
+      const id = headerString(record, HEADER.correlationId);
+      return id && ours.has(id) ? [{ kind: 'command' as const, id, gpsi: record.key!.toString(), topic, partition: record.partition, offset: Number(record.offset) }] : [];
+    }),
+  );
+}
+
+/**
+ * Waits until the worker group committed past every command record (or the time is up: the checker then
+ * finds the records left behind). Not the end offsets: a partition's last may be a transaction marker's.
+ */
+export async function waitCommitted(config: ServiceConfig, commands: Extract<HistoryEvent, { kind: 'command' }>[], timeoutMs: number): Promise<number> {
+  const began = Date.now();
+  const needed = new Map<string, number>();
+  for (const c of commands) needed.set(`${c.topic}:${c.partition}`, Math.max(needed.get(`${c.topic}:${c.partition}`) ?? 0, c.offset + 1));
+  for (;;) {
+    const offsets = await Promise.all(commandTopics(config).map((topic) => partitionOffsets(config.kafka.brokers, config.groupId, topic))).catch(() => undefined);
+    if (offsets?.flat().every((o) => o.committed >= (needed.get(`${o.topic}:${o.partition}`) ?? 0))) return Date.now() - began;
+    if (Date.now() - began > timeoutMs) return Date.now() - began;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+export interface StartingBalance {
+  gpsi: string;
+  subBalanceInstId: string;
+  start: number;
+}
+
+/** Adds to the history the command records, replies, events, ledgers, balances and committed offsets the run left. */
+export async function recordFinalState(
+  config: ServiceConfig,
+  balances: BalanceComponents['balances'],
+  starts: StartingBalance[],
+  commands: Extract<HistoryEvent, { kind: 'command' }>[],
+  history: History,
+): Promise<void> {
+  const { brokers } = config.kafka;
+  const ours = new Set(history.flatMap((e) => (e.kind === 'send' ? [e.id] : [])));
+  history.push(...commands);
+  const replyTopic = faultPartnerTopics(config).balanceReplies;
+  const read = await readCommitted(brokers, [replyTopic, config.topics.balanceEvents]);
+  (read.get(replyTopic) ?? []).forEach((reply, offset) => {
+    const id = reply.headers.get(HEADER.correlationId);
+    if (id && ours.has(id)) history.push({ kind: 'reply', id, status: reply.headers.get(HEADER.status) ?? '', channel: 'kafka', offset });
+  });
+  (read.get(config.topics.balanceEvents) ?? []).forEach((event, offset) => {
+    const id = event.headers.get('ce_correlationid');
+    if (id && ours.has(id) && event.headers.get('ce_type') === BALANCES_UPDATED) history.push({ kind: 'event', id, ceId: event.headers.get('ce_id') ?? '', offset });
+  });
+  for (const gpsi of new Set(starts.map((s) => s.gpsi))) {
+    const entries = (await balances.history(gpsi, [FAULT_CUSTOMER], 500)).reverse(); // newest first in the store
+    const byOperation = new Map<string, { id: string; changes: { subBalanceInstId: string; delta: number }[] }>();
+    for (const entry of entries) {
+      // one stored entry (one operation) per command: its changes share the entry's time and id
+      const key = `${entry.at}|${entry.correlationId}|${entry.operation}`;
+      const operation = byOperation.get(key) ?? { id: entry.correlationId, changes: [] };
+      operation.changes.push({ subBalanceInstId: entry.subBalanceInstId, delta: (entry.after?.remaining ?? 0) - (entry.before?.remaining ?? 0) });
+      byOperation.set(key, operation);
+    }
+    [...byOperation.values()].forEach((operation, position) => {
+      if (ours.has(operation.id)) history.push({ kind: 'applied', id: operation.id, gpsi, position, changes: operation.changes });
+    });
+    const { balances: now } = await balances.queryBalances(gpsi, [FAULT_CUSTOMER]);
+    for (const start of starts.filter((s) => s.gpsi === gpsi)) {
+      history.push({
+        kind: 'balance',
+        gpsi,
+        subBalanceInstId: start.subBalanceInstId,
+        start: start.start,
+        remaining: now.find((b) => b.subBalanceInstId === start.subBalanceInstId)?.remaining ?? Number.NaN,
+      });
+    }
+  }
+  for (const topic of commandTopics(config)) for (const o of await partitionOffsets(brokers, config.groupId, topic)) history.push({ kind: 'offset', ...o });
+}

@@ -1,0 +1,32 @@
+// What a nemesis run records, as plain data: every send, retry and abort of the partners, every command
+// record on the topics, reply, event, ledger application, final balance and committed offset, and the
+// faults with their times. The checker (checker.ts) reads only this.
+
+/** How a command was sent: a Kafka partner's idempotent or transactional producer, or the HTTP partner through the gateway. */
+export type Channel = 'idempotent' | 'transactional' | 'http';
+
+export type HistoryEvent =
+  /** A partner's send of a command: `committed` when Kafka acknowledged it (its transaction committed), `aborted` when its transaction was aborted, `unknown` when the send failed without telling. */
+  | { kind: 'send'; at: number; id: string; gpsi: string; channel: Channel; outcome: 'committed' | 'aborted' | 'unknown' }
+  /** The HTTP partner sending the same command again under the same X-Correlation-Id (a timeout or a 5xx). */
+  | { kind: 'retry'; at: number; id: string; channel: Channel; why: string }
+  /** A command record on a command topic, read read_committed. */
+  | { kind: 'command'; id: string; gpsi: string; topic: string; partition: number; offset: number }
+  /** A reply: a record on the partner's reply topic read read_committed, or an HTTP answer. */
+  | { kind: 'reply'; id: string; status: string; channel: 'kafka' | 'http'; offset?: number }
+  /** A billing event record for the command, read read_committed. */
+  | { kind: 'event'; id: string; ceId: string; offset: number }
+  /** One ledger entry of a number (its position in the number's ledger, oldest first) and its changes. */
+  | { kind: 'applied'; id: string; gpsi: string; position: number; changes: { subBalanceInstId: string; delta: number }[] }
+  /** A sub-balance at the start and at the end of the run (milli-units). */
+  | { kind: 'balance'; gpsi: string; subBalanceInstId: string; start: number; remaining: number }
+  /** A command topic partition's committed offset of the worker group and its end offset (a transaction marker's, maybe), at the end. */
+  | { kind: 'offset'; topic: string; partition: number; committed: number; end: number }
+  /** A fault of the schedule, when it began and ended. */
+  | { kind: 'fault'; at: number; fault: string; phase: 'begin' | 'end' };
+
+export type History = HistoryEvent[];
+
+/** The events of one kind. */
+export const ofKind = <K extends HistoryEvent['kind']>(history: History, kind: K): Extract<HistoryEvent, { kind: K }>[] =>
+  history.filter((event): event is Extract<HistoryEvent, { kind: K }> => event.kind === kind);

@@ -1,0 +1,191 @@
+// The nemesis: plays a schedule (schedule.ts) on the run's processes — its workers, the brokers of a
+// three-broker cluster, Redis and the network between the workers and Redis — one fault at a time, recording when each began and ended, and heals all.
+import { spawnSync } from 'node:child_process';
+import type { KafkaCluster, LocalRedis } from '../../../dev/stack';
+import { redisCommand } from '../../../dev/stack/redis/local-redis';
+import type { TcpProxy } from '../../support/tcp-proxy';
+import { WorkerProcess } from '../../support/worker-process';
+import type { History } from './history';
+import type { FaultKind, ScheduledFault } from './schedule';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The process listening on a loopback port (a broker's PLAINTEXT port): its pid, for SIGSTOP. */
+const pidListeningOn = (port: string): number => Number(/pid=(\d+)/.exec(spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }).stdout)?.[1]);
+const redisPid = async (redis: LocalRedis): Promise<number> => Number(/process_id:(\d+)/.exec(await redisCommand(redis.port, 'info', 'server'))![1]);
+
+/** Redis and its replica (redis-server --replicaof). */
+export interface RedisPair {
+  primary: LocalRedis;
+  replica: LocalRedis;
+}
+
+/** Resolves once the replica's link to its primary is up (synced), at most 60 s. */
+export async function replicaSynced(replica: LocalRedis): Promise<void> {
+  for (let waited = 0; !(await redisCommand(replica.port, 'info', 'replication')).includes('master_link_status:up'); waited += 100) {
+    if (waited > 60_000) throw new Error(`replica ${replica.port} not synced within 60 s`);
+    await sleep(100);
+  }
+}
+
+/** The run's workers, each slot restarted with the same environment. */
+export class WorkerPool {
+  readonly slots: WorkerProcess[] = [];
+  /** Every worker process the run started (for their handled counts). */
+  readonly all: WorkerProcess[] = [];
+
+  constructor(private readonly env: Record<string, string>) {}
+
+  async start(count: number): Promise<void> {
+    await Promise.all(Array.from({ length: count }, (_, slot) => this.restart(slot)));
+  }
+
+  async restart(slot: number): Promise<void> {
+    const worker = await WorkerProcess.start(this.env, `nemesis-worker-${slot}`);
+    this.slots[slot] = worker;
+    this.all.push(worker);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.slots.map((w) => (w.child.kill('SIGCONT'), w.signal('SIGKILL'))));
+  }
+}
+
+export class Nemesis {
+  /** Faults played, by kind. */
+  readonly played: Partial<Record<FaultKind, number>> = {};
+  private frozen: number[] = [];
+  /**
+   * A process coming back (a broker's or a worker's start takes seconds, tens on a loaded machine) is waited
+   * for in the background: the next fault of another class strikes meanwhile.
+   */
+  private readonly recovering = new Set<Promise<void>>();
+  private readonly pending = new Set<string>();
+  /** Faults left out because a process of their class was still coming back, by kind. */
+  readonly skipped: Partial<Record<FaultKind, number>> = {};
+
+  constructor(
+    private readonly cluster: KafkaCluster,
+    /** Redis and its replica (a failover swaps them). */
+    private readonly redis: RedisPair,
+    /** Between the workers and Redis: the network faults. */
+    private readonly redisProxy: TcpProxy,
+    private readonly workers: WorkerPool,
+    private readonly history: History,
+  ) {}
+
+  /** Plays the schedule from now; a fault that would begin after `totalMs` (the ones before ran late) is left out. */
+  async play(schedule: ScheduledFault[], totalMs: number): Promise<void> {
+    const began = Date.now();
+    for (const fault of schedule) {
+      const wait = began + fault.atMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      if (Date.now() - began > totalMs) break;
+      const name = `${fault.kind} #${fault.target}`;
+      const kindOf = fault.kind === 'rolling-restart' ? 'worker' : fault.kind.split('-')[0];
+      // a process of its class still coming back (a broker's start takes tens of seconds on a loaded machine):
+      // this fault is left out rather than the schedule's time shifted
+      if (this.pending.has(kindOf)) {
+        this.skipped[fault.kind] = (this.skipped[fault.kind] ?? 0) + 1;
+        continue;
+      }
+      this.history.push({ kind: 'fault', at: Date.now(), fault: name, phase: 'begin' });
+      this.pending.add(kindOf);
+      const recovered = this.strike(fault).then(() => {
+        this.history.push({ kind: 'fault', at: Date.now(), fault: name, phase: 'end' });
+        this.pending.delete(kindOf);
+      });
+      this.recovering.add(recovered);
+      this.played[fault.kind] = (this.played[fault.kind] ?? 0) + 1;
+      await Promise.race([recovered, sleep(fault.durationMs)]);
+    }
+  }
+
+  private async strike({ kind, durationMs, target }: ScheduledFault): Promise<void> {
+    const broker = this.cluster.nodes[target];
+    switch (kind) {
+      case 'worker-kill':
+        await this.workers.slots[target].signal('SIGKILL');
+        await sleep(durationMs);
+        return this.workers.restart(target);
+      case 'worker-pause':
+        return this.frozenFor(this.workers.slots[target].pid, durationMs);
+      case 'rolling-restart':
+        for (let slot = 0; slot < this.workers.slots.length; slot++) {
+          await this.workers.slots[slot].signal('SIGTERM');
+          await this.workers.restart(slot);
+          await sleep(durationMs);
+        }
+        return;
+      case 'broker-kill':
+        await broker.kill();
+        await sleep(durationMs);
+        return broker.start();
+      case 'broker-freeze':
+        return this.frozenFor(pidListeningOn(String(broker.port)), durationMs);
+      case 'broker-restart':
+        await broker.stop();
+        return broker.start();
+      case 'redis-stop':
+        await this.redis.primary.stop();
+        await sleep(durationMs);
+        return this.startPrimary();
+      case 'redis-freeze':
+        return this.frozenFor(await redisPid(this.redis.primary), durationMs);
+      case 'redis-failover':
+        return this.failover();
+      case 'redis-delay':
+        this.redisProxy.delayMs = 100 + (durationMs % 401);
+        await sleep(durationMs);
+        this.redisProxy.delayMs = 0;
+        return;
+      case 'redis-partition':
+        this.redisProxy.blackhole = true;
+        await sleep(durationMs);
+        this.redisProxy.blackhole = false;
+        return this.redisProxy.cut();
+      case 'redis-drop':
+        return this.redisProxy.cut();
+    }
+  }
+
+  /** Starts the primary again as a primary: a server first started as a replica (--replicaof) would come back as one. */
+  private async startPrimary(): Promise<void> {
+    await this.redis.primary.start();
+    await redisCommand(this.redis.primary.port, 'replicaof', 'no', 'one');
+  }
+
+  /** The primary dies, its replica is promoted and the workers' connections go to it; the old primary returns as its replica. */
+  private async failover(): Promise<void> {
+    const { primary: old, replica: promoted } = this.redis;
+    await old.kill();
+    await redisCommand(promoted.port, 'replicaof', 'no', 'one');
+    this.redisProxy.target = { host: promoted.host, port: promoted.port };
+    this.redisProxy.cut();
+    Object.assign(this.redis, { primary: promoted, replica: old });
+    await old.start();
+    await redisCommand(old.port, 'replicaof', promoted.host, String(promoted.port));
+    await replicaSynced(old);
+  }
+
+  private async frozenFor(pid: number, durationMs: number): Promise<void> {
+    if (!(pid > 0)) throw new Error('no process to freeze');
+    process.kill(pid, 'SIGSTOP');
+    this.frozen.push(pid);
+    await sleep(durationMs);
+    process.kill(pid, 'SIGCONT');
+    this.frozen = this.frozen.filter((p) => p !== pid);
+  }
+
+  /** Everything running again (after a failed test too): frozen processes resumed, dead brokers and Redis started. */
+  async heal(): Promise<void> {
+    await Promise.allSettled(this.recovering.values());
+    for (const pid of this.frozen) process.kill(pid, 'SIGCONT');
+    this.frozen = [];
+    for (const node of this.cluster.nodes) if (!node.running) await node.start();
+    if (!this.redis.primary.running) await this.startPrimary();
+    if (!this.redis.replica.running) await this.redis.replica.start();
+    this.redisProxy.delayMs = 0;
+    this.redisProxy.blackhole = false;
+  }
+}

@@ -1,0 +1,59 @@
+// A TCP proxy of the test's own (node:net) in front of a server, for network faults between a worker and
+// it: every chunk delayed, everything black-holed (a partition: connections stay open, nothing passes), or
+// every connection cut at once.
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+export class TcpProxy {
+  /** Each chunk, either way, waits this long (constant: chunks keep their order). */
+  delayMs = 0;
+  /** Chunks are dropped, either way, while set. */
+  blackhole = false;
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+    /** Where new connections go (a failover points it at another server, then cuts the open ones). */
+    public target: { host: string; port: number },
+  ) {}
+
+  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+    let proxy: TcpProxy | undefined;
+    const server = createServer((client) => proxy!.relay(client, proxy!.target));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('proxy: no port');
+    proxy = new TcpProxy(server, address.port, target);
+    return proxy;
+  }
+
+  private relay(client: Socket, target: { host: string; port: number }): void {
+    const upstream = connect(target.port, target.host);
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.on('close', () => {
+        this.sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+      socket.on('error', () => undefined); // the close that follows ends both sides
+    }
+    const forward = (to: Socket) => (chunk: Buffer) => {
+      if (this.blackhole) return;
+      if (this.delayMs === 0) to.write(chunk);
+      else setTimeout(() => to.destroyed || to.write(chunk), this.delayMs);
+    };
+    client.on('data', forward(upstream));
+    upstream.on('data', forward(client));
+  }
+
+  /** Cuts every open connection (new ones are taken). */
+  cut(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}

@@ -1,0 +1,141 @@
+import { checkHistory, formatViolation, violationCounts } from '../../nemesis/support/checker';
+import type { History, HistoryEvent } from '../../nemesis/support/history';
+
+// A clean history of three commands on one number (Add 1 000 each to one sub-balance), then each planted
+// defect the brief names: an output sent twice, a change applied twice, a reply overwritten, an aborted
+// record applied — and the others the checker looks for.
+
+const GPSI = '4670000001';
+const SB = 'sb-1';
+const TOPIC = 'balance.commands';
+
+/** One command sent, on the topic at `offset`, answered, its event published, applied at `position` of the ledger. */
+const command = (id: string, offset: number, position: number): HistoryEvent[] => [
+  { kind: 'send', at: offset, id, gpsi: GPSI, channel: 'idempotent', outcome: 'committed' },
+  { kind: 'command', id, gpsi: GPSI, topic: TOPIC, partition: 0, offset },
+  { kind: 'reply', id, status: 'Success', channel: 'kafka', offset },
+  { kind: 'event', id, ceId: `ce-${id}`, offset },
+  { kind: 'applied', id, gpsi: GPSI, position, changes: [{ subBalanceInstId: SB, delta: 1000 }] },
+];
+
+const clean = (): History => [
+  ...command('a', 0, 0),
+  ...command('b', 1, 1),
+  ...command('c', 2, 2),
+  { kind: 'balance', gpsi: GPSI, subBalanceInstId: SB, start: 5000, remaining: 8000 },
+  { kind: 'offset', topic: TOPIC, partition: 0, committed: 3, end: 3 },
+];
+
+const kinds = (history: History) => violationCounts(checkHistory(history));
+
+describe('history checker', () => {
+  it('finds nothing wrong in a clean history', () => {
+    expect(checkHistory(clean())).toEqual([]);
+  });
+
+  it('an output sent twice: a second reply record read read_committed', () => {
+    const history = [...clean(), { kind: 'reply', id: 'b', status: 'Success', channel: 'kafka', offset: 9 } satisfies HistoryEvent];
+    const [violation] = checkHistory(history);
+    expect(violation).toMatchObject({ kind: 'output-twice', subject: 'b', detail: '2 reply records for 1 command record(s)' });
+    // the smallest slice: b's send, its command record and both replies, nothing of a or c
+    expect(violation.slice.map((e) => e.kind)).toEqual(['send', 'command', 'reply', 'reply']);
+    expect(violation.slice.every((e) => 'id' in e && e.id === 'b')).toBe(true);
+  });
+
+  it('an output sent twice: a second event record', () => {
+    expect(kinds([...clean(), { kind: 'event', id: 'c', ceId: 'ce-c', offset: 9 }])).toEqual({ 'output-twice': 1 });
+  });
+
+  it('a change applied twice: a second ledger entry, and the balance off by as much', () => {
+    const history = [...clean(), { kind: 'applied', id: 'a', gpsi: GPSI, position: 3, changes: [{ subBalanceInstId: SB, delta: 1000 }] } satisfies HistoryEvent];
+    const violations = checkHistory(history);
+    expect(violationCounts(violations)).toEqual({ 'applied-twice': 1, 'balance-off': 1 });
+    expect(violations.find((v) => v.kind === 'balance-off')!.detail).toBe('start 5000 + ledger 4000 = 9000, remaining 8000');
+  });
+
+  it('a reply overwritten: Success, then a refusal for the same id', () => {
+    const history = [
+      ...clean(),
+      { kind: 'reply', id: 'a', status: 'Success', channel: 'http' } satisfies HistoryEvent,
+      { kind: 'reply', id: 'a', status: 'CONFLICT', channel: 'http' } satisfies HistoryEvent,
+    ];
+    const [violation] = checkHistory(history);
+    expect(violation).toMatchObject({ kind: 'reply-inconsistent', subject: 'a', detail: 'answered Success and CONFLICT' });
+    expect(violation.slice.filter((e) => e.kind === 'reply')).toHaveLength(3);
+  });
+
+  it('an aborted record applied: a command sent only in an aborted transaction, in the ledger', () => {
+    const aborted: History = [
+      { kind: 'send', at: 5, id: 'x', gpsi: GPSI, channel: 'transactional', outcome: 'aborted' },
+      { kind: 'applied', id: 'x', gpsi: GPSI, position: 3, changes: [{ subBalanceInstId: SB, delta: 1000 }] },
+    ];
+    const history = [...clean().filter((e) => e.kind !== 'balance'), ...aborted, { kind: 'balance', gpsi: GPSI, subBalanceInstId: SB, start: 5000, remaining: 9000 } satisfies HistoryEvent];
+    const violations = checkHistory(history);
+    expect(violationCounts(violations)).toEqual({ 'aborted-applied': 1 });
+    expect(violations[0].slice).toEqual(aborted);
+  });
+
+  it('an aborted command left alone is no violation', () => {
+    expect(checkHistory([...clean(), { kind: 'send', at: 5, id: 'x', gpsi: GPSI, channel: 'transactional', outcome: 'aborted' }])).toEqual([]);
+  });
+
+  it('a command lost: its record on the topic, nothing applied, no reply', () => {
+    const history = clean().filter((e) => !('id' in e && e.id === 'c' && (e.kind === 'applied' || e.kind === 'reply' || e.kind === 'event')));
+    expect(kinds(history)).toEqual({ lost: 1, 'reply-missing': 1, 'balance-off': 1 });
+  });
+
+  it('a Success without its event', () => {
+    expect(kinds(clean().filter((e) => !(e.kind === 'event' && e.id === 'a')))).toEqual({ 'event-missing': 1 });
+  });
+
+  it("a number's changes applied out of the topic's order: the two commands that swapped", () => {
+    const history = clean().map((e) => (e.kind === 'applied' && e.id !== 'a' ? { ...e, position: e.id === 'b' ? 2 : 1 } : e));
+    const [violation] = checkHistory(history);
+    expect(violation).toMatchObject({ kind: 'out-of-order', subject: GPSI, detail: 'balance.commands has b before c; the ledger the other way round' });
+    expect(violation.slice.map((e) => `${e.kind}:${'id' in e ? e.id : ''}`)).toEqual(['command:b', 'applied:b', 'command:c', 'applied:c']);
+  });
+
+  it("commands of one number on two topics: the ledger keeps each topic's order, not one between them", () => {
+    const otherTopic = (id: string, offset: number, position: number) =>
+      command(id, offset, position).map((e) => (e.kind === 'command' ? { ...e, topic: 'partner.balance.commands' } : e.kind === 'offset' ? e : e));
+    const history: History = [
+      ...command('a', 0, 1),
+      ...otherTopic('p', 0, 0),
+      ...command('b', 1, 3),
+      ...otherTopic('q', 1, 2),
+      { kind: 'balance', gpsi: GPSI, subBalanceInstId: SB, start: 5000, remaining: 9000 },
+    ];
+    expect(checkHistory(history)).toEqual([]);
+    const swapped = history.map((e) => (e.kind === 'applied' && e.id === 'q' ? { ...e, position: -1 } : e));
+    expect(checkHistory(swapped)[0]).toMatchObject({ kind: 'out-of-order', detail: 'partner.balance.commands has p before q; the ledger the other way round' });
+  });
+
+  it('a retried HTTP send written twice is answered per record, not a violation', () => {
+    const retried: History = [
+      ...clean(),
+      { kind: 'retry', at: 3, id: 'c', channel: 'http', why: 'timeout' },
+      { kind: 'command', id: 'c', gpsi: GPSI, topic: TOPIC, partition: 0, offset: 3 },
+      { kind: 'reply', id: 'c', status: 'Success', channel: 'kafka', offset: 3 },
+      { kind: 'event', id: 'c', ceId: 'ce-c', offset: 3 },
+      { kind: 'reply', id: 'c', status: 'Success', channel: 'http' },
+    ];
+    const history = retried.map((e) => (e.kind === 'offset' ? { ...e, committed: 4, end: 4 } : e));
+    expect(checkHistory(history)).toEqual([]);
+  });
+
+  it('offsets left uncommitted: a command record at the committed offset; an end beyond it (a transaction marker) is none', () => {
+    expect(kinds(clean().map((e) => (e.kind === 'offset' ? { ...e, committed: 2 } : e)))).toEqual({ 'offsets-behind': 1 });
+    expect(kinds(clean().map((e) => (e.kind === 'offset' ? { ...e, end: 4 } : e)))).toEqual({});
+  });
+
+  it('prints a violation with its slice, one event a line', () => {
+    const [violation] = checkHistory([...clean(), { kind: 'event', id: 'c', ceId: 'ce-c', offset: 9 }]);
+    expect(formatViolation(violation).split('\n')).toEqual([
+      'output-twice c: 2 event records for 1 command record(s)',
+      '  {"kind":"send","at":2,"id":"c","gpsi":"4670000001","channel":"idempotent","outcome":"committed"}',
+      '  {"kind":"command","id":"c","gpsi":"4670000001","topic":"balance.commands","partition":0,"offset":2}',
+      '  {"kind":"event","id":"c","ceId":"ce-c","offset":2}',
+      '  {"kind":"event","id":"c","ceId":"ce-c","offset":9}',
+    ]);
+  });
+});
