@@ -13,7 +13,7 @@ import type { PortOutSettings } from '../domain/port-out/plan';
 export const DELIVERY_MODES = ['exactly-once', 'at-least-once'] as const;
 export type Delivery = (typeof DELIVERY_MODES)[number];
 /** KAFKA_COMMIT_INTERVAL_MS by delivery mode (docs/benchmarks.md: how they were chosen). */
-const DEFAULT_COMMIT_INTERVAL_MS: Record<Delivery, number> = { 'exactly-once': 100, 'at-least-once': 200 };
+const DEFAULT_COMMIT_INTERVAL_MS: Record<Delivery, number> = { 'exactly-once': 0, 'at-least-once': 200 };
 
 export interface ServiceConfig {
   serviceName: string;

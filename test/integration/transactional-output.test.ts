@@ -129,4 +129,24 @@ describe('transactional output (exactly-once door)', () => {
     await d;
     expect(ended).toEqual(['committed', 'committed']);
   });
+
+  it("one transaction commits every partition's offset (the client answered concurrent offset commits with the first one's)", async () => {
+    const groupId = `tx-partitions-${randomUUID()}`;
+    const group = new Consumer({ bootstrapBrokers: config.kafka.brokers, clientId: 'tx-partitions', groupId });
+    closing.push(() => group.close(true));
+    const door = output(`partitions-${randomUUID()}`, group);
+    const partitions = [0, 1];
+    // a group with no member takes offsets of no generation, as a consumer that assigns itself commits
+    await Promise.all(
+      partitions.map((partition) =>
+        door.send({
+          messages: [message(topic, `partition ${partition}`)],
+          offsets: { generation: { groupId, memberId: '', generationId: -1 }, topic, partition, first: String(10 + partition), offset: String(10 + partition) },
+          replaceRefused: () => [],
+        }),
+      ),
+    );
+    const committed = await group.listCommittedOffsets({ topics: [{ topic, partitions }] });
+    expect(partitions.map((partition) => committed.get(topic)?.[partition])).toEqual([11n, 12n]);
+  });
 });
