@@ -70,11 +70,23 @@ async function withinStallLimit<T>(work: Promise<T>, limitMs = TRANSACTION_STALL
 const COMMIT_RESOLVE_MS = 15_000;
 
 /**
- * Failures of a transaction whose commit had been asked for: it may have gone through. A failure before (an
- * offset commit refused for a generation that moved on, a send refused) is an abort for certain: the offsets
- * the group has then are another member's, and must not pass for this transaction's.
+ * Failures of a transaction whose commit had been asked for and got no answer that says it failed: it may
+ * have gone through. A failure before (an offset commit refused for a generation that moved on, a send
+ * refused), or an EndTxn answered with one of these, is an abort for certain: the offsets the group has then
+ * are another member's, and must not pass for this transaction's (a zombie resumed past its transaction's
+ * timeout has it aborted by the coordinator and its EndTxn answered INVALID_PRODUCER_EPOCH).
  */
 const commitOutcomeUnknown = new WeakSet<object>();
+const COMMIT_REFUSED = new Set([
+  'PRODUCER_FENCED',
+  'INVALID_PRODUCER_EPOCH',
+  'INVALID_TXN_STATE',
+  'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
+  'INVALID_PRODUCER_ID_MAPPING',
+  'UNKNOWN_PRODUCER_ID',
+  'TRANSACTION_ABORTABLE',
+]);
+const mayHaveCommitted = (committing: boolean, error: unknown): boolean => committing && !brokerErrorNames(error).some((name) => COMMIT_REFUSED.has(name));
 
 interface Pending {
   unit: OutputUnit;
@@ -289,7 +301,7 @@ export class TransactionalOutput implements TransactionalOutputs {
       givenUp = true;
       this.options.onTransaction?.('aborted', performance.now() - openedAt);
       await this.abandon(transaction, error);
-      const unwritten = committing ? await this.withoutCommitted(units) : units;
+      const unwritten = mayHaveCommitted(committing, error) ? await this.withoutCommitted(units) : units;
       if (unwritten.length === 0) return;
       const explained = explainKafkaError(error); // the reasons in one message (a failed send is "Producing messages failed." otherwise)
       if (unwritten.length === 1 || isClusterFailure(error)) {
@@ -333,7 +345,11 @@ export class TransactionalOutput implements TransactionalOutputs {
       this.options.log.warn({ err: (error as Error)?.message }, 'could not learn whether a failed output transaction committed; its units are sent again');
       return placed;
     }
-    const isWritten = (at: OutputUnit['offsets']) => at !== undefined && (committed.get(at.topic)?.[at.partition] ?? -1n) > BigInt(at.offset);
+    // Offsets past the unit's are its own only while the member is still in the generation it wrote them
+    // for: once the group moved on, another member may have committed them (a zombie's own are refused).
+    const group = this.options.group;
+    const stillItsGeneration = (at: NonNullable<OutputUnit['offsets']>) => at.generation.generationId < 0 || at.generation.generationId === group.generationId;
+    const isWritten = (at: OutputUnit['offsets']) => at !== undefined && stillItsGeneration(at) && (committed.get(at.topic)?.[at.partition] ?? -1n) > BigInt(at.offset);
     const unwritten = placed.filter(({ pending }) => !isWritten(pending.unit.offsets));
     const written = placed.filter((unit) => !unwritten.includes(unit));
     if (written.length > 0) {
@@ -442,7 +458,7 @@ export class TransactionalOutput implements TransactionalOutputs {
       this.options.onTransaction?.('aborted', performance.now() - began);
       await this.abandon(transaction, error);
       const explained = explainKafkaError(error);
-      if (committing) commitOutcomeUnknown.add(explained);
+      if (mayHaveCommitted(committing, error)) commitOutcomeUnknown.add(explained);
       throw explained;
     }
   }
