@@ -1,4 +1,4 @@
-import type { ConsumeOptions, Consumer, Message, MessagesStream } from '@platformatic/kafka';
+import type { ConsumeOptions, Consumer, ConsumerGroupJoinPayload, Message, MessagesStream } from '@platformatic/kafka';
 import type { Logger } from '../../contract/log';
 import type { InboundRecord } from '../../contract/transport';
 import { Backoff, sleep, type BackoffSettings } from '../../shared/retry';
@@ -95,6 +95,26 @@ export function mergeByOffset<T extends { offset: bigint }>(a: T[], b: T[]): T[]
 
 const key = (topic: string, partition: number) => `${topic}|${partition}`;
 
+/** A member of a group in one generation, as a join reports it. */
+export interface Membership {
+  memberId: string;
+  generationId: number;
+}
+
+/**
+ * What a join means for the records a member holds in memory: `first` (nothing held yet), `repeat` (the
+ * client told the same generation again) or `rebalanced`. After a rebalance every partition is read again
+ * from the group's committed offset, as Kafka's eager protocol does: an older generation's units in flight
+ * fail (their offsets are refused) and their records must not come back from memory after a newer
+ * generation's units of the same partition went out (those would commit an offset past records never
+ * answered); a partition this member has again may have been another's meanwhile (a member whose session
+ * expired while it was stopped joins again as a new one), who handled and committed what memory still holds.
+ */
+export function joinKind(previous: Membership | undefined, joined: Membership): 'first' | 'repeat' | 'rebalanced' {
+  if (previous === undefined) return 'first';
+  return previous.memberId === joined.memberId && previous.generationId === joined.generationId ? 'repeat' : 'rebalanced';
+}
+
 /** How often an owner commits the positions `caughtUp` reports. */
 export const CAUGHT_UP_COMMIT_MS = 1000;
 
@@ -140,10 +160,11 @@ export class PartitionStream {
   private readonly pausedTopics = new Set<string>();
   private readonly restartBackoff: Backoff;
   private concurrency = 1;
+  private membership: Membership | undefined;
 
   constructor(private readonly options: PartitionStreamOptions) {
     this.restartBackoff = new Backoff(options.restartBackoff ?? { initialMs: 1000, maxMs: 1000, jitter: 'none' });
-    options.consumer.on('consumer:group:join', () => this.dropRevoked());
+    options.consumer.on('consumer:group:join', ({ memberId, generationId }: ConsumerGroupJoinPayload) => this.joined({ memberId, generationId: generationId ?? -1 }));
   }
 
   get isRunning(): boolean {
@@ -242,7 +263,8 @@ export class PartitionStream {
     this.stream = stream;
     this.streamTopics = consumeOptions.topics;
     this.restartBackoff.reset();
-    stream.on('data', (record: Fetched) => this.take(record));
+    // a stream replaced (consumeAgain) may still deliver what it had fetched: from positions no longer ours
+    stream.on('data', (record: Fetched) => this.stream === stream && this.take(record));
     stream.on('error', (error: Error) => void this.restartAfter(stream, error));
     this.flowControl();
     this.options.onStarted?.(stream);
@@ -288,10 +310,25 @@ export class PartitionStream {
     return this.options.consumer.assignments?.some((a) => a.topic === topic && a.partitions.includes(partition)) ?? false;
   }
 
-  /** After a join: queued records of partitions no longer assigned are dropped (their new owner fetches them). */
-  private dropRevoked(): void {
+  /**
+   * After a join (joinKind): the first drops nothing of note; a rebalance drops every partition's queued
+   * records and replaces the stream by one reading each partition from the group's committed offset (the old
+   * stream's late records ignored). Only then is a refused unit's generation sure to be older than every
+   * record handed out since.
+   */
+  private joined(joined: Membership): void {
+    const kind = joinKind(this.membership, joined);
+    this.membership = joined;
+    if (kind === 'repeat') return;
+    if (kind === 'first') return this.dropRevoked();
+    this.dropRevoked(() => true);
+    void this.consumeAgain();
+  }
+
+  /** Drops the queued records of the partitions `revoked` picks (by default those no longer assigned). */
+  private dropRevoked(revoked = (queue: PartitionQueue) => !this.assigned(queue.topic, queue.partition)): void {
     for (const [at, queue] of this.queues) {
-      if (this.assigned(queue.topic, queue.partition)) continue;
+      if (!revoked(queue)) continue;
       queue.records = [];
       queue.next = undefined; // if it comes back, from its committed offset
       queue.settledTo = undefined;
@@ -384,7 +421,8 @@ export class PartitionStream {
     const release = () => {
       if (released) return;
       released = true;
-      if (queue.epoch === epoch) queue.busy = false;
+      // this batch held the partition, stale or not: a partition given back meanwhile waits for it, not longer
+      queue.busy = false;
       this.busy--;
       this.schedulePump();
     };

@@ -1,4 +1,4 @@
-import { mergeByOffset, shouldPause } from '../../../src/adapters/kafka/partition-stream';
+import { joinKind, mergeByOffset, shouldPause } from '../../../src/adapters/kafka/partition-stream';
 
 const queue = (records: number, paused = false) => ({ records: Array.from({ length: records }, () => undefined as never), paused });
 const none = new Set<string>();
@@ -36,5 +36,20 @@ describe('mergeByOffset: what a released batch did not resolve, back among the q
     expect(mergeByOffset(at(20, 21), at(10, 11, 30)).map(({ offset }) => Number(offset))).toEqual([10, 11, 20, 21, 30]);
     expect(mergeByOffset(at(10, 11, 12), at(11, 12, 13)).map(({ offset }) => Number(offset))).toEqual([10, 11, 12, 13]);
     expect(mergeByOffset(at(), at(5))).toEqual(at(5));
+  });
+});
+
+describe('joinKind: what a join means for the records a member holds', () => {
+  const member = (memberId: string, generationId: number) => ({ memberId, generationId });
+
+  it('the first join; the same generation told again', () => {
+    expect(joinKind(undefined, member('a', 2))).toBe('first');
+    expect(joinKind(member('a', 2), member('a', 2))).toBe('repeat');
+  });
+
+  it('a new generation, a new member (its session expired while it was stopped), or a generation gone by without it: rebalanced', () => {
+    expect(joinKind(member('a', 2), member('a', 3))).toBe('rebalanced');
+    expect(joinKind(member('a', 2), member('b', 4))).toBe('rebalanced');
+    expect(joinKind(member('a', 2), member('a', 4))).toBe('rebalanced');
   });
 });
