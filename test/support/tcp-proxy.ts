@@ -1,5 +1,5 @@
-// A TCP proxy of the test's own (node:net) in front of a server, for network faults between a worker and
-// it: every chunk delayed, everything black-holed (a partition: connections stay open, nothing passes), or
+// A TCP proxy of the test's own (node:net) in front of a server (Redis, a broker's relayed listener), for
+// network faults between a worker and it: every chunk delayed, everything black-holed (a partition: connections stay open, nothing passes), or
 // every connection cut at once.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -17,10 +17,11 @@ export class TcpProxy {
     public target: { host: string; port: number },
   ) {}
 
-  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+  /** `listenPort`: where it listens (a free one when not given), e.g. the port a broker's relayed listener advertises. */
+  static async start(target: { host: string; port: number }, listenPort = 0): Promise<TcpProxy> {
     let proxy: TcpProxy | undefined;
     const server = createServer((client) => proxy!.relay(client, proxy!.target));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(listenPort, '127.0.0.1', resolve));
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('proxy: no port');
     proxy = new TcpProxy(server, address.port, target);

@@ -33,6 +33,8 @@ export interface ReceivedWebhook {
   body: string;
   /** The status answered. */
   status: number;
+  /** When the request had arrived whole, and when it was answered. */
+  arrivedAt: number;
   at: number;
 }
 
@@ -49,15 +51,20 @@ export class WebhookReceiver {
     return `https://127.0.0.1:${this.port}/webhooks`;
   }
 
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
   /** Starts listening (again on the same port once it had one). */
   async start(): Promise<void> {
     const server = createServer({ key: this.certificate.key, cert: this.certificate.cert }, (request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       const answer = async () => {
+        const arrivedAt = Date.now();
         const status = await this.answer();
         const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
-        this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), status, at: Date.now() });
+        this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), status, arrivedAt, at: Date.now() });
         response.writeHead(status).end();
       };
       // a failed answer drops the connection: the sender sees a delivery that failed

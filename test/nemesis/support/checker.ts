@@ -4,6 +4,8 @@ import { ofKind, type History, type HistoryEvent } from './history';
 
 export type ViolationKind =
   | 'lost' // a command whose send committed, not applied
+  | 'acknowledged-missing' // Kafka acknowledged a send at an offset where read_committed shows no record of it
+  | 'partition-held' // a command partition still held by an open transaction at the end: what follows is unreadable
   | 'applied-twice' // a command applied more than once
   | 'aborted-applied' // a command whose only send was aborted, applied or answered
   | 'reply-missing' // a command record without its reply
@@ -12,7 +14,10 @@ export type ViolationKind =
   | 'reply-inconsistent' // one correlation id answered two ways
   | 'balance-off' // a sub-balance not at its start plus its ledger's changes
   | 'out-of-order' // a number's changes not in the order of its command records
-  | 'offsets-behind'; // a command record at or after the worker group's committed offset
+  | 'offsets-behind' // a command record at or after the worker group's committed offset
+  | 'webhook-missing' // an event record never accepted by the partner's webhook endpoint
+  | 'webhook-out-of-order' // a number's events first reaching the endpoint in another order than their records'
+  | 'shutdown-overdue'; // a worker told to stop (SIGTERM) still running after the grace
 
 export interface Violation {
   kind: ViolationKind;
@@ -36,12 +41,15 @@ function byId(history: History): Map<string, HistoryEvent[]> {
 
 const count = (events: HistoryEvent[], predicate: (e: HistoryEvent) => boolean) => events.filter(predicate).length;
 
+/** Whether a record at this place is behind a partition's open transaction at the end (reported once, as `partition-held`). */
+type Behind = (place: { topic: string; partition: number; offset: number }) => boolean;
+
 /** Each command's own checks: applied once, nothing of an aborted one, one reply and one event per record, one answer. */
-function commandViolations(id: string, events: HistoryEvent[]): Violation[] {
+function commandViolations(id: string, events: HistoryEvent[], behind: Behind): Violation[] {
   const violations: Violation[] = [];
   const add = (kind: ViolationKind, detail: string, slice: (e: HistoryEvent) => boolean) =>
     violations.push({ kind, subject: id, detail, slice: events.filter((e) => e.kind === 'send' || e.kind === 'retry' || slice(e)) });
-  const sends = events.filter((e) => e.kind === 'send');
+  const sends = events.filter((e): e is Extract<HistoryEvent, { kind: 'send' }> => e.kind === 'send');
   const records = count(events, (e) => e.kind === 'command');
   const committed = records > 0 || sends.some((e) => e.outcome === 'committed');
   const applied = count(events, (e) => e.kind === 'applied');
@@ -57,7 +65,14 @@ function commandViolations(id: string, events: HistoryEvent[]): Violation[] {
     }
     return violations;
   }
-  if (applied === 0 && !refused) add('lost', `send committed (${records} command record(s)), applied 0`, (e) => e.kind === 'command' || e.kind === 'reply');
+  const unreadable = sends.some((e) => e.acknowledged && behind(e.acknowledged));
+  for (const send of sends) {
+    const at = send.acknowledged;
+    if (send.outcome !== 'committed' || !at || behind(at)) continue;
+    const there = events.some((e) => e.kind === 'command' && e.topic === at.topic && e.partition === at.partition && e.offset === at.offset);
+    if (!there) add('acknowledged-missing', `acknowledged at ${at.topic}:${at.partition}@${at.offset}, no record of it there`, (e) => e.kind === 'command');
+  }
+  if (applied === 0 && !refused && !(records === 0 && unreadable)) add('lost', `send committed (${records} command record(s)), applied 0`, (e) => e.kind === 'command' || e.kind === 'reply');
   if (applied > 1) add('applied-twice', `applied ${applied} times`, (e) => e.kind === 'applied' || e.kind === 'command');
   if (kafkaReplies > records) add('output-twice', `${kafkaReplies} reply records for ${records} command record(s)`, (e) => e.kind === 'reply' || e.kind === 'command');
   if (eventRecords > records) add('output-twice', `${eventRecords} event records for ${records} command record(s)`, (e) => e.kind === 'event' || e.kind === 'command');
@@ -130,6 +145,57 @@ function orderViolations(history: History): Violation[] {
   return violations;
 }
 
+/** Each partition an open transaction still held at the end, with the acknowledged sends behind it. */
+function heldViolations(history: History): Violation[] {
+  const sends = ofKind(history, 'send');
+  return ofKind(history, 'held').map((held) => {
+    const behind = sends.filter((s) => s.acknowledged?.topic === held.topic && s.acknowledged.partition === held.partition && s.acknowledged.offset >= held.stable);
+    return {
+      kind: 'partition-held' as const,
+      subject: `${held.topic}:${held.partition}`,
+      detail: `last stable offset ${held.stable}, end ${held.end}: ${behind.length} acknowledged send(s) unreadable behind an open transaction`,
+      slice: [held, ...behind],
+    };
+  });
+}
+
+/**
+ * When the run watched the webhook endpoint: every event record accepted (2xx) at least once, and each
+ * number's events first arriving in their records' order (the dispatcher holds a number's later events while
+ * one is retried, so a first arrival out of order is a delivery out of order).
+ */
+function webhookViolations(history: History): Violation[] {
+  if (ofKind(history, 'webhooks').length === 0) return [];
+  const webhooks = ofKind(history, 'webhook');
+  const accepted = new Set(webhooks.filter((w) => w.status >= 200 && w.status < 300).map((w) => w.ceId));
+  const firstArrival = new Map<string, number>();
+  for (const w of webhooks) firstArrival.set(w.ceId, Math.min(firstArrival.get(w.ceId) ?? Infinity, w.arrivedAt));
+  const gpsiOf = new Map(ofKind(history, 'command').map((c) => [c.id, c.gpsi]));
+  const events = ofKind(history, 'event');
+  const violations: Violation[] = events
+    .filter((e) => !accepted.has(e.ceId))
+    .map((e) => ({ kind: 'webhook-missing' as const, subject: e.id, detail: `event ${e.ceId} never accepted by the endpoint`, slice: [e, ...webhooks.filter((w) => w.ceId === e.ceId)] }));
+  const byNumber = new Map<string, Extract<HistoryEvent, { kind: 'event' }>[]>();
+  for (const e of [...events].sort((a, b) => a.offset - b.offset)) {
+    const gpsi = gpsiOf.get(e.id);
+    if (gpsi === undefined || !firstArrival.has(e.ceId) || byNumber.get(gpsi)?.some((seen) => seen.ceId === e.ceId)) continue;
+    byNumber.set(gpsi, [...(byNumber.get(gpsi) ?? []), e]);
+  }
+  for (const [gpsi, ofNumber] of byNumber) {
+    const arrived = [...ofNumber].sort((a, b) => firstArrival.get(a.ceId)! - firstArrival.get(b.ceId)!);
+    const at = ofNumber.findIndex((e, i) => arrived[i].ceId !== e.ceId);
+    if (at === -1) continue;
+    const pair = new Set([ofNumber[at].ceId, arrived[at].ceId]);
+    violations.push({
+      kind: 'webhook-out-of-order',
+      subject: gpsi,
+      detail: `event ${ofNumber[at].ceId} is before ${arrived[at].ceId} on the topic; the endpoint first got them the other way round`,
+      slice: history.filter((e) => (e.kind === 'event' || e.kind === 'webhook') && pair.has(e.ceId)),
+    });
+  }
+  return violations;
+}
+
 /** Every command record below its partition's committed offset (the end offset may be a transaction marker's, never handed out). */
 function offsetViolations(history: History): Violation[] {
   const commands = ofKind(history, 'command');
@@ -142,9 +208,19 @@ function offsetViolations(history: History): Violation[] {
   });
 }
 
-/** Every violation of the history, commands first (in the order their ids first appear), then balances, order, offsets. */
+/** Every violation of the history, commands first (in the order their ids first appear), then held partitions, balances, order, offsets, webhooks. */
 export function checkHistory(history: History): Violation[] {
-  return [...[...byId(history)].flatMap(([id, events]) => commandViolations(id, events)), ...balanceViolations(history), ...orderViolations(history), ...offsetViolations(history)];
+  const held = ofKind(history, 'held');
+  const behind: Behind = (place) => held.some((h) => h.topic === place.topic && h.partition === place.partition && place.offset >= h.stable);
+  return [
+    ...[...byId(history)].flatMap(([id, events]) => commandViolations(id, events, behind)),
+    ...heldViolations(history),
+    ...balanceViolations(history),
+    ...orderViolations(history),
+    ...offsetViolations(history),
+    ...webhookViolations(history),
+    ...ofKind(history, 'stop-overdue').map((e) => ({ kind: 'shutdown-overdue' as const, subject: e.worker, detail: `not stopped ${e.graceMs / 1000} s after SIGTERM`, slice: [e] })),
+  ];
 }
 
 /** A violation as lines: what and about what, then its slice of the history, one event a line. */

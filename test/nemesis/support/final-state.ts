@@ -1,6 +1,8 @@
 // After a nemesis run: the records, ledgers, balances and offsets it left, added to the history as the
 // checker reads them. Commands are read by kafkajs (read_committed), replies and events by the second
 // reader (@platformatic/kafka, read_committed): aborted transactions are filtered by both clients.
+import { randomUUID } from 'node:crypto';
+import { Consumer, FetchIsolationLevels, ListOffsetTimestamps } from '@platformatic/kafka';
 import type { ServiceConfig } from '../../../src/app/config';
 import type { BalanceComponents } from '../../../src/app/balance';
 import { HEADER } from '../../../src/contract/headers';
@@ -21,6 +23,42 @@ async function partitionOffsets(brokers: string[], groupId: string, topic: strin
     return ends.map((e) => ({ topic, partition: e.partition, end: Number(e.high), committed: Math.max(0, Number(offsets.partitions.find((p) => p.partition === e.partition)?.offset ?? 0)) }));
   } finally {
     await admin.disconnect();
+  }
+}
+
+/** Each partition of `topics` whose last stable offset is below its high watermark: a transaction is open on it. */
+async function heldPartitions(brokers: string[], topics: string[]): Promise<Extract<HistoryEvent, { kind: 'held' }>[]> {
+  const consumer = new Consumer({ clientId: 'nemesis-offsets', bootstrapBrokers: brokers, groupId: `nemesis-offsets-${randomUUID()}` });
+  try {
+    const [stable, end] = await Promise.all(
+      [FetchIsolationLevels.READ_COMMITTED, FetchIsolationLevels.READ_UNCOMMITTED].map((isolationLevel) =>
+        consumer.listOffsets({ topics, timestamp: ListOffsetTimestamps.LATEST, isolationLevel }),
+      ),
+    );
+    return topics.flatMap((topic) =>
+      (end.get(topic) ?? []).flatMap((high, partition) => {
+        const lso = stable.get(topic)?.[partition] ?? high;
+        return lso < high ? [{ kind: 'held' as const, topic, partition, stable: Number(lso), end: Number(high) }] : [];
+      }),
+    );
+  } finally {
+    await consumer.close(true);
+  }
+}
+
+/**
+ * Waits until no transaction is open on the command topics (or the time is up), and gives the partitions
+ * still held. Until then the records after an open transaction's first are readable by nobody, the workers
+ * included: kafkajs's fetchTopicOffsets even gives the last stable offset as the end, and a read of the
+ * topic "to its end" then misses every record acknowledged after it.
+ */
+export async function waitStable(config: ServiceConfig, timeoutMs: number): Promise<Extract<HistoryEvent, { kind: 'held' }>[]> {
+  const began = Date.now();
+  for (;;) {
+    const held = await heldPartitions(config.kafka.brokers, commandTopics(config)).catch(() => undefined);
+    if (held?.length === 0) return [];
+    if (Date.now() - began > timeoutMs) return held ?? [];
+    await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 

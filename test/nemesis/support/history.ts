@@ -5,9 +5,16 @@
 /** How a command was sent: a Kafka partner's idempotent or transactional producer, or the HTTP partner through the gateway. */
 export type Channel = 'idempotent' | 'transactional' | 'http';
 
+/** Where Kafka said it wrote a record: the topic, partition and offset of its produce answer. */
+export interface Acknowledged {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
 export type HistoryEvent =
   /** A partner's send of a command: `committed` when Kafka acknowledged it (its transaction committed), `aborted` when its transaction was aborted, `unknown` when the send failed without telling. */
-  | { kind: 'send'; at: number; id: string; gpsi: string; channel: Channel; outcome: 'committed' | 'aborted' | 'unknown' }
+  | { kind: 'send'; at: number; id: string; gpsi: string; channel: Channel; outcome: 'committed' | 'aborted' | 'unknown'; acknowledged?: Acknowledged }
   /** The HTTP partner sending the same command again under the same X-Correlation-Id (a timeout or a 5xx). */
   | { kind: 'retry'; at: number; id: string; channel: Channel; why: string }
   /** A command record on a command topic, read read_committed. */
@@ -22,6 +29,14 @@ export type HistoryEvent =
   | { kind: 'balance'; gpsi: string; subBalanceInstId: string; start: number; remaining: number }
   /** A command topic partition's committed offset of the worker group and its end offset (a transaction marker's, maybe), at the end. */
   | { kind: 'offset'; topic: string; partition: number; committed: number; end: number }
+  /** A command topic partition still held by an open transaction when the run ended: read_committed readers, the workers included, see nothing from `stable` on. */
+  | { kind: 'held'; topic: string; partition: number; stable: number; end: number }
+  /** The run watched the partner's webhook endpoint: every event must reach it. */
+  | { kind: 'webhooks'; url: string }
+  /** A webhook request for one event (`ceId`, the webhook-id) as the partner's endpoint received it, and its answer. */
+  | { kind: 'webhook'; ceId: string; arrivedAt: number; status: number }
+  /** A worker told to stop (SIGTERM) that had not exited within the grace, then killed. */
+  | { kind: 'stop-overdue'; at: number; worker: string; graceMs: number }
   /** A fault of the schedule, when it began and ended. */
   | { kind: 'fault'; at: number; fault: string; phase: 'begin' | 'end' };
 

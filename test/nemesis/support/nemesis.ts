@@ -1,14 +1,18 @@
 // The nemesis: plays a schedule (schedule.ts) on the run's processes — its workers, the brokers of a
-// three-broker cluster, Redis and the network between the workers and Redis — one fault at a time, recording when each began and ended, and heals all.
+// three-broker cluster, Redis, the network between the workers and Redis or each broker, and the partner's
+// webhook endpoint — one fault at a time, recording when each began and ended, and heals all.
 import { spawnSync } from 'node:child_process';
 import type { KafkaCluster, LocalRedis } from '../../../dev/stack';
 import { redisCommand } from '../../../dev/stack/redis/local-redis';
 import type { TcpProxy } from '../../support/tcp-proxy';
+import type { WebhookReceiver } from '../../support/webhook-receiver';
 import { WorkerProcess } from '../../support/worker-process';
 import type { History } from './history';
 import type { FaultKind, ScheduledFault } from './schedule';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long a worker told to stop (SIGTERM) has before it is killed, as Kubernetes's default termination grace. */
+const STOP_GRACE_MS = 30_000;
 
 /** The process listening on a loopback port (a broker's PLAINTEXT port): its pid, for SIGSTOP. */
 const pidListeningOn = (port: string): number => Number(/pid=(\d+)/.exec(spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }).stdout)?.[1]);
@@ -70,6 +74,10 @@ export class Nemesis {
     private readonly redis: RedisPair,
     /** Between the workers and Redis: the network faults. */
     private readonly redisProxy: TcpProxy,
+    /** Between the workers and each broker (its relayed listener), by broker index. */
+    private readonly kafkaProxies: TcpProxy[],
+    /** The partner's webhook endpoint. */
+    private readonly webhooks: WebhookReceiver,
     private readonly workers: WorkerPool,
     private readonly history: History,
   ) {}
@@ -112,7 +120,7 @@ export class Nemesis {
         return this.frozenFor(this.workers.slots[target].pid, durationMs);
       case 'rolling-restart':
         for (let slot = 0; slot < this.workers.slots.length; slot++) {
-          await this.workers.slots[slot].signal('SIGTERM');
+          await this.stopGracefully(slot);
           await this.workers.restart(slot);
           await sleep(durationMs);
         }
@@ -146,7 +154,44 @@ export class Nemesis {
         return this.redisProxy.cut();
       case 'redis-drop':
         return this.redisProxy.cut();
+      case 'kafka-delay':
+        this.kafkaProxies[target].delayMs = 50 + (durationMs % 251);
+        await sleep(durationMs);
+        this.kafkaProxies[target].delayMs = 0;
+        return;
+      case 'kafka-partition':
+        this.kafkaProxies[target].blackhole = true;
+        await sleep(durationMs);
+        this.kafkaProxies[target].blackhole = false;
+        return this.kafkaProxies[target].cut();
+      case 'kafka-drop':
+        for (const proxy of this.kafkaProxies) proxy.cut();
+        return;
+      case 'webhook-down':
+        await this.webhooks.stop();
+        await sleep(durationMs);
+        return this.webhooks.start();
+      case 'webhook-slow': {
+        const lateMs = 300 + (durationMs % 1201);
+        this.webhooks.answer = async () => (await sleep(lateMs), 204);
+        await sleep(durationMs);
+        this.webhooks.answer = () => 204;
+        return;
+      }
     }
+  }
+
+  /**
+   * SIGTERM, and SIGKILL if the worker has not exited within the grace an orchestrator gives (Kubernetes: 30 s),
+   * recorded: a shutdown that hangs is an anomaly of its own.
+   */
+  private async stopGracefully(slot: number): Promise<void> {
+    const worker = this.workers.slots[slot];
+    const began = Date.now();
+    const exited = await Promise.race([worker.signal('SIGTERM').then(() => true), sleep(STOP_GRACE_MS).then(() => false)]);
+    if (exited) return;
+    this.history.push({ kind: 'stop-overdue', at: began, worker: `${slot} (pid ${worker.pid})`, graceMs: STOP_GRACE_MS });
+    await worker.signal('SIGKILL');
   }
 
   /** Starts the primary again as a primary: a server first started as a replica (--replicaof) would come back as one. */
@@ -185,7 +230,11 @@ export class Nemesis {
     for (const node of this.cluster.nodes) if (!node.running) await node.start();
     if (!this.redis.primary.running) await this.startPrimary();
     if (!this.redis.replica.running) await this.redis.replica.start();
-    this.redisProxy.delayMs = 0;
-    this.redisProxy.blackhole = false;
+    this.webhooks.answer = () => 204;
+    if (!this.webhooks.listening) await this.webhooks.start();
+    for (const proxy of [this.redisProxy, ...this.kafkaProxies]) {
+      proxy.delayMs = 0;
+      proxy.blackhole = false;
+    }
   }
 }

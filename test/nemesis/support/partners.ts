@@ -5,7 +5,7 @@
 // to a sub-balance of the run's subscriptions.
 import { randomUUID } from 'node:crypto';
 import LZ4Codec from '@2l/kafkajs-lz4';
-import { CompressionCodecs, CompressionTypes, type Message, type Producer, type ProducerConfig } from 'kafkajs';
+import { CompressionCodecs, CompressionTypes, type Message, type Producer, type ProducerConfig, type RecordMetadata } from 'kafkajs';
 import type { ServiceConfig } from '../../../src/app/config';
 import type { AvroCodec } from '../../../src/adapters/registry/avro-codec';
 import { request } from '../../support/gateway';
@@ -53,6 +53,8 @@ export class Partners {
   private readonly runs: Promise<void>[] = [];
   readonly sent: Record<Channel, number> = { idempotent: 0, transactional: 0, http: 0 };
   aborted = 0;
+  /** Producers closed and opened again after a failed transaction. */
+  renewed = 0;
   retries = 0;
   private next = 0;
 
@@ -94,25 +96,55 @@ export class Partners {
     );
   }
 
-  private record(channel: Channel, batch: Batch, outcome: 'committed' | 'aborted' | 'unknown') {
+  /** Each command of the batch sent, with where Kafka wrote it when it said (one partition per batch: consecutive offsets). */
+  private record(channel: Channel, batch: Batch, outcome: 'committed' | 'aborted' | 'unknown', written?: RecordMetadata[]) {
     const at = Date.now();
-    for (const { id, gpsi } of batch) this.options.history.push({ kind: 'send', at, id, gpsi, channel, outcome });
+    const [where] = written ?? [];
+    batch.forEach(({ id, gpsi }, i) => {
+      const acknowledged = where ? { topic: where.topicName, partition: where.partition, offset: Number(where.baseOffset) + i } : undefined;
+      this.options.history.push({ kind: 'send', at, id, gpsi, channel, outcome, ...(acknowledged ? { acknowledged } : {}) });
+    });
   }
 
-  /** A Kafka partner: `sendBatch` with each batch of 5 commands to one number, at the partners' rate, until stop(). */
-  private async kafkaPartner(channel: 'idempotent' | 'transactional', options: ProducerConfig, sendBatch: (producer: Producer, batch: Batch, round: number) => Promise<void>): Promise<void> {
-    const producer = kafkaClient(this.options.config.kafka.brokers, `nemesis-${channel}`).producer({
-      allowAutoTopicCreation: false,
-      idempotent: true,
-      maxInFlightRequests: 1,
-      retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1000 },
-      ...options,
-    });
-    await producer.connect();
+  /**
+   * A Kafka partner: `sendBatch` with each batch of 5 commands to one number, at the partners' rate, until
+   * stop(). A batch answered `renew` closes the producer and opens another under the same transactional id,
+   * as Kafka prescribes after a failed transaction: the new one's InitProducerId aborts the transaction the
+   * old one left open, which would otherwise hold its partitions from every read_committed reader (the
+   * workers included) until `transactionTimeout`.
+   */
+  private async kafkaPartner(
+    channel: 'idempotent' | 'transactional',
+    options: ProducerConfig,
+    sendBatch: (producer: Producer, batch: Batch, round: number) => Promise<'sent' | 'renew'>,
+  ): Promise<void> {
+    const open = async (): Promise<Producer> => {
+      for (;;) {
+        const producer = kafkaClient(this.options.config.kafka.brokers, `nemesis-${channel}`).producer({
+          allowAutoTopicCreation: false,
+          idempotent: true,
+          maxInFlightRequests: 1,
+          retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1000 },
+          ...options,
+        });
+        try {
+          await producer.connect();
+          return producer;
+        } catch {
+          await producer.disconnect().catch(() => undefined);
+          await sleep(500);
+        }
+      }
+    };
+    let producer = await open();
     try {
       for (let round = 0; !this.stopping; round++) {
         const batch = await this.messages(5);
-        await sendBatch(producer, batch, round);
+        if ((await sendBatch(producer, batch, round)) === 'renew') {
+          this.renewed++;
+          await producer.disconnect().catch(() => undefined);
+          producer = await open();
+        }
         this.sent[channel] += batch.length;
         await sleep((5 * 1000) / this.options.ratePerSecond);
       }
@@ -128,32 +160,37 @@ export class Partners {
       const compression = round % 2 === 0 ? CompressionTypes.GZIP : CompressionTypes.LZ4;
       for (let attempt = 0; ; attempt++) {
         try {
-          await producer.send({ topic, acks: -1, compression, messages: batch.map((b) => b.message) });
-          return this.record('idempotent', batch, 'committed');
+          this.record('idempotent', batch, 'committed', await producer.send({ topic, acks: -1, compression, messages: batch.map((b) => b.message) }));
+          return 'sent';
         } catch {
           this.record('idempotent', batch, 'unknown');
-          if (this.stopping && attempt > 20) return;
+          if (this.stopping && attempt > 20) return 'sent';
           await sleep(500);
         }
       }
     });
   }
 
-  /** Transactions of 5, Snappy and none, one in four aborted on purpose; a transaction that fails is aborted and left. */
+  /**
+   * Transactions of 5, Snappy and none, one in four aborted on purpose, each ending within `transactionTimeout`
+   * (10 s) at most. A transaction that fails is aborted if it can be and left; the producer is renewed.
+   */
   private transactionalPartner(): Promise<void> {
     const topic = this.options.config.topics.balanceCommands;
-    return this.kafkaPartner('transactional', { transactionalId: `nemesis-partner-${randomUUID()}` }, async (producer, batch, round) => {
+    const options = { transactionalId: `nemesis-partner-${randomUUID()}`, transactionTimeout: 10_000 };
+    return this.kafkaPartner('transactional', options, async (producer, batch, round) => {
       const compression = round % 2 === 0 ? CompressionTypes.Snappy : CompressionTypes.None;
       const abort = round % 4 === 3;
       try {
         const transaction = await producer.transaction();
         try {
-          await transaction.send({ topic, acks: -1, compression, messages: batch.map((b) => b.message) });
+          const written = await transaction.send({ topic, acks: -1, compression, messages: batch.map((b) => b.message) });
           if (abort) {
             await transaction.abort();
             this.aborted += batch.length;
           } else await transaction.commit();
-          this.record('transactional', batch, abort ? 'aborted' : 'committed');
+          this.record('transactional', batch, abort ? 'aborted' : 'committed', written);
+          return 'sent';
         } catch (error) {
           await transaction.abort().catch(() => undefined);
           throw error;
@@ -162,6 +199,7 @@ export class Partners {
         // the commit may have gone through before its answer was lost: the history cannot say
         this.record('transactional', batch, 'unknown');
         await sleep(500);
+        return 'renew';
       }
     });
   }

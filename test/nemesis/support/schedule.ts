@@ -15,6 +15,11 @@ export const FAULT_KINDS = [
   'redis-partition',
   'redis-drop',
   'redis-failover',
+  'kafka-delay',
+  'kafka-partition',
+  'kafka-drop',
+  'webhook-down',
+  'webhook-slow',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -49,6 +54,16 @@ export const DURATION_MS: Record<FaultKind, [number, number]> = {
   'redis-drop': [0, 0],
   // the primary SIGKILLed, its replica promoted and the proxy pointed at it; the old primary comes back as the new replica
   'redis-failover': [0, 0],
+  // between the workers and one broker (its relayed listener's proxy): every chunk 50–300 ms late, then none
+  'kafka-delay': [3000, 8000],
+  // the workers' connections to one broker black-holed (open, nothing passes), then cut
+  'kafka-partition': [2000, 8000],
+  // every connection between the workers and every broker cut at once
+  'kafka-drop': [0, 0],
+  // the partner's webhook endpoint refuses connections, then listens again
+  'webhook-down': [2000, 6000],
+  // the endpoint answers 300–1500 ms late (the dispatcher gives up after 1 s: some deliveries time out and come again)
+  'webhook-slow': [3000, 8000],
 };
 
 /** The gap before each fault (ms): the workload runs undisturbed meanwhile. */
@@ -78,7 +93,7 @@ export function scheduleFor({ seed, totalMs, workers, brokers, kinds = FAULT_KIN
     // a rolling restart takes every worker in turn: its pause is paid once per worker
     const endMs = atMs + (kind === 'rolling-restart' ? durationMs * workers : durationMs);
     if (endMs > totalMs) continue;
-    const targets = kind.startsWith('worker') || kind === 'rolling-restart' ? workers : kind.startsWith('broker') ? brokers : 1;
+    const targets = kind.startsWith('worker') || kind === 'rolling-restart' ? workers : kind.startsWith('broker') || kind.startsWith('kafka') ? brokers : 1;
     schedule.push({ kind, atMs, durationMs, target: target % targets });
     clock = endMs;
   }

@@ -11,7 +11,7 @@ const TOPIC = 'balance.commands';
 
 /** One command sent, on the topic at `offset`, answered, its event published, applied at `position` of the ledger. */
 const command = (id: string, offset: number, position: number): HistoryEvent[] => [
-  { kind: 'send', at: offset, id, gpsi: GPSI, channel: 'idempotent', outcome: 'committed' },
+  { kind: 'send', at: offset, id, gpsi: GPSI, channel: 'idempotent', outcome: 'committed', acknowledged: { topic: TOPIC, partition: 0, offset } },
   { kind: 'command', id, gpsi: GPSI, topic: TOPIC, partition: 0, offset },
   { kind: 'reply', id, status: 'Success', channel: 'kafka', offset },
   { kind: 'event', id, ceId: `ce-${id}`, offset },
@@ -84,6 +84,55 @@ describe('history checker', () => {
     expect(kinds(history)).toEqual({ lost: 1, 'reply-missing': 1, 'balance-off': 1 });
   });
 
+  it('an acknowledged send with no record where Kafka put it: the record read at that offset is not it', () => {
+    // c's record gone (Kafka or its client lost it): the service never saw it, yet the partner was told it was written
+    const history = clean()
+      .filter((e) => !('id' in e && e.id === 'c' && e.kind !== 'send'))
+      .map((e) => (e.kind === 'balance' ? { ...e, remaining: 7000 } : e.kind === 'offset' ? { ...e, committed: 2, end: 2 } : e));
+    const violations = checkHistory(history);
+    expect(violationCounts(violations)).toEqual({ 'acknowledged-missing': 1, lost: 1 });
+    expect(violations[0].detail).toBe('acknowledged at balance.commands:0@2, no record of it there');
+  });
+
+  it('a partition held by an open transaction: the sends acknowledged behind it are reported once, as held, not lost', () => {
+    // a partner's transaction opened at offset 2 and never ended: c (offset 2) and d (offset 3) are unreadable
+    const unreadable = clean().filter((e) => !('id' in e && e.id === 'c' && e.kind !== 'send'));
+    const history: History = [
+      ...unreadable.map((e) => (e.kind === 'balance' ? { ...e, remaining: 7000 } : e.kind === 'offset' ? { ...e, committed: 2, end: 5 } : e)),
+      { kind: 'send', at: 4, id: 'd', gpsi: GPSI, channel: 'idempotent', outcome: 'committed', acknowledged: { topic: TOPIC, partition: 0, offset: 3 } },
+      { kind: 'held', topic: TOPIC, partition: 0, stable: 2, end: 5 },
+    ];
+    const violations = checkHistory(history);
+    expect(violationCounts(violations)).toEqual({ 'partition-held': 1 });
+    expect(violations[0]).toMatchObject({ subject: `${TOPIC}:0`, detail: 'last stable offset 2, end 5: 2 acknowledged send(s) unreadable behind an open transaction' });
+    expect(violations[0].slice.map((e) => ('id' in e ? e.id : e.kind))).toEqual(['held', 'c', 'd']);
+  });
+
+  describe('webhooks, when the run watched the endpoint', () => {
+    const delivered = (ceId: string, arrivedAt: number, status = 204): HistoryEvent => ({ kind: 'webhook', ceId, arrivedAt, status });
+    const watched = (...webhooks: HistoryEvent[]): History => [...clean(), { kind: 'webhooks', url: 'https://127.0.0.1/webhooks' }, ...webhooks];
+
+    it('every event accepted once, in order, a failed attempt retried: nothing wrong', () => {
+      expect(checkHistory(watched(delivered('ce-a', 1, 503), delivered('ce-a', 2), delivered('ce-b', 3), delivered('ce-c', 4)))).toEqual([]);
+    });
+
+    it('an event never accepted (its only delivery refused) is missing', () => {
+      const violations = checkHistory(watched(delivered('ce-a', 1), delivered('ce-b', 2, 500), delivered('ce-c', 3)));
+      expect(violationCounts(violations)).toEqual({ 'webhook-missing': 1 });
+      expect(violations[0]).toMatchObject({ subject: 'b', detail: 'event ce-b never accepted by the endpoint' });
+    });
+
+    it("a number's events first delivered out of their order", () => {
+      const [violation] = checkHistory(watched(delivered('ce-a', 1), delivered('ce-c', 2), delivered('ce-b', 3)));
+      expect(violation).toMatchObject({ kind: 'webhook-out-of-order', subject: GPSI, detail: 'event ce-b is before ce-c on the topic; the endpoint first got them the other way round' });
+    });
+  });
+
+  it('a worker that did not stop within the grace after SIGTERM', () => {
+    const [violation] = checkHistory([...clean(), { kind: 'stop-overdue', at: 5, worker: '0 (pid 42)', graceMs: 30_000 }]);
+    expect(violation).toMatchObject({ kind: 'shutdown-overdue', subject: '0 (pid 42)', detail: 'not stopped 30 s after SIGTERM' });
+  });
+
   it('a Success without its event', () => {
     expect(kinds(clean().filter((e) => !(e.kind === 'event' && e.id === 'a')))).toEqual({ 'event-missing': 1 });
   });
@@ -97,7 +146,9 @@ describe('history checker', () => {
 
   it("commands of one number on two topics: the ledger keeps each topic's order, not one between them", () => {
     const otherTopic = (id: string, offset: number, position: number) =>
-      command(id, offset, position).map((e) => (e.kind === 'command' ? { ...e, topic: 'partner.balance.commands' } : e.kind === 'offset' ? e : e));
+      command(id, offset, position).map((e) =>
+        e.kind === 'command' ? { ...e, topic: 'partner.balance.commands' } : e.kind === 'send' ? { ...e, acknowledged: { topic: 'partner.balance.commands', partition: 0, offset } } : e,
+      );
     const history: History = [
       ...command('a', 0, 1),
       ...otherTopic('p', 0, 0),
@@ -132,7 +183,7 @@ describe('history checker', () => {
     const [violation] = checkHistory([...clean(), { kind: 'event', id: 'c', ceId: 'ce-c', offset: 9 }]);
     expect(formatViolation(violation).split('\n')).toEqual([
       'output-twice c: 2 event records for 1 command record(s)',
-      '  {"kind":"send","at":2,"id":"c","gpsi":"4670000001","channel":"idempotent","outcome":"committed"}',
+      '  {"kind":"send","at":2,"id":"c","gpsi":"4670000001","channel":"idempotent","outcome":"committed","acknowledged":{"topic":"balance.commands","partition":0,"offset":2}}',
       '  {"kind":"command","id":"c","gpsi":"4670000001","topic":"balance.commands","partition":0,"offset":2}',
       '  {"kind":"event","id":"c","ceId":"ce-c","offset":2}',
       '  {"kind":"event","id":"c","ceId":"ce-c","offset":9}',

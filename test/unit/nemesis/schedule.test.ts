@@ -20,7 +20,7 @@ describe('nemesis schedule', () => {
         expect(fault.atMs).toBeGreaterThan(previousEnd);
         const end = fault.atMs + (fault.kind === 'rolling-restart' ? fault.durationMs * options.workers : fault.durationMs);
         expect(end).toBeLessThanOrEqual(options.totalMs);
-        expect(fault.target).toBeLessThan(fault.kind.startsWith('broker') ? options.brokers : fault.kind.startsWith('redis') ? 1 : options.workers);
+        expect(fault.target).toBeLessThan(fault.kind.startsWith('broker') || fault.kind.startsWith('kafka') ? options.brokers : fault.kind.startsWith('redis') ? 1 : options.workers);
         previousEnd = end;
       }
     }
