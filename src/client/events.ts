@@ -34,6 +34,7 @@ export const EVENT_RECORDS = [
   'wholesale.balance.v1.BalanceToppedUp',
   'wholesale.balance.v1.BalanceAdjusted',
   'wholesale.balance.v1.BalanceTransferred',
+  'wholesale.balance.v1.TransferReversed',
 ] as const satisfies readonly RecordName[];
 
 export type EventRecordName = (typeof EVENT_RECORDS)[number];

@@ -1,3 +1,5 @@
+import type { OutgoingMessage } from './messages';
+
 /**
  * The one registry of error codes the service answers with. Codes are stable wire values (they travel in
  * the X-Status header and in ErrorReply.error.code); the HTTP status is what the origin API would answer,
@@ -31,12 +33,18 @@ export interface FieldProblem {
 export class ServiceError extends Error {
   readonly code: ErrorCode;
   readonly problems: FieldProblem[];
+  /**
+   * Events of an effect made although the answer is an error (a transfer the target refused, reversed):
+   * published with the error reply, as a success's messages are with its reply.
+   */
+  readonly messages: OutgoingMessage[];
 
-  constructor(code: ErrorCode, message: string, problems: FieldProblem[] = []) {
+  constructor(code: ErrorCode, message: string, problems: FieldProblem[] = [], messages: OutgoingMessage[] = []) {
     super(message);
     this.name = 'ServiceError';
     this.code = code;
     this.problems = problems;
+    this.messages = messages;
   }
 
   static badRequest(problems: FieldProblem[], message = 'The command is invalid'): ServiceError {

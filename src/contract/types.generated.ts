@@ -1931,6 +1931,54 @@ export interface TransferBalanceReplyInput {
   balances?: BalanceInput[];
 }
 
+/** A transfer from a sub-balance of this subscription (gpsi) to one of another (toGpsi) that the target refused: the amount taken from the source was given back (its purchased part as purchased credit). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface TransferReversed {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the debit (the transfer's recorded time). */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId: string | null;
+  /** The transfer's id (its command id): the ledger entries and the event of both numbers name it. */
+  transferId: string;
+  toGpsi: string;
+  amount: number;
+  /** Why the target refused the credit (the CONFLICT reply's problem). */
+  reason: string;
+  /** The source's Subtract (the debit), then its Add (the reversal, ledger operation TransferReversal); the Add is absent when the sub-balance was removed in between. */
+  changes: SubBalanceChange[];
+}
+
+/** A transfer from a sub-balance of this subscription (gpsi) to one of another (toGpsi) that the target refused: the amount taken from the source was given back (its purchased part as purchased credit). Billing event; key = gpsi; CloudEvents binary headers. */
+export interface TransferReversedInput {
+  /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
+  gpsi: string;
+  subscriptionId: string;
+  subscriberId: string;
+  wholesaleCustomerId: string;
+  wholesalePlanId: string;
+  /** ISO 8601 time of the debit (the transfer's recorded time). */
+  occurredAt: string;
+  /** Correlation id of the cause. */
+  correlationId?: string | null;
+  /** Command id (or port-in cause) that caused it. */
+  causeId?: string | null;
+  /** The transfer's id (its command id): the ledger entries and the event of both numbers name it. */
+  transferId: string;
+  toGpsi: string;
+  amount: number;
+  /** Why the target refused the credit (the CONFLICT reply's problem). */
+  reason: string;
+  /** The source's Subtract (the debit), then its Add (the reversal, ledger operation TransferReversal); the Add is absent when the sub-balance was removed in between. */
+  changes?: SubBalanceChangeInput[];
+}
+
 /** Add to or subtract from sub-balances, all or nothing (service-spec 2.10). */
 export interface UpdateBalances {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
@@ -3222,6 +3270,7 @@ export interface ContractRecords {
   'wholesale.balance.v1.TopupBalanceReply': TopupBalanceReply;
   'wholesale.balance.v1.TransferBalance': TransferBalance;
   'wholesale.balance.v1.TransferBalanceReply': TransferBalanceReply;
+  'wholesale.balance.v1.TransferReversed': TransferReversed;
   'wholesale.balance.v1.UpdateBalances': UpdateBalances;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReply;
   'wholesale.balance.v1.ValidFor': ValidFor;
@@ -3351,6 +3400,7 @@ export interface ContractInputs {
   'wholesale.balance.v1.TopupBalanceReply': TopupBalanceReplyInput;
   'wholesale.balance.v1.TransferBalance': TransferBalance;
   'wholesale.balance.v1.TransferBalanceReply': TransferBalanceReplyInput;
+  'wholesale.balance.v1.TransferReversed': TransferReversedInput;
   'wholesale.balance.v1.UpdateBalances': UpdateBalancesInput;
   'wholesale.balance.v1.UpdateBalancesReply': UpdateBalancesReplyInput;
   'wholesale.balance.v1.ValidFor': ValidFor;

@@ -11,8 +11,11 @@ import { pollLoop, type PollLoop } from './poll-loop';
  * schedulers do (another instance leaves them alone meanwhile), and for a transfer the source still holds
  * pending runs the handler's three idempotent steps again: the debit replays its record, the credit and the
  * settlement do their part once, so the transfer ends completed (BalanceTransferred published before the
- * settlement, with the id the handler gives it) or reversed (the target refused). A transfer that settled, or whose debit never
- * ran, is only dropped from the due-set. A crash leaves the entry due again when its lease ends.
+ * settlement, with the id the handler gives it) or reversed (the target refused; TransferReversed published
+ * after the settlement, which makes the reversal). A reversed transfer still in the due-set is published again
+ * (the steps answer what they did): the handler takes out the note of a reversal whose event goes with its
+ * reply, so one still there may not have gone out. A completed transfer, or one whose debit never ran, is only
+ * dropped from the due-set. A crash or a failed publish leaves the entry due again when its lease ends.
  */
 export interface TransferSweeperSettings {
   pollIntervalMs: number;
@@ -40,10 +43,14 @@ export function createTransferSweeper(deps: TransferSweeperDeps): TransferSweepe
 
   async function sweep(entry: Awaited<ReturnType<TransferSweepStore['claimDue']>>[number], now: number, claimedUntil: number): Promise<boolean> {
     const { meta, order } = entry.transfer;
-    const pending = (await store.state(meta.gpsi, meta.commandId)) === 'pending';
-    if (pending) {
+    const state = await store.state(meta.gpsi, meta.commandId);
+    const pending = state === 'pending';
+    // a reversal still noted: its TransferReversed may not have gone out (a handler publishing it unnotes it)
+    if (pending || state === 'reversed') {
       const result = await runTransfer(deps.transfers, { ...meta, at: new Date(now).toISOString() }, order, { beforeSettle: (event) => deps.publish([event]) });
-      log.info({ gpsi: meta.gpsi, transferId: meta.commandId, state: result.state }, 'pending transfer finished by the sweeper');
+      // a reversal's event exists only once the settlement gave the amount back: published after it
+      if (result.state === 'reversed') await deps.publish([result.event]);
+      log.info({ gpsi: meta.gpsi, transferId: meta.commandId, state: result.state }, pending ? 'pending transfer finished by the sweeper' : 'reversed transfer published by the sweeper');
     }
     await store.forget(entry.entry, claimedUntil);
     return pending;

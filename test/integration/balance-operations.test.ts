@@ -406,9 +406,23 @@ return cjson.encode(out)`;
     const correlationId = randomUUID();
     const first = errorOf(await client.send('TransferBalance', refused, customer, correlationId), 'CONFLICT');
     expect(first.problems).toEqual([{ path: 'toSubBalanceInstId', reason: 'toSubBalanceInstId is On-Net Voice in Min, not On-Net Data in MB' }]);
+    const reversedEvent = await client.event((e) => e.recordName === balanceRecord('TransferReversed') && e.value.correlationId === correlationId);
     expect(errorOf(await client.send('TransferBalance', refused, customer, correlationId), 'CONFLICT')).toEqual(first);
     expect(await remainingOf(from)).toBe(5_074_000);
     expect(await remainingOf(to)).toBe(5_166_000);
+    // published with the CONFLICT: the debit then its reversal, as the source's ledger has them; the same event again for the same command
+    const reversedMeta = transferMetaOf(refused, customer, correlationId);
+    expect(reversedEvent.value).toMatchObject({ gpsi: from.gpsi, transferId: reversedMeta.commandId, toGpsi: to.gpsi, amount: 5, reason: first.problems[0].reason });
+    expect(reversedEvent.value.changes.map((c: { change: string; subBalanceInstId: string; quantity: number }) => [c.change, c.subBalanceInstId, c.quantity])).toEqual([
+      ['Subtract', dataOf(from), 5],
+      ['Add', dataOf(from), 5],
+    ]);
+    await client.event((e) => e.recordName === balanceRecord('TransferReversed') && e.value.correlationId === correlationId && e !== reversedEvent);
+    const reversedEvents = client.events.filter((e) => e.recordName === balanceRecord('TransferReversed') && e.value.correlationId === correlationId);
+    expect(reversedEvents.map((e) => e.headers.ce_id)).toEqual([reversedEvent.headers.ce_id, reversedEvent.headers.ce_id]);
+    expect(reversedEvents[1].value).toEqual(reversedEvent.value);
+    // its note taken out of the sweeper's due-set: the sweeper does not publish it again
+    expect(await fx.service.redis.zrange(transferDueKey(fx.config.redis.keyPrefix), 0, -1)).not.toEqual(expect.arrayContaining([expect.stringContaining(reversedMeta.commandId)]));
     // A number of another customer is refused the same way.
     const stranger = await createActiveSubscription(balance.subscriptions);
     errorOf(await client.send('TransferBalance', { ...refused, toGpsi: stranger.gpsi, toSubBalanceInstId: dataOf(stranger) }, customer), 'CONFLICT');
@@ -448,9 +462,9 @@ return cjson.encode(out)`;
         settings: { pollIntervalMs: 20, batchSize: 100, leaseMs: 30_000 },
       }),
     );
-    const transferEvents = (transferId: string) => [
-      ...client.events.filter((e) => e.recordName === balanceRecord('BalanceTransferred') && e.value.transferId === transferId).map((e) => e.value),
-      ...published.filter((m) => m.recordName === balanceRecord('BalanceTransferred') && (m.value as { transferId: string }).transferId === transferId).map((m) => m.value),
+    const transferEvents = (transferId: string, type = 'BalanceTransferred') => [
+      ...client.events.filter((e) => e.recordName === balanceRecord(type) && e.value.transferId === transferId).map((e) => e.value),
+      ...published.filter((m) => m.recordName === balanceRecord(type) && (m.value as { transferId: string }).transferId === transferId).map((m) => m.value),
     ];
     const stateOf = (id: string) => fx.service.redis.hget(subscriberKeys(fx.config.redis.keyPrefix, from.gpsi).transfers, id);
     sweepers.forEach((sweeper) => sweeper.start());
@@ -461,12 +475,14 @@ return cjson.encode(out)`;
       expect(await stateOf(completed)).toMatch(/^1\|completed\|/);
       expect(await stateOf(reversed)).toMatch(/^1\|reversed\|/);
       const deadlineEvent = Date.now() + 10_000;
-      while (transferEvents(completed).length === 0 && Date.now() < deadlineEvent) await new Promise((resolve) => setTimeout(resolve, 50));
+      while ((transferEvents(completed).length === 0 || transferEvents(reversed, 'TransferReversed').length === 0) && Date.now() < deadlineEvent) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await new Promise((resolve) => setTimeout(resolve, 1000)); // every sweeper polled again meanwhile
     } finally {
       await Promise.all(sweepers.map((sweeper) => sweeper.stop()));
     }
-    // All or nothing, once: 20 MB moved, the 7 MB given back; one event, for the completed one only.
+    // All or nothing, once: 20 MB moved, the 7 MB given back; one event each.
     expect(await remainingOf(from)).toBe(5_100_000);
     expect(await remainingOf(to)).toBe(5_140_000);
     expect((await ledgerOf(from)).sort()).toEqual([
@@ -478,6 +494,14 @@ return cjson.encode(out)`;
     expect(transferEvents(completed)).toHaveLength(1);
     expect(transferEvents(completed)[0]).toMatchObject({ gpsi: from.gpsi, toGpsi: to.gpsi, amount: 20 });
     expect(transferEvents(reversed)).toHaveLength(0);
+    expect(transferEvents(reversed, 'TransferReversed')).toHaveLength(1);
+    expect(transferEvents(reversed, 'TransferReversed')[0]).toMatchObject({
+      gpsi: from.gpsi,
+      toGpsi: to.gpsi,
+      amount: 7,
+      reason: 'toSubBalanceInstId is On-Net Voice in Min, not On-Net Data in MB',
+    });
+    expect(transferEvents(completed, 'TransferReversed')).toHaveLength(0);
     // Nothing left for a sweeper to look at.
     expect(await fx.service.redis.zcard(transferDueKey(fx.config.redis.keyPrefix))).toBe(0);
   });

@@ -131,7 +131,7 @@ describe("webhooks: partners' events delivered as signed CloudEvents over HTTPS"
     }
   });
 
-  it("delivers the balance operations' events (reserved, committed, released, expired, topped up, transferred, adjusted), each signed", async () => {
+  it("delivers the balance operations' events (reserved, committed, released, expired, topped up, transferred, reversed, adjusted), each signed", async () => {
     const sub = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: PARTNER_A.brand });
     const other = await createActiveSubscription(balance.subscriptions, { wholesaleCustomerId: PARTNER_A.brand });
     const data = (gpsi: string) => ({ subBalanceInstId: `${gpsi}-4`, subBalanceType: 'On-Net Data', unitType: 'MB' }); // WP-BASIC's 5 GB
@@ -144,6 +144,9 @@ describe("webhooks: partners' events delivered as signed CloudEvents over HTTPS"
     await reserve('expiring', 1); // released by the expiry scheduler a second later
     await send('TopupBalance', { ...data(sub.gpsi), amount: 100, reference: randomUUID(), referenceType: 'PAYMENT' });
     await send('TransferBalance', { subBalanceInstId: data(sub.gpsi).subBalanceInstId, toGpsi: other.gpsi, toSubBalanceInstId: data(other.gpsi).subBalanceInstId, amount: 5 });
+    // refused by the target (its voice sub-balance): CONFLICT, the amount given back, TransferReversed
+    const refused = { gpsi: sub.gpsi, subBalanceInstId: data(sub.gpsi).subBalanceInstId, toGpsi: other.gpsi, toSubBalanceInstId: `${other.gpsi}-1`, amount: 3 };
+    expect((await client.send('TransferBalance', refused, sub.wholesaleCustomerId)).value.error.code).toBe('CONFLICT');
     await send('AdjustBalance', { ...data(sub.gpsi), action: 'Credit', amount: 2, reasonCode: 'GOODWILL', note: 'sorry' });
     const expected = [
       'BalanceReserved',
@@ -153,6 +156,7 @@ describe("webhooks: partners' events delivered as signed CloudEvents over HTTPS"
       'BalanceReserved',
       'BalanceToppedUp',
       'BalanceTransferred',
+      'TransferReversed',
       'BalanceAdjusted',
       'ReservationExpired',
     ].map((name) => `wholesale.balance.v1.${name}`);
@@ -160,7 +164,7 @@ describe("webhooks: partners' events delivered as signed CloudEvents over HTTPS"
       receivers[PARTNER_A.id].accepted
         .map((webhook) => ({ webhook, event: new Webhook(secrets[PARTNER_A.id][0]).verify(webhook.body, webhook.headers) as Record<string, any> }))
         .filter(({ event }) => event.subject === sub.gpsi && event.type !== 'wholesale.balance.v1.SubscriptionActivated');
-    await until('the nine events of the operations', async () => (received().length >= expected.length ? true : undefined), { timeoutMs: 30_000 });
+    await until('the ten events of the operations', async () => (received().length >= expected.length ? true : undefined), { timeoutMs: 30_000 });
     // the number's events in the order they were published: the expiry last, a second after its reservation
     expect(received().map(({ event }) => event.type)).toEqual(expected);
     for (const { webhook, event } of received()) {
@@ -171,6 +175,7 @@ describe("webhooks: partners' events delivered as signed CloudEvents over HTTPS"
     expect(of('ReservationExpired')).toMatchObject({ reservationId: 'expiring', reservedAmount: 10 });
     expect(of('ReservationCommitted')).toMatchObject({ reservationId: 'committed', usedAmount: 4, chargedAmount: 4 });
     expect(of('BalanceTransferred')).toMatchObject({ toGpsi: other.gpsi, amount: 5 });
+    expect(of('TransferReversed')).toMatchObject({ toGpsi: other.gpsi, amount: 3, reason: 'toSubBalanceInstId is On-Net Voice in Min, not On-Net Data in MB' });
     expect(of('BalanceAdjusted')).toMatchObject({ reasonCode: 'GOODWILL', note: 'sorry' });
     expect(of('BalanceToppedUp')).toMatchObject({ referenceType: 'PAYMENT' });
   });

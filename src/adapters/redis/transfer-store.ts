@@ -63,6 +63,7 @@ export function createRedisTransferStore(redis: Redis | Cluster, settings: Trans
     // The due-set is a global key: a call of its own, before the debit, so no pending transfer goes unnoted.
     // A debit that then never runs or is refused leaves an entry the sweeper drops.
     note: async (meta, order) => void (await redis.zadd(dueKey, Date.now() + settings.sweepAfterMs, encodeDueEntry({ meta, order }))),
+    unnote: async (meta, order) => void (await redis.zrem(dueKey, encodeDueEntry({ meta, order }))),
     async debit(meta, debit) {
       const keys = keysOf(meta.gpsi);
       const [json, replayed, facts] = await runScript<ScriptReply>(
@@ -85,14 +86,15 @@ export function createRedisTransferStore(redis: Redis | Cluster, settings: Trans
     },
     async settle(meta, credited) {
       const keys = keysOf(meta.gpsi);
-      const [state] = await runScript<[string, string]>(
+      const [state, row] = await runScript<[string, string]>(
         redis,
         'transferSettle',
         [keys.subscription, keys.balances, keys.ledger, keys.transfers],
         [JSON.stringify(commandContext(meta, settings)), credited ? '1' : '0'],
       );
-      if (state !== 'completed' && state !== 'reversed') throw new Error(`transfer ${meta.commandId} of ${meta.gpsi}: ${state}`);
-      return state;
+      if (state === 'completed') return { state };
+      if (state !== 'reversed') throw new Error(`transfer ${meta.commandId} of ${meta.gpsi}: ${state}`);
+      return row ? { state, reversal: decodeLedgerChange(row, meta.gpsi) } : { state };
     },
   };
 }

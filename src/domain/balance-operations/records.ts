@@ -15,5 +15,6 @@ export type CreditEvent = (typeof CREDIT_EVENTS)[number];
 
 /** A transfer between two subscriptions of one partner (three idempotent steps, see transfer-handler.ts). */
 export const TRANSFER_COMMANDS = ['TransferBalance'] as const;
-export const TRANSFER_EVENTS = ['BalanceTransferred'] as const;
+/** Completed, or reversed (the target refused: the amount given back to the source). */
+export const TRANSFER_EVENTS = ['BalanceTransferred', 'TransferReversed'] as const;
 export type TransferEvent = (typeof TRANSFER_EVENTS)[number];

@@ -68,6 +68,12 @@ export interface TransferStore {
    * transfer left pending is found even when its command never comes back (again: due later).
    */
   note(meta: CommandMeta, order: TransferOrder): Promise<void>;
+  /**
+   * A reversed transfer whose TransferReversed goes out with the command's reply: the note out of the due-set,
+   * so the sweeper does not publish it again (it publishes a reversal it finds still noted: its event may not
+   * have gone out). A crash before the reply leaves the command to be redelivered, which notes it again.
+   */
+  unnote(meta: CommandMeta, order: TransferOrder): Promise<void>;
   /** Step 1, the source: takes the amount, records the transfer pending and the command's outcome (refusals thrown, recorded). */
   debit(meta: CommandMeta, debit: { subBalanceInstId: string; amount: Milli }): Promise<BalanceOutcome>;
   /** Step 2, the target: adds the amount (its change), or refuses (why); the same answer every time. */
@@ -76,8 +82,11 @@ export interface TransferStore {
     toGpsi: string,
     credit: { subBalanceInstId: string; subBalanceType: string; unitType: string; amount: Milli },
   ): Promise<{ credited: true; change: SubBalanceChange } | { credited: false; reason: string }>;
-  /** Step 3, the source: completed when credited, else reversed (the amount given back); a settled transfer answers its state. */
-  settle(meta: CommandMeta, credited: boolean): Promise<'completed' | 'reversed'>;
+  /**
+   * Step 3, the source: completed when credited, else reversed (the amount given back: `reversal`, its Add,
+   * absent when the sub-balance was gone); a settled transfer answers its state, and its reversal again.
+   */
+  settle(meta: CommandMeta, credited: boolean): Promise<{ state: 'completed' } | { state: 'reversed'; reversal?: SubBalanceChange }>;
 }
 
 /** A transfer the sweeper may have to finish: what its command asked, and the command's identity. */

@@ -19,9 +19,12 @@ export const createTransferBalance =
   (deps: { transfers: TransferStore }): Handler<TransferBalanceCommand> =>
   async (command, context) => {
     const order = accept(checkTransfer(command), context.wholesaleCustomerId);
-    const result = await runTransfer(deps.transfers, commandMeta(command.gpsi, context), order);
+    const meta = commandMeta(command.gpsi, context);
+    const result = await runTransfer(deps.transfers, meta, order);
     if (result.state === 'reversed') {
-      throw new ServiceError('CONFLICT', `Transfer ${context.commandId} was reversed: ${result.reason}`, [{ path: 'toSubBalanceInstId', reason: result.reason }]);
+      await deps.transfers.unnote(meta, order);
+      // the amount is back on the source: CONFLICT, with TransferReversed published beside it
+      throw new ServiceError('CONFLICT', `Transfer ${context.commandId} was reversed: ${result.reason}`, [{ path: 'toSubBalanceInstId', reason: result.reason }], [result.event]);
     }
     return {
       reply: { status: 'Success', ...transferShown(context.commandId, order), balances: wireBalances(result.debit.balances) },

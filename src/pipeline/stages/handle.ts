@@ -71,6 +71,8 @@ export async function handle(
     if (error instanceof RetriableError || deps.isRetriable(error)) throw asRetriable(error);
     if (isServiceError(error)) {
       const outcome: Handled = await answerError(deps, domain, envelope, operation, error.code, error.message, error.problems);
+      // an effect made though the answer is an error (a reversed transfer): its events go out with the reply
+      for (const encoded of await Promise.all(error.messages.map((m) => encodeOrDeadLetter(deps, m, context, source)))) outcome.outbound.push(...encoded);
       // A change's store may have recorded a refusal too: counted, erring on the safe side; the refusal it
       // was given (refuseNew) records nothing.
       outcome.recorded = !registration.readOnly && error.code !== 'RATE_LIMITED' && error.code !== refuseNew?.code;

@@ -62,6 +62,7 @@ function rig(states: Record<string, State>, options: { targetRefuses?: boolean; 
   });
   const transfers: TransferStore = {
     note: async (meta) => void steps.push(`note ${meta.commandId}`),
+    unnote: async (meta) => void steps.push(`unnote ${meta.commandId}`),
     debit: async (meta) => (steps.push(`debit ${meta.commandId}`), debitOutcome(meta.commandId)),
     credit: async (meta) => {
       steps.push(`credit ${meta.commandId}`);
@@ -70,7 +71,7 @@ function rig(states: Record<string, State>, options: { targetRefuses?: boolean; 
     settle: async (meta, credited) => {
       steps.push(`settle ${meta.commandId} ${credited}`);
       states[meta.commandId] = credited ? 'completed' : 'reversed';
-      return credited ? 'completed' : 'reversed';
+      return credited ? { state: 'completed' } : { state: 'reversed', reversal: change('Add', '15550000001-4') };
     },
   };
   const sweeper = createTransferSweeper({
@@ -97,19 +98,42 @@ describe('the pending-transfer sweeper', () => {
     expect(await sweeper.tick()).toBe(0);
   });
 
-  it('reverses a pending transfer the target refuses, publishing nothing', async () => {
+  it('reverses a pending transfer the target refuses, then publishes TransferReversed with the debit and its reversal', async () => {
     const { sweeper, steps, published, forgotten } = rig({ t1: 'pending' }, { targetRefuses: true });
     expect(await sweeper.tick()).toBe(1);
-    expect(steps).toEqual(['debit t1', 'credit t1', 'settle t1 false']);
-    expect(published).toEqual([]);
+    expect(steps).toEqual(['debit t1', 'credit t1', 'settle t1 false', 'publish wholesale.balance.v1.TransferReversed']);
+    expect(published.map((m) => m.value)).toEqual([
+      expect.objectContaining({
+        transferId: 't1',
+        toGpsi: '15550000002',
+        amount: 5,
+        reason: 'no such sub-balance',
+        changes: [expect.objectContaining({ change: 'Subtract', subBalanceInstId: '15550000001-4' }), expect.objectContaining({ change: 'Add', subBalanceInstId: '15550000001-4' })],
+      }),
+    ]);
     expect(forgotten).toEqual(['t1']);
   });
 
-  it('only forgets a transfer already settled or whose debit never ran', async () => {
-    const { sweeper, steps, forgotten } = rig({ settled: 'completed', undone: 'reversed', never: undefined });
+  it('only forgets a transfer already completed or whose debit never ran', async () => {
+    const { sweeper, steps, forgotten } = rig({ settled: 'completed', never: undefined });
     expect(await sweeper.tick()).toBe(0);
     expect(steps).toEqual([]);
-    expect(forgotten.sort()).toEqual(['never', 'settled', 'undone']);
+    expect(forgotten.sort()).toEqual(['never', 'settled']);
+  });
+
+  it('publishes a reversed transfer still noted again (its event may not have gone out), then forgets it', async () => {
+    const { sweeper, steps, published, forgotten } = rig({ undone: 'reversed' }, { targetRefuses: true });
+    expect(await sweeper.tick()).toBe(0);
+    expect(steps).toEqual(['debit undone', 'credit undone', 'settle undone false', 'publish wholesale.balance.v1.TransferReversed']);
+    expect(published.map((m) => m.cloudEvent?.id)).toHaveLength(1);
+    expect(forgotten).toEqual(['undone']);
+  });
+
+  it('leaves a reversed transfer due when its event cannot be published, so a later tick publishes it', async () => {
+    const { sweeper, forgotten, due } = rig({ t1: 'pending' }, { targetRefuses: true, publishFails: true });
+    expect(await sweeper.tick()).toBe(0);
+    expect(forgotten).toEqual([]);
+    expect([...due.keys()]).toEqual(['t1']);
   });
 
   it('leaves the transfer pending and due when the event cannot be published, so a later tick publishes it', async () => {
