@@ -273,7 +273,7 @@ export interface PortOutDecision {
   /** A rejection's reason code (docs/port-out.md). */
   reasonCode: string | null;
   reasonDescription: string | null;
-  /** PARTNER or DEADLINE. */
+  /** PARTNER, DEADLINE, or SYSTEM (the service refused it at once: a port-in of the number still in flight, reason PI). */
   decidedBy: string;
   /** X-Correlation-Id of the partner's AnswerPortOut; null for a deadline. */
   correlationId: string | null;
@@ -290,7 +290,7 @@ export interface PortOutDecisionInput {
   /** A rejection's reason code (docs/port-out.md). */
   reasonCode?: string | null;
   reasonDescription?: string | null;
-  /** PARTNER or DEADLINE. */
+  /** PARTNER, DEADLINE, or SYSTEM (the service refused it at once: a port-in of the number still in flight, reason PI). */
   decidedBy: string;
   /** X-Correlation-Id of the partner's AnswerPortOut; null for a deadline. */
   correlationId?: string | null;
@@ -2458,7 +2458,7 @@ export interface PortOutEvent {
   /** ISO 8601: with no answer by then the deadline decides (PORTOUT_DEADLINE_DECISION). */
   validationDeadline: string;
   desiredDueDate: string | null;
-  /** PARTNER or DEADLINE, once decided. */
+  /** PARTNER, DEADLINE or SYSTEM (a port-in of the number still in flight, reason PI), once decided. */
   decidedBy: string | null;
   reasonCode: string | null;
   reasonDescription: string | null;
@@ -2485,7 +2485,7 @@ export interface PortOutEventInput {
   /** ISO 8601: with no answer by then the deadline decides (PORTOUT_DEADLINE_DECISION). */
   validationDeadline: string;
   desiredDueDate?: string | null;
-  /** PARTNER or DEADLINE, once decided. */
+  /** PARTNER, DEADLINE or SYSTEM (a port-in of the number still in flight, reason PI), once decided. */
   decidedBy?: string | null;
   reasonCode?: string | null;
   reasonDescription?: string | null;
@@ -2637,7 +2637,7 @@ export interface QueryPortOutReply {
   /** ISO 8601: with no answer by then the deadline decides. */
   validationDeadline: string;
   desiredDueDate: string | null;
-  /** PARTNER or DEADLINE, once decided. */
+  /** PARTNER, DEADLINE or SYSTEM (a port-in of the number still in flight, reason PI), once decided. */
   decidedBy: string | null;
   reasonCode: string | null;
   reasonDescription: string | null;
@@ -2659,7 +2659,7 @@ export interface QueryPortOutReplyInput {
   /** ISO 8601: with no answer by then the deadline decides. */
   validationDeadline: string;
   desiredDueDate?: string | null;
-  /** PARTNER or DEADLINE, once decided. */
+  /** PARTNER, DEADLINE or SYSTEM (a port-in of the number still in flight, reason PI), once decided. */
   decidedBy?: string | null;
   reasonCode?: string | null;
   reasonDescription?: string | null;

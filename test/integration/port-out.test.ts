@@ -34,14 +34,17 @@ describe('port-out (real stack)', () => {
     return gpsi;
   }
 
-  /** The NP side asks for the number: a PortOutRequested on np.portin.responses.v1. */
-  async function requestPortOut(gpsi: string): Promise<string> {
-    const portOutId = `PORT-OUT-${randomUUID().slice(0, 8)}`;
-    const value = { responseId: `test-${randomUUID()}`, gpsi, portOutId, gainingProvider: 'OTHER-TELCO', desiredDueDate: null, sentAt: new Date().toISOString() };
+  /** The NP side asks for the number: a PortOutRequested on np.portin.responses.v1 (`responseId` given: a redelivery of that record). */
+  async function requestPortOut(gpsi: string, again?: { responseId: string; portOutId: string; sentAt: string }): Promise<string> {
+    const value = again
+      ? { ...again, gpsi, gainingProvider: 'OTHER-TELCO', desiredDueDate: null }
+      : { responseId: `test-${randomUUID()}`, gpsi, portOutId: `PORT-OUT-${randomUUID().slice(0, 8)}`, gainingProvider: 'OTHER-TELCO', desiredDueDate: null, sentAt: new Date().toISOString() };
     const topic = stack.j.config.topics.npResponses;
     await stack.j.requester.sendRaw(topic, { key: gpsi, value: await codec.encode(topic, PORTOUT_NP_RESPONSE_RECORDS.PortOutRequested, value) });
-    return portOutId;
+    sent.set(value.portOutId, value);
+    return value.portOutId;
   }
+  const sent = new Map<string, { responseId: string; portOutId: string; sentAt: string }>();
 
   const portOutEvents = (gpsi: string): Reply[] => stack.j.eventsFor(gpsi).filter((e) => e.recordName === 'wholesale.portin.v1.PortOutEvent');
   const portOutEvent = (gpsi: string, status: string) =>
@@ -107,6 +110,33 @@ describe('port-out (real stack)', () => {
     expect(Date.parse(approved.value.eventTime)).toBeGreaterThanOrEqual(Date.parse(asked.value.validationDeadline));
     expect((await stack.np.find(gpsi, 'np.portin.v1.PortOutDecision')).value).toMatchObject({ decision: 'APPROVED', decidedBy: 'DEADLINE' });
     await stack.np.find(gpsi, 'wholesale.balance.v1.SubscriptionPortedOut');
+  });
+
+  it('asked while the number is still porting in: refused at once (REJECTED, reason PI, decidedBy SYSTEM), the porting partner told; the record redelivered repeats the same answer', async () => {
+    // a number ending in 00 gets only its order id from the simulator: its port-in stays OPEN, its subscription PENDING
+    const gpsi = gpsiEndingIn('00');
+    await stack.j.send('CreatePortIn', createCommand(gpsi));
+    await stack.np.request(gpsi);
+    const portOutId = await requestPortOut(gpsi);
+    const refused = await portOutEvent(gpsi, 'REJECTED');
+    expect(refused.value).toMatchObject({ portOutId, previousPortOutStatus: null, decidedBy: 'SYSTEM', reasonCode: 'PI', wholesaleCustomerId: 'WC-1' });
+    expect(refused.value.reasonDescription).toBe('A port-in of the number is still in progress');
+    const decision = await stack.np.find(gpsi, 'np.portin.v1.PortOutDecision');
+    expect(decision.value).toMatchObject({ portOutId, decision: 'REJECTED', reasonCode: 'PI', decidedBy: 'SYSTEM', correlationId: null });
+    expect((await stack.j.send('QueryPortOut', { gpsi })).value).toMatchObject({ status: 'Success', portOutId, portOutStatus: 'REJECTED', decidedBy: 'SYSTEM', reasonCode: 'PI' });
+    expect((await answer(gpsi, portOutId, 'APPROVE')).value).toMatchObject({ status: 'CONFLICT', error: { problems: [{ path: 'portOutStatus', reason: 'is REJECTED' }] } });
+
+    // the NP side's record redelivered: the same event (same ce_id) and decision again, nothing new
+    await requestPortOut(gpsi, sent.get(portOutId));
+    await until('the replayed PortOutEvent', async () => (portOutEvents(gpsi).length >= 2 ? true : undefined), { timeoutMs: 20000, intervalMs: 50 });
+    const decisions = await until('the replayed PortOutDecision', async () => {
+      const found = stack.np.seen.filter((r) => r.key === gpsi && r.recordName === 'np.portin.v1.PortOutDecision');
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(decisions[1].value).toEqual(decisions[0].value);
+    const events = portOutEvents(gpsi);
+    expect(events.map((e) => e.headers.ce_id)).toEqual([refused.headers.ce_id, refused.headers.ce_id]);
+    expect((await stack.j.send('QueryPortIn', { gpsi })).value).toMatchObject({ status: 'Success', portStatus: 'OPEN' });
   });
 
   it('balance updates racing the port-out are applied before its end (and closed with it) or refused "ported out", never lost', async () => {

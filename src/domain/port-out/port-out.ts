@@ -19,7 +19,8 @@ export interface PortOut {
   /** The owner of the number's subscription when the port-out was asked: the partner who answers it. */
   wholesaleCustomerId: string;
   subscriberId?: string;
-  decidedBy?: 'PARTNER' | 'DEADLINE';
+  /** SYSTEM: the service refused it at once (a port-in of the number still in flight). */
+  decidedBy?: 'PARTNER' | 'DEADLINE' | 'SYSTEM';
   reasonCode?: string;
   reasonDescription?: string;
   completedAt?: string;

@@ -1,6 +1,6 @@
 import { causeIds } from '../../domain/portin/ids';
 import type { Cause } from '../../domain/portin/messages';
-import { planPortOut } from '../../domain/port-out/plan';
+import { planPortOut, requestInput } from '../../domain/port-out/plan';
 import { parsePortOutResponse } from '../../domain/port-out/validate';
 import type { NpResponseProcessor } from '../portin/np-response-processor';
 import { applyPortOutChange, portOutMessages } from './apply-change';
@@ -25,11 +25,11 @@ export function createPortOutNpProcessor(deps: PortOutDeps): NpResponseProcessor
     const result = await applyPortOutChange(deps, {
       gpsi: response.gpsi,
       cause,
-      plan: ({ current, owner }) =>
+      plan: ({ current, owner, portingIn }) =>
         planPortOut(
           current,
           response.trigger === 'PortOutRequested'
-            ? { trigger: 'PortOutRequested', gpsi: response.gpsi, portOutId: response.portOutId, gainingProvider: response.gainingProvider, desiredDueDate: response.desiredDueDate, owner }
+            ? requestInput({ gpsi: response.gpsi, portOutId: response.portOutId, gainingProvider: response.gainingProvider, desiredDueDate: response.desiredDueDate }, { owner, portingIn })
             : { trigger: 'PortOutCompleted', portOutId: response.portOutId, completedAt: response.completedAt },
           cause,
           deps.settings,
