@@ -1306,20 +1306,24 @@ export interface PrimaryBucketSwappedInput {
   changes?: SubBalanceChangeInput[];
 }
 
-/** The balance ledger of an active subscription, newest first (beyond the spec). */
+/** The balance ledger of an active subscription, newest first (beyond the spec); with subscriptionId, that of one of the number's ended (ported-out) subscriptions. */
 export interface QueryBalanceHistory {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
   gpsi: string;
   /** Entries wanted, 1 to 500; default 50. */
   limit: number | null;
+  /** An ended subscription of the number (its id from SubscriptionPortedOut): its ledger as it was when the number ported back in. Null: the number's subscription now. */
+  subscriptionId: string | null;
 }
 
-/** The balance ledger of an active subscription, newest first (beyond the spec). */
+/** The balance ledger of an active subscription, newest first (beyond the spec); with subscriptionId, that of one of the number's ended (ported-out) subscriptions. */
 export interface QueryBalanceHistoryInput {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
   gpsi: string;
   /** Entries wanted, 1 to 500; default 50. */
   limit?: number | null;
+  /** An ended subscription of the number (its id from SubscriptionPortedOut): its ledger as it was when the number ported back in. Null: the number's subscription now. */
+  subscriptionId?: string | null;
 }
 
 /** Reply to QueryBalanceHistory: ledger entries, newest first. */

@@ -139,6 +139,89 @@ describe('port-out (real stack)', () => {
     expect((await stack.j.send('QueryPortIn', { gpsi })).value).toMatchObject({ status: 'Success', portStatus: 'OPEN' });
   });
 
+  /** Ports the number out to its end (approved by the partner, completed by the simulator): its SubscriptionPortedOut (not that of `endedBefore`). */
+  async function portedOut(gpsi: string, endedBefore?: string): Promise<Reply> {
+    const portOutId = await requestPortOut(gpsi);
+    await until(`port-out ${portOutId} asked`, async () => portOutEvents(gpsi).find((e) => e.value.portOutId === portOutId), { timeoutMs: 20000, intervalMs: 50 });
+    expect((await answer(gpsi, portOutId, 'APPROVE')).value.portOutStatus).toBe('APPROVED');
+    return stack.np.find(gpsi, 'wholesale.balance.v1.SubscriptionPortedOut', (v) => v.subscriptionId !== endedBefore);
+  }
+  const activations = (gpsi: string, count: number) =>
+    until(
+      `${count} SubscriptionActivated for ${gpsi}`,
+      async () => {
+        const found = stack.np.seen.filter((r) => r.key === gpsi && r.recordName === 'wholesale.balance.v1.SubscriptionActivated');
+        return found.length >= count ? found : undefined;
+      },
+      { timeoutMs: 30000, intervalMs: 100 },
+    );
+
+  it('ported out, then back in: eligible, a new subscription replaces the ended one, balances work on it, the old history stays readable under the old subscription id', async () => {
+    const gpsi = await activeNumber();
+    const subtract = { subBalanceInstId: `${gpsi}-1`, subBalanceType: 'On-Net Voice', action: 'Subtract', quantity: 3, unitType: 'Min' };
+    expect((await balance('UpdateBalances', { gpsi, balances: [subtract] })).value.status).toBe('Success');
+    const ended = await portedOut(gpsi);
+    const oldSubscriptionId = ended.value.subscriptionId as string;
+
+    const eligibility = await stack.j.send('CheckPortInEligibility', { gpsi });
+    expect(eligibility.value).toMatchObject({ status: 'Success', eligibilityStatus: 'Eligible' });
+    const again = createCommand(gpsi);
+    expect((await stack.j.send('CreatePortIn', again)).value).toMatchObject({ status: 'Success', portStatus: 'OPEN' });
+    const [, activated] = await activations(gpsi, 2);
+    expect(activated.value.subscriptionId).not.toBe(oldSubscriptionId);
+    expect((await stack.j.send('QueryPortIn', { gpsi })).value).toMatchObject({ partnerTransactionId: again.partnerTransactionId, portStatus: 'COMPLETED' });
+
+    // the new subscription: full balances, commands act on it, its own history only
+    const balances = await balance('QueryBalances', { gpsi });
+    expect(balances.value.status).toBe('Success');
+    const subBalances: { subBalanceInstId: string; subBalanceType: string }[] = balances.value.balances.flatMap((b: { subBalances: object[] }) => b.subBalances);
+    expect(subBalances.map((sb) => sb.subBalanceInstId)).not.toContain(`${gpsi}-1`); // instance ids are never reused for one number
+    const voice = subBalances.find((sb) => sb.subBalanceType === 'On-Net Voice')!;
+    const update = await balance('UpdateBalances', { gpsi, balances: [{ ...subtract, subBalanceInstId: voice.subBalanceInstId, quantity: 1 }] });
+    expect(update.value.status).toBe('Success');
+    const now = (await balance('QueryBalanceHistory', { gpsi, limit: 50 })).value;
+    expect(now.status).toBe('Success');
+    expect(now.entries.map((e: { operation: string }) => e.operation)).not.toContain('PortOut');
+    expect(now.entries[0].operation).toBe('UpdateBalances');
+    expect((await balance('QueryBalanceHistory', { gpsi, limit: 5, subscriptionId: activated.value.subscriptionId })).value.entries).toEqual(now.entries.slice(0, 5));
+
+    // the ended subscription's history, as it was: its closing entry first, the update before it
+    const old = (await balance('QueryBalanceHistory', { gpsi, limit: 50, subscriptionId: oldSubscriptionId })).value;
+    expect(old.status).toBe('Success');
+    expect(old.entries[0]).toMatchObject({ operation: 'PortOut' });
+    expect(old.entries.some((e: { operation: string; subBalanceInstId?: string }) => e.operation === 'UpdateBalances')).toBe(true);
+    const stranger = await stack.j.requester.send(
+      'balanceCommands',
+      'wholesale.balance.v1.QueryBalanceHistory',
+      { gpsi, limit: 5, subscriptionId: oldSubscriptionId },
+      { headers: { wholesaleCustomerId: 'WC-2' }, key: gpsi, correlationId: randomUUID() },
+    );
+    expect(stranger.value.status).toBe('NOT_FOUND');
+    expect((await balance('QueryBalanceHistory', { gpsi, subscriptionId: 'no-such-subscription' })).value.status).toBe('NOT_FOUND');
+
+    // and the number can port out again, from its new subscription
+    const secondEnd = await portedOut(gpsi, oldSubscriptionId);
+    expect(secondEnd.value.subscriptionId).toBe(activated.value.subscriptionId);
+  });
+
+  it('ported out, then back in through a port order', async () => {
+    const gpsi = await activeNumber();
+    await portedOut(gpsi);
+    const { partnerTransactionId: _p, gpsi: _g, ...shared } = createCommand(gpsi);
+    void _p;
+    void _g;
+    const orderId = `ORD-${randomUUID().slice(0, 12)}`;
+    const order = await stack.j.requester.send(
+      'portinCommands',
+      'wholesale.portin.v1.CreatePortOrder',
+      { ...shared, orderId, numbers: [{ gpsi }] },
+      { headers: { wholesaleCustomerId: 'WC-1' }, key: orderId, correlationId: randomUUID() },
+    );
+    expect(order.value).toMatchObject({ status: 'Success', createdCount: 1, refusedCount: 0 });
+    await activations(gpsi, 2);
+    expect((await balance('QueryBalances', { gpsi })).value.status).toBe('Success');
+  });
+
   it('balance updates racing the port-out are applied before its end (and closed with it) or refused "ported out", never lost', async () => {
     const gpsi = await activeNumber();
     const portOutId = await requestPortOut(gpsi);

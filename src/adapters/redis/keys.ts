@@ -29,6 +29,10 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
     transfers: `${base}:transfers`,
     /** Hash: transfers to this subscription, by transfer id: credited (with its ledger row) or refused. */
     transferCredits: `${base}:transfer-credits`,
+    /** Hash: subscriptionId -> JSON of an ended (ported-out) subscription's hash, kept when the number ported back in. */
+    endedSubscriptions: `${base}:sub:ended`,
+    /** Hash: subscriptionId -> JSON array of that ended subscription's ledger entries (as stored, newest first). */
+    endedLedgers: `${base}:ledger:ended`,
     /** String: the recorded outcome of one command on this subscription (TTL), for redelivery. */
     commandOutcome: (commandId: string) => `${base}:done:${commandId}`,
   };
