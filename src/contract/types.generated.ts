@@ -240,6 +240,30 @@ export interface PortDelayedInput {
   sentAt: string;
 }
 
+/** np.portin.responses.v1: the NP side (the gaining provider) withdrew a port-out it had asked for, before it completed. The number stays here. */
+export interface PortOutCancelled {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  gpsi: string;
+  portOutId: string;
+  /** The NP side's reason, as it gives it (free text). */
+  reason: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: the NP side (the gaining provider) withdrew a port-out it had asked for, before it completed. The number stays here. */
+export interface PortOutCancelledInput {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  gpsi: string;
+  portOutId: string;
+  /** The NP side's reason, as it gives it (free text). */
+  reason?: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
 /** np.portin.responses.v1: the number has left: it is live on the gaining provider's network. The subscription here ends. */
 export interface PortOutCompleted {
   /** Unique per response: a repeated response repeats it. */
@@ -2454,7 +2478,7 @@ export interface PortOutEvent {
   eventTime: string;
   gpsi: string;
   portOutId: string;
-  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  /** VALIDATION_PENDING, APPROVED, REJECTED, COMPLETED or CANCELLED (the NP side withdrew it). */
   portOutStatus: string;
   /** null for a new port-out. */
   previousPortOutStatus: string | null;
@@ -2481,7 +2505,7 @@ export interface PortOutEventInput {
   eventTime: string;
   gpsi: string;
   portOutId: string;
-  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  /** VALIDATION_PENDING, APPROVED, REJECTED, COMPLETED or CANCELLED (the NP side withdrew it). */
   portOutStatus: string;
   /** null for a new port-out. */
   previousPortOutStatus?: string | null;
@@ -2633,7 +2657,7 @@ export interface QueryPortOutReply {
   status: string;
   gpsi: string;
   portOutId: string;
-  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  /** VALIDATION_PENDING, APPROVED, REJECTED, COMPLETED or CANCELLED (the NP side withdrew it). */
   portOutStatus: string;
   gainingProvider: string;
   /** ISO 8601. */
@@ -2655,7 +2679,7 @@ export interface QueryPortOutReplyInput {
   status: string;
   gpsi: string;
   portOutId: string;
-  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  /** VALIDATION_PENDING, APPROVED, REJECTED, COMPLETED or CANCELLED (the NP side withdrew it). */
   portOutStatus: string;
   gainingProvider: string;
   /** ISO 8601. */
@@ -3170,6 +3194,7 @@ export interface ContractRecords {
   'np.portin.v1.OrderIdAssigned': OrderIdAssigned;
   'np.portin.v1.PortConfirmed': PortConfirmed;
   'np.portin.v1.PortDelayed': PortDelayed;
+  'np.portin.v1.PortOutCancelled': PortOutCancelled;
   'np.portin.v1.PortOutCompleted': PortOutCompleted;
   'np.portin.v1.PortOutDecision': PortOutDecision;
   'np.portin.v1.PortOutRequested': PortOutRequested;
@@ -3299,6 +3324,7 @@ export interface ContractInputs {
   'np.portin.v1.OrderIdAssigned': OrderIdAssignedInput;
   'np.portin.v1.PortConfirmed': PortConfirmedInput;
   'np.portin.v1.PortDelayed': PortDelayedInput;
+  'np.portin.v1.PortOutCancelled': PortOutCancelledInput;
   'np.portin.v1.PortOutCompleted': PortOutCompletedInput;
   'np.portin.v1.PortOutDecision': PortOutDecisionInput;
   'np.portin.v1.PortOutRequested': PortOutRequestedInput;

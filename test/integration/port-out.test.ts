@@ -222,6 +222,41 @@ describe('port-out (real stack)', () => {
     expect((await balance('QueryBalances', { gpsi })).value.status).toBe('Success');
   });
 
+  it('withdrawn by the NP side before it completes: CANCELLED, the subscription stays, an answer after it is a CONFLICT, the record redelivered changes nothing more', async () => {
+    const gpsi = await activeNumber();
+    const portOutId = await requestPortOut(gpsi);
+    await portOutEvent(gpsi, 'VALIDATION_PENDING');
+    const value = { responseId: `test-${randomUUID()}`, gpsi, portOutId, reason: 'the customer stays', sentAt: new Date().toISOString() };
+    const topic = stack.j.config.topics.npResponses;
+    const cancel = async () => stack.j.requester.sendRaw(topic, { key: gpsi, value: await codec.encode(topic, PORTOUT_NP_RESPONSE_RECORDS.PortOutCancelled, value) });
+    await cancel();
+    const cancelled = await portOutEvent(gpsi, 'CANCELLED');
+    expect(cancelled.value).toMatchObject({ portOutId, previousPortOutStatus: 'VALIDATION_PENDING', wholesaleCustomerId: 'WC-1', decidedBy: null });
+    expect((await stack.j.send('QueryPortOut', { gpsi })).value).toMatchObject({ status: 'Success', portOutId, portOutStatus: 'CANCELLED' });
+    expect((await answer(gpsi, portOutId, 'APPROVE')).value).toMatchObject({ status: 'CONFLICT', error: { problems: [{ path: 'portOutStatus', reason: 'is CANCELLED' }] } });
+    expect((await balance('QueryBalances', { gpsi })).value.status).toBe('Success');
+    expect(stack.np.seen.filter((r) => r.key === gpsi && r.recordName === 'np.portin.v1.PortOutDecision')).toEqual([]);
+
+    await cancel();
+    await until('the replayed CANCELLED event', async () => (portOutEvents(gpsi).filter((e) => e.value.portOutStatus === 'CANCELLED').length >= 2 ? true : undefined), {
+      timeoutMs: 20000,
+      intervalMs: 50,
+    });
+    expect(
+      new Set(
+        portOutEvents(gpsi)
+          .filter((e) => e.value.portOutStatus === 'CANCELLED')
+          .map((e) => e.headers.ce_id),
+      ),
+    ).toEqual(new Set([cancelled.headers.ce_id]));
+    // the next request starts a new port-out
+    const next = await requestPortOut(gpsi);
+    await until(`port-out ${next} asked`, async () => portOutEvents(gpsi).find((e) => e.value.portOutId === next && e.value.portOutStatus === 'VALIDATION_PENDING'), {
+      timeoutMs: 20000,
+      intervalMs: 50,
+    });
+  });
+
   it('balance updates racing the port-out are applied before its end (and closed with it) or refused "ported out", never lost', async () => {
     const gpsi = await activeNumber();
     const portOutId = await requestPortOut(gpsi);

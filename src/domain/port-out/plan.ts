@@ -45,7 +45,8 @@ export type PortOutInput =
   | { trigger: 'Approve'; portOutId: string }
   | { trigger: 'Reject'; portOutId: string; reasonCode: PortOutRejectionReason }
   | { trigger: 'Deadline'; portOutId: string }
-  | { trigger: 'PortOutCompleted'; portOutId: string; completedAt?: string };
+  | { trigger: 'PortOutCompleted'; portOutId: string; completedAt?: string }
+  | { trigger: 'PortOutCancelled'; portOutId: string; reason?: string };
 
 /**
  * The NP side's request as the number's subscription makes it: ACTIVE, its owner validates it
@@ -137,6 +138,11 @@ export function planPortOut(current: PortOut | undefined, input: PortOutInput, c
         const completedAt = input.completedAt ?? cause.at.toISOString();
         const next: PortOut = { ...portOut, status: rule.to, completedAt };
         return changed(portOut, next, cause, { followUps: [{ kind: 'endSubscription', gpsi: portOut.gpsi, portOutId: portOut.portOutId, at: completedAt }] });
+      }
+      if (input.trigger === 'PortOutCancelled') {
+        // the gaining provider withdrew: no decision to send back, the partner is told by the event
+        const next: PortOut = { ...portOut, status: rule.to, cancelledAt: cause.at.toISOString(), ...(input.reason ? { cancelReason: input.reason } : {}) };
+        return changed(portOut, next, cause);
       }
       const reason = input.trigger === 'Reject' ? { reasonCode: input.reasonCode, reasonDescription: PORTOUT_REJECTION_REASONS[input.reasonCode] } : {};
       const next: PortOut = { ...portOut, status: rule.to, decidedBy: 'PARTNER', ...reason, ...(cause.correlationId ? { correlationId: cause.correlationId } : {}) };

@@ -24,6 +24,10 @@ export interface PortOut {
   reasonCode?: string;
   reasonDescription?: string;
   completedAt?: string;
+  /** ISO 8601: when the NP side's PortOutCancelled was read (status CANCELLED). */
+  cancelledAt?: string;
+  /** The NP side's reason for withdrawing the port-out, as it gave it. */
+  cancelReason?: string;
   /** X-Correlation-Id of the partner's answer, once it answered. */
   correlationId?: string;
 }

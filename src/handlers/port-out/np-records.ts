@@ -9,7 +9,8 @@ import type { PortOutDeps } from './ports';
 /**
  * The port-out records of np.portin.responses.v1 (no reply): PortOutRequested asks the owning partner
  * to validate (PortOutEvent VALIDATION_PENDING, its deadline scheduled); PortOutCompleted ends the
- * subscription (the final billing event). A repeated record replays its recorded outcome; a malformed one
+ * subscription (the final billing event); PortOutCancelled ends an open port-out (PortOutEvent CANCELLED).
+ * A repeated record replays its recorded outcome; a malformed one
  * is logged and skipped (the NP side never stops the service); a follow-up that fails fails the record
  * retriably, as for the port-in records.
  */
@@ -30,7 +31,9 @@ export function createPortOutNpProcessor(deps: PortOutDeps): NpResponseProcessor
           current,
           response.trigger === 'PortOutRequested'
             ? requestInput({ gpsi: response.gpsi, portOutId: response.portOutId, gainingProvider: response.gainingProvider, desiredDueDate: response.desiredDueDate }, { owner, portingIn })
-            : { trigger: 'PortOutCompleted', portOutId: response.portOutId, completedAt: response.completedAt },
+            : response.trigger === 'PortOutCancelled'
+              ? { trigger: 'PortOutCancelled', portOutId: response.portOutId, reason: response.reason }
+              : { trigger: 'PortOutCompleted', portOutId: response.portOutId, completedAt: response.completedAt },
           cause,
           deps.settings,
         ),

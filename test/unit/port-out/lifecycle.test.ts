@@ -13,11 +13,52 @@ import type { Cause } from '../../../src/domain/portin/messages';
  */
 type Expected = 'start' | 'refuse' | 'conflict' | 'ignore' | 'notFound' | 'deadline' | PortOut['status'];
 const EXPECTED: Record<PortOutState, Record<PortOutTrigger, Expected>> = {
-  NONE: { PortOutRequested: 'start', PortOutRequestedPortingIn: 'refuse', Approve: 'notFound', Reject: 'notFound', Deadline: 'ignore', PortOutCompleted: 'ignore' },
-  VALIDATION_PENDING: { PortOutRequested: 'ignore', PortOutRequestedPortingIn: 'ignore', Approve: 'APPROVED', Reject: 'REJECTED', Deadline: 'deadline', PortOutCompleted: 'COMPLETED' },
-  APPROVED: { PortOutRequested: 'ignore', PortOutRequestedPortingIn: 'ignore', Approve: 'conflict', Reject: 'conflict', Deadline: 'ignore', PortOutCompleted: 'COMPLETED' },
-  REJECTED: { PortOutRequested: 'start', PortOutRequestedPortingIn: 'refuse', Approve: 'conflict', Reject: 'conflict', Deadline: 'ignore', PortOutCompleted: 'COMPLETED' },
-  COMPLETED: { PortOutRequested: 'start', PortOutRequestedPortingIn: 'refuse', Approve: 'conflict', Reject: 'conflict', Deadline: 'ignore', PortOutCompleted: 'ignore' },
+  NONE: { PortOutRequested: 'start', PortOutRequestedPortingIn: 'refuse', Approve: 'notFound', Reject: 'notFound', Deadline: 'ignore', PortOutCompleted: 'ignore', PortOutCancelled: 'ignore' },
+  VALIDATION_PENDING: {
+    PortOutRequested: 'ignore',
+    PortOutRequestedPortingIn: 'ignore',
+    Approve: 'APPROVED',
+    Reject: 'REJECTED',
+    Deadline: 'deadline',
+    PortOutCompleted: 'COMPLETED',
+    PortOutCancelled: 'CANCELLED',
+  },
+  APPROVED: {
+    PortOutRequested: 'ignore',
+    PortOutRequestedPortingIn: 'ignore',
+    Approve: 'conflict',
+    Reject: 'conflict',
+    Deadline: 'ignore',
+    PortOutCompleted: 'COMPLETED',
+    PortOutCancelled: 'CANCELLED',
+  },
+  REJECTED: {
+    PortOutRequested: 'start',
+    PortOutRequestedPortingIn: 'refuse',
+    Approve: 'conflict',
+    Reject: 'conflict',
+    Deadline: 'ignore',
+    PortOutCompleted: 'COMPLETED',
+    PortOutCancelled: 'ignore',
+  },
+  COMPLETED: {
+    PortOutRequested: 'start',
+    PortOutRequestedPortingIn: 'refuse',
+    Approve: 'conflict',
+    Reject: 'conflict',
+    Deadline: 'ignore',
+    PortOutCompleted: 'ignore',
+    PortOutCancelled: 'ignore',
+  },
+  CANCELLED: {
+    PortOutRequested: 'start',
+    PortOutRequestedPortingIn: 'refuse',
+    Approve: 'conflict',
+    Reject: 'conflict',
+    Deadline: 'ignore',
+    PortOutCompleted: 'COMPLETED',
+    PortOutCancelled: 'ignore',
+  },
 };
 
 const T0 = new Date('2026-03-02T10:00:00.000Z');
@@ -46,6 +87,7 @@ function inputFor(trigger: PortOutTrigger): PortOutInput {
     case 'Approve':
     case 'Deadline':
     case 'PortOutCompleted':
+    case 'PortOutCancelled':
       return { trigger, portOutId: 'PO-1' };
   }
 }
@@ -126,7 +168,7 @@ describe('port-out lifecycle', () => {
 
   it('an answer for another port-out id is NOT_FOUND; an NP record for another is ignored', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...PORTOUT_STATUSES), fc.constantFrom<PortOutTrigger>('Approve', 'Reject', 'Deadline', 'PortOutCompleted'), (status, trigger) => {
+      fc.property(fc.constantFrom(...PORTOUT_STATUSES), fc.constantFrom<PortOutTrigger>('Approve', 'Reject', 'Deadline', 'PortOutCompleted', 'PortOutCancelled'), (status, trigger) => {
         const plan = planPortOut(portOutIn(status, 'PO-OTHER'), inputFor(trigger), cause(), SETTINGS);
         expect(plan.kind).toBe(trigger === 'Approve' || trigger === 'Reject' ? 'notFound' : 'ignore');
       }),
