@@ -2495,6 +2495,8 @@ export interface PortOutEvent {
   /** X-Correlation-Id of the partner's AnswerPortOut behind the change; null otherwise. */
   correlationId: string | null;
   completedAt: string | null;
+  /** CANCELLED: the NP side's reason for withdrawing the port-out, as it gave it (null if none). */
+  cancelReason: string | null;
 }
 
 /** A port-out's status changed: VALIDATION_PENDING is the validation request to the owning partner (answer with AnswerPortOut before validationDeadline); APPROVED, REJECTED, COMPLETED follow. Key = gpsi; CloudEvents binary headers. */
@@ -2522,6 +2524,8 @@ export interface PortOutEventInput {
   /** X-Correlation-Id of the partner's AnswerPortOut behind the change; null otherwise. */
   correlationId?: string | null;
   completedAt?: string | null;
+  /** CANCELLED: the NP side's reason for withdrawing the port-out, as it gave it (null if none). */
+  cancelReason?: string | null;
 }
 
 /** Query port-in details: by gpsi, partnerTransactionId or portOrderId (at least one; all given must name the same request). */
@@ -2671,6 +2675,8 @@ export interface QueryPortOutReply {
   reasonDescription: string | null;
   /** ISO 8601, once COMPLETED. */
   completedAt: string | null;
+  /** CANCELLED: the NP side's reason for withdrawing the port-out, as it gave it (null if none). */
+  cancelReason: string | null;
 }
 
 /** Success reply of QueryPortOut. */
@@ -2693,6 +2699,8 @@ export interface QueryPortOutReplyInput {
   reasonDescription?: string | null;
   /** ISO 8601, once COMPLETED. */
   completedAt?: string | null;
+  /** CANCELLED: the NP side's reason for withdrawing the port-out, as it gave it (null if none). */
+  cancelReason?: string | null;
 }
 
 /** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED; one changing only the due date (desiredDueDate with an empty updatePortInfo) also in OPEN, DELAYED or CONFIRMED. */

@@ -231,8 +231,8 @@ describe('port-out (real stack)', () => {
     const cancel = async () => stack.j.requester.sendRaw(topic, { key: gpsi, value: await codec.encode(topic, PORTOUT_NP_RESPONSE_RECORDS.PortOutCancelled, value) });
     await cancel();
     const cancelled = await portOutEvent(gpsi, 'CANCELLED');
-    expect(cancelled.value).toMatchObject({ portOutId, previousPortOutStatus: 'VALIDATION_PENDING', wholesaleCustomerId: 'WC-1', decidedBy: null });
-    expect((await stack.j.send('QueryPortOut', { gpsi })).value).toMatchObject({ status: 'Success', portOutId, portOutStatus: 'CANCELLED' });
+    expect(cancelled.value).toMatchObject({ portOutId, previousPortOutStatus: 'VALIDATION_PENDING', wholesaleCustomerId: 'WC-1', decidedBy: null, cancelReason: 'the customer stays' });
+    expect((await stack.j.send('QueryPortOut', { gpsi })).value).toMatchObject({ status: 'Success', portOutId, portOutStatus: 'CANCELLED', cancelReason: 'the customer stays' });
     expect((await answer(gpsi, portOutId, 'APPROVE')).value).toMatchObject({ status: 'CONFLICT', error: { problems: [{ path: 'portOutStatus', reason: 'is CANCELLED' }] } });
     expect((await balance('QueryBalances', { gpsi })).value.status).toBe('Success');
     expect(stack.np.seen.filter((r) => r.key === gpsi && r.recordName === 'np.portin.v1.PortOutDecision')).toEqual([]);
