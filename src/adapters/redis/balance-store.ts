@@ -190,11 +190,12 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
       const notFound = () => new ServiceError('NOT_FOUND', `No subscription ${subscriptionId} of gpsi ${gpsi} belongs to this wholesale customer`);
       if (subscriptionId !== undefined) {
         // an ended subscription, kept when the number ported back in (subscriptionCreate): written once, never changed
-        const [ended, ledger] = await Promise.all([redis.hget(keys.endedSubscriptions, subscriptionId), redis.hget(keys.endedLedgers, subscriptionId)]);
+        const ended = await redis.hget(keys.endedSubscriptions, subscriptionId);
         if (ended) {
-          const { wholesaleCustomerId } = JSON.parse(ended) as { wholesaleCustomerId?: string };
+          const { wholesaleCustomerId, endedLedgerOf } = JSON.parse(ended) as { wholesaleCustomerId?: string; endedLedgerOf?: string };
           if (!wholesaleCustomerId || !visibleCustomerIds.includes(wholesaleCustomerId)) throw notFound();
-          return ledgerHistory((JSON.parse(ledger ?? '[]') as string[]).slice(0, limit), gpsi, limit);
+          const entries = endedLedgerOf === undefined ? [] : await redis.lrange(keys.endedLedger(endedLedgerOf), 0, limit - 1);
+          return ledgerHistory(entries, gpsi, limit);
         }
       }
       const [status, ...entries] = await runScript<string[]>(redis, 'ledgerRead', [keys.subscription, keys.ledger], [gpsi, JSON.stringify(visibleCustomerIds), limit]);

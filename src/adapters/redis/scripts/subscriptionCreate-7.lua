@@ -2,10 +2,12 @@
 -- one), once per command. Returns '1' when created, '0' when the number already has a live subscription.
 -- A ported-out subscription's hash and ledger are kept first under its subscriptionId in the number's
 -- ended subscriptions (read by QueryBalanceHistory with that subscriptionId): the number ports back in,
--- the partner that had it keeps its history, the new subscription starts with none.
+-- the partner that had it keeps its history, the new subscription starts with none. The ledger is
+-- renamed, not copied (O(1) whatever its retention), to a key named by this command, which the ended
+-- subscription's JSON names (endedLedgerOf).
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId), ended subscriptions (hash:
--- subscriptionId -> JSON of its hash), ended ledgers (hash: subscriptionId -> JSON array, newest first)
--- ARGV: fields JSON, ttl seconds
+-- subscriptionId -> JSON of its hash), the ended ledger's new key (list)
+-- ARGV: fields JSON, ttl seconds, commandId
 local recorded = redis.call('GET', KEYS[5])
 if recorded then return recorded end
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -16,10 +18,9 @@ if not status or status == 'CANCELLED' or status == 'PORTED_OUT' then
     local ended = {}
     for i = 1, #flat, 2 do ended[flat[i]] = flat[i + 1] end
     local id = ended.subscriptionId or ('ported-out-' .. (ended.portOutId or ''))
+    ended.endedLedgerOf = ARGV[3]
     redis.call('HSET', KEYS[6], id, cjson.encode(ended))
-    -- the ledger is trimmed to its retention, so one field holds it; an empty table would encode as {}
-    local entries = redis.call('LRANGE', KEYS[3], 0, -1)
-    redis.call('HSET', KEYS[7], id, #entries == 0 and '[]' or cjson.encode(entries))
+    if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('RENAME', KEYS[3], KEYS[7]) end
   end
   -- The instance counter survives, so sub-balance ids are never reused for one number.
   local seq = redis.call('HGET', KEYS[1], 'seq') or '0'
