@@ -160,6 +160,9 @@ describe('port-out (real stack)', () => {
     const gpsi = await activeNumber();
     const subtract = { subBalanceInstId: `${gpsi}-1`, subBalanceType: 'On-Net Voice', action: 'Subtract', quantity: 3, unitType: 'Min' };
     expect((await balance('UpdateBalances', { gpsi, balances: [subtract] })).value.status).toBe('Success');
+    // a reservation still held when the number leaves belongs to the ended subscription
+    const held = await balance('ReserveBalance', { gpsi, reservationId: 'R-held', subBalanceInstId: `${gpsi}-1`, amount: 2, ttlSeconds: 3600 });
+    expect(held.value.status).toBe('Success');
     const ended = await portedOut(gpsi);
     const oldSubscriptionId = ended.value.subscriptionId as string;
 
@@ -179,6 +182,8 @@ describe('port-out (real stack)', () => {
     const voice = subBalances.find((sb) => sb.subBalanceType === 'On-Net Voice')!;
     const update = await balance('UpdateBalances', { gpsi, balances: [{ ...subtract, subBalanceInstId: voice.subBalanceInstId, quantity: 1 }] });
     expect(update.value.status).toBe('Success');
+    const commit = await balance('CommitReservation', { gpsi, reservationId: 'R-held', usedAmount: 1 });
+    expect(commit.value.status).toBe('NOT_FOUND');
     const now = (await balance('QueryBalanceHistory', { gpsi, limit: 50 })).value;
     expect(now.status).toBe('Success');
     expect(now.entries.map((e: { operation: string }) => e.operation)).not.toContain('PortOut');

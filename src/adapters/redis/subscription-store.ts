@@ -65,7 +65,7 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
     const created = await runScript<string>(
       redis,
       'subscriptionCreate',
-      [keys.subscription, keys.balances, keys.ledger, keys.renewalOutbox, keys.commandOutcome(commandId), keys.endedSubscriptions, keys.endedLedger(commandId)],
+      [keys.subscription, keys.balances, keys.ledger, keys.renewalOutbox, keys.commandOutcome(commandId), keys.endedSubscriptions, keys.endedLedger(commandId), keys.reservations],
       [JSON.stringify(fields), settings.outcomeTtlSeconds, commandId],
     );
     return created === '1';

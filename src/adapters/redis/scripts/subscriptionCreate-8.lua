@@ -4,9 +4,10 @@
 -- ended subscriptions (read by QueryBalanceHistory with that subscriptionId): the number ports back in,
 -- the partner that had it keeps its history, the new subscription starts with none. The ledger is
 -- renamed, not copied (O(1) whatever its retention), to a key named by this command, which the ended
--- subscription's JSON names (endedLedgerOf).
+-- subscription's JSON names (endedLedgerOf). Reservations it still held are dropped, as their expiry
+-- drops those of a subscription no longer ACTIVE: they must not reach into the new one's balances.
 -- KEYS: subscription, balances, ledger, renewal outbox, done(commandId), ended subscriptions (hash:
--- subscriptionId -> JSON of its hash), the ended ledger's new key (list)
+-- subscriptionId -> JSON of its hash), the ended ledger's new key (list), reservations (hash)
 -- ARGV: fields JSON, ttl seconds, commandId
 local recorded = redis.call('GET', KEYS[5])
 if recorded then return recorded end
@@ -21,6 +22,7 @@ if not status or status == 'CANCELLED' or status == 'PORTED_OUT' then
     ended.endedLedgerOf = ARGV[3]
     redis.call('HSET', KEYS[6], id, cjson.encode(ended))
     if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('RENAME', KEYS[3], KEYS[7]) end
+    redis.call('DEL', KEYS[8])
   end
   -- The instance counter survives, so sub-balance ids are never reused for one number.
   local seq = redis.call('HGET', KEYS[1], 'seq') or '0'
