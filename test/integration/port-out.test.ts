@@ -216,6 +216,13 @@ describe('port-out (real stack)', () => {
     void _p;
     void _g;
     const orderId = `ORD-${randomUUID().slice(0, 12)}`;
+    const eligibility = await stack.j.requester.send(
+      'portinCommands',
+      'wholesale.portin.v1.CheckPortOrderEligibility',
+      { numbers: [gpsi] },
+      { headers: { wholesaleCustomerId: 'WC-1' }, key: 'eligibility', correlationId: randomUUID() },
+    );
+    expect(eligibility.value.numbers).toEqual([{ gpsi, eligibilityStatus: 'Eligible', reasonCode: null, reasonDesc: null }]);
     const order = await stack.j.requester.send(
       'portinCommands',
       'wholesale.portin.v1.CreatePortOrder',
