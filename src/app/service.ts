@@ -25,7 +25,7 @@ import { createPortOutNpProcessor } from '../handlers/port-out';
 import { routeNpRecords } from '../handlers/np-records';
 import { createPortOutComponents, createPortOutDeadlines } from './port-out';
 import { createPortOrderComponents } from './port-orders';
-import { withOrderSettlement } from '../handlers/port-orders';
+import { withExpirySettlement, withOrderSettlement } from '../handlers/port-orders';
 import { createNpResponseRecordProcessor } from '../pipeline/np-responses';
 import { createAccessControl } from './access-control';
 import { deadLetterSink } from './dead-letter-sink';
@@ -251,7 +251,8 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   reservationExpiries.start();
   const transferSweeps = createTransferSweeps({ config, redis, transfers: balance.transfers, publish, log });
   transferSweeps.start();
-  const expiry = createPortInExpiry({ portin, config, publish, log, clock });
+  // a number the timer cancels may be an order's last to settle: its SETTLED goes with it
+  const expiry = createPortInExpiry({ portin, config, publish: withExpirySettlement(publish, { ...portOrders, portin }, clock), log, clock });
   expiry.start();
   const portOutDeadlines = createPortOutDeadlines({ portout, config, publish, log, clock });
   portOutDeadlines.start();

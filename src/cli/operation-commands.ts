@@ -200,7 +200,11 @@ export const OPERATION_COMMANDS: readonly OperationCommand[] = [
     name: 'history',
     operation: 'queryBalanceHistory',
     summary: 'the balance ledger of a subscription, newest first',
-    fields: [gpsi, { flags: '--limit <n>', description: 'entries wanted (1 to 500; default 50)', field: 'limit', parse: (raw) => parsePositiveInteger(raw) }],
+    fields: [
+      gpsi,
+      { flags: '--limit <n>', description: 'entries wanted (1 to 500; default 50)', field: 'limit', parse: (raw) => parsePositiveInteger(raw) },
+      { flags: '--subscription <id>', description: 'one subscription of the number: an ended one (its id from SubscriptionPortedOut) once the number ported back in', field: 'subscriptionId' },
+    ],
     example: 'wholesale balance history --gpsi 19459986891 --limit 10',
   },
   {

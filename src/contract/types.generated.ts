@@ -240,6 +240,30 @@ export interface PortDelayedInput {
   sentAt: string;
 }
 
+/** np.portin.responses.v1: the NP side (the gaining provider) withdrew a port-out it had asked for, before it completed. The number stays here. */
+export interface PortOutCancelled {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  gpsi: string;
+  portOutId: string;
+  /** The NP side's reason, as it gives it (free text). */
+  reason: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
+/** np.portin.responses.v1: the NP side (the gaining provider) withdrew a port-out it had asked for, before it completed. The number stays here. */
+export interface PortOutCancelledInput {
+  /** Unique per response: a repeated response repeats it. */
+  responseId: string;
+  gpsi: string;
+  portOutId: string;
+  /** The NP side's reason, as it gives it (free text). */
+  reason?: string | null;
+  /** ISO 8601 UTC. */
+  sentAt: string;
+}
+
 /** np.portin.responses.v1: the number has left: it is live on the gaining provider's network. The subscription here ends. */
 export interface PortOutCompleted {
   /** Unique per response: a repeated response repeats it. */
@@ -273,7 +297,7 @@ export interface PortOutDecision {
   /** A rejection's reason code (docs/port-out.md). */
   reasonCode: string | null;
   reasonDescription: string | null;
-  /** PARTNER or DEADLINE. */
+  /** PARTNER, DEADLINE, or SYSTEM (the service refused it at once: a port-in of the number still in flight, reason PI). */
   decidedBy: string;
   /** X-Correlation-Id of the partner's AnswerPortOut; null for a deadline. */
   correlationId: string | null;
@@ -290,7 +314,7 @@ export interface PortOutDecisionInput {
   /** A rejection's reason code (docs/port-out.md). */
   reasonCode?: string | null;
   reasonDescription?: string | null;
-  /** PARTNER or DEADLINE. */
+  /** PARTNER, DEADLINE, or SYSTEM (the service refused it at once: a port-in of the number still in flight, reason PI). */
   decidedBy: string;
   /** X-Correlation-Id of the partner's AnswerPortOut; null for a deadline. */
   correlationId?: string | null;
@@ -1306,20 +1330,24 @@ export interface PrimaryBucketSwappedInput {
   changes?: SubBalanceChangeInput[];
 }
 
-/** The balance ledger of an active subscription, newest first (beyond the spec). */
+/** The balance ledger of an active subscription, newest first (beyond the spec); with subscriptionId, that of one of the number's ended (ported-out) subscriptions. */
 export interface QueryBalanceHistory {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
   gpsi: string;
   /** Entries wanted, 1 to 500; default 50. */
   limit: number | null;
+  /** An ended subscription of the number (its id from SubscriptionPortedOut): its ledger as it was when the number ported back in. Null: the number's subscription now. */
+  subscriptionId: string | null;
 }
 
-/** The balance ledger of an active subscription, newest first (beyond the spec). */
+/** The balance ledger of an active subscription, newest first (beyond the spec); with subscriptionId, that of one of the number's ended (ported-out) subscriptions. */
 export interface QueryBalanceHistoryInput {
   /** GPSI/MSISDN of the subscription, 11 to 15 digits. */
   gpsi: string;
   /** Entries wanted, 1 to 500; default 50. */
   limit?: number | null;
+  /** An ended subscription of the number (its id from SubscriptionPortedOut): its ledger as it was when the number ported back in. Null: the number's subscription now. */
+  subscriptionId?: string | null;
 }
 
 /** Reply to QueryBalanceHistory: ledger entries, newest first. */
@@ -2498,7 +2526,7 @@ export interface PortOutEvent {
   eventTime: string;
   gpsi: string;
   portOutId: string;
-  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  /** VALIDATION_PENDING, APPROVED, REJECTED, COMPLETED or CANCELLED (the NP side withdrew it). */
   portOutStatus: string;
   /** null for a new port-out. */
   previousPortOutStatus: string | null;
@@ -2506,7 +2534,7 @@ export interface PortOutEvent {
   /** ISO 8601: with no answer by then the deadline decides (PORTOUT_DEADLINE_DECISION). */
   validationDeadline: string;
   desiredDueDate: string | null;
-  /** PARTNER or DEADLINE, once decided. */
+  /** PARTNER, DEADLINE or SYSTEM (a port-in of the number still in flight, reason PI), once decided. */
   decidedBy: string | null;
   reasonCode: string | null;
   reasonDescription: string | null;
@@ -2515,6 +2543,8 @@ export interface PortOutEvent {
   /** X-Correlation-Id of the partner's AnswerPortOut behind the change; null otherwise. */
   correlationId: string | null;
   completedAt: string | null;
+  /** CANCELLED: the NP side's reason for withdrawing the port-out, as it gave it (null if none). */
+  cancelReason: string | null;
 }
 
 /** A port-out's status changed: VALIDATION_PENDING is the validation request to the owning partner (answer with AnswerPortOut before validationDeadline); APPROVED, REJECTED, COMPLETED follow. Key = gpsi; CloudEvents binary headers. */
@@ -2525,7 +2555,7 @@ export interface PortOutEventInput {
   eventTime: string;
   gpsi: string;
   portOutId: string;
-  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  /** VALIDATION_PENDING, APPROVED, REJECTED, COMPLETED or CANCELLED (the NP side withdrew it). */
   portOutStatus: string;
   /** null for a new port-out. */
   previousPortOutStatus?: string | null;
@@ -2533,7 +2563,7 @@ export interface PortOutEventInput {
   /** ISO 8601: with no answer by then the deadline decides (PORTOUT_DEADLINE_DECISION). */
   validationDeadline: string;
   desiredDueDate?: string | null;
-  /** PARTNER or DEADLINE, once decided. */
+  /** PARTNER, DEADLINE or SYSTEM (a port-in of the number still in flight, reason PI), once decided. */
   decidedBy?: string | null;
   reasonCode?: string | null;
   reasonDescription?: string | null;
@@ -2542,6 +2572,8 @@ export interface PortOutEventInput {
   /** X-Correlation-Id of the partner's AnswerPortOut behind the change; null otherwise. */
   correlationId?: string | null;
   completedAt?: string | null;
+  /** CANCELLED: the NP side's reason for withdrawing the port-out, as it gave it (null if none). */
+  cancelReason?: string | null;
 }
 
 /** Query port-in details: by gpsi, partnerTransactionId or portOrderId (at least one; all given must name the same request). */
@@ -2677,7 +2709,7 @@ export interface QueryPortOutReply {
   status: string;
   gpsi: string;
   portOutId: string;
-  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  /** VALIDATION_PENDING, APPROVED, REJECTED, COMPLETED or CANCELLED (the NP side withdrew it). */
   portOutStatus: string;
   gainingProvider: string;
   /** ISO 8601. */
@@ -2685,12 +2717,14 @@ export interface QueryPortOutReply {
   /** ISO 8601: with no answer by then the deadline decides. */
   validationDeadline: string;
   desiredDueDate: string | null;
-  /** PARTNER or DEADLINE, once decided. */
+  /** PARTNER, DEADLINE or SYSTEM (a port-in of the number still in flight, reason PI), once decided. */
   decidedBy: string | null;
   reasonCode: string | null;
   reasonDescription: string | null;
   /** ISO 8601, once COMPLETED. */
   completedAt: string | null;
+  /** CANCELLED: the NP side's reason for withdrawing the port-out, as it gave it (null if none). */
+  cancelReason: string | null;
 }
 
 /** Success reply of QueryPortOut. */
@@ -2699,7 +2733,7 @@ export interface QueryPortOutReplyInput {
   status: string;
   gpsi: string;
   portOutId: string;
-  /** VALIDATION_PENDING, APPROVED, REJECTED or COMPLETED. */
+  /** VALIDATION_PENDING, APPROVED, REJECTED, COMPLETED or CANCELLED (the NP side withdrew it). */
   portOutStatus: string;
   gainingProvider: string;
   /** ISO 8601. */
@@ -2707,12 +2741,14 @@ export interface QueryPortOutReplyInput {
   /** ISO 8601: with no answer by then the deadline decides. */
   validationDeadline: string;
   desiredDueDate?: string | null;
-  /** PARTNER or DEADLINE, once decided. */
+  /** PARTNER, DEADLINE or SYSTEM (a port-in of the number still in flight, reason PI), once decided. */
   decidedBy?: string | null;
   reasonCode?: string | null;
   reasonDescription?: string | null;
   /** ISO 8601, once COMPLETED. */
   completedAt?: string | null;
+  /** CANCELLED: the NP side's reason for withdrawing the port-out, as it gave it (null if none). */
+  cancelReason?: string | null;
 }
 
 /** Update port-in (service-spec 2.6): a supplement to a request in RESOLUTION_REQUIRED or REJECTED; one changing only the due date (desiredDueDate with an empty updatePortInfo) also in OPEN, DELAYED or CONFIRMED. */
@@ -3214,6 +3250,7 @@ export interface ContractRecords {
   'np.portin.v1.OrderIdAssigned': OrderIdAssigned;
   'np.portin.v1.PortConfirmed': PortConfirmed;
   'np.portin.v1.PortDelayed': PortDelayed;
+  'np.portin.v1.PortOutCancelled': PortOutCancelled;
   'np.portin.v1.PortOutCompleted': PortOutCompleted;
   'np.portin.v1.PortOutDecision': PortOutDecision;
   'np.portin.v1.PortOutRequested': PortOutRequested;
@@ -3344,6 +3381,7 @@ export interface ContractInputs {
   'np.portin.v1.OrderIdAssigned': OrderIdAssignedInput;
   'np.portin.v1.PortConfirmed': PortConfirmedInput;
   'np.portin.v1.PortDelayed': PortDelayedInput;
+  'np.portin.v1.PortOutCancelled': PortOutCancelledInput;
   'np.portin.v1.PortOutCompleted': PortOutCompletedInput;
   'np.portin.v1.PortOutDecision': PortOutDecisionInput;
   'np.portin.v1.PortOutRequested': PortOutRequestedInput;

@@ -7,7 +7,7 @@ import type { BalanceStore } from './balance/ports';
 import { createPortInHandlers, type PortInDeps } from './portin';
 import { createPortOutHandlers, type PortOutDeps } from './port-out';
 import { createFocHandlers } from './foc';
-import { createPortOrderHandlers, type PortOrderStore } from './port-orders';
+import { createPortOrderHandlers, withCancelSettlement, type PortOrderStore } from './port-orders';
 
 /** What the handler factories are built from: each feature's ports and the catalog (wired in src/app/). */
 export interface HandlerDeps {
@@ -26,7 +26,8 @@ export interface HandlerDeps {
 
 export function createHandlers(deps: HandlerDeps): HandlerRegistration[] {
   return [
-    ...createPortInHandlers(deps.portin),
+    // with port orders, a single CancelPortIn that settles an order's last number publishes its SETTLED
+    ...(deps.portOrders ? withCancelSettlement(createPortInHandlers(deps.portin), { ...deps.portOrders, portin: deps.portin }) : createPortInHandlers(deps.portin)),
     ...createFocHandlers(deps.portin),
     ...(deps.portout ? createPortOutHandlers(deps.portout) : []),
     ...(deps.portOrders ? createPortOrderHandlers({ ...deps.portOrders, portin: deps.portin }) : []),

@@ -154,3 +154,49 @@ describe('port orders (real stack)', () => {
     ]);
   }, 30000);
 });
+
+/**
+ * An order's last number settled without an NP response or an order command: cancelled by a single
+ * CancelPortIn from RESOLUTION_REQUIRED, or by the abandonment timer. Both publish the order's SETTLED.
+ * The partner leaves a RESOLUTION_REQUIRED number ABANDON_SECONDS before the timer cancels it.
+ */
+const ABANDON_SECONDS = 6;
+
+describe('port orders settled by a single cancel or by the timer (real stack)', () => {
+  const stack = journeyWithNpSide({ PORTIN_ABANDON_AFTER_SECONDS: String(ABANDON_SECONDS), PORTIN_EXPIRY_SWEEP_INTERVAL_MS: '200' });
+  const sendOrder = (operation: string, value: Record<string, unknown>) =>
+    stack.j.requester.send('portinCommands', `wholesale.portin.v1.${operation}`, value, { headers: { wholesaleCustomerId: 'WC-1' }, key: value.orderId as string });
+  const settledEvents = (orderId: string): Reply[] => stack.j.events.filter((e) => e.recordName === 'wholesale.portin.v1.PortOrderEvent' && e.key === orderId && e.value.eventType === 'SETTLED');
+  /** Two numbers whose port information the old provider refuses (pwdPin 0000): both RESOLUTION_REQUIRED. */
+  async function orderAwaitingResolution(): Promise<{ orderId: string; numbers: string[] }> {
+    const numbers = [gpsiEndingIn('01'), gpsiEndingIn('02')];
+    const orderId = newOrderId();
+    const order = { ...orderOf(orderId, numbers), portInfo: { ...shared.portInfo, pwdPin: '0000' } };
+    expect((await sendOrder('CreatePortOrder', order)).value).toMatchObject({ status: 'Success', createdCount: 2 });
+    await until(`order ${orderId} ACTION_REQUIRED`, async () => ((await sendOrder('QueryPortOrder', { orderId })).value.orderStatus === 'ACTION_REQUIRED' ? true : undefined), {
+      timeoutMs: 20000,
+      intervalMs: 100,
+    });
+    return { orderId, numbers };
+  }
+
+  it('each number cancelled by its own CancelPortIn: the last one settles the order, SETTLED CANCELLED once', async () => {
+    const { orderId, numbers } = await orderAwaitingResolution();
+    for (const gpsi of numbers) expect((await stack.j.send('CancelPortIn', { gpsi })).value).toMatchObject({ status: 'Success', portStatus: 'CANCELLED' });
+    const settled = await until('SETTLED event', async () => settledEvents(orderId)[0], { timeoutMs: 10000, intervalMs: 50 });
+    expect(settled.value).toMatchObject({ orderStatus: 'CANCELLED', createdCount: 2 });
+    expect(settled.headers.ce_id).toBe(settled.value.eventId);
+    expect((await sendOrder('QueryPortOrder', { orderId })).value.orderStatus).toBe('CANCELLED');
+    // the timer finds both cancelled already: nothing more
+    await new Promise((resolve) => setTimeout(resolve, (ABANDON_SECONDS + 1) * 1000));
+    expect(settledEvents(orderId)).toHaveLength(1);
+  }, 40000);
+
+  it('left unresolved: the abandonment timer cancels both numbers and settles the order, SETTLED CANCELLED', async () => {
+    const { orderId, numbers } = await orderAwaitingResolution();
+    const settled = await until('SETTLED event', async () => settledEvents(orderId)[0], { timeoutMs: (ABANDON_SECONDS + 15) * 1000, intervalMs: 100 });
+    expect(settled.value).toMatchObject({ orderStatus: 'CANCELLED', createdCount: 2 });
+    for (const gpsi of numbers) expect((await stack.j.send('QueryPortIn', { gpsi })).value).toMatchObject({ portStatus: 'CANCELLED', reasonCode: 'EX' });
+    expect(settledEvents(orderId)).toHaveLength(1);
+  }, 40000);
+});

@@ -18,7 +18,8 @@ import { useService } from '../support/service-fixture';
  */
 const RECORD = balanceRecord('QueryBalanceHistory');
 const current = loadSchemas().get(RECORD)!;
-const previous: AvroRecordSchema = { ...current, fields: current.fields.filter((f) => (f as { name: string }).name !== 'limit') };
+// the previous release's: without limit (and without subscriptionId, added since for ended subscriptions)
+const previous: AvroRecordSchema = { ...current, fields: current.fields.filter((f) => !['limit', 'subscriptionId'].includes((f as { name: string }).name)) };
 const newer: AvroRecordSchema = { ...current, fields: [...current.fields, { name: 'includeRenewals', type: ['null', 'boolean'], default: null }] };
 const incompatible: AvroRecordSchema = { ...current, fields: [...current.fields, { name: 'since', type: 'string' }] };
 
@@ -75,9 +76,9 @@ describe('command schema versions against the running service', () => {
   it("reads every version as today's record: the reader's default for a missing field, a newer field dropped", async () => {
     const codec = new AvroCodec(fx.config.schemaRegistryUrl);
     const fromPrevious = await codec.decode(await registry.encode(ids.previous, { gpsi: '19459986891' }));
-    expect(fromPrevious.value).toEqual({ gpsi: '19459986891', limit: null });
+    expect(fromPrevious.value).toEqual({ gpsi: '19459986891', limit: null, subscriptionId: null });
     const fromNewer = await codec.decode(await registry.encode(ids.newer, { gpsi: '19459986891', limit: 3, includeRenewals: true }));
-    expect(fromNewer.value).toEqual({ gpsi: '19459986891', limit: 3 });
+    expect(fromNewer.value).toEqual({ gpsi: '19459986891', limit: 3, subscriptionId: null });
   });
 
   it('refuses an incompatible version (a new required field) at registration, naming the incompatibility', async () => {

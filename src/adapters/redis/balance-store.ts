@@ -10,6 +10,7 @@ import { datedSeeds, type SubBalanceSeed } from '../../domain/balance/seeds';
 import { needsTimeZone, validityEnd, type Validity } from '../../domain/balance/validity';
 import { decodeBalanceHash, decodeOutcome, decodeRead } from './balance-outcome';
 import { ledgerHistory } from './ledger-entry';
+import { ServiceError } from '../../contract/errors';
 import { BALANCES_OWNER_FIELD, renewalDueKey, SUBSCRIPTION_STATUS, subscriberKeys } from './keys';
 import { timedRedisCall } from './call-timing';
 import { commandContext } from './command-context';
@@ -183,10 +184,23 @@ export function createRedisBalanceStore(redis: Redis | Cluster, settings: Balanc
       }
     },
 
-    async history(gpsi, visibleCustomerIds, limit) {
+    async history(gpsi, visibleCustomerIds, limit, subscriptionId) {
       const keys = keysOf(gpsi);
+      // missing and another customer's answer alike, as for the number's live subscription
+      const notFound = () => new ServiceError('NOT_FOUND', `No subscription ${subscriptionId} of gpsi ${gpsi} belongs to this wholesale customer`);
+      if (subscriptionId !== undefined) {
+        // an ended subscription, kept when the number ported back in (subscriptionCreate): written once, never changed
+        const ended = await redis.hget(keys.endedSubscriptions, subscriptionId);
+        if (ended) {
+          const { wholesaleCustomerId, endedLedgerOf } = JSON.parse(ended) as { wholesaleCustomerId?: string; endedLedgerOf?: string };
+          if (!wholesaleCustomerId || !visibleCustomerIds.includes(wholesaleCustomerId)) throw notFound();
+          const entries = endedLedgerOf === undefined ? [] : await redis.lrange(keys.endedLedger(endedLedgerOf), 0, limit - 1);
+          return ledgerHistory(entries, gpsi, limit);
+        }
+      }
       const [status, ...entries] = await runScript<string[]>(redis, 'ledgerRead', [keys.subscription, keys.ledger], [gpsi, JSON.stringify(visibleCustomerIds), limit]);
-      decodeRead(status);
+      const read = decodeRead(status) as { subscription?: (string | null)[] };
+      if (subscriptionId !== undefined && read.subscription?.[1] !== subscriptionId) throw notFound();
       return ledgerHistory(entries, gpsi, limit);
     },
   };

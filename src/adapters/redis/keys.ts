@@ -29,6 +29,10 @@ export const subscriberKeys = (prefix: string, gpsi: string) => {
     transfers: `${base}:transfers`,
     /** Hash: transfers to this subscription, by transfer id: credited (with its ledger row) or refused. */
     transferCredits: `${base}:transfer-credits`,
+    /** Hash: subscriptionId -> JSON of an ended (ported-out) subscription's hash, kept when the number ported back in. */
+    endedSubscriptions: `${base}:sub:ended`,
+    /** List: an ended subscription's ledger, renamed there by the command (`endedLedgerOf` in its JSON) that replaced it. */
+    endedLedger: (commandId: string) => `${base}:ledger:ended:${commandId}`,
     /** String: the recorded outcome of one command on this subscription (TTL), for redelivery. */
     commandOutcome: (commandId: string) => `${base}:done:${commandId}`,
   };

@@ -46,6 +46,7 @@ export function createRedisPortOutStore(redis: Redis | Cluster, options: RedisPo
         ...(recorded ? { recorded: decodeOutcome(recorded) } : {}),
         ...(current ? { current: decodePortOut(current) } : {}),
         ...(status === SUBSCRIPTION_STATUS.ACTIVE && wholesaleCustomerId !== null ? { owner: { wholesaleCustomerId, ...(subscriberId ? { subscriberId } : {}) } } : {}),
+        ...(status === SUBSCRIPTION_STATUS.PENDING && wholesaleCustomerId !== null ? { portingIn: { wholesaleCustomerId, ...(subscriberId ? { subscriberId } : {}) } } : {}),
       };
     },
 

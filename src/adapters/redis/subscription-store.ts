@@ -65,8 +65,8 @@ export function createRedisSubscriptionStore({ redis, catalog, clock, settings }
     const created = await runScript<string>(
       redis,
       'subscriptionCreate',
-      [keys.subscription, keys.balances, keys.ledger, keys.renewalOutbox, keys.commandOutcome(commandId)],
-      [JSON.stringify(fields), settings.outcomeTtlSeconds],
+      [keys.subscription, keys.balances, keys.ledger, keys.renewalOutbox, keys.commandOutcome(commandId), keys.endedSubscriptions, keys.endedLedger(commandId), keys.reservations],
+      [JSON.stringify(fields), settings.outcomeTtlSeconds, commandId],
     );
     return created === '1';
   }

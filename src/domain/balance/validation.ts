@@ -36,6 +36,8 @@ export interface UpdateBalancesCommand {
 export interface QueryBalanceHistoryCommand {
   gpsi: string;
   limit?: number | null;
+  /** One subscription of the number: the live one, or an ended one (its id from SubscriptionPortedOut). */
+  subscriptionId?: string | null;
 }
 
 export const BALANCE_TYPE_MAIN = 'Main';
@@ -160,6 +162,7 @@ export function checkCancelBuckets(command: CancelBucketsCommand): Checked<Locat
 export function checkHistory(command: QueryBalanceHistoryCommand): Checked<number> {
   const problems = gpsiProblems(command.gpsi);
   checkInteger(problems, 'limit', command.limit, { min: 1, max: HISTORY_MAX_LIMIT });
+  checkString(problems, 'subscriptionId', command.subscriptionId, { min: 1, max: 64 });
   return checked(problems, command.limit ?? HISTORY_DEFAULT_LIMIT);
 }
 

@@ -34,6 +34,7 @@ export function portOutEvent(previous: PortOutStatus | undefined, portOut: PortO
       wholesaleCustomerId: portOut.wholesaleCustomerId || null,
       correlationId: cause.correlationId ?? null,
       completedAt: portOut.completedAt ?? null,
+      cancelReason: portOut.cancelReason ?? null,
     },
     cloudEvent: { id: eventId, subject: portOut.gpsi, time: eventTime },
   };

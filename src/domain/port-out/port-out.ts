@@ -19,10 +19,15 @@ export interface PortOut {
   /** The owner of the number's subscription when the port-out was asked: the partner who answers it. */
   wholesaleCustomerId: string;
   subscriberId?: string;
-  decidedBy?: 'PARTNER' | 'DEADLINE';
+  /** SYSTEM: the service refused it at once (a port-in of the number still in flight). */
+  decidedBy?: 'PARTNER' | 'DEADLINE' | 'SYSTEM';
   reasonCode?: string;
   reasonDescription?: string;
   completedAt?: string;
+  /** ISO 8601: when the NP side's PortOutCancelled was read (status CANCELLED). */
+  cancelledAt?: string;
+  /** The NP side's reason for withdrawing the port-out, as it gave it. */
+  cancelReason?: string;
   /** X-Correlation-Id of the partner's answer, once it answered. */
   correlationId?: string;
 }

@@ -18,3 +18,9 @@ export const isRejectionReason = (code: string): code is PortOutRejectionReason 
 
 /** The reason a deadline rejection records (PORTOUT_DEADLINE_DECISION=REJECT): the partner never answered. */
 export const NO_ANSWER_REASON = { code: 'NR', description: 'No answer from the owning partner by the validation deadline' } as const;
+
+/**
+ * The reason the service rejects a port-out itself (decidedBy SYSTEM): the number's port-in is still in
+ * flight, so it is not ours to give away yet. Not a partner's answer: AnswerPortOut does not take it.
+ */
+export const PORT_IN_IN_PROGRESS_REASON = { code: 'PI', description: 'A port-in of the number is still in progress' } as const;

@@ -19,6 +19,7 @@ export const PORTOUT_EVENT_RECORD = portin('PortOutEvent');
 export const PORTOUT_NP_RESPONSE_RECORDS = {
   PortOutRequested: np('PortOutRequested'),
   PortOutCompleted: np('PortOutCompleted'),
+  PortOutCancelled: np('PortOutCancelled'),
 } as const;
 
 /** np.portin.requests.v1: the service's decision on a port-out. */

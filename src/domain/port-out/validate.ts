@@ -41,7 +41,8 @@ export function checkQueryPortOut(raw: unknown): Checked<{ gpsi: string } | unde
 
 export type PortOutResponse =
   | { trigger: 'PortOutRequested'; responseId: string; gpsi: string; portOutId: string; gainingProvider: string; desiredDueDate?: string }
-  | { trigger: 'PortOutCompleted'; responseId: string; gpsi: string; portOutId: string; completedAt?: string };
+  | { trigger: 'PortOutCompleted'; responseId: string; gpsi: string; portOutId: string; completedAt?: string }
+  | { trigger: 'PortOutCancelled'; responseId: string; gpsi: string; portOutId: string; reason?: string };
 
 const optional = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 const instant = (value: unknown): string | undefined => {
@@ -63,6 +64,10 @@ export function parsePortOutResponse(recordName: string, raw: unknown): { ok: tr
   if (trigger === 'PortOutRequested') {
     const desiredDueDate = instant(field(raw, 'desiredDueDate'));
     return { ok: true, response: { trigger, ...common, gainingProvider: field(raw, 'gainingProvider') as string, ...(desiredDueDate ? { desiredDueDate } : {}) } };
+  }
+  if (trigger === 'PortOutCancelled') {
+    const reason = optional(field(raw, 'reason'));
+    return { ok: true, response: { trigger, ...common, ...(reason ? { reason: reason.slice(0, TEXT.max) } : {}) } };
   }
   const completedAt = instant(field(raw, 'completedAt'));
   return { ok: true, response: { trigger: 'PortOutCompleted', ...common, ...(completedAt ? { completedAt } : {}) } };

@@ -145,6 +145,13 @@ export const CREATE_ON_FREE_NUMBER: Rule = CREATE_NEW;
 
 export const ruleFor = (status: PortStatus, trigger: PortTrigger): Rule => TRANSITIONS[status][trigger];
 
+/**
+ * CreatePortIn's rule: the table's for the number's request, but a number whose subscription ported out has
+ * left, so the COMPLETED port-in that once brought it is history and the number is as free (it ports back in).
+ */
+export const createRuleFor = (status: PortStatus | undefined, numberLeft = false): Rule =>
+  !status || (numberLeft && status === 'COMPLETED') ? CREATE_ON_FREE_NUMBER : ruleFor(status, 'CreatePortIn');
+
 /** A port still in progress blocks a new port-in and the eligibility check. */
 export const isInProgress = (status: PortStatus): boolean => status !== 'COMPLETED' && status !== 'CANCELLED';
 

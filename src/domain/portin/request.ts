@@ -92,6 +92,8 @@ export interface CreationFacts {
   payloadHash: string;
   correlationId: string;
   now: Date;
+  /** The number's subscription ended by a port-out: the number left, so the port-in that brought it is history. */
+  numberLeft?: boolean;
 }
 
 export function newPortInRequest(command: CreatePortInCommand, facts: CreationFacts, settings: PortInSettings): PortInRequest {

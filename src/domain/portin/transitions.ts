@@ -3,7 +3,7 @@ import type { NewSubscription } from '../subscription';
 import { changesOnlyDueDate, type CreatePortInCommand, type UpdatePortInCommand } from './commands';
 import { desiredDueDate } from './due-date';
 import { expiryDeadline, expiryReason } from './expiry';
-import { ruleFor, CREATE_ON_FREE_NUMBER, type Effect, type NpTrigger, type PortStatus, type PortTrigger } from './lifecycle';
+import { createRuleFor, ruleFor, type Effect, type NpTrigger, type PortStatus, type PortTrigger } from './lifecycle';
 import { mergePortInfo, revealSecrets, separateSecrets } from './masking';
 import { activationEvent, npCancel, npSubmit, npSupplement, type Cause } from './messages';
 import { reason } from './reason-codes';
@@ -149,10 +149,10 @@ function transition(current: PortInRequest, trigger: PortTrigger, details: Parti
 
 /**
  * CreatePortIn: on a free number or over a finished request (the table's `replace`); a request in
- * progress or a completed port is a conflict.
+ * progress or a completed port is a conflict, unless the number ported out since (it ports back in).
  */
 export function planCreate(current: PortInRequest | undefined, command: CreatePortInCommand, facts: CreationFacts, subscription: NewSubscription, ctx: Omit<Context, 'subscription'>): Plan {
-  const rule = current ? ruleFor(current.portStatus, 'CreatePortIn') : CREATE_ON_FREE_NUMBER;
+  const rule = createRuleFor(current?.portStatus, facts.numberLeft);
   if (current && rule.action === 'conflict') return { kind: 'conflict', status: current.portStatus };
   if (rule.action !== 'replace') return { kind: 'ignore', why: `CreatePortIn in ${current?.portStatus} (${rule.action})` };
   const created = newPortInRequest(command, facts, ctx.settings);

@@ -45,12 +45,12 @@ export const createUpdateBalances = (deps: { balances: BalanceStore; catalog: Ca
   };
 };
 
-/** QueryBalanceHistory (beyond the spec): the ledger, newest first. */
+/** QueryBalanceHistory (beyond the spec): the ledger, newest first; with subscriptionId, that subscription's (an ended one's too). */
 export const createQueryBalanceHistory =
   (deps: { balances: BalanceStore }): Handler<QueryBalanceHistoryCommand> =>
   async (command, context) => {
     const limit = accept(checkHistory(command), context.wholesaleCustomerId);
-    const entries = await deps.balances.history(command.gpsi, context.visibleCustomerIds, limit);
+    const entries = await deps.balances.history(command.gpsi, context.visibleCustomerIds, limit, command.subscriptionId ?? undefined);
     return {
       reply: {
         status: 'Success',

@@ -48,7 +48,8 @@ export interface BalanceStore {
   /** `visibleCustomerIds`: the subscription's owner must be one of them (CommandContext.visibleCustomerIds). */
   queryBalances(gpsi: string, visibleCustomerIds: readonly string[]): Promise<{ balances: SubBalance[] }>;
   /** The newest `limit` ledger entries, newest first. */
-  history(gpsi: string, visibleCustomerIds: readonly string[], limit: number): Promise<LedgerEntry[]>;
+  /** `subscriptionId`: that subscription of the number only, the live one or an ended one (ported out, the number since ported back in). */
+  history(gpsi: string, visibleCustomerIds: readonly string[], limit: number, subscriptionId?: string): Promise<LedgerEntry[]>;
 }
 
 /** What the bill-cycle renewal scheduler (src/schedulers/balance-renewal.ts) needs from storage. */

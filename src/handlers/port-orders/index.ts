@@ -10,7 +10,7 @@ import { createQueryPortOrder } from './query-port-order';
 import { orderSituation } from './situation';
 
 export type { PortOrderDeps, PortOrderStore } from './ports';
-export { withOrderSettlement } from './settlement';
+export { withCancelSettlement, withExpirySettlement, withOrderSettlement } from './settlement';
 
 /** The port-order commands, on the port-in topics: each number goes through the single-number handlers. */
 export function createPortOrderHandlers(deps: PortOrderDeps): HandlerRegistration[] {

@@ -1,5 +1,6 @@
+import type { HandlerRegistration } from '../../contract/handlers';
 import type { OutgoingMessage } from '../../contract/messages';
-import { PORTIN_EVENT_RECORD } from '../../domain/portin/records';
+import { PORTIN_COMMAND_RECORDS, PORTIN_EVENT_RECORD } from '../../domain/portin/records';
 import { orderEvent } from '../../domain/port-orders/messages';
 import { deriveOrderStatus } from '../../domain/port-orders/status';
 import type { NpResponseProcessor } from '../portin/np-response-processor';
@@ -47,3 +48,29 @@ export const withOrderSettlement =
     const messages = await processor(response, context);
     return [...messages, ...(await settlementEvents(deps, messages, context.now))];
   };
+
+/**
+ * The port-in registrations, CancelPortIn's with the SETTLED event of an order its cancel settles (a number
+ * RESOLUTION_REQUIRED, or REJECTED, is CANCELLED at once, with no NP response to count it). CancelPortOrder
+ * goes through the unwrapped handler and counts its numbers itself.
+ */
+export function withCancelSettlement(registrations: HandlerRegistration[], deps: PortOrderDeps): HandlerRegistration[] {
+  return registrations.map((registration) => {
+    if (registration.commandRecord !== PORTIN_COMMAND_RECORDS.CancelPortIn.command) return registration;
+    const { handle } = registration;
+    return {
+      ...registration,
+      handle: async (command, context) => {
+        const result = await handle(command, context);
+        const messages = result.messages ?? [];
+        return { ...result, messages: [...messages, ...(await settlementEvents(deps, messages, context.now))] };
+      },
+    };
+  });
+}
+
+/** A publisher of the abandonment timer's messages, with the SETTLED event of an order a cancel by the timer settles. */
+export const withExpirySettlement =
+  (publish: (messages: OutgoingMessage[]) => Promise<void>, deps: PortOrderDeps, clock: () => Date) =>
+  async (messages: OutgoingMessage[]): Promise<void> =>
+    publish([...messages, ...(await settlementEvents(deps, messages, clock()))]);

@@ -1,6 +1,6 @@
 import { causeIds } from '../../domain/portin/ids';
 import type { Cause } from '../../domain/portin/messages';
-import { planPortOut } from '../../domain/port-out/plan';
+import { planPortOut, requestInput } from '../../domain/port-out/plan';
 import { parsePortOutResponse } from '../../domain/port-out/validate';
 import type { NpResponseProcessor } from '../portin/np-response-processor';
 import { applyPortOutChange, portOutMessages } from './apply-change';
@@ -9,7 +9,8 @@ import type { PortOutDeps } from './ports';
 /**
  * The port-out records of np.portin.responses.v1 (no reply): PortOutRequested asks the owning partner
  * to validate (PortOutEvent VALIDATION_PENDING, its deadline scheduled); PortOutCompleted ends the
- * subscription (the final billing event). A repeated record replays its recorded outcome; a malformed one
+ * subscription (the final billing event); PortOutCancelled ends an open port-out (PortOutEvent CANCELLED).
+ * A repeated record replays its recorded outcome; a malformed one
  * is logged and skipped (the NP side never stops the service); a follow-up that fails fails the record
  * retriably, as for the port-in records.
  */
@@ -25,12 +26,14 @@ export function createPortOutNpProcessor(deps: PortOutDeps): NpResponseProcessor
     const result = await applyPortOutChange(deps, {
       gpsi: response.gpsi,
       cause,
-      plan: ({ current, owner }) =>
+      plan: ({ current, owner, portingIn }) =>
         planPortOut(
           current,
           response.trigger === 'PortOutRequested'
-            ? { trigger: 'PortOutRequested', gpsi: response.gpsi, portOutId: response.portOutId, gainingProvider: response.gainingProvider, desiredDueDate: response.desiredDueDate, owner }
-            : { trigger: 'PortOutCompleted', portOutId: response.portOutId, completedAt: response.completedAt },
+            ? requestInput({ gpsi: response.gpsi, portOutId: response.portOutId, gainingProvider: response.gainingProvider, desiredDueDate: response.desiredDueDate }, { owner, portingIn })
+            : response.trigger === 'PortOutCancelled'
+              ? { trigger: 'PortOutCancelled', portOutId: response.portOutId, reason: response.reason }
+              : { trigger: 'PortOutCompleted', portOutId: response.portOutId, completedAt: response.completedAt },
           cause,
           deps.settings,
         ),

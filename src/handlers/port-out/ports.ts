@@ -20,6 +20,8 @@ export interface PortOutState {
   current?: PortOut;
   /** The owner of the number's subscription while it is ACTIVE. */
   owner?: NumberOwner;
+  /** The owner of the number's subscription while it is PENDING: its port-in still in flight. */
+  portingIn?: NumberOwner;
 }
 
 export type PortOutWriteResult = { kind: 'written' } | { kind: 'replayed'; outcome: PortOutOutcome } | { kind: 'stale' };

@@ -25,6 +25,7 @@ export const createQueryPortOut =
         reasonCode: current.reasonCode ?? null,
         reasonDescription: current.reasonDescription ?? null,
         completedAt: current.completedAt ?? null,
+        cancelReason: current.cancelReason ?? null,
       },
     };
   };

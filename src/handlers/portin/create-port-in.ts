@@ -67,7 +67,7 @@ async function writeRequest(deps: PortInDeps, command: CreatePortInCommand, requ
     return { reply: existing.createReply as unknown as Record<string, unknown>, messages: [], followUps: [{ kind: 'createPendingSubscription' as const, subscription }] };
   }
   checkEligibility(deps, command, state, context.canSee);
-  const facts = { requestId, wholesaleCustomerId: owner, payloadHash, correlationId: context.correlationId, now: context.now };
+  const facts = { requestId, wholesaleCustomerId: owner, payloadHash, correlationId: context.correlationId, now: context.now, numberLeft: state.subscriptionStatus === 'PORTED_OUT' };
   const result = await applyChange(deps, {
     gpsi: command.gpsi,
     cause,

@@ -320,6 +320,16 @@ describe('effects of each move', () => {
     const plan = planCreate(undefined, createCommand(), { requestId: 'req-9', wholesaleCustomerId: 'WC-1', payloadHash: 'h', correlationId: 'c', now: T0 }, subscriptionFor(), ctx);
     expect(change(plan).next).toMatchObject({ portStatus: 'OPEN', portOrderVersion: 1 });
   });
+
+  it('CreatePortIn over a COMPLETED request is a conflict, unless the number ported out since: then it ports back in as on a free number', () => {
+    const facts = { requestId: 'req-9', wholesaleCustomerId: 'WC-2', payloadHash: 'h', correlationId: 'c', now: cause.at };
+    expect(planCreate(requestIn('COMPLETED'), createCommand(), facts, subscriptionFor(), ctx)).toEqual({ kind: 'conflict', status: 'COMPLETED' });
+    const back = change(planCreate(requestIn('COMPLETED'), createCommand(), { ...facts, numberLeft: true }, subscriptionFor(), ctx));
+    expect(back.next).toMatchObject({ requestId: 'req-9', portStatus: 'OPEN', portOrderVersion: 1, wholesaleCustomerId: 'WC-2' });
+    expect(back.followUps.map((f) => f.kind)).toEqual(expect.arrayContaining(['createPendingSubscription']));
+    // a port-in still in flight blocks it whatever the subscription says
+    expect(planCreate(requestIn('OPEN'), createCommand(), { ...facts, numberLeft: true }, subscriptionFor(), ctx).kind).toBe('conflict');
+  });
 });
 
 describe('NP responses apply only to the request and version they answer', () => {
