@@ -12,6 +12,8 @@ import { drainTopic, headerString, kafkaClient } from '../../faults/support/topi
 import type { History, HistoryEvent } from './history';
 
 const BALANCES_UPDATED = 'wholesale.balance.v1.BalancesUpdated';
+/** Ledger entries read per number: below BALANCE_LEDGER_RETENTION (1,000), which drops the oldest beyond it. */
+const LEDGER_READ = 900;
 
 /** Each partition's committed offset of the group and its end offset. */
 async function partitionOffsets(brokers: string[], groupId: string, topic: string): Promise<{ topic: string; partition: number; committed: number; end: number }[]> {
@@ -121,7 +123,9 @@ export async function recordFinalState(
     if (id && ours.has(id) && event.headers.get('ce_type') === BALANCES_UPDATED) history.push({ kind: 'event', id, ceId: event.headers.get('ce_id') ?? '', offset });
   });
   for (const gpsi of new Set(starts.map((s) => s.gpsi))) {
-    const entries = (await balances.history(gpsi, [FAULT_CUSTOMER], 500)).reverse(); // newest first in the store
+    const entries = (await balances.history(gpsi, [FAULT_CUSTOMER], LEDGER_READ)).reverse(); // newest first in the store
+    // a ledger read to its limit may miss older entries: reported as such, not as commands lost
+    if (entries.length >= LEDGER_READ) throw new Error(`the ledger of ${gpsi} holds ${LEDGER_READ} entries or more: run with more subscriptions (or fewer seconds)`);
     const byOperation = new Map<string, { id: string; changes: { subBalanceInstId: string; delta: number }[] }>();
     for (const entry of entries) {
       // one stored entry (one operation) per command: its changes share the entry's time and id

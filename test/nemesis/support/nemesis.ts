@@ -82,9 +82,18 @@ export class Nemesis {
     private readonly history: History,
   ) {}
 
-  /** Plays the schedule from now; a fault that would begin after `totalMs` (the ones before ran late) is left out. */
+  /**
+   * Plays the schedule from now and returns `totalMs` later (the workload runs to the end); a fault that would
+   * begin after `totalMs` (the ones before ran late) is left out.
+   */
   async play(schedule: ScheduledFault[], totalMs: number): Promise<void> {
     const began = Date.now();
+    await this.strikeAll(schedule, totalMs, began);
+    const left = began + totalMs - Date.now();
+    if (left > 0) await sleep(left);
+  }
+
+  private async strikeAll(schedule: ScheduledFault[], totalMs: number, began: number): Promise<void> {
     for (const fault of schedule) {
       const wait = began + fault.atMs - Date.now();
       if (wait > 0) await sleep(wait);

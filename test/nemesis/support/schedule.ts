@@ -84,7 +84,9 @@ const within = ([low, high]: [number, number], thousandths: number) => Math.roun
 export function scheduleFor({ seed, totalMs, workers, brokers, kinds = FAULT_KINDS }: ScheduleOptions): ScheduledFault[] {
   const draw = fc.record({ kind: fc.constantFrom(...kinds), gap: fc.integer({ min: 0, max: 1000 }), length: fc.integer({ min: 0, max: 1000 }), target: fc.nat() });
   // without bias: fast-check otherwise favours the ends of each range (every fault at its shortest)
-  const [draws] = fc.sample(fc.noBias(fc.array(draw, { minLength: 64, maxLength: 64 })), { seed, numRuns: 1 });
+  // enough draws to fill the run (a fault and its gap take 1 s at the least); 64 for runs up to 64 s and more
+  const count = Math.max(64, Math.ceil(totalMs / 1000));
+  const [draws] = fc.sample(fc.noBias(fc.array(draw, { minLength: count, maxLength: count })), { seed, numRuns: 1 });
   const schedule: ScheduledFault[] = [];
   let clock = 0;
   for (const { kind, gap, length, target } of draws) {

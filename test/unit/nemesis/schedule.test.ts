@@ -26,6 +26,13 @@ describe('nemesis schedule', () => {
     }
   });
 
+  it('fills a long run: a ten-minute schedule has faults into its last minute', () => {
+    for (const seed of [1, 2, 3, 51]) {
+      const schedule = scheduleFor({ seed, totalMs: 600_000, workers: 2, brokers: 3 });
+      expect(Math.max(...schedule.map((f) => f.atMs))).toBeGreaterThan(540_000);
+    }
+  });
+
   it('draws every kind over a few seeds, and only the kinds asked for', () => {
     const drawn = new Set(Array.from({ length: 20 }, (_, seed) => scheduleFor({ ...options, seed }).map((f) => f.kind)).flat());
     expect([...drawn].sort()).toEqual([...FAULT_KINDS].sort());
