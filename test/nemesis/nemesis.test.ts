@@ -36,6 +36,8 @@ jest.setTimeout(1_200_000);
 
 const SECONDS = Number(process.env.NEMESIS_SECONDS ?? 120);
 const RANDOM_SECONDS = Number(process.env.NEMESIS_RANDOM_SECONDS ?? 30);
+/** Commands per second of each Kafka partner: the webhook dispatcher in this process keeps up with about 20 events a second in all. */
+const RATE = Number(process.env.NEMESIS_RATE ?? 40);
 const LEFT_OUT = new Set((process.env.NEMESIS_LEAVE_OUT ?? '').split(',').filter(Boolean));
 const unknownKinds = [...LEFT_OUT].filter((kind) => !(FAULT_KINDS as readonly string[]).includes(kind));
 if (unknownKinds.length > 0) throw new Error(`NEMESIS_LEAVE_OUT: no fault kind ${unknownKinds.join(', ')} (kinds: ${FAULT_KINDS.join(', ')})`);
@@ -45,6 +47,8 @@ const RANDOM_SEED = Number(process.env.NEMESIS_SEED ?? randomInt(1, 2 ** 31 - 1)
 const DELIVERY = process.env.NEMESIS_DELIVERY ?? 'exactly-once';
 const WORKERS = 2;
 /** Numbers the partners write: 40, more for long runs, so that no ledger outgrows what the history reads. */
+/** The longest the run waits for the webhooks to catch up after it (the test's time is bounded). */
+const WEBHOOK_WAIT_MS = 300_000;
 const subscriptionsFor = (seconds: number) => Math.max(40, Math.ceil(seconds / 3));
 /** Four JVMs start side by side: on a loaded 2-core machine that took over 90 s. */
 const START_TIMEOUT_MS = 240_000;
@@ -140,6 +144,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
       if ([...ceIds].every((ceId) => accepted.has(ceId))) break;
       if (accepted.size > seen) [seen, progressAt] = [accepted.size, Date.now()];
       else if (Date.now() - progressAt > quietMs) break;
+      if (Date.now() - began > WEBHOOK_WAIT_MS) break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     for (const w of receiver.received) history.push({ kind: 'webhook', ceId: w.headers['webhook-id'], arrivedAt: w.arrivedAt, status: w.status });
@@ -185,7 +190,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     pool = new WorkerPool({ ...workerEnv(config), KAFKA_BROKERS: relayedBrokers, REDIS_URL: proxiedRedis, REDIS_REPLICAS_TO_ACK: '1' });
     await pool.start(WORKERS);
     gateway = await startTestGateway(config, { ...workerEnv(config), GATEWAY_REPLY_TIMEOUT_MS: '5000' });
-    partners = new Partners({ config, codec, targets, history, gatewayUrl: gateway.url, ratePerSecond: 40 });
+    partners = new Partners({ config, codec, targets, history, gatewayUrl: gateway.url, ratePerSecond: RATE });
     dispatcher = await startWatchedWebhooks(config, proxiedRedis, history);
     nemesis = new Nemesis(cluster, redis, redisProxy, kafkaProxies, receiver, pool, history);
     partners.start();
