@@ -69,6 +69,8 @@ export class GroupMember {
   private closing = false;
   private stoppedForGood = false;
   private readonly positions = new Map<string, Position>();
+  /** The generation the positions were resolved in. */
+  private positionsGeneration?: number;
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private readonly unwatchFenced: () => void;
   private caughtUpTimer?: NodeJS.Timeout;
@@ -114,7 +116,11 @@ export class GroupMember {
     this.joined = new Promise((resolve) => this.consumer.once('consumer:group:join', () => resolve()));
     this.consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
       this.log.info({ memberId: payload.memberId, generationId: payload.generationId, assignments: payload.assignments }, 'joined the group');
-      for (const [at, { topic, partition }] of this.positions) if (!this.assigned(topic, partition)) this.positions.delete(at);
+      // A new generation reads every partition again from the group's committed offsets (partition-stream.ts,
+      // joinKind): what this member resolved before is no longer what it may commit. Committed now, with the
+      // new generation, it could move a partition's offset back behind what another member committed meanwhile.
+      if (payload.generationId !== this.positionsGeneration) this.positions.clear();
+      this.positionsGeneration = payload.generationId;
     });
   }
 
@@ -205,8 +211,7 @@ export class GroupMember {
       'compressed batch refused; it is dead-lettered and skipped',
     );
     this.stream.inject(topic, partition, [...located.before, refusalRecord({ first, last, detail: refusal.detail })]);
-    const position = this.positionOf(topic, partition);
-    while (this.stream.isRunning && this.assigned(topic, partition) && (position.resolved ?? -1n) <= last) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.stream.isRunning && this.assigned(topic, partition) && (this.positionOf(topic, partition).resolved ?? -1n) <= last) await new Promise((resolve) => setTimeout(resolve, 20));
     return true;
   }
 
@@ -236,9 +241,13 @@ export class GroupMember {
     const position = this.positionOf(topic, partition);
     if (leaderEpoch >= 0) position.leaderEpoch = leaderEpoch;
     const batch: RecordBatch = { topic, partition, messages: records };
+    const generationId = this.consumer.generationId;
+    // a batch of an older generation resolves nothing: the partition is read again from the committed offsets
+    const current = () => this.consumer.generationId === generationId && this.positions.get(`${topic}|${partition}`) === position;
     const context: BatchContext = {
       batch,
       resolveOffset: (offset) => {
+        if (!current()) return;
         const next = BigInt(offset) + 1n;
         if (position.resolved === undefined || next > position.resolved) position.resolved = next;
       },
@@ -250,6 +259,7 @@ export class GroupMember {
       commitOffsetsIfNecessary: (offsets) => this.commitOffsets(offsets ?? this.uncommittedOffsets()),
       generation: { groupId: this.consumer.groupId, memberId: this.consumer.memberId ?? '', generationId: this.consumer.generationId },
       resolveCommitted: (offset) => {
+        if (!current()) return;
         context.resolveOffset(offset);
         const next = BigInt(offset) + 1n;
         if (position.committed === undefined || next > position.committed) position.committed = next;
