@@ -106,11 +106,9 @@ describe('nemesis: faults from a seed under real partners, the history checked',
    * proxy) delivering its events to it, retrying fast and long enough that an outage of the schedule leaves
    * no dead letter.
    */
-  const startWatchedWebhooks = async (config: Awaited<ReturnType<typeof faultConfig>>, redisUrl: string, history: History): Promise<RunningDispatcher> => {
+  const startWatchedWebhooks = async (config: Awaited<ReturnType<typeof faultConfig>>, redisUrl: string, redisClient: RedisClient, history: History): Promise<RunningDispatcher> => {
     await receiver.start();
-    const redisClient = createRedisClient({ urls: [redisUrl], cluster: false });
     await new RedisWebhookStore(redisClient, config.redis.keyPrefix).put(setEndpoint(undefined, FAULT_PARTNER, receiver.url, new Date()));
-    redisClient.disconnect();
     history.push({ kind: 'webhooks', url: receiver.url });
     const env = {
       ...process.env,
@@ -191,7 +189,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     await pool.start(WORKERS);
     gateway = await startTestGateway(config, { ...workerEnv(config), GATEWAY_REPLY_TIMEOUT_MS: '5000' });
     partners = new Partners({ config, codec, targets, history, gatewayUrl: gateway.url, ratePerSecond: RATE });
-    dispatcher = await startWatchedWebhooks(config, proxiedRedis, history);
+    dispatcher = await startWatchedWebhooks(config, proxiedRedis, store, history);
     nemesis = new Nemesis(cluster, redis, redisProxy, kafkaProxies, receiver, pool, history);
     partners.start();
     const faultsBegan = Date.now();
