@@ -52,7 +52,8 @@ export function createBatchWorker(
   processors: Pick<ReadonlyMap<string, RecordProcessor>, 'get' | 'keys'>,
   log: Logger,
   onOutcome: BatchWorkerOptions['onOutcome'],
-  replicated?: BatchWorkerOptions['replicated'],
+  /** The Redis side of each slice: WAIT for replicas, all its calls on one connection (none: no Redis). */
+  store: Pick<BatchWorkerOptions, 'replicated' | 'sliceScope'> = {},
 ): BatchWorker {
   const deadLetters = deadLetterSink(config);
   const bounded = registerBoundedCodecs({
@@ -74,6 +75,6 @@ export function createBatchWorker(
     deadLetter: (message, position, error) => [processingFailedDeadLetter(deadLetters, message, position, error)],
     undeliverable: (refused, record, position, reason) => undeliverableDeadLetter(deadLetters, refused, record, position, reason),
     onOutcome,
-    ...(replicated ? { replicated } : {}),
+    ...store,
   });
 }

@@ -9,6 +9,7 @@ import { connectCommandTransport } from '../adapters/kafka/command-transport';
 import type { KafkaConnection } from '../adapters/kafka/connection';
 import { AvroCodec } from '../adapters/registry/avro-codec';
 import { createRedisClient, isRedisUnavailable, type RedisClient } from '../adapters/redis/client';
+import { oneConnection } from '../adapters/redis/one-connection';
 import { replicatedWrites } from '../adapters/redis/replication';
 import { createRedisAdmission, QUOTA_BUCKETS } from '../adapters/redis/admission';
 import { registerContract } from '../adapters/registry/register-contract';
@@ -109,7 +110,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const registered = await registerContract(codec, config.topics);
   log.info({ subjects: registered }, 'registered the contract schemas');
 
-  const redis = createRedisClient(config.redis);
+  const redis = createRedisClient({ ...config.redis, resendAfterReconnect: false });
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const portout = createPortOutComponents({ config, redis });
@@ -234,7 +235,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
       observability.recordOutcome(outcome, durationMs, message);
       logOutcome(outcome, position, durationMs);
     },
-    replicated,
+    { ...(replicated ? { replicated } : {}), sliceScope: oneConnection(redis) },
   );
   observability.watchHeldPartitions(() => worker.heldPartitions);
   await worker.run();

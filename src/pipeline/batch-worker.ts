@@ -73,6 +73,12 @@ export interface BatchWorkerOptions {
   commitIntervalMs?: number;
   /** Called once per slice after its records were processed and before its outputs are sent (Redis WAIT: acknowledged means replicated). */
   replicated?: () => Promise<void>;
+  /**
+   * Runs one slice's processing and its `replicated` call (the Redis adapter's `oneConnection`: a slice whose
+   * store connection was lost meanwhile is refused retriably, so no command of it runs on a new primary after
+   * one applied on the old primary).
+   */
+  sliceScope?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -202,11 +208,15 @@ export class BatchWorker {
       if (!(await this.sliceInTransactions(payload, slices, processor, done))) return;
     } else {
       for (const slice of slices) {
-        const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, slice, processor, lost));
-        // The partition went to another member meanwhile: sending and committing are its business now (it
-        // handles these records again; the effects already made are recorded and answered the same way).
-        if (!payload.isRunning() || payload.isStale()) return;
-        await this.options.replicated?.();
+        const outcomes = await this.inSlice(async () => {
+          const processed = await this.whileHeartbeating(payload, (lost) => this.processAll(batch.topic, batch.partition, slice, processor, lost));
+          // The partition went to another member meanwhile: sending and committing are its business now (it
+          // handles these records again; the effects already made are recorded and answered the same way).
+          if (!payload.isRunning() || payload.isStale()) return undefined;
+          await this.options.replicated?.();
+          return processed;
+        });
+        if (!outcomes) return;
         const answered = slice.filter((m) => outcomes.get(m.offset) !== undefined);
         await this.send(batch.topic, batch.partition, answered, outcomes);
         for (const m of answered) done.add(m.offset);
@@ -219,6 +229,10 @@ export class BatchWorker {
     if (firstNotDone() === -1) this.held.release(heldKey);
     else if (!this.stopping) this.held.hold(heldKey, batch.topic, batch.partition, batch.messages.slice(firstNotDone()), isDone);
     await payload.heartbeat();
+  }
+
+  private inSlice<T>(work: () => Promise<T>): Promise<T> {
+    return this.options.sliceScope ? this.options.sliceScope(work) : work();
   }
 
   /**
@@ -295,16 +309,21 @@ export class BatchWorker {
     for (const slice of slices) {
       const prepared = transactions.preparing();
       try {
-        const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(topic, partition, slice, processor, lost));
-        partitionLost = !payload.isRunning() || payload.isStale();
-        if (partitionLost || failure) {
+        const processed = await this.inSlice(async () => {
+          const outcomes = await this.whileHeartbeating(payload, (lost) => this.processAll(topic, partition, slice, processor, lost));
+          partitionLost = !payload.isRunning() || payload.isStale();
+          if (partitionLost || failure) return undefined;
+          const cut = slice.findIndex((m) => outcomes.get(m.offset) === undefined);
+          const answered = cut === -1 ? slice : slice.slice(0, cut);
+          if (answered.length > 0) await this.options.replicated?.();
+          return { outcomes, answered };
+        });
+        if (!processed) {
           handedAll = false;
           break;
         }
-        const cut = slice.findIndex((m) => outcomes.get(m.offset) === undefined);
-        const answered = cut === -1 ? slice : slice.slice(0, cut);
+        const { outcomes, answered } = processed;
         if (answered.length > 0) {
-          await this.options.replicated?.();
           const settled = this.sendInTransaction(payload, answered, outcomes).then(
             () => undefined,
             (error: unknown) => (failure ??= { error }),

@@ -20,12 +20,19 @@ export interface RedisClientOptions {
   /** Fails a command not answered within this many ms (isRedisUnavailable: retriable); none when undefined. */
   commandTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /**
+   * Whether commands in flight when a connection closed are sent again once it is back (ioredis's default).
+   * The worker says false: after a failover "back" is a new primary, and a script sent again there could run
+   * after one the old primary applied and lost (one-connection.ts); it fails retriably instead.
+   */
+  resendAfterReconnect?: boolean;
 }
 
 export function createRedisClient(options: RedisClientOptions): RedisClient {
   const nodeOptions = {
     maxRetriesPerRequest: options.maxRetriesPerRequest ?? 3,
     commandTimeout: options.commandTimeoutMs,
+    autoResendUnfulfilledCommands: options.resendAfterReconnect ?? true,
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeout: options.connectTimeoutMs }),
   };
   const client = options.cluster

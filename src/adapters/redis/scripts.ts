@@ -1,5 +1,6 @@
 import { Cluster, type Redis } from 'ioredis';
 import { timedRedisCall } from './call-timing';
+import { assertSameConnection } from './one-connection';
 import { REDIS_FUNCTION_LIBRARY, REDIS_SCRIPTS, type RedisScriptName } from './scripts.generated';
 
 /**
@@ -34,7 +35,10 @@ function loadOnce(client: Redis | Cluster): Promise<void> {
 export function runScript<T>(client: Redis | Cluster, name: RedisScriptName, keys: string[], args: (string | number)[]): Promise<T> {
   const { functionName, numberOfKeys } = REDIS_SCRIPTS[name];
   if (keys.length !== numberOfKeys) throw new Error(`Redis script ${name} takes ${numberOfKeys} keys, given ${keys.length}`);
-  const call = () => client.fcall(functionName, numberOfKeys, ...keys, ...args) as Promise<T>;
+  const call = () => {
+    assertSameConnection(client);
+    return client.fcall(functionName, numberOfKeys, ...keys, ...args) as Promise<T>;
+  };
   return timedRedisCall(client, name, async () => {
     try {
       return await call();

@@ -1,3 +1,4 @@
+import { RetriableError } from '../../../src/contract/errors';
 import pino from 'pino';
 import type { BatchConsumer, BatchContext, OutputUnit, TransactionalOutputs } from '../../../src/contract/transport';
 import { BatchWorker, type RecordProcessor } from '../../../src/pipeline/batch-worker';
@@ -44,7 +45,12 @@ function payloadOf(offsets: string[], committed: string[], released: string[] = 
   };
 }
 
-async function workerOn(door: ControlledDoor, processor: RecordProcessor = echo, replicated?: () => Promise<void>): Promise<(payload: BatchContext) => Promise<void>> {
+async function workerOn(
+  door: ControlledDoor,
+  processor: RecordProcessor = echo,
+  replicated?: () => Promise<void>,
+  sliceScope?: <T>(work: () => Promise<T>) => Promise<T>,
+): Promise<(payload: BatchContext) => Promise<void>> {
   let eachBatch: ((payload: BatchContext) => Promise<void>) | undefined;
   const consumer = {
     run: async (options: { eachBatch: (payload: BatchContext) => Promise<void> }) => void (eachBatch = options.eachBatch),
@@ -57,6 +63,7 @@ async function workerOn(door: ControlledDoor, processor: RecordProcessor = echo,
     sender: { send: async () => [] },
     transactions: door,
     ...(replicated ? { replicated } : {}),
+    ...(sliceScope ? { sliceScope } : {}),
     processors: new Map([['commands', processor]]),
     concurrency: 4,
     sliceRecords: 2,
@@ -144,6 +151,29 @@ describe('batch loop, exactly once: slices pipelined through the door', () => {
     door.units[0].settle();
     await expect(batch).rejects.toThrow('replicas acknowledged nothing');
     expect(door.units).toHaveLength(1);
+    expect(committed).toEqual(['1']);
+  });
+
+  it('a slice whose scope fails after its records and WAIT (its Redis connection was lost) gives nothing to the door', async () => {
+    const door = new ControlledDoor();
+    const committed: string[] = [];
+    const inScope: string[] = [];
+    let scope: string | undefined;
+    let slices = 0;
+    const replicated = async () => void inScope.push(`WAIT in ${scope}`);
+    const sliceScope = async <T>(work: () => Promise<T>): Promise<T> => {
+      scope = `slice ${++slices}`;
+      const result = await work();
+      scope = undefined;
+      if (slices === 2) throw new RetriableError('Redis connection lost during the slice');
+      return result;
+    };
+    const batch = (await workerOn(door, echo, replicated, sliceScope))(payloadOf(['0', '1', '2', '3', '4'], committed));
+    await until(() => door.units.length === 1);
+    door.units[0].settle();
+    await expect(batch).rejects.toThrow('Redis connection lost during the slice');
+    expect(inScope).toEqual(['WAIT in slice 1', 'WAIT in slice 2']);
+    expect(door.units).toHaveLength(1); // slice 2 (records 2 and 3) never went out
     expect(committed).toEqual(['1']);
   });
 });

@@ -1,0 +1,55 @@
+// A slice's Redis calls on one connection: a command applied on a primary that a failover then lost must not
+// be followed, in the same slice, by the next command of its number applied on the new primary.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Cluster, type Redis } from 'ioredis';
+import { RetriableError } from '../../contract/errors';
+import type { RedisClient } from './client';
+
+/** The nodes that take the client's writes (every primary of a Cluster), each with its socket as it is now. */
+const connectionsOf = (client: RedisClient) => new Map<Redis, Redis['stream']>((client instanceof Cluster ? client.nodes('master') : [client]).map((node) => [node, node.stream]));
+
+/**
+ * Whether the client's writes still go to the connections of `began`. A command the client cannot write now
+ * waits in its offline queue for the next connection, a socket that ended is not writable before the client
+ * sees it close, and a Cluster that moved its slots has other primaries: all three are another connection.
+ */
+function same(client: RedisClient, began: Map<Redis, Redis['stream']>): boolean {
+  const now = connectionsOf(client);
+  if (now.size !== began.size) return false;
+  for (const [node, stream] of now) {
+    if (began.get(node) !== stream || node.status !== 'ready' || !stream?.writable) return false;
+  }
+  return true;
+}
+
+interface Scope {
+  client: RedisClient;
+  began: Map<Redis, Redis['stream']>;
+}
+
+const scopes = new AsyncLocalStorage<Scope>();
+
+const lost = () => new RetriableError('Redis connection lost during the slice: its calls are refused and the slice comes again');
+
+/**
+ * Runs `work` (one slice: its scripts and its WAIT) pinned to the client's connections as they are now. Once
+ * one of them is gone, every script the work calls is refused (`assertSameConnection`, in `runScript`), and the
+ * work fails retriably at its end even if it finished: what it wrote on the lost connection may be gone with a
+ * failed-over primary, and a WAIT on the new one counts none of it. Its records come again, in order. The
+ * client must not resend commands after a reconnect (`resendAfterReconnect: false`, client.ts): one sent
+ * before the close would run on the new primary.
+ */
+export function oneConnection(client: RedisClient): <T>(work: () => Promise<T>) => Promise<T> {
+  return async (work) => {
+    const scope = { client, began: connectionsOf(client) };
+    const result = await scopes.run(scope, work);
+    if (!same(client, scope.began)) throw lost();
+    return result;
+  };
+}
+
+/** Throws retriably when called inside `oneConnection` for `client` once the scope's connection is gone. */
+export function assertSameConnection(client: RedisClient): void {
+  const scope = scopes.getStore();
+  if (scope?.client === client && !same(client, scope.began)) throw lost();
+}
