@@ -98,4 +98,18 @@ describe('the NP simulator', () => {
     ]);
     expect(planPortOutDecision({ ...decision, decision: 'REJECTED' })).toEqual([]);
   });
+
+  it("withdraws an approved port-out of a number ending in 19 (the gaining provider's customer changed their mind)", () => {
+    const decision = { recordName: 'np.portin.v1.PortOutDecision', portOutId: 'OUT-2', gpsi: '19459986819', decision: 'APPROVED' };
+    const [withdrawn, ...more] = planPortOutDecision(decision);
+    expect(more).toEqual([]);
+    expect(withdrawn).toEqual({
+      afterMs: 30_000,
+      recordName: 'np.portin.v1.PortOutCancelled',
+      value: { responseId: expect.stringMatching(/^sim-[0-9a-f]{24}$/), gpsi: '19459986819', portOutId: 'OUT-2', reason: expect.any(String) },
+    });
+    // played again, the same response id: the service ignores the repeat
+    expect(planPortOutDecision(decision)[0].value).toEqual(withdrawn.value);
+    expect(planPortOutDecision({ ...decision, gpsi: '19459986801' })[0].value).not.toHaveProperty('responseId', (withdrawn.value as { responseId: string }).responseId);
+  });
 });
