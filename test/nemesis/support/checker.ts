@@ -20,7 +20,7 @@ export type ViolationKind =
   | 'shutdown-overdue' // a worker told to stop (SIGTERM) still running after the grace
   | 'port-unanswered' // a CreatePortIn Kafka acknowledged, never answered
   | 'port-unfinished' // a port whose CreatePortIn was answered Success, not in a final status at the end
-  | 'port-activated-twice'; // a port activated more than once: in its ledger, or in more than one SubscriptionActivated or COMPLETED event record
+  | 'port-activated-twice'; // a port activated more than once: in its ledger, or under more than one SubscriptionActivated or COMPLETED event id
 
 export interface Violation {
   kind: ViolationKind;
@@ -216,8 +216,8 @@ export const FINAL_PORT_STATUSES: readonly string[] = ['COMPLETED', 'REJECTED', 
 
 /**
  * Each CreatePortIn answered, each port answered Success in a final status at the end (the run waits for
- * the NP side first), and activated at most once — counted where it happens (the ledger) and in the records
- * announcing it, so a duplicated or stale NP response applied again shows either way.
+ * the NP side first), and activated at most once — counted where it happens (the ledger) and by the event
+ * ids announcing it, so a duplicated or stale NP response applied again shows either way.
  */
 function portViolations(history: History): Violation[] {
   const sends = ofKind(history, 'port-send');
@@ -240,12 +240,14 @@ function portViolations(history: History): Violation[] {
     });
   }
   for (const state of states.values()) {
-    const completed = state.statusEvents.filter((e) => e.status === 'COMPLETED').length;
-    if (state.activationsApplied <= 1 && state.activationEvents.length <= 1 && completed <= 1) continue;
+    // ids, not records: a repeated NP response replays its recorded outcome, its events again under the same ids
+    const activations = new Set(state.activationEvents).size;
+    const completed = new Set(state.statusEvents.filter((e) => e.status === 'COMPLETED').map((e) => e.ceId)).size;
+    if (state.activationsApplied <= 1 && activations <= 1 && completed <= 1) continue;
     violations.push({
       kind: 'port-activated-twice',
       subject: state.gpsi,
-      detail: `activations in the ledger ${state.activationsApplied}, SubscriptionActivated records ${state.activationEvents.length}, COMPLETED records ${completed}`,
+      detail: `activations in the ledger ${state.activationsApplied}, SubscriptionActivated ids ${activations}, COMPLETED event ids ${completed}`,
       slice: [state],
     });
   }
