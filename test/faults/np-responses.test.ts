@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Consumer, IHeaders, Producer } from 'kafkajs';
 import type { RedisClient } from '../../src/adapters/redis/client';
 import { type ServiceConfig } from '../../src/app/config';
 import { loadNpSimulatorConfig } from '../../dev/np-simulator/config';
@@ -11,6 +10,7 @@ import { HEADER } from '../../src/contract/headers';
 import { envFor, startTestService, testLogger, TestRequester, TopicReader, type Reply } from '../support/harness';
 import { createCommand, gpsiEndingIn, PORTIN } from '../support/portin/journey';
 import { FAULT_CUSTOMER, faultConfig, partnerToken } from './support/fault-config';
+import { Relay } from './support/np-rig';
 import { report, seconds } from './support/report';
 import { createTopicsOnCluster, groupProgress, kafkaClient } from './support/topics';
 
@@ -49,82 +49,6 @@ interface Port {
   gpsi: string;
   partnerTransactionId: string;
   clean: boolean;
-}
-
-interface Relayed {
-  key: Buffer | null;
-  value: Buffer | null;
-  headers?: IHeaders;
-}
-
-/**
- * Relays the simulator's responses. Clean numbers: each once, in order. Faulty numbers: each response twice,
- * the one before it again in between (stale), and an OrderIdAssigned only after the response that follows it.
- */
-class Relay {
-  private readonly history = new Map<string, Relayed[]>();
-  private readonly heldOrderIds = new Map<string, Relayed>();
-  delivered = 0;
-  received = 0;
-
-  private constructor(
-    private readonly consumer: Consumer,
-    private readonly producer: Producer,
-  ) {}
-
-  static async start(config: ServiceConfig, staging: string, faulty: (gpsi: string) => boolean): Promise<Relay> {
-    const kafka = kafkaClient(config.kafka.brokers, 'faults-np-relay');
-    const relay = new Relay(kafka.consumer({ maxWaitTimeInMs: 500, groupId: `relay-${randomUUID()}`, allowAutoTopicCreation: false }), kafka.producer({ allowAutoTopicCreation: false }));
-    await relay.producer.connect();
-    await relay.consumer.connect();
-    await relay.consumer.subscribe({ topics: [staging], fromBeginning: true });
-    const joined = new Promise<void>((resolve) => relay.consumer.on(relay.consumer.events.GROUP_JOIN, () => resolve()));
-    await relay.consumer.run({
-      eachMessage: async ({ message }) => {
-        relay.received++;
-        const record = { key: message.key, value: message.value, headers: message.headers };
-        const gpsi = message.key!.toString();
-        await relay.deliver(config.topics.npResponses, faulty(gpsi) ? relay.faultyDelivery(gpsi, record) : [record]);
-      },
-    });
-    await joined;
-    return relay;
-  }
-
-  private faultyDelivery(gpsi: string, record: Relayed): Relayed[] {
-    const earlier = this.history.get(gpsi) ?? [];
-    this.history.set(gpsi, [...earlier, record]);
-    if (earlier.length === 0) {
-      // the first response for a number is its OrderIdAssigned: hold it back until the next one
-      this.heldOrderIds.set(gpsi, record);
-      return [];
-    }
-    const held = this.heldOrderIds.get(gpsi);
-    this.heldOrderIds.delete(gpsi);
-    const stale = earlier[earlier.length - 1];
-    return [record, ...(held ? [held] : []), ...(stale ? [stale] : []), record];
-  }
-
-  private async deliver(topic: string, records: Relayed[]): Promise<void> {
-    if (records.length === 0) return;
-    await this.producer.send({ topic, acks: -1, messages: records.map((r) => ({ key: r.key, value: r.value, headers: r.headers })) });
-    this.delivered += records.length;
-  }
-
-  /** Delivers the OrderIdAssigned of ports that got no further response (they stay OPEN). */
-  async flushHeld(topic: string): Promise<void> {
-    const held = [...this.heldOrderIds.values()];
-    this.heldOrderIds.clear();
-    await this.deliver(
-      topic,
-      held.flatMap((r) => [r, r]),
-    );
-  }
-
-  async stop(): Promise<void> {
-    await this.consumer.disconnect();
-    await this.producer.disconnect();
-  }
 }
 
 /** Deletes the recorded outcomes of the port-ins and of their subscriptions' changes; returns how many of each. */

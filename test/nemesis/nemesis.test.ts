@@ -23,7 +23,8 @@ import { checkHistory, formatViolation, violationCounts } from './support/checke
 import type { History } from './support/history';
 import { Nemesis, replicaSynced, WorkerPool, type RedisPair } from './support/nemesis';
 import { Partners, type Target } from './support/partners';
-import { commandRecords, recordFinalState, waitCommitted, waitStable, type StartingBalance } from './support/final-state';
+import { commandRecords, recordFinalState, recordPortStates, waitCommitted, waitStable, type StartingBalance } from './support/final-state';
+import { PortWorkload } from './support/ports';
 import { describeSchedule, FAULT_KINDS, scheduleFor } from './support/schedule';
 
 // Jepsen-style: a schedule of faults drawn from a seed (printed) strikes the workers, the brokers of a
@@ -32,12 +33,18 @@ import { describeSchedule, FAULT_KINDS, scheduleFor } from './support/schedule';
 // the fixed seed for NEMESIS_SECONDS (default 120) and a random one (NEMESIS_SEED replays it) for NEMESIS_RANDOM_SECONDS
 // (default 30); NEMESIS_LEAVE_OUT names fault kinds not to draw (comma-separated). NEMESIS_DELIVERY=
 // at-least-once runs the workers without output transactions: the planted defect the checker must catch (copies).
+// Beside the balance partners, a port partner sends a CreatePortIn every NEMESIS_PORT_INTERVAL_MS (2000) and the
+// NP side's responses reach the service duplicated and reordered (support/ports.ts).
 jest.setTimeout(1_200_000);
 
 const SECONDS = Number(process.env.NEMESIS_SECONDS ?? 120);
 const RANDOM_SECONDS = Number(process.env.NEMESIS_RANDOM_SECONDS ?? 30);
 /** Commands per second of each Kafka partner: the webhook dispatcher in this process keeps up with about 20 events a second in all. */
 const RATE = Number(process.env.NEMESIS_RATE ?? 40);
+/** A CreatePortIn this often: a few dozen ports in 120 s, each a handful of NP responses, beside the balance load. */
+const PORT_INTERVAL_MS = Number(process.env.NEMESIS_PORT_INTERVAL_MS ?? 2000);
+/** The longest the run waits after the schedule for the NP side to finish the ports. */
+const PORTS_WAIT_MS = 120_000;
 const LEFT_OUT = new Set((process.env.NEMESIS_LEAVE_OUT ?? '').split(',').filter(Boolean));
 const unknownKinds = [...LEFT_OUT].filter((kind) => !(FAULT_KINDS as readonly string[]).includes(kind));
 if (unknownKinds.length > 0) throw new Error(`NEMESIS_LEAVE_OUT: no fault kind ${unknownKinds.join(', ')} (kinds: ${FAULT_KINDS.join(', ')})`);
@@ -61,6 +68,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
   let pool: WorkerPool | undefined;
   let gateway: TestGateway | undefined;
   let partners: Partners | undefined;
+  let ports: PortWorkload | undefined;
   let nemesis: Nemesis | undefined;
   let redisProxy: TcpProxy | undefined;
   let kafkaProxies: TcpProxy[] = [];
@@ -86,6 +94,8 @@ describe('nemesis: faults from a seed under real partners, the history checked',
   afterEach(async () => {
     await nemesis?.heal();
     await partners?.stop();
+    await ports?.close();
+    ports = undefined;
     await gateway?.close();
     await dispatcher?.stop();
     await receiver.stop();
@@ -186,12 +196,17 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     kafkaProxies = await Promise.all(cluster.nodes.map(({ relayed }) => TcpProxy.start({ host: '127.0.0.1', port: relayed!.port }, relayed!.advertisedPort)));
     const relayedBrokers = cluster.nodes.map(({ relayed }) => `127.0.0.1:${relayed!.advertisedPort}`).join(',');
     pool = new WorkerPool({ ...workerEnv(config), KAFKA_BROKERS: relayedBrokers, REDIS_URL: proxiedRedis, REDIS_REPLICAS_TO_ACK: '1' });
+    // the NP side and the port partner join their groups while the workers start
+    const portsReady = PortWorkload.start(config, proxiedRedis, history);
+    portsReady.catch(() => undefined); // awaited below; marked handled meanwhile
     await pool.start(WORKERS);
     gateway = await startTestGateway(config, { ...workerEnv(config), GATEWAY_REPLY_TIMEOUT_MS: '5000' });
+    ports = await portsReady;
     partners = new Partners({ config, codec, targets, history, gatewayUrl: gateway.url, ratePerSecond: RATE });
     dispatcher = await startWatchedWebhooks(config, proxiedRedis, store, history);
     nemesis = new Nemesis(cluster, redis, redisProxy, kafkaProxies, receiver, pool, history);
     partners.start();
+    ports.start(PORT_INTERVAL_MS);
     const faultsBegan = Date.now();
     /** Each step after the schedule, timed, so a run that ends late says where its time went. */
     const steps: string[] = [];
@@ -205,24 +220,40 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     await nemesis.play(schedule, seconds * 1000);
     await step('heal', () => nemesis!.heal());
     const faultsMs = Date.now() - faultsBegan;
+    // the ports finish alongside the balance steps below: their last replies, then the NP side's responses
+    const portsSettled = ports.stop().then(() => ports!.settle(PORTS_WAIT_MS));
+    portsSettled.catch(() => undefined); // awaited below; marked handled meanwhile
     await step('partners stopped', () => partners!.stop());
     // a partner's transaction cut short holds its partition until the coordinator aborts it (10 s + its check interval)
     history.push(...(await step('no transaction open', () => waitStable(config, 60_000))));
     const commands = await step('command records read', () => commandRecords(config, history));
     const settleMs = await step('offsets committed', () => waitCommitted(config, commands, 60_000));
     await step('final state read', () => recordFinalState(config, balance.balances, starts, commands, history));
+    await step('ports settled', () => portsSettled);
+    await step('port states read', () => recordPortStates(ports!, history));
     const webhooksMs = await step('webhooks delivered', () => webhooksSettled(history, 30_000));
     const violations = checkHistory(history);
     const historyFile = join(mkdtempSync(join(tmpdir(), 'nemesis-')), `history-${seed}.json`);
     writeFileSync(historyFile, JSON.stringify(history));
 
     const counts = (kind: History[number]['kind']) => history.filter((e) => e.kind === kind).length;
+    const portStates = history.filter((e) => e.kind === 'port-state');
+    const endedIn = (status: string) => portStates.filter((e) => e.status === status).length;
+    const np = history.find((e) => e.kind === 'np-side');
+    /** Event records of the ports again under an id already seen: a repeated NP response's outcome replayed (no violation). */
+    const portEventCopies = portStates.reduce(
+      (sum, s) => sum + s.statusEvents.length - new Set(s.statusEvents.map((e) => e.ceId)).size + s.activationEvents.length - new Set(s.activationEvents).size,
+      0,
+    );
     console.log(
       [
         `nemesis: seed ${seed} — operations: sent ${JSON.stringify(partners.sent)} (aborted on purpose ${partners.aborted}, transactional producers renewed ${partners.renewed}, HTTP retries ${partners.retries}),`,
         `command records ${counts('command')}, replies ${counts('reply')}, events ${counts('event')}, applied ${counts('applied')};`,
         `faults ${JSON.stringify(nemesis.played)} (left out while their class recovered ${JSON.stringify(nemesis.skipped)}) over ${(faultsMs / 1000).toFixed(1)} s; settled ${(settleMs / 1000).toFixed(1)} s after, webhooks ${(webhooksMs / 1000).toFixed(1)} s after that;`,
         `webhook requests ${counts('webhook')} (${history.filter((e) => e.kind === 'webhook' && e.status >= 300).length} failed or timed out);`,
+        `ports: sent ${ports.ports.length} (${ports.ports.filter((p) => p.faulty).length} with their NP responses duplicated and reordered), answered Success ${history.filter((e) => e.kind === 'port-reply' && e.status === 'Success').length},`,
+        `completed ${endedIn('COMPLETED')}, rejected ${endedIn('REJECTED')}, cancelled ${endedIn('CANCELLED')}, event copies under the same id ${portEventCopies};`,
+        `NP responses: from the simulator ${np?.received}, delivered ${np?.delivered}, duplicated ${np?.duplicated}, reordered ${np?.reordered}${np?.drained ? '' : ' (not all consumed)'};`,
         `workers handled ${pool.all.reduce((sum, w) => sum + w.handled.length, 0)} in ${pool.all.length} processes;`,
         `after the schedule: ${steps.join(', ')};`,
         `anomalies ${JSON.stringify(violationCounts(violations))}; ${((Date.now() - began) / 1000).toFixed(1)} s; history ${historyFile}`,
@@ -230,6 +261,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     );
     for (const v of violations.slice(0, 10)) console.log(formatViolation(v));
     expect(counts('applied')).toBeGreaterThan(0);
+    expect(endedIn('COMPLETED')).toBeGreaterThan(0);
     expect(violationCounts(violations)).toEqual({});
   };
 

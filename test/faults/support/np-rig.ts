@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { Partitioners, type PartitionMetadata } from 'kafkajs';
+import { Partitioners, type Consumer, type IHeaders, type PartitionMetadata, type Producer } from 'kafkajs';
 import type { ServiceConfig } from '../../../src/app/config';
 import { loadNpSimulatorConfig } from '../../../dev/np-simulator/config';
 import { createBalanceComponents } from '../../../src/app/balance';
@@ -19,7 +19,7 @@ import { envFor, testLogger, TestRequester, TopicReader, type Reply } from '../.
 import { createCommand, gpsiEndingIn, PORTIN } from '../../support/portin/journey';
 import { WorkerProcess } from '../../support/worker-process';
 import { FAULT_CUSTOMER, partnerToken, workerEnv } from './fault-config';
-import { groupProgress } from './topics';
+import { groupProgress, kafkaClient } from './topics';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -62,7 +62,8 @@ export class NpRig {
     private readonly config: ServiceConfig,
     /** Filled as the events arrive. */
     readonly events: Reply[],
-    private readonly requester: TestRequester,
+    /** The partner's requester (its replies read from every reply topic). */
+    readonly requester: TestRequester,
     private readonly reader: TopicReader,
     private readonly redis: RedisClient,
     readonly subscriptions: SubscriptionStore,
@@ -91,6 +92,8 @@ export class NpRig {
         ...process.env,
         ...envFor(config),
         KAFKA_BROKERS: config.kafka.brokers.join(','),
+        // the configuration's registry (a run's own, as the nemesis's), not only the environment's
+        SCHEMA_REGISTRY_URL: config.schemaRegistryUrl,
         TOPIC_NP_RESPONSES: responsesTopic,
         NP_SIM_GROUP_ID: `np-sim-${randomUUID().slice(0, 8)}`,
         NP_SIM_TIME_SCALE: '100000',
@@ -153,7 +156,7 @@ export class NpRig {
     return this.events.filter((e) => e.key === gpsi && e.recordName === PORTIN_EVENT_RECORD);
   }
 
-  private activationEvents(gpsi: string): Reply[] {
+  activationEvents(gpsi: string): Reply[] {
     return this.events.filter((e) => e.key === gpsi && e.recordName.endsWith('SubscriptionActivated'));
   }
 
@@ -238,5 +241,88 @@ export class NpRig {
     await this.requester.stop();
     await this.simulator?.stop();
     this.redis.disconnect();
+  }
+}
+
+export interface Relayed {
+  key: Buffer | null;
+  value: Buffer | null;
+  headers?: IHeaders;
+}
+
+/**
+ * Relays the simulator's responses. Clean numbers: each once, in order. Faulty numbers: each response twice,
+ * the one before it again in between (stale), and an OrderIdAssigned only after the response that follows it.
+ */
+export class Relay {
+  private readonly history = new Map<string, Relayed[]>();
+  private readonly heldOrderIds = new Map<string, Relayed>();
+  delivered = 0;
+  received = 0;
+  /** Deliveries of a response already delivered: its second copy, and a stale earlier one sent again. */
+  duplicated = 0;
+  /** Deliveries out of the simulator's order: an order id held back past the next response, and a stale response after a newer one. */
+  reordered = 0;
+
+  private constructor(
+    private readonly consumer: Consumer,
+    private readonly producer: Producer,
+  ) {}
+
+  static async start(config: ServiceConfig, staging: string, faulty: (gpsi: string) => boolean): Promise<Relay> {
+    const kafka = kafkaClient(config.kafka.brokers, 'faults-np-relay');
+    const relay = new Relay(kafka.consumer({ maxWaitTimeInMs: 500, groupId: `relay-${randomUUID()}`, allowAutoTopicCreation: false }), kafka.producer({ allowAutoTopicCreation: false }));
+    await relay.producer.connect();
+    await relay.consumer.connect();
+    await relay.consumer.subscribe({ topics: [staging], fromBeginning: true });
+    const joined = new Promise<void>((resolve) => relay.consumer.on(relay.consumer.events.GROUP_JOIN, () => resolve()));
+    await relay.consumer.run({
+      eachMessage: async ({ message }) => {
+        relay.received++;
+        const record = { key: message.key, value: message.value, headers: message.headers };
+        const gpsi = message.key!.toString();
+        await relay.deliver(config.topics.npResponses, faulty(gpsi) ? relay.faultyDelivery(gpsi, record) : [record]);
+      },
+    });
+    await joined;
+    return relay;
+  }
+
+  private faultyDelivery(gpsi: string, record: Relayed): Relayed[] {
+    const earlier = this.history.get(gpsi) ?? [];
+    this.history.set(gpsi, [...earlier, record]);
+    if (earlier.length === 0) {
+      // the first response for a number is its OrderIdAssigned: hold it back until the next one
+      this.heldOrderIds.set(gpsi, record);
+      return [];
+    }
+    const held = this.heldOrderIds.get(gpsi);
+    this.heldOrderIds.delete(gpsi);
+    const stale = earlier[earlier.length - 1];
+    this.duplicated += 1 + (stale ? 1 : 0);
+    this.reordered += (held ? 1 : 0) + (stale ? 1 : 0);
+    return [record, ...(held ? [held] : []), ...(stale ? [stale] : []), record];
+  }
+
+  private async deliver(topic: string, records: Relayed[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.producer.send({ topic, acks: -1, messages: records.map((r) => ({ key: r.key, value: r.value, headers: r.headers })) });
+    this.delivered += records.length;
+  }
+
+  /** Delivers the OrderIdAssigned of ports that got no further response (they stay OPEN). */
+  async flushHeld(topic: string): Promise<void> {
+    const held = [...this.heldOrderIds.values()];
+    this.heldOrderIds.clear();
+    this.duplicated += held.length;
+    await this.deliver(
+      topic,
+      held.flatMap((r) => [r, r]),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+    await this.producer.disconnect();
   }
 }

@@ -17,7 +17,10 @@ export type ViolationKind =
   | 'offsets-behind' // a command record at or after the worker group's committed offset
   | 'webhook-missing' // an event record never accepted by the partner's webhook endpoint
   | 'webhook-out-of-order' // a number's events first reaching the endpoint in another order than their records'
-  | 'shutdown-overdue'; // a worker told to stop (SIGTERM) still running after the grace
+  | 'shutdown-overdue' // a worker told to stop (SIGTERM) still running after the grace
+  | 'port-unanswered' // a CreatePortIn Kafka acknowledged, never answered
+  | 'port-unfinished' // a port whose CreatePortIn was answered Success, not in a final status at the end
+  | 'port-activated-twice'; // a port activated more than once: in its ledger, or under more than one SubscriptionActivated or COMPLETED event id
 
 export interface Violation {
   kind: ViolationKind;
@@ -208,7 +211,50 @@ function offsetViolations(history: History): Violation[] {
   });
 }
 
-/** Every violation of the history, commands first (in the order their ids first appear), then held partitions, balances, order, offsets, webhooks. */
+/** The statuses a port ends in (src/domain/portin/lifecycle.ts): nothing moves it from these but a new request. */
+export const FINAL_PORT_STATUSES: readonly string[] = ['COMPLETED', 'REJECTED', 'CANCELLED'];
+
+/**
+ * Each CreatePortIn answered, each port answered Success in a final status at the end (the run waits for
+ * the NP side first), and activated at most once — counted where it happens (the ledger) and by the event
+ * ids announcing it, so a duplicated or stale NP response applied again shows either way.
+ */
+function portViolations(history: History): Violation[] {
+  const sends = ofKind(history, 'port-send');
+  const replies = ofKind(history, 'port-reply');
+  const states = new Map(ofKind(history, 'port-state').map((s) => [s.gpsi, s]));
+  const violations: Violation[] = [];
+  const answered = new Set(replies.map((r) => r.id));
+  for (const id of new Set(sends.filter((s) => s.outcome === 'committed' && !answered.has(s.id)).map((s) => s.id))) {
+    const ofId = sends.filter((s) => s.id === id);
+    violations.push({ kind: 'port-unanswered', subject: ofId[0].gpsi, detail: `CreatePortIn ${id} acknowledged, no reply`, slice: ofId });
+  }
+  for (const gpsi of new Set(replies.filter((r) => r.status === 'Success').map((r) => r.gpsi))) {
+    const state = states.get(gpsi);
+    if (state && FINAL_PORT_STATUSES.includes(state.status)) continue;
+    violations.push({
+      kind: 'port-unfinished',
+      subject: gpsi,
+      detail: state ? `answered Success, ${state.status || 'no status'} at the end` : 'answered Success, no end state read',
+      slice: history.filter((e) => (e.kind === 'port-send' || e.kind === 'port-reply' || e.kind === 'port-state') && e.gpsi === gpsi),
+    });
+  }
+  for (const state of states.values()) {
+    // ids, not records: a repeated NP response replays its recorded outcome, its events again under the same ids
+    const activations = new Set(state.activationEvents).size;
+    const completed = new Set(state.statusEvents.filter((e) => e.status === 'COMPLETED').map((e) => e.ceId)).size;
+    if (state.activationsApplied <= 1 && activations <= 1 && completed <= 1) continue;
+    violations.push({
+      kind: 'port-activated-twice',
+      subject: state.gpsi,
+      detail: `activations in the ledger ${state.activationsApplied}, SubscriptionActivated ids ${activations}, COMPLETED event ids ${completed}`,
+      slice: [state],
+    });
+  }
+  return violations;
+}
+
+/** Every violation of the history, commands first (in the order their ids first appear), then held partitions, balances, order, offsets, webhooks, ports. */
 export function checkHistory(history: History): Violation[] {
   const held = ofKind(history, 'held');
   const behind: Behind = (place) => held.some((h) => h.topic === place.topic && h.partition === place.partition && place.offset >= h.stable);
@@ -219,6 +265,7 @@ export function checkHistory(history: History): Violation[] {
     ...orderViolations(history),
     ...offsetViolations(history),
     ...webhookViolations(history),
+    ...portViolations(history),
     ...ofKind(history, 'stop-overdue').map((e) => ({ kind: 'shutdown-overdue' as const, subject: e.worker, detail: `not stopped ${e.graceMs / 1000} s after SIGTERM`, slice: [e] })),
   ];
 }

@@ -1,6 +1,6 @@
 // After a nemesis run: the records, ledgers, balances and offsets it left, added to the history as the
 // checker reads them. Commands are read by kafkajs (read_committed), replies and events by the second
-// reader (@platformatic/kafka, read_committed): aborted transactions are filtered by both clients.
+// reader (@platformatic/kafka, read_committed): aborted transactions are filtered by both clients. The port-ins: their states and event records (recordPortStates).
 import { randomUUID } from 'node:crypto';
 import { Consumer, FetchIsolationLevels, ListOffsetTimestamps } from '@platformatic/kafka';
 import type { ServiceConfig } from '../../../src/app/config';
@@ -10,6 +10,7 @@ import { faultPartnerTopics, FAULT_CUSTOMER } from '../../faults/support/fault-c
 import { readCommitted } from '../../faults/support/second-reader';
 import { drainTopic, headerString, kafkaClient } from '../../faults/support/topics';
 import type { History, HistoryEvent } from './history';
+import type { PortWorkload } from './ports';
 
 const BALANCES_UPDATED = 'wholesale.balance.v1.BalancesUpdated';
 /** Ledger entries read per number: below BALANCE_LEDGER_RETENTION (1,000), which drops the oldest beyond it. */
@@ -149,4 +150,23 @@ export async function recordFinalState(
     }
   }
   for (const topic of commandTopics(config)) for (const o of await partitionOffsets(brokers, config.groupId, topic)) history.push({ kind: 'offset', ...o });
+}
+
+/**
+ * Adds each port's end to the history: its status in the port-in store, the activations its ledger applied
+ * (where an activation happens, whatever ids its event carries) and its event records as the rig's reader
+ * (kafkajs, read_committed) got them, copies included.
+ */
+export async function recordPortStates(workload: PortWorkload, history: History): Promise<void> {
+  const { rig } = workload;
+  for (const { gpsi } of workload.ports) {
+    history.push({
+      kind: 'port-state',
+      gpsi,
+      status: await rig.portStatus(gpsi),
+      activationsApplied: await rig.activationsApplied(gpsi),
+      statusEvents: rig.portEvents(gpsi).map((e) => ({ ceId: e.headers.ce_id, status: String(e.value.portStatus) })),
+      activationEvents: rig.activationEvents(gpsi).map((e) => e.headers.ce_id),
+    });
+  }
 }

@@ -1,6 +1,6 @@
 // What a nemesis run records, as plain data: every send, retry and abort of the partners, every command
 // record on the topics, reply, event, ledger application, final balance and committed offset, and the
-// faults with their times. The checker (checker.ts) reads only this.
+// faults with their times; and the port-ins sent, answered and their end states. The checker (checker.ts) reads only this.
 
 /** How a command was sent: a Kafka partner's idempotent or transactional producer, or the HTTP partner through the gateway. */
 export type Channel = 'idempotent' | 'transactional' | 'http';
@@ -37,6 +37,17 @@ export type HistoryEvent =
   | { kind: 'webhook'; ceId: string; arrivedAt: number; status: number }
   /** A worker told to stop (SIGTERM) that had not exited within the grace, then killed. */
   | { kind: 'stop-overdue'; at: number; worker: string; graceMs: number }
+  /** The port partner's send of a CreatePortIn (Kafka, shared port-in command topic): `committed` when Kafka acknowledged it, `unknown` when the send failed (sent again, same id). */
+  | { kind: 'port-send'; at: number; id: string; gpsi: string; outcome: 'committed' | 'unknown'; faulty: boolean }
+  /** The reply to a CreatePortIn, as the partner received it. */
+  | { kind: 'port-reply'; id: string; gpsi: string; status: string }
+  /**
+   * A port at the end: its status in the port-in store, the activations its subscription's ledger applied, and
+   * its event records read read_committed — each PortInActivationEvent's id and status, each SubscriptionActivated's id.
+   */
+  | { kind: 'port-state'; gpsi: string; status: string; activationsApplied: number; statusEvents: { ceId: string; status: string }[]; activationEvents: string[] }
+  /** The NP side at the end: responses the simulator produced, the relay's deliveries, and whether the worker group consumed them all. */
+  | { kind: 'np-side'; received: number; delivered: number; duplicated: number; reordered: number; drained: boolean }
   /** A fault of the schedule, when it began and ended. */
   | { kind: 'fault'; at: number; fault: string; phase: 'begin' | 'end' };
 

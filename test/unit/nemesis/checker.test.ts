@@ -179,6 +179,78 @@ describe('history checker', () => {
     expect(kinds(clean().map((e) => (e.kind === 'offset' ? { ...e, end: 4 } : e)))).toEqual({});
   });
 
+  describe('port-ins', () => {
+    const PORT = '10000000021';
+    /** A CreatePortIn sent, answered Success, the port completed once: status events OPEN, CONFIRMED, COMPLETED and one activation. */
+    const completedPort = (): History => [
+      ...clean(),
+      { kind: 'port-send', at: 1, id: 'p', gpsi: PORT, outcome: 'committed', faulty: true },
+      { kind: 'port-reply', id: 'p', gpsi: PORT, status: 'Success' },
+      {
+        kind: 'port-state',
+        gpsi: PORT,
+        status: 'COMPLETED',
+        activationsApplied: 1,
+        statusEvents: [
+          { ceId: 'e1', status: 'OPEN' },
+          { ceId: 'e2', status: 'CONFIRMED' },
+          { ceId: 'e3', status: 'COMPLETED' },
+        ],
+        activationEvents: ['a1'],
+      },
+      { kind: 'np-side', received: 4, delivered: 10, duplicated: 5, reordered: 3, drained: true },
+    ];
+    const withState = (change: Partial<Extract<HistoryEvent, { kind: 'port-state' }>>): History => completedPort().map((e) => (e.kind === 'port-state' ? { ...e, ...change } : e));
+
+    it('a port answered Success and completed once, a rejected one, a refused one left as it is: nothing wrong', () => {
+      const rejected: History = [
+        { kind: 'port-send', at: 2, id: 'r', gpsi: '10000000013', outcome: 'committed', faulty: false },
+        { kind: 'port-reply', id: 'r', gpsi: '10000000013', status: 'Success' },
+        { kind: 'port-state', gpsi: '10000000013', status: 'REJECTED', activationsApplied: 0, statusEvents: [{ ceId: 'e4', status: 'REJECTED' }], activationEvents: [] },
+        { kind: 'port-send', at: 3, id: 'x', gpsi: '10000000014', outcome: 'committed', faulty: false },
+        { kind: 'port-reply', id: 'x', gpsi: '10000000014', status: 'CONFLICT' },
+        { kind: 'port-state', gpsi: '10000000014', status: 'OPEN', activationsApplied: 0, statusEvents: [], activationEvents: [] },
+      ];
+      expect(checkHistory([...completedPort(), ...rejected])).toEqual([]);
+    });
+
+    it('a port answered Success left CONFIRMED once the NP side is done is unfinished', () => {
+      const [violation] = checkHistory(withState({ status: 'CONFIRMED', activationsApplied: 0, activationEvents: [], statusEvents: [{ ceId: 'e2', status: 'CONFIRMED' }] }));
+      expect(violation).toMatchObject({ kind: 'port-unfinished', subject: PORT, detail: 'answered Success, CONFIRMED at the end' });
+      expect(violation.slice.map((e) => e.kind)).toEqual(['port-send', 'port-reply', 'port-state']);
+    });
+
+    it('a port answered Success whose end state was never read is unfinished', () => {
+      expect(kinds(completedPort().filter((e) => e.kind !== 'port-state'))).toEqual({ 'port-unfinished': 1 });
+    });
+
+    it('a port activated twice: a second activation in its ledger (a duplicated ActivationComplete applied again)', () => {
+      const [violation] = checkHistory(withState({ activationsApplied: 2 }));
+      expect(violation).toMatchObject({ kind: 'port-activated-twice', subject: PORT, detail: 'activations in the ledger 2, SubscriptionActivated ids 1, COMPLETED event ids 1' });
+    });
+
+    it("copies of a port's events under the same ids (a repeated NP response replaying its outcome) are no violation", () => {
+      const copies = completedPort().map((e): HistoryEvent =>
+        e.kind === 'port-state' ? { ...e, statusEvents: [...e.statusEvents, ...e.statusEvents.slice(1)], activationEvents: ['a1', 'a1', 'a1'] } : e,
+      );
+      expect(checkHistory(copies)).toEqual([]);
+    });
+
+    it('a port activated twice: a second SubscriptionActivated id, or a second COMPLETED PortInActivationEvent', () => {
+      expect(kinds(withState({ activationEvents: ['a1', 'a2'] }))).toEqual({ 'port-activated-twice': 1 });
+      const completedTwice = completedPort().map((e): HistoryEvent => (e.kind === 'port-state' ? { ...e, statusEvents: [...e.statusEvents, { ceId: 'e5', status: 'COMPLETED' }] } : e));
+      expect(kinds(completedTwice)).toEqual({ 'port-activated-twice': 1 });
+    });
+
+    it('a CreatePortIn acknowledged and never answered; one whose sends all failed is none', () => {
+      expect(kinds(completedPort().filter((e) => e.kind !== 'port-reply'))).toEqual({ 'port-unanswered': 1 });
+      const unsent = completedPort()
+        .filter((e) => e.kind !== 'port-reply')
+        .map((e) => (e.kind === 'port-send' ? { ...e, outcome: 'unknown' as const } : e));
+      expect(checkHistory(unsent)).toEqual([]);
+    });
+  });
+
   it('prints a violation with its slice, one event a line', () => {
     const [violation] = checkHistory([...clean(), { kind: 'event', id: 'c', ceId: 'ce-c', offset: 9 }]);
     expect(formatViolation(violation).split('\n')).toEqual([
