@@ -37,7 +37,8 @@ const isUnknownTopic = (error: unknown): boolean => error instanceof UserError &
 async function waitForLeaders(admin: Admin, topics: string[], partitions: number, timeoutMs = 30_000): Promise<void> {
   const leaderless = new Error(`topics ${topics.join(', ')} have no leader for every partition after ${timeoutMs} ms`);
   const led = async () => {
-    const metadata = await admin.metadata({ topics, forceUpdate: true, retries: 0 });
+    // one retry inside the client: a broker that drops the connection is left for the next one (its retries rotate them)
+    const metadata = await admin.metadata({ topics, forceUpdate: true, retries: 1 });
     const everyLed = topics.every((topic) => {
       const found = metadata.topics.get(topic);
       return found !== undefined && found.partitionsCount === partitions && found.partitions.every((p) => p !== undefined && p.leader >= 0);
