@@ -110,6 +110,14 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
     }
   });
 
+  it("runs the workers exactly-once, each slice's Redis writes acknowledged by a replica before it is answered", () => {
+    const { data } = find(objects, 'ConfigMap', 'wholesale-config');
+    // the worker's default delivery is exactly-once: the config may leave it out, never set anything else
+    expect(data.KAFKA_DELIVERY ?? 'exactly-once').toBe('exactly-once');
+    // acknowledged means durable: a failover must not lose a change already answered (docs/reliability.md)
+    expect(Number(data.REDIS_REPLICAS_TO_ACK)).toBeGreaterThanOrEqual(1);
+  });
+
   it('has a disruption budget selecting each workload, and scrapes the pods that serve /metrics', () => {
     for (const workload of objects.filter((object) => ['StatefulSet', 'Deployment'].includes(object.kind))) {
       const labels = (workload as any).spec.template.metadata.labels;
