@@ -22,6 +22,9 @@ const IN_FLIGHT = 64;
 
 interface Cost {
   operation: string;
+  callsPerSecond: number;
+  /** This process's CPU per call: the client's side, encoding and writes included. */
+  clientCpuMicrosPerCall: number;
   cpuMicrosPerCall: number;
   scriptMicrosPerCall: number;
   commandsPerCall: number;
@@ -45,18 +48,29 @@ async function commandStats(redis: RedisClient): Promise<Map<string, { calls: nu
 async function measure(redis: RedisClient, operation: string, call: (i: number) => Promise<unknown>): Promise<Cost> {
   await redis.config('RESETSTAT');
   const cpuBefore = await redisCpuSeconds(redis);
+  const clientBefore = process.cpuUsage();
+  const began = performance.now();
   let next = 0;
   const lane = async () => {
     while (next < CALLS) await call(next++);
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  const seconds = (performance.now() - began) / 1000;
+  const client = process.cpuUsage(clientBefore);
   const cpu = (await redisCpuSeconds(redis)) - cpuBefore;
   const stats = await commandStats(redis);
   const commands = [...stats.values()].reduce((sum, s) => sum + s.calls, 0);
   // A script call's own entry (FCALL) times the whole step, the commands it runs included; a step of plain
   // commands (QueryBalances) is the sum of theirs.
   const stepMicros = stats.get('fcall')?.usec ?? [...stats.values()].reduce((sum, s) => sum + s.usec, 0);
-  return { operation, cpuMicrosPerCall: (cpu / CALLS) * 1e6, scriptMicrosPerCall: stepMicros / CALLS, commandsPerCall: commands / CALLS };
+  return {
+    operation,
+    callsPerSecond: CALLS / seconds,
+    clientCpuMicrosPerCall: (client.user + client.system) / CALLS,
+    cpuMicrosPerCall: (cpu / CALLS) * 1e6,
+    scriptMicrosPerCall: stepMicros / CALLS,
+    commandsPerCall: commands / CALLS,
+  };
 }
 
 async function main(): Promise<void> {
@@ -69,20 +83,32 @@ async function main(): Promise<void> {
     const target = await seeder.updateTarget();
     await seeder.close();
     const redis = createRedisClient({ urls: [server.url], cluster: false });
-    const { balances } = createBalanceComponents({ config, catalog, redis });
+    // the worker's client (src/app/service.ts): scripts written at once on the slice's connection, not auto-pipelined
+    const fenced = createRedisClient({ urls: [server.url], cluster: false, fenced: true });
     const subscription = (i: number) => benchSubscription(i % SUBSCRIPTIONS);
-    const costs = [
-      await measure(redis, 'QueryBalances', (i) => balances.queryBalances(subscription(i).gpsi, [subscription(i).customer])),
-      await measure(redis, 'UpdateBalances (Add or Subtract 1)', (i) => {
+    const update = (client: RedisClient) => {
+      const { balances } = createBalanceComponents({ config, catalog, redis: client });
+      return (i: number) => {
         const { gpsi, customer } = subscription(i);
         const action = { subBalanceInstId: `${gpsi}-${target.suffix}`, subBalanceType: target.subBalanceType, unitType: target.unitType, action: i % 2 ? 'Add' : 'Subtract', quantity: 1 };
         const meta = { gpsi, wholesaleCustomerId: customer, commandId: randomUUID(), correlationId: randomUUID(), operation: 'UpdateBalances', at: new Date().toISOString() };
         return balances.updateBalances(meta, checkUpdateActions([action]), {});
-      }),
+      };
+    };
+    const { balances } = createBalanceComponents({ config, catalog, redis });
+    const costs = [
+      await measure(redis, 'QueryBalances', (i) => balances.queryBalances(subscription(i).gpsi, [subscription(i).customer])),
+      await measure(redis, 'UpdateBalances (Add or Subtract 1), auto-pipelined', update(redis)),
+      await measure(fenced, "UpdateBalances (Add or Subtract 1), the worker's fenced client", update(fenced)),
+      await measure(redis, 'UpdateBalances (Add or Subtract 1), auto-pipelined, again', update(redis)),
     ];
     redis.disconnect();
-    console.log(`| Step | Redis CPU µs per call | of which the step itself (commandstats) | Redis commands per call |\n|---|---:|---:|---:|`);
-    for (const c of costs) console.log(`| ${c.operation} | ${c.cpuMicrosPerCall.toFixed(1)} | ${c.scriptMicrosPerCall.toFixed(1)} | ${c.commandsPerCall.toFixed(2)} |`);
+    fenced.disconnect();
+    console.log(`| Step | Calls/s | Client CPU µs per call | Redis CPU µs per call | of which the step itself (commandstats) | Redis commands per call |\n|---|---:|---:|---:|---:|---:|`);
+    for (const c of costs)
+      console.log(
+        `| ${c.operation} | ${c.callsPerSecond.toFixed(0)} | ${c.clientCpuMicrosPerCall.toFixed(1)} | ${c.cpuMicrosPerCall.toFixed(1)} | ${c.scriptMicrosPerCall.toFixed(1)} | ${c.commandsPerCall.toFixed(2)} |`,
+      );
     console.log(`(${CALLS} calls each, ${IN_FLIGHT} in flight, ${SUBSCRIPTIONS} subscriptions)`);
   } finally {
     await server.dispose();

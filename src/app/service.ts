@@ -110,7 +110,7 @@ export async function startService(config: ServiceConfig, log: Logger, options: 
   const registered = await registerContract(codec, config.topics);
   log.info({ subjects: registered }, 'registered the contract schemas');
 
-  const redis = createRedisClient({ ...config.redis, resendAfterReconnect: false });
+  const redis = createRedisClient({ ...config.redis, fenced: true });
   const balance = createBalanceComponents({ config, catalog, redis });
   const portin = createPortInComponents({ config, catalog, redis, subscriptions: balance.subscriptions });
   const portout = createPortOutComponents({ config, redis });

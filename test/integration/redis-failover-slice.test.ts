@@ -49,7 +49,7 @@ describe('a slice on one Redis connection (oneConnection) through a failover', (
     const url = `redis://127.0.0.1:${proxy.port}`;
     config = testConfig({ REDIS_URL: url, REDIS_CLUSTER: 'false' });
     // the worker's client (src/app/service.ts)
-    client = createRedisClient({ urls: [url], cluster: false, maxRetriesPerRequest: 20, commandTimeoutMs: 2000, resendAfterReconnect: false });
+    client = createRedisClient({ urls: [url], cluster: false, maxRetriesPerRequest: 20, commandTimeoutMs: 2000, fenced: true });
     balance = createBalanceComponents({ config, catalog: loadCatalogFile(config.catalogFile), redis: client });
   });
 
@@ -62,12 +62,21 @@ describe('a slice on one Redis connection (oneConnection) through a failover', (
   /** The replica is promoted (cut off from the primary first): what the primary applies from now on it never has. */
   const replicaPromoted = () => redisCommand(replica.port, 'replicaof', 'no', 'one');
 
-  /** The primary dies and the proxy's connections go to the promoted replica. */
+  /** The primary dies and the proxy's connections go to the promoted replica, the primary from now on. */
   const failover = async () => {
     await primary.kill();
     proxy.target = { host: replica.host, port: replica.port };
     proxy.cut();
+    [primary, replica] = [replica, primary];
   };
+
+  // every test begins with a primary and its replica: the one a failover killed comes back as the replica
+  beforeEach(async () => {
+    if (!replica.running) await replica.start();
+    await redisCommand(replica.port, 'replicaof', primary.host, String(primary.port));
+    await linkUp(replica);
+    await reconnected(client);
+  });
 
   const meta = (sub: TestSubscription): CommandMeta => ({
     gpsi: sub.gpsi,
@@ -121,6 +130,35 @@ describe('a slice on one Redis connection (oneConnection) through a failover', (
     const positionOf = (command: CommandMeta) => ledger.findIndex((entry) => entry.includes(command.correlationId));
     // the ledger's newest entry first: the second command is the newer
     expect([positionOf(second), positionOf(first)]).toEqual([0, 1]);
+  });
+
+  it('a script issued while an earlier call waits unanswered does not go out on the new primary after the failover', async () => {
+    const sub = await createActiveSubscription(balance.subscriptions);
+    await replicatedWrites(client, 1, 2000)(); // the subscription is on the replica
+    await replicaPromoted();
+    const second = meta(sub);
+    const inSlice = oneConnection(client);
+    const slice = inSlice(async () => {
+      proxy.blackhole = true; // the primary stops answering: a call is in flight, unanswered
+      const unanswered = client.get(`anything-${randomUUID()}`).catch(() => undefined);
+      await sleep(50);
+      // the connection is still the slice's: the script is not refused here. An auto-pipeline would keep it
+      // behind the unanswered call and send it once that one ends: after the failover, to the new primary
+      const applied = addOne(sub, second).then(
+        () => 'applied',
+        () => 'refused',
+      );
+      await sleep(50);
+      proxy.blackhole = false;
+      await failover();
+      await unanswered;
+      return applied;
+    }).catch(() => 'slice failed');
+    await slice;
+    await reconnected(client);
+    const ledger = await client.lrange(subscriberKeys(config.redis.keyPrefix, sub.gpsi).ledger, 0, -1);
+    // the new primary has not applied it: the slice comes again, its commands in order
+    expect(ledger.filter((entry) => entry.includes(second.correlationId))).toEqual([]);
   });
 
   it('a slice whose connection closed fails even when it finished: its WAIT went to a connection without its writes', async () => {

@@ -6,8 +6,8 @@ export type RedisClient = Redis | Cluster;
  * One Redis client for the process, a single node or a Cluster (REDIS_CLUSTER=true, REDIS_URL a
  * comma-separated list of node URLs). Commands wait in the offline queue while Redis is away and fail
  * after a bounded number of retries, so a command is retried by Kafka rather than answered wrongly.
- * Auto-pipelining sends the commands issued in one turn of the event loop (the many commands of a batch
- * in flight) in one write instead of one syscall each, on both sides (docs/benchmarks.md).
+ * Auto-pipelining sends the commands issued in one turn of the event loop in one write instead of one
+ * syscall each; the worker's client (`fenced`) writes its scripts at once instead.
  * `commandTimeoutMs` bounds every command: a Redis that stops answering (a frozen process, a black-holed
  * connection) keeps the TCP connection open, so without it a command waits forever and the batch with it.
  * A command that timed out may still run later; every mutating script records its outcome, so its retry
@@ -21,20 +21,27 @@ export interface RedisClientOptions {
   commandTimeoutMs?: number;
   connectTimeoutMs?: number;
   /**
-   * Whether commands in flight when a connection closed are sent again once it is back (ioredis's default).
-   * The worker says false: after a failover "back" is a new primary, and a script sent again there could run
-   * after one the old primary applied and lost (one-connection.ts); it fails retriably instead.
+   * The worker's client (one-connection.ts): a script goes out on the connection the slice checked, or not at
+   * all. After a failover the client's next connection is to a new primary, and a script run there could
+   * follow one the old primary applied and lost. So commands in flight when a connection closed are not
+   * sent again once it is back (ioredis's default resends them), and scripts are not auto-pipelined: an
+   * auto-pipeline issued while the one before it waits unanswered goes out when that one ends — after a
+   * failover, on the new connection. Written at once, a script that finds the client not ready is refused.
    */
-  resendAfterReconnect?: boolean;
+  fenced?: boolean;
 }
+
+/** Commands left out of auto-pipelining on a fenced client: the Redis functions (runScript), written at once. */
+const WRITTEN_AT_ONCE = ['fcall'];
 
 export function createRedisClient(options: RedisClientOptions): RedisClient {
   const nodeOptions = {
     maxRetriesPerRequest: options.maxRetriesPerRequest ?? 3,
     commandTimeout: options.commandTimeoutMs,
-    autoResendUnfulfilledCommands: options.resendAfterReconnect ?? true,
+    autoResendUnfulfilledCommands: !options.fenced,
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeout: options.connectTimeoutMs }),
   };
+  const unpipelined = options.fenced ? { autoPipeliningIgnoredCommands: WRITTEN_AT_ONCE } : {};
   const client = options.cluster
     ? new Cluster(
         options.urls.map((url) => {
@@ -43,10 +50,11 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
         }),
         {
           enableAutoPipelining: true,
+          ...unpipelined,
           redisOptions: nodeOptions,
         },
       )
-    : new Redis(options.urls[0], { ...nodeOptions, enableAutoPipelining: true });
+    : new Redis(options.urls[0], { ...nodeOptions, enableAutoPipelining: true, ...unpipelined });
   return client;
 }
 

@@ -36,8 +36,8 @@ const lost = () => new RetriableError('Redis connection lost during the slice: i
  * one of them is gone, every script the work calls is refused (`assertSameConnection`, in `runScript`), and the
  * work fails retriably at its end even if it finished: what it wrote on the lost connection may be gone with a
  * failed-over primary, and a WAIT on the new one counts none of it. Its records come again, in order. The
- * client must not resend commands after a reconnect (`resendAfterReconnect: false`, client.ts): one sent
- * before the close would run on the new primary.
+ * client must be `fenced` (client.ts): a command resent after a reconnect, or an auto-pipeline sent after
+ * the call before it ended, would run on the new primary.
  */
 export function oneConnection(client: RedisClient): <T>(work: () => Promise<T>) => Promise<T> {
   return async (work) => {
