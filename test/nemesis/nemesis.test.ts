@@ -23,7 +23,7 @@ import { checkHistory, formatViolation, violationCounts } from './support/checke
 import type { History } from './support/history';
 import { Nemesis, replicaSynced, WorkerPool, type RedisPair } from './support/nemesis';
 import { Partners, type Target } from './support/partners';
-import { commandRecords, recordFinalState, recordPortStates, waitCommitted, waitStable, type StartingBalance } from './support/final-state';
+import { commandRecords, locateMissingReplies, recordFinalState, recordPortStates, waitCommitted, waitStable, type StartingBalance } from './support/final-state';
 import { PortWorkload } from './support/ports';
 import { describeSchedule, FAULT_KINDS, scheduleFor } from './support/schedule';
 
@@ -195,7 +195,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     // the workers reach each broker through its relayed listener's proxy: the brokers advertise the proxies' ports
     kafkaProxies = await Promise.all(cluster.nodes.map(({ relayed }) => TcpProxy.start({ host: '127.0.0.1', port: relayed!.port }, relayed!.advertisedPort)));
     const relayedBrokers = cluster.nodes.map(({ relayed }) => `127.0.0.1:${relayed!.advertisedPort}`).join(',');
-    pool = new WorkerPool({ ...workerEnv(config), KAFKA_BROKERS: relayedBrokers, REDIS_URL: proxiedRedis, REDIS_REPLICAS_TO_ACK: '1' });
+    pool = new WorkerPool({ ...workerEnv(config), KAFKA_BROKERS: relayedBrokers, REDIS_URL: proxiedRedis, REDIS_REPLICAS_TO_ACK: '1' }, history);
     // the NP side and the port partner join their groups while the workers start
     const portsReady = PortWorkload.start(config, proxiedRedis, history);
     portsReady.catch(() => undefined); // awaited below; marked handled meanwhile
@@ -259,7 +259,11 @@ describe('nemesis: faults from a seed under real partners, the history checked',
         `anomalies ${JSON.stringify(violationCounts(violations))}; ${((Date.now() - began) / 1000).toFixed(1)} s; history ${historyFile}`,
       ].join(' '),
     );
-    for (const v of violations.slice(0, 10)) console.log(formatViolation(v));
+    // the first three of each kind: one kind in hundreds must not hide the others
+    const kinds = [...new Set(violations.map((v) => v.kind))];
+    for (const kind of kinds) for (const v of violations.filter((x) => x.kind === kind).slice(0, 3)) console.log(formatViolation(v));
+    const missingReplies = violations.filter((v) => v.kind === 'reply-missing').map((v) => v.subject);
+    if (missingReplies.length > 0) console.log(`nemesis: seed ${seed}: the replies missing, read again: ${JSON.stringify(await locateMissingReplies(config, missingReplies))}`);
     expect(counts('applied')).toBeGreaterThan(0);
     expect(endedIn('COMPLETED')).toBeGreaterThan(0);
     expect(violationCounts(violations)).toEqual({});

@@ -38,9 +38,10 @@ export const endOffsets = (brokers: string[], topic: string): Promise<Map<number
  * Every record of the topic up to its end offsets at the time of the call, read by a fresh group — or only
  * those of `range`: the test's kafkajs has no bound on inflating a compressed batch and overflows its stack
  * on a batch of ~125,000 records, so a test that put such batches on the topic reads around them (the group
- * starts at `from`, and a partition is paused once it reaches `to`).
+ * starts at `from`, and a partition is paused once it reaches `to`). `readUncommitted`: the records of aborted and
+ * open transactions too.
  */
-export async function drainTopic(brokers: string[], topic: string, timeoutMs = 60_000, range?: OffsetRange): Promise<TopicRecord[]> {
+export async function drainTopic(brokers: string[], topic: string, timeoutMs = 60_000, range?: OffsetRange, readUncommitted = false): Promise<TopicRecord[]> {
   const kafka = kafkaClient(brokers);
   const admin = kafka.admin();
   await admin.connect();
@@ -54,7 +55,7 @@ export async function drainTopic(brokers: string[], topic: string, timeoutMs = 6
   }
   const records: TopicRecord[] = [];
   if (remaining.size === 0) return records;
-  const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500, maxBytesPerPartition: range ? 64 * 1024 : 4 * 1024 * 1024, ...TEST_SESSION });
+  const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500, maxBytesPerPartition: range ? 64 * 1024 : 4 * 1024 * 1024, readUncommitted, ...TEST_SESSION });
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: [topic], fromBeginning: true });

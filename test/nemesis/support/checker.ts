@@ -18,6 +18,8 @@ export type ViolationKind =
   | 'webhook-missing' // an event record never accepted by the partner's webhook endpoint
   | 'webhook-out-of-order' // a number's events first reaching the endpoint in another order than their records'
   | 'shutdown-overdue' // a worker told to stop (SIGTERM) still running after the grace
+  | 'start-failed' // a worker that exited before it had started (the nemesis starts it again)
+  | 'fault-failed' // a fault the nemesis could not undo: the rest of the run is not what it says
   | 'port-unanswered' // a CreatePortIn Kafka acknowledged, never answered
   | 'port-unfinished' // a port whose CreatePortIn was answered Success, not in a final status at the end
   | 'port-activated-twice'; // a port activated more than once: in its ledger, or under more than one SubscriptionActivated or COMPLETED event id
@@ -267,7 +269,17 @@ export function checkHistory(history: History): Violation[] {
     ...webhookViolations(history),
     ...portViolations(history),
     ...ofKind(history, 'stop-overdue').map((e) => ({ kind: 'shutdown-overdue' as const, subject: e.worker, detail: `not stopped ${e.graceMs / 1000} s after SIGTERM`, slice: [e] })),
+    ...ofKind(history, 'start-failed').map((e) => ({ kind: 'start-failed' as const, subject: e.worker, detail: e.reason, slice: [e, ...faultsAround(history, e.at)] })),
+    ...ofKind(history, 'fault')
+      .filter((e) => e.phase === 'failed')
+      .map((e) => ({ kind: 'fault-failed' as const, subject: e.fault, detail: e.error ?? 'failed', slice: [e] })),
   ];
+}
+
+/** The faults under way at `at` (begun, not ended): what a failure then happened under. */
+function faultsAround(history: History, at: number): HistoryEvent[] {
+  const faults = ofKind(history, 'fault');
+  return faults.filter((f) => f.phase === 'begin' && f.at <= at && !faults.some((g) => g.fault === f.fault && g.phase !== 'begin' && g.at >= f.at && g.at < at));
 }
 
 /** A violation as lines: what and about what, then its slice of the history, one event a line. */

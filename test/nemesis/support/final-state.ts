@@ -170,3 +170,22 @@ export async function recordPortStates(workload: PortWorkload, history: History)
     });
   }
 }
+
+/**
+ * Where the replies the checker misses are, read again by kafkajs (another client than the history's reader):
+ * among its read_committed records (the history's reader missed them), among the records of aborted or open
+ * transactions only (the service wrote them in transactions that did not commit), or nowhere.
+ */
+export async function locateMissingReplies(config: ServiceConfig, missing: string[]): Promise<{ missing: number; committed: number; uncommittedOnly: number; nowhere: number }> {
+  const topic = faultPartnerTopics(config).balanceReplies;
+  const ids = async (readUncommitted: boolean) =>
+    new Set((await drainTopic(config.kafka.brokers, topic, 60_000, undefined, readUncommitted)).map((record) => headerString(record, HEADER.correlationId)));
+  const [committed, all] = [await ids(false), await ids(true)];
+  const found = (set: Set<string | undefined>) => missing.filter((id) => set.has(id)).length;
+  return {
+    missing: missing.length,
+    committed: found(committed),
+    uncommittedOnly: missing.filter((id) => all.has(id) && !committed.has(id)).length,
+    nowhere: missing.filter((id) => !all.has(id)).length,
+  };
+}

@@ -48,8 +48,10 @@ export type HistoryEvent =
   | { kind: 'port-state'; gpsi: string; status: string; activationsApplied: number; statusEvents: { ceId: string; status: string }[]; activationEvents: string[] }
   /** The NP side at the end: responses the simulator produced, the relay's deliveries, and whether the worker group consumed them all. */
   | { kind: 'np-side'; received: number; delivered: number; duplicated: number; reordered: number; drained: boolean }
-  /** A fault of the schedule, when it began and ended. */
-  | { kind: 'fault'; at: number; fault: string; phase: 'begin' | 'end' };
+  /** A worker that exited, or did not say it had started, within its start time: started again (WorkerPool). */
+  | { kind: 'start-failed'; at: number; worker: string; reason: string }
+  /** A fault of the schedule, when it began and ended — or failed: the nemesis could not undo it. */
+  | { kind: 'fault'; at: number; fault: string; phase: 'begin' | 'end' | 'failed'; error?: string };
 
 export type History = HistoryEvent[];
 

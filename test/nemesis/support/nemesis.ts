@@ -32,22 +32,42 @@ export async function replicaSynced(replica: LocalRedis): Promise<void> {
   }
 }
 
+/** A worker that exits before it has started is started again this much later, as an orchestrator would, for at most START_ATTEMPTS starts. */
+const RESTART_BACKOFF_MS = 2_000;
+const START_ATTEMPTS = 5;
+
 /** The run's workers, each slot restarted with the same environment. */
 export class WorkerPool {
   readonly slots: WorkerProcess[] = [];
   /** Every worker process the run started (for their handled counts). */
   readonly all: WorkerProcess[] = [];
 
-  constructor(private readonly env: Record<string, string>) {}
+  constructor(
+    private readonly env: Record<string, string>,
+    private readonly history: History,
+  ) {}
 
   async start(count: number): Promise<void> {
     await Promise.all(Array.from({ length: count }, (_, slot) => this.restart(slot)));
   }
 
+  /** Starts the slot's worker; one that fails to start is recorded (an anomaly: start-failed) and started again. */
   async restart(slot: number): Promise<void> {
-    const worker = await WorkerProcess.start(this.env, `nemesis-worker-${slot}`);
-    this.slots[slot] = worker;
-    this.all.push(worker);
+    for (let attempt = 1; ; attempt++) {
+      const at = Date.now();
+      try {
+        const worker = await WorkerProcess.start(this.env, `nemesis-worker-${slot}`);
+        this.slots[slot] = worker;
+        this.all.push(worker);
+        return;
+      } catch (error) {
+        const lines = String((error as Error).message).split('\n');
+        const reason = lines.find((line) => line.includes('failed to start')) ?? lines[0];
+        this.history.push({ kind: 'start-failed', at, worker: `slot ${slot}, attempt ${attempt}`, reason: reason.slice(0, 300) });
+        if (attempt >= START_ATTEMPTS) throw error;
+        await sleep(RESTART_BACKOFF_MS * attempt);
+      }
+    }
   }
 
   async stop(): Promise<void> {
@@ -108,10 +128,14 @@ export class Nemesis {
       }
       this.history.push({ kind: 'fault', at: Date.now(), fault: name, phase: 'begin' });
       this.pending.add(kindOf);
-      const recovered = this.strike(fault).then(() => {
-        this.history.push({ kind: 'fault', at: Date.now(), fault: name, phase: 'end' });
-        this.pending.delete(kindOf);
-      });
+      const recovered = this.strike(fault).then(
+        () => {
+          this.history.push({ kind: 'fault', at: Date.now(), fault: name, phase: 'end' });
+          this.pending.delete(kindOf);
+        },
+        // a fault the nemesis could not undo (a worker it could not start again): the run is not what it says
+        (error: unknown) => void this.history.push({ kind: 'fault', at: Date.now(), fault: name, phase: 'failed', error: String((error as Error)?.message ?? error).slice(0, 300) }),
+      );
       this.recovering.add(recovered);
       this.played[fault.kind] = (this.played[fault.kind] ?? 0) + 1;
       await Promise.race([recovered, sleep(fault.durationMs)]);

@@ -15,8 +15,11 @@ import { FINAL_PORT_STATUSES } from './checker';
 import type { History } from './history';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** A CreatePortIn's reply may wait out a paused or killed worker's session and a broker's failover. */
-const REPLY_TIMEOUT_MS = 90_000;
+/**
+ * A CreatePortIn's reply may wait out several faults in a row (seed 51: a Redis stop, a rolling restart, a
+ * partition, another stop and a failover delayed one by 82 s): a reply that has not come in 3 minutes never will.
+ */
+const REPLY_TIMEOUT_MS = 180_000;
 
 export interface SentPort extends ShapedPort {
   /** The CreatePortIn's correlation id (a send again after a failure keeps it). */

@@ -133,6 +133,23 @@ describe('history checker', () => {
     expect(violation).toMatchObject({ kind: 'shutdown-overdue', subject: '0 (pid 42)', detail: 'not stopped 30 s after SIGTERM' });
   });
 
+  it('a worker that failed to start, with the faults it started under; a fault not undone', () => {
+    const history: HistoryEvent[] = [
+      ...clean(),
+      { kind: 'fault', at: 10, fault: 'broker-kill #0', phase: 'begin' },
+      { kind: 'fault', at: 11, fault: 'rolling-restart #0', phase: 'begin' },
+      { kind: 'fault', at: 12, fault: 'kafka-delay #1', phase: 'begin' },
+      { kind: 'fault', at: 13, fault: 'kafka-delay #1', phase: 'end' },
+      { kind: 'start-failed', at: 14, worker: 'slot 1, attempt 1', reason: 'worker failed to start: Listing topics failed' },
+      { kind: 'fault', at: 20, fault: 'rolling-restart #0', phase: 'failed', error: 'no "worker started"' },
+    ];
+    const violations = checkHistory(history);
+    expect(violations.map((v) => v.kind)).toEqual(['start-failed', 'fault-failed']);
+    expect(violations[0]).toMatchObject({ subject: 'slot 1, attempt 1', detail: 'worker failed to start: Listing topics failed' });
+    expect(violations[0].slice.map((e) => (e.kind === 'fault' ? e.fault : e.kind))).toEqual(['start-failed', 'broker-kill #0', 'rolling-restart #0']);
+    expect(violations[1]).toMatchObject({ subject: 'rolling-restart #0', detail: 'no "worker started"' });
+  });
+
   it('a Success without its event', () => {
     expect(kinds(clean().filter((e) => !(e.kind === 'event' && e.id === 'a')))).toEqual({ 'event-missing': 1 });
   });
