@@ -4,7 +4,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export class TcpProxy {
-  /** Each chunk, either way, waits this long (constant: chunks keep their order). */
+  /** Each chunk, either way, waits this long (and never overtakes one before it). */
   delayMs = 0;
   /** Chunks are dropped, either way, while set. */
   blackhole = false;
@@ -39,10 +39,24 @@ export class TcpProxy {
       });
       socket.on('error', () => undefined); // the close that follows ends both sides
     }
-    const forward = (to: Socket) => (chunk: Buffer) => {
-      if (this.blackhole) return;
-      if (this.delayMs === 0) to.write(chunk);
-      else setTimeout(() => to.destroyed || to.write(chunk), this.delayMs);
+    // Each direction a FIFO: a chunk leaves once due and never before one ahead of it (TCP keeps a stream's
+    // order), also when the delay changes: a chunk after the fault's end waits for the delayed ones.
+    const forward = (to: Socket) => {
+      const waiting: { chunk: Buffer; due: number }[] = [];
+      let timer: NodeJS.Timeout | undefined;
+      const pump = () => {
+        timer = undefined;
+        while (waiting.length > 0 && waiting[0].due <= Date.now()) {
+          const { chunk } = waiting.shift()!;
+          if (!to.destroyed) to.write(chunk);
+        }
+        if (waiting.length > 0) timer = setTimeout(pump, waiting[0].due - Date.now());
+      };
+      return (chunk: Buffer) => {
+        if (this.blackhole) return;
+        waiting.push({ chunk, due: Date.now() + this.delayMs });
+        if (timer === undefined) pump();
+      };
     };
     client.on('data', forward(upstream));
     upstream.on('data', forward(client));
