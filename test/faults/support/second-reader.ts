@@ -12,8 +12,12 @@ export interface CommittedRecord {
   value: Buffer | undefined;
 }
 
-/** After the topics' records came, this long without another ends the read (a trailing commit marker is never handed out). */
-const QUIET_MS = 2_000;
+/**
+ * After the topics' records came, this long without another ends the read (a trailing commit marker is never
+ * handed out). 2 s ended a read early on a loaded machine after a broker's restart: the nemesis counted 4
+ * replies missing that kafkajs, reading the topic again, found committed.
+ */
+const QUIET_MS = 6_000;
 
 /** Every committed record of `topics` up to their last stable offsets at the time of the call, by topic. */
 export async function readCommitted(brokers: string[], topics: string[], timeoutMs = 60_000): Promise<Map<string, CommittedRecord[]>> {
