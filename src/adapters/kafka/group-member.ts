@@ -69,8 +69,14 @@ export class GroupMember {
   private closing = false;
   private stoppedForGood = false;
   private readonly positions = new Map<string, Position>();
-  /** The generation the positions were resolved in. */
-  private positionsGeneration?: number;
+  /**
+   * The membership of the last join: what a batch handed out now belongs to. Not the client's generationId,
+   * which takes the next generation from the JoinGroup answer while the stream still hands out what it fetched
+   * under the last assignment until SyncGroup completes the join: offsets committed for that generation are
+   * accepted, and the partition, read again from the committed offset after the join, answered twice
+   * (test/integration/rebalance-window.test.ts).
+   */
+  private joinedAs?: { memberId: string; generationId: number };
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private readonly unwatchFenced: () => void;
   private caughtUpTimer?: NodeJS.Timeout;
@@ -119,8 +125,8 @@ export class GroupMember {
       // A new generation reads every partition again from the group's committed offsets (partition-stream.ts,
       // joinKind): what this member resolved before is no longer what it may commit. Committed now, with the
       // new generation, it could move a partition's offset back behind what another member committed meanwhile.
-      if (payload.generationId !== this.positionsGeneration) this.positions.clear();
-      this.positionsGeneration = payload.generationId;
+      if (payload.generationId !== this.joinedAs?.generationId) this.positions.clear();
+      this.joinedAs = { memberId: payload.memberId, generationId: payload.generationId ?? this.consumer.generationId };
     });
   }
 
@@ -241,9 +247,9 @@ export class GroupMember {
     const position = this.positionOf(topic, partition);
     if (leaderEpoch >= 0) position.leaderEpoch = leaderEpoch;
     const batch: RecordBatch = { topic, partition, messages: records };
-    const generationId = this.consumer.generationId;
+    const joinedAs = this.joinedAs ?? { memberId: this.consumer.memberId ?? '', generationId: this.consumer.generationId };
     // a batch of an older generation resolves nothing: the partition is read again from the committed offsets
-    const current = () => this.consumer.generationId === generationId && this.positions.get(`${topic}|${partition}`) === position;
+    const current = () => this.joinedAs?.generationId === joinedAs.generationId && this.positions.get(`${topic}|${partition}`) === position;
     const context: BatchContext = {
       batch,
       resolveOffset: (offset) => {
@@ -257,7 +263,7 @@ export class GroupMember {
       release: () => partitionBatch.release(),
       uncommittedOffsets: () => this.uncommittedOffsets(),
       commitOffsetsIfNecessary: (offsets) => this.commitOffsets(offsets ?? this.uncommittedOffsets()),
-      generation: { groupId: this.consumer.groupId, memberId: this.consumer.memberId ?? '', generationId: this.consumer.generationId },
+      generation: { groupId: this.consumer.groupId, ...joinedAs },
       resolveCommitted: (offset) => {
         if (!current()) return;
         context.resolveOffset(offset);
