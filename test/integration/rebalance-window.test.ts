@@ -135,6 +135,8 @@ describe('a batch handed out between JoinGroup and the join', () => {
       onSent: () => undefined,
       log: connection.log,
     });
+    // as the service wires it (command-transport.ts): every offset in an output transaction
+    member.commitInTransactions((offsets) => door!.send({ messages: [], offsets, replaceRefused: () => [] }));
     let joinedGeneration = -1;
     consumer.on('consumer:group:join', ({ generationId }: { generationId: number }) => (joinedGeneration = generationId));
 

@@ -64,6 +64,7 @@ export async function connectCommandTransport(
         }),
       )
     : undefined;
+  if (transactions) consumer.commitInTransactions((offsets) => transactions.send({ messages: [], offsets, replaceRefused: () => [] }));
   return {
     consumer,
     partitionCount,

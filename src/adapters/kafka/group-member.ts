@@ -1,6 +1,6 @@
 import type { Consumer, ConsumerGroupJoinPayload } from '@platformatic/kafka';
 import type { Logger } from '../../contract/log';
-import type { BatchContext, RecordBatch, TopicPartitionOffsets } from '../../contract/transport';
+import type { BatchContext, OutputUnit, RecordBatch, TopicPartitionOffsets } from '../../contract/transport';
 import type { KafkaConnection } from './connection';
 import { ConsumerStateTracker } from './consumer-state';
 import { watchInstanceFenced } from './fenced-instance';
@@ -80,6 +80,8 @@ export class GroupMember {
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private readonly unwatchFenced: () => void;
   private caughtUpTimer?: NodeJS.Timeout;
+  /** Exactly once: every offset goes out in an output transaction, none in a plain OffsetCommit (commitInTransactions). */
+  private commitInTransaction?: (offsets: NonNullable<OutputUnit['offsets']>) => Promise<void>;
 
   constructor(
     connection: KafkaConnection,
@@ -110,10 +112,12 @@ export class GroupMember {
       // the set changed while this stream started
       onStarted: () => void (sameTopics(this.stream.topics, this.topics) ? undefined : this.stream.consumeAgain()),
       onFailed: (error) => this.failed(error),
-      beforeConsumingAgain: () =>
-        this.commitOffsets(this.uncommittedOffsets()).catch((commitError: unknown) =>
+      beforeConsumingAgain: async () => {
+        if (this.commitInTransaction) return; // every offset was committed with its outputs
+        await this.commitOffsets(this.uncommittedOffsets()).catch((commitError: unknown) =>
           this.log.warn({ err: (commitError as Error).message }, 'offset commit before consuming again failed; those records come again'),
-        ),
+        );
+      },
       onFatal: (error) => this.fail(error),
     });
     // a second worker took this one's static id: this one stops (not rejoins, which would fence that one)
@@ -141,6 +145,17 @@ export class GroupMember {
     await this.stream.consumeAgain();
   }
 
+  /**
+   * Exactly once: offsets are committed only in output transactions, with the generation of the last join
+   * (also those of positions read past transaction markers). A plain OffsetCommit carries the client's
+   * generation when it is sent, and the client sends it again under the next generation after a rebalance
+   * refused it: a position taken before a transaction committed further then moves the partition's offset
+   * back, and the records after it are answered twice (rebalance-window.test.ts).
+   */
+  commitInTransactions(send: (offsets: NonNullable<OutputUnit['offsets']>) => Promise<void>): void {
+    this.commitInTransaction = send;
+  }
+
   onFatal(listener: (error: Error) => void): void {
     this.fatalListeners.push(listener);
   }
@@ -155,6 +170,27 @@ export class GroupMember {
   private async commitCaughtUp(): Promise<void> {
     const caughtUp = this.stream.caughtUp();
     if (caughtUp.length === 0) return;
+    const send = this.commitInTransaction;
+    if (send) {
+      const joinedAs = this.joinedAs;
+      if (!joinedAs) return;
+      await Promise.all(
+        caughtUp.map(async ({ topic, partition, offset }) => {
+          const position = this.positionOf(topic, partition);
+          const before = String(offset - 1n); // the unit names the last record it answers: the commit is the offset after it
+          try {
+            await send({ generation: { groupId: this.consumer.groupId, ...joinedAs }, topic, partition, first: before, offset: before });
+          } catch (error) {
+            this.log.warn({ err: (error as Error).message, topic, partition }, 'commit past transaction markers failed; the next commit covers it');
+            return;
+          }
+          if (this.joinedAs !== joinedAs || this.positions.get(`${topic}|${partition}`) !== position) return;
+          if (position.resolved === undefined || offset > position.resolved) position.resolved = offset;
+          if (position.committed === undefined || offset > position.committed) position.committed = offset;
+        }),
+      );
+      return;
+    }
     const byTopic = new Map<string, { partition: number; offset: string }[]>();
     for (const { topic, partition, offset } of caughtUp) {
       const position = this.positionOf(topic, partition);
