@@ -463,12 +463,18 @@ export class TransactionalOutput implements TransactionalOutputs {
     }
   }
 
-  /** Adds the units' offsets to the transaction: per partition, the last record answered, in its generation. */
+  /**
+   * Adds the units' offsets to the transaction: per partition and generation, the last record answered. A
+   * partition's units of two generations (a batch handed out before a rebalance the member came through with
+   * the partition, and one after) each name theirs: the older is refused and the transaction with it, and each
+   * unit is then tried alone. Only the newest one's named, the older one's outputs would commit with it, and the
+   * records, read again, be answered twice (rebalance-window.test.ts).
+   */
   private async commitOffsets(transaction: Transaction, units: OutputUnit[]): Promise<void> {
     const last = new Map<string, NonNullable<OutputUnit['offsets']>>();
     for (const { offsets } of units) {
       if (!offsets) continue;
-      const key = `${offsets.topic}|${offsets.partition}`;
+      const key = `${offsets.topic}|${offsets.partition}|${offsets.generation.memberId}|${offsets.generation.generationId}`;
       const known = last.get(key);
       if (!known || BigInt(offsets.offset) > BigInt(known.offset)) last.set(key, offsets);
     }
