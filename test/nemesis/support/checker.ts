@@ -22,7 +22,8 @@ export type ViolationKind =
   | 'fault-failed' // a fault the nemesis could not undo: the rest of the run is not what it says
   | 'port-unanswered' // a CreatePortIn Kafka acknowledged, never answered
   | 'port-unfinished' // a port whose CreatePortIn was answered Success, not in a final status at the end
-  | 'port-activated-twice'; // a port activated more than once: in its ledger, or under more than one SubscriptionActivated or COMPLETED event id
+  | 'port-activated-twice' // a port activated more than once: in its ledger, or under more than one SubscriptionActivated or COMPLETED event id
+  | 'transfer-unsettled'; // a transfer's debit not followed by exactly one credit or one reversal (money taken and given to nobody, or twice)
 
 export interface Violation {
   kind: ViolationKind;
@@ -90,7 +91,7 @@ function commandViolations(id: string, events: HistoryEvent[], behind: Behind): 
 
 /** Every sub-balance at its start plus the changes its ledger holds. */
 function balanceViolations(history: History): Violation[] {
-  const applied = ofKind(history, 'applied');
+  const applied = [...ofKind(history, 'applied'), ...ofKind(history, 'credited'), ...ofKind(history, 'reversed')];
   return ofKind(history, 'balance').flatMap((balance) => {
     const touching = applied.filter((a) => a.gpsi === balance.gpsi && a.changes.some((c) => c.subBalanceInstId === balance.subBalanceInstId));
     const sum = touching.reduce((total, a) => total + a.changes.filter((c) => c.subBalanceInstId === balance.subBalanceInstId).reduce((s, c) => s + c.delta, 0), 0);
@@ -148,6 +149,29 @@ function orderViolations(history: History): Violation[] {
     });
   }
   return violations;
+}
+
+/**
+ * Each transfer all or nothing: its debit (on the number it transfers from) followed by exactly one credit (on
+ * the number it transfers to) or one reversal (the amount given back), and no credit or reversal without a debit.
+ */
+function transferViolations(history: History): Violation[] {
+  const debits = ofKind(history, 'applied').filter((a) => a.operation === 'TransferBalance');
+  const credits = ofKind(history, 'credited');
+  const reversals = ofKind(history, 'reversed');
+  const ids = new Set([...debits, ...credits, ...reversals].map((e) => e.id));
+  return [...ids].flatMap((id) => {
+    const [debited, credited, reversed] = [debits, credits, reversals].map((list) => list.filter((e) => e.id === id).length);
+    if (debited === 1 && credited + reversed === 1) return [];
+    return [
+      {
+        kind: 'transfer-unsettled' as const,
+        subject: id,
+        detail: `debited ${debited}, credited ${credited}, reversed ${reversed}`,
+        slice: history.filter((e) => 'id' in e && e.id === id && (e.kind === 'applied' || e.kind === 'credited' || e.kind === 'reversed' || e.kind === 'reply')),
+      },
+    ];
+  });
 }
 
 /** Each partition an open transaction still held at the end, with the acknowledged sends behind it. */
@@ -264,6 +288,7 @@ export function checkHistory(history: History): Violation[] {
     ...[...byId(history)].flatMap(([id, events]) => commandViolations(id, events, behind)),
     ...heldViolations(history),
     ...balanceViolations(history),
+    ...transferViolations(history),
     ...orderViolations(history),
     ...offsetViolations(history),
     ...webhookViolations(history),

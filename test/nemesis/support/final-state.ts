@@ -12,7 +12,8 @@ import { drainTopic, headerString, kafkaClient } from '../../faults/support/topi
 import type { History, HistoryEvent } from './history';
 import type { PortWorkload } from './ports';
 
-const BALANCES_UPDATED = 'wholesale.balance.v1.BalancesUpdated';
+/** The events a command of the run publishes: an UpdateBalances', a transfer's (completed or reversed). */
+const COMMAND_EVENTS = new Set(['wholesale.balance.v1.BalancesUpdated', 'wholesale.balance.v1.BalanceTransferred', 'wholesale.balance.v1.TransferReversed']);
 /** Ledger entries read per number: below BALANCE_LEDGER_RETENTION (1,000), which drops the oldest beyond it. */
 const LEDGER_READ = 900;
 
@@ -112,6 +113,8 @@ export async function recordFinalState(
 ): Promise<void> {
   const { brokers } = config.kafka;
   const ours = new Set(history.flatMap((e) => (e.kind === 'send' ? [e.id] : [])));
+  /** The number each command was sent for: a transfer's entries on another number are its credit. */
+  const numberOf = new Map(history.flatMap((e) => (e.kind === 'send' ? [[e.id, e.gpsi] as const] : [])));
   history.push(...commands);
   const replyTopic = faultPartnerTopics(config).balanceReplies;
   const read = await readCommitted(brokers, [replyTopic, config.topics.balanceEvents]);
@@ -121,22 +124,25 @@ export async function recordFinalState(
   });
   (read.get(config.topics.balanceEvents) ?? []).forEach((event, offset) => {
     const id = event.headers.get('ce_correlationid');
-    if (id && ours.has(id) && event.headers.get('ce_type') === BALANCES_UPDATED) history.push({ kind: 'event', id, ceId: event.headers.get('ce_id') ?? '', offset });
+    if (id && ours.has(id) && COMMAND_EVENTS.has(event.headers.get('ce_type') ?? '')) history.push({ kind: 'event', id, ceId: event.headers.get('ce_id') ?? '', offset });
   });
   for (const gpsi of new Set(starts.map((s) => s.gpsi))) {
     const entries = (await balances.history(gpsi, [FAULT_CUSTOMER], LEDGER_READ)).reverse(); // newest first in the store
     // a ledger read to its limit may miss older entries: reported as such, not as commands lost
     if (entries.length >= LEDGER_READ) throw new Error(`the ledger of ${gpsi} holds ${LEDGER_READ} entries or more: run with more subscriptions (or fewer seconds)`);
-    const byOperation = new Map<string, { id: string; changes: { subBalanceInstId: string; delta: number }[] }>();
+    const byOperation = new Map<string, { id: string; operation: string; changes: { subBalanceInstId: string; delta: number }[] }>();
     for (const entry of entries) {
       // one stored entry (one operation) per command: its changes share the entry's time and id
       const key = `${entry.at}|${entry.correlationId}|${entry.operation}`;
-      const operation = byOperation.get(key) ?? { id: entry.correlationId, changes: [] };
+      const operation = byOperation.get(key) ?? { id: entry.correlationId, operation: entry.operation, changes: [] };
       operation.changes.push({ subBalanceInstId: entry.subBalanceInstId, delta: (entry.after?.remaining ?? 0) - (entry.before?.remaining ?? 0) });
       byOperation.set(key, operation);
     }
-    [...byOperation.values()].forEach((operation, position) => {
-      if (ours.has(operation.id)) history.push({ kind: 'applied', id: operation.id, gpsi, position, changes: operation.changes });
+    [...byOperation.values()].forEach(({ id, operation, changes }, position) => {
+      if (!ours.has(id)) return;
+      if (operation === 'TransferReversal') history.push({ kind: 'reversed', id, gpsi, changes });
+      else if (numberOf.get(id) !== gpsi) history.push({ kind: 'credited', id, gpsi, changes });
+      else history.push({ kind: 'applied', id, gpsi, position, operation, changes });
     });
     const { balances: now } = await balances.queryBalances(gpsi, [FAULT_CUSTOMER]);
     for (const start of starts.filter((s) => s.gpsi === gpsi)) {

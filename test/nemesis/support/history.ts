@@ -23,8 +23,12 @@ export type HistoryEvent =
   | { kind: 'reply'; id: string; status: string; channel: 'kafka' | 'http'; offset?: number }
   /** A billing event record for the command, read read_committed. */
   | { kind: 'event'; id: string; ceId: string; offset: number }
-  /** One ledger entry of a number (its position in the number's ledger, oldest first) and its changes. */
-  | { kind: 'applied'; id: string; gpsi: string; position: number; changes: { subBalanceInstId: string; delta: number }[] }
+  /** One ledger entry of the command's own number (its position in the number's ledger, oldest first), its operation and changes; a transfer's debit is one. */
+  | { kind: 'applied'; id: string; gpsi: string; position: number; operation?: string; changes: { subBalanceInstId: string; delta: number }[] }
+  /** A transfer's credit: the ledger entry the command made on the number it transfers to. */
+  | { kind: 'credited'; id: string; gpsi: string; changes: { subBalanceInstId: string; delta: number }[] }
+  /** A transfer's reversal: the amount given back on the number it was taken from (the target refused it). */
+  | { kind: 'reversed'; id: string; gpsi: string; changes: { subBalanceInstId: string; delta: number }[] }
   /** A sub-balance at the start and at the end of the run (milli-units). */
   | { kind: 'balance'; gpsi: string; subBalanceInstId: string; start: number; remaining: number }
   /** A command topic partition's committed offset of the worker group and its end offset (a transaction marker's, maybe), at the end. */

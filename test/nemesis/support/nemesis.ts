@@ -34,6 +34,8 @@ export async function replicaSynced(replica: LocalRedis): Promise<void> {
 
 /** A worker that exits before it has started is started again this much later, as an orchestrator would, for at most START_ATTEMPTS starts. */
 const RESTART_BACKOFF_MS = 2_000;
+/** How long the heal waits for the faults still recovering (a worker's restart with its retries, a replica's sync: about a minute at most). */
+const HEAL_WAIT_MS = 120_000;
 const START_ATTEMPTS = 5;
 
 /** The run's workers, each slot restarted with the same environment. */
@@ -83,7 +85,8 @@ export class Nemesis {
    * A process coming back (a broker's or a worker's start takes seconds, tens on a loaded machine) is waited
    * for in the background: the next fault of another class strikes meanwhile.
    */
-  private readonly recovering = new Set<Promise<void>>();
+  /** Each fault's recovery under way, by the fault's name. */
+  private readonly recovering = new Map<Promise<void>, string>();
   private readonly pending = new Set<string>();
   /** Faults left out because a process of their class was still coming back, by kind. */
   readonly skipped: Partial<Record<FaultKind, number>> = {};
@@ -136,7 +139,8 @@ export class Nemesis {
         // a fault the nemesis could not undo (a worker it could not start again): the run is not what it says
         (error: unknown) => void this.history.push({ kind: 'fault', at: Date.now(), fault: name, phase: 'failed', error: String((error as Error)?.message ?? error).slice(0, 300) }),
       );
-      this.recovering.add(recovered);
+      this.recovering.set(recovered, name);
+      void recovered.then(() => this.recovering.delete(recovered));
       this.played[fault.kind] = (this.played[fault.kind] ?? 0) + 1;
       await Promise.race([recovered, sleep(fault.durationMs)]);
     }
@@ -257,7 +261,11 @@ export class Nemesis {
 
   /** Everything running again (after a failed test too): frozen processes resumed, dead brokers and Redis started. */
   async heal(): Promise<void> {
-    await Promise.allSettled(this.recovering.values());
+    // a fault that does not recover must not hang the run: it is recorded as failed (fault-failed) and the rest healed
+    await Promise.race([Promise.allSettled(this.recovering.keys()), sleep(HEAL_WAIT_MS)]);
+    for (const name of this.recovering.values())
+      this.history.push({ kind: 'fault', at: Date.now(), fault: name, phase: 'failed', error: `not recovered ${HEAL_WAIT_MS / 1000} s after the schedule` });
+    this.recovering.clear();
     for (const pid of this.frozen) process.kill(pid, 'SIGCONT');
     this.frozen = [];
     for (const node of this.cluster.nodes) if (!node.running) await node.start();

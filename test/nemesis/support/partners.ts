@@ -2,7 +2,9 @@
 // told — a Kafka partner on an idempotent producer (gzip and LZ4), one on a transactional producer (Snappy
 // and none) aborting one transaction in four, and an HTTP partner through the gateway that sends a command
 // again under the same X-Correlation-Id while it gets no answer. Every command is an UpdateBalances "Add 1"
-// to a sub-balance of the run's subscriptions.
+// to a sub-balance of the run's subscriptions, but one batch in three of the idempotent partner's: five
+// TransferBalance of 1 from a number to another (the same sub-balance type and unit), the fifth to a
+// sub-balance the other number does not have (refused there: the debit reversed).
 import { randomUUID } from 'node:crypto';
 import LZ4Codec from '@2l/kafkajs-lz4';
 import { CompressionCodecs, CompressionTypes, type Message, type Producer, type ProducerConfig, type RecordMetadata } from 'kafkajs';
@@ -18,6 +20,7 @@ import type { Channel, History } from './history';
 const SnappyCodec = require('kafkajs-snappy') as () => unknown;
 
 const UPDATE_BALANCES = 'wholesale.balance.v1.UpdateBalances';
+const TRANSFER_BALANCE = 'wholesale.balance.v1.TransferBalance';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A sub-balance the partners add to. */
@@ -56,6 +59,8 @@ export class Partners {
   /** Producers closed and opened again after a failed transaction. */
   renewed = 0;
   retries = 0;
+  /** TransferBalance commands among the idempotent partner's. */
+  transfers = 0;
   private next = 0;
 
   constructor(private readonly options: PartnerOptions) {
@@ -83,17 +88,30 @@ export class Partners {
    * sends — kafkajs acknowledged a send to several brokers of which the records on one partition never
    * reached the topic (a broker had just resumed; the nemesis found them lost).
    */
-  private async messages(count: number): Promise<Batch> {
+  private async messages(count: number, transfer = false): Promise<Batch> {
     const { gpsi } = this.target();
-    const ofNumber = this.options.targets.filter((t) => t.gpsi === gpsi);
+    const { targets, codec, config } = this.options;
+    const ofNumber = targets.filter((t) => t.gpsi === gpsi);
     return Promise.all(
       Array.from({ length: count }, async (_, i) => {
         const target = ofNumber[i % ofNumber.length];
         const id = randomUUID();
-        const value = await this.options.codec.encode(this.options.config.topics.balanceCommands, UPDATE_BALANCES, addOne(target));
+        const to = transfer ? this.transferTarget(target) : undefined;
+        // one in five to a sub-balance the target does not have: refused there, so the debit is reversed
+        const toSubBalanceInstId = i === count - 1 ? `${to?.gpsi}-404` : to?.subBalanceInstId;
+        const [operation, body] = to ? [TRANSFER_BALANCE, { gpsi, subBalanceInstId: target.subBalanceInstId, toGpsi: to.gpsi, toSubBalanceInstId, amount: 1 }] : [UPDATE_BALANCES, addOne(target)];
+        if (to) this.transfers++;
+        const value = await codec.encode(config.topics.balanceCommands, operation, body);
         return { id, gpsi: target.gpsi, message: { key: target.gpsi, value, headers: await partnerHeaders(id) } };
       }),
     );
+  }
+
+  /** A sub-balance of another number of the same type and unit, round-robin over the targets (none: an Add instead). */
+  private transferTarget(from: Target): Target | undefined {
+    const { targets } = this.options;
+    const start = this.next++ % targets.length;
+    return [...targets.slice(start), ...targets.slice(0, start)].find((t) => t.gpsi !== from.gpsi && t.subBalanceType === from.subBalanceType && t.unitType === from.unitType);
   }
 
   /** Each command of the batch sent, with where Kafka wrote it when it said (one partition per batch: consecutive offsets). */
@@ -117,6 +135,7 @@ export class Partners {
     channel: 'idempotent' | 'transactional',
     options: ProducerConfig,
     sendBatch: (producer: Producer, batch: Batch, round: number) => Promise<'sent' | 'renew'>,
+    transfersEvery = 0,
   ): Promise<void> {
     const open = async (): Promise<Producer> => {
       for (;;) {
@@ -139,7 +158,7 @@ export class Partners {
     let producer = await open();
     try {
       for (let round = 0; !this.stopping; round++) {
-        const batch = await this.messages(5);
+        const batch = await this.messages(5, transfersEvery > 0 && round % transfersEvery === transfersEvery - 1);
         if ((await sendBatch(producer, batch, round)) === 'renew') {
           this.renewed++;
           await producer.disconnect().catch(() => undefined);
@@ -156,19 +175,24 @@ export class Partners {
   /** Idempotent, acks all, gzip and LZ4; a send that fails is sent again as it was (the same ids), as a partner would. */
   private idempotentPartner(): Promise<void> {
     const topic = this.options.config.topics.balanceCommands;
-    return this.kafkaPartner('idempotent', {}, async (producer, batch, round) => {
-      const compression = round % 2 === 0 ? CompressionTypes.GZIP : CompressionTypes.LZ4;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          this.record('idempotent', batch, 'committed', await producer.send({ topic, acks: -1, compression, messages: batch.map((b) => b.message) }));
-          return 'sent';
-        } catch {
-          this.record('idempotent', batch, 'unknown');
-          if (this.stopping && attempt > 20) return 'sent';
-          await sleep(500);
+    return this.kafkaPartner(
+      'idempotent',
+      {},
+      async (producer, batch, round) => {
+        const compression = round % 2 === 0 ? CompressionTypes.GZIP : CompressionTypes.LZ4;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            this.record('idempotent', batch, 'committed', await producer.send({ topic, acks: -1, compression, messages: batch.map((b) => b.message) }));
+            return 'sent';
+          } catch {
+            this.record('idempotent', batch, 'unknown');
+            if (this.stopping && attempt > 20) return 'sent';
+            await sleep(500);
+          }
         }
-      }
-    });
+      },
+      3,
+    );
   }
 
   /**

@@ -268,6 +268,42 @@ describe('history checker', () => {
     });
   });
 
+  describe('transfers', () => {
+    const TO = '4670000002';
+    const TO_SB = 'sb-2';
+    /** The clean history and a transfer of 1 000 from sb-1 to another number's sb-2, its debit applied (not yet settled). */
+    const transfer = (): History => [
+      ...clean().filter((e) => e.kind !== 'balance' && e.kind !== 'offset'),
+      ...command('t', 3, 3).map((e) => (e.kind === 'applied' ? { ...e, operation: 'TransferBalance', changes: [{ subBalanceInstId: SB, delta: -1000 }] } : e)),
+      { kind: 'offset', topic: TOPIC, partition: 0, committed: 4, end: 4 },
+    ];
+    const balances = (from: number, to: number): HistoryEvent[] => [
+      { kind: 'balance', gpsi: GPSI, subBalanceInstId: SB, start: 5000, remaining: from },
+      { kind: 'balance', gpsi: TO, subBalanceInstId: TO_SB, start: 0, remaining: to },
+    ];
+    const credit: HistoryEvent = { kind: 'credited', id: 't', gpsi: TO, changes: [{ subBalanceInstId: TO_SB, delta: 1000 }] };
+    const reversal: HistoryEvent = { kind: 'reversed', id: 't', gpsi: GPSI, changes: [{ subBalanceInstId: SB, delta: 1000 }] };
+
+    it('credited once, or reversed once: nothing wrong, both balances at their ledgers', () => {
+      expect(checkHistory([...transfer(), credit, ...balances(7000, 1000)])).toEqual([]);
+      expect(checkHistory([...transfer(), reversal, ...balances(8000, 0)])).toEqual([]);
+    });
+
+    it('debited and given to nobody: neither credited nor reversed', () => {
+      expect(checkHistory([...transfer(), ...balances(7000, 0)]).map((v) => [v.kind, v.detail])).toEqual([['transfer-unsettled', 'debited 1, credited 0, reversed 0']]);
+    });
+
+    it('credited twice, or credited and reversed: the money counted twice', () => {
+      const twice = { ...credit, changes: [{ subBalanceInstId: TO_SB, delta: 1000 }] };
+      expect(kinds([...transfer(), credit, twice, ...balances(7000, 2000)])).toEqual({ 'transfer-unsettled': 1 });
+      expect(kinds([...transfer(), credit, reversal, ...balances(8000, 1000)])).toEqual({ 'transfer-unsettled': 1 });
+    });
+
+    it('a credit the ledgers hold and the balance does not: balance-off on the number credited', () => {
+      expect(kinds([...transfer(), credit, ...balances(7000, 0)])).toEqual({ 'balance-off': 1 });
+    });
+  });
+
   it('prints a violation with its slice, one event a line', () => {
     const [violation] = checkHistory([...clean(), { kind: 'event', id: 'c', ceId: 'ce-c', offset: 9 }]);
     expect(formatViolation(violation).split('\n')).toEqual([
