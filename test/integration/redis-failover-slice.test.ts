@@ -89,6 +89,25 @@ describe('a slice on one Redis connection (oneConnection) through a failover', (
   const addOne = (sub: TestSubscription, command: CommandMeta) =>
     balance.balances.updateBalances(command, checkUpdateActions([{ subBalanceInstId: `${sub.gpsi}-4`, subBalanceType: 'On-Net Data', action: 'Add', quantity: 1, unitType: 'MB' }]));
 
+  it('a slice begun while the client reconnects waits for the connection and runs; one begun while Redis is unreachable fails after a second, not at once', async () => {
+    const slice = oneConnection(client);
+    proxy.cut();
+    await sleep(20); // the client saw the close: it reconnects
+    // before, it began on the closed connection and failed at once, however soon the client was back
+    expect(await slice(() => client.ping())).toBe('PONG');
+
+    const target = proxy.target;
+    proxy.target = { host: '127.0.0.1', port: 1 }; // nothing listens: every connection refused
+    proxy.cut();
+    await sleep(20);
+    const began = performance.now();
+    await expect(slice(() => client.ping())).rejects.toThrow(RetriableError);
+    // before, a slice failed within a millisecond: a worker went round failing slices, 60,000 a minute
+    expect(performance.now() - began).toBeGreaterThanOrEqual(900);
+    proxy.target = target;
+    await reconnected(client);
+  });
+
   it('a command in flight when the connection closes is refused once the client is back, not left pending', async () => {
     const inFlight = client.blpop(`nothing-${randomUUID()}`, 5).then(
       () => 'answered',
