@@ -3,6 +3,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Cluster, type Redis } from 'ioredis';
 import { RetriableError } from '../../contract/errors';
+import { sleep } from '../../shared/retry';
 import type { RedisClient } from './client';
 
 /** The nodes that take the client's writes (every primary of a Cluster), each with its socket as it is now. */
@@ -43,7 +44,7 @@ const READY_POLL_MS = 25;
 async function connectionsReady(client: RedisClient): Promise<void> {
   for (let waited = 0; !same(client, connectionsOf(client)); waited += READY_POLL_MS) {
     if (waited >= READY_WAIT_MS) throw new RetriableError(`Redis not connected for ${READY_WAIT_MS} ms: the slice comes again`);
-    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+    await sleep(READY_POLL_MS);
   }
 }
 

@@ -34,9 +34,9 @@ export async function replicaSynced(replica: LocalRedis): Promise<void> {
 
 /** A worker that exits before it has started is started again this much later, as an orchestrator would, for at most START_ATTEMPTS starts. */
 const RESTART_BACKOFF_MS = 2_000;
+const START_ATTEMPTS = 5;
 /** How long the heal waits for the faults still recovering (a worker's restart with its retries, a replica's sync: about a minute at most). */
 const HEAL_WAIT_MS = 120_000;
-const START_ATTEMPTS = 5;
 
 /** The run's workers, each slot restarted with the same environment. */
 export class WorkerPool {
@@ -83,9 +83,9 @@ export class Nemesis {
   private frozen: number[] = [];
   /**
    * A process coming back (a broker's or a worker's start takes seconds, tens on a loaded machine) is waited
-   * for in the background: the next fault of another class strikes meanwhile.
+   * for in the background: the next fault of another class strikes meanwhile. Each recovery under way, by
+   * the fault's name.
    */
-  /** Each fault's recovery under way, by the fault's name. */
   private readonly recovering = new Map<Promise<void>, string>();
   private readonly pending = new Set<string>();
   /** Faults left out because a process of their class was still coming back, by kind. */

@@ -97,9 +97,11 @@ export class Partners {
         const target = ofNumber[i % ofNumber.length];
         const id = randomUUID();
         const to = transfer ? this.transferTarget(target) : undefined;
-        // one in five to a sub-balance the target does not have: refused there, so the debit is reversed
-        const toSubBalanceInstId = i === count - 1 ? `${to?.gpsi}-404` : to?.subBalanceInstId;
-        const [operation, body] = to ? [TRANSFER_BALANCE, { gpsi, subBalanceInstId: target.subBalanceInstId, toGpsi: to.gpsi, toSubBalanceInstId, amount: 1 }] : [UPDATE_BALANCES, addOne(target)];
+        // the batch's last transfer goes to a sub-balance the other number does not have: refused there, the debit reversed
+        const toSubBalanceInstId = (t: Target) => (i === count - 1 ? `${t.gpsi}-404` : t.subBalanceInstId);
+        const [operation, body] = to
+          ? [TRANSFER_BALANCE, { gpsi, subBalanceInstId: target.subBalanceInstId, toGpsi: to.gpsi, toSubBalanceInstId: toSubBalanceInstId(to), amount: 1 }]
+          : [UPDATE_BALANCES, addOne(target)];
         if (to) this.transfers++;
         const value = await codec.encode(config.topics.balanceCommands, operation, body);
         return { id, gpsi: target.gpsi, message: { key: target.gpsi, value, headers: await partnerHeaders(id) } };
