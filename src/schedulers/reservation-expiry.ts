@@ -7,12 +7,14 @@ import { pollLoop, type PollLoop } from './poll-loop';
 
 /**
  * Releases reservations nobody committed or released when their time to live ends, once across worker
- * instances. Subscriptions wait in a due-set (score = real time of their first reservation's end); each tick
+ * instances. Subscriptions wait in a due-set (score = their first reservation's end); each tick
  * claims the due ones with a lease (another instance leaves them alone meanwhile), runs the expiry script —
  * which releases only what is still held and has ended, so a second run finds nothing — publishes the
  * ReservationExpired events from the subscription's outbox and puts the subscription back at its next end.
  * A crash anywhere leaves the entry due again when its lease ends, and the outbox keeps the unpublished
  * events, re-sent under the same id.
+ * Time is the store's (Redis's TIME), the clock each reservation's end was stamped with: a worker whose own
+ * clock is ahead would otherwise release reservations before their end, and one behind, after it.
  */
 export interface ReservationExpirySettings {
   pollIntervalMs: number;
@@ -25,7 +27,6 @@ export interface ReservationExpiryDeps {
   publish(messages: OutgoingMessage[]): Promise<void>;
   log: Logger;
   settings: ReservationExpirySettings;
-  realNow?: () => number;
 }
 
 export interface ReservationExpiry extends PollLoop {
@@ -49,7 +50,6 @@ export function expiryEvent(expiry: ExpiredReservation): OutgoingMessage {
 
 export function createReservationExpiry(deps: ReservationExpiryDeps): ReservationExpiry {
   const { store, settings, log } = deps;
-  const realNow = deps.realNow ?? Date.now;
 
   async function flushOutbox(gpsi: string): Promise<void> {
     for (const { token, expiry } of await store.pending(gpsi)) {
@@ -67,7 +67,7 @@ export function createReservationExpiry(deps: ReservationExpiryDeps): Reservatio
   }
 
   async function tick(): Promise<number> {
-    const now = realNow();
+    const now = await store.now();
     const claimedUntil = now + settings.leaseMs;
     const claimed = await store.claimDue(now, claimedUntil, settings.batchSize);
     const results = await Promise.all(

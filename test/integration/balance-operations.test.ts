@@ -5,10 +5,13 @@ import { readLuaSources } from '../../scripts/generate-redis-scripts';
 import type { BalanceComponents } from '../../src/app/balance';
 import { createRedisReservationExpiryStore } from '../../src/adapters/redis/reservation-store';
 import { subscriberKeys, transferDueKey } from '../../src/adapters/redis/keys';
+import type { CommandContext } from '../../src/contract/handlers';
 import { createRedisTransferSweepStore } from '../../src/adapters/redis/transfer-store';
 import { HEADER } from '../../src/contract/headers';
 import type { OutgoingMessage } from '../../src/contract/messages';
 import type { CommandMeta } from '../../src/handlers/balance/ports';
+import { createReserveBalance } from '../../src/handlers/balance-operations/reservation-handlers';
+import type { ReservationStore } from '../../src/handlers/balance-operations/ports';
 import { deterministicId } from '../../src/domain/balance/billing-events';
 import { applyQuantity } from '../../src/domain/balance/arithmetic';
 import { availableOf, commitAmounts, releaseAmounts, reserveAmounts, type Held } from '../../src/domain/balance-operations/reservation-rules';
@@ -25,8 +28,9 @@ import { useService } from '../support/service-fixture';
 
 /**
  * The balance operations of issue 49. Reservations: the rules' two copies against each other on a real
- * Redis, the invariant over random histories through the real scripts, and the three commands and the
- * expiry end to end over Kafka. Top-up once per reference and adjustment with a reason code over Kafka.
+ * Redis, the invariant over random histories through the real scripts, the three commands and the expiry
+ * end to end over Kafka, and the expiry measured on Redis's clock whatever the workers' clocks read. Top-up
+ * once per reference and adjustment with a reason code over Kafka.
  */
 const ERROR_REPLY = 'wholesale.common.v1.ErrorReply';
 /** The transfer sweep age the service runs with here: long enough that a redelivery in the interruption test usually comes first. */
@@ -129,9 +133,7 @@ return cjson.encode(out)`;
           if (s.kind === 'reserve') {
             const reservationId = randomUUID();
             const expected = reserveAmounts(model, s.amount);
-            const result = await balance.reservations
-              .reserve(meta('ReserveBalance'), { reservationId, subBalanceInstId: id, amount: s.amount, expiresAtMs: Date.now() + 600_000 })
-              .catch((e: Error) => e);
+            const result = await balance.reservations.reserve(meta('ReserveBalance'), { reservationId, subBalanceInstId: id, amount: s.amount, ttlMs: 600_000 }).catch((e: Error) => e);
             if ('reason' in expected) expect((result as Error).message).toContain(expected.reason);
             else {
               expect(result).not.toBeInstanceOf(Error);
@@ -274,6 +276,94 @@ return cjson.encode(out)`;
     } finally {
       await other.stop();
     }
+  });
+
+  /** How far off the workers' clocks are in the two clock tests below: far more than a reservation's time to live there. */
+  const SKEW_MS = 120_000;
+  /** Redis's clock (epoch ms), the one reservation expiry is measured on. */
+  const redisNow = async () => {
+    const [seconds, micros] = await fx.service.redis.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  };
+  /** Balance stores under a key prefix of their own: the service's scheduler never sees their reservations, so a test's ticks are the only ones. */
+  const isolatedBalance = () => {
+    const keyPrefix = `${fx.config.redis.keyPrefix}clock-${randomUUID().slice(0, 8)}:`;
+    return { keyPrefix, balance: balanceComponentsOf(fx.service, { ...fx.config, redis: { ...fx.config.redis, keyPrefix } }) };
+  };
+  /** ReserveBalance as the pipeline hands it to the handler on a worker whose clock reads `now`. */
+  const reserveOnWorker = async (reservations: ReservationStore, sub: TestSubscription, now: Date, r: { reservationId: string; amount: number; ttlSeconds: number }) => {
+    const command = { gpsi: sub.gpsi, subBalanceInstId: dataOf(sub), ...r };
+    const correlationId = randomUUID();
+    const customer = sub.wholesaleCustomerId;
+    const context: CommandContext = {
+      correlationId,
+      commandId: commandIdOf(customer, 'ReserveBalance', correlationId),
+      operation: 'ReserveBalance',
+      wholesaleCustomerId: customer,
+      canSee: (owner) => owner === customer,
+      visibleCustomerIds: [customer],
+      now,
+      log: pino({ level: 'silent' }),
+      fingerprint: fingerprintOf(command),
+    };
+    return (await createReserveBalance({ reservations })(command, context)).reply as { expiresAt: string };
+  };
+
+  it("stamps a reservation's end on Redis's clock: reserved for 30 s by a worker 120 s behind or ahead, it ends 30 s from now", async () => {
+    const { keyPrefix, balance: own } = isolatedBalance();
+    const sub = await createActiveSubscription(own.subscriptions);
+    for (const [reservationId, skewMs] of [
+      ['behind', -SKEW_MS],
+      ['ahead', SKEW_MS],
+    ] as const) {
+      const before = await redisNow();
+      const reply = await reserveOnWorker(own.reservations, sub, new Date(Date.now() + skewMs), { reservationId, amount: 10, ttlSeconds: 30 });
+      const after = await redisNow();
+      const endsAt = Date.parse(reply.expiresAt);
+      expect(endsAt - before).toBeGreaterThanOrEqual(30_000);
+      expect(endsAt - after).toBeLessThanOrEqual(30_000);
+      // Stored in the format older workers read (format|seq|amount|expiresAt), during a rolling restart too.
+      expect(await fx.service.redis.hget(subscriberKeys(keyPrefix, sub.gpsi).reservations, reservationId)).toBe(`1|4|10000|${endsAt}`);
+    }
+  });
+
+  it("expires reservations on Redis's clock: schedulers on workers 120 s ahead and behind release one at its end, not before, once", async () => {
+    const { keyPrefix, balance: own } = isolatedBalance();
+    const sub = await createActiveSubscription(own.subscriptions);
+    const id = dataOf(sub);
+    await reserveOnWorker(own.reservations, sub, new Date(), { reservationId: 'long', amount: 10, ttlSeconds: 30 });
+    const short = await reserveOnWorker(own.reservations, sub, new Date(), { reservationId: 'short', amount: 20, ttlSeconds: 1 });
+    const published: OutgoingMessage[] = [];
+    const schedulerOn = (skewMs: number) =>
+      createReservationExpiry({
+        // The worker's own clock, which the scheduler once read (`realNow`): a scheduler that reads it again fails here.
+        ...{ realNow: () => Date.now() + skewMs },
+        store: createRedisReservationExpiryStore(fx.service.redis, { keyPrefix }),
+        publish: async (messages) => void published.push(...messages),
+        log: pino({ level: 'silent' }),
+        settings: { pollIntervalMs: 50, batchSize: 100, leaseMs: 30_000 },
+      });
+    const ahead = schedulerOn(SKEW_MS);
+    const behind = schedulerOn(-SKEW_MS);
+    const tickBoth = async () => (await Promise.all([ahead.tick(), behind.tick()])).reduce((a, b) => a + b, 0);
+
+    // Both have time left on Redis's clock: the worker ahead releases neither.
+    expect(await ahead.tick()).toBe(0);
+    let released = 0;
+    const deadline = Date.now() + 10_000;
+    while (released === 0 && Date.now() < deadline) {
+      released += await tickBoth();
+      if (released === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    released += await tickBoth();
+    expect(released).toBe(1);
+    const expired = published.map((m) => m.value as { reservationId: string; expiresAt: string; occurredAt: string });
+    expect(expired).toEqual([expect.objectContaining({ reservationId: 'short', subBalanceInstId: id, expiresAt: short.expiresAt })]);
+    // Released at its end on Redis's clock (the event's time is the tick's Redis time), not before.
+    expect(Date.parse(expired[0].occurredAt)).toBeGreaterThanOrEqual(Date.parse(short.expiresAt));
+    // The 30 s one is still held.
+    const [row] = (await own.balances.queryBalances(sub.gpsi, [sub.wholesaleCustomerId])).balances.filter((b) => b.subBalanceInstId === id);
+    expect(row.reserved).toBe(10_000);
   });
 
   it('tops up once per reference: the same reference replays, another amount or number under it is CONFLICT', async () => {
@@ -521,7 +611,7 @@ return cjson.encode(out)`;
         at: new Date().toISOString(),
       };
     };
-    await balance.reservations.reserve(meta('ReserveBalance'), { reservationId: 'r-1', subBalanceInstId: id, amount: 1_000_000, expiresAtMs: Date.now() + 600_000 });
+    await balance.reservations.reserve(meta('ReserveBalance'), { reservationId: 'r-1', subBalanceInstId: id, amount: 1_000_000, ttlMs: 600_000 });
     const visible = [sub.wholesaleCustomerId];
     const current = await balance.balances.queryBalances(sub.gpsi, visible);
     expect(current.balances.find((b) => b.subBalanceInstId === id)).toMatchObject({ remaining: 5_120_000, reserved: 1_000_000 });

@@ -51,7 +51,7 @@ export function createRedisReservationStore(redis: Redis | Cluster, settings: Re
 
   return {
     async reserve(meta, r) {
-      const outcome = await run('reservationReserve', meta, { reservationId: r.reservationId, subBalanceInstId: r.subBalanceInstId, amount: String(r.amount), expiresAt: String(r.expiresAtMs) });
+      const outcome = await run('reservationReserve', meta, { reservationId: r.reservationId, subBalanceInstId: r.subBalanceInstId, amount: String(r.amount), ttlMs: String(r.ttlMs) });
       // The due-set is a global key: a separate call (LT: never later); a redelivery does it again.
       await redis.zadd(dueKey, 'LT', Date.parse(outcome.reservation.expiresAt), meta.gpsi);
       return outcome;
@@ -66,6 +66,12 @@ export function createRedisReservationExpiryStore(redis: Redis | Cluster, settin
   const keysOf = (gpsi: string) => subscriberKeys(settings.keyPrefix, gpsi);
   const dueKey = reservationDueKey(settings.keyPrefix);
   return {
+    // Redis's TIME, which the reserve script stamps expiresAt with (on a Cluster, whichever node answers:
+    // servers kept in step by NTP, unlike workers' clocks, which the expiry must not depend on).
+    async now() {
+      const [seconds, micros] = await redis.time();
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    },
     claimDue: (nowMs, leaseUntilMs, limit) => runScript<string[]>(redis, 'renewalsClaim', [dueKey], [nowMs, leaseUntilMs, limit]),
     async expire(gpsi, nowMs) {
       const keys = keysOf(gpsi);

@@ -2,47 +2,47 @@
 
 /** Every atomic Redis step: the function that runs it and how many of its arguments are keys. */
 export const REDIS_SCRIPTS = {
-  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_1c3f361bae82' },
-  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_1c3f361bae82' },
-  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_1c3f361bae82' },
-  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_1c3f361bae82' },
-  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_1c3f361bae82' },
-  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_1c3f361bae82' },
-  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_1c3f361bae82' },
-  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_1c3f361bae82' },
-  portOrderUpdate: { numberOfKeys: 1, functionName: 'portOrderUpdate_1c3f361bae82' },
-  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_1c3f361bae82' },
-  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_1c3f361bae82' },
-  portinFind: { numberOfKeys: 2, functionName: 'portinFind_1c3f361bae82' },
-  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_1c3f361bae82' },
-  portinRead: { numberOfKeys: 3, functionName: 'portinRead_1c3f361bae82' },
-  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_1c3f361bae82' },
-  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_1c3f361bae82' },
-  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_1c3f361bae82' },
-  portoutRead: { numberOfKeys: 3, functionName: 'portoutRead_1c3f361bae82' },
-  portoutWrite: { numberOfKeys: 3, functionName: 'portoutWrite_1c3f361bae82' },
-  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_1c3f361bae82' },
-  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_1c3f361bae82' },
-  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_1c3f361bae82' },
-  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_1c3f361bae82' },
-  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_1c3f361bae82' },
-  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_1c3f361bae82' },
-  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_1c3f361bae82' },
-  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_1c3f361bae82' },
-  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_1c3f361bae82' },
-  subscriptionCreate: { numberOfKeys: 8, functionName: 'subscriptionCreate_1c3f361bae82' },
-  subscriptionPortOut: { numberOfKeys: 4, functionName: 'subscriptionPortOut_1c3f361bae82' },
-  transferCredit: { numberOfKeys: 4, functionName: 'transferCredit_1c3f361bae82' },
-  transferDebit: { numberOfKeys: 5, functionName: 'transferDebit_1c3f361bae82' },
-  transferSettle: { numberOfKeys: 4, functionName: 'transferSettle_1c3f361bae82' },
+  admissionTake: { numberOfKeys: 1, functionName: 'admissionTake_d334a7711869' },
+  balancesExpire: { numberOfKeys: 4, functionName: 'balancesExpire_d334a7711869' },
+  balancesRenew: { numberOfKeys: 4, functionName: 'balancesRenew_d334a7711869' },
+  balancesSchedule: { numberOfKeys: 2, functionName: 'balancesSchedule_d334a7711869' },
+  balancesUpdate: { numberOfKeys: 4, functionName: 'balancesUpdate_d334a7711869' },
+  bucketsAdd: { numberOfKeys: 4, functionName: 'bucketsAdd_d334a7711869' },
+  bucketsCancel: { numberOfKeys: 4, functionName: 'bucketsCancel_d334a7711869' },
+  ledgerRead: { numberOfKeys: 2, functionName: 'ledgerRead_d334a7711869' },
+  portOrderUpdate: { numberOfKeys: 1, functionName: 'portOrderUpdate_d334a7711869' },
+  portinClaimExpiries: { numberOfKeys: 1, functionName: 'portinClaimExpiries_d334a7711869' },
+  portinClaimTransaction: { numberOfKeys: 1, functionName: 'portinClaimTransaction_d334a7711869' },
+  portinFind: { numberOfKeys: 2, functionName: 'portinFind_d334a7711869' },
+  portinIndexOrder: { numberOfKeys: 1, functionName: 'portinIndexOrder_d334a7711869' },
+  portinRead: { numberOfKeys: 3, functionName: 'portinRead_d334a7711869' },
+  portinReleaseTransaction: { numberOfKeys: 1, functionName: 'portinReleaseTransaction_d334a7711869' },
+  portinSettleTransaction: { numberOfKeys: 1, functionName: 'portinSettleTransaction_d334a7711869' },
+  portinWrite: { numberOfKeys: 3, functionName: 'portinWrite_d334a7711869' },
+  portoutRead: { numberOfKeys: 3, functionName: 'portoutRead_d334a7711869' },
+  portoutWrite: { numberOfKeys: 3, functionName: 'portoutWrite_d334a7711869' },
+  primarySwap: { numberOfKeys: 4, functionName: 'primarySwap_d334a7711869' },
+  renewalsClaim: { numberOfKeys: 1, functionName: 'renewalsClaim_d334a7711869' },
+  reservationCommit: { numberOfKeys: 5, functionName: 'reservationCommit_d334a7711869' },
+  reservationRelease: { numberOfKeys: 5, functionName: 'reservationRelease_d334a7711869' },
+  reservationReserve: { numberOfKeys: 5, functionName: 'reservationReserve_d334a7711869' },
+  reservationsExpire: { numberOfKeys: 4, functionName: 'reservationsExpire_d334a7711869' },
+  reservationsReschedule: { numberOfKeys: 1, functionName: 'reservationsReschedule_d334a7711869' },
+  subscriptionActivate: { numberOfKeys: 4, functionName: 'subscriptionActivate_d334a7711869' },
+  subscriptionCancel: { numberOfKeys: 1, functionName: 'subscriptionCancel_d334a7711869' },
+  subscriptionCreate: { numberOfKeys: 8, functionName: 'subscriptionCreate_d334a7711869' },
+  subscriptionPortOut: { numberOfKeys: 4, functionName: 'subscriptionPortOut_d334a7711869' },
+  transferCredit: { numberOfKeys: 4, functionName: 'transferCredit_d334a7711869' },
+  transferDebit: { numberOfKeys: 5, functionName: 'transferDebit_d334a7711869' },
+  transferSettle: { numberOfKeys: 4, functionName: 'transferSettle_d334a7711869' },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;
 
 /** The Redis function library (FUNCTION LOAD) that registers every step, named by its content. */
 export const REDIS_FUNCTION_LIBRARY = {
-  name: 'wholesale_1c3f361bae82',
-  code: `#!lua name=wholesale_1c3f361bae82
+  name: 'wholesale_d334a7711869',
+  code: `#!lua name=wholesale_d334a7711869
 -- lib/balance.lua
 -- Shared helpers of the subscription and balance scripts (-- @include balance), defined once per function library load,
 -- in five pieces joined in order (1-subscription, 2-balance-rows, 3-rules, 4-ledger, 5-outcome-records).
@@ -575,8 +575,8 @@ end
 -- every script that reads the hash sees it (a Subtract may not take what is held).
 -- A held reservation is a field of the subscription's reservations hash: id -> positional text
 --   format|seq|amount|expiresAt
--- (format 1; amount in milli-units; expiresAt real epoch ms). Only reservationRead and the scripts below
--- write or read it.
+-- (format 1; amount in milli-units; expiresAt epoch ms on Redis's clock). Only reservationRead and the
+-- scripts below write or read it.
 local RESERVATION_FORMAT = '1'
 
 local function reservedOf(seq)
@@ -670,7 +670,7 @@ local function transferRead(key, id)
 end
 
 -- admissionTake-1.lua
-redis.register_function('admissionTake_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('admissionTake_d334a7711869', function(KEYS, ARGV)
 -- AdmissionTake: the commands of one partner that arrived together, admitted in one step — its command
 -- rate and, for the changes among them, its idempotency quota (changes recorded within the window). Both
 -- live in one hash, so the step reads it once and writes it once.
@@ -838,7 +838,7 @@ return { table.concat(admitted), retryMs, recordable, held, countsLeased }
 
 end)
 -- balancesExpire-4.lua
-redis.register_function('balancesExpire_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('balancesExpire_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- Expiry at a validity end, once: removes the dated sub-balances whose validity ended by the cutoff
 -- (Expired, with what they had) and takes purchased credit whose end came off the sub-balances that stay
@@ -872,7 +872,7 @@ return { encoded, 'expired' }
 
 end)
 -- balancesRenew-4.lua
-redis.register_function('balancesRenew_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('balancesRenew_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- Renewal at a bill cycle start, once per subscription and cycle: applies only while the subscription's
 -- nextRenewalAt is the cycle asked for (several schedulers may race; one wins, the others see it moved).
@@ -916,7 +916,7 @@ return { encoded, 'renewed' }
 
 end)
 -- balancesSchedule-2.lua
-redis.register_function{function_name = 'balancesSchedule_1c3f361bae82', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'balancesSchedule_d334a7711869', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- The renewal scheduler's view of a subscription, in one read: status, bill cycle, next renewal, and the
 -- next validity end among its sub-balances (a dated bucket's or purchased credit's; nextExpiryOf in
@@ -938,7 +938,7 @@ return cjson.encode({ status = s[1], billCycleStartDay = s[2], billCycleTimeZone
 
 end}
 -- balancesUpdate-4.lua
-redis.register_function('balancesUpdate_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('balancesUpdate_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- UpdateBalances, all or nothing: every action is checked in order against the sub-balances (as changed by
 -- the earlier actions), every problem is listed, and with any problem (or problems the caller already
@@ -1037,7 +1037,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { thresholds = 
 
 end)
 -- bucketsAdd-4.lua
-redis.register_function('bucketsAdd_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('bucketsAdd_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- AddBuckets: new sub-balances for each add-on bucket (seeds computed from the catalog by the caller).
 -- KEYS: subscription, balances, ledger, done(commandId)   ARGV: context JSON, seeds JSON
@@ -1060,7 +1060,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- bucketsCancel-4.lua
-redis.register_function('bucketsCancel_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('bucketsCancel_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- CancelBuckets: removes every instance of each named add-on. A bucket the subscription does not have is
 -- NOT_FOUND, its primary bucket a CONFLICT; any problem cancels nothing.
@@ -1103,7 +1103,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { bucketRefIds 
 
 end)
 -- ledgerRead-2.lua
-redis.register_function{function_name = 'ledgerRead_1c3f361bae82', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'ledgerRead_d334a7711869', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 hash = emptyHash()
 -- QueryBalanceHistory: the newest \`limit\` ledger entries (operations) of an active (or ported-out) subscription
 -- of the caller. Every entry holds at least one change, so they hold the newest \`limit\` changes the caller wants.
@@ -1121,7 +1121,7 @@ return entries
 
 end}
 -- portOrderUpdate-1.lua
-redis.register_function('portOrderUpdate_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('portOrderUpdate_d334a7711869', function(KEYS, ARGV)
 --[[
   Replaces a port order if its stored version is still the expected one (compare-and-set).
   KEYS[1] the order (string, JSON with its format \`v\` and \`version\`)
@@ -1136,7 +1136,7 @@ return 1
 
 end)
 -- portinClaimExpiries-1.lua
-redis.register_function('portinClaimExpiries_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('portinClaimExpiries_d334a7711869', function(KEYS, ARGV)
 --[[
   Takes the due members of the expiry schedule, leasing each (its score moves to now + lease) so another
   sweeper skips it; a sweeper that dies leaves it to be taken again when the lease ends.
@@ -1149,7 +1149,7 @@ return due
 
 end)
 -- portinClaimTransaction-1.lua
-redis.register_function('portinClaimTransaction_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('portinClaimTransaction_d334a7711869', function(KEYS, ARGV)
 --[[
   Claims a partner transaction (wholesale customer + partnerTransactionId) for a CreatePortIn, before the
   request is written, so the id stays unique per customer.
@@ -1175,7 +1175,7 @@ return {'claimed', t[3]}
 
 end)
 -- portinFind-2.lua
-redis.register_function{function_name = 'portinFind_1c3f361bae82', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinFind_d334a7711869', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   Reads one port-in request of a number by its id, from the current request or the number's history, in
   one step so a request moving to the history meanwhile is not missed.
@@ -1192,7 +1192,7 @@ return {'none'}
 
 end}
 -- portinIndexOrder-1.lua
-redis.register_function('portinIndexOrder_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('portinIndexOrder_d334a7711869', function(KEYS, ARGV)
 --[[
   Indexes an NP portOrderId to its request, once.
   KEYS[1] the port order (string)   ARGV[1] the request reference (JSON)
@@ -1208,7 +1208,7 @@ return 0
 
 end)
 -- portinRead-3.lua
-redis.register_function{function_name = 'portinRead_1c3f361bae82', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
+redis.register_function{function_name = 'portinRead_d334a7711869', flags = { 'no-writes' }, callback = function(KEYS, ARGV)
 --[[
   What a change of a number's port-in request starts from, in one step: the outcome recorded for its cause
   (a replay answers it), the number's current request (the plan's input) and its subscription's status
@@ -1226,7 +1226,7 @@ return {
 
 end}
 -- portinReleaseTransaction-1.lua
-redis.register_function('portinReleaseTransaction_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('portinReleaseTransaction_d334a7711869', function(KEYS, ARGV)
 --[[
   Gives up an unfinished claim of a partner transaction (the CreatePortIn was refused before writing).
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim
@@ -1239,7 +1239,7 @@ return 1
 
 end)
 -- portinSettleTransaction-1.lua
-redis.register_function('portinSettleTransaction_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('portinSettleTransaction_d334a7711869', function(KEYS, ARGV)
 --[[
   Marks a claimed partner transaction finished, keeping the reply a retry with the same payload gets.
   KEYS[1] the transaction (hash)   ARGV[1] commandId of the claim   ARGV[2] reply (JSON)
@@ -1252,7 +1252,7 @@ return 1
 
 end)
 -- portinWrite-3.lua
-redis.register_function('portinWrite_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('portinWrite_d334a7711869', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-in request, atomically, and records the cause's outcome with it.
   KEYS[1] the number's current request (hash)    KEYS[2] the number's history (hash: requestId -> JSON)
@@ -1292,7 +1292,7 @@ return {'written', ARGV[7]}
 
 end)
 -- portoutRead-3.lua
-redis.register_function('portoutRead_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('portoutRead_d334a7711869', function(KEYS, ARGV)
 --[[
   What a port-out change starts from, in one step: the outcome recorded for its cause (a replay answers
   it), the number's current port-out (JSON) and its subscription's status, owner and subscriber.
@@ -1308,7 +1308,7 @@ return {
 
 end)
 -- portoutWrite-3.lua
-redis.register_function('portoutWrite_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('portoutWrite_d334a7711869', function(KEYS, ARGV)
 --[[
   Writes one change of a number's port-out, atomically, and records the cause's outcome with it.
   KEYS[1] the number's port-out (string, JSON)   KEYS[2] its history (hash: portOutId -> JSON)
@@ -1336,7 +1336,7 @@ return {'written', ARGV[5]}
 
 end)
 -- primarySwap-4.lua
-redis.register_function('primarySwap_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('primarySwap_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- SwapPrimaryBucket: the current primary's sub-balances are replaced by the new primary's (full allocation),
 -- and the subscription moves to the plan offering the new primary, so later events bill that plan.
@@ -1372,7 +1372,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes,
 
 end)
 -- renewalsClaim-1.lua
-redis.register_function('renewalsClaim_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('renewalsClaim_d334a7711869', function(KEYS, ARGV)
 -- Claims up to \`limit\` subscriptions due for renewal: each one's score moves to the lease end, so another
 -- scheduler instance does not take it meanwhile; if the claimer dies, it is due again when the lease ends.
 -- KEYS: due set (score = real epoch ms of the next renewal)   ARGV: now ms, lease end ms, limit
@@ -1382,7 +1382,7 @@ return due
 
 end)
 -- reservationCommit-5.lua
-redis.register_function('reservationCommit_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('reservationCommit_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- CommitReservation: ends a held reservation, taking the amount used (at most the amount held) from the
 -- sub-balance as usage (the grant first, then purchased credit: commitAmounts); the rest is released. The
@@ -1426,7 +1426,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, { res = reserva
 
 end)
 -- reservationRelease-5.lua
-redis.register_function('reservationRelease_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('reservationRelease_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- ReleaseReservation: ends a held reservation without use; the amounts stay, only the hold goes.
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
@@ -1445,12 +1445,14 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationF
 
 end)
 -- reservationReserve-5.lua
-redis.register_function('reservationReserve_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('reservationReserve_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
--- ReserveBalance: holds \`amount\` of one sub-balance until \`expiresAt\` (real epoch ms), refused when more
--- than is available (remaining − reserved). Recorded under the command id like every change (replay, CONFLICT).
+-- ReserveBalance: holds \`amount\` of one sub-balance for \`ttlMs\`, refused when more than is available
+-- (remaining − reserved). Recorded under the command id like every change (replay, CONFLICT).
+-- The end is Redis's TIME + ttlMs, not the worker's clock: the expiry scheduler compares it with Redis's
+-- TIME too, so every worker measures it on the same clock and a worker's skew cannot move it.
 -- KEYS: subscription, balances, ledger, done(commandId), reservations
--- ARGV: context JSON, {reservationId, subBalanceInstId, amount, expiresAt} JSON
+-- ARGV: context JSON, {reservationId, subBalanceInstId, amount, ttlMs} JSON
 local answer, ctx, p, facts = commandStart(KEYS, ARGV)
 if answer then return answer end
 local function invalid(code, path, reason) return fieldRefusal(KEYS[4], ctx, code, path, reason) end
@@ -1464,20 +1466,22 @@ local reserved, reason = reserveAmounts(tonumber(b.remaining), reservedOf(b.seq)
 if not reserved then return invalid('BAD_REQUEST', 'amount', reason) end
 setReserved(b.seq, reserved)
 writeBalances(KEYS[2])
-local r = { id = p.reservationId, seq = b.seq, amount = amount, expiresAt = tonumber(p.expiresAt) }
+local time = redis.call('TIME')
+local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local r = { id = p.reservationId, seq = b.seq, amount = amount, expiresAt = nowMs + tonumber(p.ttlMs) }
 reservationWrite(KEYS[5], r)
 return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, {}, { res = reservationFacts(r) }, facts), facts)
 
 end)
 -- reservationsExpire-4.lua
-redis.register_function('reservationsExpire_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('reservationsExpire_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- Releases every reservation of a subscription whose time is up (expiresAt <= now), once: a second run
 -- (another instance, a retry) finds them gone. Each release goes to the subscription's reservation outbox
 -- (published as ReservationExpired, then removed) in the same step. A subscription no longer ACTIVE loses
 -- its reservations without events.
 -- KEYS: subscription, balances, reservations, reservation outbox
--- ARGV: now (real epoch ms), now (ISO 8601)
+-- ARGV: now (epoch ms on Redis's clock, the one expiresAt was stamped with), now (ISO 8601)
 -- Returns { expired count, the next expiry among those left ('' = none) }.
 local now = tonumber(ARGV[1])
 local facts = subscriptionFacts(KEYS[1])
@@ -1505,7 +1509,7 @@ return { #expired, nextAt and fmt(nextAt) or '' }
 
 end)
 -- reservationsReschedule-1.lua
-redis.register_function('reservationsReschedule_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('reservationsReschedule_d334a7711869', function(KEYS, ARGV)
 -- After an expiry pass: puts a claimed subscription back in the reservation due-set at its next expiry, or
 -- takes it out when none is left. A reservation made since the claim lowered the entry (ZADD LT) below the
 -- lease: then the earlier of the two stays.
@@ -1521,7 +1525,7 @@ return 1
 
 end)
 -- subscriptionActivate-4.lua
-redis.register_function('subscriptionActivate_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('subscriptionActivate_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- activate: PENDING -> ACTIVE, instantiating the plan's primary bucket and the add-ons requested at
 -- creation (seeds computed from the catalog by the caller for the plan it read). The outcome is recorded
@@ -1564,7 +1568,7 @@ return finish(KEYS[4], ctx, outcome(ctx.at, changes))
 
 end)
 -- subscriptionCancel-1.lua
-redis.register_function('subscriptionCancel_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('subscriptionCancel_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- cancel: PENDING -> CANCELLED (a cancelled port). The cancellation's time, reason, cause and correlation
 -- id are kept in short fields of the subscription (not the whole outcome, so the hash stays small), and
@@ -1589,7 +1593,7 @@ return { outcome(ctx.at, ctx.reason, ctx.causeId, ctx.correlationId), 0 }
 
 end)
 -- subscriptionCreate-8.lua
-redis.register_function('subscriptionCreate_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('subscriptionCreate_d334a7711869', function(KEYS, ARGV)
 -- createPending: a PENDING subscription for a number that has none (or only a cancelled or ported-out
 -- one), once per command. Returns '1' when created, '0' when the number already has a live subscription.
 -- A ported-out subscription's hash and ledger are kept first under its subscriptionId in the number's
@@ -1632,7 +1636,7 @@ return created
 
 end)
 -- subscriptionPortOut-4.lua
-redis.register_function('subscriptionPortOut_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('subscriptionPortOut_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- Port-out: ACTIVE -> PORTED_OUT, the subscription ends in one atomic step, so a balance change either
 -- ran before it (and shows in what is closed) or is refused after it. Every sub-balance is closed (a
@@ -1660,7 +1664,7 @@ return { encoded, 0 }
 
 end)
 -- transferCredit-4.lua
-redis.register_function('transferCredit_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('transferCredit_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- TransferBalance, step 2 on the target: adds the amount to the sub-balance (as purchased credit, an Add),
 -- or refuses (no ACTIVE subscription of the same owner, no such sub-balance, another type or unit, above
@@ -1699,7 +1703,7 @@ return { 'credited', row }
 
 end)
 -- transferDebit-5.lua
-redis.register_function('transferDebit_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('transferDebit_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- TransferBalance, step 1 on the source: takes the amount from the sub-balance (a Subtract: the grant first,
 -- never below what reservations hold), records the transfer as pending, and the command's outcome, in one step.
@@ -1730,7 +1734,7 @@ return finish(KEYS[4], ctx, commandRecord(KEYS[2], ctx, changes, {}, facts), fac
 
 end)
 -- transferSettle-4.lua
-redis.register_function('transferSettle_1c3f361bae82', function(KEYS, ARGV)
+redis.register_function('transferSettle_d334a7711869', function(KEYS, ARGV)
 hash = emptyHash()
 -- TransferBalance, step 3 on the source: a credited transfer is completed; a refused one is reversed (the
 -- amount given back as it was taken: the purchased part as purchased credit), once: a settled transfer

@@ -18,7 +18,8 @@ export interface ReservationOutcome extends BalanceOutcome {
  * ACTIVE subscription the caller can see) and records its outcome under the command id, refusals too.
  */
 export interface ReservationStore {
-  reserve(meta: CommandMeta, reservation: { reservationId: string; subBalanceInstId: string; amount: Milli; expiresAtMs: number }): Promise<ReservationOutcome>;
+  /** Held for `ttlMs` from when the store runs it, on the store's clock (Redis's, one for every worker), not the handler's. */
+  reserve(meta: CommandMeta, reservation: { reservationId: string; subBalanceInstId: string; amount: Milli; ttlMs: number }): Promise<ReservationOutcome>;
   /** `thresholds`: usage levels by bucket, reported as UpdateBalances does for the usage committed. */
   commit(meta: CommandMeta, commit: { reservationId: string; used: Milli }, thresholds: ThresholdLevels): Promise<ReservationOutcome>;
   release(meta: CommandMeta, reservationId: string): Promise<ReservationOutcome>;
@@ -34,6 +35,11 @@ export interface ExpiredReservation {
 
 /** What the reservation expiry scheduler (src/schedulers/reservation-expiry.ts) needs from storage. */
 export interface ReservationExpiryStore {
+  /**
+   * The store's clock (epoch ms): the one `reserve` stamps each end with. The scheduler claims, expires and
+   * leases by it, never by the worker's own clock, so a worker's skew cannot end a reservation early or late.
+   */
+  now(): Promise<number>;
   /** Due subscriptions, each claimed until `leaseUntilMs`. */
   claimDue(nowMs: number, leaseUntilMs: number, limit: number): Promise<string[]>;
   /** Releases what has ended by `nowMs`, once; the next end among those left. */

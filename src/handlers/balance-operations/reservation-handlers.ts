@@ -31,7 +31,8 @@ export const createReserveBalance =
       reservationId: r.reservationId,
       subBalanceInstId: r.subBalanceInstId,
       amount: r.amount,
-      expiresAtMs: context.now.getTime() + r.ttlSeconds * 1000,
+      // The store starts the time to live on Redis's clock: `context.now` is this worker's, maybe skewed.
+      ttlMs: r.ttlSeconds * 1000,
     });
     return { reply: reply(outcome), messages: [reservationEvent('BalanceReserved', outcome, outcome.reservation, context.commandId)], replayed: outcome.replayed };
   };

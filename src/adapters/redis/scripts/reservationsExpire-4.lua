@@ -3,7 +3,7 @@
 -- (published as ReservationExpired, then removed) in the same step. A subscription no longer ACTIVE loses
 -- its reservations without events.
 -- KEYS: subscription, balances, reservations, reservation outbox
--- ARGV: now (real epoch ms), now (ISO 8601)
+-- ARGV: now (epoch ms on Redis's clock, the one expiresAt was stamped with), now (ISO 8601)
 -- Returns { expired count, the next expiry among those left ('' = none) }.
 -- @include balance
 local now = tonumber(ARGV[1])

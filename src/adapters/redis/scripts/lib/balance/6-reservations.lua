@@ -4,8 +4,8 @@
 -- every script that reads the hash sees it (a Subtract may not take what is held).
 -- A held reservation is a field of the subscription's reservations hash: id -> positional text
 --   format|seq|amount|expiresAt
--- (format 1; amount in milli-units; expiresAt real epoch ms). Only reservationRead and the scripts below
--- write or read it.
+-- (format 1; amount in milli-units; expiresAt epoch ms on Redis's clock). Only reservationRead and the
+-- scripts below write or read it.
 local RESERVATION_FORMAT = '1'
 
 local function reservedOf(seq)
