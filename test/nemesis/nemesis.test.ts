@@ -21,9 +21,10 @@ import { faultConfig, FAULT_CUSTOMER, FAULT_PARTNER, workerEnv } from '../faults
 import { createTopicsOnCluster } from '../faults/support/topics';
 import { checkHistory, formatViolation, violationCounts } from './support/checker';
 import type { History } from './support/history';
-import { Nemesis, replicaSynced, WorkerPool, type RedisPair } from './support/nemesis';
+import { assertFaketime, Nemesis, replicaSynced, WorkerPool, type RedisPair } from './support/nemesis';
 import { Partners, type Target } from './support/partners';
-import { commandRecords, locateMissingReplies, recordFinalState, recordPortStates, waitCommitted, waitStable, type StartingBalance } from './support/final-state';
+import { ChargingPartner, describeReservations } from './support/charging';
+import { commandRecords, locateMissingReplies, recordFinalState, recordPortStates, reservationsEnded, waitCommitted, waitStable, type StartingBalance } from './support/final-state';
 import { PortWorkload } from './support/ports';
 import { describeSchedule, FAULT_KINDS, scheduleFor } from './support/schedule';
 
@@ -34,7 +35,8 @@ import { describeSchedule, FAULT_KINDS, scheduleFor } from './support/schedule';
 // (default 30); NEMESIS_LEAVE_OUT names fault kinds not to draw (comma-separated). NEMESIS_DELIVERY=
 // at-least-once runs the workers without output transactions: the planted defect the checker must catch (copies).
 // Beside the balance partners, a port partner sends a CreatePortIn every NEMESIS_PORT_INTERVAL_MS (2000) and the
-// NP side's responses reach the service duplicated and reordered (support/ports.ts).
+// NP side's responses reach the service duplicated and reordered (support/ports.ts); a charging partner holds
+// reservations, CHARGING_SESSIONS at once, and ends them every way there is (support/charging.ts).
 jest.setTimeout(1_200_000);
 
 const SECONDS = Number(process.env.NEMESIS_SECONDS ?? 120);
@@ -45,10 +47,13 @@ const RATE = Number(process.env.NEMESIS_RATE ?? 40);
 const PORT_INTERVAL_MS = Number(process.env.NEMESIS_PORT_INTERVAL_MS ?? 2000);
 /** The longest the run waits after the schedule for the NP side to finish the ports. */
 const PORTS_WAIT_MS = 120_000;
+/** The charging partner's sessions at once, each a reservation at a time. */
+const CHARGING_SESSIONS = 4;
 const LEFT_OUT = new Set((process.env.NEMESIS_LEAVE_OUT ?? '').split(',').filter(Boolean));
 const unknownKinds = [...LEFT_OUT].filter((kind) => !(FAULT_KINDS as readonly string[]).includes(kind));
 if (unknownKinds.length > 0) throw new Error(`NEMESIS_LEAVE_OUT: no fault kind ${unknownKinds.join(', ')} (kinds: ${FAULT_KINDS.join(', ')})`);
 const KINDS = FAULT_KINDS.filter((kind) => !LEFT_OUT.has(kind));
+if (KINDS.includes('clock-skew')) assertFaketime();
 const FIXED_SEED = 51;
 const RANDOM_SEED = Number(process.env.NEMESIS_SEED ?? randomInt(1, 2 ** 31 - 1));
 const DELIVERY = process.env.NEMESIS_DELIVERY ?? 'exactly-once';
@@ -68,6 +73,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
   let pool: WorkerPool | undefined;
   let gateway: TestGateway | undefined;
   let partners: Partners | undefined;
+  let charging: ChargingPartner | undefined;
   let ports: PortWorkload | undefined;
   let nemesis: Nemesis | undefined;
   let redisProxy: TcpProxy | undefined;
@@ -94,6 +100,8 @@ describe('nemesis: faults from a seed under real partners, the history checked',
   afterEach(async () => {
     await nemesis?.heal();
     await partners?.stop();
+    await charging?.stop();
+    charging = undefined;
     await ports?.close();
     ports = undefined;
     await gateway?.close();
@@ -207,9 +215,11 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     gateway = await startTestGateway(config, { ...workerEnv(config), GATEWAY_REPLY_TIMEOUT_MS: '5000' });
     ports = await portsReady;
     partners = new Partners({ config, codec, targets, history, gatewayUrl: gateway.url, ratePerSecond: RATE });
+    charging = await ChargingPartner.start(config, targets, history);
     dispatcher = await startWatchedWebhooks(config, proxiedRedis, store, history);
     nemesis = new Nemesis(cluster, redis, redisProxy, kafkaProxies, receiver, pool, history);
     partners.start();
+    charging.begin(CHARGING_SESSIONS);
     ports.start(PORT_INTERVAL_MS);
     const faultsBegan = Date.now();
     /** Each step after the schedule, timed, so a run that ends late says where its time went. */
@@ -227,11 +237,12 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     // the ports finish alongside the balance steps below: their last replies, then the NP side's responses
     const portsSettled = ports.stop().then(() => ports!.settle(PORTS_WAIT_MS));
     portsSettled.catch(() => undefined); // awaited below; marked handled meanwhile
-    await step('partners stopped', () => partners!.stop());
+    await step('partners stopped', () => Promise.all([partners!.stop(), charging!.stop()]));
     // a partner's transaction cut short holds its partition until the coordinator aborts it (10 s + its check interval)
     history.push(...(await step('no transaction open', () => waitStable(config, 60_000))));
     const commands = await step('command records read', () => commandRecords(config, history));
     const settleMs = await step('offsets committed', () => waitCommitted(config, commands, 60_000));
+    await step('reservations ended', () => reservationsEnded(balance.balances, starts, 60_000));
     await step('final state read', () => recordFinalState(config, balance.balances, starts, commands, history));
     await step('ports settled', () => portsSettled);
     await step('port states read', () => recordPortStates(ports!, history));
@@ -253,6 +264,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
       [
         `nemesis: seed ${seed} — operations: sent ${JSON.stringify(partners.sent)} (aborted on purpose ${partners.aborted}, transactional producers renewed ${partners.renewed}, HTTP retries ${partners.retries}, transfers ${partners.transfers}),`,
         `command records ${counts('command')}, replies ${counts('reply')}, events ${counts('event')}, applied ${counts('applied')} (transfers credited ${counts('credited')}, reversed ${counts('reversed')});`,
+        `reservations ${counts('reservation')} (${describeReservations(history)}), ReservationExpired events ${counts('expired')};`,
         `faults ${JSON.stringify(nemesis.played)} (left out while their class recovered ${JSON.stringify(nemesis.skipped)}) over ${(faultsMs / 1000).toFixed(1)} s; settled ${(settleMs / 1000).toFixed(1)} s after, webhooks ${(webhooksMs / 1000).toFixed(1)} s after that;`,
         `webhook requests ${counts('webhook')} (${history.filter((e) => e.kind === 'webhook' && e.status >= 300).length} failed or timed out);`,
         `ports: sent ${ports.ports.length} (${ports.ports.filter((p) => p.faulty).length} with their NP responses duplicated and reordered), answered Success ${history.filter((e) => e.kind === 'port-reply' && e.status === 'Success').length},`,

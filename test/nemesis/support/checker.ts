@@ -23,7 +23,11 @@ export type ViolationKind =
   | 'port-unanswered' // a CreatePortIn Kafka acknowledged, never answered
   | 'port-unfinished' // a port whose CreatePortIn was answered Success, not in a final status at the end
   | 'port-activated-twice' // a port activated more than once: in its ledger, or under more than one SubscriptionActivated or COMPLETED event id
-  | 'transfer-unsettled'; // a transfer's debit not followed by exactly one credit or one reversal (money taken and given to nobody, or twice)
+  | 'transfer-unsettled' // a transfer's debit not followed by exactly one credit or one reversal (money taken and given to nobody, or twice)
+  | 'reservation-unsettled' // a reservation answered Success not ended exactly once (committed or released, or expired), or one refused that ended
+  | 'reservation-misdated' // a reservation answered with an end outside [sent + its time to live, answered + its time to live]
+  | 'reservation-expired-early' // a reservation expired before the end it was answered with, or gone (NOT_FOUND) before its time to live ran from when it was sent
+  | 'reservation-held'; // a sub-balance still holding reserved units at the end, after every reservation's time
 
 export interface Violation {
   kind: ViolationKind;
@@ -50,8 +54,12 @@ const count = (events: HistoryEvent[], predicate: (e: HistoryEvent) => boolean) 
 /** Whether a record at this place is behind a partition's open transaction at the end (reported once, as `partition-held`). */
 type Behind = (place: { topic: string; partition: number; offset: number }) => boolean;
 
-/** Each command's own checks: applied once, nothing of an aborted one, one reply and one event per record, one answer. */
-function commandViolations(id: string, events: HistoryEvent[], behind: Behind): Violation[] {
+/**
+ * Each command's own checks: applied once, nothing of an aborted one, one reply and one event per record, one
+ * answer. `ledgerless`: a command that writes no ledger entry (a reservation held or released) is not lost for
+ * want of one; the reservation checks account for it.
+ */
+function commandViolations(id: string, events: HistoryEvent[], behind: Behind, ledgerless: boolean): Violation[] {
   const violations: Violation[] = [];
   const add = (kind: ViolationKind, detail: string, slice: (e: HistoryEvent) => boolean) =>
     violations.push({ kind, subject: id, detail, slice: events.filter((e) => e.kind === 'send' || e.kind === 'retry' || slice(e)) });
@@ -78,7 +86,8 @@ function commandViolations(id: string, events: HistoryEvent[], behind: Behind): 
     const there = events.some((e) => e.kind === 'command' && e.topic === at.topic && e.partition === at.partition && e.offset === at.offset);
     if (!there) add('acknowledged-missing', `acknowledged at ${at.topic}:${at.partition}@${at.offset}, no record of it there`, (e) => e.kind === 'command');
   }
-  if (applied === 0 && !refused && !(records === 0 && unreadable)) add('lost', `send committed (${records} command record(s)), applied 0`, (e) => e.kind === 'command' || e.kind === 'reply');
+  if (applied === 0 && !refused && !ledgerless && !(records === 0 && unreadable))
+    add('lost', `send committed (${records} command record(s)), applied 0`, (e) => e.kind === 'command' || e.kind === 'reply');
   if (applied > 1) add('applied-twice', `applied ${applied} times`, (e) => e.kind === 'applied' || e.kind === 'command');
   if (kafkaReplies > records) add('output-twice', `${kafkaReplies} reply records for ${records} command record(s)`, (e) => e.kind === 'reply' || e.kind === 'command');
   if (eventRecords > records) add('output-twice', `${eventRecords} event records for ${records} command record(s)`, (e) => e.kind === 'event' || e.kind === 'command');
@@ -172,6 +181,61 @@ function transferViolations(history: History): Violation[] {
       },
     ];
   });
+}
+
+/**
+ * Each reservation ended once: one answered Success is committed or released (a Success of its settling
+ * command) or expired (its ReservationExpired event ids), exactly one of these; one refused ends in none.
+ * Dated by one clock, the test's (the service's clocks may be skewed, its answers must not be): its end no
+ * earlier than its time to live from when it was sent, no later than from when it was answered. None gone
+ * before its time: its expiry event arriving before the end it was answered with, or a settling command
+ * answered NOT_FOUND before the time to live had run from when it was sent. Nothing still reserved at the end.
+ */
+function reservationViolations(history: History): Violation[] {
+  const statuses = new Map<string, Set<string>>();
+  for (const e of history) if (e.kind === 'reply' || e.kind === 'answer') statuses.set(e.id, (statuses.get(e.id) ?? new Set()).add(e.status));
+  const succeeded = (id: string) => statuses.get(id)?.has('Success') === true;
+  const settles = ofKind(history, 'settle');
+  const expired = ofKind(history, 'expired');
+  const answers = ofKind(history, 'answer');
+  const seen = new Map(ofKind(history, 'expiry-seen').map((e) => [e.reservationId, e.at]));
+  const violations: Violation[] = [];
+  for (const r of ofKind(history, 'reservation')) {
+    const own = settles.filter((s) => s.reservationId === r.reservationId);
+    const ids = new Set([r.reserveId, ...own.map((s) => s.id)]);
+    const slice = () =>
+      history.filter((e) => e === r || ('id' in e && ids.has(e.id) && e.kind !== 'command') || ((e.kind === 'expired' || e.kind === 'expiry-seen') && e.reservationId === r.reservationId));
+    const settled = own.filter((s) => succeeded(s.id)).length;
+    const expiries = new Set(expired.filter((e) => e.reservationId === r.reservationId).map((e) => e.ceId)).size;
+    const ends = succeeded(r.reserveId) ? 1 : 0;
+    if (settled + expiries !== ends) {
+      const held = ends === 1 ? 'answered Success' : 'not answered Success';
+      violations.push({ kind: 'reservation-unsettled', subject: r.reservationId, detail: `${held}; committed or released ${settled}, expired ${expiries}`, slice: slice() });
+    }
+    const dueAt = r.sentAt + r.ttlMs;
+    const reserved = answers.find((a) => a.id === r.reserveId && a.status === 'Success' && a.expiresAt !== undefined);
+    const endsAt = reserved ? Date.parse(reserved.expiresAt!) : undefined;
+    if (reserved && endsAt !== undefined && (endsAt < dueAt || endsAt > reserved.at + r.ttlMs)) {
+      const off = endsAt < dueAt ? `${dueAt - endsAt} ms before its time to live from when it was sent` : `${endsAt - reserved.at - r.ttlMs} ms after its time to live from when it was answered`;
+      violations.push({ kind: 'reservation-misdated', subject: r.reservationId, detail: `answered to end at ${reserved.expiresAt}, ${off}`, slice: slice() });
+    }
+    const seenAt = seen.get(r.reservationId);
+    const goneEarly = answers.find((a) => a.status === 'NOT_FOUND' && a.at < dueAt && own.some((s) => s.id === a.id));
+    if (endsAt !== undefined && seenAt !== undefined && seenAt < endsAt) {
+      violations.push({
+        kind: 'reservation-expired-early',
+        subject: r.reservationId,
+        detail: `its expiry event arrived ${endsAt - seenAt} ms before the end it was answered with`,
+        slice: slice(),
+      });
+    } else if (goneEarly) {
+      violations.push({ kind: 'reservation-expired-early', subject: r.reservationId, detail: `answered NOT_FOUND ${dueAt - goneEarly.at} ms before its time to live ended`, slice: slice() });
+    }
+  }
+  for (const b of ofKind(history, 'balance').filter((x) => (x.reserved ?? 0) > 0)) {
+    violations.push({ kind: 'reservation-held', subject: b.subBalanceInstId, detail: `${b.reserved} milli-units still reserved at the end`, slice: [b] });
+  }
+  return violations;
 }
 
 /** Each partition an open transaction still held at the end, with the acknowledged sends behind it. */
@@ -280,15 +344,17 @@ function portViolations(history: History): Violation[] {
   return violations;
 }
 
-/** Every violation of the history, commands first (in the order their ids first appear), then held partitions, balances, order, offsets, webhooks, ports. */
+/** Every violation of the history, commands first (in the order their ids first appear), then held partitions, balances, transfers, reservations, order, offsets, webhooks, ports. */
 export function checkHistory(history: History): Violation[] {
   const held = ofKind(history, 'held');
   const behind: Behind = (place) => held.some((h) => h.topic === place.topic && h.partition === place.partition && place.offset >= h.stable);
+  const ledgerless = new Set([...ofKind(history, 'reservation').map((r) => r.reserveId), ...ofKind(history, 'settle').flatMap((s) => (s.operation === 'ReleaseReservation' ? [s.id] : []))]);
   return [
-    ...[...byId(history)].flatMap(([id, events]) => commandViolations(id, events, behind)),
+    ...[...byId(history)].flatMap(([id, events]) => commandViolations(id, events, behind, ledgerless.has(id))),
     ...heldViolations(history),
     ...balanceViolations(history),
     ...transferViolations(history),
+    ...reservationViolations(history),
     ...orderViolations(history),
     ...offsetViolations(history),
     ...webhookViolations(history),

@@ -12,8 +12,13 @@ import { drainTopic, headerString, kafkaClient } from '../../faults/support/topi
 import type { History, HistoryEvent } from './history';
 import type { PortWorkload } from './ports';
 
-/** The events a command of the run publishes: an UpdateBalances', a transfer's (completed or reversed). */
-const COMMAND_EVENTS = new Set(['wholesale.balance.v1.BalancesUpdated', 'wholesale.balance.v1.BalanceTransferred', 'wholesale.balance.v1.TransferReversed']);
+/** The events a command of the run publishes: an UpdateBalances', a transfer's (completed or reversed), a reservation command's. */
+const COMMAND_EVENTS = new Set(
+  ['BalancesUpdated', 'BalanceTransferred', 'TransferReversed', 'BalanceReserved', 'ReservationCommitted', 'ReservationReleased'].map((name) => `wholesale.balance.v1.${name}`),
+);
+const RESERVATION_EXPIRED = 'wholesale.balance.v1.ReservationExpired';
+/** An expiry event's correlation id: the scheduler's, naming the reservation (src/schedulers/reservation-expiry.ts). */
+const EXPIRY_CORRELATION = /^reservation-expiry-(.+)$/;
 /** Ledger entries read per number: below BALANCE_LEDGER_RETENTION (1,000), which drops the oldest beyond it. */
 const LEDGER_READ = 900;
 
@@ -122,9 +127,14 @@ export async function recordFinalState(
     const id = reply.headers.get(HEADER.correlationId);
     if (id && ours.has(id)) history.push({ kind: 'reply', id, status: reply.headers.get(HEADER.status) ?? '', channel: 'kafka', offset });
   });
+  const reservations = new Set(history.flatMap((e) => (e.kind === 'reservation' ? [e.reservationId] : [])));
   (read.get(config.topics.balanceEvents) ?? []).forEach((event, offset) => {
     const id = event.headers.get('ce_correlationid');
-    if (id && ours.has(id) && COMMAND_EVENTS.has(event.headers.get('ce_type') ?? '')) history.push({ kind: 'event', id, ceId: event.headers.get('ce_id') ?? '', offset });
+    const [type, ceId] = [event.headers.get('ce_type') ?? '', event.headers.get('ce_id') ?? ''];
+    if (id && ours.has(id) && COMMAND_EVENTS.has(type)) history.push({ kind: 'event', id, ceId, offset });
+    const reservationId = EXPIRY_CORRELATION.exec(id ?? '')?.[1];
+    // an expiry is nobody's command, but its event must reach the partner's webhook endpoint like the others
+    if (id && type === RESERVATION_EXPIRED && reservationId && reservations.has(reservationId)) history.push({ kind: 'expired', reservationId, ceId }, { kind: 'event', id, ceId, offset });
   });
   for (const gpsi of new Set(starts.map((s) => s.gpsi))) {
     const entries = (await balances.history(gpsi, [FAULT_CUSTOMER], LEDGER_READ)).reverse(); // newest first in the store
@@ -146,16 +156,23 @@ export async function recordFinalState(
     });
     const { balances: now } = await balances.queryBalances(gpsi, [FAULT_CUSTOMER]);
     for (const start of starts.filter((s) => s.gpsi === gpsi)) {
-      history.push({
-        kind: 'balance',
-        gpsi,
-        subBalanceInstId: start.subBalanceInstId,
-        start: start.start,
-        remaining: now.find((b) => b.subBalanceInstId === start.subBalanceInstId)?.remaining ?? Number.NaN,
-      });
+      const balance = now.find((b) => b.subBalanceInstId === start.subBalanceInstId);
+      history.push({ kind: 'balance', gpsi, subBalanceInstId: start.subBalanceInstId, start: start.start, remaining: balance?.remaining ?? Number.NaN, reserved: balance?.reserved ?? 0 });
     }
   }
   for (const topic of commandTopics(config)) for (const o of await partitionOffsets(brokers, config.groupId, topic)) history.push({ kind: 'offset', ...o });
+}
+
+/**
+ * Waits until no sub-balance of the run holds a reservation any more (the last ones end by expiry, a
+ * scheduler poll after their time), at most `timeoutMs`: what is still held then is the checker's.
+ */
+export async function reservationsEnded(balances: BalanceComponents['balances'], starts: StartingBalance[], timeoutMs: number): Promise<number> {
+  const began = Date.now();
+  const numbers = [...new Set(starts.map((s) => s.gpsi))];
+  const held = async () => (await Promise.all(numbers.map(async (gpsi) => (await balances.queryBalances(gpsi, [FAULT_CUSTOMER])).balances))).flat().some((b) => (b.reserved ?? 0) > 0);
+  while ((await held().catch(() => true)) && Date.now() - began < timeoutMs) await new Promise((resolve) => setTimeout(resolve, 500));
+  return Date.now() - began;
 }
 
 /**

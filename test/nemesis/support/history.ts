@@ -2,8 +2,14 @@
 // record on the topics, reply, event, ledger application, final balance and committed offset, and the
 // faults with their times; and the port-ins sent, answered and their end states. The checker (checker.ts) reads only this.
 
-/** How a command was sent: a Kafka partner's idempotent or transactional producer, or the HTTP partner through the gateway. */
-export type Channel = 'idempotent' | 'transactional' | 'http';
+/**
+ * How a command was sent: a Kafka partner's idempotent or transactional producer, the HTTP partner through
+ * the gateway, or the charging partner (Kafka, waiting for each reply: its reservations).
+ */
+export type Channel = 'idempotent' | 'transactional' | 'http' | 'charging';
+
+/** How the charging partner ends a reservation: commits it, releases it, lets it expire, or commits it about when its time ends (racing the expiry). */
+export type ReservationEnd = 'commit' | 'release' | 'expire' | 'late-commit';
 
 /** Where Kafka said it wrote a record: the topic, partition and offset of its produce answer. */
 export interface Acknowledged {
@@ -29,8 +35,18 @@ export type HistoryEvent =
   | { kind: 'credited'; id: string; gpsi: string; changes: { subBalanceInstId: string; delta: number }[] }
   /** A transfer's reversal: the amount given back on the number it was taken from (the target refused it). */
   | { kind: 'reversed'; id: string; gpsi: string; changes: { subBalanceInstId: string; delta: number }[] }
-  /** A sub-balance at the start and at the end of the run (milli-units). */
-  | { kind: 'balance'; gpsi: string; subBalanceInstId: string; start: number; remaining: number }
+  /** A sub-balance at the start and at the end of the run (milli-units), and what live reservations still held of it at the end. */
+  | { kind: 'balance'; gpsi: string; subBalanceInstId: string; start: number; remaining: number; reserved?: number }
+  /** The charging partner's ReserveBalance (`reserveId`), sent at `sentAt` for `ttlMs`, and how it means to end it. */
+  | { kind: 'reservation'; reservationId: string; reserveId: string; gpsi: string; subBalanceInstId: string; sentAt: number; ttlMs: number; end: ReservationEnd }
+  /** The charging partner's CommitReservation or ReleaseReservation (`id`) of a reservation answered Success, sent at `sentAt`. */
+  | { kind: 'settle'; id: string; reservationId: string; operation: 'CommitReservation' | 'ReleaseReservation'; sentAt: number }
+  /** A reply as the charging partner received it, and when (the test's clock); a reservation's names when it expires. */
+  | { kind: 'answer'; id: string; status: string; at: number; expiresAt?: string }
+  /** A ReservationExpired event as the charging partner's reader first got it, and when (the test's clock). */
+  | { kind: 'expiry-seen'; reservationId: string; at: number }
+  /** A ReservationExpired event record (read read_committed): the scheduler released the reservation. */
+  | { kind: 'expired'; reservationId: string; ceId: string }
   /** A command topic partition's committed offset of the worker group and its end offset (a transaction marker's, maybe), at the end. */
   | { kind: 'offset'; topic: string; partition: number; committed: number; end: number }
   /** A command topic partition still held by an open transaction when the run ended: read_committed readers, the workers included, see nothing from `stable` on. */

@@ -2,13 +2,14 @@
 // three-broker cluster, Redis, the network between the workers and Redis or each broker, and the partner's
 // webhook endpoint — one fault at a time, recording when each began and ended, and heals all.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { KafkaCluster, LocalRedis } from '../../../dev/stack';
 import { redisCommand } from '../../../dev/stack/redis/local-redis';
 import type { TcpProxy } from '../../support/tcp-proxy';
 import type { WebhookReceiver } from '../../support/webhook-receiver';
 import { WorkerProcess } from '../../support/worker-process';
 import type { History } from './history';
-import type { FaultKind, ScheduledFault } from './schedule';
+import { skewSeconds, type FaultKind, type ScheduledFault } from './schedule';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long a worker told to stop (SIGTERM) has before it is killed, as Kubernetes's default termination grace. */
@@ -17,6 +18,21 @@ const STOP_GRACE_MS = 30_000;
 /** The process listening on a loopback port (a broker's PLAINTEXT port): its pid, for SIGSTOP. */
 const pidListeningOn = (port: string): number => Number(/pid=(\d+)/.exec(spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }).stdout)?.[1]);
 const redisPid = async (redis: LocalRedis): Promise<number> => Number(/process_id:(\d+)/.exec(await redisCommand(redis.port, 'info', 'server'))![1]);
+
+/** Debian's libfaketime (package faketime): a process's wall clock moved, its monotonic clock (timers) left alone. */
+const FAKETIME_LIBRARY = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+
+/** Throws unless libfaketime is installed: the clock-skew fault needs it. */
+export function assertFaketime(): void {
+  if (!existsSync(FAKETIME_LIBRARY)) throw new Error(`clock-skew needs libfaketime at ${FAKETIME_LIBRARY} (apt-get install faketime), or NEMESIS_LEAVE_OUT=clock-skew`);
+}
+
+/** The environment that starts a worker with its wall clock `seconds` off (ahead when positive). */
+export const skewedClock = (seconds: number): Record<string, string> => ({
+  LD_PRELOAD: FAKETIME_LIBRARY,
+  FAKETIME: `${seconds >= 0 ? '+' : ''}${seconds}s`,
+  FAKETIME_DONT_FAKE_MONOTONIC: '1',
+});
 
 /** Redis and its replica (redis-server --replicaof). */
 export interface RedisPair {
@@ -53,12 +69,15 @@ export class WorkerPool {
     await Promise.all(Array.from({ length: count }, (_, slot) => this.restart(slot)));
   }
 
-  /** Starts the slot's worker; one that fails to start is recorded (an anomaly: start-failed) and started again. */
-  async restart(slot: number): Promise<void> {
+  /**
+   * Starts the slot's worker (with `extraEnv` over the run's: a skewed clock); one that fails to start is
+   * recorded (an anomaly: start-failed) and started again.
+   */
+  async restart(slot: number, extraEnv: Record<string, string> = {}): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const at = Date.now();
       try {
-        const worker = await WorkerProcess.start(this.env, `nemesis-worker-${slot}`);
+        const worker = await WorkerProcess.start({ ...this.env, ...extraEnv }, `nemesis-worker-${slot}`);
         this.slots[slot] = worker;
         this.all.push(worker);
         return;
@@ -122,7 +141,7 @@ export class Nemesis {
       if (wait > 0) await sleep(wait);
       if (Date.now() - began > totalMs) break;
       const name = `${fault.kind} #${fault.target}`;
-      const kindOf = fault.kind === 'rolling-restart' ? 'worker' : fault.kind.split('-')[0];
+      const kindOf = fault.kind === 'rolling-restart' || fault.kind === 'clock-skew' ? 'worker' : fault.kind.split('-')[0];
       // a process of its class still coming back (a broker's start takes tens of seconds on a loaded machine):
       // this fault is left out rather than the schedule's time shifted
       if (this.pending.has(kindOf)) {
@@ -204,6 +223,13 @@ export class Nemesis {
       case 'kafka-drop':
         for (const proxy of this.kafkaProxies) proxy.cut();
         return;
+      case 'clock-skew': {
+        await this.stopGracefully(target);
+        await this.workers.restart(target, skewedClock(skewSeconds(durationMs)));
+        await sleep(durationMs);
+        await this.stopGracefully(target);
+        return this.workers.restart(target);
+      }
       case 'webhook-down':
         await this.webhooks.stop();
         await sleep(durationMs);

@@ -54,7 +54,7 @@ export interface PartnerOptions {
 export class Partners {
   private stopping = false;
   private readonly runs: Promise<void>[] = [];
-  readonly sent: Record<Channel, number> = { idempotent: 0, transactional: 0, http: 0 };
+  readonly sent: Record<Exclude<Channel, 'charging'>, number> = { idempotent: 0, transactional: 0, http: 0 };
   aborted = 0;
   /** Producers closed and opened again after a failed transaction. */
   renewed = 0;

@@ -20,6 +20,7 @@ export const FAULT_KINDS = [
   'kafka-drop',
   'webhook-down',
   'webhook-slow',
+  'clock-skew',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -64,6 +65,9 @@ export const DURATION_MS: Record<FaultKind, [number, number]> = {
   'webhook-down': [2000, 6000],
   // the endpoint answers 300–1500 ms late (the dispatcher gives up after 1 s: some deliveries time out and come again)
   'webhook-slow': [3000, 8000],
+  // a worker started again with its wall clock 30–150 s ahead or behind (libfaketime; its timers keep real
+  // time), for this long, then started again with the true one: the schedulers' clocks disagree meanwhile
+  'clock-skew': [10_000, 20_000],
 };
 
 /** The gap before each fault (ms): the workload runs undisturbed meanwhile. */
@@ -95,13 +99,20 @@ export function scheduleFor({ seed, totalMs, workers, brokers, kinds = FAULT_KIN
     // a rolling restart takes every worker in turn: its pause is paid once per worker
     const endMs = atMs + (kind === 'rolling-restart' ? durationMs * workers : durationMs);
     if (endMs > totalMs) continue;
-    const targets = kind.startsWith('worker') || kind === 'rolling-restart' ? workers : kind.startsWith('broker') || kind.startsWith('kafka') ? brokers : 1;
+    const targets = kind.startsWith('worker') || kind === 'rolling-restart' || kind === 'clock-skew' ? workers : kind.startsWith('broker') || kind.startsWith('kafka') ? brokers : 1;
     schedule.push({ kind, atMs, durationMs, target: target % targets });
     clock = endMs;
   }
   return schedule;
 }
 
-/** One line per fault: `+12.3 s worker-pause #1 for 11.8 s`. */
+/** A clock-skew fault's offset (s): 30–150, ahead when its duration's milliseconds are even, else behind. */
+export const skewSeconds = (durationMs: number): number => (30 + (durationMs % 121)) * (durationMs % 2 === 0 ? 1 : -1);
+
+/** One line per fault: `+12.3 s worker-pause #1 for 11.8 s`, `+40.1 s clock-skew #0 for 14.2 s (clock -61 s)`. */
 export const describeSchedule = (schedule: ScheduledFault[]): string[] =>
-  schedule.map((f) => `+${(f.atMs / 1000).toFixed(1)} s ${f.kind} #${f.target}${f.durationMs > 0 ? ` for ${(f.durationMs / 1000).toFixed(1)} s` : ''}`);
+  schedule.map(
+    (f) =>
+      `+${(f.atMs / 1000).toFixed(1)} s ${f.kind} #${f.target}${f.durationMs > 0 ? ` for ${(f.durationMs / 1000).toFixed(1)} s` : ''}` +
+      (f.kind === 'clock-skew' ? ` (clock ${skewSeconds(f.durationMs) > 0 ? '+' : ''}${skewSeconds(f.durationMs)} s)` : ''),
+  );

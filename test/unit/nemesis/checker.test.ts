@@ -304,6 +304,87 @@ describe('history checker', () => {
     });
   });
 
+  describe('reservations', () => {
+    const TTL = 10_000;
+    /**
+     * A reservation of the charging partner sent at 1 000, answered `reserveStatus` at 1 200 naming its end
+     * `expiresAtMs` (handled at 1 100: 11 100), its reserve writing no ledger entry.
+     */
+    const reservation = (reserveStatus = 'Success', expiresAtMs = 11_100): History => [
+      { kind: 'reservation', reservationId: 'r1', reserveId: 'rs', gpsi: GPSI, subBalanceInstId: SB, sentAt: 1000, ttlMs: TTL, end: 'commit' },
+      { kind: 'send', at: 1000, id: 'rs', gpsi: GPSI, channel: 'charging', outcome: 'committed' },
+      { kind: 'command', id: 'rs', gpsi: GPSI, topic: TOPIC, partition: 0, offset: 3 },
+      { kind: 'reply', id: 'rs', status: reserveStatus, channel: 'kafka', offset: 3 },
+      ...(reserveStatus === 'Success' ? [{ kind: 'event', id: 'rs', ceId: 'ce-rs', offset: 3 } satisfies HistoryEvent] : []),
+      { kind: 'answer', id: 'rs', status: reserveStatus, at: 1200, expiresAt: new Date(expiresAtMs).toISOString() },
+    ];
+    /** Its CommitReservation sent at `sentAt`, answered `status` at `answeredAt`; a Success charges 1 000 (the ledger's Subtract). */
+    const commit = (status: string, sentAt: number, answeredAt: number): History => [
+      { kind: 'settle', id: 'cm', reservationId: 'r1', operation: 'CommitReservation', sentAt },
+      { kind: 'send', at: sentAt, id: 'cm', gpsi: GPSI, channel: 'charging', outcome: 'committed' },
+      { kind: 'command', id: 'cm', gpsi: GPSI, topic: TOPIC, partition: 0, offset: 4 },
+      { kind: 'reply', id: 'cm', status, channel: 'kafka', offset: 4 },
+      { kind: 'answer', id: 'cm', status, at: answeredAt },
+      ...(status === 'Success'
+        ? [
+            { kind: 'event', id: 'cm', ceId: 'ce-cm', offset: 4 } satisfies HistoryEvent,
+            { kind: 'applied', id: 'cm', gpsi: GPSI, position: 3, operation: 'CommitReservation', changes: [{ subBalanceInstId: SB, delta: -1000 }] } satisfies HistoryEvent,
+          ]
+        : []),
+    ];
+    const expiry: HistoryEvent = { kind: 'expired', reservationId: 'r1', ceId: 'ce-expiry-r1' };
+    const seenAt = (at: number): HistoryEvent => ({ kind: 'expiry-seen', reservationId: 'r1', at });
+    /** The clean history's end, with a balance of `remaining`, `reserved` still held, and the offsets past the reservation's commands. */
+    const end = (remaining: number, reserved = 0): History => [
+      ...clean().filter((e) => e.kind !== 'balance' && e.kind !== 'offset'),
+      { kind: 'balance', gpsi: GPSI, subBalanceInstId: SB, start: 5000, remaining, reserved },
+      { kind: 'offset', topic: TOPIC, partition: 0, committed: 5, end: 5 },
+    ];
+
+    it('ended once each way is no violation: committed; expired, its late commit refused after its time', () => {
+      expect(checkHistory([...end(7000), ...reservation(), ...commit('Success', 3000, 3100)])).toEqual([]);
+      expect(checkHistory([...end(8000), ...reservation(), expiry, ...commit('NOT_FOUND', 11_500, 11_600)])).toEqual([]);
+      expect(checkHistory([...end(8000), ...reservation(), expiry, seenAt(11_400)])).toEqual([]);
+    });
+
+    it('committed and expired both: ended twice', () => {
+      const violations = checkHistory([...end(7000), ...reservation(), ...commit('Success', 3000, 3100), expiry]);
+      expect(violationCounts(violations)).toEqual({ 'reservation-unsettled': 1 });
+      expect(violations[0].detail).toBe('answered Success; committed or released 1, expired 1');
+      expect(violations[0].slice).toContainEqual(expiry);
+    });
+
+    it('answered Success and never ended; refused and expired all the same', () => {
+      expect(violationCounts(checkHistory([...end(8000), ...reservation()]))).toEqual({ 'reservation-unsettled': 1 });
+      expect(checkHistory([...end(8000), ...reservation('BAD_REQUEST'), expiry])[0].detail).toBe('not answered Success; committed or released 0, expired 1');
+    });
+
+    it('gone before its time: a commit answered NOT_FOUND 5 s after the reserve was sent with 10 s to live', () => {
+      const violations = checkHistory([...end(8000), ...reservation(), expiry, ...commit('NOT_FOUND', 5000, 6000)]);
+      expect(violationCounts(violations)).toEqual({ 'reservation-expired-early': 1 });
+      expect(violations[0].detail).toBe('answered NOT_FOUND 5000 ms before its time to live ended');
+    });
+
+    it('expired before the end it was answered with: its event arrived at 5 000, its end 11 100', () => {
+      const violations = checkHistory([...end(8000), ...reservation(), expiry, seenAt(5000)]);
+      expect(violationCounts(violations)).toEqual({ 'reservation-expired-early': 1 });
+      expect(violations[0].detail).toBe('its expiry event arrived 6100 ms before the end it was answered with');
+      expect(violations[0].slice).toContainEqual(seenAt(5000));
+    });
+
+    it('misdated: an end before its time to live from the send (a clock behind), or after it from the answer (a clock ahead)', () => {
+      const behind = checkHistory([...end(8000), ...reservation('Success', 11_000 - 60_000), expiry]);
+      expect(violationCounts(behind)).toEqual({ 'reservation-misdated': 1 });
+      expect(behind[0].detail).toBe(`answered to end at ${new Date(-49_000).toISOString()}, 60000 ms before its time to live from when it was sent`);
+      const ahead = checkHistory([...end(8000), ...reservation('Success', 11_200 + 92_000), expiry]);
+      expect(ahead[0].detail).toMatch(/, 92000 ms after its time to live from when it was answered$/);
+    });
+
+    it('units still reserved at the end', () => {
+      expect(violationCounts(checkHistory([...end(7000, 2000), ...reservation(), ...commit('Success', 3000, 3100)]))).toEqual({ 'reservation-held': 1 });
+    });
+  });
+
   it('prints a violation with its slice, one event a line', () => {
     const [violation] = checkHistory([...clean(), { kind: 'event', id: 'c', ceId: 'ce-c', offset: 9 }]);
     expect(formatViolation(violation).split('\n')).toEqual([
