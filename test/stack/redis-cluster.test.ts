@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import Redis, { Cluster } from 'ioredis';
 import { startRedisCluster, type RedisCluster } from '../../dev/stack';
+import { redisCommand } from '../../dev/stack/redis/local-redis';
 import { isPortFree } from '../../dev/stack/net/ports';
 
 jest.setTimeout(300_000); // jest ignores testTimeout in a project's configuration
@@ -64,6 +65,46 @@ describe('startRedisCluster', () => {
     const script = "redis.call('SET', KEYS[1], ARGV[1]); redis.call('SET', KEYS[2], ARGV[1]); return redis.call('GET', KEYS[2])";
     expect(await client.eval(script, 2, 'wh:{447700900123}:a', 'wh:{447700900123}:b', 'v')).toBe('v');
     await expect(client.eval(script, 2, 'wh:{447700900123}:a', 'wh:{447700900999}:b', 'v')).rejects.toThrow(/CROSSSLOT/);
+  });
+
+  /** ROLE of one node, on a connection of its own: ['master', offset, replicas] or ['slave', host, port, …]. */
+  const roleOf = async (url: string): Promise<unknown[]> => {
+    const direct = new Redis(url);
+    try {
+      return (await direct.call('role')) as unknown[];
+    } finally {
+      direct.disconnect();
+    }
+  };
+
+  it('with a replica per master: six nodes, each master with a synced replica that takes over, its writes kept, when the master is killed', async () => {
+    const replicated = await startRedisCluster({ masters: 3, replicas: 1 });
+    const writer = new Cluster([...replicated.startupNodes]);
+    try {
+      expect(replicated.nodes).toHaveLength(6);
+      const roles = await Promise.all(replicated.nodes.map(async (node) => (await roleOf(node.url))[0]));
+      expect(roles.filter((r) => r === 'master')).toHaveLength(3);
+      expect(roles.filter((r) => r === 'slave')).toHaveLength(3);
+      const key = 'wh:{447700900123}:k';
+      await writer.set(key, 'kept');
+      const slot = Number(await writer.cluster('KEYSLOT', key));
+      const master = replicated.nodes.find((node) => `${node.host}:${node.port}` === writer.slots[slot][0])!;
+      const [, , [[, replicaPort]]] = (await roleOf(master.url)) as [string, number, [string, string, string][]];
+      const replica = replicated.nodes.find((node) => node.port === Number(replicaPort))!;
+      expect(
+        await writer
+          .nodes('master')
+          .find((node) => node.options.port === master.port)!
+          .wait(1, 5000),
+      ).toBe(1);
+      await master.kill();
+      await redisCommand(replica.port, 'cluster', 'failover', 'takeover');
+      for (let waited = 0; (await roleOf(replica.url))[0] !== 'master' && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await redisCommand(replica.port, 'get', key)).toBe('kept');
+    } finally {
+      writer.disconnect();
+      await replicated.stop();
+    }
   });
 
   it('stop() ends every node, frees its ports and removes its folder', async () => {
