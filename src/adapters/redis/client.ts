@@ -63,9 +63,11 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
  * keeps the code of an error raised inside a script): out of memory under `noeviction` (OOM), a primary
  * turned replica by a failover (READONLY, MASTERDOWN), a script running too long (BUSY), credentials not
  * yet accepted after a reconnect (NOAUTH), a restart loading its data (LOADING), a cluster resharding
- * or failing over (CLUSTERDOWN, TRYAGAIN). The command did not run: retrying it later is right.
+ * or failing over (CLUSTERDOWN, TRYAGAIN; MOVED and ASK, which ioredis follows for a lone command but
+ * hands back from an auto-pipeline of several slots, refreshing its slots: docs/decisions/redis-client.md).
+ * The command did not run: retrying it later is right.
  */
-const TRANSIENT_REPLY = /^(?:OOM|READONLY|MASTERDOWN|BUSY|NOAUTH|LOADING|CLUSTERDOWN|TRYAGAIN|NOREPLICAS)\b/;
+const TRANSIENT_REPLY = /^(?:OOM|READONLY|MASTERDOWN|BUSY|NOAUTH|LOADING|CLUSTERDOWN|TRYAGAIN|NOREPLICAS|MOVED|ASK)\b/;
 
 /**
  * Errors that mean "Redis cannot serve this now" (retry later), as opposed to a bug or a script error.

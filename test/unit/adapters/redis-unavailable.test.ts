@@ -19,6 +19,9 @@ describe('isRedisUnavailable: Redis away or refusing for a passing reason means 
     ['a replica without its primary', named('ReplyError', "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.")],
     ['a script running too long', named('ReplyError', 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.')],
     ['credentials not accepted yet', named('ReplyError', 'NOAUTH Authentication required.')],
+    // a Cluster's slot served elsewhere since a failover: the command did not run; ioredis refreshes its slots
+    ['a slot moved by a Cluster failover, in a pipeline', named('ReplyError', 'MOVED 9351 127.0.0.1:22704')],
+    ['a slot being migrated', named('ReplyError', 'ASK 9351 127.0.0.1:22704')],
   ])('%s is retriable', (_name, error) => {
     expect(isRedisUnavailable(error)).toBe(true);
   });
