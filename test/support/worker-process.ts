@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -68,7 +68,13 @@ export class WorkerProcess {
   /** Spawns a worker and waits for its "worker started" line. */
   static async start(env: Record<string, string>, name = 'worker', timeoutMs = 90_000, preload: string[] = []): Promise<WorkerProcess> {
     const worker = WorkerProcess.spawn(env, name, preload);
-    await worker.waitFor((line) => line.includes('"worker started"'), timeoutMs, 'worker started');
+    try {
+      await worker.waitFor((line) => line.includes('"worker started"'), timeoutMs, 'worker started');
+    } catch (error) {
+      // one that did not say it started in time is no worker of the test's, but would still join its group
+      await worker.signal('SIGKILL');
+      throw error;
+    }
     return worker;
   }
 
@@ -84,7 +90,10 @@ export class WorkerProcess {
     const parts = (this.partial + text).split('\n');
     this.partial = parts.pop()!;
     // WORKER_LOG_DIR: every line of every worker also goes to <dir>/<name>-<pid>.log (for reading a failure)
-    if (process.env.WORKER_LOG_DIR && parts.length > 0) appendFileSync(join(process.env.WORKER_LOG_DIR, `${this.name}-${this.pid}.log`), parts.map((l) => `${l}\n`).join(''));
+    if (process.env.WORKER_LOG_DIR && parts.length > 0) {
+      mkdirSync(process.env.WORKER_LOG_DIR, { recursive: true });
+      appendFileSync(join(process.env.WORKER_LOG_DIR, `${this.name}-${this.pid}.log`), parts.map((l) => `${l}\n`).join(''));
+    }
     for (const line of parts) {
       this.lines.push(line);
       if (this.lines.length > KEPT_LINES) this.lines.shift();
