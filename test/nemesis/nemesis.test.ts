@@ -21,7 +21,8 @@ import { faultConfig, FAULT_CUSTOMER, FAULT_PARTNER, workerEnv } from '../faults
 import { createTopicsOnCluster } from '../faults/support/topics';
 import { checkHistory, formatViolation, violationCounts } from './support/checker';
 import type { History } from './support/history';
-import { assertFaketime, Nemesis, replicaSynced, WorkerPool, type RedisPair } from './support/nemesis';
+import { assertFaketime, Nemesis, WorkerPool } from './support/nemesis';
+import { ClusterRedis, PairRedis, PROXY_FAULTS, replicaSynced, type RedisShape } from './support/redis-shapes';
 import { Partners, type Target } from './support/partners';
 import { ChargingPartner, describeReservations } from './support/charging';
 import { commandRecords, locateMissingReplies, recordFinalState, recordPortStates, reservationsEnded, waitCommitted, waitStable, type StartingBalance } from './support/final-state';
@@ -32,7 +33,8 @@ import { describeSchedule, FAULT_KINDS, scheduleFor } from './support/schedule';
 // three-broker cluster and Redis while real partners send at once; everything sent, answered, published,
 // applied and committed is recorded, and the checker (support/checker.ts) must find nothing wrong. Two runs:
 // the fixed seed for NEMESIS_SECONDS (default 120) and a random one (NEMESIS_SEED replays it) for NEMESIS_RANDOM_SECONDS
-// (default 30); NEMESIS_LEAVE_OUT names fault kinds not to draw (comma-separated). NEMESIS_DELIVERY=
+// (default 30); NEMESIS_LEAVE_OUT names fault kinds not to draw (comma-separated); NEMESIS_REDIS (pair or
+// cluster) sets Redis's shape for both (shapeOf). NEMESIS_DELIVERY=
 // at-least-once runs the workers without output transactions: the planted defect the checker must catch (copies).
 // Beside the balance partners, a port partner sends a CreatePortIn every NEMESIS_PORT_INTERVAL_MS (2000) and the
 // NP side's responses reach the service duplicated and reordered (support/ports.ts); a charging partner holds
@@ -53,6 +55,16 @@ const LEFT_OUT = new Set((process.env.NEMESIS_LEAVE_OUT ?? '').split(',').filter
 const unknownKinds = [...LEFT_OUT].filter((kind) => !(FAULT_KINDS as readonly string[]).includes(kind));
 if (unknownKinds.length > 0) throw new Error(`NEMESIS_LEAVE_OUT: no fault kind ${unknownKinds.join(', ')} (kinds: ${FAULT_KINDS.join(', ')})`);
 const KINDS = FAULT_KINDS.filter((kind) => !LEFT_OUT.has(kind));
+/**
+ * Redis's shape in each run: NEMESIS_REDIS (pair or cluster) for both, else for the fixed seed a primary and
+ * its replica behind the test's proxy (every network fault), for the random seed a Redis Cluster with a
+ * replica per master (no proxy: its network faults are not drawn).
+ */
+const shapeOf = (fixedSeed: boolean): 'pair' | 'cluster' => {
+  const chosen = process.env.NEMESIS_REDIS ?? (fixedSeed ? 'pair' : 'cluster');
+  if (chosen !== 'pair' && chosen !== 'cluster') throw new Error(`NEMESIS_REDIS: pair or cluster, not ${chosen}`);
+  return chosen;
+};
 if (KINDS.includes('clock-skew')) assertFaketime();
 const FIXED_SEED = 51;
 const RANDOM_SEED = Number(process.env.NEMESIS_SEED ?? randomInt(1, 2 ** 31 - 1));
@@ -67,7 +79,8 @@ const START_TIMEOUT_MS = 240_000;
 
 describe('nemesis: faults from a seed under real partners, the history checked', () => {
   let cluster: KafkaCluster;
-  let redis: RedisPair;
+  let redis: { primary: LocalRedis; replica: LocalRedis };
+  let redisShape: RedisShape | undefined;
   let registry: LocalRegistry;
   let store: RedisClient | undefined;
   let pool: WorkerPool | undefined;
@@ -76,7 +89,6 @@ describe('nemesis: faults from a seed under real partners, the history checked',
   let charging: ChargingPartner | undefined;
   let ports: PortWorkload | undefined;
   let nemesis: Nemesis | undefined;
-  let redisProxy: TcpProxy | undefined;
   let kafkaProxies: TcpProxy[] = [];
   let dispatcher: RunningDispatcher | undefined;
   const certificate = selfSignedCertificate();
@@ -97,19 +109,31 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     console.log(`nemesis: three brokers, Redis and the registry ready in ${((Date.now() - began) / 1000).toFixed(1)} s`);
   });
 
+  /** A clean-up step that takes long is said, with its name: a hung one would otherwise stall the run silently until jest's timeout. */
+  const cleaning = async (name: string, work: () => Promise<unknown> | undefined) => {
+    const at = Date.now();
+    const slow = setInterval(() => process.stderr.write(`nemesis: clean-up: ${name} still running after ${((Date.now() - at) / 1000).toFixed(0)} s\n`), 30_000);
+    try {
+      await work();
+    } finally {
+      clearInterval(slow);
+    }
+  };
+
   afterEach(async () => {
-    await nemesis?.heal();
-    await partners?.stop();
-    await charging?.stop();
+    await cleaning('heal', () => nemesis?.heal());
+    await cleaning('partners', () => partners?.stop());
+    await cleaning('charging partner', () => charging?.stop());
     charging = undefined;
-    await ports?.close();
+    await cleaning('ports', () => ports?.close());
     ports = undefined;
-    await gateway?.close();
-    await dispatcher?.stop();
-    await receiver.stop();
+    await cleaning('gateway', () => gateway?.close());
+    await cleaning('webhook dispatcher', () => dispatcher?.stop());
+    await cleaning('webhook receiver', () => receiver.stop());
     receiver.received.length = 0;
-    await pool?.stop();
-    await redisProxy?.close();
+    await cleaning('workers', () => pool?.stop());
+    await cleaning('Redis', () => redisShape?.close());
+    redisShape = undefined;
     await Promise.all(kafkaProxies.map((proxy) => proxy.close()));
     kafkaProxies = [];
     store?.disconnect();
@@ -124,14 +148,19 @@ describe('nemesis: faults from a seed under real partners, the history checked',
    * proxy) delivering its events to it, retrying fast and long enough that an outage of the schedule leaves
    * no dead letter.
    */
-  const startWatchedWebhooks = async (config: Awaited<ReturnType<typeof faultConfig>>, redisUrl: string, redisClient: RedisClient, history: History): Promise<RunningDispatcher> => {
+  const startWatchedWebhooks = async (
+    config: Awaited<ReturnType<typeof faultConfig>>,
+    redisEnv: Record<string, string>,
+    redisClient: RedisClient,
+    history: History,
+  ): Promise<RunningDispatcher> => {
     await receiver.start();
     await new RedisWebhookStore(redisClient, config.redis.keyPrefix).put(setEndpoint(undefined, FAULT_PARTNER, receiver.url, new Date()));
     history.push({ kind: 'webhooks', url: receiver.url });
     const env = {
       ...process.env,
       ...workerEnv(config),
-      REDIS_URL: redisUrl,
+      ...redisEnv,
       WEBHOOK_CA_FILE: certificate.caFile,
       WEBHOOK_START_FROM: 'earliest',
       WEBHOOK_RETRY_INITIAL_MS: '100',
@@ -167,12 +196,17 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     return Date.now() - began;
   };
 
-  const run = async (seed: number, seconds: number) => {
+  const run = async (seed: number, seconds: number, shapeName: 'pair' | 'cluster') => {
     const began = Date.now();
+    // every client of the run reaches Redis as its shape says: the pair through the proxy, which a failover
+    // points at the promoted replica; the cluster node by node
+    const shape: RedisShape = (redisShape =
+      shapeName === 'cluster' ? await ClusterRedis.start() : new PairRedis(redis, await TcpProxy.start({ host: redis.primary.host, port: redis.primary.port })));
+    const redisEnv = { REDIS_URL: shape.urls.join(','), REDIS_CLUSTER: String(shape.cluster) };
     const config = await faultConfig({
       KAFKA_BROKERS: cluster.brokers.join(','),
       TOPIC_REPLICATION_FACTOR: '3',
-      REDIS_URL: redis.primary.url,
+      ...redisEnv,
       SCHEMA_REGISTRY_URL: registry.url,
       KAFKA_DELIVERY: DELIVERY,
       REDIS_COMMAND_TIMEOUT_MS: '1000',
@@ -180,10 +214,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     await createTopicsOnCluster(config);
     const codec = new AvroCodec(config.schemaRegistryUrl);
     await registerContract(codec, config.topics);
-    // the workers and the test reach Redis through the proxy: after a failover it leads to the new primary
-    redisProxy = await TcpProxy.start({ host: redis.primary.host, port: redis.primary.port });
-    const proxiedRedis = `redis://127.0.0.1:${redisProxy.port}`;
-    store = createRedisClient({ urls: [proxiedRedis], cluster: false, maxRetriesPerRequest: 20 });
+    store = createRedisClient({ urls: shape.urls, cluster: shape.cluster, maxRetriesPerRequest: 20 });
     const balance = createBalanceComponents({ config, catalog: loadCatalog(config.catalogFile), redis: store });
     const targets: Target[] = [];
     const starts: StartingBalance[] = [];
@@ -194,9 +225,12 @@ describe('nemesis: faults from a seed under real partners, the history checked',
         starts.push({ gpsi, subBalanceInstId: b.subBalanceInstId, start: b.remaining });
       }
     }
-    const schedule = scheduleFor({ seed, totalMs: seconds * 1000, workers: WORKERS, brokers: cluster.nodes.length, kinds: KINDS });
-    const leftOut = LEFT_OUT.size > 0 ? ` (left out: ${[...LEFT_OUT].join(', ')})` : '';
-    console.log(`nemesis: seed ${seed}, ${seconds} s, workers ${DELIVERY}${leftOut}; schedule:\n  ${describeSchedule(schedule).join('\n  ')}`);
+    const drawn = KINDS.filter((kind) => shape.proxy || !(PROXY_FAULTS as readonly string[]).includes(kind));
+    const schedule = scheduleFor({ seed, totalMs: seconds * 1000, workers: WORKERS, brokers: cluster.nodes.length, kinds: drawn });
+    const leftOut = FAULT_KINDS.filter((kind) => !drawn.includes(kind));
+    console.log(
+      `nemesis: seed ${seed}, ${seconds} s, workers ${DELIVERY}, Redis ${shape.name}${leftOut.length > 0 ? ` (left out: ${leftOut.join(', ')})` : ''}; schedule:\n  ${describeSchedule(schedule).join('\n  ')}`,
+    );
 
     const history: History = [];
     // acknowledged means replicated: a failover of the schedule must lose no change a reply announced
@@ -206,18 +240,18 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     // a transfer left pending is the sweeper's only after the run: a command that comes back after the sweeper
     // settled it publishes its event again under the same id, and the checker counts event records (the
     // sweeper has its fault test, transfer-crash.test.ts)
-    const workerSettings = { KAFKA_BROKERS: relayedBrokers, REDIS_URL: proxiedRedis, REDIS_REPLICAS_TO_ACK: '1', BALANCE_TRANSFER_SWEEP_AFTER_MS: '1800000' };
+    const workerSettings = { KAFKA_BROKERS: relayedBrokers, ...redisEnv, REDIS_REPLICAS_TO_ACK: '1', BALANCE_TRANSFER_SWEEP_AFTER_MS: '1800000' };
     pool = new WorkerPool({ ...workerEnv(config), ...workerSettings }, history);
     // the NP side and the port partner join their groups while the workers start
-    const portsReady = PortWorkload.start(config, proxiedRedis, history);
+    const portsReady = PortWorkload.start(config, history);
     portsReady.catch(() => undefined); // awaited below; marked handled meanwhile
     await pool.start(WORKERS);
     gateway = await startTestGateway(config, { ...workerEnv(config), GATEWAY_REPLY_TIMEOUT_MS: '5000' });
     ports = await portsReady;
     partners = new Partners({ config, codec, targets, history, gatewayUrl: gateway.url, ratePerSecond: RATE });
     charging = await ChargingPartner.start(config, targets, history);
-    dispatcher = await startWatchedWebhooks(config, proxiedRedis, store, history);
-    nemesis = new Nemesis(cluster, redis, redisProxy, kafkaProxies, receiver, pool, history);
+    dispatcher = await startWatchedWebhooks(config, redisEnv, store, history);
+    nemesis = new Nemesis(cluster, shape, kafkaProxies, receiver, pool, history);
     partners.start();
     charging.begin(CHARGING_SESSIONS);
     ports.start(PORT_INTERVAL_MS);
@@ -238,6 +272,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     const portsSettled = ports.stop().then(() => ports!.settle(PORTS_WAIT_MS));
     portsSettled.catch(() => undefined); // awaited below; marked handled meanwhile
     await step('partners stopped', () => Promise.all([partners!.stop(), charging!.stop()]));
+    charging = undefined;
     // a partner's transaction cut short holds its partition until the coordinator aborts it (10 s + its check interval)
     history.push(...(await step('no transaction open', () => waitStable(config, 60_000))));
     const commands = await step('command records read', () => commandRecords(config, history));
@@ -285,6 +320,6 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     expect(violationCounts(violations)).toEqual({});
   };
 
-  it(`fixed seed ${FIXED_SEED}`, () => run(FIXED_SEED, SECONDS));
-  it(`random seed ${RANDOM_SEED} (NEMESIS_SEED=${RANDOM_SEED} replays it)`, () => run(RANDOM_SEED, RANDOM_SECONDS));
+  it(`fixed seed ${FIXED_SEED}, Redis ${shapeOf(true)}`, () => run(FIXED_SEED, SECONDS, shapeOf(true)));
+  it(`random seed ${RANDOM_SEED} (NEMESIS_SEED=${RANDOM_SEED} replays it), Redis ${shapeOf(false)}`, () => run(RANDOM_SEED, RANDOM_SECONDS, shapeOf(false)));
 });

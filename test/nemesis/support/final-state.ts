@@ -171,7 +171,14 @@ export async function reservationsEnded(balances: BalanceComponents['balances'],
   const began = Date.now();
   const numbers = [...new Set(starts.map((s) => s.gpsi))];
   const held = async () => (await Promise.all(numbers.map(async (gpsi) => (await balances.queryBalances(gpsi, [FAULT_CUSTOMER])).balances))).flat().some((b) => (b.reserved ?? 0) > 0);
-  while ((await held().catch(() => true)) && Date.now() - began < timeoutMs) await new Promise((resolve) => setTimeout(resolve, 500));
+  let failure: unknown;
+  const stillHeld = () =>
+    held().catch((error: unknown) => {
+      failure = error;
+      return true;
+    });
+  while ((await stillHeld()) && Date.now() - began < timeoutMs) await new Promise((resolve) => setTimeout(resolve, 500));
+  if (failure !== undefined) process.stderr.write(`nemesis: reading the reservations failed, last: ${(failure as Error)?.message ?? JSON.stringify(failure)}\n`);
   return Date.now() - began;
 }
 

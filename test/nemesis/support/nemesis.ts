@@ -3,12 +3,12 @@
 // webhook endpoint — one fault at a time, recording when each began and ended, and heals all.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import type { KafkaCluster, LocalRedis } from '../../../dev/stack';
-import { redisCommand } from '../../../dev/stack/redis/local-redis';
+import type { KafkaCluster } from '../../../dev/stack';
 import type { TcpProxy } from '../../support/tcp-proxy';
 import type { WebhookReceiver } from '../../support/webhook-receiver';
 import { WorkerProcess } from '../../support/worker-process';
 import type { History } from './history';
+import { redisPid, type RedisShape } from './redis-shapes';
 import { skewSeconds, type FaultKind, type ScheduledFault } from './schedule';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -17,7 +17,6 @@ const STOP_GRACE_MS = 30_000;
 
 /** The process listening on a loopback port (a broker's PLAINTEXT port): its pid, for SIGSTOP. */
 const pidListeningOn = (port: string): number => Number(/pid=(\d+)/.exec(spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }).stdout)?.[1]);
-const redisPid = async (redis: LocalRedis): Promise<number> => Number(/process_id:(\d+)/.exec(await redisCommand(redis.port, 'info', 'server'))![1]);
 
 /** Debian's libfaketime (package faketime): a process's wall clock moved, its monotonic clock (timers) left alone. */
 const FAKETIME_LIBRARY = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
@@ -33,20 +32,6 @@ export const skewedClock = (seconds: number): Record<string, string> => ({
   FAKETIME: `${seconds >= 0 ? '+' : ''}${seconds}s`,
   FAKETIME_DONT_FAKE_MONOTONIC: '1',
 });
-
-/** Redis and its replica (redis-server --replicaof). */
-export interface RedisPair {
-  primary: LocalRedis;
-  replica: LocalRedis;
-}
-
-/** Resolves once the replica's link to its primary is up (synced), at most 60 s. */
-export async function replicaSynced(replica: LocalRedis): Promise<void> {
-  for (let waited = 0; !(await redisCommand(replica.port, 'info', 'replication')).includes('master_link_status:up'); waited += 100) {
-    if (waited > 60_000) throw new Error(`replica ${replica.port} not synced within 60 s`);
-    await sleep(100);
-  }
-}
 
 /** A worker that exits before it has started is started again this much later, as an orchestrator would, for at most START_ATTEMPTS starts. */
 const RESTART_BACKOFF_MS = 2_000;
@@ -112,10 +97,8 @@ export class Nemesis {
 
   constructor(
     private readonly cluster: KafkaCluster,
-    /** Redis and its replica (a failover swaps them). */
-    private readonly redis: RedisPair,
-    /** Between the workers and Redis: the network faults. */
-    private readonly redisProxy: TcpProxy,
+    /** Redis in the run's shape: a primary and its replica behind a proxy, or a Redis Cluster with replicas. */
+    private readonly redis: RedisShape,
     /** Between the workers and each broker (its relayed listener), by broker index. */
     private readonly kafkaProxies: TcpProxy[],
     /** The partner's webhook endpoint. */
@@ -190,26 +173,28 @@ export class Nemesis {
       case 'broker-restart':
         await broker.stop();
         return broker.start();
-      case 'redis-stop':
-        await this.redis.primary.stop();
+      case 'redis-stop': {
+        const primary = await this.redis.primary(target);
+        await primary.stop();
         await sleep(durationMs);
-        return this.startPrimary();
+        return this.redis.startAgain(primary);
+      }
       case 'redis-freeze':
-        return this.frozenFor(await redisPid(this.redis.primary), durationMs);
+        return this.frozenFor(await redisPid(await this.redis.primary(target)), durationMs);
       case 'redis-failover':
-        return this.failover();
+        return this.redis.failover(target);
       case 'redis-delay':
-        this.redisProxy.delayMs = 100 + (durationMs % 401);
+        this.redisProxyOf(kind).delayMs = 100 + (durationMs % 401);
         await sleep(durationMs);
-        this.redisProxy.delayMs = 0;
+        this.redisProxyOf(kind).delayMs = 0;
         return;
       case 'redis-partition':
-        this.redisProxy.blackhole = true;
+        this.redisProxyOf(kind).blackhole = true;
         await sleep(durationMs);
-        this.redisProxy.blackhole = false;
-        return this.redisProxy.cut();
+        this.redisProxyOf(kind).blackhole = false;
+        return this.redisProxyOf(kind).cut();
       case 'redis-drop':
-        return this.redisProxy.cut();
+        return this.redisProxyOf(kind).cut();
       case 'kafka-delay':
         this.kafkaProxies[target].delayMs = 50 + (durationMs % 251);
         await sleep(durationMs);
@@ -257,23 +242,10 @@ export class Nemesis {
     await worker.signal('SIGKILL');
   }
 
-  /** Starts the primary again as a primary: a server first started as a replica (--replicaof) would come back as one. */
-  private async startPrimary(): Promise<void> {
-    await this.redis.primary.start();
-    await redisCommand(this.redis.primary.port, 'replicaof', 'no', 'one');
-  }
-
-  /** The primary dies, its replica is promoted and the workers' connections go to it; the old primary returns as its replica. */
-  private async failover(): Promise<void> {
-    const { primary: old, replica: promoted } = this.redis;
-    await old.kill();
-    await redisCommand(promoted.port, 'replicaof', 'no', 'one');
-    this.redisProxy.target = { host: promoted.host, port: promoted.port };
-    this.redisProxy.cut();
-    Object.assign(this.redis, { primary: promoted, replica: old });
-    await old.start();
-    await redisCommand(old.port, 'replicaof', promoted.host, String(promoted.port));
-    await replicaSynced(old);
+  /** The proxy between the clients and Redis: the schedule draws no network fault for a shape without one. */
+  private redisProxyOf(kind: FaultKind): TcpProxy {
+    if (!this.redis.proxy) throw new Error(`${kind}: the ${this.redis.name} shape has no proxy`);
+    return this.redis.proxy;
   }
 
   private async frozenFor(pid: number, durationMs: number): Promise<void> {
@@ -295,11 +267,10 @@ export class Nemesis {
     for (const pid of this.frozen) process.kill(pid, 'SIGCONT');
     this.frozen = [];
     for (const node of this.cluster.nodes) if (!node.running) await node.start();
-    if (!this.redis.primary.running) await this.startPrimary();
-    if (!this.redis.replica.running) await this.redis.replica.start();
+    await this.redis.heal();
     this.webhooks.answer = () => 204;
     if (!this.webhooks.listening) await this.webhooks.start();
-    for (const proxy of [this.redisProxy, ...this.kafkaProxies]) {
+    for (const proxy of [...(this.redis.proxy ? [this.redis.proxy] : []), ...this.kafkaProxies]) {
       proxy.delayMs = 0;
       proxy.blackhole = false;
     }

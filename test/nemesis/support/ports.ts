@@ -42,11 +42,11 @@ export class PortWorkload {
     readonly relay: Relay,
   ) {}
 
-  /** The rig (its Redis through `redisUrl`: the run's proxy, which follows a failover), the simulator and the relay, ready. */
-  static async start(config: ServiceConfig, redisUrl: string, history: History): Promise<PortWorkload> {
+  /** The rig (on the run's Redis, which follows a failover), the simulator and the relay, ready. */
+  static async start(config: ServiceConfig, history: History): Promise<PortWorkload> {
     const staging = `${config.topics.npResponses}.staging`;
     await createTopicsOnCluster(config, [staging]);
-    const rig = await NpRig.start({ ...config, redis: { ...config.redis, urls: [redisUrl], cluster: false } });
+    const rig = await NpRig.start(config);
     await rig.startSimulator(staging);
     const workload: PortWorkload = new PortWorkload(config, history, rig, await Relay.start(config, staging, (gpsi) => workload.faulty.has(gpsi)));
     return workload;
