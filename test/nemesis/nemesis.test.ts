@@ -277,7 +277,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
     history.push(...(await step('no transaction open', () => waitStable(config, 60_000))));
     const commands = await step('command records read', () => commandRecords(config, history));
     const settleMs = await step('offsets committed', () => waitCommitted(config, commands, 60_000));
-    await step('reservations ended', () => reservationsEnded(balance.balances, starts, 60_000));
+    await step('reservations ended', () => reservationsEnded(balance.balances, store!, config.redis.keyPrefix, starts, 60_000));
     await step('final state read', () => recordFinalState(config, balance.balances, starts, commands, history));
     await step('ports settled', () => portsSettled);
     await step('port states read', () => recordPortStates(ports!, history));

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { Consumer, FetchIsolationLevels, ListOffsetTimestamps } from '@platformatic/kafka';
 import type { ServiceConfig } from '../../../src/app/config';
 import type { BalanceComponents } from '../../../src/app/balance';
+import type { RedisClient } from '../../../src/adapters/redis/client';
+import { subscriberKeys } from '../../../src/adapters/redis/keys';
 import { HEADER } from '../../../src/contract/headers';
 import { faultPartnerTopics, FAULT_CUSTOMER } from '../../faults/support/fault-config';
 import { readCommitted } from '../../faults/support/second-reader';
@@ -165,12 +167,20 @@ export async function recordFinalState(
 
 /**
  * Waits until no sub-balance of the run holds a reservation any more (the last ones end by expiry, a
- * scheduler poll after their time), at most `timeoutMs`: what is still held then is the checker's.
+ * scheduler poll after their time) and every expiry's event has gone out (the subscription's reservation
+ * outbox empty: the scheduler takes an entry out once its event is published), at most `timeoutMs`: what is
+ * still held then is the checker's.
  */
-export async function reservationsEnded(balances: BalanceComponents['balances'], starts: StartingBalance[], timeoutMs: number): Promise<number> {
+export async function reservationsEnded(balances: BalanceComponents['balances'], redis: RedisClient, keyPrefix: string, starts: StartingBalance[], timeoutMs: number): Promise<number> {
   const began = Date.now();
   const numbers = [...new Set(starts.map((s) => s.gpsi))];
-  const held = async () => (await Promise.all(numbers.map(async (gpsi) => (await balances.queryBalances(gpsi, [FAULT_CUSTOMER])).balances))).flat().some((b) => (b.reserved ?? 0) > 0);
+  const held = async () => {
+    const [reserved, unpublished] = await Promise.all([
+      Promise.all(numbers.map(async (gpsi) => (await balances.queryBalances(gpsi, [FAULT_CUSTOMER])).balances.some((b) => (b.reserved ?? 0) > 0))),
+      Promise.all(numbers.map((gpsi) => redis.llen(subscriberKeys(keyPrefix, gpsi).reservationOutbox))),
+    ]);
+    return reserved.some(Boolean) || unpublished.some((n) => n > 0);
+  };
   let failure: unknown;
   const stillHeld = () =>
     held().catch((error: unknown) => {
