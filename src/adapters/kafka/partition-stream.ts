@@ -71,6 +71,12 @@ export interface PartitionQueue {
   busy: boolean;
   /** Batches handed out and not settled (a released one included). */
   inFlight: number;
+  /**
+   * A batch's records came back while a later batch of the partition was still in flight: nothing is handed
+   * out until that one settled too. Handed out before, a batch would hold the returned records and those queued
+   * behind the one in flight, not its own: their outputs would commit past records not answered yet.
+   */
+  rewound: boolean;
   /** The offset before which every record taken in was resolved by a settled batch. */
   settledTo?: bigint;
   /** The last position reported caught up (caughtUp): reported once. */
@@ -138,7 +144,8 @@ export function shouldPause(queues: Iterable<Pick<PartitionQueue, 'records' | 'p
  * - the records are queued per partition and each partition's queued records are handed out as one batch,
  *   one batch in flight per partition and at most `concurrency` at once, the partition that waited longest first;
  * - a partition is held without the client's help (it has no per-partition pause): a paused partition's
- *   records stay queued while the others flow; what a batch did not resolve comes again first;
+ *   records stay queued while the others flow; what a batch did not resolve comes again first, once the
+ *   partition's later batches in flight settled too (theirs then come again with it, in offset order);
  * - the stream pauses while too many records wait (high water, or the held limit behind a hold);
  * - after the stream failed (a broker lost for longer than the client's retries) it is consumed again with
  *   a growing wait, and a record fetched again that was already taken in is dropped as a duplicate;
@@ -354,7 +361,7 @@ export class PartitionStream {
   private queueOf(topic: string, partition: number): PartitionQueue {
     const at = key(topic, partition);
     let queue = this.queues.get(at);
-    if (!queue) this.queues.set(at, (queue = { topic, partition, records: [], leaderEpoch: -1, paused: this.pausedTopics.has(topic), busy: false, inFlight: 0, epoch: 0 }));
+    if (!queue) this.queues.set(at, (queue = { topic, partition, records: [], leaderEpoch: -1, paused: this.pausedTopics.has(topic), busy: false, inFlight: 0, rewound: false, epoch: 0 }));
     return queue;
   }
 
@@ -401,7 +408,7 @@ export class PartitionStream {
   private pump(): void {
     for (const queue of [...this.queues.values()]) {
       if (this.busy >= this.concurrency || !this.running) return;
-      if (!queue.busy && !queue.paused && queue.records.length > 0) this.dispatch(queue);
+      if (!queue.busy && !queue.paused && !queue.rewound && queue.records.length > 0) this.dispatch(queue);
     }
   }
 
@@ -444,11 +451,13 @@ export class PartitionStream {
         // What the batch did not resolve comes again, unless the partition went elsewhere or the stream stops.
         if (this.running && !batch.isStale()) {
           const rest = taken.filter((queued) => doneBefore === undefined || queued.offset >= doneBefore);
-          if (rest.length > 0) queue.records = mergeByOffset(rest, queue.records);
-          else if (doneBefore !== undefined && (queue.settledTo === undefined || doneBefore > queue.settledTo)) queue.settledTo = doneBefore;
+          if (rest.length > 0) {
+            queue.records = mergeByOffset(rest, queue.records);
+            if (queue.inFlight > 1) queue.rewound = true;
+          } else if (doneBefore !== undefined && (queue.settledTo === undefined || doneBefore > queue.settledTo)) queue.settledTo = doneBefore;
         }
         release();
-        queue.inFlight--;
+        if (--queue.inFlight === 0) queue.rewound = false;
         if (!this.assigned(queue.topic, queue.partition) && queue.records.length === 0 && queue.inFlight === 0) this.queues.delete(at);
         if (--this.inFlight === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
         this.flowControl();
