@@ -16,6 +16,8 @@ import { pollLoop, type PollLoop } from './poll-loop';
  * (the steps answer what they did): the handler takes out the note of a reversal whose event goes with its
  * reply, so one still there may not have gone out. A completed transfer, or one whose debit never ran, is only
  * dropped from the due-set. A crash or a failed publish leaves the entry due again when its lease ends.
+ * Time is the store's (Redis's TIME), the clock each note is due by: a sweeper on a worker whose clock is ahead
+ * would otherwise take transfers still in their handler's hands.
  */
 export interface TransferSweeperSettings {
   pollIntervalMs: number;
@@ -29,7 +31,6 @@ export interface TransferSweeperDeps {
   publish(messages: OutgoingMessage[]): Promise<void>;
   log: Logger;
   settings: TransferSweeperSettings;
-  realNow?: () => number;
 }
 
 export interface TransferSweeper extends PollLoop {
@@ -39,7 +40,6 @@ export interface TransferSweeper extends PollLoop {
 
 export function createTransferSweeper(deps: TransferSweeperDeps): TransferSweeper {
   const { store, settings, log } = deps;
-  const realNow = deps.realNow ?? Date.now;
 
   async function sweep(entry: Awaited<ReturnType<TransferSweepStore['claimDue']>>[number], now: number, claimedUntil: number): Promise<boolean> {
     const { meta, order } = entry.transfer;
@@ -57,7 +57,7 @@ export function createTransferSweeper(deps: TransferSweeperDeps): TransferSweepe
   }
 
   async function tick(): Promise<number> {
-    const now = realNow();
+    const now = await store.now();
     const claimedUntil = now + settings.leaseMs;
     const claimed = await store.claimDue(now, claimedUntil, settings.batchSize);
     const results = await Promise.all(

@@ -596,6 +596,48 @@ return cjson.encode(out)`;
     expect(await fx.service.redis.zcard(transferDueKey(fx.config.redis.keyPrefix))).toBe(0);
   });
 
+  it("sweeps on Redis's clock: a transfer noted by a worker 120 s behind is not taken by a sweeper 120 s ahead before its sweep age", async () => {
+    const { keyPrefix, balance: own } = isolatedBalance();
+    const from = await createActiveSubscription(own.subscriptions);
+    const to = await createActiveSubscription(own.subscriptions, { wholesaleCustomerId: from.wholesaleCustomerId });
+    const command = { gpsi: from.gpsi, subBalanceInstId: dataOf(from), toGpsi: to.gpsi, toSubBalanceInstId: dataOf(to), amount: 3 };
+    const meta = transferMetaOf(command, from.wholesaleCustomerId, randomUUID());
+    const transfer = { subBalanceInstId: dataOf(from), toGpsi: to.gpsi, toSubBalanceInstId: dataOf(to), amount: 3000 };
+    // The handler's first two steps on a worker whose clock is behind; it is still working on the third.
+    const realDateNow = Date.now.bind(Date);
+    const before = await redisNow();
+    const behind = jest.spyOn(Date, 'now').mockImplementation(() => realDateNow() - SKEW_MS);
+    try {
+      await own.transfers.note(meta, transfer);
+    } finally {
+      behind.mockRestore();
+    }
+    const after = await redisNow();
+    await own.transfers.debit(meta, transfer);
+    const score = Number(await fx.service.redis.zscore(transferDueKey(keyPrefix), (await fx.service.redis.zrange(transferDueKey(keyPrefix), 0, 0))[0]));
+    expect(score).toBeGreaterThanOrEqual(before + SWEEP_AFTER_MS);
+    expect(score).toBeLessThanOrEqual(after + SWEEP_AFTER_MS);
+
+    const published: OutgoingMessage[] = [];
+    const ahead = createTransferSweeper({
+      // The worker's own clock, which the sweeper once read (`realNow`): a sweeper that reads it again fails here.
+      ...{ realNow: () => realDateNow() + SKEW_MS },
+      store: createRedisTransferSweepStore(fx.service.redis, { keyPrefix }),
+      transfers: own.transfers,
+      publish: async (messages) => void published.push(...messages),
+      log: pino({ level: 'silent' }),
+      settings: { pollIntervalMs: 50, batchSize: 100, leaseMs: 30_000 },
+    });
+    const stateOf = async () => (await fx.service.redis.hget(subscriberKeys(keyPrefix, from.gpsi).transfers, meta.commandId))?.split('|')[1];
+    expect(await ahead.tick()).toBe(0);
+    expect(await stateOf()).toBe('pending');
+    // Past its sweep age on Redis's clock: the sweeper finishes it, once.
+    while ((await redisNow()) < score) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await ahead.tick()).toBe(1);
+    expect(await stateOf()).toBe('completed');
+    expect(published.map((m) => m.recordName)).toEqual([balanceRecord('BalanceTransferred')]);
+  });
+
   it('a worker of the release before reads and changes balances holding reservations (the <n>r field it does not know)', async () => {
     const previous = createPreviousRelease({ config: fx.config, catalog: fx.service.catalog, redis: fx.service.redis });
     const sub = await createActiveSubscription(balance.subscriptions);

@@ -7,6 +7,7 @@ import { checkRecordFormat, FORMAT_FIELD } from './record-format';
 import { commandContext } from './command-context';
 import { runScript } from './scripts';
 import type { RedisScriptName } from './scripts.generated';
+import { serverTimeMs } from './server-time';
 
 export interface ReservationStoreSettings {
   keyPrefix: string;
@@ -66,12 +67,8 @@ export function createRedisReservationExpiryStore(redis: Redis | Cluster, settin
   const keysOf = (gpsi: string) => subscriberKeys(settings.keyPrefix, gpsi);
   const dueKey = reservationDueKey(settings.keyPrefix);
   return {
-    // Redis's TIME, which the reserve script stamps expiresAt with (on a Cluster, whichever node answers:
-    // servers kept in step by NTP, unlike workers' clocks, which the expiry must not depend on).
-    async now() {
-      const [seconds, micros] = await redis.time();
-      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    },
+    // Redis's TIME, which the reserve script stamps expiresAt with
+    now: () => serverTimeMs(redis),
     claimDue: (nowMs, leaseUntilMs, limit) => runScript<string[]>(redis, 'renewalsClaim', [dueKey], [nowMs, leaseUntilMs, limit]),
     async expire(gpsi, nowMs) {
       const keys = keysOf(gpsi);

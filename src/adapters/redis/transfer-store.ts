@@ -5,6 +5,7 @@ import { commandContext } from './command-context';
 import { subscriberKeys, transferDueKey } from './keys';
 import { decodeLedgerChange } from './ledger-entry';
 import { runScript } from './scripts';
+import { serverTimeMs } from './server-time';
 
 type ScriptReply = [outcome: string, replayed: number, facts?: (string | null)[]];
 
@@ -61,8 +62,9 @@ export function createRedisTransferStore(redis: Redis | Cluster, settings: Trans
   const dueKey = transferDueKey(settings.keyPrefix);
   return {
     // The due-set is a global key: a call of its own, before the debit, so no pending transfer goes unnoted.
-    // A debit that then never runs or is refused leaves an entry the sweeper drops.
-    note: async (meta, order) => void (await redis.zadd(dueKey, Date.now() + settings.sweepAfterMs, encodeDueEntry({ meta, order }))),
+    // A debit that then never runs or is refused leaves an entry the sweeper drops. Due on Redis's clock, which
+    // the sweeper claims by: a sweeper on a worker whose clock is ahead must not take a transfer still in hand.
+    note: async (meta, order) => void (await redis.zadd(dueKey, (await serverTimeMs(redis)) + settings.sweepAfterMs, encodeDueEntry({ meta, order }))),
     unnote: async (meta, order) => void (await redis.zrem(dueKey, encodeDueEntry({ meta, order }))),
     async debit(meta, debit) {
       const keys = keysOf(meta.gpsi);
@@ -103,6 +105,7 @@ export function createRedisTransferStore(redis: Redis | Cluster, settings: Trans
 export function createRedisTransferSweepStore(redis: Redis | Cluster, settings: { keyPrefix: string }): TransferSweepStore {
   const dueKey = transferDueKey(settings.keyPrefix);
   return {
+    now: () => serverTimeMs(redis),
     async claimDue(nowMs, leaseUntilMs, limit) {
       const entries = await runScript<string[]>(redis, 'renewalsClaim', [dueKey], [nowMs, leaseUntilMs, limit]);
       return entries.map((entry) => ({ entry, transfer: decodeDueEntry(entry) }));

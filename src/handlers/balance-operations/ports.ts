@@ -104,6 +104,8 @@ export interface PendingTransfer {
 
 /** What the pending-transfer sweeper (src/schedulers/transfer-sweeper.ts) needs from storage. */
 export interface TransferSweepStore {
+  /** The store's clock (epoch ms): the one each transfer's note is due by. The sweeper claims and leases by it, never by the worker's own. */
+  now(): Promise<number>;
   /** Transfers noted at least the sweep age ago, each claimed until `leaseUntilMs`; `entry` names it for `forget`. */
   claimDue(nowMs: number, leaseUntilMs: number, limit: number): Promise<{ entry: string; transfer: PendingTransfer }[]>;
   /** The source's record of the transfer: undefined when the debit never ran (or was refused). */

@@ -34,6 +34,7 @@ function rig(states: Record<string, State>, options: { targetRefuses?: boolean; 
     });
   }
   const store: TransferSweepStore = {
+    now: async () => 1_000_000,
     claimDue: async () => [...due].map(([entry, transfer]) => ({ entry, transfer })),
     state: async (_gpsi, id) => states[id],
     forget: async (entry) => {
