@@ -11,6 +11,7 @@ import { testConfig, testConnection } from '../support/harness';
 import { isCommittingEndTxn, startKafkaRelay, type KafkaRelay } from '../support/kafka-relay';
 import { seconds } from './support/report';
 import { drainTopic } from './support/topics';
+import { createTopicsWithLeaders } from '../support/kafkajs-topics';
 
 jest.setTimeout(180_000); // jest ignores testTimeout in a project's configuration
 
@@ -63,7 +64,7 @@ describe('three-broker cluster: the coordinator dies with a completed commit who
     const topic = `lost-answer-${randomUUID().slice(0, 8)}`;
     const admin = new Kafka({ clientId: 'lost-answer', brokers: cluster.brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 3 }], waitForLeaders: true });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1, replicationFactor: 3 }]);
     await admin.disconnect();
 
     const counts = createProducer(connection, { ordered: false });

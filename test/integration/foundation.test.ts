@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
+import { ensureTopicsExist } from '../../src/adapters/kafka/admin-session';
 import { subscriberKeys } from '../../src/adapters/redis/keys';
 import { DLQ_HEADER, HEADER } from '../../src/contract/headers';
 import { openLetter } from '../support/dead-letters';
-import { TopicReader, type Reply } from '../support/harness';
+import { testConnection, TopicReader, type Reply } from '../support/harness';
 import { useService } from '../support/service-fixture';
 
 const ELIGIBILITY = 'wholesale.portin.v1.CheckPortInEligibility';
@@ -140,10 +140,9 @@ describe('foundation: command → worker → reply over the real stack', () => {
 
   it('serves Spring (16-byte binary kafka_correlationId, kafka_replyTopic) and NestJS (string) requesters', async () => {
     const replyTopic = `spring.replies.${randomUUID().slice(0, 8)}`;
-    const admin = new Kafka({ brokers: fx.config.kafka.brokers, logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic: replyTopic, numPartitions: 1 }], waitForLeaders: true });
-    await admin.disconnect();
+    // created as the service creates topics: kafkajs's waitForLeaders retries LEADER_NOT_AVAILABLE only, and KRaft
+    // may answer UNKNOWN_TOPIC_OR_PARTITION for a topic just created (failed CI once)
+    await ensureTopicsExist(testConnection(fx.config), [replyTopic], 1, 1);
     const received: Reply[] = [];
     const reader = await TopicReader.start(fx.config, [replyTopic], (r) => received.push(r));
     try {

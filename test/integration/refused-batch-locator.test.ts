@@ -8,6 +8,7 @@ import type { InboundRecord } from '../../src/contract/transport';
 import { locateRefusedBatch, probeBudget, type LocatorCost, type RefusalCandidate } from '../../src/adapters/kafka/refused-batch-locator';
 import { gzipBomb, sendBomb, sendEmptyRecords, zstdBomb } from '../faults/support/compression-bombs';
 import { testConfig } from '../support/harness';
+import { createTopicsWithLeaders } from '../support/kafkajs-topics';
 
 jest.setTimeout(240_000);
 
@@ -69,7 +70,7 @@ describe('a refused batch, located by one-batch probes', () => {
     bombs = { gzip: await gzipBomb(BOMB_BYTES), zstd: zstdBomb(BOMB_BYTES) };
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 2, replicationFactor: 1 }] });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 2, replicationFactor: 1 }]);
     await admin.disconnect();
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import Redis from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
+import { createTopicsWithLeaders } from '../support/kafkajs-topics';
 
 /**
  * The stack globalSetup provided (given, containers or local processes) really serves: a message goes
@@ -23,7 +24,7 @@ describe('the provided stack', () => {
     const topic = `stack-test-${randomUUID()}`;
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1 }]);
     await admin.disconnect();
 
     const producer = kafka.producer();

@@ -7,6 +7,7 @@ import { parseSamples, sampleSum } from '../support/prometheus';
 import { until } from '../support/until';
 import { openLetter, originalHeader } from '../support/dead-letters';
 import { useService } from '../support/service-fixture';
+import { createTopicsWithLeaders } from '../support/kafkajs-topics';
 
 /**
  * Issue 14, defect 1: a reply Kafka will never take — to a topic that does not exist, to a partition the
@@ -34,16 +35,13 @@ describe.each(['at-least-once', 'exactly-once'])('replies Kafka refuses for good
       small = `${config.topics.balanceReplies}.small`;
       const admin = kafka.admin();
       await admin.connect();
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: [
-          { topic: twoPartitions, numPartitions: 2, replicationFactor: 1 },
-          // no reply fits in 64 bytes (a record batch's own overhead is 61)
-          { topic: tiny, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: '64' }] },
-          // holds a transaction's marker (78 bytes), not a reply with its headers
-          { topic: small, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: '150' }] },
-        ],
-      });
+      await createTopicsWithLeaders(admin, [
+        { topic: twoPartitions, numPartitions: 2, replicationFactor: 1 },
+        // no reply fits in 64 bytes (a record batch's own overhead is 61)
+        { topic: tiny, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: '64' }] },
+        // holds a transaction's marker (78 bytes), not a reply with its headers
+        { topic: small, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: '150' }] },
+      ]);
       await admin.disconnect();
     },
     requester: (config) => [...replyTopicsOf(config), twoPartitions],
