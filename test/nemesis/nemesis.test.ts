@@ -22,7 +22,7 @@ import { createTopicsOnCluster } from '../faults/support/topics';
 import { checkHistory, formatViolation, violationCounts } from './support/checker';
 import type { History } from './support/history';
 import { assertFaketime, Nemesis, WorkerPool } from './support/nemesis';
-import { ClusterRedis, PairRedis, PROXY_FAULTS, replicaSynced, type RedisShape } from './support/redis-shapes';
+import { ClusterRedis, PairRedis, replicaSynced, type RedisShape } from './support/redis-shapes';
 import { Partners, type Target } from './support/partners';
 import { ChargingPartner, describeReservations } from './support/charging';
 import { commandRecords, locateMissingReplies, recordFinalState, recordPortStates, reservationsEnded, waitCommitted, waitStable, type StartingBalance } from './support/final-state';
@@ -57,8 +57,8 @@ if (unknownKinds.length > 0) throw new Error(`NEMESIS_LEAVE_OUT: no fault kind $
 const KINDS = FAULT_KINDS.filter((kind) => !LEFT_OUT.has(kind));
 /**
  * Redis's shape in each run: NEMESIS_REDIS (pair or cluster) for both, else for the fixed seed a primary and
- * its replica behind the test's proxy (every network fault), for the random seed a Redis Cluster with a
- * replica per master (no proxy: its network faults are not drawn).
+ * its replica behind the test's proxy, for the random seed a Redis Cluster with a replica per master, each
+ * node behind a proxy of its own. Every fault kind is drawn in both.
  */
 const shapeOf = (fixedSeed: boolean): 'pair' | 'cluster' => {
   const chosen = process.env.NEMESIS_REDIS ?? (fixedSeed ? 'pair' : 'cluster');
@@ -199,7 +199,7 @@ describe('nemesis: faults from a seed under real partners, the history checked',
   const run = async (seed: number, seconds: number, shapeName: 'pair' | 'cluster') => {
     const began = Date.now();
     // every client of the run reaches Redis as its shape says: the pair through the proxy, which a failover
-    // points at the promoted replica; the cluster node by node
+    // points at the promoted replica; the cluster node by node, each through its own proxy
     const shape: RedisShape = (redisShape =
       shapeName === 'cluster' ? await ClusterRedis.start() : new PairRedis(redis, await TcpProxy.start({ host: redis.primary.host, port: redis.primary.port })));
     const redisEnv = { REDIS_URL: shape.urls.join(','), REDIS_CLUSTER: String(shape.cluster) };
@@ -225,9 +225,8 @@ describe('nemesis: faults from a seed under real partners, the history checked',
         starts.push({ gpsi, subBalanceInstId: b.subBalanceInstId, start: b.remaining });
       }
     }
-    const drawn = KINDS.filter((kind) => shape.proxy || !(PROXY_FAULTS as readonly string[]).includes(kind));
-    const schedule = scheduleFor({ seed, totalMs: seconds * 1000, workers: WORKERS, brokers: cluster.nodes.length, kinds: drawn });
-    const leftOut = FAULT_KINDS.filter((kind) => !drawn.includes(kind));
+    const schedule = scheduleFor({ seed, totalMs: seconds * 1000, workers: WORKERS, brokers: cluster.nodes.length, kinds: KINDS });
+    const leftOut = FAULT_KINDS.filter((kind) => !KINDS.includes(kind));
     console.log(
       `nemesis: seed ${seed}, ${seconds} s, workers ${DELIVERY}, Redis ${shape.name}${leftOut.length > 0 ? ` (left out: ${leftOut.join(', ')})` : ''}; schedule:\n  ${describeSchedule(schedule).join('\n  ')}`,
     );

@@ -183,18 +183,22 @@ export class Nemesis {
         return this.frozenFor(await redisPid(await this.redis.primary(target)), durationMs);
       case 'redis-failover':
         return this.redis.failover(target);
-      case 'redis-delay':
-        this.redisProxyOf(kind).delayMs = 100 + (durationMs % 401);
+      case 'redis-delay': {
+        const proxy = await this.redis.proxyOf(target);
+        proxy.delayMs = 100 + (durationMs % 401);
         await sleep(durationMs);
-        this.redisProxyOf(kind).delayMs = 0;
+        proxy.delayMs = 0;
         return;
-      case 'redis-partition':
-        this.redisProxyOf(kind).blackhole = true;
+      }
+      case 'redis-partition': {
+        const proxy = await this.redis.proxyOf(target);
+        proxy.blackhole = true;
         await sleep(durationMs);
-        this.redisProxyOf(kind).blackhole = false;
-        return this.redisProxyOf(kind).cut();
+        proxy.blackhole = false;
+        return proxy.cut();
+      }
       case 'redis-drop':
-        return this.redisProxyOf(kind).cut();
+        return (await this.redis.proxyOf(target)).cut();
       case 'kafka-delay':
         this.kafkaProxies[target].delayMs = 50 + (durationMs % 251);
         await sleep(durationMs);
@@ -242,12 +246,6 @@ export class Nemesis {
     await worker.signal('SIGKILL');
   }
 
-  /** The proxy between the clients and Redis: the schedule draws no network fault for a shape without one. */
-  private redisProxyOf(kind: FaultKind): TcpProxy {
-    if (!this.redis.proxy) throw new Error(`${kind}: the ${this.redis.name} shape has no proxy`);
-    return this.redis.proxy;
-  }
-
   private async frozenFor(pid: number, durationMs: number): Promise<void> {
     if (!(pid > 0)) throw new Error('no process to freeze');
     process.kill(pid, 'SIGSTOP');
@@ -270,7 +268,7 @@ export class Nemesis {
     await this.redis.heal();
     this.webhooks.answer = () => 204;
     if (!this.webhooks.listening) await this.webhooks.start();
-    for (const proxy of [...(this.redis.proxy ? [this.redis.proxy] : []), ...this.kafkaProxies]) {
+    for (const proxy of [...this.redis.proxies, ...this.kafkaProxies]) {
       proxy.delayMs = 0;
       proxy.blackhole = false;
     }

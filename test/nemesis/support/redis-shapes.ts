@@ -1,12 +1,12 @@
 // The two Redis shapes the nemesis runs against, each with the faults it plays on its primaries: a primary
-// and its replica behind the test's TCP proxy (the network faults go through it; a failover is a replica
-// promoted by hand, as Sentinel would), and a Redis Cluster with a replica per master (a failover is the
-// replica's CLUSTER FAILOVER TAKEOVER; a master stopped or frozen past the cluster's 5 s node timeout is
-// replaced by its replica on its own). The workers, the test's clients and the webhook dispatcher all use
-// the shape's URLs.
+// and its replica behind the test's TCP proxy (a failover is a replica promoted by hand, as Sentinel would),
+// and a Redis Cluster with a replica per master, each node behind a proxy of its own that it announces as its
+// address (a failover is the replica's CLUSTER FAILOVER TAKEOVER; a master stopped or frozen past the
+// cluster's 5 s node timeout is replaced by its replica on its own). The network faults go through the
+// proxies. The workers, the test's clients and the webhook dispatcher all use the shape's URLs.
 import { startRedisCluster, type LocalRedis, type RedisCluster } from '../../../dev/stack';
 import { redisCommand } from '../../../dev/stack/redis/local-redis';
-import type { TcpProxy } from '../../support/tcp-proxy';
+import { TcpProxy } from '../../support/tcp-proxy';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,10 +26,12 @@ export interface RedisShape {
   /** What every client of the run is given: REDIS_URL (comma-separated) and REDIS_CLUSTER. */
   readonly urls: string[];
   readonly cluster: boolean;
-  /** Between the clients and Redis, for the network faults (the pair only). */
-  readonly proxy?: TcpProxy;
+  /** Every proxy between the clients and Redis (healed at the end of a run). */
+  readonly proxies: readonly TcpProxy[];
   /** The primary the `target` of a fault names, now. */
   primary(target: number): Promise<LocalRedis>;
+  /** The proxy in front of that primary, for a network fault. */
+  proxyOf(target: number): Promise<TcpProxy>;
   /** Starts a primary the nemesis stopped: it comes back as a primary, or as its successor's replica. */
   startAgain(node: LocalRedis): Promise<void>;
   /** The primary dies, its replica takes over; the old primary returns as the new one's replica, synced. */
@@ -39,9 +41,6 @@ export interface RedisShape {
   /** The end of the run: the pair's proxy closed (its servers serve the next run), the cluster stopped. */
   close(): Promise<void>;
 }
-
-/** The network faults, which only a shape with a proxy plays. */
-export const PROXY_FAULTS = ['redis-delay', 'redis-partition', 'redis-drop'] as const;
 
 /** Redis and its replica (redis-server --replicaof), reached through the proxy, which a failover points at the promoted one. */
 export class PairRedis implements RedisShape {
@@ -57,7 +56,13 @@ export class PairRedis implements RedisShape {
     return [`redis://127.0.0.1:${this.proxy.port}`];
   }
 
+  get proxies(): readonly TcpProxy[] {
+    return [this.proxy];
+  }
+
   primary = async (): Promise<LocalRedis> => this.pair.primary;
+
+  proxyOf = async (): Promise<TcpProxy> => this.proxy;
 
   /** As a primary: a server first started as a replica (--replicaof) would come back as one. */
   async startAgain(node: LocalRedis): Promise<void> {
@@ -87,24 +92,69 @@ export class PairRedis implements RedisShape {
   }
 }
 
-/** A Redis Cluster of three masters with a replica each; its roles read from CLUSTER NODES as they are now. */
+/**
+ * A Redis Cluster of three masters with a replica each; its roles read from CLUSTER NODES as they are now.
+ * Each node announces its proxy's port (cluster-announce-port; its bus stays direct, so the cluster's own
+ * view of its nodes is not what the faults break): CLUSTER SLOTS and MOVED send every client through the
+ * proxies, replication included.
+ */
 export class ClusterRedis implements RedisShape {
   readonly name = 'cluster';
   readonly cluster = true;
 
-  private constructor(private readonly redis: RedisCluster) {}
+  private constructor(
+    private readonly redis: RedisCluster,
+    private readonly proxyByNode: Map<LocalRedis, TcpProxy>,
+  ) {}
 
   static async start(): Promise<ClusterRedis> {
-    return new ClusterRedis(await startRedisCluster({ masters: 3, replicas: 1, appendOnly: true, readyTimeoutMs: 60_000 }));
+    const redis = await startRedisCluster({ masters: 3, replicas: 1, appendOnly: true, readyTimeoutMs: 60_000 });
+    const proxies = await Promise.all(redis.nodes.map((node) => TcpProxy.start({ host: node.host, port: node.port })));
+    const shape = new ClusterRedis(redis, new Map(redis.nodes.map((node, i) => [node, proxies[i]])));
+    for (const node of redis.nodes) await shape.announceProxy(node);
+    await shape.proxiesKnown();
+    return shape;
   }
 
   get urls(): string[] {
-    return [...this.redis.urls];
+    return [...this.proxyByNode.values()].map((proxy) => `redis://127.0.0.1:${proxy.port}`);
+  }
+
+  get proxies(): readonly TcpProxy[] {
+    return [...this.proxyByNode.values()];
+  }
+
+  /** The node's proxy port as its address, its own bus port kept (a restart forgets both: announced again). */
+  private async announceProxy(node: LocalRedis): Promise<void> {
+    const myself = (await redisCommand(node.port, 'cluster', 'nodes')).split('\n').find((line) => line.includes('myself'));
+    const bus = /@(\d+)/.exec(myself ?? '')?.[1];
+    if (!bus) throw new Error(`node ${node.port}: no bus port in CLUSTER NODES`);
+    await redisCommand(node.port, 'config', 'set', 'cluster-announce-bus-port', bus);
+    await redisCommand(node.port, 'config', 'set', 'cluster-announce-port', String(this.proxyByNode.get(node)!.port));
+  }
+
+  /** Resolves once every node sees every other at its proxy's port (the gossip carried the announcements), at most 30 s. */
+  private async proxiesKnown(): Promise<void> {
+    const proxyAddresses = new Set([...this.proxyByNode.values()].map((proxy) => `127.0.0.1:${proxy.port}`));
+    for (let waited = 0; ; waited += 200) {
+      const views = await Promise.all(this.redis.nodes.map((node) => redisCommand(node.port, 'cluster', 'nodes').catch(() => '')));
+      const known = views.every((view) => {
+        const addresses = view
+          .trim()
+          .split('\n')
+          .map((line) => line.split(' ')[1]?.split('@')[0]);
+        return addresses.length === proxyAddresses.size && addresses.every((address) => proxyAddresses.has(address));
+      });
+      if (known) return;
+      if (waited > 30_000) throw new Error(`the cluster's nodes do not all announce their proxies after 30 s:\n${views.join('\n')}`);
+      await sleep(200);
+    }
   }
 
   /** Each master now, with its replicas, ordered by port, as the first node that answers sees them. */
   private async roles(): Promise<{ master: LocalRedis; replicas: LocalRedis[] }[]> {
-    const byAddress = new Map(this.redis.nodes.map((node) => [`${node.host}:${node.port}`, node]));
+    // a node is listed at its proxy's port, or at its own just after a restart (until it announces again)
+    const byAddress = new Map(this.redis.nodes.flatMap((node) => [`${node.host}:${node.port}`, `127.0.0.1:${this.proxyByNode.get(node)!.port}`].map((address) => [address, node] as const)));
     for (const node of this.redis.nodes.filter((n) => n.running)) {
       const text = await redisCommand(node.port, 'cluster', 'nodes').catch(() => undefined);
       if (text === undefined) continue;
@@ -125,9 +175,14 @@ export class ClusterRedis implements RedisShape {
     return masters[target % masters.length].master;
   }
 
+  async proxyOf(target: number): Promise<TcpProxy> {
+    return this.proxyByNode.get(await this.primary(target))!;
+  }
+
   /** It rejoins as it finds the cluster: a master still, or its replica's replica if that took over meanwhile. */
   async startAgain(node: LocalRedis): Promise<void> {
     await node.start();
+    await this.announceProxy(node);
   }
 
   async failover(target: number): Promise<void> {
@@ -141,15 +196,16 @@ export class ClusterRedis implements RedisShape {
       if (waited > 30_000) throw new Error(`replica ${replica.port} not master 30 s after CLUSTER FAILOVER TAKEOVER`);
       await sleep(100);
     }
-    await master.start();
+    await this.startAgain(master);
     await replicaSynced(master);
   }
 
   async heal(): Promise<void> {
-    for (const node of this.redis.nodes) if (!node.running) await node.start();
+    for (const node of this.redis.nodes) if (!node.running) await this.startAgain(node);
   }
 
-  close(): Promise<void> {
-    return this.redis.stop();
+  async close(): Promise<void> {
+    await Promise.all(this.proxies.map((proxy) => proxy.close()));
+    await this.redis.stop();
   }
 }
