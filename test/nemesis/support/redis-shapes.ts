@@ -21,6 +21,14 @@ export async function replicaSynced(replica: LocalRedis): Promise<void> {
   }
 }
 
+/** A node's CLUSTER NODES, row by row: `<id> <ip:port@bus> <flags> <master id or -> …`. */
+const clusterNodes = async (port: number): Promise<{ id: string; address: string; bus: string; flags: string[]; masterId: string }[]> =>
+  (await redisCommand(port, 'cluster', 'nodes'))
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' '))
+    .map(([id, at, flags, masterId]) => ({ id, address: at.split('@')[0], bus: at.split('@')[1], flags: flags.split(','), masterId }));
+
 export interface RedisShape {
   readonly name: 'pair' | 'cluster';
   /** What every client of the run is given: REDIS_URL (comma-separated) and REDIS_CLUSTER. */
@@ -126,8 +134,7 @@ export class ClusterRedis implements RedisShape {
 
   /** The node's proxy port as its address, its own bus port kept (a restart forgets both: announced again). */
   private async announceProxy(node: LocalRedis): Promise<void> {
-    const myself = (await redisCommand(node.port, 'cluster', 'nodes')).split('\n').find((line) => line.includes('myself'));
-    const bus = /@(\d+)/.exec(myself ?? '')?.[1];
+    const bus = (await clusterNodes(node.port)).find((row) => row.flags.includes('myself'))?.bus;
     if (!bus) throw new Error(`node ${node.port}: no bus port in CLUSTER NODES`);
     await redisCommand(node.port, 'config', 'set', 'cluster-announce-bus-port', bus);
     await redisCommand(node.port, 'config', 'set', 'cluster-announce-port', String(this.proxyByNode.get(node)!.port));
@@ -137,16 +144,10 @@ export class ClusterRedis implements RedisShape {
   private async proxiesKnown(): Promise<void> {
     const proxyAddresses = new Set([...this.proxyByNode.values()].map((proxy) => `127.0.0.1:${proxy.port}`));
     for (let waited = 0; ; waited += 200) {
-      const views = await Promise.all(this.redis.nodes.map((node) => redisCommand(node.port, 'cluster', 'nodes').catch(() => '')));
-      const known = views.every((view) => {
-        const addresses = view
-          .trim()
-          .split('\n')
-          .map((line) => line.split(' ')[1]?.split('@')[0]);
-        return addresses.length === proxyAddresses.size && addresses.every((address) => proxyAddresses.has(address));
-      });
+      const views = await Promise.all(this.redis.nodes.map((node) => clusterNodes(node.port).catch(() => [])));
+      const known = views.every((rows) => rows.length === proxyAddresses.size && rows.every((row) => proxyAddresses.has(row.address)));
       if (known) return;
-      if (waited > 30_000) throw new Error(`the cluster's nodes do not all announce their proxies after 30 s:\n${views.join('\n')}`);
+      if (waited > 30_000) throw new Error(`the cluster's nodes do not all announce their proxies after 30 s: ${JSON.stringify(views.map((rows) => rows.map((row) => row.address)))}`);
       await sleep(200);
     }
   }
@@ -156,14 +157,9 @@ export class ClusterRedis implements RedisShape {
     // a node is listed at its proxy's port, or at its own just after a restart (until it announces again)
     const byAddress = new Map(this.redis.nodes.flatMap((node) => [`${node.host}:${node.port}`, `127.0.0.1:${this.proxyByNode.get(node)!.port}`].map((address) => [address, node] as const)));
     for (const node of this.redis.nodes.filter((n) => n.running)) {
-      const text = await redisCommand(node.port, 'cluster', 'nodes').catch(() => undefined);
-      if (text === undefined) continue;
-      // <id> <ip:port@bus> <flags> <master id or -> …
-      const rows = text
-        .trim()
-        .split('\n')
-        .map((line) => line.split(' '))
-        .map(([id, address, flags, masterId]) => ({ id, node: byAddress.get(address.split('@')[0]), flags: flags.split(','), masterId }));
+      const listed = await clusterNodes(node.port).catch(() => undefined);
+      if (listed === undefined) continue;
+      const rows = listed.map((row) => ({ ...row, node: byAddress.get(row.address) }));
       const masters = rows.filter((r) => r.flags.includes('master') && !r.flags.includes('fail') && r.node);
       return masters.map((m) => ({ master: m.node!, replicas: rows.filter((r) => r.masterId === m.id && r.node).map((r) => r.node!) })).sort((a, b) => a.master.port - b.master.port);
     }
